@@ -1,0 +1,110 @@
+/* Accounting (parent side, after the sandbox init was reaped): decide the
+ * status and collect CPU, wall and memory figures from the best source.
+ *
+ *   CPU   cgroup (v1 cpuacct.usage*, v2 cpu.stat): the whole process tree,
+ *         including what ran when we killed it; attached after set-up, so
+ *         mounts are not counted. Without a cgroup: the init's
+ *         RUSAGE_CHILDREN (every descendant it reaped), or, when the init
+ *         was killed, wait4()'s rusage of the init.
+ *   wall  from the init's monotonic stamps around the program's life
+ *         (fork to reap), else GO to reap as the supervisor saw it.
+ *   RSS   max_rss_kb: the largest single process (rusage, like time(1));
+ *         cgroup_peak_kb: the whole tree, page cache and tmpfs included. */
+#include "proc_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+static void fill_cpu(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
+  if (cg->has_cpu) {
+    r->cpu_time_s = (double)cg->cpu_ns / 1e9;
+    r->user_time_s = (double)cg->user_ns / 1e9;
+    r->sys_time_s = (double)cg->sys_ns / 1e9;
+    r->cpu_source = p->rt->cg.kind == SB_CGROUP_V1 ? "cgroup v1 cpuacct" : "cgroup v2 cpu.stat";
+    return;
+  }
+  const struct rusage *ru = p->have_done ? &p->done.children : &p->init_ru;
+  r->user_time_s = tv_s(ru->ru_utime);
+  r->sys_time_s = tv_s(ru->ru_stime);
+  r->cpu_time_s = r->user_time_s + r->sys_time_s;
+  r->cpu_source = p->have_done ? "rusage of the reaped process tree" : "rusage of the killed sandbox";
+}
+
+static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
+  r->exit_code = -1;
+  r->signal = 0;
+  if (p->internal_error) {
+    r->status = SB_INTERNAL_ERROR;
+    return;
+  }
+  if (p->have_done) {
+    int st = p->done.wstatus;
+    if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
+    if (WIFSIGNALED(st)) r->signal = WTERMSIG(st);
+    if (p->done.exec_errno) snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
+  } else if (p->killed) {
+    r->signal = SIGKILL;
+  }
+  if (p->killed && p->kill_reason) {
+    r->limit_hit = p->kill_reason;
+    if (strcmp(p->kill_reason, "output") == 0) r->status = SB_OUTPUT_LIMIT;
+    else if (strcmp(p->kill_reason, "cancel") == 0) r->status = SB_SIGNALED;
+    else r->status = SB_TIMEOUT;
+    return;
+  }
+  bool failed = r->signal || r->exit_code != 0;
+  if (failed && cg->oom_kills > 0) {
+    r->status = SB_MEMORY_LIMIT;
+    r->limit_hit = "memory";
+  } else if (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_time_s >= p->limits.cpu_time_s)) {
+    r->status = SB_TIMEOUT; /* RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one */
+    r->limit_hit = "cpu_time";
+  } else if (r->signal) {
+    r->status = SB_SIGNALED;
+    if (r->signal == SIGXFSZ) r->limit_hit = "file_size";
+  } else if (r->exit_code != 0) {
+    r->status = SB_RUNTIME_ERROR;
+  } else {
+    r->status = SB_OK;
+  }
+}
+
+void sb_proc_finish(sb_proc *p, sb_result *r) {
+  memset(r, 0, sizeof *r);
+  sb_cg_stats cg;
+  sb_cg_job_stats(&p->rt->cg, &p->cg, &cg);
+  sb_cg_job_destroy(&p->rt->cg, &p->cg);
+  r->limits = p->limits;
+  r->cgroup = p->rt->cg.kind;
+  fill_cpu(p, &cg, r);
+  classify(p, &cg, r);
+  if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);
+  uint64_t end = sb_now_ns();
+  if (p->have_done && p->done.end_ns > p->done.start_ns)
+    r->wall_time_s = (double)(p->done.end_ns - p->done.start_ns) / 1e9;
+  else if (p->t_go)
+    r->wall_time_s = (double)(end - p->t_go) / 1e9;
+  r->setup_time_s = (double)((p->t_go ? p->t_go : end) - p->t_start) / 1e9;
+  const struct rusage *ru = p->have_done ? &p->done.children : &p->init_ru;
+  r->max_rss_kb = (uint64_t)ru->ru_maxrss;
+  r->cgroup_peak_kb = cg.has_peak ? cg.mem_peak_bytes / 1024 : 0;
+  r->pids_limit_hit = cg.pids_max_events > 0;
+  r->out = p->out;
+  r->err = p->err;
+  p->out = (sb_buf){0};
+  p->err = (sb_buf){0};
+  sb_proc_free(p);
+}
+
+void sb_result_free(sb_result *r) {
+  free(r->out.data);
+  free(r->err.data);
+  r->out = (sb_buf){0};
+  r->err = (sb_buf){0};
+}

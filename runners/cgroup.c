@@ -1,0 +1,258 @@
+/* cgroup backend selection and the operations every backend shares.
+ *
+ * Three backends, chosen once at start-up and reported in every result:
+ *   v2    the unified hierarchy (pure /sys/fs/cgroup, or the hybrid
+ *         "unified" mount). Full limits when memory and pids controllers
+ *         can be enabled; otherwise (hybrid hosts) it still gives exact CPU
+ *         from cpu.stat and cgroup.kill, and the missing limits fall back to
+ *         rlimits, which the result's "enforced" document says.
+ *   v1    memory + pids + cpuacct hierarchies.
+ *   none  rlimits only, with a warning in every result.
+ * Everything lives under "<our own cgroup>/<instance>", so several runtimes
+ * (parallel tests, a daemon and a CLI) never touch each other's jobs, and a
+ * crashed runtime's instance is removed by the next one. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+const char *sb_cgroup_kind_name(sb_cgroup_kind k) {
+  switch (k) {
+  case SB_CGROUP_AUTO: return "auto";
+  case SB_CGROUP_V2: return "v2";
+  case SB_CGROUP_V1: return "v1";
+  case SB_CGROUP_NONE: return "none";
+  }
+  return "?";
+}
+
+int sb_cgroup_kind_parse(const char *s, sb_cgroup_kind *out) {
+  static const sb_cgroup_kind all[] = {SB_CGROUP_AUTO, SB_CGROUP_V2, SB_CGROUP_V1, SB_CGROUP_NONE};
+  for (size_t i = 0; i < 4; i++)
+    if (strcmp(s, sb_cgroup_kind_name(all[i])) == 0) {
+      *out = all[i];
+      return 0;
+    }
+  return -EINVAL;
+}
+
+static bool has_token(const char *list, const char *tok) {
+  size_t n = strlen(tok);
+  for (const char *p = list; (p = strstr(p, tok)); p += n)
+    if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+      return true;
+  return false;
+}
+
+/* Our own path in a hierarchy, from /proc/self/cgroup. */
+static int own_path(const char *controller, char own[PATH_MAX]) {
+  FILE *f = fopen("/proc/self/cgroup", "re");
+  if (!f) return -errno;
+  char line[4096];
+  int rc = -ENOENT;
+  while (fgets(line, sizeof line, f)) {
+    char *c1 = strchr(line, ':');
+    char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2) continue;
+    *c2 = '\0';
+    bool match = controller[0] ? has_token(c1 + 1, controller) : (c1[1] == '\0' && line[0] == '0');
+    if (!match) continue;
+    char *path = c2 + 1;
+    path[strcspn(path, "\n")] = '\0';
+    snprintf(own, PATH_MAX, "%s", strcmp(path, "/") == 0 ? "" : path);
+    rc = 0;
+    break;
+  }
+  fclose(f);
+  return rc;
+}
+
+int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH_MAX]) {
+  FILE *f = fopen("/proc/self/mountinfo", "re");
+  if (!f) return -errno;
+  char line[4096];
+  int rc = -ENOENT;
+  char root[PATH_MAX] = "";
+  while (fgets(line, sizeof line, f)) {
+    /* id parent major:minor root mountpoint opts... - fstype source superopts */
+    char r[PATH_MAX], mp[PATH_MAX], fstype[64], superopts[1024];
+    char *sep = strstr(line, " - ");
+    if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", r, mp) != 2) continue;
+    if (sscanf(sep + 3, "%63s %*s %1023s", fstype, superopts) != 2) continue;
+    bool match = controller[0] ? (strcmp(fstype, "cgroup") == 0 && has_token(superopts, controller))
+                               : strcmp(fstype, "cgroup2") == 0;
+    if (!match) continue;
+    snprintf(mount, PATH_MAX, "%s", mp);
+    snprintf(root, sizeof root, "%s", strcmp(r, "/") == 0 ? "" : r);
+    rc = 0;
+    break;
+  }
+  fclose(f);
+  if (rc) return rc;
+  rc = own_path(controller, own);
+  if (rc) return rc;
+  /* A mount of a sub-tree (containers): our path is relative to its root. */
+  size_t rl = strlen(root);
+  if (rl && strncmp(own, root, rl) == 0) memmove(own, own + rl, strlen(own + rl) + 1);
+  return 0;
+}
+
+int sb_cg_rmdir_retry(const char *path) {
+  /* A cgroup whose last task was just reaped can stay busy for a moment. */
+  for (int i = 0; i < 200; i++) {
+    if (rmdir(path) == 0 || errno == ENOENT) return 0;
+    if (errno != EBUSY) return -errno;
+    struct timespec ts = {0, 1000000 * (i < 10 ? 1 : 10)};
+    nanosleep(&ts, NULL);
+  }
+  return -EBUSY;
+}
+
+static void kill_listed(const char *dir) {
+  char path[PATH_MAX], buf[8192];
+  snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+  if (sb_read_file(path, buf, sizeof buf) <= 0) return;
+  for (char *p = buf; *p;) {
+    long pid = strtol(p, &p, 10);
+    if (pid > 0) kill((pid_t)pid, SIGKILL);
+    while (*p == '\n') p++;
+  }
+}
+
+void sb_cg_remove_stale(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  size_t pl = strlen(prefix);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, prefix, pl) != 0) continue;
+    long pid = strtol(e->d_name + pl, NULL, 10);
+    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive */
+    char inst[PATH_MAX];
+    snprintf(inst, sizeof inst, "%s/%s", dir, e->d_name);
+    DIR *jd = opendir(inst);
+    struct dirent *je;
+    while (jd && (je = readdir(jd))) {
+      if (je->d_type != DT_DIR || je->d_name[0] == '.') continue;
+      char job[PATH_MAX];
+      if (snprintf(job, sizeof job, "%s/%s", inst, je->d_name) >= (int)sizeof job) continue;
+      kill_listed(job);
+      sb_cg_rmdir_retry(job);
+    }
+    if (jd) closedir(jd);
+    sb_cg_rmdir_retry(inst);
+  }
+  closedir(d);
+}
+
+int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, char *warning,
+               char err[SB_ERR_MAX]) {
+  memset(b, 0, sizeof *b);
+  char why2[SB_ERR_MAX] = "", why1[SB_ERR_MAX] = "";
+  if (want == SB_CGROUP_V2) {
+    if (sb_cg2_open(b, instance, false, err) == 0) return 0;
+    return -ENOTSUP;
+  }
+  if (want == SB_CGROUP_V1) {
+    if (sb_cg1_open(b, instance, err) == 0) return 0;
+    return -ENOTSUP;
+  }
+  if (want == SB_CGROUP_AUTO) {
+    /* v2 only when it can really limit memory and pids; a controller-less
+     * unified mount (hybrid hosts) loses to v1. */
+    if (sb_cg2_open(b, instance, true, why2) == 0) return 0;
+    memset(b, 0, sizeof *b);
+    if (sb_cg1_open(b, instance, why1) == 0) return 0;
+    memset(b, 0, sizeof *b);
+    snprintf(warning, SB_ERR_MAX,
+             "no usable cgroup (v2: %s; v1: %s): limits by rlimits only, memory per process "
+             "(RLIMIT_DATA), processes per uid (RLIMIT_NPROC), CPU per process (RLIMIT_CPU)",
+             why2, why1);
+  } else {
+    snprintf(warning, SB_ERR_MAX,
+             "cgroups disabled: limits by rlimits only, memory per process (RLIMIT_DATA), "
+             "processes per uid (RLIMIT_NPROC), CPU per process (RLIMIT_CPU)");
+  }
+  b->kind = SB_CGROUP_NONE;
+  snprintf(b->describe, sizeof b->describe, "none");
+  return 0;
+}
+
+void sb_cg_close(sb_cg_backend *b) {
+  if (b->kind == SB_CGROUP_V1) sb_cg1_close(b);
+  if (b->kind == SB_CGROUP_V2) sb_cg2_close(b);
+}
+
+int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
+                     char err[SB_ERR_MAX]) {
+  memset(j, 0, sizeof *j);
+  switch (b->kind) {
+  case SB_CGROUP_V1: return sb_cg1_job_create(b, name, l, j, err);
+  case SB_CGROUP_V2: return sb_cg2_job_create(b, name, l, j, err);
+  default: return 0;
+  }
+}
+
+int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]) {
+  switch (b->kind) {
+  case SB_CGROUP_V1: return sb_cg1_job_attach(j, pid, err);
+  case SB_CGROUP_V2: return sb_cg2_job_attach(j, pid, err);
+  default: return 0;
+  }
+}
+
+void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s) {
+  memset(s, 0, sizeof *s);
+  if (!j->created) return;
+  if (b->kind == SB_CGROUP_V1) sb_cg1_job_stats(j, s);
+  if (b->kind == SB_CGROUP_V2) sb_cg2_job_stats(b, j, s);
+}
+
+bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns) {
+  sb_cg_stats s;
+  sb_cg_job_stats(b, j, &s);
+  *ns = s.cpu_ns;
+  return s.has_cpu;
+}
+
+void sb_cg_job_kill(const sb_cg_backend *b, const sb_cg_job *j) {
+  if (b->kind == SB_CGROUP_V2 && j->created) sb_cg2_job_kill(b, j);
+}
+
+void sb_cg_job_destroy(const sb_cg_backend *b, sb_cg_job *j) {
+  if (!j->created) return;
+  if (b->kind == SB_CGROUP_V1) sb_cg1_job_destroy(j);
+  if (b->kind == SB_CGROUP_V2) sb_cg2_job_destroy(j);
+  j->created = false;
+}
+
+bool sb_cg_limits_memory(const sb_cg_backend *b) {
+  return b->kind == SB_CGROUP_V1 || (b->kind == SB_CGROUP_V2 && b->v2_memory);
+}
+bool sb_cg_limits_pids(const sb_cg_backend *b) {
+  return b->kind == SB_CGROUP_V1 || (b->kind == SB_CGROUP_V2 && b->v2_pids);
+}
+bool sb_cg_counts_cpu(const sb_cg_backend *b) {
+  return b->kind == SB_CGROUP_V1 || (b->kind == SB_CGROUP_V2 && b->v2_cpu);
+}
+
+uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bool *found) {
+  char path[PATH_MAX], buf[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (found) *found = false;
+  if (sb_read_file(path, buf, sizeof buf) <= 0) return 0;
+  size_t kl = strlen(key);
+  for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (strncmp(line, key, kl) == 0 && line[kl] == ' ') {
+      if (found) *found = true;
+      return strtoull(line + kl + 1, NULL, 10);
+    }
+  }
+  return 0;
+}

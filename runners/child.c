@@ -1,0 +1,195 @@
+/* Inside the sandbox (child side). The clone()d process is pid 1 of a new
+ * pid namespace: the sandbox init. Its whole life, in order:
+ *
+ *   1. (user-namespace mode) wait until the parent wrote our id maps;
+ *   2. enter the shared empty network namespace; hostname "surgebox";
+ *   3. build the private root and pivot into it (mounts.c);
+ *   4. READY to the parent, which attaches us to the job's cgroup, then
+ *      waits for GO (so sandbox set-up is not charged to the program);
+ *   5. unshare the cgroup namespace (its root is now the job's cgroup);
+ *   6. start the program: stdio, rlimits, identity + capabilities,
+ *      no_new_privs, seccomp, exec;
+ *   7. drop our own capabilities; reap every child until the program itself
+ *      exits; report its wait status, times and rusage; exit. The kernel then
+ *      kills whatever the program left running in the namespace.
+ *
+ * Why an init at all: pid 1 ignores signals it has no handler for, so a
+ * program run as pid 1 would survive its own abort(); and orphans need a
+ * reaper. Rules here: no malloc, no stdio (the parent may be threaded). */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static void send_msg(int fd, const sb_msg *m) {
+  while (send(fd, m, sizeof *m, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+static __attribute__((noreturn)) void die(int fd, const char *what, int err) {
+  sb_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = SB_MSG_ERROR;
+  snprintf(m.text, sizeof m.text, "%s: %s", what, strerror(err));
+  send_msg(fd, &m);
+  _exit(127);
+}
+
+static int wait_for(int fd, int type) {
+  sb_msg m;
+  for (;;) {
+    ssize_t n = recv(fd, &m, sizeof m, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != (ssize_t)sizeof m) return -EPIPE;
+    if (m.type == type) return 0;
+  }
+}
+
+/* PATH lookup against the *job's* environment (execvpe would use ours). */
+static void exec_in_path(const char *const *argv, const char *const *envp) {
+  const char *file = argv[0];
+  if (strchr(file, '/')) {
+    execve(file, (char *const *)argv, (char *const *)envp);
+    return;
+  }
+  const char *path = "/usr/local/bin:/usr/bin:/bin";
+  for (const char *const *e = envp; e && *e; e++)
+    if (strncmp(*e, "PATH=", 5) == 0) path = *e + 5;
+  int saved = ENOENT;
+  for (const char *p = path;; p++) {
+    const char *end = strchrnul(p, ':');
+    char full[PATH_MAX];
+    int len = snprintf(full, sizeof full, "%.*s%s%s", (int)(end - p), p, end == p ? "" : "/", file);
+    if (len > 0 && len < (int)sizeof full) {
+      execve(full, (char *const *)argv, (char *const *)envp);
+      if (errno != ENOENT && errno != ENOTDIR) saved = errno;
+    }
+    if (*end == '\0') break;
+    p = end;
+  }
+  errno = saved;
+}
+
+/* The program (child of the init). Reports a failed exec through err_fd, a
+ * close-on-exec pipe that a successful exec closes silently. */
+static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd) {
+  const char *what = "setup";
+  int rc = 0;
+  if (dup2(a->stdin_fd, 0) < 0 || dup2(a->stdout_fd, 1) < 0 || dup2(a->stderr_fd, 2) < 0) {
+    what = "dup2";
+    rc = -errno;
+  }
+  if (!rc && syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC) < 0) {
+    what = "close_range";
+    rc = -errno;
+  }
+  if (!rc) {
+    /* Default signal dispositions; the parent may ignore SIGPIPE. */
+    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+  }
+  if (!rc && chdir(a->cwd) < 0) {
+    what = "chdir";
+    rc = -errno;
+  }
+  if (!rc) rc = sb_limits_apply(a->limits, &a->rlimits, &what);
+  if (!rc) rc = sb_caps_drop_all(a->uid, a->gid, !a->userns, a->empty_caps, &what);
+  if (!rc && sb_seccomp_load(a->filter) < 0) {
+    what = "seccomp";
+    rc = -errno;
+  }
+  if (!rc) {
+    exec_in_path(a->argv, a->envp);
+    what = "exec";
+    rc = -errno;
+  }
+  int e = -rc;
+  char msg[SB_ERR_MAX];
+  int len = snprintf(msg, sizeof msg, "surgebox: %s %s: %s\n", what, a->argv[0], strerror(e));
+  if (write(2, msg, (size_t)len) < 0) {
+  }
+  if (write(err_fd, &e, sizeof e) < 0) {
+  }
+  _exit(127);
+}
+
+void sb_child_main(const sb_child_args *a) {
+  int ctl = a->ctl_fd;
+  /* If the parent dies, so does the sandbox: the kernel then kills the
+   * whole pid namespace with us. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
+  /* A parent that died before the prctl is noticed below: the control
+   * socket reads EOF and we exit. */
+  if (a->userns && wait_for(ctl, SB_MSG_MAPPED) < 0) _exit(127);
+  if (a->netns_fd >= 0 && setns(a->netns_fd, CLONE_NEWNET) < 0) die(ctl, "setns(net)", errno);
+  int rc = sb_ns_uts_setup();
+  if (rc < 0) die(ctl, "sethostname", -rc);
+  char what[SB_ERR_MAX];
+  if (sb_mounts_build_root(&a->mounts, what, sizeof what) < 0) {
+    sb_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = SB_MSG_ERROR;
+    snprintf(m.text, sizeof m.text, "%s", what);
+    send_msg(ctl, &m);
+    _exit(127);
+  }
+  sb_msg ready;
+  memset(&ready, 0, sizeof ready);
+  ready.type = SB_MSG_READY;
+  send_msg(ctl, &ready);
+  if (wait_for(ctl, SB_MSG_GO) < 0) _exit(127);
+  if (unshare(CLONE_NEWCGROUP) < 0) die(ctl, "unshare(cgroup)", errno);
+
+  int errpipe[2];
+  if (pipe2(errpipe, O_CLOEXEC) < 0) die(ctl, "pipe", errno);
+  sb_msg done;
+  memset(&done, 0, sizeof done);
+  done.type = SB_MSG_DONE;
+  done.start_ns = sb_now_ns();
+  /* Raw clone = fork without glibc's atfork handlers (malloc locks copied
+   * from a threaded parent could be held forever). */
+  pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  if (pid < 0) die(ctl, "fork program", errno);
+  if (pid == 0) {
+    close(errpipe[0]);
+    close(ctl);
+    program(a, errpipe[1]);
+  }
+  close(errpipe[1]);
+  close(a->stdin_fd);
+  close(a->stdout_fd);
+  close(a->stderr_fd);
+  int e = 0;
+  while (read(errpipe[0], &e, sizeof e) < 0 && errno == EINTR) {
+  }
+  close(errpipe[0]);
+  done.exec_errno = e;
+  const char *w = NULL;
+  if (sb_caps_drop_keep_uid(a->empty_caps, &w) < 0) {
+    /* Not fatal for the result; the program already runs unprivileged. */
+  }
+  for (;;) {
+    int st;
+    pid_t r = waitpid(-1, &st, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break; /* ECHILD: cannot happen before the program was reaped */
+    if (r == pid) {
+      done.end_ns = sb_now_ns();
+      done.wstatus = st;
+      break;
+    }
+  }
+  getrusage(RUSAGE_CHILDREN, &done.children);
+  send_msg(ctl, &done);
+  _exit(0);
+}

@@ -1,0 +1,193 @@
+/* Internal interfaces of the sandbox runner, grouped by source file.
+ * Each group says when its functions run: "parent" (the daemon / CLI
+ * process, before or after a run) or "child" (inside the sandbox, after
+ * clone: no malloc, no stdio, raw syscalls only where glibc would try to
+ * synchronise threads that do not exist in the child). */
+#ifndef SURGEBOX_RUNNERS_INTERNAL_H
+#define SURGEBOX_RUNNERS_INTERNAL_H
+
+#include "sandbox.h"
+
+#include <limits.h>
+#include <linux/filter.h>
+#include <stdarg.h>
+#include <sys/capability.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define SB_SETUP_TIMEOUT_MS 10000  /* a sandbox that is not ready by then is broken */
+#define SB_TICK_MS 50              /* CPU-limit polling period */
+
+/* ---- util.c (parent and child) ---- */
+void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint64_t sb_now_ns(void);          /* CLOCK_MONOTONIC */
+int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
+int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
+int sb_mkdir_p(const char *path, mode_t mode);
+int sb_rm_rf(const char *path);    /* never crosses mounts or follows symlinks */
+static inline void sb_closep(int *fd) {
+  if (*fd >= 0) {
+    close(*fd);
+    *fd = -1;
+  }
+}
+#define sb_cleanup_fd __attribute__((cleanup(sb_closep)))
+
+/* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c (parent) ---- */
+typedef struct {
+  uint64_t cpu_ns, user_ns, sys_ns; /* 0 when !has_cpu */
+  uint64_t mem_peak_bytes;          /* 0 when unknown */
+  uint64_t oom_kills;
+  uint64_t pids_max_events;
+  bool has_cpu, has_peak;
+} sb_cg_stats;
+
+typedef struct {
+  sb_cgroup_kind kind;
+  /* v1: one instance directory per controller hierarchy we use */
+  char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
+  bool v1_memsw;
+  /* v2: the instance directory and what it can do */
+  char v2[PATH_MAX];
+  bool v2_memory, v2_pids, v2_cpu, v2_kill;
+  char describe[256];
+} sb_cg_backend;
+
+typedef struct {
+  char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
+  char v2[PATH_MAX];
+  bool created;
+} sb_cg_job;
+
+int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, char *warning,
+               char err[SB_ERR_MAX]);
+void sb_cg_close(sb_cg_backend *b);
+int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
+                     char err[SB_ERR_MAX]);
+int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
+void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
+bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns);
+void sb_cg_job_kill(const sb_cg_backend *b, const sb_cg_job *j);
+void sb_cg_job_destroy(const sb_cg_backend *b, sb_cg_job *j);
+bool sb_cg_limits_memory(const sb_cg_backend *b);
+bool sb_cg_limits_pids(const sb_cg_backend *b);
+bool sb_cg_counts_cpu(const sb_cg_backend *b);
+void sb_cg_remove_stale(const char *dir, const char *prefix); /* rmdir leftovers of dead instances */
+
+/* v1 / v2 specifics, called by cgroup.c only */
+int sb_cg1_open(sb_cg_backend *b, const char *instance, char err[SB_ERR_MAX]);
+int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j, char err[SB_ERR_MAX]);
+int sb_cg1_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
+void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s);
+void sb_cg1_job_destroy(sb_cg_job *j);
+void sb_cg1_close(sb_cg_backend *b);
+int sb_cg2_open(sb_cg_backend *b, const char *instance, bool require_controllers, char err[SB_ERR_MAX]);
+int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j, char err[SB_ERR_MAX]);
+int sb_cg2_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
+void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
+void sb_cg2_job_kill(const sb_cg_backend *b, const sb_cg_job *j);
+void sb_cg2_job_destroy(sb_cg_job *j);
+void sb_cg2_close(sb_cg_backend *b);
+/* Where a controller (or "" for cgroup2) is mounted and our own cgroup path in it. */
+int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH_MAX]);
+int sb_cg_rmdir_retry(const char *path);
+/* "key value" lines (memory.oom_control, pids.events, cpu.stat ...). */
+uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bool *found);
+
+/* ---- seccomp.c (parent builds, child loads) ---- */
+typedef struct {
+  struct sock_filter *insns;
+  unsigned short len;
+} sb_bpf;
+extern const char *const sb_seccomp_default_deny[];
+int sb_seccomp_build(const char *const *extra_deny, const char *const *extra_allow,
+                     const char *const *extra_deny2, sb_bpf *out, char err[SB_ERR_MAX]);
+void sb_seccomp_free(sb_bpf *b);
+int sb_seccomp_load(const sb_bpf *b);              /* child */
+
+/* ---- caps.c (child) ---- */
+int sb_caps_drop_all(uid_t uid, gid_t gid, bool may_setgroups, cap_t empty, const char **what);
+int sb_caps_drop_keep_uid(cap_t empty, const char **what); /* the sandbox init: no caps, same uid */
+
+/* ---- limits.c (child) ---- */
+typedef struct {
+  bool memory_by_rlimit, pids_by_rlimit;
+  bool cpu_backstop_only; /* the cgroup polls CPU; the rlimit is a safety net */
+} sb_rlimit_plan;
+int sb_limits_apply(const sb_limits *l, const sb_rlimit_plan *plan, const char **what);
+
+/* ---- namespaces.c ---- */
+int sb_netns_create(char err[SB_ERR_MAX]);       /* parent: fd of a fresh empty netns */
+int sb_ns_uts_setup(void);                       /* child */
+int sb_ns_write_id_maps(pid_t pid, uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
+                        gid_t outer_gid, char err[SB_ERR_MAX]); /* parent, userns mode */
+
+/* ---- mounts.c (child) ---- */
+typedef struct {
+  const char *newroot;          /* empty directory used as the mount point of the new root */
+  const char *empty_file;       /* host file (mode 000) bound over secrets */
+  const char *workspace;        /* host dir bound at /app, or NULL for a tmpfs */
+  uint64_t tmp_mib, app_mib;
+  uid_t uid;
+  gid_t gid;
+  const sb_mount *extra;
+  size_t n_extra;
+} sb_mount_plan;
+int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+
+/* ---- output.c (parent) ---- */
+/* Append up to the cap; returns true when bytes had to be discarded. */
+bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
+/* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
+char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
+
+/* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
+enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };
+typedef struct {
+  int type;
+  int wstatus;            /* DONE: the program's wait status */
+  int exec_errno;         /* DONE: 0, or why execve failed */
+  uint64_t start_ns, end_ns;
+  struct rusage children; /* DONE: every descendant the init reaped */
+  char text[SB_ERR_MAX];  /* ERROR: what failed */
+} sb_msg;
+
+typedef struct {
+  int ctl_fd, stdin_fd, stdout_fd, stderr_fd;
+  int netns_fd;
+  bool userns;
+  sb_mount_plan mounts;
+  const char *const *argv;
+  const char *const *envp;
+  const char *cwd;
+  const sb_bpf *filter;
+  const sb_limits *limits;
+  sb_rlimit_plan rlimits;
+  uid_t uid;
+  gid_t gid;
+  cap_t empty_caps;
+} sb_child_args;
+
+__attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
+
+/* ---- runtime.c ---- */
+struct sb_runtime {
+  sb_runtime_options opts;
+  char state_dir[PATH_MAX];
+  char instance[PATH_MAX];   /* state_dir/i<pid>: everything this process creates */
+  char newroot[PATH_MAX];
+  char empty_file[PATH_MAX];
+  char cg_instance[64];      /* cgroup directory name of this instance */
+  bool userns;               /* not root: a user namespace maps the daemon's ids */
+  uid_t outer_uid;
+  gid_t outer_gid;
+  int *netns_fds;
+  int n_netns;
+  sb_cg_backend cg;
+  sb_bpf filter;
+  cap_t empty_caps;
+  char warning[SB_ERR_MAX];
+  uint64_t counter;
+};
+
+#endif

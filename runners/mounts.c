@@ -1,0 +1,209 @@
+/* The sandbox's file system (child side, inside the new mount namespace,
+ * before the identity change). The new root is an empty tmpfs holding:
+ *   read-only binds of what toolchains need (/usr, /bin, /sbin, /lib*, /etc),
+ *   /etc's secrets masked, /app (the workspace, writable), /tmp (private,
+ *   size-capped tmpfs), a minimal /dev, a fresh /proc, extra binds asked for
+ *   by the job; then pivot_root into it, detach the old root, and make the
+ *   root tmpfs itself read-only. Nothing else of the host stays reachable.
+ * Called after clone(): no malloc, no stdio. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+/* Read-only binds from the host; a merged-/usr symlink (/bin -> usr/bin) is
+ * recreated as a symlink. Missing ones are skipped. */
+static const char *const host_binds[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", NULL};
+
+/* Secrets under /etc: files are covered with an empty mode-000 file,
+ * directories with an empty read-only tmpfs. */
+static const char *const secret_files[] = {
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+    "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/ssh/ssh_host_dsa_key", "/etc/machine-id", NULL};
+static const char *const secret_dirs[] = {"/etc/ssl/private", "/etc/sudoers.d", "/etc/surgebox", NULL};
+
+static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", NULL};
+
+typedef struct {
+  char *what;
+  size_t what_len;
+} ctx;
+
+static int fail(ctx *c, const char *op, const char *path) {
+  int e = errno;
+  snprintf(c->what, c->what_len, "%s %s: %s", op, path, strerror(e));
+  return -e;
+}
+
+static int join(char *out, size_t cap, const char *a, const char *b) {
+  if ((size_t)snprintf(out, cap, "%s%s", a, b) >= cap) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return 0;
+}
+
+/* mount_setattr() (5.12+) changes flags recursively without the remount
+ * rules about "locked" flags in user namespaces; glibc 2.36 may not wrap it. */
+static int set_attrs(const char *path, uint64_t attrs, bool recursive) {
+  struct mount_attr a = {.attr_set = attrs};
+  long rc = syscall(SYS_mount_setattr, AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a, sizeof a);
+  if (rc == 0) return 0;
+  if (errno != ENOSYS) return -1;
+  unsigned long fl = MS_REMOUNT | MS_BIND;
+  if (attrs & MOUNT_ATTR_RDONLY) fl |= MS_RDONLY;
+  if (attrs & MOUNT_ATTR_NOSUID) fl |= MS_NOSUID;
+  if (attrs & MOUNT_ATTR_NODEV) fl |= MS_NODEV;
+  if (attrs & MOUNT_ATTR_NOEXEC) fl |= MS_NOEXEC;
+  return mount(NULL, path, NULL, fl, NULL);
+}
+
+static int make_mountpoint(const char *path, bool dir) {
+  if (dir) return sb_mkdir_p(path, 0755) < 0 ? -1 : 0;
+  char parent[PATH_MAX];
+  if (join(parent, sizeof parent, path, "") < 0) return -1;
+  char *slash = strrchr(parent, '/');
+  if (slash && slash != parent) {
+    *slash = '\0';
+    if (sb_mkdir_p(parent, 0755) < 0) return -1;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 && errno != EEXIST) return -1;
+  if (fd >= 0) close(fd);
+  return 0;
+}
+
+/* Bind host path src at newroot+dst. */
+static int bind(ctx *c, const sb_mount_plan *p, const char *src, const char *dst, bool writable) {
+  char target[PATH_MAX];
+  if (join(target, sizeof target, p->newroot, dst) < 0) return fail(c, "path", dst);
+  struct stat st;
+  if (lstat(src, &st) < 0) return fail(c, "stat", src);
+  if (S_ISLNK(st.st_mode)) {
+    char link[PATH_MAX];
+    ssize_t n = readlink(src, link, sizeof link - 1);
+    if (n < 0) return fail(c, "readlink", src);
+    link[n] = '\0';
+    if (symlink(link, target) < 0 && errno != EEXIST) return fail(c, "symlink", target);
+    return 0;
+  }
+  if (make_mountpoint(target, S_ISDIR(st.st_mode)) < 0) return fail(c, "mkdir", target);
+  if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0) return fail(c, "bind", src);
+  uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (writable ? 0 : MOUNT_ATTR_RDONLY);
+  if (set_attrs(target, attrs, true) < 0) return fail(c, "remount", target);
+  return 0;
+}
+
+static int tmpfs(ctx *c, const char *target, const char *opts, unsigned long flags) {
+  if (sb_mkdir_p(target, 0755) < 0) return fail(c, "mkdir", target);
+  if (mount("tmpfs", target, "tmpfs", flags, opts) < 0) return fail(c, "mount tmpfs", target);
+  return 0;
+}
+
+static int mask_secrets(ctx *c, const sb_mount_plan *p) {
+  char target[PATH_MAX];
+  struct stat st;
+  for (const char *const *f = secret_files; *f; f++) {
+    if (lstat(*f, &st) < 0 || !S_ISREG(st.st_mode)) continue;
+    if (join(target, sizeof target, p->newroot, *f) < 0) return fail(c, "path", *f);
+    if (mount(p->empty_file, target, NULL, MS_BIND, NULL) < 0) return fail(c, "mask", *f);
+    if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
+      return fail(c, "remount", target);
+  }
+  for (const char *const *d = secret_dirs; *d; d++) {
+    if (lstat(*d, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
+    if (join(target, sizeof target, p->newroot, *d) < 0) return fail(c, "path", *d);
+    if (mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0755") < 0)
+      return fail(c, "mask", *d);
+  }
+  return 0;
+}
+
+static int build_dev(ctx *c, const sb_mount_plan *p) {
+  char dev[PATH_MAX], path[PATH_MAX], src[64];
+  if (join(dev, sizeof dev, p->newroot, "/dev") < 0) return fail(c, "path", "/dev");
+  int rc = tmpfs(c, dev, "size=64k,mode=0755", MS_NOSUID | MS_NOEXEC);
+  if (rc) return rc;
+  for (const char *const *n = dev_nodes; *n; n++) {
+    snprintf(src, sizeof src, "/dev/%s", *n);
+    snprintf(path, sizeof path, "%s/%s", dev, *n);
+    if (make_mountpoint(path, false) < 0) return fail(c, "create", path);
+    if (mount(src, path, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", src);
+    if (set_attrs(path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0) return fail(c, "remount", path);
+  }
+  static const char *const links[][2] = {{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
+                                         {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", dev, links[i][1]);
+    if (symlink(links[i][0], path) < 0) return fail(c, "symlink", path);
+  }
+  /* POSIX shared memory (Python multiprocessing, some JVM paths). Its pages
+   * are charged to the job's memory cgroup like any tmpfs. */
+  snprintf(path, sizeof path, "%s/shm", dev);
+  char opts[64];
+  snprintf(opts, sizeof opts, "size=%llum,mode=1777", (unsigned long long)p->tmp_mib);
+  rc = tmpfs(c, path, opts, MS_NOSUID | MS_NODEV);
+  if (rc) return rc;
+  if (set_attrs(dev, MOUNT_ATTR_RDONLY, false) < 0) return fail(c, "remount", dev);
+  return 0;
+}
+
+static int pivot(ctx *c, const sb_mount_plan *p) {
+  /* pivot_root(".", ".") stacks the old root under the new one; detaching
+   * it leaves only the new tree (the trick from pivot_root(2)'s notes). */
+  if (chdir(p->newroot) < 0) return fail(c, "chdir", p->newroot);
+  if (syscall(SYS_pivot_root, ".", ".") < 0) return fail(c, "pivot_root", p->newroot);
+  if (umount2(".", MNT_DETACH) < 0) return fail(c, "detach old root", "/");
+  if (chdir("/") < 0) return fail(c, "chdir", "/");
+  if (set_attrs("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
+    return fail(c, "remount read-only", "/");
+  return 0;
+}
+
+int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
+  ctx c = {what, what_len};
+  char path[PATH_MAX], opts[128];
+  /* Nothing we mount may propagate back to the host. */
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return fail(&c, "make private", "/");
+  int rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
+  for (const char *const *b = host_binds; !rc && *b; b++) {
+    if (access(*b, F_OK) < 0) continue;
+    rc = bind(&c, p, *b, *b, false);
+  }
+  if (!rc) rc = mask_secrets(&c, p);
+  if (!rc) {
+    join(path, sizeof path, p->newroot, "/app");
+    if (p->workspace) {
+      rc = bind(&c, p, p->workspace, "/app", true);
+    } else {
+      snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)p->app_mib,
+               (unsigned)p->uid, (unsigned)p->gid);
+      rc = tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
+    }
+  }
+  if (!rc) {
+    join(path, sizeof path, p->newroot, "/tmp");
+    snprintf(opts, sizeof opts, "size=%llum,mode=1777", (unsigned long long)p->tmp_mib);
+    rc = tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
+  }
+  if (!rc) rc = build_dev(&c, p);
+  if (!rc) {
+    join(path, sizeof path, p->newroot, "/proc");
+    if (sb_mkdir_p(path, 0555) < 0) rc = fail(&c, "mkdir", path);
+    else if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+      rc = fail(&c, "mount", "/proc");
+  }
+  for (size_t i = 0; !rc && i < p->n_extra; i++) {
+    if (access(p->extra[i].source, F_OK) < 0) continue; /* optional toolchain paths */
+    rc = bind(&c, p, p->extra[i].source, p->extra[i].target, p->extra[i].writable);
+  }
+  if (!rc) rc = pivot(&c, p);
+  return rc;
+}

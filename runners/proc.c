@@ -1,0 +1,323 @@
+/* One sandboxed run, parent side: start it, react to its fds, enforce the
+ * time limits, and turn what happened into an sb_result. Nothing here blocks,
+ * so a libuv loop can drive it (sb_run() drives it with poll()). */
+#include "proc_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+
+static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", NULL};
+
+void sb_spec_init(sb_spec *s) {
+  memset(s, 0, sizeof *s);
+  sb_limits_default(&s->limits);
+  s->cwd = "/app";
+  s->netns_slot = 0;
+}
+
+static int memfd_with(const void *data, size_t len) {
+  int fd = memfd_create("surgebox-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return -errno;
+  const unsigned char *p = data;
+  size_t left = len;
+  while (left) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return -e;
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  lseek(fd, 0, SEEK_SET);
+  /* The program reads a regular (seekable) file, as with SURGE's "< input". */
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  return fd;
+}
+
+static int open_stdin(const sb_spec *spec) {
+  if (spec->stdin_data) return memfd_with(spec->stdin_data, spec->stdin_len);
+  int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
+}
+
+void sb_proc_free(sb_proc *p) {
+  sb_closep(&p->pidfd);
+  sb_closep(&p->ctl_fd);
+  sb_closep(&p->out_fd);
+  sb_closep(&p->err_fd);
+  sb_seccomp_free(&p->own_filter);
+  free(p->out.data);
+  free(p->err.data);
+  free(p);
+}
+
+static bool spec_valid(const sb_spec *s, char err[SB_ERR_MAX]) {
+  if (!s->argv || !s->argv[0] || !s->argv[0][0]) {
+    sb_err(err, "empty argv");
+    return false;
+  }
+  if (!s->cwd || s->cwd[0] != '/') {
+    sb_err(err, "cwd must be an absolute path inside the sandbox");
+    return false;
+  }
+  const sb_limits *l = &s->limits;
+  if (!(l->wall_time_s > 0) || !(l->cpu_time_s > 0) || !l->memory_mib || !l->pids || !l->output_bytes ||
+      !l->file_size_mib || !l->tmp_mib || !l->open_files || l->wall_time_s > 86400 || l->cpu_time_s > 86400) {
+    sb_err(err, "limits must be positive (and times at most a day)");
+    return false;
+  }
+  for (size_t i = 0; i < s->n_extra_mounts; i++)
+    if (!s->extra_mounts[i].target || s->extra_mounts[i].target[0] != '/' || !s->extra_mounts[i].source) {
+      sb_err(err, "extra mount %zu needs a source and an absolute target", i);
+      return false;
+    }
+  return true;
+}
+
+int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
+  *out = NULL;
+  if (!spec_valid(spec, err)) return -EINVAL;
+  sb_proc *p = calloc(1, sizeof *p);
+  if (!p) {
+    sb_err(err, "out of memory");
+    return -ENOMEM;
+  }
+  p->rt = rt;
+  p->limits = spec->limits;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = -1;
+  p->t_start = sb_now_ns();
+  snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
+  int rc = 0;
+  const sb_bpf *filter = &rt->filter;
+  if (spec->seccomp_extra_deny && spec->seccomp_extra_deny[0]) {
+    rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, rt->opts.seccomp_extra_allow, spec->seccomp_extra_deny,
+                          &p->own_filter, err);
+    filter = &p->own_filter;
+  }
+  int ctl[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, in_fd = -1;
+  if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) rc = -errno;
+  if (!rc && pipe2(outp, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && !spec->merge_output && pipe2(errp, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && (in_fd = open_stdin(spec)) < 0) rc = in_fd;
+  if (rc && !err[0]) sb_err(err, "cannot set up pipes: %s", strerror(-rc));
+  char name[64];
+  snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
+  if (!rc) rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
+
+  sb_child_args a;
+  memset(&a, 0, sizeof a);
+  a.ctl_fd = ctl[1];
+  a.stdin_fd = in_fd;
+  a.stdout_fd = outp[1];
+  a.stderr_fd = spec->merge_output ? outp[1] : errp[1];
+  a.userns = rt->userns;
+  int slot = spec->netns_slot;
+  a.netns_fd = (!rt->userns && slot >= 0 && rt->n_netns) ? rt->netns_fds[slot % rt->n_netns] : -1;
+  a.mounts.newroot = rt->newroot;
+  a.mounts.empty_file = rt->empty_file;
+  a.mounts.workspace = spec->workspace ? sb_workspace_path(spec->workspace) : NULL;
+  a.mounts.tmp_mib = spec->limits.tmp_mib;
+  a.mounts.app_mib = spec->limits.tmp_mib;
+  a.mounts.uid = rt->opts.sandbox_uid;
+  a.mounts.gid = rt->opts.sandbox_gid;
+  a.mounts.extra = spec->extra_mounts;
+  a.mounts.n_extra = spec->n_extra_mounts;
+  a.argv = spec->argv;
+  a.envp = spec->envp ? spec->envp : default_env;
+  a.cwd = spec->cwd;
+  a.filter = filter;
+  a.limits = &p->limits;
+  a.rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);
+  a.rlimits.pids_by_rlimit = !sb_cg_limits_pids(&rt->cg);
+  a.rlimits.cpu_backstop_only = sb_cg_counts_cpu(&rt->cg);
+  a.uid = rt->opts.sandbox_uid;
+  a.gid = rt->opts.sandbox_gid;
+  a.empty_caps = rt->empty_caps;
+
+  if (!rc) {
+    unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
+    if (rt->userns) flags |= CLONE_NEWUSER;
+    if (a.netns_fd < 0) flags |= CLONE_NEWNET;
+    int pidfd = -1;
+    /* Raw clone with no new stack: the child continues here like after
+     * fork(), without running glibc's atfork handlers. */
+    long pid = syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
+    if (pid == 0) {
+      close(ctl[0]);
+      close(outp[0]);
+      if (errp[0] >= 0) close(errp[0]);
+      sb_child_main(&a);
+    }
+    if (pid < 0) {
+      rc = -errno;
+      sb_err(err, "clone: %s", strerror(errno));
+    } else {
+      p->pid = (pid_t)pid;
+      p->pidfd = pidfd;
+      fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+    }
+  }
+  if (ctl[1] >= 0) close(ctl[1]);
+  if (outp[1] >= 0) close(outp[1]);
+  if (errp[1] >= 0) close(errp[1]);
+  if (in_fd >= 0) close(in_fd);
+  p->ctl_fd = ctl[0];
+  p->out_fd = outp[0];
+  p->err_fd = errp[0];
+  if (!rc && rt->userns) {
+    rc = sb_ns_write_id_maps(p->pid, rt->opts.sandbox_uid, rt->outer_uid, rt->opts.sandbox_gid, rt->outer_gid, err);
+    sb_msg m = {.type = SB_MSG_MAPPED};
+    if (!rc && send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) rc = -errno;
+    if (rc) {
+      kill(p->pid, SIGKILL);
+      waitpid(p->pid, NULL, 0);
+    }
+  }
+  if (rc) {
+    sb_cg_job_destroy(&rt->cg, &p->cg);
+    sb_proc_free(p);
+    return rc;
+  }
+  for (int *fd = &p->ctl_fd; fd <= &p->err_fd; fd++)
+    if (*fd >= 0) fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) | O_NONBLOCK);
+  p->phase = PHASE_SETUP;
+  p->setup_deadline = p->t_start + (uint64_t)SB_SETUP_TIMEOUT_MS * 1000000ull;
+  *out = p;
+  return 0;
+}
+
+int sb_proc_pidfd(const sb_proc *p) { return p->reaped ? -1 : p->pidfd; }
+int sb_proc_control_fd(const sb_proc *p) { return p->ctl_fd; }
+int sb_proc_stdout_fd(const sb_proc *p) { return p->out_fd; }
+int sb_proc_stderr_fd(const sb_proc *p) { return p->err_fd; }
+
+void sb_proc_kill(sb_proc *p, const char *why) {
+  if (p->reaped) return;
+  if (!p->killed) {
+    p->killed = true;
+    p->kill_reason = why;
+  }
+  /* Killing a pid namespace's init kills every task in it. */
+  syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+  sb_cg_job_kill(&p->rt->cg, &p->cg);
+}
+
+static void internal_error(sb_proc *p, const char *msg) {
+  if (!p->internal_error) snprintf(p->error, sizeof p->error, "%s", msg);
+  p->internal_error = true;
+  sb_proc_kill(p, NULL);
+}
+
+static void go(sb_proc *p) {
+  char err[SB_ERR_MAX] = "";
+  /* Attach after set-up: mounts and pivot are not the program's CPU time. */
+  if (sb_cg_job_attach(&p->rt->cg, &p->cg, p->pid, err) < 0) {
+    internal_error(p, err);
+    return;
+  }
+  sb_msg m = {.type = SB_MSG_GO};
+  if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
+    internal_error(p, "sandbox init vanished before GO");
+    return;
+  }
+  p->phase = PHASE_RUNNING;
+  p->t_go = sb_now_ns();
+  p->wall_deadline = p->t_go + (uint64_t)(p->limits.wall_time_s * 1e9);
+  p->next_cpu_check = p->t_go;
+}
+
+void sb_proc_on_control(sb_proc *p) {
+  for (;;) {
+    sb_msg m;
+    ssize_t n = recv(p->ctl_fd, &m, sizeof m, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) { /* EOF: the init is gone */
+      sb_closep(&p->ctl_fd);
+      return;
+    }
+    if (n != (ssize_t)sizeof m) continue;
+    if (m.type == SB_MSG_READY && p->phase == PHASE_SETUP && !p->killed) go(p);
+    else if (m.type == SB_MSG_ERROR) internal_error(p, m.text);
+    else if (m.type == SB_MSG_DONE) {
+      p->done = m;
+      p->have_done = true;
+    }
+  }
+}
+
+void sb_proc_on_output(sb_proc *p, int fd) {
+  sb_buf *b = fd == p->out_fd ? &p->out : &p->err;
+  int *slot = fd == p->out_fd ? &p->out_fd : &p->err_fd;
+  unsigned char chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {
+      sb_closep(slot);
+      return;
+    }
+    if (sb_buf_append(b, chunk, (size_t)n, p->limits.output_bytes) && !p->killed) sb_proc_kill(p, "output");
+  }
+}
+
+void sb_proc_on_exit(sb_proc *p) {
+  if (p->reaped) return;
+  int st;
+  struct rusage ru;
+  pid_t r = wait4(p->pid, &st, WNOHANG | __WALL, &ru);
+  if (r != p->pid) return;
+  p->reaped = true;
+  p->init_status = st;
+  p->init_ru = ru;
+  p->phase = PHASE_EXITED;
+  /* The DONE message was sent before the init exited: drain it now. */
+  if (p->ctl_fd >= 0) sb_proc_on_control(p);
+}
+
+int sb_proc_tick(sb_proc *p) {
+  if (p->reaped) return -1;
+  uint64_t now = sb_now_ns();
+  if (p->phase == PHASE_SETUP) {
+    if (now >= p->setup_deadline) {
+      internal_error(p, "sandbox set-up timed out");
+      return -1;
+    }
+    return (int)((p->setup_deadline - now) / 1000000) + 1;
+  }
+  if (p->killed) return 100; /* waiting for the kernel to finish the kill */
+  if (now >= p->wall_deadline) {
+    sb_proc_kill(p, "wall_time");
+    return 100;
+  }
+  if (now >= p->next_cpu_check) {
+    uint64_t cpu;
+    if (sb_cg_job_cpu_ns(&p->rt->cg, &p->cg, &cpu) && cpu > (uint64_t)(p->limits.cpu_time_s * 1e9)) {
+      sb_proc_kill(p, "cpu_time");
+      return 100;
+    }
+    p->next_cpu_check = now + (uint64_t)SB_TICK_MS * 1000000ull;
+  }
+  uint64_t next = p->wall_deadline < p->next_cpu_check ? p->wall_deadline : p->next_cpu_check;
+  return (int)((next - now + 999999) / 1000000);
+}
+
+bool sb_proc_done(const sb_proc *p) { return p->reaped && p->out_fd < 0 && p->err_fd < 0; }

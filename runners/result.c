@@ -1,0 +1,91 @@
+/* The result document: field names are part of the protocol
+ * (proto/PROTOCOL.md). */
+#include "internal.h"
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *sb_status_name(sb_status s) {
+  switch (s) {
+  case SB_OK: return "ok";
+  case SB_RUNTIME_ERROR: return "runtime_error";
+  case SB_SIGNALED: return "signaled";
+  case SB_TIMEOUT: return "timeout";
+  case SB_MEMORY_LIMIT: return "memory_limit";
+  case SB_OUTPUT_LIMIT: return "output_limit";
+  case SB_INTERNAL_ERROR: return "internal_error";
+  }
+  return "internal_error";
+}
+
+static json_object *signal_name(int sig) {
+  if (!sig) return NULL;
+  const char *abbrev = sigabbrev_np(sig);
+  char name[32];
+  if (abbrev) snprintf(name, sizeof name, "SIG%s", abbrev);
+  else snprintf(name, sizeof name, "SIG%d", sig);
+  return json_object_new_string(name);
+}
+
+/* Printed to the microsecond: more digits would be noise. */
+static json_object *seconds(double s) {
+  char text[32];
+  snprintf(text, sizeof text, "%.6f", s);
+  return json_object_new_double_s(strtod(text, NULL), text);
+}
+
+static void add_stream(json_object *o, const char *name, const sb_buf *b) {
+  bool lossy = false;
+  char *text = sb_utf8_sanitize(b->data ? b->data : (const unsigned char *)"", b->len, &lossy);
+  char key[32];
+  json_object_object_add(o, name, json_object_new_string(text ? text : ""));
+  free(text);
+  snprintf(key, sizeof key, "%s_lossy", name);
+  json_object_object_add(o, key, json_object_new_boolean(lossy));
+  snprintf(key, sizeof key, "%s_truncated", name);
+  json_object_object_add(o, key, json_object_new_boolean(b->truncated));
+}
+
+static json_object *limits_json(const sb_limits *l) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "time_s", json_object_new_double(l->wall_time_s));
+  json_object_object_add(o, "cpu_time_s", json_object_new_double(l->cpu_time_s));
+  json_object_object_add(o, "memory_mib", json_object_new_int64((int64_t)l->memory_mib));
+  json_object_object_add(o, "pids", json_object_new_int64((int64_t)l->pids));
+  json_object_object_add(o, "output_bytes", json_object_new_int64((int64_t)l->output_bytes));
+  json_object_object_add(o, "file_size_mib", json_object_new_int64((int64_t)l->file_size_mib));
+  json_object_object_add(o, "tmp_mib", json_object_new_int64((int64_t)l->tmp_mib));
+  json_object_object_add(o, "open_files", json_object_new_int64((int64_t)l->open_files));
+  return o;
+}
+
+json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "status", json_object_new_string(sb_status_name(r->status)));
+  json_object_object_add(o, "exit_code", r->exit_code >= 0 ? json_object_new_int(r->exit_code) : NULL);
+  json_object_object_add(o, "signal", signal_name(r->signal));
+  add_stream(o, "stdout", &r->out);
+  add_stream(o, "stderr", &r->err);
+  json_object_object_add(o, "cpu_time_s", seconds(r->cpu_time_s));
+  json_object_object_add(o, "user_time_s", seconds(r->user_time_s));
+  json_object_object_add(o, "sys_time_s", seconds(r->sys_time_s));
+  json_object_object_add(o, "wall_time_s", seconds(r->wall_time_s));
+  json_object_object_add(o, "setup_time_s", seconds(r->setup_time_s));
+  json_object_object_add(o, "max_rss_kb", json_object_new_int64((int64_t)r->max_rss_kb));
+  json_object_object_add(o, "cgroup_peak_kb", r->cgroup_peak_kb ? json_object_new_int64((int64_t)r->cgroup_peak_kb) : NULL);
+  json_object_object_add(o, "limit_hit", r->limit_hit ? json_object_new_string(r->limit_hit) : NULL);
+  json_object_object_add(o, "pids_limit_hit", json_object_new_boolean(r->pids_limit_hit));
+  json_object_object_add(o, "cpu_source", json_object_new_string(r->cpu_source ? r->cpu_source : "none"));
+  json_object_object_add(o, "limits", limits_json(&r->limits));
+  json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(r->cgroup)));
+  json_object_object_add(o, "enforced", rt ? sb_runtime_enforcement(rt) : NULL);
+  json_object *w = json_object_new_array();
+  const char *warning = rt ? sb_runtime_warning(rt) : NULL;
+  if (warning) json_object_array_add(w, json_object_new_string(warning));
+  json_object_object_add(o, "warnings", w);
+  json_object_object_add(o, "error", r->error[0] ? json_object_new_string(r->error) : NULL);
+  return o;
+}

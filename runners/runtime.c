@@ -1,0 +1,199 @@
+/* The runtime: what every run of one process shares, set up once. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+void sb_runtime_options_default(sb_runtime_options *o) {
+  memset(o, 0, sizeof *o);
+  o->cgroup = SB_CGROUP_AUTO;
+  o->netns_slots = 1;
+  o->sandbox_uid = 65534;
+  o->sandbox_gid = 65534;
+}
+
+static void default_state_dir(char out[PATH_MAX]) {
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  if (geteuid() == 0)
+    snprintf(out, PATH_MAX, "/run/surgebox");
+  else if (xdg && *xdg)
+    snprintf(out, PATH_MAX, "%s/surgebox", xdg);
+  else
+    snprintf(out, PATH_MAX, "/tmp/surgebox-%u", (unsigned)geteuid());
+}
+
+/* Instance directories of runtimes that died without cleaning up. Their
+ * mounts lived in their private mount namespace and are gone already. */
+static void remove_stale_instances(const char *state_dir) {
+  DIR *d = opendir(state_dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] != 'i') continue;
+    long pid = strtol(e->d_name + 1, NULL, 10);
+    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name) < (int)sizeof path) sb_rm_rf(path);
+  }
+  closedir(d);
+}
+
+static int make_private_mount_ns(char err[SB_ERR_MAX]) {
+  /* Job workspaces are tmpfs mounts: keep them in a mount namespace of our
+   * own so they never show up in (or leak into) the host's mount table, and
+   * vanish with this process whatever happens. Must run before threads. */
+  if (unshare(CLONE_NEWNS) < 0) {
+    sb_err(err, "unshare(CLONE_NEWNS): %s (call sb_runtime_open before creating threads)", strerror(errno));
+    return -errno;
+  }
+  /* Slave: host mounts still propagate in (a toolchain mounted later is
+   * seen), ours never propagate out. */
+  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+    sb_err(err, "make / rslave: %s", strerror(errno));
+    return -errno;
+  }
+  return 0;
+}
+
+static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
+  int rc = sb_mkdir_p(rt->state_dir, 0700);
+  if (rc < 0) {
+    sb_err(err, "cannot create state dir %s: %s", rt->state_dir, strerror(-rc));
+    return rc;
+  }
+  remove_stale_instances(rt->state_dir);
+  snprintf(rt->instance, sizeof rt->instance, "%s/i%d", rt->state_dir, (int)getpid());
+  sb_rm_rf(rt->instance);
+  char jobs[PATH_MAX];
+  snprintf(rt->newroot, sizeof rt->newroot, "%s/root", rt->instance);
+  snprintf(rt->empty_file, sizeof rt->empty_file, "%s/empty", rt->instance);
+  snprintf(jobs, sizeof jobs, "%s/jobs", rt->instance);
+  /* 0711: the sandbox uid must traverse to nothing here, but the bind
+   * sources are resolved by the (root) init before the identity change. */
+  if ((rc = sb_mkdir_p(rt->newroot, 0755)) < 0 || (rc = sb_mkdir_p(jobs, 0711)) < 0) {
+    sb_err(err, "cannot create %s: %s", rt->instance, strerror(-rc));
+    return rc;
+  }
+  int fd = open(rt->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0000);
+  if (fd < 0) {
+    sb_err(err, "cannot create %s: %s", rt->empty_file, strerror(errno));
+    return -errno;
+  }
+  close(fd);
+  return 0;
+}
+
+int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[SB_ERR_MAX]) {
+  *out = NULL;
+  sb_runtime *rt = calloc(1, sizeof *rt);
+  if (!rt) {
+    sb_err(err, "out of memory");
+    return -ENOMEM;
+  }
+  rt->opts = *opts;
+  rt->n_netns = 0;
+  rt->outer_uid = geteuid();
+  rt->outer_gid = getegid();
+  rt->userns = rt->outer_uid != 0;
+  if (opts->state_dir)
+    snprintf(rt->state_dir, sizeof rt->state_dir, "%s", opts->state_dir);
+  else
+    default_state_dir(rt->state_dir);
+  /* A program whose stdin we still write may exit: never die of SIGPIPE. */
+  signal(SIGPIPE, SIG_IGN);
+  int rc = 0;
+  if (!rt->userns) rc = make_private_mount_ns(err);
+  if (!rc) rc = create_instance(rt, err);
+  snprintf(rt->cg_instance, sizeof rt->cg_instance, "surgebox-i%d", (int)getpid());
+  char cgerr[SB_ERR_MAX] = "";
+  if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->cg_instance, rt->warning, cgerr) < 0) {
+    sb_err(err, "cgroup %s requested but unusable: %s", sb_cgroup_kind_name(opts->cgroup), cgerr);
+    rc = -ENOTSUP;
+  }
+  if (!rc && rt->cg.kind == SB_CGROUP_V2 && !(rt->cg.v2_memory && rt->cg.v2_pids))
+    snprintf(rt->warning, sizeof rt->warning,
+             "cgroup v2 without memory/pids controllers (%s): memory and processes limited by "
+             "rlimits (RLIMIT_DATA per process, RLIMIT_NPROC per uid)",
+             rt->cg.describe);
+  if (!rc) rc = sb_seccomp_build(opts->seccomp_extra_deny, opts->seccomp_extra_allow, NULL, &rt->filter, err);
+  if (!rc) {
+    rt->empty_caps = cap_init();
+    if (!rt->empty_caps) {
+      sb_err(err, "cap_init: %s", strerror(errno));
+      rc = -ENOMEM;
+    }
+  }
+  /* Shared empty network namespaces, one per concurrent slot. In user
+   * namespace mode each job gets its own: entering a namespace owned by the
+   * initial user namespace needs CAP_SYS_ADMIN there. */
+  int slots = opts->netns_slots > 0 ? opts->netns_slots : 1;
+  if (!rc && !rt->userns) {
+    rt->netns_fds = calloc((size_t)slots, sizeof(int));
+    if (!rt->netns_fds) rc = -ENOMEM;
+    for (int i = 0; !rc && i < slots; i++) {
+      int fd = sb_netns_create(err);
+      if (fd < 0) rc = fd;
+      else rt->netns_fds[rt->n_netns++] = fd;
+    }
+  }
+  if (rc) {
+    sb_runtime_close(rt);
+    return rc;
+  }
+  *out = rt;
+  return 0;
+}
+
+void sb_runtime_close(sb_runtime *rt) {
+  if (!rt) return;
+  for (int i = 0; i < rt->n_netns; i++) close(rt->netns_fds[i]);
+  free(rt->netns_fds);
+  sb_seccomp_free(&rt->filter);
+  if (rt->empty_caps) cap_free(rt->empty_caps);
+  sb_cg_close(&rt->cg);
+  if (rt->instance[0]) sb_rm_rf(rt->instance);
+  free(rt);
+}
+
+sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt) { return rt->cg.kind; }
+
+const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? rt->warning : NULL; }
+
+/* Which mechanism enforces each limit under this runtime. */
+struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
+  const sb_cg_backend *b = &rt->cg;
+  bool v1 = b->kind == SB_CGROUP_V1, v2 = b->kind == SB_CGROUP_V2;
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "wall_time", json_object_new_string("monotonic timer in the supervisor, SIGKILL of the pid namespace"));
+  const char *cpu = v1 ? "cgroup v1 cpuacct.usage polled every 50 ms (whole tree), RLIMIT_CPU backstop per process"
+                  : (v2 && b->v2_cpu) ? "cgroup v2 cpu.stat polled every 50 ms (whole tree), RLIMIT_CPU backstop per process"
+                                     : "RLIMIT_CPU (per process)";
+  json_object_object_add(o, "cpu_time", json_object_new_string(cpu));
+  const char *mem = v1 ? (b->v1_memsw ? "cgroup v1 memory.limit_in_bytes + memory.memsw.limit_in_bytes"
+                                      : "cgroup v1 memory.limit_in_bytes")
+                  : (v2 && b->v2_memory) ? "cgroup v2 memory.max (+ memory.swap.max=0)"
+                                        : "RLIMIT_DATA (per process, approximate)";
+  json_object_object_add(o, "memory", json_object_new_string(mem));
+  const char *pids = v1 ? "cgroup v1 pids.max" : (v2 && b->v2_pids) ? "cgroup v2 pids.max"
+                                                                  : "RLIMIT_NPROC (per uid, shared by concurrent jobs)";
+  json_object_object_add(o, "pids", json_object_new_string(pids));
+  json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
+  json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
+  json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= on /tmp and /dev/shm"));
+  json_object_object_add(o, "app_size", json_object_new_string(rt->userns ? "not enforced (unprivileged: /app is a plain directory)"
+                                                                          : "tmpfs size= on /app"));
+  json_object_object_add(o, "open_files", json_object_new_string("RLIMIT_NOFILE"));
+  json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
+  json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"
+                                                                              : "SIGKILL of the pid namespace's init"));
+  return o;
+}

@@ -1,0 +1,178 @@
+/* surgebox sandbox runner: public API.
+ *
+ * Lifecycle (mirrors libuv's init/start/stop/close discipline):
+ *
+ *   sb_runtime_open()     once per process, before any thread is created:
+ *                         private mount namespace, instance state dir,
+ *                         cgroup backend detection, seccomp filter compile,
+ *                         shared empty network namespace(s).
+ *   sb_workspace_create() a size-capped writable dir that becomes /app.
+ *   sb_proc_start()       clone the sandbox; returns fds an event loop watches.
+ *   sb_proc_on_*()        drive it: ready, output readable, exit, tick.
+ *   sb_proc_finish()      collect accounting into an sb_result.
+ *   sb_run()              the blocking convenience: start + poll() + finish.
+ *   sb_workspace_destroy(), sb_runtime_close().
+ *
+ * Every function returning int returns 0 or a negative errno and, on failure,
+ * fills an error message the caller can show as is.
+ */
+#ifndef SURGEBOX_SANDBOX_H
+#define SURGEBOX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SB_ERR_MAX 512
+
+typedef enum {
+  SB_CGROUP_AUTO = 0,
+  SB_CGROUP_V2,
+  SB_CGROUP_V1,
+  SB_CGROUP_NONE,
+} sb_cgroup_kind;
+
+const char *sb_cgroup_kind_name(sb_cgroup_kind k);
+int sb_cgroup_kind_parse(const char *s, sb_cgroup_kind *out);
+
+typedef struct {
+  sb_cgroup_kind cgroup;      /* AUTO: v2 if usable, else v1, else none */
+  const char *state_dir;      /* NULL: /run/surgebox as root, else $XDG_RUNTIME_DIR/surgebox */
+  int netns_slots;            /* shared empty network namespaces to pre-create (>=1) */
+  uid_t sandbox_uid;          /* default 65534 */
+  gid_t sandbox_gid;          /* default 65534 */
+  const char *const *seccomp_extra_deny;  /* NULL-terminated syscall names, may be NULL */
+  const char *const *seccomp_extra_allow; /* names removed from the default deny list */
+} sb_runtime_options;
+
+void sb_runtime_options_default(sb_runtime_options *o);
+
+typedef struct sb_runtime sb_runtime;
+
+int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[SB_ERR_MAX]);
+void sb_runtime_close(sb_runtime *rt);
+sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt);
+/* Human-readable warnings from start-up (e.g. "no writable cgroup: rlimits only"). */
+const char *sb_runtime_warning(const sb_runtime *rt);
+/* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
+struct json_object;
+struct json_object *sb_runtime_enforcement(const sb_runtime *rt);
+
+/* ---- limits ------------------------------------------------------------ */
+typedef struct {
+  double wall_time_s;     /* 30 */
+  double cpu_time_s;      /* 30 */
+  uint64_t memory_mib;    /* 2048 */
+  uint64_t pids;          /* 128 */
+  uint64_t output_bytes;  /* 8 MiB, stdout and stderr each */
+  uint64_t file_size_mib; /* 256 */
+  uint64_t tmp_mib;       /* 512, /tmp (and /app when the workspace is created) */
+  uint64_t open_files;    /* 256 */
+} sb_limits;
+
+void sb_limits_default(sb_limits *l);
+
+/* ---- workspace (/app) -------------------------------------------------- */
+typedef struct sb_workspace sb_workspace;
+
+int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, char err[SB_ERR_MAX]);
+const char *sb_workspace_path(const sb_workspace *ws);
+/* Copy a host directory tree into the workspace (regular files, dirs, symlinks). */
+int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_MAX]);
+/* Write one file (rel_path must be relative, without ".."); parents are created. */
+int sb_workspace_write(sb_workspace *ws, const char *rel_path, const void *data, size_t len,
+                       mode_t mode, char err[SB_ERR_MAX]);
+void sb_workspace_destroy(sb_workspace *ws);
+
+/* ---- one run ----------------------------------------------------------- */
+typedef struct {
+  const char *source;     /* host path */
+  const char *target;     /* absolute path inside the sandbox */
+  bool writable;
+} sb_mount;
+
+typedef struct {
+  const char *const *argv;      /* argv[0] is looked up in PATH inside the sandbox */
+  const char *const *envp;      /* NULL: a minimal default environment */
+  const char *cwd;              /* default /app */
+  const sb_workspace *workspace;/* mounted at /app; NULL: an empty tmpfs */
+  const void *stdin_data;       /* fed through a pipe; NULL: /dev/null */
+  size_t stdin_len;
+  bool merge_output;            /* stderr goes to the stdout pipe (SURGE DR) */
+  const sb_mount *extra_mounts; /* read-only unless writable */
+  size_t n_extra_mounts;
+  const char *const *seccomp_extra_deny;  /* per-run additions to the runtime policy */
+  sb_limits limits;
+  int netns_slot;               /* which shared netns to enter; -1: a fresh one */
+} sb_spec;
+
+void sb_spec_init(sb_spec *s);
+
+typedef enum {
+  SB_OK = 0,
+  SB_RUNTIME_ERROR,
+  SB_SIGNALED,
+  SB_TIMEOUT,
+  SB_MEMORY_LIMIT,
+  SB_OUTPUT_LIMIT,
+  SB_INTERNAL_ERROR,
+} sb_status;
+
+const char *sb_status_name(sb_status s);
+
+typedef struct {
+  unsigned char *data; /* NUL-terminated for convenience; may contain NULs */
+  size_t len, cap;
+  bool truncated;
+} sb_buf;
+
+typedef struct {
+  sb_status status;
+  int exit_code;          /* -1 when signaled or not run */
+  int signal;             /* 0 when none */
+  sb_buf out, err;
+  double cpu_time_s, user_time_s, sys_time_s, wall_time_s, setup_time_s;
+  uint64_t max_rss_kb;          /* largest single process (rusage) */
+  uint64_t cgroup_peak_kb;      /* whole tree, 0 when the backend has no peak */
+  const char *limit_hit;        /* "wall_time", "cpu_time", "memory", "output", "file_size" or NULL */
+  bool pids_limit_hit;
+  const char *cpu_source;       /* "cgroup v1 cpuacct", "cgroup v2 cpu.stat", "rusage" */
+  char error[SB_ERR_MAX];       /* internal_error / exec failure explanation */
+  sb_limits limits;             /* as requested */
+  sb_cgroup_kind cgroup;
+} sb_result;
+
+void sb_result_free(sb_result *r);
+/* The result document (field names are part of the protocol). Caller owns it. */
+struct json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt);
+
+/* ---- event-driven interface (for the daemon) --------------------------- */
+typedef struct sb_proc sb_proc;
+
+int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]);
+/* fds to watch for readability; -1 when closed. */
+int sb_proc_pidfd(const sb_proc *p);
+int sb_proc_control_fd(const sb_proc *p);  /* sandbox init's status channel */
+int sb_proc_stdout_fd(const sb_proc *p);
+int sb_proc_stderr_fd(const sb_proc *p);
+int sb_proc_stdin_fd(const sb_proc *p);    /* writable; -1 when all stdin was written */
+/* Call when the named fd is ready. They never block. */
+void sb_proc_on_control(sb_proc *p);
+void sb_proc_on_output(sb_proc *p, int fd);
+void sb_proc_on_stdin(sb_proc *p);
+/* Call periodically (every ~50 ms) and when a deadline passes: enforces wall and
+ * CPU limits. Returns milliseconds until the next check is useful. */
+int sb_proc_tick(sb_proc *p);
+/* Kill the whole sandbox now (cancel); the result says why. */
+void sb_proc_kill(sb_proc *p, const char *why);
+/* True once the sandbox init was reaped (pidfd readable → call sb_proc_on_exit). */
+void sb_proc_on_exit(sb_proc *p);
+bool sb_proc_done(const sb_proc *p);
+/* Collect the result and free the proc. */
+void sb_proc_finish(sb_proc *p, sb_result *out);
+
+/* Blocking: start, drive with poll(), finish. Returns 0 if the sandbox worked. */
+int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out);
+
+#endif
