@@ -123,8 +123,32 @@ static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd
   _exit(127);
 }
 
+/* The init is a clone of the supervisor and starts with copies of all its
+ * descriptors: client sockets, the listening socket, other jobs' pipes.
+ * Keep only ours, so that nothing of the daemon lives on in a sandbox. */
+static void close_all_except(const int *keep, int n) {
+  int sorted[8];
+  int m = 0;
+  for (int i = 0; i < n && m < 8; i++)
+    if (keep[i] >= 0) sorted[m++] = keep[i];
+  for (int i = 1; i < m; i++) /* insertion sort: m <= 8 */
+    for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+      int t = sorted[j];
+      sorted[j] = sorted[j - 1];
+      sorted[j - 1] = t;
+    }
+  unsigned lo = 0;
+  for (int i = 0; i < m; i++) {
+    if ((unsigned)sorted[i] > lo) syscall(SYS_close_range, lo, (unsigned)sorted[i] - 1, 0);
+    lo = (unsigned)sorted[i] + 1;
+  }
+  syscall(SYS_close_range, lo, ~0u, 0);
+}
+
 void sb_child_main(const sb_child_args *a) {
   int ctl = a->ctl_fd;
+  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd};
+  close_all_except(keep, 5);
   /* If the parent dies, so does the sandbox: the kernel then kills the
    * whole pid namespace with us. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
