@@ -125,15 +125,13 @@ static void kill_listed(const char *dir) {
   }
 }
 
-void sb_cg_remove_stale(const char *dir, const char *prefix) {
+void sb_cg_remove_stale(const char *dir, const char *lock_dir) {
   DIR *d = opendir(dir);
   if (!d) return;
-  size_t pl = strlen(prefix);
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (strncmp(e->d_name, prefix, pl) != 0) continue;
-    long pid = strtol(e->d_name + pl, NULL, 10);
-    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive */
+    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, strlen(SB_INSTANCE_PREFIX)) != 0) continue;
+    if (!sb_instance_is_stale(lock_dir, e->d_name)) continue;
     char inst[PATH_MAX];
     snprintf(inst, sizeof inst, "%s/%s", dir, e->d_name);
     DIR *jd = opendir(inst);
@@ -151,24 +149,24 @@ void sb_cg_remove_stale(const char *dir, const char *prefix) {
   closedir(d);
 }
 
-int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, char *warning,
+int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, const char *lock_dir, char *warning,
                char err[SB_ERR_MAX]) {
   memset(b, 0, sizeof *b);
   char why2[SB_ERR_MAX] = "", why1[SB_ERR_MAX] = "";
   if (want == SB_CGROUP_V2) {
-    if (sb_cg2_open(b, instance, false, err) == 0) return 0;
+    if (sb_cg2_open(b, instance, lock_dir, false, err) == 0) return 0;
     return -ENOTSUP;
   }
   if (want == SB_CGROUP_V1) {
-    if (sb_cg1_open(b, instance, err) == 0) return 0;
+    if (sb_cg1_open(b, instance, lock_dir, err) == 0) return 0;
     return -ENOTSUP;
   }
   if (want == SB_CGROUP_AUTO) {
     /* v2 only when it can really limit memory and pids; a controller-less
      * unified mount (hybrid hosts) loses to v1. */
-    if (sb_cg2_open(b, instance, true, why2) == 0) return 0;
+    if (sb_cg2_open(b, instance, lock_dir, true, why2) == 0) return 0;
     memset(b, 0, sizeof *b);
-    if (sb_cg1_open(b, instance, why1) == 0) return 0;
+    if (sb_cg1_open(b, instance, lock_dir, why1) == 0) return 0;
     memset(b, 0, sizeof *b);
     snprintf(warning, SB_ERR_MAX,
              "no usable cgroup (v2: %s; v1: %s): limits by rlimits only, memory per process "

@@ -21,7 +21,7 @@ static char *jslot(sb_cg_job *j, int i) {
   return i == 0 ? j->v1_memory : i == 1 ? j->v1_pids : j->v1_cpuacct;
 }
 
-int sb_cg1_open(sb_cg_backend *b, const char *instance, char err[SB_ERR_MAX]) {
+int sb_cg1_open(sb_cg_backend *b, const char *instance, const char *lock_dir, char err[SB_ERR_MAX]) {
   for (int i = 0; i < 3; i++) {
     char mount[PATH_MAX], own[PATH_MAX], parent[PATH_MAX];
     if (sb_cg_find_mount(controllers[i], mount, own) < 0) {
@@ -29,7 +29,7 @@ int sb_cg1_open(sb_cg_backend *b, const char *instance, char err[SB_ERR_MAX]) {
       return -ENOENT;
     }
     if (snprintf(parent, sizeof parent, "%s%s", mount, own) >= (int)sizeof parent) return -ENAMETOOLONG;
-    sb_cg_remove_stale(parent, "surgebox-i");
+    sb_cg_remove_stale(parent, lock_dir);
     if (snprintf(slot(b, i), PATH_MAX, "%s/%s", parent, instance) >= PATH_MAX) return -ENAMETOOLONG;
     if (mkdir(slot(b, i), 0755) < 0 && errno != EEXIST) {
       sb_err(err, "cannot create %s: %s", slot(b, i), strerror(errno));

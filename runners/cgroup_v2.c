@@ -46,7 +46,8 @@ static int enable_controllers(const char *dir, bool is_root_cgroup, char err[SB_
   return rc;
 }
 
-int sb_cg2_open(sb_cg_backend *b, const char *instance, bool require_controllers, char err[SB_ERR_MAX]) {
+int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bool require_controllers,
+                char err[SB_ERR_MAX]) {
   char mount[PATH_MAX], own[PATH_MAX], parent[PATH_MAX], path[PATH_MAX];
   if (sb_cg_find_mount("", mount, own) < 0) {
     sb_err(err, "no cgroup2 mount");
@@ -63,7 +64,7 @@ int sb_cg2_open(sb_cg_backend *b, const char *instance, bool require_controllers
     if (require_controllers) return -ENOTSUP;
     mem = pids = false;
   }
-  sb_cg_remove_stale(parent, "surgebox-i");
+  sb_cg_remove_stale(parent, lock_dir);
   snprintf(b->v2, sizeof b->v2, "%s/%s", parent, instance);
   if (mkdir(b->v2, 0755) < 0 && errno != EEXIST) {
     sb_err(err, "cannot create %s: %s", b->v2, strerror(errno));

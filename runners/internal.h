@@ -59,7 +59,7 @@ typedef struct {
   bool created;
 } sb_cg_job;
 
-int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, char *warning,
+int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, const char *lock_dir, char *warning,
                char err[SB_ERR_MAX]);
 void sb_cg_close(sb_cg_backend *b);
 int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
@@ -72,16 +72,18 @@ void sb_cg_job_destroy(const sb_cg_backend *b, sb_cg_job *j);
 bool sb_cg_limits_memory(const sb_cg_backend *b);
 bool sb_cg_limits_pids(const sb_cg_backend *b);
 bool sb_cg_counts_cpu(const sb_cg_backend *b);
-void sb_cg_remove_stale(const char *dir, const char *prefix); /* rmdir leftovers of dead instances */
+/* rmdir leftovers of dead instances (see sb_instance_is_stale) under dir. */
+void sb_cg_remove_stale(const char *dir, const char *lock_dir);
 
 /* v1 / v2 specifics, called by cgroup.c only */
-int sb_cg1_open(sb_cg_backend *b, const char *instance, char err[SB_ERR_MAX]);
+int sb_cg1_open(sb_cg_backend *b, const char *instance, const char *lock_dir, char err[SB_ERR_MAX]);
 int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j, char err[SB_ERR_MAX]);
 int sb_cg1_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s);
 void sb_cg1_job_destroy(sb_cg_job *j);
 void sb_cg1_close(sb_cg_backend *b);
-int sb_cg2_open(sb_cg_backend *b, const char *instance, bool require_controllers, char err[SB_ERR_MAX]);
+int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bool require_controllers,
+                char err[SB_ERR_MAX]);
 int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j, char err[SB_ERR_MAX]);
 int sb_cg2_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
@@ -171,13 +173,20 @@ typedef struct {
 __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
 
 /* ---- runtime.c ---- */
+/* Instances are named "surgebox-i<pid>-<pid namespace inode>" (unique even
+ * across pid namespaces) and hold an flock on <state_dir>/<name>.lock for
+ * their whole life: a lock file nobody holds marks a dead instance whose
+ * directories and cgroups may be removed. */
+#define SB_INSTANCE_PREFIX "surgebox-i"
+bool sb_instance_is_stale(const char *lock_dir, const char *name);
 struct sb_runtime {
   sb_runtime_options opts;
   char state_dir[PATH_MAX];
-  char instance[PATH_MAX];   /* state_dir/i<pid>: everything this process creates */
+  char name[96];             /* this instance's name (see above) */
+  char instance[PATH_MAX];   /* state_dir/<name>: everything this process creates */
+  int lock_fd;
   char newroot[PATH_MAX];
   char empty_file[PATH_MAX];
-  char cg_instance[64];      /* cgroup directory name of this instance */
   bool userns;               /* not root: a user namespace maps the daemon's ids */
   uid_t outer_uid;
   gid_t outer_gid;

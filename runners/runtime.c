@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -24,27 +25,64 @@ void sb_runtime_options_default(sb_runtime_options *o) {
 static void default_state_dir(char out[PATH_MAX]) {
   const char *xdg = getenv("XDG_RUNTIME_DIR");
   if (geteuid() == 0)
-    snprintf(out, PATH_MAX, "/run/surgebox");
+    snprintf(out, PATH_MAX, "/run/surgebox/state");
   else if (xdg && *xdg)
-    snprintf(out, PATH_MAX, "%s/surgebox", xdg);
+    snprintf(out, PATH_MAX, "%s/surgebox/state", xdg);
   else
-    snprintf(out, PATH_MAX, "/tmp/surgebox-%u", (unsigned)geteuid());
+    snprintf(out, PATH_MAX, "/tmp/surgebox-%u/state", (unsigned)geteuid());
 }
 
-/* Instance directories of runtimes that died without cleaning up. Their
- * mounts lived in their private mount namespace and are gone already. */
+bool sb_instance_is_stale(const char *lock_dir, const char *name) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/%s.lock", lock_dir, name) >= (int)sizeof path) return false;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false; /* no lock file: not ours to judge */
+  bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
+  close(fd); /* releases the probe lock */
+  return stale;
+}
+
+/* State of runtimes that died without cleaning up. Their mounts lived in
+ * their private mount namespace and are gone already; their cgroups were
+ * removed by sb_cg_open, which must run first (it needs the lock files). */
 static void remove_stale_instances(const char *state_dir) {
   DIR *d = opendir(state_dir);
   if (!d) return;
   struct dirent *e;
+  size_t pl = strlen(SB_INSTANCE_PREFIX);
   while ((e = readdir(d))) {
-    if (e->d_name[0] != 'i') continue;
-    long pid = strtol(e->d_name + 1, NULL, 10);
-    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    size_t n = strlen(e->d_name);
+    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, pl) != 0 || n < 5 || strcmp(e->d_name + n - 5, ".lock") != 0) continue;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(n - 5), e->d_name);
+    if (!sb_instance_is_stale(state_dir, name)) continue;
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name) < (int)sizeof path) sb_rm_rf(path);
+    snprintf(path, sizeof path, "%s/%s", state_dir, name);
+    sb_rm_rf(path);
+    snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+    unlink(path);
   }
   closedir(d);
+}
+
+/* Take this instance's name and lock before creating anything under it. */
+static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
+  int rc = sb_mkdir_p(rt->state_dir, 0700);
+  if (rc < 0) {
+    sb_err(err, "cannot create state dir %s: %s", rt->state_dir, strerror(-rc));
+    return rc;
+  }
+  struct stat ns;
+  if (stat("/proc/self/ns/pid", &ns) < 0) ns.st_ino = 0;
+  snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu", (int)getpid(), (unsigned long long)ns.st_ino);
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
+  rt->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (rt->lock_fd < 0 || flock(rt->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+    sb_err(err, "cannot lock %s: %s", path, strerror(errno));
+    return -errno;
+  }
+  return 0;
 }
 
 static int make_private_mount_ns(char err[SB_ERR_MAX]) {
@@ -65,13 +103,9 @@ static int make_private_mount_ns(char err[SB_ERR_MAX]) {
 }
 
 static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
-  int rc = sb_mkdir_p(rt->state_dir, 0700);
-  if (rc < 0) {
-    sb_err(err, "cannot create state dir %s: %s", rt->state_dir, strerror(-rc));
-    return rc;
-  }
+  int rc;
   remove_stale_instances(rt->state_dir);
-  snprintf(rt->instance, sizeof rt->instance, "%s/i%d", rt->state_dir, (int)getpid());
+  snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
   sb_rm_rf(rt->instance);
   char jobs[PATH_MAX];
   snprintf(rt->newroot, sizeof rt->newroot, "%s/root", rt->instance);
@@ -101,6 +135,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   }
   rt->opts = *opts;
   rt->n_netns = 0;
+  rt->lock_fd = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
   rt->userns = rt->outer_uid != 0;
@@ -112,13 +147,13 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   signal(SIGPIPE, SIG_IGN);
   int rc = 0;
   if (!rt->userns) rc = make_private_mount_ns(err);
-  if (!rc) rc = create_instance(rt, err);
-  snprintf(rt->cg_instance, sizeof rt->cg_instance, "surgebox-i%d", (int)getpid());
+  if (!rc) rc = lock_instance(rt, err);
   char cgerr[SB_ERR_MAX] = "";
-  if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->cg_instance, rt->warning, cgerr) < 0) {
+  if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->name, rt->state_dir, rt->warning, cgerr) < 0) {
     sb_err(err, "cgroup %s requested but unusable: %s", sb_cgroup_kind_name(opts->cgroup), cgerr);
     rc = -ENOTSUP;
   }
+  if (!rc) rc = create_instance(rt, err);
   if (!rc && rt->cg.kind == SB_CGROUP_V2 && !(rt->cg.v2_memory && rt->cg.v2_pids))
     snprintf(rt->warning, sizeof rt->warning,
              "cgroup v2 without memory/pids controllers (%s): memory and processes limited by "
@@ -161,6 +196,12 @@ void sb_runtime_close(sb_runtime *rt) {
   if (rt->empty_caps) cap_free(rt->empty_caps);
   sb_cg_close(&rt->cg);
   if (rt->instance[0]) sb_rm_rf(rt->instance);
+  if (rt->lock_fd >= 0) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
+    unlink(path);
+    close(rt->lock_fd);
+  }
   free(rt);
 }
 

@@ -38,7 +38,7 @@ int sb_cgroup_kind_parse(const char *s, sb_cgroup_kind *out);
 
 typedef struct {
   sb_cgroup_kind cgroup;      /* AUTO: v2 if usable, else v1, else none */
-  const char *state_dir;      /* NULL: /run/surgebox as root, else $XDG_RUNTIME_DIR/surgebox */
+  const char *state_dir;      /* NULL: /run/surgebox/state as root, else $XDG_RUNTIME_DIR/surgebox/state */
   int netns_slots;            /* shared empty network namespaces to pre-create (>=1) */
   uid_t sandbox_uid;          /* default 65534 */
   gid_t sandbox_gid;          /* default 65534 */

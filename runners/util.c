@@ -61,7 +61,8 @@ int sb_mkdir_p(const char *path, mode_t mode) {
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    if (mkdir(tmp, mode) < 0 && errno != EEXIST) return -errno;
+    /* parents are traversable; only the leaf gets the caller's mode */
+    if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -errno;
     *p = '/';
   }
   if (mkdir(tmp, mode) < 0 && errno != EEXIST) return -errno;
