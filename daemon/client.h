@@ -1,0 +1,31 @@
+/* The client side of the socket (prefix sbc_), used by the surgebox CLI.
+ * When nothing listens on the socket, sbc_open can start a private
+ * surgeboxd (the "embedded default") and stops it again in sbc_close. */
+#ifndef SURGEBOX_CLIENT_H
+#define SURGEBOX_CLIENT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct {
+  int fd;
+  pid_t daemon_pid;           /* > 0: the embedded daemon we started */
+  char private_dir[4096];     /* its socket's directory, removed at close */
+  char socket_path[4096];
+  char *buf;                  /* bytes received but not yet returned */
+  size_t len, cap;
+} sbc_conn;
+
+/* socket_path NULL: $SURGEBOX_SOCKET, else the daemon's default. extra_args:
+ * NULL-terminated arguments for an embedded daemon (e.g. "--jobs", "4").
+ * Returns 0 or -1 with err set. */
+int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *const *extra_args, char *err,
+             size_t err_len);
+int sbc_send(sbc_conn *c, json_object *req);  /* 0 or -1 */
+/* Next response line, parsed; NULL on EOF or error. Caller owns it. */
+json_object *sbc_recv(sbc_conn *c);
+void sbc_close(sbc_conn *c);
+
+#endif

@@ -1,0 +1,46 @@
+/* surgeboxd: the libuv daemon (prefix sbd_).
+ *
+ * Ownership, libuv style: the server owns connections and jobs; a
+ * connection owns its queued jobs; a running job holds a reference on its
+ * connection so a disconnect never frees what a callback still uses. Every
+ * handle is closed with uv_close and freed in its close callback. */
+#ifndef SURGEBOX_DAEMON_H
+#define SURGEBOX_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+#define SBD_MAX_ALLOW 32
+
+typedef struct {
+  const char *socket_path;  /* NULL: default (see sbd_default_socket) */
+  int jobs;                 /* concurrent sandboxes; 0: number of CPUs */
+  size_t max_queue;         /* queued jobs beyond the running ones */
+  uid_t allow_uid[SBD_MAX_ALLOW];
+  size_t n_allow_uid;
+  gid_t allow_gid[SBD_MAX_ALLOW];
+  size_t n_allow_gid;
+  bool log_json;
+  double grace_s;           /* SIGTERM: how long running jobs may finish */
+  size_t max_line;          /* request line cap */
+  sb_runtime_options runtime;
+  int ready_fd;             /* >= 0: write "ready\n" there once listening, then close */
+  bool quiet;               /* warnings and errors only (the embedded daemon) */
+} sbd_config;
+
+void sbd_config_default(sbd_config *c);
+/* Parse surgeboxd's command line. Returns 0, 1 for a usage error (message
+ * printed), or -1 when --help was printed. */
+int sbd_config_parse(sbd_config *c, int argc, char **argv);
+/* /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock
+ * (or /tmp/surgebox-<uid>/surgebox.sock without XDG_RUNTIME_DIR). */
+void sbd_default_socket(char *out, size_t cap);
+
+/* Run until SIGTERM/SIGINT. Returns the process exit code. */
+int sbd_run(sbd_config *c);
+
+#endif

@@ -1,0 +1,130 @@
+/* Internal structures of surgeboxd, grouped by source file. Everything runs
+ * on the one libuv loop thread. */
+#ifndef SURGEBOX_DAEMON_INTERNAL_H
+#define SURGEBOX_DAEMON_INTERNAL_H
+
+#include "daemon.h"
+#include "protocol.h"
+#include "sandbox.h"
+
+#include <uv.h>
+
+typedef struct sbd_server sbd_server;
+typedef struct sbd_conn sbd_conn;
+typedef struct sbd_job sbd_job;
+typedef struct sbd_step_run sbd_step_run;
+
+/* ---- job.c: one exec request, its steps run one after another ---- */
+struct sbd_job {
+  sbd_server *srv;
+  sbd_conn *conn;          /* holds a reference while queued or running */
+  sbp_request *req;        /* owned */
+  json_object *resp;       /* the exec response being built */
+  sb_workspace *ws;
+  sbd_step_run *run;       /* the step running now, NULL between steps */
+  size_t step;             /* index of the next/current step */
+  int slot;                /* worker slot (selects the shared netns), -1 if queued */
+  bool cancelled;          /* cancel request or disconnect */
+  uint64_t t_queued, t_started;
+  double cpu_s, wall_s;
+  sbd_job *prev, *next;    /* in conn->queued or conn->running */
+};
+
+sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req);
+void sbd_job_start(sbd_job *job, int slot);
+/* Kill a running job's sandbox; it completes (as cancelled) through the loop. */
+void sbd_job_cancel_running(sbd_job *job);
+/* Answer a job that never ran (cancelled while queued, shutting down). */
+void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
+void sbd_job_free(sbd_job *job);
+
+/* ---- step.c: uv handles watching one sandboxed run ---- */
+struct sbd_step_run {
+  sbd_job *job;
+  sb_proc *proc;
+  uv_poll_t poll[4];       /* pidfd, control, stdout, stderr */
+  int dup_fd[4];           /* our own descriptor each poll watches (-1: none) */
+  bool active[4];
+  uv_timer_t timer;
+  int open_handles;        /* freed when the last close callback ran */
+  bool finished;
+};
+int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]);
+void sbd_step_kill(sbd_step_run *run, const char *why);
+
+/* ---- conn.c: a client connection ---- */
+struct sbd_conn {
+  sbd_server *srv;
+  uv_pipe_t pipe;
+  uv_shutdown_t shutdown;
+  sbp_linesplit lines;
+  bool read_eof;           /* the client will send nothing more */
+  int refs;                /* 1 while the pipe is open + 1 per job */
+  bool closing;
+  uid_t uid;
+  gid_t gid;
+  pid_t pid;
+  uint64_t serial;
+  sbd_job *queued_head, *queued_tail;
+  size_t n_queued;
+  sbd_job *running;
+  sbd_conn *prev, *next;   /* server's list, the round-robin order */
+};
+void sbd_conn_accept(sbd_server *srv);
+void sbd_conn_send(sbd_conn *c, json_object *resp); /* takes the reference */
+void sbd_conn_close(sbd_conn *c);          /* now: drops queued jobs, kills running ones */
+void sbd_conn_maybe_finish(sbd_conn *c);   /* after EOF, once nothing is left to answer */
+bool sbd_conn_hung_up(sbd_conn *c);
+void sbd_conn_unref(sbd_conn *c);
+void sbd_conn_ref(sbd_conn *c);
+sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running);
+void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j);
+void sbd_conn_link_running(sbd_conn *c, sbd_job *j);
+void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j);
+
+/* ---- dispatch.c: one parsed request ---- */
+void sbd_dispatch(sbd_conn *c, sbp_request *req);
+
+/* ---- sched.c: bounded, fair queue ---- */
+/* 0, or -1 when the queue is full (busy). */
+int sbd_sched_submit(sbd_server *srv, sbd_job *job);
+/* Start queued jobs while workers are free, round robin over connections. */
+void sbd_sched_pump(sbd_server *srv);
+void sbd_sched_release(sbd_server *srv, int slot);
+
+/* ---- log.c ---- */
+void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status);
+
+/* ---- server.c ---- */
+#define SBD_N_STATUS 9
+extern const char *const sbd_status_names[SBD_N_STATUS];
+
+struct sbd_server {
+  uv_loop_t loop;
+  sbd_config *cfg;
+  sb_runtime *rt;
+  char socket_path[4096];
+  uv_pipe_t listener;
+  bool listening;
+  uv_signal_t sig_term, sig_int, sig_hup;
+  uv_timer_t grace;
+  uv_timer_t hangups;       /* checks half-closed clients for a real hang-up */
+  sbd_conn *conns;         /* doubly linked */
+  sbd_conn *rr_last;       /* connection served last */
+  bool *slot_busy;
+  int n_slots;
+  int running;
+  size_t queued;
+  bool draining;
+  uint64_t start_ns, conn_serial;
+  uint64_t totals[SBD_N_STATUS];
+  uint64_t jobs_done, rejected_busy, connections_total;
+};
+void sbd_count_status(sbd_server *srv, const char *status);
+json_object *sbd_status_json(sbd_server *srv, json_object *id);
+/* Called when a job ends: finishes a drain once nothing runs. */
+void sbd_server_job_ended(sbd_server *srv);
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid);
+
+#endif

@@ -1,0 +1,248 @@
+/* The server: runtime, listening socket, signals, counters, shutdown. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+const char *const sbd_status_names[SBD_N_STATUS] = {
+    SBP_STATUS_OK, SBP_STATUS_COMPILE_ERROR, SBP_STATUS_RUNTIME_ERROR, SBP_STATUS_SIGNALED, SBP_STATUS_TIMEOUT,
+    SBP_STATUS_MEMORY_LIMIT, SBP_STATUS_OUTPUT_LIMIT, SBP_STATUS_INTERNAL_ERROR, SBP_STATUS_CANCELLED};
+
+void sbd_count_status(sbd_server *srv, const char *status) {
+  srv->jobs_done++;
+  for (int i = 0; i < SBD_N_STATUS; i++)
+    if (strcmp(status, sbd_status_names[i]) == 0) srv->totals[i]++;
+}
+
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid) {
+  for (size_t i = 0; i < srv->cfg->n_allow_uid; i++)
+    if (srv->cfg->allow_uid[i] == uid) return true;
+  for (size_t i = 0; i < srv->cfg->n_allow_gid; i++)
+    if (srv->cfg->allow_gid[i] == gid) return true;
+  return false;
+}
+
+json_object *sbd_status_json(sbd_server *srv, json_object *id) {
+  json_object *o = sbp_response_new(id, "status");
+  if (!o) return NULL;
+  json_object_object_add(o, "version", json_object_new_string(SURGEBOX_VERSION));
+  json_object_object_add(o, "pid", json_object_new_int(getpid()));
+  json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt))));
+  const char *w = sb_runtime_warning(srv->rt);
+  json_object_object_add(o, "warning", w ? json_object_new_string(w) : NULL);
+  json_object_object_add(o, "workers", json_object_new_int(srv->n_slots));
+  json_object_object_add(o, "running", json_object_new_int(srv->running));
+  json_object_object_add(o, "queued", json_object_new_int64((int64_t)srv->queued));
+  json_object_object_add(o, "max_queue", json_object_new_int64((int64_t)srv->cfg->max_queue));
+  json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
+  int conns = 0;
+  for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
+  json_object_object_add(o, "connections", json_object_new_int(conns));
+  json_object_object_add(o, "connections_total", json_object_new_int64((int64_t)srv->connections_total));
+  json_object_object_add(o, "jobs_done", json_object_new_int64((int64_t)srv->jobs_done));
+  json_object_object_add(o, "rejected_busy", json_object_new_int64((int64_t)srv->rejected_busy));
+  json_object *t = json_object_new_object();
+  for (int i = 0; i < SBD_N_STATUS; i++)
+    json_object_object_add(t, sbd_status_names[i], json_object_new_int64((int64_t)srv->totals[i]));
+  json_object_object_add(o, "totals", t);
+  char up[32];
+  snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
+  json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
+  return o;
+}
+
+static void on_closed_noop(uv_handle_t *h) { (void)h; }
+
+static void stop_everything(sbd_server *srv) {
+  if (srv->listening) {
+    uv_close((uv_handle_t *)&srv->listener, on_closed_noop);
+    srv->listening = false;
+    unlink(srv->socket_path);
+  }
+  for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
+  uv_signal_stop(&srv->sig_term);
+  uv_signal_stop(&srv->sig_int);
+  uv_signal_stop(&srv->sig_hup);
+  uv_timer_stop(&srv->grace);
+  uv_timer_stop(&srv->hangups);
+}
+
+void sbd_server_job_ended(sbd_server *srv) {
+  if (srv->draining && srv->running == 0) stop_everything(srv);
+}
+
+static void on_grace_over(uv_timer_t *t) {
+  sbd_server *srv = t->data;
+  sbd_log(srv, "warn", "grace period over: killing %d running job(s)", srv->running);
+  for (sbd_conn *c = srv->conns; c; c = c->next)
+    for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j);
+}
+
+static void drain(sbd_server *srv, const char *why) {
+  if (srv->draining) return;
+  srv->draining = true;
+  sbd_log(srv, "info", "%s: no new connections, finishing %d running job(s)", why, srv->running);
+  if (srv->listening) {
+    uv_close((uv_handle_t *)&srv->listener, on_closed_noop);
+    srv->listening = false;
+    unlink(srv->socket_path);
+  }
+  /* Queued jobs will never start: answer them now. */
+  for (sbd_conn *c = srv->conns; c; c = c->next)
+    while (c->queued_head) {
+      sbd_job *j = c->queued_head;
+      sbd_conn_unlink_queued(c, j);
+      srv->queued--;
+      sbd_job_finish_unrun(j, SBP_STATUS_CANCELLED, "the daemon is shutting down");
+    }
+  if (srv->running == 0) {
+    stop_everything(srv);
+    return;
+  }
+  uv_timer_start(&srv->grace, on_grace_over, (uint64_t)(srv->cfg->grace_s * 1000), 0);
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+  sbd_server *srv = s->data;
+  if (signum == SIGHUP) {
+    sbd_log(srv, "info", "SIGHUP: nothing to reload yet");
+    return;
+  }
+  drain(srv, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* Connections whose client half-closed and still has jobs: is it gone? */
+static void on_hangup_check(uv_timer_t *t) {
+  sbd_server *srv = t->data;
+  for (sbd_conn *c = srv->conns; c; c = c->next)
+    if (c->read_eof && sbd_conn_hung_up(c)) sbd_conn_close(c);
+}
+
+static void on_connection(uv_stream_t *s, int status) {
+  sbd_server *srv = s->data;
+  if (status < 0) {
+    sbd_log(srv, "warn", "accept: %s", uv_strerror(status));
+    return;
+  }
+  sbd_conn_accept(srv);
+}
+
+/* A socket file that nobody answers is a leftover of a crashed daemon and
+ * is replaced; a live one is never stolen. */
+static int claim_socket_path(sbd_server *srv) {
+  struct stat st;
+  if (lstat(srv->socket_path, &st) < 0) return 0;
+  if (!S_ISSOCK(st.st_mode)) {
+    sbd_log(srv, "error", "%s exists and is not a socket: refusing to replace it", srv->socket_path);
+    return -EEXIST;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
+  snprintf(a.sun_path, sizeof a.sun_path, "%s", srv->socket_path);
+  int live = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  if (fd >= 0) close(fd);
+  if (live) {
+    sbd_log(srv, "error", "another daemon is listening on %s", srv->socket_path);
+    return -EADDRINUSE;
+  }
+  sbd_log(srv, "info", "replacing stale socket %s", srv->socket_path);
+  unlink(srv->socket_path);
+  return 0;
+}
+
+static int listen_socket(sbd_server *srv) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", srv->socket_path);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = '\0';
+    mkdir(dir, 0755); /* parents of a custom path must exist */
+  }
+  int rc = claim_socket_path(srv);
+  if (rc < 0) return rc;
+  uv_pipe_init(&srv->loop, &srv->listener, 0);
+  srv->listener.data = srv;
+  mode_t old = umask(0117); /* the socket is born 0660: no window where others may connect */
+  rc = uv_pipe_bind(&srv->listener, srv->socket_path);
+  umask(old);
+  if (rc == 0) rc = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
+  if (rc < 0) {
+    sbd_log(srv, "error", "cannot listen on %s: %s", srv->socket_path, uv_strerror(rc));
+    uv_close((uv_handle_t *)&srv->listener, NULL);
+    return rc;
+  }
+  srv->listening = true;
+  return 0;
+}
+
+int sbd_run(sbd_config *cfg) {
+  sbd_server *srv = calloc(1, sizeof *srv);
+  if (!srv) return 2;
+  srv->cfg = cfg;
+  if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
+  else sbd_default_socket(srv->socket_path, sizeof srv->socket_path);
+  if (cfg->jobs <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->jobs = n > 0 ? (int)n : 1;
+  }
+  /* Before libuv exists: the runtime unshares a mount namespace, which a
+   * threaded process cannot. */
+  cfg->runtime.netns_slots = cfg->jobs;
+  char err[SB_ERR_MAX] = "";
+  if (sb_runtime_open(&cfg->runtime, &srv->rt, err) < 0) {
+    fprintf(stderr, "surgeboxd: %s\n", err);
+    free(srv);
+    return 2;
+  }
+  uv_loop_init(&srv->loop);
+  srv->start_ns = uv_hrtime();
+  srv->n_slots = cfg->jobs;
+  srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
+  int code = 0;
+  if (!srv->slot_busy || listen_socket(srv) < 0) {
+    code = 2;
+  } else {
+    const char *w = sb_runtime_warning(srv->rt);
+    if (w) sbd_log(srv, "warn", "%s", w);
+    sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
+            cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
+    uv_signal_init(&srv->loop, &srv->sig_term);
+    uv_signal_init(&srv->loop, &srv->sig_int);
+    uv_signal_init(&srv->loop, &srv->sig_hup);
+    srv->sig_term.data = srv->sig_int.data = srv->sig_hup.data = srv;
+    uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
+    uv_signal_start(&srv->sig_int, on_signal, SIGINT);
+    uv_signal_start(&srv->sig_hup, on_signal, SIGHUP);
+    uv_timer_init(&srv->loop, &srv->grace);
+    srv->grace.data = srv;
+    uv_timer_init(&srv->loop, &srv->hangups);
+    srv->hangups.data = srv;
+    uv_timer_start(&srv->hangups, on_hangup_check, 1000, 1000);
+    uv_unref((uv_handle_t *)&srv->hangups);
+    if (cfg->ready_fd >= 0) {
+      if (write(cfg->ready_fd, "ready\n", 6) < 0) {
+      }
+      close(cfg->ready_fd);
+    }
+    uv_run(&srv->loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&srv->sig_term, NULL);
+    uv_close((uv_handle_t *)&srv->sig_int, NULL);
+    uv_close((uv_handle_t *)&srv->sig_hup, NULL);
+    uv_close((uv_handle_t *)&srv->grace, NULL);
+    uv_close((uv_handle_t *)&srv->hangups, NULL);
+    uv_run(&srv->loop, UV_RUN_DEFAULT);
+    sbd_log(srv, "info", "stopped after %llu job(s)", (unsigned long long)srv->jobs_done);
+  }
+  uv_run(&srv->loop, UV_RUN_NOWAIT); /* pending close callbacks */
+  if (uv_loop_close(&srv->loop) == UV_EBUSY) sbd_log(srv, "warn", "handles left open at exit");
+  sb_runtime_close(srv->rt);
+  free(srv->slot_busy);
+  free(srv);
+  return code;
+}

@@ -1,0 +1,76 @@
+/* Private to proto/: cleanup helpers and the parser's shared pieces. */
+#ifndef SURGEBOX_PROTO_INTERNAL_H
+#define SURGEBOX_PROTO_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "protocol.h"
+
+/* ---- scope-bound cleanup ------------------------------------------------
+ * A variable declared SBP_AUTOFREE / SBP_AUTOPUT / SBP_AUTOREQ is released
+ * when it goes out of scope, so every early return is leak-free. Hand the
+ * value out with sbp_steal(&var), which nulls the variable. */
+static inline void sbp_freep_(void *p) { free(*(void **)p); }
+static inline void sbp_putp_(json_object **o) {
+  if (*o) json_object_put(*o);
+}
+static inline void sbp_tokener_freep_(struct json_tokener **t) {
+  if (*t) json_tokener_free(*t);
+}
+static inline void sbp_reqp_(sbp_request **r) { sbp_request_free(*r); }
+#define SBP_AUTOFREE __attribute__((cleanup(sbp_freep_)))
+#define SBP_AUTOPUT __attribute__((cleanup(sbp_putp_)))
+#define SBP_AUTOTOK __attribute__((cleanup(sbp_tokener_freep_)))
+#define SBP_AUTOREQ __attribute__((cleanup(sbp_reqp_)))
+
+static inline void *sbp_steal(void *pp) {
+  void **p = pp;
+  void *v = *p;
+  *p = NULL;
+  return v;
+}
+
+/* ---- parser context -------------------------------------------------------- */
+typedef struct {
+  const sbp_limits *lim;
+  json_object *id;   /* the validated id (borrowed), NULL until known */
+  json_object **err; /* where the error response goes */
+} sbp_pctx;
+
+/* Fill *c->err with an error response and return -1. */
+int sbp_fail(sbp_pctx *c, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sbp_fail_oom(sbp_pctx *c);
+
+/* Copy at most ~60 bytes of untrusted text for a message, cut at a UTF-8
+ * boundary, "..." appended when cut. */
+#define SBP_CLIP_MAX 72
+const char *sbp_clip(const char *s, size_t len, char out[SBP_CLIP_MAX]);
+
+/* Reject members of obj not in the NULL-terminated `allowed` list
+ * (unknown_field naming the first one). `where` prefixes the message. */
+int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed);
+
+/* String value checks. On success *out is a malloc'd NUL-terminated copy
+ * (when out != NULL) and *len its length. Errors are bad_request naming
+ * `where`. */
+int sbp_get_string(sbp_pctx *c, json_object *v, const char *where, bool allow_empty, bool allow_nul,
+                   char **out, size_t *len);
+
+/* "stdin" / "stdin_b64" pair in obj (either may be absent, not both). */
+int sbp_get_stdin(sbp_pctx *c, json_object *obj, const char *where, unsigned char **data, size_t *len,
+                  bool *has);
+
+/* "limits" object (v may be NULL: nothing set). */
+int sbp_parse_step_limits(sbp_pctx *c, json_object *v, const char *where, sbp_step_limits *out);
+
+/* A string id or a safe integer. *key is malloc'd text. */
+int sbp_parse_id_value(sbp_pctx *c, json_object *v, const char *field, char **key);
+
+/* The body of an exec request (root already checked for unknown fields). */
+int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex);
+void sbp_exec_clear(sbp_exec *ex);
+
+/* Free a NULL-terminated string vector. */
+void sbp_strv_free(char **v);
+
+#endif
