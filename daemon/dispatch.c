@@ -1,6 +1,7 @@
 /* What each request type does. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void reply(sbd_conn *c, json_object *resp) { sbd_conn_send(c, resp); }
@@ -20,7 +21,9 @@ static void do_cancel(sbd_conn *c, sbp_request *req) {
   }
   reply(c, resp);
   if (running) {
-    sbd_job_cancel_running(job); /* its exec response follows when the sandbox is gone */
+    char why[128];
+    snprintf(why, sizeof why, "cancelled by request %s", req->id_key);
+    sbd_job_cancel_running(job, why); /* its exec response follows when the sandbox is gone */
   } else {
     sbd_conn_unlink_queued(c, job);
     c->srv->queued--;
@@ -34,6 +37,13 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
     reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
                                 "no toolchain named \"%s\" (this daemon has no toolchain registry yet: send steps)",
                                 req->exec.toolchain));
+    sbp_request_free(req);
+    return;
+  }
+  /* Profiles (other root file systems) are not built yet: only the host. */
+  if (req->exec.profile && strcmp(req->exec.profile, "host") != 0) {
+    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "unknown profile \"%s\" (this daemon has: host)",
+                                req->exec.profile));
     sbp_request_free(req);
     return;
   }

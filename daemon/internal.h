@@ -25,6 +25,7 @@ struct sbd_job {
   size_t step;             /* index of the next/current step */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */
   bool cancelled;          /* cancel request or disconnect */
+  char cancel_why[128];    /* put in the killed step's "error" */
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
   sbd_job *prev, *next;    /* in conn->queued or conn->running */
@@ -33,7 +34,7 @@ struct sbd_job {
 sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req);
 void sbd_job_start(sbd_job *job, int slot);
 /* Kill a running job's sandbox; it completes (as cancelled) through the loop. */
-void sbd_job_cancel_running(sbd_job *job);
+void sbd_job_cancel_running(sbd_job *job, const char *why);
 /* Answer a job that never ran (cancelled while queued, shutting down). */
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);

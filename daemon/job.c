@@ -77,6 +77,8 @@ void sbd_job_step_done(sbd_job *job, sb_result *r);
 void sbd_job_step_done(sbd_job *job, sb_result *r) {
   const sbp_step *st = &job->req->exec.steps[job->step];
   json_object *doc = sb_result_to_json(r, job->srv->rt);
+  if (job->cancelled && r->limit_hit && strcmp(r->limit_hit, "cancel") == 0)
+    json_object_object_add(doc, "error", json_object_new_string(job->cancel_why));
   job->cpu_s += r->cpu_time_s;
   job->wall_s += r->wall_time_s;
   bool ok = r->status == SB_OK;
@@ -145,7 +147,8 @@ void sbd_job_start(sbd_job *job, int slot) {
   run_step(job);
 }
 
-void sbd_job_cancel_running(sbd_job *job) {
+void sbd_job_cancel_running(sbd_job *job, const char *why) {
+  if (!job->cancelled) snprintf(job->cancel_why, sizeof job->cancel_why, "%s", why);
   job->cancelled = true;
   sbd_step_kill(job->run, "cancel");
 }

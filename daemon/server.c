@@ -35,11 +35,14 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "pid", json_object_new_int(getpid()));
   json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt))));
   const char *w = sb_runtime_warning(srv->rt);
-  json_object_object_add(o, "warning", w ? json_object_new_string(w) : NULL);
+  json_object *warnings = json_object_new_array();
+  if (w) json_object_array_add(warnings, json_object_new_string(w));
+  json_object_object_add(o, "warnings", warnings);
   json_object_object_add(o, "workers", json_object_new_int(srv->n_slots));
   json_object_object_add(o, "running", json_object_new_int(srv->running));
   json_object_object_add(o, "queued", json_object_new_int64((int64_t)srv->queued));
-  json_object_object_add(o, "max_queue", json_object_new_int64((int64_t)srv->cfg->max_queue));
+  json_object_object_add(o, "max_running", json_object_new_int(srv->n_slots));
+  json_object_object_add(o, "max_queued", json_object_new_int64((int64_t)srv->cfg->max_queue));
   json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
   int conns = 0;
   for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
@@ -81,7 +84,7 @@ static void on_grace_over(uv_timer_t *t) {
   sbd_server *srv = t->data;
   sbd_log(srv, "warn", "grace period over: killing %d running job(s)", srv->running);
   for (sbd_conn *c = srv->conns; c; c = c->next)
-    for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j);
+    for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j, "cancelled: the daemon is shutting down and the grace period is over");
 }
 
 static void drain(sbd_server *srv, const char *why) {

@@ -114,6 +114,7 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
   if (len > max)
     return sbp_fail(&c, SBP_E_TOO_LARGE, "request line is %zu bytes, at most %zu are accepted", len, max);
 
+  if (!line || len == 0) return sbp_fail(&c, SBP_E_BAD_JSON, "empty request line");
   SBP_AUTOPUT json_object *root = NULL;
   if (decode_line(&c, line, len, &root) != 0) return -1;
 

@@ -477,7 +477,112 @@ def case_client_cli(d):
         check(p.returncode == 2, f"--no-autostart with no daemon: exit 2, got {p.returncode}")
 
 
+# Values that depend on the machine or the moment: only their JSON type is
+# compared with PROTOCOL.md's examples.
+VOLATILE = {"version", "uptime_s", "cgroup", "cpu_source", "enforced", "warnings", "pid", "connections",
+            "connections_total", "jobs_done", "totals", "queue_time_s", "setup_time_s", "cpu_time_s",
+            "user_time_s", "sys_time_s", "wall_time_s", "max_rss_kb", "cgroup_peak_kb", "running", "queued",
+            "message"}
+
+
+def doc_blocks(path):
+    """[(kind, tags, text)] of the ```json request/response blocks, in order."""
+    blocks, cur, tags = [], None, None
+    for line in open(path, encoding="utf-8"):
+        if cur is None and line.startswith("```json "):
+            words = line[3:].split()
+            tags, cur = words[1:], []
+        elif cur is not None and line.startswith("```"):
+            blocks.append((tags[0], tags[1:], "".join(cur)))
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return blocks
+
+
+def same_shape(doc, got, path, key=None):
+    """The example (doc) is a subset of the real response (got)."""
+    if key == "toolchains":  # what is installed varies: every entry has the documented fields
+        check(isinstance(got, list), f"{path}: not a list")
+        for i, tc in enumerate(got if isinstance(got, list) else []):
+            for k in ("name", "language", "version", "options"):
+                check(k in tc, f"{path}[{i}] lacks {k}")
+        return
+    if key in VOLATILE:
+        same_type = (isinstance(doc, (int, float)) and isinstance(got, (int, float))) or type(doc) == type(got) \
+            or doc is None or got is None
+        check(same_type, f"{path}: type {type(doc).__name__} vs {type(got).__name__}")
+        return
+    if isinstance(doc, dict):
+        check(isinstance(got, dict), f"{path}: expected an object, got {got!r}")
+        if isinstance(got, dict):
+            for k, v in doc.items():
+                check(k in got, f"{path}: missing field {k}")
+                if k in got:
+                    same_shape(v, got[k], f"{path}.{k}", k)
+    elif isinstance(doc, list):
+        check(isinstance(got, list) and len(got) == len(doc), f"{path}: list {doc!r} vs {got!r}")
+        if isinstance(got, list):
+            for i, (a, b) in enumerate(zip(doc, got)):
+                same_shape(a, b, f"{path}[{i}]")
+    elif isinstance(doc, float) or isinstance(got, float):
+        check(isinstance(got, (int, float)) and abs(doc - got) < 1e-9, f"{path}: {doc!r} vs {got!r}")
+    else:
+        check(doc == got, f"{path}: {doc!r} vs {got!r}")
+
+
+def case_protocol_examples(d):
+    """Every runnable request example of PROTOCOL.md against a live daemon.
+    Examples tagged requires-* need a state this case cannot set up (busy,
+    a toolchain, another uid); they are covered by the other cases."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "PROTOCOL.md")
+    blocks = doc_blocks(doc)
+    expected = {}
+    for kind, tags, text in blocks:
+        if kind == "response":
+            r = json.loads(text)
+            expected.setdefault(json.dumps(r["id"]), r)
+    c = Client(d.sock)
+    sent = 0
+    runnable = [text.strip().encode() for kind, tags, text in blocks if kind == "request" and not tags]
+    i = 0
+    while i < len(runnable):
+        line = runnable[i]
+        try:
+            req_id = json.dumps(json.loads(line).get("id"))
+        except (ValueError, AttributeError):
+            req_id = "null"
+        batch = [line]
+        # an exec followed by the cancel that targets it go out together
+        if i + 1 < len(runnable):
+            try:
+                nxt = json.loads(runnable[i + 1])
+                if nxt.get("type") == "cancel" and json.dumps(nxt.get("target")) == req_id:
+                    batch.append(runnable[i + 1])
+            except ValueError:
+                pass
+        for b in batch:
+            c.send(b + b"\n")
+            time.sleep(0.2)
+        sent += len(batch)
+        i += len(batch)
+        got = {}
+        want = len(batch)
+        while len(got) < want:
+            r = c.recv(60)
+            got[json.dumps(r.get("id"))] = r
+        for rid, r in got.items():
+            ex = expected.get(rid)
+            check(ex is not None, f"PROTOCOL.md has no response example for id {rid}")
+            if ex is not None:
+                same_shape(ex, r, f"response[{rid}]")
+        if req_id not in got:
+            check(False, f"request {req_id} answered with another id: {list(got)}")
+    check(sent >= 15, f"only {sent} runnable examples found")
+
+
 CASES = {
+    "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
     "many_clients": (case_many_clients, ["--jobs", "2", "--quiet"]),
     "steps_and_files": (case_steps_and_files, []),

@@ -44,7 +44,7 @@ static void expect_error_len(const char *line, size_t len, const sbp_limits *lim
   CHECK(req == NULL);
   CHECK(err != NULL);
   if (rc == 0) {
-    fprintf(stderr, "  unexpectedly parsed: %.200s\n", line);
+    fprintf(stderr, "  unexpectedly parsed: %.200s\n", line ? line : "(null)");
     sbp_request_free(req);
     return;
   }
@@ -62,7 +62,7 @@ static void expect_error_len(const char *line, size_t len, const sbp_limits *lim
     CHECK(!"message names the problem");
   }
   if (strcmp(sbp_response_error_code(err) ? sbp_response_error_code(err) : "", code) != 0)
-    fprintf(stderr, "  line: %.200s\n  got:  %s\n", line, json_object_to_json_string(err));
+    fprintf(stderr, "  line: %.200s\n  got:  %s\n", line ? line : "(null)", json_object_to_json_string(err));
   json_object_put(err);
 }
 
@@ -288,7 +288,9 @@ static void test_exec_toolchain(void) {
 /* ---- error codes, with the message naming the problem ---------------------------- */
 static void test_error_codes(void) {
   expect_error("{\"id\":1,\"type\":\"ping\"", SBP_E_BAD_JSON, "null", "incomplete");
-  expect_error("", SBP_E_BAD_JSON, "null", NULL);
+  expect_error("", SBP_E_BAD_JSON, "null", "empty");
+  expect_error("   \t", SBP_E_BAD_JSON, "null", "incomplete");
+  expect_error_len(NULL, 0, NULL, SBP_E_BAD_JSON, "null", "empty");
   expect_error("{\"id\":1,\"type\":\"ping\"} x", SBP_E_BAD_JSON, "null", NULL);
   expect_error_len("{\"id\":1,\0\"type\":\"ping\"}", 23, NULL, SBP_E_BAD_JSON, "null", "NUL byte at offset 8");
   expect_error("{\"id\":\"\xff\",\"type\":\"ping\"}", SBP_E_BAD_JSON, "null", "utf-8");
