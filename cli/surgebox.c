@@ -5,6 +5,7 @@
  * Exit codes: 0 the job ran (whatever the program did), 1 usage error,
  * 2 daemon or sandbox failure. */
 #include "client.h"
+#include "eval_cli.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -26,6 +27,9 @@ static void usage(FILE *f) {
           "  status [--json]      daemon state and counters\n"
           "  toolchains [--json]  available toolchains\n"
           "  ping                 check the daemon answers\n"
+          "  eval --references FILE... | --data DIR --predictions FILE [--items FILE] [--json]\n"
+          "       [--by language|difficulty|config] [--fl-extract]\n"
+          "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
 }
@@ -330,6 +334,7 @@ int main(int argc, char **argv) {
   int sub_argc = argc - i;
   char **sub_argv = argv + i;
   if (strcmp(cmd, "exec") == 0) return cmd_exec(&g, sub_argc, sub_argv);
+  if (strcmp(cmd, "eval") == 0) return sbe_eval_main(sub_argc, sub_argv);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
     return cmd_simple(&g, cmd, sub_argc, sub_argv);
   fprintf(stderr, "surgebox: unknown command %s\n", cmd);

@@ -57,6 +57,9 @@ static int deny_name(scmp_filter_ctx ctx, const char *name, char err[SB_ERR_MAX]
   return 0;
 }
 
+/* libseccomp's SCMP_A*() macros leave the comparison's datum_b implicit. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 static int add_conditional_rules(scmp_filter_ctx ctx, const char *const *allow, char err[SB_ERR_MAX]) {
   int rc = 0;
   /* socket(): only AF_UNIX (pipes between a program's own processes). */

@@ -1,0 +1,68 @@
+/* Shared state of one `surgebox eval` run: references, predictions, scores.
+ * Internal to eval_cli.c, eval_load.c and eval_report.c. */
+#ifndef SURGEBOX_EVAL_RUN_H
+#define SURGEBOX_EVAL_RUN_H
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "eval_item.h"
+
+typedef struct {
+  json_object *item; /* borrowed from a loaded reference file */
+  size_t question_hash;
+} sbe_ref;
+
+typedef struct {
+  json_object **files; /* roots of the loaded reference files */
+  size_t nfiles;
+  sbe_ref *items[SBE_CAT_COUNT]; /* per subset, in file order: index = position */
+  size_t count[SBE_CAT_COUNT];
+  char **own_keys; /* the dataset's own keys (not model names in SURGE's layout) */
+  size_t nown;
+  size_t skipped; /* reference items with no known category */
+} sbe_refs;
+
+/* One model's scores: score[cat][index], present[cat][index]. */
+typedef struct {
+  char *name;
+  double *score[SBE_CAT_COUNT];
+  unsigned char *present[SBE_CAT_COUNT];
+  size_t nscored;
+  size_t flags[7]; /* sums of sbe_score_info fields, in declaration order */
+} sbe_model;
+
+typedef struct {
+  size_t unknown_subset, bad_index, question_not_found, question_ambiguous, malformed, duplicates,
+      non_text_keys;
+} sbe_pred_stats;
+
+typedef struct {
+  sbe_refs refs;
+  sbe_model *models;
+  size_t nmodels;
+  sbe_pred_stats stats;
+  unsigned options; /* SBE_SCORE_* */
+} sbe_run;
+
+int sbe_refs_load_file(sbe_refs *r, const char *path);
+int sbe_refs_load_dir(sbe_refs *r, const char *dir);
+void sbe_refs_free(sbe_refs *r);
+/* Reads predictions in either layout and scores each one. */
+int sbe_run_predictions(sbe_run *run, const char *path);
+void sbe_run_free(sbe_run *run);
+
+extern const char *const sbe_flag_names[7];
+
+/* Output. */
+int sbe_write_items(const sbe_run *run, const char *path);
+void sbe_report_missing(const sbe_run *run, FILE *err);
+void sbe_print_table(const sbe_run *run, FILE *out);
+void sbe_print_json(const sbe_run *run, const char *by, FILE *out);
+void sbe_print_by(const sbe_run *run, const char *by, FILE *out);
+json_object *sbe_by_json(const sbe_run *run, const char *by);
+/* Shortest "%.*g" that reads back as d, and a json-c number printed that way. */
+void sbe_fmt_double(char *buf, size_t n, double d);
+json_object *sbe_json_num(double d);
+const char *sbe_feature_str(json_object *item, const char *key); /* custom_features[key] if a string */
+int sbe_name_width(const sbe_run *run);                           /* widest model name, at least 5 */
+#endif

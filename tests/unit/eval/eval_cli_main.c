@@ -1,0 +1,4 @@
+/* Thin main for the end-to-end tests: `eval_cli ARGS` == `surgebox eval ARGS`. */
+#include "eval_cli.h"
+
+int main(int argc, char **argv) { return sbe_eval_main(argc, argv); }
