@@ -172,8 +172,11 @@ static void print_exec_result(json_object *resp) {
   fflush(stdout);
   if (err) fputs(json_object_get_string(err), stderr);
   const char *st = status ? json_object_get_string(status) : "?";
+  json_object *error = NULL;
+  json_object_object_get_ex(resp, "error", &error);
   if (strcmp(st, "ok") != 0) {
     fprintf(stderr, "surgebox: %s", st);
+    if (error) fprintf(stderr, ": %s", json_object_get_string(error));
     if (code && json_object_get_int(code) != 0) fprintf(stderr, " (exit %d)", json_object_get_int(code));
     if (sig) fprintf(stderr, " (%s)", json_object_get_string(sig));
     fputc('\n', stderr);
@@ -294,7 +297,11 @@ static int cmd_exec(const global_opts *g, int argc, char **argv) {
       else print_exec_result(resp);
       json_object *st = NULL;
       json_object_object_get_ex(resp, "status", &st);
-      if (st && strcmp(json_object_get_string(st), SBP_STATUS_INTERNAL_ERROR) == 0) rc = 2;
+      /* the job did not run: the machine, not the program, is at fault */
+      const char *s = st ? json_object_get_string(st) : SBP_STATUS_INTERNAL_ERROR;
+      if (!strcmp(s, SBP_STATUS_INTERNAL_ERROR) || !strcmp(s, SBP_STATUS_TOOLCHAIN_MISSING) ||
+          !strcmp(s, SBP_STATUS_UNSUPPORTED))
+        rc = 2;
     }
   } else {
     usage(stderr);

@@ -14,6 +14,7 @@ void sbd_config_default(sbd_config *c) {
   c->grace_s = 30;
   c->max_line = SBP_DEFAULT_MAX_LINE;
   c->ready_fd = -1;
+  c->cache_max_mib = 4096;
   sb_runtime_options_default(&c->runtime);
 }
 
@@ -24,16 +25,27 @@ void sbd_default_socket(char *out, size_t cap) {
   else snprintf(out, cap, "/tmp/surgebox-%u/surgebox.sock", (unsigned)geteuid());
 }
 
+void sbd_default_cache_dir(char *out, size_t cap) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (geteuid() == 0) snprintf(out, cap, "/var/cache/surgebox");
+  else if (xdg && *xdg) snprintf(out, cap, "%s/surgebox", xdg);
+  else snprintf(out, cap, "%s/.cache/surgebox", home && *home ? home : "/tmp");
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: surgeboxd [--socket PATH] [--jobs N] [--max-queue N] [--allow-uid UID]...\n"
           "                 [--allow-gid GID]... [--log-json] [--grace S] [--max-line BYTES]\n"
           "                 [--cgroup auto|v2|v1|none] [--state-dir DIR] [--quiet]\n"
+          "                 [--toolchains DIR] [--cache-dir DIR] [--cache-max-mib N] [--no-cache]\n"
           "  --socket PATH    default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock\n"
           "  --jobs N         sandboxes at once (default: number of CPUs)\n"
           "  --max-queue N    queued jobs beyond the running ones before 'busy' (default 10000)\n"
           "  --allow-uid/gid  peers allowed besides the daemon's own uid and root\n"
-          "  --grace S        on SIGTERM, how long running jobs may finish (default 30)\n");
+          "  --grace S        on SIGTERM, how long running jobs may finish (default 30)\n"
+          "  --toolchains DIR toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)\n"
+          "  --cache-dir DIR  compile cache and toolchain detection cache (default /var/cache/surgebox as root)\n"
+          "  SIGHUP           detect toolchains again\n");
 }
 
 static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
@@ -46,7 +58,7 @@ static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
 }
 
 int sbd_config_parse(sbd_config *c, int argc, char **argv) {
-  enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY, O_QUIET, O_HELP };
+  enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY, O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_HELP };
   static const struct option opts[] = {
       {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
       {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
@@ -54,6 +66,8 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
       {"grace", required_argument, 0, O_GRACE},     {"max-line", required_argument, 0, O_MAXLINE},
       {"cgroup", required_argument, 0, O_CGROUP},   {"state-dir", required_argument, 0, O_STATE},
       {"ready-fd", required_argument, 0, O_READY},  {"quiet", no_argument, 0, O_QUIET},
+      {"toolchains", required_argument, 0, O_TCDIR}, {"cache-dir", required_argument, 0, O_CACHEDIR},
+      {"cache-max-mib", required_argument, 0, O_CACHEMAX}, {"no-cache", no_argument, 0, O_NOCACHE},
       {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
   /* The daemon's own uid and root are always allowed. */
   c->allow_uid[c->n_allow_uid++] = geteuid();
@@ -87,6 +101,10 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
     case O_STATE: c->runtime.state_dir = optarg; break;
     case O_READY: bad = parse_ul(optarg, 65535, &v) < 0; c->ready_fd = (int)v; break;
     case O_QUIET: c->quiet = true; break;
+    case O_TCDIR: c->toolchains_dir = optarg; break;
+    case O_CACHEDIR: c->cache_dir = optarg; break;
+    case O_CACHEMAX: bad = parse_ul(optarg, 1ul << 30, &v) < 0 || v == 0; c->cache_max_mib = v; break;
+    case O_NOCACHE: c->no_cache = true; break;
     case O_HELP: usage(stdout); return -1;
     default: usage(stderr); return 1;
     }

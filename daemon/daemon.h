@@ -30,6 +30,10 @@ typedef struct {
   sb_runtime_options runtime;
   int ready_fd;             /* >= 0: write "ready\n" there once listening, then close */
   bool quiet;               /* warnings and errors only (the embedded daemon) */
+  const char *toolchains_dir; /* NULL: sbt_default_dir() */
+  const char *cache_dir;    /* NULL: default (see sbd_default_cache_dir) */
+  uint64_t cache_max_mib;   /* compile cache bound */
+  bool no_cache;
 } sbd_config;
 
 void sbd_config_default(sbd_config *c);
@@ -39,6 +43,9 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv);
 /* /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock
  * (or /tmp/surgebox-<uid>/surgebox.sock without XDG_RUNTIME_DIR). */
 void sbd_default_socket(char *out, size_t cap);
+
+/* /var/cache/surgebox as root, else $XDG_CACHE_HOME/surgebox or ~/.cache/surgebox. */
+void sbd_default_cache_dir(char *out, size_t cap);
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */
 int sbd_run(sbd_config *c);

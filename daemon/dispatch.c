@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void reply(sbd_conn *c, json_object *resp) { sbd_conn_send(c, resp); }
@@ -31,15 +32,74 @@ static void do_cancel(sbd_conn *c, sbp_request *req) {
   }
 }
 
+/* An answer decided before anything ran (toolchain_missing, unsupported). */
+static void reply_unrun(sbd_conn *c, sbp_request *req, const char *status, const char *msg) {
+  json_object *resp = sbp_exec_response_new(req->id);
+  if (resp) {
+    sbp_exec_response_set_status(resp, status);
+    json_object_object_add(resp, "error", json_object_new_string(msg));
+  }
+  sbd_count_status(c->srv, status);
+  reply(c, resp);
+}
+
+/* Toolchain form: expand into steps. -1 when the job was answered (and freed). */
+static int plan_toolchain_job(sbd_conn *c, sbd_job *job) {
+  sbd_server *srv = c->srv;
+  sbp_request *req = job->req;
+  const sbp_exec *ex = &req->exec;
+  char msg[SBT_ERR_MAX];
+  const sbt_toolchain *tc = srv->have_toolchains ? sbt_find(&srv->toolchains, ex->toolchain) : NULL;
+  if (!tc) {
+    const sbt_def *fam = srv->have_toolchains ? sbt_family_of(&srv->toolchains, ex->toolchain) : NULL;
+    if (fam) {
+      snprintf(msg, sizeof msg, "%s is not installed here; install: %s", ex->toolchain,
+               fam->install ? fam->install : "(no hint in its toolchain file)");
+      reply_unrun(c, req, SBP_STATUS_TOOLCHAIN_MISSING, msg);
+    } else if (!srv->have_toolchains) {
+      reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN, "no toolchains loaded: %s", srv->toolchain_error));
+    } else {
+      reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
+                                  "no toolchain named \"%s\" (see the toolchains request)", ex->toolchain));
+    }
+    sbd_job_free(job);
+    return -1;
+  }
+  sbt_file *files = calloc(ex->n_files + 1, sizeof *files);
+  for (size_t i = 0; files && i < ex->n_files; i++)
+    files[i] = (sbt_file){ex->files[i].path, ex->files[i].data, ex->files[i].len};
+  sbt_limits over = {0};
+  const sbp_step_limits *l = &ex->limits;
+  over.has_time_s = l->has_time_s, over.time_s = l->time_s;
+  over.has_cpu_time_s = l->has_cpu_time_s, over.cpu_time_s = l->cpu_time_s;
+  over.has_memory_mib = l->has_memory_mib, over.memory_mib = l->memory_mib;
+  over.has_pids = l->has_pids, over.pids = l->pids;
+  over.has_output_bytes = l->has_output_bytes, over.output_bytes = l->output_bytes;
+  sbt_plan_result pr = files ? sbt_plan_make(tc, ex->options, files, ex->n_files, (const char *const *)ex->args,
+                                              &over, &job->plan, msg)
+                             : SBT_NOMEM;
+  free(files);
+  switch (pr) {
+  case SBT_OK:
+    job->has_plan = true;
+    return 0;
+  case SBT_UNSUPPORTED:
+    reply_unrun(c, req, SBP_STATUS_UNSUPPORTED, msg);
+    break;
+  case SBT_BAD_OPTION:
+  case SBT_NO_SOURCE:
+    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", msg));
+    break;
+  case SBT_NOMEM:
+    reply(c, sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory"));
+    break;
+  }
+  sbd_job_free(job);
+  return -1;
+}
+
 static void do_exec(sbd_conn *c, sbp_request *req) {
   sbd_server *srv = c->srv;
-  if (req->exec.toolchain) {
-    reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
-                                "no toolchain named \"%s\" (this daemon has no toolchain registry yet: send steps)",
-                                req->exec.toolchain));
-    sbp_request_free(req);
-    return;
-  }
   /* Profiles (other root file systems) are not built yet: only the host. */
   if (req->exec.profile && strcmp(req->exec.profile, "host") != 0) {
     reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "unknown profile \"%s\" (this daemon has: host)",
@@ -65,6 +125,7 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
     sbp_request_free(req);
     return;
   }
+  if (req->exec.toolchain && plan_toolchain_job(c, job) < 0) return;
   if (sbd_sched_submit(srv, job) < 0) {
     srv->rejected_busy++;
     reply(c, sbp_error_response(req->id, SBP_E_BUSY, "queue full (%zu queued, %d running): retry later",
@@ -94,7 +155,9 @@ void sbd_dispatch(sbd_conn *c, sbp_request *req) {
     break;
   case SBP_REQ_TOOLCHAINS:
     resp = sbp_response_new(req->id, "toolchains");
-    if (resp) json_object_object_add(resp, "toolchains", json_object_new_array());
+    if (resp)
+      json_object_object_add(resp, "toolchains", c->srv->have_toolchains ? sbt_list_json(&c->srv->toolchains)
+                                                                          : json_object_new_array());
     reply(c, resp);
     break;
   default:

@@ -6,6 +6,7 @@
 #include "daemon.h"
 #include "protocol.h"
 #include "sandbox.h"
+#include "toolchain.h"
 
 #include <uv.h>
 
@@ -14,7 +15,41 @@ typedef struct sbd_conn sbd_conn;
 typedef struct sbd_job sbd_job;
 typedef struct sbd_step_run sbd_step_run;
 
+/* ---- cache.c: the compile cache ---- */
+typedef struct sbd_cache sbd_cache;
+typedef struct {
+  char **paths;
+  uint64_t *sizes;
+  int64_t *mtimes;
+  size_t n;
+} sbd_snapshot; /* the files of a workspace, to see what a compile produced */
+typedef enum { SBD_CACHE_OFF, SBD_CACHE_HIT, SBD_CACHE_WAIT, SBD_CACHE_LEAD } sbd_cache_lookup_result;
+int sbd_cache_open(sbd_cache **out, uv_loop_t *loop, const char *dir, uint64_t max_bytes, char *err, size_t err_len);
+void sbd_cache_close(sbd_cache *c);
+void sbd_cache_key(const sbd_job *job, char out[65]);
+/* HIT: *doc is the cached compile result and the artifacts are in ws.
+ * WAIT: an identical compile runs; the job is resumed when it ends.
+ * LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
+sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job *job, sb_workspace *ws,
+                                         json_object **doc);
+void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspace *ws, const sbd_snapshot *before);
+void sbd_cache_abandon(sbd_cache *c, const char *key);
+bool sbd_cache_forget_waiter(sbd_cache *c, sbd_job *job); /* true if it was waiting */
+json_object *sbd_cache_stats(sbd_cache *c);
+void sbd_snapshot_take(sb_workspace *ws, sbd_snapshot *s);
+void sbd_snapshot_free(sbd_snapshot *s);
+
 /* ---- job.c: one exec request, its steps run one after another ---- */
+typedef struct {
+  const char *name;
+  char **argv, **env;      /* borrowed from the request or the plan */
+  const unsigned char *stdin_data;
+  size_t stdin_len;
+  bool merge_output;
+  bool cacheable;          /* a toolchain's compile step */
+  sb_limits limits;
+} sbd_jstep;
+
 struct sbd_job {
   sbd_server *srv;
   sbd_conn *conn;          /* holds a reference while queued or running */
@@ -22,7 +57,14 @@ struct sbd_job {
   json_object *resp;       /* the exec response being built */
   sb_workspace *ws;
   sbd_step_run *run;       /* the step running now, NULL between steps */
+  sbd_jstep *steps;
+  size_t n_steps;
   size_t step;             /* index of the next/current step */
+  sbt_plan plan;           /* toolchain form */
+  bool has_plan;
+  char cache_key[65];
+  bool cache_leader;       /* this job compiles for everyone waiting on the key */
+  sbd_snapshot before;     /* the workspace before the compile */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */
   bool cancelled;          /* cancel request or disconnect */
   char cancel_why[128];    /* put in the killed step's "error" */
@@ -38,6 +80,7 @@ void sbd_job_cancel_running(sbd_job *job, const char *why);
 /* Answer a job that never ran (cancelled while queued, shutting down). */
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
+void sbd_job_resume(sbd_job *job); /* after waiting for an identical compile */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
 struct sbd_step_run {
@@ -98,7 +141,7 @@ void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribu
 void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status);
 
 /* ---- server.c ---- */
-#define SBD_N_STATUS 9
+#define SBD_N_STATUS 11
 extern const char *const sbd_status_names[SBD_N_STATUS];
 
 struct sbd_server {
@@ -121,7 +164,12 @@ struct sbd_server {
   uint64_t start_ns, conn_serial;
   uint64_t totals[SBD_N_STATUS];
   uint64_t jobs_done, rejected_busy, connections_total;
+  sbt_registry toolchains;
+  bool have_toolchains;
+  char toolchain_error[SBT_ERR_MAX];
+  sbd_cache *cache;
 };
+void sbd_toolchains_reload(sbd_server *srv);
 void sbd_count_status(sbd_server *srv, const char *status);
 json_object *sbd_status_json(sbd_server *srv, json_object *id);
 /* Called when a job ends: finishes a drain once nothing runs. */

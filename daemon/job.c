@@ -1,5 +1,7 @@
 /* An exec job: its workspace, its steps one after another (a later step runs
- * only when the earlier ones ended "ok"), and its response. */
+ * only when the earlier ones ended "ok"), and its response. Steps come from
+ * the request (raw form) or from a toolchain plan (toolchain form); a
+ * toolchain's compile step goes through the compile cache. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -23,7 +25,12 @@ sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req) {
 void sbd_job_free(sbd_job *job) {
   if (!job) return;
   if (job->resp) json_object_put(job->resp);
+  if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
+  sbd_cache_forget_waiter(job->srv->cache, job);
   sb_workspace_destroy(job->ws);
+  free(job->steps);
+  if (job->has_plan) sbt_plan_free(&job->plan);
+  sbd_snapshot_free(&job->before);
   sbp_request_free(job->req);
   if (job->conn) sbd_conn_unref(job->conn);
   free(job);
@@ -42,6 +49,45 @@ static void step_limits(const sbp_step_limits *in, sb_limits *out) {
   if (in->has_memory_mib) out->memory_mib = in->memory_mib;
   if (in->has_pids) out->pids = in->pids;
   if (in->has_output_bytes) out->output_bytes = in->output_bytes;
+}
+
+/* The steps to run, from the request or the plan. */
+static int build_steps(sbd_job *job) {
+  const sbp_exec *ex = &job->req->exec;
+  if (!job->has_plan) {
+    job->n_steps = ex->n_steps;
+    job->steps = calloc(ex->n_steps, sizeof *job->steps);
+    if (!job->steps) return -1;
+    for (size_t i = 0; i < ex->n_steps; i++) {
+      const sbp_step *s = &ex->steps[i];
+      sbd_jstep *js = &job->steps[i];
+      js->name = s->name;
+      js->argv = s->argv;
+      js->env = s->env;
+      js->stdin_data = s->has_stdin ? s->stdin_data : NULL;
+      js->stdin_len = s->stdin_len;
+      js->merge_output = s->merge_output;
+      step_limits(&s->limits, &js->limits);
+    }
+    return 0;
+  }
+  job->n_steps = job->plan.n_steps;
+  job->steps = calloc(job->n_steps, sizeof *job->steps);
+  if (!job->steps) return -1;
+  for (size_t i = 0; i < job->n_steps; i++) {
+    const sbt_step *s = &job->plan.steps[i];
+    sbd_jstep *js = &job->steps[i];
+    js->name = s->name;
+    js->argv = s->argv;
+    js->env = job->plan.env;
+    js->limits = s->limits;
+    js->cacheable = s->is_compile;
+    if (!s->is_compile) { /* stdin and the program's arguments belong to the run */
+      js->stdin_data = ex->has_stdin ? ex->stdin_data : NULL;
+      js->stdin_len = ex->stdin_len;
+    }
+  }
+  return 0;
 }
 
 static void send_and_end(sbd_job *job, const char *status) {
@@ -73,43 +119,62 @@ static void send_and_end(sbd_job *job, const char *status) {
 
 static void run_step(sbd_job *job);
 
-void sbd_job_step_done(sbd_job *job, sb_result *r);
-void sbd_job_step_done(sbd_job *job, sb_result *r) {
-  const sbp_step *st = &job->req->exec.steps[job->step];
-  json_object *doc = sb_result_to_json(r, job->srv->rt);
-  if (job->cancelled && r->limit_hit && strcmp(r->limit_hit, "cancel") == 0)
-    json_object_object_add(doc, "error", json_object_new_string(job->cancel_why));
-  job->cpu_s += r->cpu_time_s;
-  job->wall_s += r->wall_time_s;
-  bool ok = r->status == SB_OK;
-  sb_result_free(r);
-  sbp_exec_response_add_step(job->resp, st->name, doc);
+/* A step's result document is in: record it and go on (or stop). */
+static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
+  const sbd_jstep *js = &job->steps[job->step];
+  job->cpu_s += cpu_s;
+  job->wall_s += wall_s;
+  sbp_exec_response_add_step(job->resp, js->name, doc);
   job->step++;
   if (job->cancelled) {
     send_and_end(job, SBP_STATUS_CANCELLED);
     return;
   }
-  if (ok && job->step < job->req->exec.n_steps) {
+  if (ok && job->step < job->n_steps) {
     run_step(job);
     return;
   }
   send_and_end(job, NULL);
 }
 
-static void run_step(sbd_job *job) {
-  const sbp_step *st = &job->req->exec.steps[job->step];
+void sbd_job_step_done(sbd_job *job, sb_result *r);
+void sbd_job_step_done(sbd_job *job, sb_result *r) {
+  json_object *doc = sb_result_to_json(r, job->srv->rt);
+  if (job->cancelled && r->limit_hit && strcmp(r->limit_hit, "cancel") == 0)
+    json_object_object_add(doc, "error", json_object_new_string(job->cancel_why));
+  bool ok = r->status == SB_OK;
+  /* A compile that ended on its own (ok, or a compile error) is a fact
+   * about the sources and the compiler: cache it. Timeouts, memory limits,
+   * kills and internal errors are not. */
+  if (job->cache_leader) {
+    bool deterministic = (r->status == SB_OK || r->status == SB_RUNTIME_ERROR) && !job->cancelled;
+    if (deterministic) sbd_cache_store(job->srv->cache, job->cache_key, doc, job->ws, &job->before);
+    else sbd_cache_abandon(job->srv->cache, job->cache_key);
+    job->cache_leader = false;
+  }
+  double cpu = r->cpu_time_s, wall = r->wall_time_s;
+  sb_result_free(r);
+  step_finished(job, doc, ok, cpu, wall);
+}
+
+static void start_sandbox(sbd_job *job) {
+  const sbd_jstep *js = &job->steps[job->step];
   sb_spec spec;
   sb_spec_init(&spec);
-  spec.argv = (const char *const *)st->argv;
-  spec.envp = (const char *const *)st->env;
+  spec.argv = (const char *const *)js->argv;
+  spec.envp = (const char *const *)js->env;
   spec.workspace = job->ws;
-  if (st->has_stdin) {
-    spec.stdin_data = st->stdin_data;
-    spec.stdin_len = st->stdin_len;
-  }
-  spec.merge_output = st->merge_output;
+  spec.stdin_data = js->stdin_data;
+  spec.stdin_len = js->stdin_len;
+  spec.merge_output = js->merge_output;
   spec.netns_slot = job->slot;
-  step_limits(&st->limits, &spec.limits);
+  spec.limits = js->limits;
+  if (job->has_plan) {
+    spec.cwd = job->plan.cwd;
+    spec.extra_mounts = job->plan.mounts;
+    spec.n_extra_mounts = job->plan.n_mounts;
+    spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
+  }
   char err[SB_ERR_MAX] = "";
   if (sbd_step_start(job, &spec, err) < 0) {
     /* The sandbox could not start: a result document that says why. */
@@ -125,6 +190,41 @@ static void run_step(sbd_job *job) {
   }
 }
 
+static void run_step(sbd_job *job) {
+  const sbd_jstep *js = &job->steps[job->step];
+  sbd_cache *cache = job->srv->cache;
+  if (js->cacheable && cache) {
+    if (!job->cache_key[0]) sbd_cache_key(job, job->cache_key);
+    json_object *doc = NULL;
+    switch (sbd_cache_lookup(cache, job->cache_key, job, job->ws, &doc)) {
+    case SBD_CACHE_HIT: {
+      json_object *st = NULL;
+      json_object_object_get_ex(doc, "status", &st);
+      bool ok = st && strcmp(json_object_get_string(st), "ok") == 0;
+      step_finished(job, doc, ok, 0, 0);
+      return;
+    }
+    case SBD_CACHE_WAIT:
+      return; /* an identical compile is running: sbd_job_resume() later */
+    case SBD_CACHE_LEAD:
+      job->cache_leader = true;
+      sbd_snapshot_take(job->ws, &job->before);
+      break;
+    case SBD_CACHE_OFF:
+      break;
+    }
+  }
+  start_sandbox(job);
+}
+
+void sbd_job_resume(sbd_job *job) {
+  if (job->cancelled) {
+    send_and_end(job, SBP_STATUS_CANCELLED);
+    return;
+  }
+  run_step(job);
+}
+
 void sbd_job_start(sbd_job *job, int slot) {
   sbd_server *srv = job->srv;
   job->slot = slot;
@@ -132,11 +232,16 @@ void sbd_job_start(sbd_job *job, int slot) {
   sbd_conn_link_running(job->conn, job);
   job->resp = sbp_exec_response_new(job->req->id);
   char err[SB_ERR_MAX] = "";
-  int rc = job->resp ? sb_workspace_create(srv->rt, 512, &job->ws, err) : -1;
+  int rc = job->resp && build_steps(job) == 0 ? sb_workspace_create(srv->rt, 512, &job->ws, err) : -1;
   const sbp_exec *ex = &job->req->exec;
-  for (size_t i = 0; rc == 0 && i < ex->n_files; i++)
-    rc = sb_workspace_write(job->ws, ex->files[i].path, ex->files[i].data, ex->files[i].len,
+  for (size_t i = 0; rc == 0 && i < ex->n_files; i++) {
+    /* the plan may rename the main source (Java: its public class) */
+    const char *path = job->has_plan && i == job->plan.main_index ? job->plan.main_path : ex->files[i].path;
+    rc = sb_workspace_write(job->ws, path, ex->files[i].data, ex->files[i].len,
                             ex->files[i].has_mode ? ex->files[i].mode : 0644, err);
+  }
+  if (rc == 0 && job->has_plan && job->resp)
+    json_object_object_add(job->resp, "toolchain", json_object_get(job->plan.identity));
   if (rc < 0) {
     if (!job->resp) job->resp = sbp_exec_response_new(job->req->id);
     if (job->resp) json_object_object_add(job->resp, "error", json_object_new_string(err[0] ? err : "out of memory"));
@@ -150,7 +255,8 @@ void sbd_job_start(sbd_job *job, int slot) {
 void sbd_job_cancel_running(sbd_job *job, const char *why) {
   if (!job->cancelled) snprintf(job->cancel_why, sizeof job->cancel_why, "%s", why);
   job->cancelled = true;
-  sbd_step_kill(job->run, "cancel");
+  if (job->run) sbd_step_kill(job->run, "cancel");
+  else if (sbd_cache_forget_waiter(job->srv->cache, job)) sbd_job_resume(job); /* was waiting for a compile */
 }
 
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why) {

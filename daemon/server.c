@@ -12,7 +12,8 @@
 
 const char *const sbd_status_names[SBD_N_STATUS] = {
     SBP_STATUS_OK, SBP_STATUS_COMPILE_ERROR, SBP_STATUS_RUNTIME_ERROR, SBP_STATUS_SIGNALED, SBP_STATUS_TIMEOUT,
-    SBP_STATUS_MEMORY_LIMIT, SBP_STATUS_OUTPUT_LIMIT, SBP_STATUS_INTERNAL_ERROR, SBP_STATUS_CANCELLED};
+    SBP_STATUS_MEMORY_LIMIT, SBP_STATUS_OUTPUT_LIMIT, SBP_STATUS_INTERNAL_ERROR, SBP_STATUS_CANCELLED,
+    SBP_STATUS_TOOLCHAIN_MISSING, SBP_STATUS_UNSUPPORTED};
 
 void sbd_count_status(sbd_server *srv, const char *status) {
   srv->jobs_done++;
@@ -54,6 +55,8 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   for (int i = 0; i < SBD_N_STATUS; i++)
     json_object_object_add(t, sbd_status_names[i], json_object_new_int64((int64_t)srv->totals[i]));
   json_object_object_add(o, "totals", t);
+  json_object_object_add(o, "toolchains", json_object_new_int64(srv->have_toolchains ? (int64_t)srv->toolchains.n_tcs : 0));
+  json_object_object_add(o, "cache", sbd_cache_stats(srv->cache));
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
@@ -61,6 +64,29 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
 }
 
 static void on_closed_noop(uv_handle_t *h) { (void)h; }
+
+/* Load the toolchain files and detect what is installed. Running jobs keep
+ * their own copy of everything their plan needs, so this may run anytime. */
+void sbd_toolchains_reload(sbd_server *srv) {
+  const char *dir = srv->cfg->toolchains_dir ? srv->cfg->toolchains_dir : sbt_default_dir();
+  char cache_dir[4096], cache_file[4200];
+  if (srv->cfg->cache_dir) snprintf(cache_dir, sizeof cache_dir, "%s", srv->cfg->cache_dir);
+  else sbd_default_cache_dir(cache_dir, sizeof cache_dir);
+  snprintf(cache_file, sizeof cache_file, "%s/toolchains.json", cache_dir);
+  bool use_cache = sb_mkdir_p(cache_dir, 0755) == 0;
+  sbt_registry fresh;
+  char err[SBT_ERR_MAX] = "";
+  if (sbt_registry_load(&fresh, dir, err) < 0 || sbt_registry_detect(&fresh, use_cache ? cache_file : NULL, err) < 0) {
+    sbd_log(srv, "error", "toolchains: %s", err);
+    snprintf(srv->toolchain_error, sizeof srv->toolchain_error, "%s", err);
+    return; /* keep what we had */
+  }
+  if (srv->have_toolchains) sbt_registry_free(&srv->toolchains);
+  srv->toolchains = fresh;
+  srv->have_toolchains = true;
+  sbd_log(srv, "info", "toolchains: %zu detected from %s in %.2fs (%zu probes run, %zu cached)", fresh.n_tcs, dir,
+          fresh.detect_s, fresh.probes_run, fresh.probes_cached);
+}
 
 static void stop_everything(sbd_server *srv) {
   if (srv->listening) {
@@ -114,7 +140,7 @@ static void drain(sbd_server *srv, const char *why) {
 static void on_signal(uv_signal_t *s, int signum) {
   sbd_server *srv = s->data;
   if (signum == SIGHUP) {
-    sbd_log(srv, "info", "SIGHUP: nothing to reload yet");
+    sbd_toolchains_reload(srv);
     return;
   }
   drain(srv, signum == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -205,6 +231,15 @@ int sbd_run(sbd_config *cfg) {
   }
   uv_loop_init(&srv->loop);
   srv->start_ns = uv_hrtime();
+  sbd_toolchains_reload(srv);
+  if (!cfg->no_cache) {
+    char cache_dir[4096], compile_dir[4200], cerr[512];
+    if (cfg->cache_dir) snprintf(cache_dir, sizeof cache_dir, "%s", cfg->cache_dir);
+    else sbd_default_cache_dir(cache_dir, sizeof cache_dir);
+    snprintf(compile_dir, sizeof compile_dir, "%s/compile", cache_dir);
+    if (sbd_cache_open(&srv->cache, &srv->loop, compile_dir, cfg->cache_max_mib << 20, cerr, sizeof cerr) < 0)
+      sbd_log(srv, "warn", "no compile cache: %s", cerr);
+  }
   srv->n_slots = cfg->jobs;
   srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
   int code = 0;
@@ -239,11 +274,16 @@ int sbd_run(sbd_config *cfg) {
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
     uv_close((uv_handle_t *)&srv->grace, NULL);
     uv_close((uv_handle_t *)&srv->hangups, NULL);
+    sbd_cache_close(srv->cache);
+    srv->cache = NULL;
     uv_run(&srv->loop, UV_RUN_DEFAULT);
     sbd_log(srv, "info", "stopped after %llu job(s)", (unsigned long long)srv->jobs_done);
   }
   uv_run(&srv->loop, UV_RUN_NOWAIT); /* pending close callbacks */
   if (uv_loop_close(&srv->loop) == UV_EBUSY) sbd_log(srv, "warn", "handles left open at exit");
+  sbd_cache_close(srv->cache);
+  uv_run(&srv->loop, UV_RUN_NOWAIT);
+  if (srv->have_toolchains) sbt_registry_free(&srv->toolchains);
   sb_runtime_close(srv->rt);
   free(srv->slot_busy);
   free(srv);

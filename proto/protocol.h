@@ -56,6 +56,9 @@ bool sbp_error_code_known(const char *code);
 #define SBP_STATUS_OUTPUT_LIMIT   "output_limit"
 #define SBP_STATUS_INTERNAL_ERROR "internal_error"
 #define SBP_STATUS_CANCELLED      "cancelled"
+/* Decided before any step ran (toolchain form): */
+#define SBP_STATUS_TOOLCHAIN_MISSING "toolchain_missing" /* declared, not installed here */
+#define SBP_STATUS_UNSUPPORTED    "unsupported"          /* an option value this toolchain rejects */
 
 /* ---- exit codes of the command-line client ----------------------------- */
 #define SBP_EXIT_RAN     0 /* the job ran, whatever the program did */

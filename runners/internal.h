@@ -23,8 +23,6 @@ void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(pr
 uint64_t sb_now_ns(void);          /* CLOCK_MONOTONIC */
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
-int sb_mkdir_p(const char *path, mode_t mode);
-int sb_rm_rf(const char *path);    /* never crosses mounts or follows symlinks */
 static inline void sb_closep(int *fd) {
   if (*fd >= 0) {
     close(*fd);

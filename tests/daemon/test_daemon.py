@@ -246,15 +246,22 @@ def case_disconnect(d):
     c.send(exec_req("a", ["sh", "-c", "exec sleep 34.25"]))
     c.send(exec_req("b", ["sh", "-c", "exec sleep 34.25"]))
     c.send(exec_req("q", ["sh", "-c", "exec sleep 34.25"]))  # queued behind two workers
-    time.sleep(0.7)
-    check(len(sandbox_procs("34.25")) >= 1, "the jobs were running")
+    deadline = time.time() + 20  # a loaded machine may take a while to start them
+    while time.time() < deadline and len(sandbox_procs("34.25")) < 2:
+        time.sleep(0.05)
+    check(len(sandbox_procs("34.25")) == 2, "two jobs were running")
     c.close()
     deadline = time.time() + 5
     while time.time() < deadline and sandbox_procs("34.25"):
         time.sleep(0.1)
     check(not sandbox_procs("34.25"), "client gone: every process of its jobs killed")
     c2 = Client(d.sock)
-    st = c2.call({"id": "st", "type": "status"})
+    deadline = time.time() + 10  # the killed jobs are reaped asynchronously
+    while True:
+        st = c2.call({"id": "st", "type": "status"})
+        if (st["running"] == 0 and st["queued"] == 0) or time.time() > deadline:
+            break
+        time.sleep(0.05)
     check(st["running"] == 0 and st["queued"] == 0, f"nothing left running or queued: {st}")
     r = c2.call(exec_req("after", ["/bin/echo", "still serving"]))
     check(r["status"] == "ok", "daemon still serves")

@@ -142,7 +142,12 @@ static void check_exec_response(json_object *resp, const sbp_request *req, int l
       }
     }
   }
-  if (strcmp(status, SBP_STATUS_CANCELLED) != 0) {
+  /* cancelled, and the statuses decided before any step ran, do not follow
+   * from the steps */
+  bool from_steps = strcmp(status, SBP_STATUS_CANCELLED) != 0 && strcmp(status, SBP_STATUS_TOOLCHAIN_MISSING) != 0 &&
+                    strcmp(status, SBP_STATUS_UNSUPPORTED) != 0;
+  if (!from_steps) CHECK(strcmp(status, SBP_STATUS_CANCELLED) == 0 || n == 0);
+  if (from_steps) {
     if (strcmp(sbp_exec_overall_status(steps), status) != 0) {
       fprintf(stderr, "PROTOCOL.md:%d: status \"%s\", the rules give \"%s\"\n", line, status,
               sbp_exec_overall_status(steps));

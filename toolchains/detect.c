@@ -1,0 +1,344 @@
+/* Detection: which declared binaries exist, their versions, and which
+ * option values each accepts (probes run in parallel). Host toolchain
+ * binaries are trusted: they run here without a sandbox, only to print a
+ * version or to compile /dev/null. Results are cached in a JSON file keyed
+ * by path, real path, mtime and size, so a restart costs nothing. */
+#include "toolchain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_TIMEOUT_MS 30000
+#define MAX_PARALLEL 16
+
+void sbt_defs_free(sbt_def *defs, size_t n);
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Start argv with stdout+stderr to out_fd (or /dev/null when < 0). */
+static pid_t spawn(char **argv, int out_fd) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int null = open("/dev/null", O_RDWR);
+  dup2(null, 0);
+  dup2(out_fd >= 0 ? out_fd : null, 1);
+  dup2(out_fd >= 0 ? out_fd : null, 2);
+  setenv("LC_ALL", "C", 1);
+  execv(argv[0], argv);
+  _exit(127);
+}
+
+/* Wait for pids (0 entries are skipped) until all exit or the deadline;
+ * status[i] = exit code, or -1 when killed or failed. */
+static void wait_all(pid_t *pids, int *status, size_t n, uint64_t deadline) {
+  size_t left = 0;
+  for (size_t i = 0; i < n; i++) left += pids[i] > 0;
+  while (left) {
+    for (size_t i = 0; i < n; i++) {
+      if (pids[i] <= 0) continue;
+      int st;
+      pid_t r = waitpid(pids[i], &st, WNOHANG);
+      if (r == pids[i] || (r < 0 && errno == ECHILD)) {
+        status[i] = r == pids[i] && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        pids[i] = 0;
+        left--;
+      }
+    }
+    if (!left) break;
+    if (now_ms() > deadline) {
+      for (size_t i = 0; i < n; i++)
+        if (pids[i] > 0) {
+          kill(pids[i], SIGKILL);
+          waitpid(pids[i], NULL, 0);
+          status[i] = -1;
+          pids[i] = 0;
+        }
+      break;
+    }
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static char **expand_argv(char *const *tmpl, const sbt_vars *v) {
+  size_t n = 0;
+  while (tmpl[n]) n++;
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++) out[i] = sbt_expand_string(tmpl[i], v);
+  return out;
+}
+
+static void free_strv(char **v) {
+  for (char **p = v; p && *p; p++) free(*p);
+  free(v);
+}
+
+static char *read_version(const sbt_def *d, const sbt_vars *v) {
+  char tmp[] = "/tmp/surgebox-version-XXXXXX";
+  int fd = mkstemp(tmp);
+  if (fd < 0) return NULL;
+  unlink(tmp);
+  char **argv = expand_argv(d->version_argv, v);
+  pid_t pid = argv ? spawn(argv, fd) : -1;
+  int status = -1;
+  if (pid > 0) wait_all(&pid, &status, 1, now_ms() + PROBE_TIMEOUT_MS);
+  free_strv(argv);
+  char out[8192] = "";
+  ssize_t n = pread(fd, out, sizeof out - 1, 0);
+  close(fd);
+  if (n <= 0) return NULL;
+  out[n] = '\0';
+  regex_t re;
+  if (regcomp(&re, d->version_regex, REG_EXTENDED) != 0) return NULL;
+  regmatch_t m[2];
+  char *version = NULL;
+  if (regexec(&re, out, 2, m, 0) == 0 && m[1].rm_so >= 0)
+    version = strndup(out + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
+  regfree(&re);
+  return version;
+}
+
+static bool under_default_binds(const char *path) {
+  static const char *const roots[] = {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/etc/", NULL};
+  for (const char *const *r = roots; *r; r++)
+    if (strncmp(path, *r, strlen(*r)) == 0) return true;
+  return false;
+}
+
+static char *name_for(const char *tmpl, const char *path, const char *version) {
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  char *major = sbt_version_part(version, 1), *mm = sbt_version_part(version, 2);
+  char out[256] = "";
+  size_t o = 0;
+  for (const char *p = tmpl; *p && o < sizeof out - 1;) {
+    const char *val = NULL;
+    size_t skip = 0;
+    if (!strncmp(p, "{basename}", 10)) val = base, skip = 10;
+    else if (!strncmp(p, "{version}", 9)) val = version, skip = 9;
+    else if (!strncmp(p, "{major_minor}", 13)) val = mm, skip = 13;
+    else if (!strncmp(p, "{major}", 7)) val = major, skip = 7;
+    if (val) {
+      o += (size_t)snprintf(out + o, sizeof out - o, "%s", val);
+      p += skip;
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o < sizeof out ? o : sizeof out - 1] = '\0';
+  free(major);
+  free(mm);
+  return strdup(out);
+}
+
+/* ---- the cache file ---- */
+static json_object *cache_entry(json_object *cache, const char *bin, const char *real, const struct stat *st) {
+  json_object *e, *v;
+  if (!cache || !json_object_object_get_ex(cache, bin, &e)) return NULL;
+  if (!json_object_object_get_ex(e, "real", &v) || strcmp(json_object_get_string(v), real) != 0) return NULL;
+  uint64_t mtime = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+  if (!json_object_object_get_ex(e, "mtime_ns", &v) || (uint64_t)json_object_get_int64(v) != mtime) return NULL;
+  if (!json_object_object_get_ex(e, "size", &v) || json_object_get_int64(v) != (int64_t)st->st_size) return NULL;
+  return e;
+}
+
+static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b, const char *bin, json_object *cache,
+                         json_object *new_cache) {
+  char real[PATH_MAX];
+  struct stat st;
+  if (!realpath(bin, real) || stat(real, &st) < 0 || !S_ISREG(st.st_mode) || access(real, X_OK) < 0) return 0;
+  json_object *e = cache_entry(cache, bin, real, &st), *v;
+  char *version = NULL;
+  if (e && json_object_object_get_ex(e, "version", &v)) version = strdup(json_object_get_string(v));
+  char *bin_dir = strdup(real);
+  *strrchr(bin_dir, '/') = '\0';
+  sbt_vars vars = {.bin = bin, .bin_real = real, .bin_dir = bin_dir};
+  if (!version) version = read_version(d, &vars);
+  if (!version) {
+    free(bin_dir);
+    return 0; /* cannot run: not really installed */
+  }
+  char *name = name_for(b->name, bin, version);
+  for (size_t i = 0; i < r->n_tcs; i++)
+    if (strcmp(r->tcs[i].name, name) == 0) { /* first declaration wins */
+      free(name);
+      free(version);
+      free(bin_dir);
+      return 0;
+    }
+  sbt_toolchain *t = realloc(r->tcs, (r->n_tcs + 1) * sizeof *t);
+  if (!t) return -1;
+  r->tcs = t;
+  t = &r->tcs[r->n_tcs++];
+  memset(t, 0, sizeof *t);
+  t->name = name;
+  t->def = d;
+  t->bin = strdup(bin);
+  t->bin_real = strdup(real);
+  t->bin_dir = bin_dir;
+  t->version = version;
+  t->bin_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+  t->bin_size = (uint64_t)st.st_size;
+  if (!under_default_binds(real)) {
+    /* <prefix>/bin/<binary>: bind the whole installation (rustup, pyenv, /opt) */
+    char *prefix = strdup(bin_dir);
+    char *slash = strrchr(prefix, '/');
+    if (slash && slash != prefix) *slash = '\0';
+    t->prefix_mount = prefix;
+  }
+  t->value_ok = calloc(d->n_options + 1, sizeof *t->value_ok);
+  for (size_t o = 0; o < d->n_options; o++) {
+    t->value_ok[o] = calloc(d->options[o].n_values + 1, sizeof(bool));
+    for (size_t k = 0; k < d->options[o].n_values; k++) t->value_ok[o][k] = true;
+  }
+  /* the cache entry; probes are filled in by probe_all */
+  json_object *ne = json_object_new_object();
+  json_object_object_add(ne, "real", json_object_new_string(real));
+  json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)t->bin_mtime_ns));
+  json_object_object_add(ne, "size", json_object_new_int64((int64_t)st.st_size));
+  json_object_object_add(ne, "version", json_object_new_string(version));
+  json_object *probes = NULL;
+  if (e && json_object_object_get_ex(e, "probes", &probes)) json_object_object_add(ne, "probes", json_object_get(probes));
+  json_object_object_add(new_cache, bin, ne);
+  return 0;
+}
+
+/* Run every probe not in the cache, MAX_PARALLEL at a time. */
+static void probe_all(sbt_registry *r, json_object *new_cache) {
+  typedef struct {
+    sbt_toolchain *t;
+    size_t opt, val;
+  } job;
+  job *jobs = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_tcs; i++) {
+    sbt_toolchain *t = &r->tcs[i];
+    json_object *e = NULL, *probes = NULL, *po = NULL, *pv = NULL;
+    json_object_object_get_ex(new_cache, t->bin, &e);
+    if (e && !json_object_object_get_ex(e, "probes", &probes)) {
+      probes = json_object_new_object();
+      json_object_object_add(e, "probes", probes);
+    }
+    for (size_t o = 0; o < t->def->n_options; o++) {
+      const sbt_option *opt = &t->def->options[o];
+      if (!opt->probe) continue;
+      if (probes && !json_object_object_get_ex(probes, opt->name, &po)) {
+        po = json_object_new_object();
+        json_object_object_add(probes, opt->name, po);
+      }
+      for (size_t k = 0; k < opt->n_values; k++) {
+        if (po && json_object_object_get_ex(po, opt->values[k], &pv)) {
+          t->value_ok[o][k] = json_object_get_boolean(pv);
+          r->probes_cached++;
+          continue;
+        }
+        job *nj = realloc(jobs, (n + 1) * sizeof *jobs);
+        if (!nj) break;
+        jobs = nj;
+        jobs[n++] = (job){t, o, k};
+      }
+    }
+  }
+  for (size_t start = 0; start < n; start += MAX_PARALLEL) {
+    size_t m = n - start < MAX_PARALLEL ? n - start : MAX_PARALLEL;
+    pid_t pids[MAX_PARALLEL];
+    int status[MAX_PARALLEL];
+    for (size_t i = 0; i < m; i++) {
+      job *j = &jobs[start + i];
+      const sbt_option *opt = &j->t->def->options[j->opt];
+      sbt_vars v = {.bin = j->t->bin, .bin_real = j->t->bin_real, .bin_dir = j->t->bin_dir, .value = opt->values[j->val]};
+      char **argv = expand_argv(opt->probe, &v);
+      pids[i] = argv ? spawn(argv, -1) : -1;
+      status[i] = -1;
+      free_strv(argv);
+    }
+    wait_all(pids, status, m, now_ms() + PROBE_TIMEOUT_MS);
+    for (size_t i = 0; i < m; i++) {
+      job *j = &jobs[start + i];
+      bool ok = status[i] == 0;
+      j->t->value_ok[j->opt][j->val] = ok;
+      r->probes_run++;
+      json_object *e, *probes, *po;
+      if (json_object_object_get_ex(new_cache, j->t->bin, &e) && json_object_object_get_ex(e, "probes", &probes) &&
+          json_object_object_get_ex(probes, j->t->def->options[j->opt].name, &po))
+        json_object_object_add(po, j->t->def->options[j->opt].values[j->val], json_object_new_boolean(ok));
+    }
+  }
+  free(jobs);
+}
+
+static void free_toolchains(sbt_registry *r) {
+  for (size_t i = 0; i < r->n_tcs; i++) {
+    sbt_toolchain *t = &r->tcs[i];
+    free(t->name);
+    free(t->bin);
+    free(t->bin_real);
+    free(t->bin_dir);
+    free(t->version);
+    free(t->prefix_mount);
+    for (size_t o = 0; t->value_ok && o < t->def->n_options; o++) free(t->value_ok[o]);
+    free(t->value_ok);
+  }
+  free(r->tcs);
+  r->tcs = NULL;
+  r->n_tcs = 0;
+}
+
+int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]) {
+  (void)err;
+  uint64_t t0 = now_ms();
+  free_toolchains(r);
+  r->probes_run = r->probes_cached = 0;
+  snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
+  json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
+  json_object *new_cache = json_object_new_object();
+  for (size_t i = 0; i < r->n_defs; i++) {
+    const sbt_def *d = &r->defs[i];
+    for (size_t b = 0; b < d->n_binaries; b++) {
+      const sbt_binary *bin = &d->binaries[b];
+      if (bin->path) {
+        char *p = sbt_expand_env(bin->path);
+        if (access(p, X_OK) == 0) add_toolchain(r, d, bin, p, cache, new_cache);
+        free(p);
+        continue;
+      }
+      glob_t g;
+      if (glob(bin->glob, 0, NULL, &g) == 0) {
+        for (size_t k = 0; k < g.gl_pathc; k++) add_toolchain(r, d, bin, g.gl_pathv[k], cache, new_cache);
+        globfree(&g);
+      }
+    }
+  }
+  probe_all(r, new_cache);
+  if (cache_file && cache_file[0]) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp%d", cache_file, (int)getpid());
+    if (json_object_to_file_ext(tmp, new_cache, JSON_C_TO_STRING_PRETTY) == 0) rename(tmp, cache_file);
+    else unlink(tmp);
+  }
+  if (cache) json_object_put(cache);
+  json_object_put(new_cache);
+  r->detect_s = (double)(now_ms() - t0) / 1000.0;
+  return 0;
+}
+
+void sbt_registry_free(sbt_registry *r) {
+  free_toolchains(r);
+  sbt_defs_free(r->defs, r->n_defs);
+  r->defs = NULL;
+  r->n_defs = 0;
+}

@@ -1,0 +1,277 @@
+/* Expanding a toolchain job (toolchain + options + files + args) into the
+ * steps, environment and mounts the daemon runs. */
+#include "toolchain.h"
+
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char **v;
+  size_t n, cap;
+} strv;
+
+static void strv_push(strv *s, char *item) {
+  if (s->n + 2 > s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 8;
+    char **p = realloc(s->v, s->cap * sizeof *p);
+    if (!p) abort();
+    s->v = p;
+  }
+  s->v[s->n++] = item;
+  s->v[s->n] = NULL;
+}
+
+static void strv_free(char **v) {
+  for (char **p = v; p && *p; p++) free(*p);
+  free(v);
+}
+
+static sbt_plan_result fail(char err[SBT_ERR_MAX], sbt_plan_result r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, SBT_ERR_MAX, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+static bool is_source(const sbt_def *d, const char *path) {
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  size_t n = strlen(path);
+  for (char **s = d->sources; *s; s++) {
+    size_t k = strlen(*s);
+    if ((*s)[0] == '.' ? (n > k && strcmp(path + n - k, *s) == 0) : strcmp(base, *s) == 0) return true;
+  }
+  return false;
+}
+
+/* Java: the file is named after its public class. */
+static char *renamed(const sbt_def *d, const char *path, const unsigned char *data, size_t len) {
+  if (!d->rename_regex) return NULL;
+  regex_t re;
+  if (regcomp(&re, d->rename_regex, REG_EXTENDED) != 0) return NULL;
+  char *text = strndup((const char *)data, len);
+  regmatch_t m[10];
+  char *out = NULL;
+  int g = d->rename_group > 0 && d->rename_group < 10 ? d->rename_group : 1;
+  if (text && regexec(&re, text, 10, m, 0) == 0 && m[g].rm_so >= 0) {
+    char name[512];
+    snprintf(name, sizeof name, "%.*s", (int)(m[g].rm_eo - m[g].rm_so), text + m[g].rm_so);
+    const char *slash = strrchr(path, '/');
+    char buf[4096];
+    const char *p = strstr(d->rename_to, "{1}");
+    if (p)
+      snprintf(buf, sizeof buf, "%.*s%.*s%s%s", slash ? (int)(slash - path + 1) : 0, path, (int)(p - d->rename_to),
+               d->rename_to, name, p + 3);
+    else
+      snprintf(buf, sizeof buf, "%s", d->rename_to);
+    out = strdup(buf);
+  }
+  free(text);
+  regfree(&re);
+  return out;
+}
+
+static void apply_limits(sb_limits *l, const sbt_limits *o) {
+  if (!o) return;
+  if (o->has_time_s) {
+    l->wall_time_s = o->time_s;
+    if (!o->has_cpu_time_s) l->cpu_time_s = o->time_s;
+  }
+  if (o->has_cpu_time_s) l->cpu_time_s = o->cpu_time_s;
+  if (o->has_memory_mib) l->memory_mib = o->memory_mib;
+  if (o->has_pids) l->pids = o->pids;
+  if (o->has_output_bytes) l->output_bytes = o->output_bytes;
+}
+
+typedef struct {
+  const sbt_vars *vars;
+  char **sources;
+  const char *const *args;
+  const sbt_def *def;
+  char ***option_args; /* per def option */
+} expand_ctx;
+
+static char **expand_argv(char *const *tmpl, const expand_ctx *c) {
+  strv out = {0};
+  strv_push(&out, NULL);
+  out.n = 0;
+  for (size_t i = 0; tmpl && tmpl[i]; i++) {
+    const char *t = tmpl[i];
+    if (strcmp(t, "{sources}") == 0) {
+      for (char **s = c->sources; s && *s; s++) strv_push(&out, strdup(*s));
+    } else if (strcmp(t, "{args}") == 0) {
+      for (const char *const *a = c->args; a && *a; a++) strv_push(&out, strdup(*a));
+    } else if (strncmp(t, "{option:", 8) == 0) {
+      for (size_t o = 0; o < c->def->n_options; o++)
+        if (strncmp(t + 8, c->def->options[o].name, strlen(c->def->options[o].name)) == 0 &&
+            t[8 + strlen(c->def->options[o].name)] == '}')
+          for (char **a = c->option_args[o]; a && *a; a++) strv_push(&out, strdup(*a));
+    } else {
+      strv_push(&out, sbt_expand_string(t, c->vars));
+    }
+  }
+  return out.v;
+}
+
+sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
+                              const char *const *args, const sbt_limits *run_override, sbt_plan *out,
+                              char err[SBT_ERR_MAX]) {
+  const sbt_def *d = tc->def;
+  memset(out, 0, sizeof *out);
+  /* 1. options */
+  if (options) {
+    json_object_object_foreach(options, key, val) {
+      bool known = false;
+      for (size_t o = 0; o < d->n_options; o++) known |= strcmp(d->options[o].name, key) == 0;
+      if (!known) {
+        char names[256] = "";
+        for (size_t o = 0; o < d->n_options; o++)
+          snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", o ? ", " : "", d->options[o].name);
+        return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\" (it has: %s)", tc->name, key, d->n_options ? names : "none");
+      }
+      if (!json_object_is_type(val, json_type_string))
+        return fail(err, SBT_BAD_OPTION, "option \"%s\" must be a string", key);
+    }
+  }
+  const char **chosen = calloc(d->n_options + 1, sizeof *chosen);
+  char ***option_args = calloc(d->n_options + 1, sizeof *option_args);
+  json_object *ident_opts = json_object_new_object(), *flags = json_object_new_array();
+  sbt_plan_result rc = SBT_OK;
+  for (size_t o = 0; rc == SBT_OK && o < d->n_options; o++) {
+    const sbt_option *op = &d->options[o];
+    json_object *v = NULL;
+    const char *value = options && json_object_object_get_ex(options, op->name, &v) ? json_object_get_string(v)
+                                                                                     : op->default_value;
+    size_t k = 0;
+    while (k < op->n_values && strcmp(op->values[k], value) != 0) k++;
+    if (k == op->n_values) {
+      char vals[512] = "";
+      for (size_t i = 0; i < op->n_values; i++)
+        snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", i ? ", " : "", op->values[i]);
+      rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);
+      break;
+    }
+    if (!tc->value_ok[o][k]) {
+      rc = fail(err, SBT_UNSUPPORTED, "%s %s does not support %s=%s", tc->name, tc->version, op->name, value);
+      break;
+    }
+    chosen[o] = op->values[k];
+    strv a = {0};
+    strv_push(&a, NULL);
+    a.n = 0;
+    if (op->value_args) {
+      for (char **p = op->value_args[k]; *p; p++) strv_push(&a, strdup(*p));
+    } else {
+      sbt_vars vv = {.value = value};
+      char *f = sbt_expand_string(op->flag, &vv);
+      if (f[0]) strv_push(&a, f);
+      else free(f);
+    }
+    option_args[o] = a.v;
+    for (char **p = a.v; p && *p; p++) json_object_array_add(flags, json_object_new_string(*p));
+    json_object_object_add(ident_opts, op->name, json_object_new_string(value));
+  }
+  /* 2. the main file, renamed if the toolchain says so */
+  size_t main = n_files;
+  for (size_t i = 0; rc == SBT_OK && i < n_files && main == n_files; i++)
+    if (is_source(d, files[i].path)) main = i;
+  if (rc == SBT_OK && main == n_files && n_files == 1) main = 0;
+  if (rc == SBT_OK && main == n_files)
+    rc = fail(err, SBT_NO_SOURCE, "no source file for %s (expected a file named like *%s)", tc->name, d->sources[0]);
+  strv sources = {0};
+  if (rc == SBT_OK) {
+    char *rn = renamed(d, files[main].path, files[main].data, files[main].len);
+    out->main_path = rn ? rn : strdup(files[main].path);
+    out->main_index = main;
+    strv_push(&sources, strdup(out->main_path));
+    for (size_t i = 0; i < n_files; i++)
+      if (i != main && is_source(d, files[i].path)) strv_push(&sources, strdup(files[i].path));
+  }
+  if (rc == SBT_OK) {
+    const char *base = strrchr(out->main_path, '/') ? strrchr(out->main_path, '/') + 1 : out->main_path;
+    char *stem = strdup(base);
+    char *dot = strrchr(stem, '.');
+    if (dot && dot != stem) *dot = '\0';
+    sbt_vars vars = {.bin = tc->bin, .bin_real = tc->bin_real, .bin_dir = tc->bin_dir, .main = out->main_path,
+                     .main_stem = stem, .version = tc->version};
+    expand_ctx c = {&vars, sources.v, args, d, option_args};
+    size_t s = 0;
+    if (d->compile) {
+      out->steps[s].name = strdup("compile");
+      out->steps[s].argv = expand_argv(d->compile, &c);
+      out->steps[s].is_compile = true;
+      sb_limits_default(&out->steps[s].limits);
+      apply_limits(&out->steps[s].limits, &d->compile_limits);
+      s++;
+    }
+    out->steps[s].name = strdup("run");
+    out->steps[s].argv = expand_argv(d->run, &c);
+    sb_limits_default(&out->steps[s].limits);
+    apply_limits(&out->steps[s].limits, &d->run_limits);
+    apply_limits(&out->steps[s].limits, run_override);
+    out->n_steps = s + 1;
+    strv env = {0};
+    strv_push(&env, NULL);
+    env.n = 0;
+    for (char **e = d->env; e && *e; e++) strv_push(&env, sbt_expand_string(*e, &vars));
+    out->env = env.v;
+    out->n_mounts = d->n_mounts + (tc->prefix_mount ? 1 : 0);
+    out->mounts = calloc(out->n_mounts + 1, sizeof *out->mounts);
+    for (size_t m = 0; m < d->n_mounts; m++) {
+      char *src = sbt_expand_string(d->mount_sources[m], &vars);
+      out->mounts[m].source = sbt_expand_env(src);
+      free(src);
+      out->mounts[m].target = sbt_expand_string(d->mount_targets[m], &vars);
+    }
+    if (tc->prefix_mount) {
+      out->mounts[d->n_mounts].source = strdup(tc->prefix_mount);
+      out->mounts[d->n_mounts].target = strdup(tc->prefix_mount);
+    }
+    out->cwd = strdup(d->cwd ? d->cwd : "/app");
+    strv deny = {0};
+    strv_push(&deny, NULL);
+    deny.n = 0;
+    for (char **p = d->seccomp_deny; p && *p; p++) strv_push(&deny, strdup(*p));
+    out->seccomp_deny = deny.v;
+    free(stem);
+    json_object *id = json_object_new_object();
+    json_object_object_add(id, "name", json_object_new_string(tc->name));
+    json_object_object_add(id, "family", json_object_new_string(d->name));
+    json_object_object_add(id, "language", json_object_new_string(d->language));
+    json_object_object_add(id, "version", json_object_new_string(tc->version));
+    json_object_object_add(id, "path", json_object_new_string(tc->bin));
+    json_object_object_add(id, "real_path", json_object_new_string(tc->bin_real));
+    json_object_object_add(id, "options", json_object_get(ident_opts));
+    json_object_object_add(id, "flags", json_object_get(flags));
+    out->identity = id;
+  }
+  strv_free(sources.v);
+  for (size_t o = 0; o < d->n_options; o++) strv_free(option_args[o]);
+  free(option_args);
+  free(chosen);
+  json_object_put(ident_opts);
+  json_object_put(flags);
+  if (rc != SBT_OK) sbt_plan_free(out);
+  return rc;
+}
+
+void sbt_plan_free(sbt_plan *p) {
+  for (size_t s = 0; s < 2; s++) {
+    free(p->steps[s].name);
+    strv_free(p->steps[s].argv);
+  }
+  strv_free(p->env);
+  strv_free(p->seccomp_deny);
+  for (size_t m = 0; p->mounts && m < p->n_mounts; m++) {
+    free((char *)p->mounts[m].source);
+    free((char *)p->mounts[m].target);
+  }
+  free(p->mounts);
+  free(p->cwd);
+  free(p->main_path);
+  if (p->identity) json_object_put(p->identity);
+  memset(p, 0, sizeof *p);
+}

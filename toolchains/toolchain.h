@@ -1,0 +1,161 @@
+/* Toolchains as data (prefix sbt_).
+ *
+ * A toolchain file (toolchains/defs/<name>.json) declares a family: where its
+ * binaries are (paths and globs, one toolchain per binary found, named by a
+ * template such as "{basename}" or "java-{major}"), how to read a version,
+ * its options (each a flag template or a map value -> arguments, optionally
+ * probed per binary, e.g. which -std= values a compiler accepts), compile and
+ * run argv templates, environment, extra mounts, limit overrides and seccomp
+ * additions. Adding a language is adding a file.
+ *
+ * Templates: "{bin}" (the binary as found), "{bin_real}" (its real path),
+ * "{bin_dir}" (directory of the real path), "{main}", "{main_stem}",
+ * "{version}"; an element that is exactly "{sources}", "{args}" or
+ * "{option:NAME}" expands to zero or more arguments. */
+#ifndef SURGEBOX_TOOLCHAIN_H
+#define SURGEBOX_TOOLCHAIN_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+#define SBT_ERR_MAX 512
+
+typedef struct {
+  char *name;
+  char *flag;          /* "-std={value}", or NULL for the map form */
+  char **values;       /* allowed values, NULL-terminated */
+  char ***value_args;  /* map form: arguments per value (parallel to values) */
+  size_t n_values;
+  char *default_value;
+  char **probe;        /* argv template run once per binary and value; NULL: no probe */
+} sbt_option;
+
+typedef struct {
+  bool has_time_s, has_cpu_time_s, has_memory_mib, has_pids, has_output_bytes;
+  double time_s, cpu_time_s;
+  uint64_t memory_mib, pids, output_bytes;
+} sbt_limits;
+
+typedef struct {
+  char *path;          /* exact path, or */
+  char *glob;          /* a glob(3) pattern */
+  char *name;          /* name template: {basename}, {version}, {major}, {major_minor} */
+} sbt_binary;
+
+typedef struct {
+  char *file;          /* where it was read from */
+  char *name, *language, *description, *install, *default_source;
+  char **sources;      /* extensions (".cpp") or exact names ("Makefile") */
+  sbt_binary *binaries;
+  size_t n_binaries;
+  char **version_argv;
+  char *version_regex;
+  sbt_option *options;
+  size_t n_options;
+  char **compile;      /* NULL: no compile step */
+  char **run;
+  char **env;          /* "K=V" templates */
+  char **mount_sources, **mount_targets;
+  size_t n_mounts;
+  char *cwd;
+  char *rename_regex, *rename_to;
+  int rename_group;
+  sbt_limits compile_limits, run_limits;
+  char **seccomp_deny;
+} sbt_def;
+
+typedef struct {
+  char *name;          /* "g++-12" */
+  const sbt_def *def;
+  char *bin, *bin_real, *bin_dir, *version;
+  char *prefix_mount;  /* installation outside the default binds, bound read-only; or NULL */
+  bool **value_ok;     /* [option][value]: the probe accepted it (all true without a probe) */
+  uint64_t bin_mtime_ns, bin_size;
+} sbt_toolchain;
+
+typedef struct {
+  sbt_def *defs;
+  size_t n_defs;
+  sbt_toolchain *tcs;
+  size_t n_tcs;
+  char cache_file[4096]; /* detection cache, "" for none */
+  double detect_s;       /* how long the last detection took */
+  size_t probes_run, probes_cached;
+} sbt_registry;
+
+/* Read every *.json in dir (sorted). */
+int sbt_registry_load(sbt_registry *r, const char *dir, char err[SBT_ERR_MAX]);
+/* Find the binaries, read versions, run option probes (in parallel), using
+ * and refreshing the cache file (keyed by binary path, mtime and size). */
+int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]);
+void sbt_registry_free(sbt_registry *r);
+/* The directory holding the toolchain files: $SURGEBOX_TOOLCHAINS, else the
+ * source tree's (compiled in), else /usr/share/surgebox/toolchains. */
+const char *sbt_default_dir(void);
+
+const sbt_toolchain *sbt_find(const sbt_registry *r, const char *name);
+/* A family that would own this name if it were installed (for
+ * toolchain_missing and its install hint), or NULL. */
+const sbt_def *sbt_family_of(const sbt_registry *r, const char *name);
+/* The list for the "toolchains" response / `surgebox toolchains`. */
+json_object *sbt_list_json(const sbt_registry *r);
+
+/* ---- a job expanded from a toolchain ---- */
+typedef struct {
+  char *name;          /* "compile" or "run" */
+  char **argv;
+  sb_limits limits;
+  bool is_compile;
+} sbt_step;
+
+typedef struct {
+  sbt_step steps[2];
+  size_t n_steps;
+  char **env;
+  sb_mount *mounts;
+  size_t n_mounts;
+  char *cwd;
+  char *main_path;          /* the main source's path in /app (maybe renamed) */
+  size_t main_index;        /* which job file it is */
+  char **seccomp_deny;      /* copied from the def */
+  json_object *identity;    /* {"name","version","path","language","options","flags"} */
+} sbt_plan;
+
+typedef struct {
+  const char *path;
+  const unsigned char *data;
+  size_t len;
+} sbt_file;
+
+typedef enum {
+  SBT_OK = 0,
+  SBT_BAD_OPTION,      /* unknown option or value not allowed: bad_request */
+  SBT_UNSUPPORTED,     /* allowed value this binary rejects (probe): reported as such */
+  SBT_NO_SOURCE,       /* no file the toolchain can use */
+  SBT_NOMEM,
+} sbt_plan_result;
+
+/* options: the request's "options" object (string values) or NULL; args:
+ * NULL-terminated program arguments (or NULL); run_override: the request's
+ * limits, applied to the run step over the toolchain's own (or NULL). */
+sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
+                              const char *const *args, const sbt_limits *run_override, sbt_plan *out,
+                              char err[SBT_ERR_MAX]);
+void sbt_plan_free(sbt_plan *p);
+
+/* Template expansion helpers (exposed for tests). */
+typedef struct {
+  const char *bin, *bin_real, *bin_dir, *main, *main_stem, *version, *value;
+} sbt_vars;
+char *sbt_expand_string(const char *tmpl, const sbt_vars *v);
+/* ${NAME:-default} expansion from the environment (mount sources). */
+char *sbt_expand_env(const char *s);
+/* "17.0.15" -> major "17", major_minor "17.0" */
+char *sbt_version_part(const char *version, int parts);
+
+#endif
