@@ -29,7 +29,7 @@ static void strv_free(char **v) {
   free(v);
 }
 
-static sbt_plan_result fail(char err[SBT_ERR_MAX], sbt_plan_result r, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static sbt_plan_result fail(char err[SBT_ERR_MAX], sbt_plan_result r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, SBT_ERR_MAX, fmt, ap);
