@@ -50,6 +50,16 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     if (p->done.exec_errno) snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
   } else if (p->killed) {
     r->signal = SIGKILL;
+  } else {
+    /* The init died without reporting and we did not kill it: someone
+     * outside killed the sandbox (or the kernel did). Not the program's doing. */
+    r->status = SB_INTERNAL_ERROR;
+    if (WIFSIGNALED(p->init_status))
+      snprintf(r->error, sizeof r->error, "the sandbox init died of %s before the program finished (killed from outside?)",
+               sigabbrev_np(WTERMSIG(p->init_status)) ? sigabbrev_np(WTERMSIG(p->init_status)) : "a signal");
+    else
+      snprintf(r->error, sizeof r->error, "the sandbox init exited (%d) without a report", WEXITSTATUS(p->init_status));
+    return;
   }
   if (p->killed && p->kill_reason) {
     r->limit_hit = p->kill_reason;
@@ -85,6 +95,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);
   if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);
+  else if (!p->have_done && !p->killed) r->status = SB_INTERNAL_ERROR; /* error set by classify */
   uint64_t end = sb_now_ns();
   if (p->have_done && p->done.end_ns > p->done.start_ns)
     r->wall_time_s = (double)(p->done.end_ns - p->done.start_ns) / 1e9;

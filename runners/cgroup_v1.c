@@ -108,6 +108,13 @@ void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s) {
   s->user_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_user", &ok);
   s->sys_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_sys", &ok);
   s->has_cpu = ok;
+  /* usage_user/usage_sys come from tick sampling while usage is exact:
+   * keep their ratio, scaled to the exact total. */
+  if (s->user_ns + s->sys_ns > 0) {
+    uint64_t user = (uint64_t)((double)s->cpu_ns * (double)s->user_ns / (double)(s->user_ns + s->sys_ns));
+    s->user_ns = user;
+    s->sys_ns = s->cpu_ns - user;
+  }
   ok = true;
   s->mem_peak_bytes = read_u64(j->v1_memory, "memory.max_usage_in_bytes", &ok);
   s->has_peak = ok;

@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -145,6 +146,36 @@ static void close_all_except(const int *keep, int n) {
   syscall(SYS_close_range, lo, ~0u, 0);
 }
 
+/* The init is a clone of the supervisor, so /proc/1/cmdline (readable by
+ * the program) would show the daemon's or surgebox-run's command line, host
+ * paths included. The argument strings are our own copy-on-write pages:
+ * overwrite them in place (their bounds are fields 48-49 of
+ * /proc/self/stat). Runs before the pivot, while the host /proc is there. */
+static void hide_supervisor_cmdline(void) {
+  static const char name[] = "surgebox-init";
+  prctl(PR_SET_NAME, name, 0, 0, 0);
+  char buf[2048];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+  if (fd >= 0) close(fd);
+  if (n <= 0) return;
+  buf[n] = '\0';
+  char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+  if (!p) return;
+  unsigned long start = 0, end = 0;
+  int field = 2;
+  for (p++; *p && field < 49;) { /* fields are separated by single spaces */
+    while (*p == ' ') p++;
+    field++;
+    if (field == 48) start = strtoul(p, NULL, 10);
+    if (field == 49) end = strtoul(p, NULL, 10);
+    while (*p && *p != ' ') p++;
+  }
+  if (!start || end <= start + sizeof name) return;
+  memset((void *)start, 0, end - start);
+  memcpy((void *)start, name, sizeof name);
+}
+
 void sb_child_main(const sb_child_args *a) {
   int ctl = a->ctl_fd;
   int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd};
@@ -156,6 +187,7 @@ void sb_child_main(const sb_child_args *a) {
    * socket reads EOF and we exit. */
   if (a->userns && wait_for(ctl, SB_MSG_MAPPED) < 0) _exit(127);
   if (a->netns_fd >= 0 && setns(a->netns_fd, CLONE_NEWNET) < 0) die(ctl, "setns(net)", errno);
+  hide_supervisor_cmdline();
   int rc = sb_ns_uts_setup();
   if (rc < 0) die(ctl, "sethostname", -rc);
   char what[SB_ERR_MAX];

@@ -57,12 +57,56 @@ static int open_stdin(const sb_spec *spec) {
   return fd < 0 ? -errno : fd;
 }
 
+static char **copy_strv(const char *const *v) {
+  size_t n = 0;
+  while (v && v[n]) n++;
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++)
+    if (!(out[i] = strdup(v[i]))) {
+      for (size_t k = 0; k < i; k++) free(out[k]);
+      free(out);
+      return NULL;
+    }
+  return out;
+}
+
+static void free_strv(char **v) {
+  for (char **p = v; p && *p; p++) free(*p);
+  free(v);
+}
+
+/* Everything the child reads, copied: the caller's strings may live in the
+ * supervisor's argv area, which the sandbox init overwrites. */
+static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
+  p->argv = copy_strv(spec->argv);
+  p->envp = copy_strv(spec->envp ? spec->envp : default_env);
+  p->cwd = strdup(spec->cwd);
+  p->mounts = calloc(spec->n_extra_mounts + 1, sizeof *p->mounts);
+  if (!p->argv || !p->envp || !p->cwd || !p->mounts) return -ENOMEM;
+  for (size_t i = 0; i < spec->n_extra_mounts; i++) {
+    p->mounts[i].source = strdup(spec->extra_mounts[i].source);
+    p->mounts[i].target = strdup(spec->extra_mounts[i].target);
+    p->mounts[i].writable = spec->extra_mounts[i].writable;
+    p->n_mounts++;
+    if (!p->mounts[i].source || !p->mounts[i].target) return -ENOMEM;
+  }
+  return 0;
+}
+
 void sb_proc_free(sb_proc *p) {
   sb_closep(&p->pidfd);
   sb_closep(&p->ctl_fd);
   sb_closep(&p->out_fd);
   sb_closep(&p->err_fd);
   sb_seccomp_free(&p->own_filter);
+  free_strv(p->argv);
+  free_strv(p->envp);
+  free(p->cwd);
+  for (size_t i = 0; p->mounts && i < p->n_mounts; i++) {
+    free((char *)p->mounts[i].source);
+    free((char *)p->mounts[i].target);
+  }
+  free(p->mounts);
   free(p->out.data);
   free(p->err.data);
   free(p);
@@ -104,9 +148,10 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = -1;
   p->t_start = sb_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
-  int rc = 0;
+  int rc = copy_spec_strings(p, spec);
+  if (rc) sb_err(err, "out of memory");
   const sb_bpf *filter = &rt->filter;
-  if (spec->seccomp_extra_deny && spec->seccomp_extra_deny[0]) {
+  if (!rc && spec->seccomp_extra_deny && spec->seccomp_extra_deny[0]) {
     rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, rt->opts.seccomp_extra_allow, spec->seccomp_extra_deny,
                           &p->own_filter, err);
     filter = &p->own_filter;
@@ -137,11 +182,11 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.mounts.app_mib = spec->limits.tmp_mib;
   a.mounts.uid = rt->opts.sandbox_uid;
   a.mounts.gid = rt->opts.sandbox_gid;
-  a.mounts.extra = spec->extra_mounts;
-  a.mounts.n_extra = spec->n_extra_mounts;
-  a.argv = spec->argv;
-  a.envp = spec->envp ? spec->envp : default_env;
-  a.cwd = spec->cwd;
+  a.mounts.extra = p->mounts;
+  a.mounts.n_extra = p->n_mounts;
+  a.argv = (const char *const *)p->argv;
+  a.envp = (const char *const *)p->envp;
+  a.cwd = p->cwd;
   a.filter = filter;
   a.limits = &p->limits;
   a.rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);

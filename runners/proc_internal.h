@@ -23,6 +23,10 @@ struct sb_proc {
   struct rusage init_ru;
   char error[SB_ERR_MAX];
   char argv0[256];
+  char **argv, **envp;  /* our own copies: the init wipes the supervisor's argv area */
+  char *cwd;
+  sb_mount *mounts;
+  size_t n_mounts;
 };
 
 void sb_proc_free(sb_proc *p);
