@@ -33,6 +33,7 @@ static void usage(FILE *f) {
           "  --cgroup auto|v2|v1|none   backend (default auto)\n"
           "  --env K=V             set a variable (repeatable; replaces the default PATH/HOME set)\n"
           "  --cwd PATH            working directory inside (default /app)\n"
+          "  --root DIR            take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host\n"
           "  --json                print the result document instead of the output\n");
 }
 
@@ -77,7 +78,7 @@ static unsigned char *read_all(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD, O_JSON, O_HELP };
+  enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD, O_ROOT, O_JSON, O_HELP };
   static const struct option opts[] = {
       {"dir", required_argument, 0, O_DIR},           {"time-limit", required_argument, 0, O_TIME},
       {"cpu-limit", required_argument, 0, O_CPU},     {"memory-limit", required_argument, 0, O_MEM},
@@ -87,6 +88,7 @@ int main(int argc, char **argv) {
       {"merge-output", no_argument, 0, O_MERGE},      {"cgroup", required_argument, 0, O_CG},
       {"env", required_argument, 0, O_ENV},           {"cwd", required_argument, 0, O_CWD},
       {"json", no_argument, 0, O_JSON},               {"help", no_argument, 0, O_HELP},
+      {"root", required_argument, 0, O_ROOT},
       {0, 0, 0, 0}};
   sb_spec spec;
   sb_spec_init(&spec);
@@ -117,6 +119,7 @@ int main(int argc, char **argv) {
       env[n_env++] = optarg;
       break;
     case O_CWD: spec.cwd = optarg; break;
+    case O_ROOT: spec.root = optarg; break;
     case O_JSON: json = true; break;
     case O_HELP: usage(stdout); return 0;
     default: bad = true;

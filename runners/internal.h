@@ -124,6 +124,7 @@ int sb_ns_write_id_maps(pid_t pid, uid_t inner_uid, uid_t outer_uid, gid_t inner
 
 /* ---- mounts.c (child) ---- */
 typedef struct {
+  const char *root;             /* "" for the host, else a profile's root file system */
   const char *newroot;          /* empty directory used as the mount point of the new root */
   const char *empty_file;       /* host file (mode 000) bound over secrets */
   const char *workspace;        /* host dir bound at /app, or NULL for a tmpfs */

@@ -108,17 +108,17 @@ static int tmpfs(ctx *c, const char *target, const char *opts, unsigned long fla
 }
 
 static int mask_secrets(ctx *c, const sb_mount_plan *p) {
-  char target[PATH_MAX];
+  char target[PATH_MAX], src[PATH_MAX];
   struct stat st;
   for (const char *const *f = secret_files; *f; f++) {
-    if (lstat(*f, &st) < 0 || !S_ISREG(st.st_mode)) continue;
+    if (join(src, sizeof src, p->root, *f) < 0 || lstat(src, &st) < 0 || !S_ISREG(st.st_mode)) continue;
     if (join(target, sizeof target, p->newroot, *f) < 0) return fail(c, "path", *f);
     if (mount(p->empty_file, target, NULL, MS_BIND, NULL) < 0) return fail(c, "mask", *f);
     if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
       return fail(c, "remount", target);
   }
   for (const char *const *d = secret_dirs; *d; d++) {
-    if (lstat(*d, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
+    if (join(src, sizeof src, p->root, *d) < 0 || lstat(src, &st) < 0 || !S_ISDIR(st.st_mode)) continue;
     if (join(target, sizeof target, p->newroot, *d) < 0) return fail(c, "path", *d);
     if (mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0755") < 0)
       return fail(c, "mask", *d);
@@ -173,9 +173,10 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   /* Nothing we mount may propagate back to the host. */
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return fail(&c, "make private", "/");
   int rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
+  char src[PATH_MAX];
   for (const char *const *b = host_binds; !rc && *b; b++) {
-    if (access(*b, F_OK) < 0) continue;
-    rc = bind(&c, p, *b, *b, false);
+    if (join(src, sizeof src, p->root, *b) < 0) rc = fail(&c, "path", *b);
+    else if (access(src, F_OK) == 0) rc = bind(&c, p, src, *b, false);
   }
   if (!rc) rc = mask_secrets(&c, p);
   if (!rc) {

@@ -81,6 +81,7 @@ static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
   p->argv = copy_strv(spec->argv);
   p->envp = copy_strv(spec->envp ? spec->envp : default_env);
   p->cwd = strdup(spec->cwd);
+  if (spec->root && !(p->root = strdup(spec->root))) return -ENOMEM;
   p->mounts = calloc(spec->n_extra_mounts + 1, sizeof *p->mounts);
   if (!p->argv || !p->envp || !p->cwd || !p->mounts) return -ENOMEM;
   for (size_t i = 0; i < spec->n_extra_mounts; i++) {
@@ -102,6 +103,7 @@ void sb_proc_free(sb_proc *p) {
   free_strv(p->argv);
   free_strv(p->envp);
   free(p->cwd);
+  free(p->root);
   for (size_t i = 0; p->mounts && i < p->n_mounts; i++) {
     free((char *)p->mounts[i].source);
     free((char *)p->mounts[i].target);
@@ -175,6 +177,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.userns = rt->userns;
   int slot = spec->netns_slot;
   a.netns_fd = (!rt->userns && slot >= 0 && rt->n_netns) ? rt->netns_fds[slot % rt->n_netns] : -1;
+  a.mounts.root = p->root ? p->root : "";
   a.mounts.newroot = rt->newroot;
   a.mounts.empty_file = rt->empty_file;
   a.mounts.workspace = spec->workspace ? sb_workspace_path(spec->workspace) : NULL;

@@ -25,6 +25,7 @@ struct sb_proc {
   char argv0[256];
   char **argv, **envp;  /* our own copies: the init wipes the supervisor's argv area */
   char *cwd;
+  char *root;           /* profile root, or NULL for the host */
   sb_mount *mounts;
   size_t n_mounts;
 };

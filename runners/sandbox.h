@@ -105,6 +105,8 @@ typedef struct {
   const char *const *seccomp_extra_deny;  /* per-run additions to the runtime policy */
   sb_limits limits;
   int netns_slot;               /* which shared netns to enter; -1: a fresh one */
+  const char *root;             /* a profile's root file system whose /usr, /lib*, /bin, /sbin
+                                 * and /etc replace the host's; NULL: the host's */
 } sb_spec;
 
 void sb_spec_init(sb_spec *s);
