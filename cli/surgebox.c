@@ -6,6 +6,7 @@
  * 2 daemon or sandbox failure. */
 #include "client.h"
 #include "eval_cli.h"
+#include "regen.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -27,6 +28,9 @@ static void usage(FILE *f) {
           "  status [--json]      daemon state and counters\n"
           "  toolchains [--json]  available toolchains\n"
           "  ping                 check the daemon answers\n"
+          "  regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE] [--jobs N]\n"
+          "        [--repeat K] [--check-determinism] [--only I,J,...]\n"
+          "                       regenerate SURGE's references by running every item; fidelity report\n"
           "  eval --references FILE... | --data DIR --predictions FILE [--items FILE] [--json]\n"
           "       [--by language|difficulty|config] [--fl-extract]\n"
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
@@ -342,6 +346,7 @@ int main(int argc, char **argv) {
   char **sub_argv = argv + i;
   if (strcmp(cmd, "exec") == 0) return cmd_exec(&g, sub_argc, sub_argv);
   if (strcmp(cmd, "eval") == 0) return sbe_eval_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
     return cmd_simple(&g, cmd, sub_argc, sub_argv);
   fprintf(stderr, "surgebox: unknown command %s\n", cmd);

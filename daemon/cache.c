@@ -206,25 +206,46 @@ static int by_path(const void *a, const void *b) {
   return strcmp(**(const char *const *const *)a, **(const char *const *const *)b);
 }
 
+/* A raw step names its compiler inside argv (often through a shell): key
+ * it on every installed toolchain instead, so that an upgrade of any of
+ * them invalidates it. */
+static void hash_all_toolchains(struct sha256_ctx *h, const sbt_registry *r) {
+  for (size_t i = 0; i < r->n_tcs; i++) {
+    hash_str(h, r->tcs[i].bin_real);
+    hash_str(h, r->tcs[i].version);
+    hash_u64(h, r->tcs[i].bin_mtime_ns);
+    hash_u64(h, r->tcs[i].bin_size);
+  }
+}
+
 void sbd_cache_key(const sbd_job *job, char out[65]) {
   struct sha256_ctx h;
   sha256_init(&h);
   hash_str(&h, CACHE_FORMAT);
   const sbt_plan *p = &job->plan;
   const sbd_jstep *js = &job->steps[job->step];
-  /* the identity object is built in a fixed key order by sbt_plan_make */
-  hash_str(&h, json_object_to_json_string_ext(p->identity, JSON_C_TO_STRING_PLAIN));
-  const sbt_toolchain *tc = sbt_find(&job->srv->toolchains, json_object_get_string(json_object_object_get(p->identity, "name")));
-  hash_u64(&h, tc ? tc->bin_mtime_ns : 0);
-  hash_u64(&h, tc ? tc->bin_size : 0);
+  if (job->has_plan) {
+    /* the identity object is built in a fixed key order by sbt_plan_make */
+    hash_str(&h, json_object_to_json_string_ext(p->identity, JSON_C_TO_STRING_PLAIN));
+    const sbt_toolchain *tc =
+        sbt_find(&job->srv->toolchains, json_object_get_string(json_object_object_get(p->identity, "name")));
+    hash_u64(&h, tc ? tc->bin_mtime_ns : 0);
+    hash_u64(&h, tc ? tc->bin_size : 0);
+    hash_str(&h, p->cwd);
+    for (size_t m = 0; m < p->n_mounts; m++) {
+      hash_str(&h, p->mounts[m].source);
+      hash_str(&h, p->mounts[m].target);
+    }
+  } else {
+    hash_str(&h, "\x02raw");
+    if (job->srv->have_toolchains) hash_all_toolchains(&h, &job->srv->toolchains);
+  }
   for (char **a = js->argv; a && *a; a++) hash_str(&h, *a);
   hash_str(&h, "\x01env");
   for (char **e = js->env; e && *e; e++) hash_str(&h, *e);
-  hash_str(&h, p->cwd);
-  for (size_t m = 0; m < p->n_mounts; m++) {
-    hash_str(&h, p->mounts[m].source);
-    hash_str(&h, p->mounts[m].target);
-  }
+  hash_u64(&h, js->merge_output);
+  hash_u64(&h, js->stdin_data ? js->stdin_len + 1 : 0);
+  if (js->stdin_data) sha256_update(&h, js->stdin_len, js->stdin_data);
   hash_u64(&h, js->limits.memory_mib);
   hash_u64(&h, js->limits.pids);
   hash_u64(&h, (uint64_t)(js->limits.wall_time_s * 1000));
@@ -234,7 +255,7 @@ void sbd_cache_key(const sbd_job *job, char out[65]) {
   const char ***order = calloc(ex->n_files + 1, sizeof *order);
   const char **names = calloc(ex->n_files + 1, sizeof *names);
   for (size_t i = 0; order && names && i < ex->n_files; i++) {
-    names[i] = i == p->main_index ? p->main_path : ex->files[i].path;
+    names[i] = job->has_plan && i == p->main_index ? p->main_path : ex->files[i].path;
     order[i] = &names[i];
   }
   if (order && names) qsort(order, ex->n_files, sizeof *order, by_path);

@@ -67,6 +67,7 @@ static int build_steps(sbd_job *job) {
       js->stdin_data = s->has_stdin ? s->stdin_data : NULL;
       js->stdin_len = s->stdin_len;
       js->merge_output = s->merge_output;
+      js->cacheable = s->cache;
       step_limits(&s->limits, &js->limits);
     }
     return 0;
@@ -194,7 +195,7 @@ static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
   sbd_cache *cache = job->srv->cache;
   if (js->cacheable && cache) {
-    if (!job->cache_key[0]) sbd_cache_key(job, job->cache_key);
+    sbd_cache_key(job, job->cache_key); /* per step: a job may have several cacheable steps */
     json_object *doc = NULL;
     switch (sbd_cache_lookup(cache, job->cache_key, job, job->ws, &doc)) {
     case SBD_CACHE_HIT: {

@@ -187,7 +187,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64",
-                                        "env",   "merge_output", "limits", NULL};
+                                        "env",   "merge_output", "limits", "cache", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -221,6 +221,11 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
     if (!json_object_is_type(x, json_type_boolean))
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.merge_output must be true or false", where);
     st->merge_output = json_object_get_boolean(x);
+  }
+  if (json_object_object_get_ex(v, "cache", &x)) {
+    if (!json_object_is_type(x, json_type_boolean))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.cache must be true or false", where);
+    st->cache = json_object_get_boolean(x);
   }
   if (sbp_get_stdin(c, v, where, &st->stdin_data, &st->stdin_len, &st->has_stdin) != 0) return -1;
   x = NULL;

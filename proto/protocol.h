@@ -194,6 +194,7 @@ typedef struct {
   size_t stdin_len;
   bool has_stdin;
   bool merge_output;         /* stderr into stdout */
+  bool cache;                /* a deterministic step (a compile) the daemon may serve from its cache */
   sbp_step_limits limits;
 } sbp_step;
 

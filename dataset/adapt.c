@@ -1,0 +1,32 @@
+/* Dispatch to the subset's adapter. */
+#include "adapt_internal.h"
+
+#include <string.h>
+
+const char *sbr_item_str(json_object *item, const char *key) {
+  json_object *v;
+  return json_object_object_get_ex(item, key, &v) && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                                                             : NULL;
+}
+
+const char *sbr_feature_str(json_object *item, const char *key) {
+  json_object *f;
+  return json_object_object_get_ex(item, "custom_features", &f) ? sbr_item_str(f, key) : NULL;
+}
+
+int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+              size_t err_len) {
+  memset(out, 0, sizeof *out);
+  out->out_step = "run";
+  switch (s) {
+  case SBR_DR: return sbr_adapt_dr(index, item, env, out, err, err_len);
+  case SBR_BG: return sbr_adapt_bg(index, item, env, out, err, err_len);
+  case SBR_TC:
+  case SBR_SC: return sbr_adapt_tcsc(s, index, item, env, out, err, err_len);
+  case SBR_ML:
+  case SBR_CL: return sbr_adapt_mlcl(s, index, item, env, out, err, err_len);
+  case SBR_RL: return sbr_adapt_rl(index, item, env, out, err, err_len);
+  case SBR_FL: return sbr_adapt_fl(index, item, env, out, err, err_len);
+  default: snprintf(err, err_len, "unknown subset"); return -1;
+  }
+}

@@ -1,0 +1,86 @@
+/* BG: buggy programs in cpp, java and python3, with SURGE's ABSOLUTE paths:
+ *   cpp     g++ -std=c++11 /app/test.cpp -o /app/test, then /app/test
+ *   java    javac /app/<C>.java (C: the first public class), then java -cp /app <C>
+ *   python  python3 /app/test.py (SURGE's was 3.8: tracebacks match it exactly)
+ * A failed compile's reference is "Compilation Error: " + the compiler's raw
+ * stderr (all 54 cpp and 51 java references are); otherwise stdout then
+ * stderr, raw. */
+#include "adapt_internal.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *sbr_java_class(const char *src) {
+  static const char *const patterns[] = {
+      "public[[:space:]]+(final[[:space:]]+|abstract[[:space:]]+)?class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)",
+      /* no public class: the class that declares main */
+      "class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)[^{]*\\{[^}]*static[[:space:]]+void[[:space:]]+main[[:space:]]*\\(",
+  };
+  for (int p = 0; p < 2; p++) {
+    regex_t re;
+    if (regcomp(&re, patterns[p], REG_EXTENDED) != 0) continue;
+    regmatch_t m[3];
+    int g = p == 0 ? 2 : 1;
+    char *out = NULL;
+    if (regexec(&re, src, 3, m, 0) == 0 && m[g].rm_so >= 0) out = strndup(src + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+    regfree(&re);
+    if (out) return out;
+  }
+  return NULL;
+}
+
+int sbr_adapt_bg(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+  (void)index;
+  const char *lang = sbr_feature_str(item, "language"), *q = sbr_item_str(item, "question");
+  if (!lang || !q) {
+    snprintf(err, n, "BG item without language or question");
+    return -1;
+  }
+  snprintf(out->group, sizeof out->group, "%s", lang);
+  out->mode = SBR_OUT_BG;
+  out->is_compile_prefixed = true;
+  if (strcmp(lang, "cpp") == 0) {
+    if (!env->gxx[0]) {
+      snprintf(out->missing, sizeof out->missing, "g++");
+      return 0;
+    }
+    snprintf(out->toolchain, sizeof out->toolchain, "%s", env->gxx_name);
+    char cmd[768];
+    /* GCC 9 counted a tab as one column and had no -Wvexing-parse: mimic it
+     * (bg_mimic_gcc9) so columns and warnings line up with SURGE's. */
+    snprintf(cmd, sizeof cmd, "exec -a g++ %s -std=c++11%s /app/test.cpp -o /app/test", env->gxx,
+             env->bg_mimic_gcc9 ? " -ftabstop=1 -Wno-vexing-parse" : "");
+    json_object *req = sbr_req_new();
+    sbr_req_file(req, "test.cpp", q, strlen(q), 0);
+    const char *compile[] = {"bash", "-c", cmd, NULL}, *run[] = {"/app/test", NULL};
+    sbr_req_step(req, "compile", compile, SBR_DEFAULT_TIME_S);
+    sbr_req_step(req, "run", run, SBR_DEFAULT_TIME_S);
+    out->request = req;
+    return 0;
+  }
+  if (strcmp(lang, "java") == 0) {
+    if (!sbr_env_has(env, "java")) {
+      snprintf(out->missing, sizeof out->missing, "java");
+      return 0;
+    }
+    char *cls = sbr_java_class(q);
+    char path[300];
+    snprintf(path, sizeof path, "%s.java", cls ? cls : "Main");
+    free(cls);
+    json_object *req = sbr_req_toolchain("java", SBR_DEFAULT_TIME_S);
+    sbr_req_file(req, path, q, strlen(q), 0);
+    snprintf(out->toolchain, sizeof out->toolchain, "java");
+    out->request = req;
+    return 0;
+  }
+  if (strcmp(lang, "python3") == 0) {
+    json_object *req = sbr_req_toolchain(env->bg_python, SBR_DEFAULT_TIME_S);
+    sbr_req_file(req, "test.py", q, strlen(q), 0);
+    snprintf(out->toolchain, sizeof out->toolchain, "%s", env->bg_python);
+    out->request = req;
+    return 0;
+  }
+  snprintf(err, n, "BG language %s unknown", lang);
+  return -1;
+}

@@ -1,0 +1,35 @@
+/* Shared by the SURGE adapters (adapt_*.c). */
+#ifndef SURGEBOX_ADAPT_INTERNAL_H
+#define SURGEBOX_ADAPT_INTERNAL_H
+#include "regen.h"
+
+#include <stdio.h>
+
+#define SBR_DEFAULT_TIME_S 30.0
+#define SBR_LONG_TIME_S 300.0 /* TC/SC: a 12-city brute-force TSP takes 72-144 s */
+
+json_object *sbr_req_new(void);
+json_object *sbr_req_toolchain(const char *toolchain, double time_s);
+void sbr_req_file(json_object *req, const char *path, const char *content, size_t len, int mode);
+json_object *sbr_req_step(json_object *req, const char *name, const char *const *argv, double time_s);
+json_object *sbr_posix_env(const char *path);
+char **sbr_shell_split(const char *s, size_t *n);
+void sbr_strv_free(char **v);
+
+/* item helpers */
+const char *sbr_item_str(json_object *item, const char *key);
+const char *sbr_feature_str(json_object *item, const char *key);
+
+int sbr_adapt_dr(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
+int sbr_adapt_bg(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
+int sbr_adapt_tcsc(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+                   size_t n);
+int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+                   size_t n);
+int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
+int sbr_adapt_fl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
+
+/* The public class of a Java source (SURGE: /app/<C>.java), else the class
+ * with main; NULL when neither. Caller frees. */
+char *sbr_java_class(const char *src);
+#endif

@@ -1,0 +1,165 @@
+/* How closely regenerated references reproduce the published ones, and why
+ * each mismatch happens.
+ *
+ *   exact       byte equality after SURGE's own post-processing (the adapter
+ *               strips where SURGE stripped)
+ *   normalized  equality after N1-N5 (+ N6 for whitespace-insensitive refs)
+ *   jaccard     SURGE's metric: lower-cased whitespace token sets
+ * Mismatch classes: missing_toolchain, timeout, nondeterministic (repeats
+ * differ), toolchain_drift (equal once toolchain-controlled text is
+ * normalised, or both sides are the same compile failure in another
+ * compiler's words), other. */
+#include "fidelity.h"
+#include "eval_metrics.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool looks_like_compile_failure(const char *s) {
+  return strstr(s, "Compilation Error:") || strstr(s, ": error:") || strstr(s, ": error ") ||
+         strstr(s, "error: ld returned") || strstr(s, "linker command failed");
+}
+
+void sbr_compare(const char *published, const char *regenerated, bool whitespace_free, bool compile_failed,
+                 sbr_compare_result *out) {
+  memset(out, 0, sizeof *out);
+  out->jaccard = sbe_jaccard(published ? published : "", regenerated ? regenerated : "");
+  if (!published || !regenerated) return;
+  out->exact = strcmp(published, regenerated) == 0;
+  char *a = sbr_normalize(published, whitespace_free), *b = sbr_normalize(regenerated, whitespace_free);
+  out->normalized = out->exact || (a && b && strcmp(a, b) == 0);
+  free(a);
+  free(b);
+  out->drift = out->normalized || (compile_failed && looks_like_compile_failure(published));
+}
+
+const char *sbr_classify(const char *status, bool missing, bool deterministic, const sbr_compare_result *c) {
+  if (missing) return "missing_toolchain";
+  if (c->exact) return NULL;
+  if (!deterministic) return "nondeterministic";
+  if (status && strcmp(status, "timeout") == 0) return "timeout";
+  if (c->drift) return "toolchain_drift";
+  return "other";
+}
+
+/* ---- the report ---- */
+static const char *const class_names[] = {"nondeterministic", "toolchain_drift", "missing_toolchain", "timeout", "other"};
+#define N_CLASSES 5
+
+typedef struct {
+  int n, ran, exact, normalized, missing, nondet;
+  double jaccard_sum;
+} counts;
+
+static void add(counts *c, json_object *exec) {
+  json_object *v;
+  c->n++;
+  bool ran = json_object_object_get_ex(exec, "regenerated", &v) && json_object_get_boolean(v);
+  if (!ran) {
+    if (json_object_object_get_ex(exec, "class", &v) && v && !strcmp(json_object_get_string(v), "missing_toolchain"))
+      c->missing++;
+    return;
+  }
+  c->ran++;
+  const char *m = json_object_object_get_ex(exec, "matched", &v) ? json_object_get_string(v) : "no";
+  if (!strcmp(m, "exact")) c->exact++, c->normalized++;
+  else if (!strcmp(m, "normalized")) c->normalized++;
+  if (json_object_object_get_ex(exec, "deterministic", &v) && !json_object_get_boolean(v)) c->nondet++;
+  if (json_object_object_get_ex(exec, "jaccard", &v)) c->jaccard_sum += json_object_get_double(v);
+}
+
+static json_object *counts_json(const counts *c) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "n", json_object_new_int(c->n));
+  json_object_object_add(o, "ran", json_object_new_int(c->ran));
+  json_object_object_add(o, "exact", json_object_new_int(c->exact));
+  json_object_object_add(o, "normalized", json_object_new_int(c->normalized));
+  char j[32];
+  snprintf(j, sizeof j, "%.4f", c->ran ? c->jaccard_sum / c->ran : 0.0);
+  json_object_object_add(o, "jaccard_mean", json_object_new_double_s(strtod(j, NULL), j));
+  json_object_object_add(o, "missing_toolchain", json_object_new_int(c->missing));
+  json_object_object_add(o, "nondeterministic", json_object_new_int(c->nondet));
+  return o;
+}
+
+json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *subsets, size_t n_subsets) {
+  json_object *root = json_object_new_object();
+  for (size_t s = 0; s < n_subsets; s++) {
+    json_object *items = items_by_subset[s];
+    counts all = {0};
+    json_object *by = json_object_new_object();
+    json_object *classes = json_object_new_object();
+    for (int k = 0; k < N_CLASSES; k++) json_object_object_add(classes, class_names[k], json_object_new_array());
+    size_t n = items ? json_object_array_length(items) : 0;
+    /* groups in first-seen order */
+    const char **gnames = calloc(n + 1, sizeof *gnames);
+    counts *gcounts = calloc(n + 1, sizeof *gcounts);
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+      json_object *it = json_object_array_get_idx(items, i), *exec, *v;
+      if (!json_object_object_get_ex(it, "exec", &exec)) continue;
+      add(&all, exec);
+      const char *g = json_object_object_get_ex(exec, "group", &v) ? json_object_get_string(v) : "?";
+      size_t k = 0;
+      while (k < ng && strcmp(gnames[k], g)) k++;
+      if (k == ng) gnames[ng++] = g;
+      add(&gcounts[k], exec);
+      if (json_object_object_get_ex(exec, "class", &v) && v) {
+        json_object *arr = json_object_object_get(classes, json_object_get_string(v));
+        if (arr) json_object_array_add(arr, json_object_new_int((int)i));
+      }
+    }
+    for (size_t k = 0; k < ng; k++) json_object_object_add(by, gnames[k], counts_json(&gcounts[k]));
+    json_object *o = counts_json(&all);
+    json_object_object_add(o, "by", by);
+    json_object_object_add(o, "mismatches", classes);
+    json_object_object_add(root, sbr_subset_name(subsets[s]), o);
+    free(gnames);
+    free(gcounts);
+  }
+  return root;
+}
+
+void sbr_print_table(json_object *summary, FILE *f) {
+  fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s\n", "subset / group", "n", "ran", "exact", "normalized",
+          "jaccard", "missing", "nondet");
+  json_object_object_foreach(summary, subset, o) {
+    json_object *by = NULL;
+    json_object_object_get_ex(o, "by", &by);
+#define G(obj, k) json_object_get_int(json_object_object_get(obj, k))
+    int n = G(o, "n"), ran = G(o, "ran");
+    fprintf(f, "%-22s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d\n", subset, n, ran, G(o, "exact"),
+            ran ? 100.0 * G(o, "exact") / ran : 0.0, G(o, "normalized"), ran ? 100.0 * G(o, "normalized") / ran : 0.0,
+            json_object_get_double(json_object_object_get(o, "jaccard_mean")), G(o, "missing_toolchain"),
+            G(o, "nondeterministic"));
+    int groups = 0;
+    json_object_object_foreach(by, g0, go0) {
+      (void)g0;
+      (void)go0;
+      groups++;
+    }
+    if (groups > 1 && groups <= 48) {
+      json_object_object_foreach(by, g, go) {
+        int gr = G(go, "ran");
+        fprintf(f, "  %-20.20s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d\n", g, G(go, "n"), gr, G(go, "exact"),
+                gr ? 100.0 * G(go, "exact") / gr : 0.0, G(go, "normalized"),
+                gr ? 100.0 * G(go, "normalized") / gr : 0.0,
+                json_object_get_double(json_object_object_get(go, "jaccard_mean")), G(go, "missing_toolchain"),
+                G(go, "nondeterministic"));
+      }
+    }
+#undef G
+  }
+  fprintf(f, "\nmismatches by class (item indices):\n");
+  json_object_object_foreach(summary, subset2, o2) {
+    json_object *mm = json_object_object_get(o2, "mismatches");
+    json_object_object_foreach(mm, cls, arr) {
+      size_t n = json_object_array_length(arr);
+      if (!n) continue;
+      fprintf(f, "  %-4s %-18s %3zu: ", subset2, cls, n);
+      for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(arr, i)));
+      fprintf(f, "%s\n", n > 40 ? ",..." : "");
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/* Comparing regenerated references with the published ones (prefix sbr_). */
+#ifndef SURGEBOX_FIDELITY_H
+#define SURGEBOX_FIDELITY_H
+#include "regen.h"
+
+#include <stdio.h>
+
+typedef struct {
+  bool exact, normalized, drift;
+  double jaccard;
+} sbr_compare_result;
+
+/* compile_failed: our run's compile step failed (BG/DR/RL). */
+void sbr_compare(const char *published, const char *regenerated, bool whitespace_free, bool compile_failed,
+                 sbr_compare_result *out);
+/* The mismatch class of an item, NULL when it matched exactly. */
+const char *sbr_classify(const char *status, bool missing, bool deterministic, const sbr_compare_result *c);
+/* {"<subset>": {"n","ran","exact","normalized","jaccard_mean","missing_toolchain","nondeterministic",
+ *               "by": {...same...}, "mismatches": {"<class>": [indices]}}} from items carrying "exec". */
+json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *subsets, size_t n_subsets);
+void sbr_print_table(json_object *summary, FILE *f);
+#endif

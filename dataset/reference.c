@@ -1,0 +1,157 @@
+/* From an exec response to the reference string SURGE stored. */
+#include "adapt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static json_object *step_named(json_object *resp, const char *name) {
+  json_object *steps;
+  if (!json_object_object_get_ex(resp, "steps", &steps)) return NULL;
+  for (size_t i = 0; i < json_object_array_length(steps); i++) {
+    json_object *s = json_object_array_get_idx(steps, i), *n;
+    if (json_object_object_get_ex(s, "name", &n) && strcmp(json_object_get_string(n), name) == 0) return s;
+  }
+  return NULL;
+}
+
+static const char *field(json_object *step, const char *key) {
+  json_object *v;
+  return step && json_object_object_get_ex(step, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+static char *concat(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *out = malloc(la + lb + 1);
+  if (!out) return NULL;
+  memcpy(out, a, la);
+  memcpy(out + la, b, lb + 1);
+  return out;
+}
+
+char *sbr_strip(const char *s) {
+  const char *ws = " \t\n\r\v\f";
+  while (*s && strchr(ws, *s)) s++;
+  size_t n = strlen(s);
+  while (n && strchr(ws, s[n - 1])) n--;
+  return strndup(s, n);
+}
+
+/* ---- FL: Lean's JSON messages -> SURGE's {"errors", "pass", "complete"},
+ * serialised as Python's json.dumps does by default: ", " and ": "
+ * separators and every non-ASCII character escaped. ---- */
+static void put(char **buf, size_t *len, size_t *cap, const char *s, size_t n) {
+  if (*len + n + 1 > *cap) {
+    *cap = (*cap + n) * 2 + 64;
+    *buf = realloc(*buf, *cap);
+  }
+  memcpy(*buf + *len, s, n);
+  *len += n;
+  (*buf)[*len] = '\0';
+}
+
+static void py_string(char **b, size_t *l, size_t *c, const char *s) {
+  put(b, l, c, "\"", 1);
+  const unsigned char *p = (const unsigned char *)s;
+  while (*p) {
+    unsigned cp = *p;
+    size_t k = 1;
+    if (cp >= 0xF0) cp = ((cp & 7u) << 18) | ((p[1] & 63u) << 12) | ((p[2] & 63u) << 6) | (p[3] & 63u), k = 4;
+    else if (cp >= 0xE0) cp = ((cp & 15u) << 12) | ((p[1] & 63u) << 6) | (p[2] & 63u), k = 3;
+    else if (cp >= 0xC0) cp = ((cp & 31u) << 6) | (p[1] & 63u), k = 2;
+    char esc[16];
+    if (cp == '"') put(b, l, c, "\\\"", 2);
+    else if (cp == '\\') put(b, l, c, "\\\\", 2);
+    else if (cp == '\n') put(b, l, c, "\\n", 2);
+    else if (cp == '\r') put(b, l, c, "\\r", 2);
+    else if (cp == '\t') put(b, l, c, "\\t", 2);
+    else if (cp == '\b') put(b, l, c, "\\b", 2);
+    else if (cp == '\f') put(b, l, c, "\\f", 2);
+    else if (cp < 0x20 || (cp >= 0x7f && cp < 0x10000)) put(b, l, c, esc, (size_t)snprintf(esc, sizeof esc, "\\u%04x", cp));
+    else if (cp >= 0x10000) {
+      unsigned v = cp - 0x10000;
+      put(b, l, c, esc, (size_t)snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF)));
+    } else put(b, l, c, (const char *)p, 1);
+    p += k;
+  }
+  put(b, l, c, "\"", 1);
+}
+
+static void py_pos(char **b, size_t *l, size_t *c, json_object *pos) {
+  json_object *line = NULL, *col = NULL;
+  json_object_object_get_ex(pos, "line", &line);
+  json_object_object_get_ex(pos, "column", &col);
+  char tmp[96];
+  put(b, l, c, tmp, (size_t)snprintf(tmp, sizeof tmp, "{\"line\": %d, \"column\": %d}", json_object_get_int(line),
+                                     json_object_get_int(col)));
+}
+
+static char *fl_reference(const char *out) {
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  put(&buf, &len, &cap, "{\"errors\": [", strlen("{\"errors\": ["));
+  int n_err = 0;
+  char *copy = strdup(out);
+  for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+    json_object *m = json_tokener_parse(line), *sev, *pos, *endpos, *data;
+    if (!m) continue;
+    if (json_object_object_get_ex(m, "severity", &sev) && strcmp(json_object_get_string(sev), "error") == 0 &&
+        json_object_object_get_ex(m, "pos", &pos) && json_object_object_get_ex(m, "data", &data)) {
+      if (n_err++) put(&buf, &len, &cap, ", ", 2);
+      put(&buf, &len, &cap, "{\"severity\": \"error\", \"pos\": ", strlen("{\"severity\": \"error\", \"pos\": "));
+      py_pos(&buf, &len, &cap, pos);
+      put(&buf, &len, &cap, ", \"endPos\": ", strlen(", \"endPos\": "));
+      if (json_object_object_get_ex(m, "endPos", &endpos) && endpos) py_pos(&buf, &len, &cap, endpos);
+      else put(&buf, &len, &cap, "null", 4);
+      put(&buf, &len, &cap, ", \"data\": ", strlen(", \"data\": "));
+      py_string(&buf, &len, &cap, json_object_get_string(data));
+      put(&buf, &len, &cap, "}", 1);
+    }
+    json_object_put(m);
+  }
+  free(copy);
+  const char *tail = n_err ? "], \"pass\": false, \"complete\": false}" : "], \"pass\": true, \"complete\": true}";
+  put(&buf, &len, &cap, tail, strlen(tail));
+  return buf;
+}
+
+char *sbr_reference(const sbr_job *j, json_object *resp, double *inproc_cpu_s) {
+  if (inproc_cpu_s) *inproc_cpu_s = -1;
+  json_object *steps;
+  if (!resp || !json_object_object_get_ex(resp, "steps", &steps) || json_object_array_length(steps) == 0) return NULL;
+  char *raw = NULL;
+  if (j->mode == SBR_OUT_BG) {
+    json_object *compile = step_named(resp, "compile");
+    if (compile && strcmp(field(compile, "status"), "ok") != 0)
+      raw = concat("Compilation Error: ", field(compile, "stderr"));
+    else {
+      json_object *run = step_named(resp, "run");
+      raw = concat(field(run, "stdout"), field(run, "stderr"));
+    }
+  } else if (j->mode == SBR_OUT_CONCAT) {
+    raw = strdup("");
+    for (size_t i = 0; raw && i < json_object_array_length(steps); i++) {
+      char *next = concat(raw, field(json_object_array_get_idx(steps, i), "stdout"));
+      free(raw);
+      raw = next;
+    }
+  } else {
+    json_object *s = step_named(resp, j->out_step);
+    if (!s) return NULL; /* the step did not run (an earlier one failed) */
+    raw = j->mode == SBR_OUT_STDOUT_STDERR ? concat(field(s, "stdout"), field(s, "stderr")) : strdup(field(s, "stdout"));
+    if (strcmp(j->toolchain, "lean4") == 0) {
+      char *fl = fl_reference(raw);
+      free(raw);
+      raw = fl;
+    }
+    if (j->inproc_marker && inproc_cpu_s) {
+      const char *m = strstr(field(s, "stderr"), "SURGEBOX_INPROC_CPU=");
+      if (m) *inproc_cpu_s = strtod(m + strlen("SURGEBOX_INPROC_CPU="), NULL);
+    }
+  }
+  if (raw && j->strip) {
+    char *s = sbr_strip(raw);
+    free(raw);
+    raw = s;
+  }
+  return raw;
+}

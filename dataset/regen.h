@@ -1,0 +1,84 @@
+/* Regenerating SURGE's references by real execution (prefix sbr_).
+ *
+ *   adapters     one per subset: item -> exec request + how to read the
+ *                reference out of the response (adapt_*.c)
+ *   reference    response -> reference string, formatted as SURGE did
+ *   normalize    the documented normalisations N1-N6 (normalize.c)
+ *   fidelity     exact / normalized / Jaccard, mismatch classes, the table
+ *   regen        the driver: daemon, progress, --out, resume (regen_cli.c)
+ */
+#ifndef SURGEBOX_REGEN_H
+#define SURGEBOX_REGEN_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { SBR_ML, SBR_CL, SBR_RL, SBR_SC, SBR_TC, SBR_BG, SBR_DR, SBR_FL, SBR_N_SUBSETS } sbr_subset;
+const char *sbr_subset_name(sbr_subset s); /* "ml", ... */
+int sbr_subset_parse(const char *s, sbr_subset *out);
+
+/* How the reference is read out of an exec response. */
+typedef enum {
+  SBR_OUT_STDOUT,            /* the chosen step's stdout */
+  SBR_OUT_STDOUT_STDERR,     /* stdout then stderr (SURGE's BG python) */
+  SBR_OUT_BG,                /* compile failed: "Compilation Error: " + its stderr; else stdout+stderr of the run */
+  SBR_OUT_CONCAT,            /* every step's (merged) stdout, in order: DR's one pipe */
+} sbr_outmode;
+
+/* Toolchains chosen for this machine (from the daemon's toolchain list). */
+typedef struct {
+  json_object *toolchains;   /* the daemon's list (owned) */
+  char gxx[256], gxx_name[64];          /* g++ for DR/BG/RL: the oldest installed (closest to SURGE's GCC 9) */
+  char clang_dir[256], clang_name[64];  /* directory whose clang++ is the newest clang (SURGE: 19) */
+  char gcc_install_dir[256];            /* that GCC's install dir, for clang's --gcc-install-dir */
+  char bg_python[64];                   /* python3.8 when present (SURGE's BG), else python3 */
+  char python[256];                     /* python3 with numpy (TC/SC/RL) */
+  bool bg_mimic_gcc9;                   /* -ftabstop=1 -Wno-vexing-parse (GCC 9 columns) */
+  bool inproc_time;                     /* TC: time the script inside the interpreter too */
+} sbr_env;
+
+int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len);
+void sbr_env_free(sbr_env *e);
+bool sbr_env_has(const sbr_env *e, const char *toolchain);
+const char *sbr_env_version(const sbr_env *e, const char *toolchain);
+
+typedef struct {
+  json_object *request;   /* exec request without "id" (owned), NULL when it cannot run */
+  char missing[256];      /* "julia" when the toolchain is absent here */
+  char group[64];         /* the "by" key: language, or DR's compiler/standard/-O config */
+  char toolchain[64];     /* what produced the answer (name as the daemon lists it) */
+  sbr_outmode mode;
+  const char *out_step;   /* name of the step whose output is the reference */
+  bool strip;             /* SURGE stripped this reference */
+  bool whitespace_free;   /* the reference is whitespace-insensitive (N6 allowed) */
+  bool inproc_marker;     /* stderr carries SURGEBOX_INPROC_CPU=<s> */
+  bool is_rl_sudoku, is_compile_prefixed;
+} sbr_job;
+
+/* Build the job for item `index` of subset s. 0, or -1 with err. */
+int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+              size_t err_len);
+void sbr_job_free(sbr_job *j);
+
+/* The reference string SURGE would have stored, from an exec response.
+ * Also the in-process CPU time when the job carries the marker (else < 0). */
+char *sbr_reference(const sbr_job *j, json_object *response, double *inproc_cpu_s);
+
+/* ---- normalisations (RECIPES.md N1-N6), each a pure function ---- */
+char *sbr_n1_toolchain_paths(const char *s); /* /usr/include/c++/N, /usr/lib/gcc/x86_64-linux-gnu/N/ */
+char *sbr_n2_link_noise(const char *s);      /* +0x... offsets, /tmp/cc*.o and /tmp/<name>-<hex>.o */
+char *sbr_n3_trailing_ws(const char *s);     /* per line and at the end */
+char *sbr_n4_system_header_pos(const char *s); /* line:col inside system headers */
+char *sbr_n5_warning_tags(const char *s);    /* [-W...] option tags */
+char *sbr_n6_whitespace_runs(const char *s); /* runs of whitespace -> one space */
+/* N1-N5, plus N6 when whitespace_free. */
+char *sbr_normalize(const char *s, bool whitespace_free);
+char *sbr_strip(const char *s);              /* Python's str.strip() for ASCII whitespace */
+
+/* ---- the regen and bins commands ---- */
+int sbr_regen_main(int argc, char **argv);
+int sbr_bins_main(int argc, char **argv);
+int sbr_drmatrix_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,456 @@
+/* surgebox regen: run SURGE items through the daemon, write the regenerated
+ * dataset and the fidelity report.
+ *
+ *   surgebox regen --data DIR [--subset dr,bg,tc | all] [--out DIR] [--summary FILE]
+ *                  [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]
+ *                  [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]
+ *
+ * --out DIR receives <subset>.json in SURGE's own shape: "gt" is the
+ * regenerated reference, "gt_published" the shipped one, and "exec" what
+ * happened. It is rewritten as items finish, so an interrupted run resumes:
+ * items whose "exec" is complete are not run again. */
+#include "adapt_internal.h"
+#include "client.h"
+#include "fidelity.h"
+#include "protocol.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+  sbr_subset subset;
+  size_t index;
+  json_object *item;  /* the published item */
+  sbr_job job;
+  int sent, got, wanted;
+  char **refs;        /* per repeat */
+  double *cpu, *wall, *inproc;
+  int64_t rss;
+  char status[32];
+  bool compile_failed;
+  json_object *toolchain; /* identity from the response */
+  char error[256];
+} task;
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int s) {
+  (void)s;
+  interrupted = 1;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  if (n <= 0) return -1;
+  double *c = malloc((size_t)n * sizeof *c);
+  memcpy(c, v, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_double);
+  double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+  free(c);
+  return m;
+}
+
+/* A number printed with 6 decimals (more would be noise). */
+static json_object *num(double v) {
+  char s[32];
+  snprintf(s, sizeof s, "%.6f", v);
+  return json_object_new_double_s(strtod(s, NULL), s);
+}
+
+/* The item as written to --out: the published item, gt replaced. */
+static void record(task *t, json_object *out_item) {
+  const char *published = sbr_item_str(t->item, "gt");
+  json_object *exec = json_object_new_object();
+  bool missing = t->job.missing[0] != '\0';
+  bool ran = !missing && t->got > 0 && t->refs[0];
+  bool deterministic = true;
+  for (int r = 1; ran && r < t->got; r++)
+    if (!t->refs[r] || strcmp(t->refs[r], t->refs[0]) != 0) deterministic = false;
+  sbr_compare_result c = {0};
+  if (ran) sbr_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
+  const char *cls = sbr_classify(t->status, missing || !ran, deterministic, &c);
+  if (!ran && !missing) cls = t->status[0] && !strcmp(t->status, "timeout") ? "timeout" : "other";
+  json_object_object_add(exec, "status", json_object_new_string(missing ? "missing_toolchain" : t->status[0] ? t->status : "not_run"));
+  json_object_object_add(exec, "regenerated", json_object_new_boolean(ran));
+  json_object_object_add(exec, "group", json_object_new_string(t->job.group));
+  if (t->toolchain) {
+    json_object_object_add(exec, "toolchain", json_object_get(t->toolchain));
+  } else {
+    json_object *tc = json_object_new_object();
+    json_object_object_add(tc, "name", json_object_new_string(missing ? t->job.missing : t->job.toolchain));
+    json_object_object_add(tc, "version", NULL);
+    json_object_object_add(exec, "toolchain", tc);
+  }
+  if (missing) json_object_object_add(exec, "missing", json_object_new_string(t->job.missing));
+  if (ran) {
+    json_object_object_add(exec, "cpu_time_s", num(median(t->cpu, t->got)));
+    json_object_object_add(exec, "wall_time_s", num(median(t->wall, t->got)));
+    json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
+    if (t->job.inproc_marker && median(t->inproc, t->got) >= 0) {
+      double in = median(t->inproc, t->got);
+      json_object_object_add(exec, "inproc_cpu_s", num(in));
+      char fmt[48];
+      snprintf(fmt, sizeof fmt, "%.4f seconds", in); /* SURGE's own format */
+      json_object_object_add(exec, "time", json_object_new_string(fmt));
+    }
+    json_object_object_add(exec, "matched", json_object_new_string(c.exact ? "exact" : c.normalized ? "normalized" : "no"));
+    json_object_object_add(exec, "jaccard", num(c.jaccard));
+    json_object_object_add(exec, "repeats", json_object_new_int(t->got));
+    json_object_object_add(exec, "deterministic", json_object_new_boolean(deterministic));
+  }
+  json_object_object_add(exec, "class", cls ? json_object_new_string(cls) : NULL);
+  if (t->error[0]) json_object_object_add(exec, "error", json_object_new_string(t->error));
+  json_object_object_add(exec, "complete", json_object_new_boolean(true));
+  json_object_object_add(out_item, "gt", ran ? json_object_new_string(t->refs[0]) : json_object_new_string(published ? published : ""));
+  json_object_object_add(out_item, "gt_published", published ? json_object_new_string(published) : NULL);
+  json_object_object_add(out_item, "exec", exec);
+}
+
+static int write_atomic(const char *path, json_object *o) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) return -1;
+  return rename(tmp, path);
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
+             "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
+             "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
+             "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n");
+}
+
+typedef struct {
+  const char *data, *out, *summary, *socket, *only;
+  char subsets_arg[128];
+  int jobs, repeat;
+  bool autostart, inproc, mimic;
+} opts;
+
+static int parse(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  snprintf(o->subsets_arg, sizeof o->subsets_arg, "dr,bg,tc");
+  o->repeat = 1;
+  o->autostart = o->inproc = o->mimic = true;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
+    if (ARG("--data")) o->data = v;
+    else if (ARG("--subset")) snprintf(o->subsets_arg, sizeof o->subsets_arg, "%s", v);
+    else if (ARG("--out")) o->out = v;
+    else if (ARG("--summary")) o->summary = v;
+    else if (ARG("--socket")) o->socket = v;
+    else if (ARG("--only")) o->only = v;
+    else if (ARG("--jobs")) o->jobs = atoi(v);
+    else if (ARG("--repeat")) o->repeat = atoi(v);
+    else if (!strcmp(a, "--check-determinism")) o->repeat = o->repeat < 2 ? 2 : o->repeat;
+    else if (!strcmp(a, "--no-autostart")) o->autostart = false;
+    else if (!strcmp(a, "--no-inproc-time")) o->inproc = false;
+    else if (!strcmp(a, "--no-gcc9-mimic")) o->mimic = false;
+    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return -1;
+    } else {
+      fprintf(stderr, "regen: unknown or incomplete argument %s\n", a);
+      usage(stderr);
+      return 1;
+    }
+#undef ARG
+  }
+  if (!o->data || o->repeat < 1 || o->jobs < 0) {
+    if (!o->data) fprintf(stderr, "regen: --data DIR is required (SURGE's <subset>.json files)\n");
+    usage(stderr);
+    return 1;
+  }
+  return 0;
+}
+
+static bool in_only(const char *only, size_t index) {
+  if (!only) return true;
+  for (const char *p = only; *p;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p) break;
+    if ((size_t)v == index) return true;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return false;
+}
+
+static void progress(size_t done, size_t total, size_t failed, double t0, bool tty, double *last) {
+  double now = now_s();
+  if (!tty && now - *last < 10 && done < total) return;
+  if (tty && now - *last < 0.2 && done < total) return;
+  *last = now;
+  double el = now - t0, rate = el > 0 ? done / el : 0, eta = rate > 0 ? (total - done) / rate : 0;
+  if (tty) {
+    int width = 30, fill = total ? (int)(width * done / total) : width;
+    fprintf(stderr, "\r[%.*s%*s] %zu/%zu  failed %zu  %.1f/s  ETA %.0fs ", fill, "##############################",
+            width - fill, "", done, total, failed, rate, eta);
+    if (done == total) fputc('\n', stderr);
+  } else {
+    fprintf(stderr, "regen: %zu/%zu done, %zu failed, %.1f items/s, ETA %.0fs\n", done, total, failed, rate, eta);
+  }
+}
+
+int sbr_regen_main(int argc, char **argv) {
+  opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : 1;
+  sbr_subset subsets[SBR_N_SUBSETS];
+  size_t n_subsets = 0;
+  if (!strcmp(o.subsets_arg, "all")) {
+    for (int s = 0; s < SBR_N_SUBSETS; s++) subsets[n_subsets++] = (sbr_subset)s;
+  } else {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", o.subsets_arg);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+      if (n_subsets == SBR_N_SUBSETS || sbr_subset_parse(tok, &subsets[n_subsets]) < 0) {
+        fprintf(stderr, "regen: unknown subset %s (ml cl rl sc tc bg dr fl, or all)\n", tok);
+        return 1;
+      }
+      n_subsets++;
+    }
+  }
+  /* the published data, and what a previous run already finished */
+  json_object *published[SBR_N_SUBSETS] = {0}, *outs[SBR_N_SUBSETS] = {0};
+  for (size_t s = 0; s < n_subsets; s++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", o.data, sbr_subset_name(subsets[s]));
+    published[s] = json_object_from_file(path);
+    if (!published[s] || !json_object_is_type(published[s], json_type_array)) {
+      fprintf(stderr, "regen: cannot read %s: %s\n", path, json_util_get_last_err());
+      return 2;
+    }
+    if (o.out) {
+      snprintf(path, sizeof path, "%s/%s.json", o.out, sbr_subset_name(subsets[s]));
+      json_object *prev = json_object_from_file(path);
+      if (prev && json_object_is_type(prev, json_type_array) &&
+          json_object_array_length(prev) == json_object_array_length(published[s]))
+        outs[s] = prev;
+      else if (prev)
+        json_object_put(prev);
+    }
+    if (!outs[s]) { /* a deep copy of the published items */
+      outs[s] = json_tokener_parse(json_object_to_json_string_ext(published[s], JSON_C_TO_STRING_PLAIN));
+    }
+  }
+  if (o.out && sb_mkdir_p(o.out, 0755) < 0) {
+    fprintf(stderr, "regen: cannot create %s: %s\n", o.out, strerror(errno));
+    return 2;
+  }
+  /* the daemon (the embedded default when none is running) */
+  char jobs_arg[16];
+  snprintf(jobs_arg, sizeof jobs_arg, "%d", o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+  const char *extra[] = {"--jobs", jobs_arg, NULL};
+  sbc_conn c;
+  char err[512];
+  if (sbc_open(&c, o.socket, o.autostart, extra, err, sizeof err) < 0) {
+    fprintf(stderr, "regen: %s\n", err);
+    return 2;
+  }
+  json_object *tcreq = json_tokener_parse("{\"id\":\"regen-toolchains\",\"type\":\"toolchains\"}");
+  sbc_send(&c, tcreq);
+  json_object_put(tcreq);
+  json_object *tcresp = sbc_recv(&c);
+  sbr_env env;
+  sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
+  if (tcresp) json_object_put(tcresp);
+  env.inproc_time = o.inproc;
+  env.bg_mimic_gcc9 = o.mimic;
+  fprintf(stderr, "regen: g++ %s, clang %s (%s), BG python %s, python %s\n", env.gxx_name[0] ? env.gxx_name : "none",
+          env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python);
+  /* tasks */
+  size_t total = 0, cap = 64;
+  task *tasks = calloc(cap, sizeof *tasks);
+  for (size_t s = 0; s < n_subsets; s++) {
+    for (size_t i = 0; i < json_object_array_length(published[s]); i++) {
+      if (!in_only(o.only, i)) continue;
+      json_object *prev = json_object_array_get_idx(outs[s], i), *exec, *complete;
+      if (json_object_object_get_ex(prev, "exec", &exec) && json_object_object_get_ex(exec, "complete", &complete) &&
+          json_object_get_boolean(complete))
+        continue; /* finished by an earlier run */
+      if (total == cap) tasks = realloc(tasks, (cap *= 2) * sizeof *tasks);
+      task *t = &tasks[total++];
+      memset(t, 0, sizeof *t);
+      t->subset = subsets[s];
+      t->index = i;
+      t->item = json_object_array_get_idx(published[s], i);
+      t->wanted = o.repeat;
+      t->refs = calloc((size_t)o.repeat, sizeof *t->refs);
+      t->cpu = calloc((size_t)o.repeat, sizeof(double));
+      t->wall = calloc((size_t)o.repeat, sizeof(double));
+      t->inproc = calloc((size_t)o.repeat, sizeof(double));
+      if (sbr_adapt(t->subset, i, t->item, &env, &t->job, t->error, sizeof t->error) < 0) t->wanted = 0;
+      if (t->job.missing[0]) t->wanted = 0;
+    }
+  }
+  signal(SIGINT, on_sigint);
+  signal(SIGTERM, on_sigint);
+  bool tty = isatty(2);
+  double t0 = now_s(), last = 0, last_save = now_s();
+  size_t done = 0, failed = 0, next = 0, inflight = 0;
+  size_t window = (size_t)atoi(jobs_arg) * 2 + 2;
+  /* items that need no run are recorded right away */
+  for (size_t k = 0; k < total; k++)
+    if (tasks[k].wanted == 0) {
+      size_t s = 0;
+      while (subsets[s] != tasks[k].subset) s++;
+      record(&tasks[k], json_object_array_get_idx(outs[s], tasks[k].index));
+      done++;
+      failed += tasks[k].job.missing[0] ? 0 : 1; /* could not even build the job */
+    }
+  while (done < total && !interrupted) {
+    /* keep the daemon's workers busy, without flooding its queue */
+    while (inflight < window && next < total * (size_t)o.repeat) {
+      size_t k = next % total;
+      int rep = (int)(next / total);
+      next++;
+      task *t = &tasks[k];
+      if (rep >= t->wanted) continue;
+      json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+      char id[64];
+      snprintf(id, sizeof id, "%zu:%d", k, rep);
+      json_object_object_add(req, "id", json_object_new_string(id));
+      int src = sbc_send(&c, req);
+      json_object_put(req);
+      if (src < 0) {
+        fprintf(stderr, "regen: the daemon went away\n");
+        interrupted = 1;
+        break;
+      }
+      t->sent++;
+      inflight++;
+    }
+    if (interrupted || inflight == 0) break;
+    json_object *resp = sbc_recv(&c);
+    if (!resp) {
+      fprintf(stderr, "regen: the daemon went away\n");
+      break;
+    }
+    inflight--;
+    const char *id = json_object_get_string(json_object_object_get(resp, "id"));
+    size_t k = id ? strtoul(id, NULL, 10) : 0;
+    const char *code = sbp_response_error_code(resp);
+    if (!id || k >= total) {
+      json_object_put(resp);
+      continue;
+    }
+    task *t = &tasks[k];
+    if (code && !strcmp(code, "busy")) { /* the daemon's queue was full: send it again */
+      usleep(100000);
+      json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+      json_object_object_add(req, "id", json_object_new_string(id));
+      json_object_put(resp);
+      if (sbc_send(&c, req) == 0) inflight++;
+      json_object_put(req);
+      continue;
+    }
+    int r = t->got++;
+    json_object *st = NULL, *steps = NULL;
+    if (code) {
+      snprintf(t->status, sizeof t->status, "error");
+      json_object *e = json_object_object_get(resp, "error");
+      snprintf(t->error, sizeof t->error, "%s: %s", code, json_object_get_string(json_object_object_get(e, "message")));
+      t->got--;
+      t->wanted = t->got; /* stop repeating */
+    } else {
+      json_object_object_get_ex(resp, "status", &st);
+      snprintf(t->status, sizeof t->status, "%s", st ? json_object_get_string(st) : "?");
+      if (!strcmp(t->status, "toolchain_missing")) {
+        snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
+        t->got = 0;
+        t->wanted = 0;
+      } else {
+        t->refs[r] = sbr_reference(&t->job, resp, &t->inproc[r]);
+        if (json_object_object_get_ex(resp, "steps", &steps) && json_object_array_length(steps)) {
+          for (size_t si = 0; si < json_object_array_length(steps); si++) {
+            json_object *sd = json_object_array_get_idx(steps, si);
+            const char *name = json_object_get_string(json_object_object_get(sd, "name"));
+            if (name && !strcmp(name, "compile") &&
+                strcmp(json_object_get_string(json_object_object_get(sd, "status")), "ok"))
+              t->compile_failed = true;
+            if (name && !strcmp(name, t->job.out_step)) {
+              t->cpu[r] = json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
+              t->wall[r] = json_object_get_double(json_object_object_get(sd, "wall_time_s"));
+              t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
+            }
+          }
+        }
+        json_object *tc = json_object_object_get(resp, "toolchain");
+        if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
+        if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
+          json_object *id2 = json_object_new_object();
+          json_object_object_add(id2, "name", json_object_new_string(t->job.toolchain));
+          const char *ver = sbr_env_version(&env, t->job.toolchain);
+          json_object_object_add(id2, "version", ver ? json_object_new_string(ver) : NULL);
+          t->toolchain = id2;
+        }
+      }
+    }
+    json_object_put(resp);
+    if (t->got >= t->wanted) {
+      size_t s = 0;
+      while (subsets[s] != t->subset) s++;
+      record(t, json_object_array_get_idx(outs[s], t->index));
+      done++;
+      /* failures of the machinery, not of the programs (BG's are meant to fail) */
+      if (!strcmp(t->status, "internal_error") || !strcmp(t->status, "error")) failed++;
+      if (o.out && now_s() - last_save > 10) { /* resumable: keep what is finished */
+        for (size_t s2 = 0; s2 < n_subsets; s2++) {
+          char path[4200];
+          snprintf(path, sizeof path, "%s/%s.json", o.out, sbr_subset_name(subsets[s2]));
+          write_atomic(path, outs[s2]);
+        }
+        last_save = now_s();
+      }
+    }
+    progress(done, total, failed, t0, tty, &last);
+  }
+  sbc_close(&c);
+  if (o.out)
+    for (size_t s = 0; s < n_subsets; s++) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/%s.json", o.out, sbr_subset_name(subsets[s]));
+      if (write_atomic(path, outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+    }
+  json_object *summary = sbr_summary(outs, subsets, n_subsets);
+  sbr_print_table(summary, stdout);
+  printf("\n%zu items in %.1fs%s\n", done, now_s() - t0, interrupted ? " (interrupted: run again to resume)" : "");
+  if (o.summary && write_atomic(o.summary, summary) < 0) fprintf(stderr, "regen: cannot write %s\n", o.summary);
+  json_object_put(summary);
+  for (size_t k = 0; k < total; k++) {
+    for (int r = 0; r < tasks[k].wanted || r < tasks[k].got; r++)
+      if (r < o.repeat) free(tasks[k].refs[r]);
+    free(tasks[k].refs);
+    free(tasks[k].cpu);
+    free(tasks[k].wall);
+    free(tasks[k].inproc);
+    if (tasks[k].toolchain) json_object_put(tasks[k].toolchain);
+    sbr_job_free(&tasks[k].job);
+  }
+  free(tasks);
+  for (size_t s = 0; s < n_subsets; s++) {
+    json_object_put(published[s]);
+    json_object_put(outs[s]);
+  }
+  sbr_env_free(&env);
+  return interrupted ? 130 : 0;
+}
