@@ -12,6 +12,7 @@
 #include "adapt_internal.h"
 #include "client.h"
 #include "fidelity.h"
+#include "pump.h"
 #include "protocol.h"
 #include "sandbox.h"
 
@@ -130,6 +131,87 @@ static int write_atomic(const char *path, json_object *o) {
   return rename(tmp, path);
 }
 
+/* ---- the run, as callbacks of sbr_pump ---- */
+typedef struct {
+  task *tasks;
+  size_t total;
+  const sbr_env *env;
+  const sbr_subset *subsets;
+  size_t n_subsets;
+  json_object **outs;
+  const char *out_dir;
+} regen_state;
+
+static json_object *out_item(const regen_state *rs, const task *t) {
+  size_t s = 0;
+  while (rs->subsets[s] != t->subset) s++;
+  return json_object_array_get_idx(rs->outs[s], t->index);
+}
+
+/* request i: task i % total, repeat i / total */
+static json_object *make_request(size_t i, void *ctx) {
+  regen_state *rs = ctx;
+  task *t = &rs->tasks[i % rs->total];
+  if ((int)(i / rs->total) >= t->wanted) return NULL;
+  return json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+}
+
+static bool on_response(size_t i, json_object *resp, void *ctx) {
+  regen_state *rs = ctx;
+  task *t = &rs->tasks[i % rs->total];
+  const char *code = sbp_response_error_code(resp);
+  int r = t->got++;
+  if (code) {
+    snprintf(t->status, sizeof t->status, "error");
+    json_object *e = json_object_object_get(resp, "error");
+    snprintf(t->error, sizeof t->error, "%s: %s", code, json_object_get_string(json_object_object_get(e, "message")));
+    t->got--;
+    t->wanted = t->got; /* stop repeating */
+  } else {
+    json_object *st = json_object_object_get(resp, "status"), *steps;
+    snprintf(t->status, sizeof t->status, "%s", st ? json_object_get_string(st) : "?");
+    if (!strcmp(t->status, "toolchain_missing")) {
+      snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
+      t->got = t->wanted = 0;
+    } else {
+      t->refs[r] = sbr_reference(&t->job, resp, &t->inproc[r]);
+      if (json_object_object_get_ex(resp, "steps", &steps))
+        for (size_t si = 0; si < json_object_array_length(steps); si++) {
+          json_object *sd = json_object_array_get_idx(steps, si);
+          const char *name = json_object_get_string(json_object_object_get(sd, "name"));
+          if (name && !strcmp(name, "compile") && strcmp(json_object_get_string(json_object_object_get(sd, "status")), "ok"))
+            t->compile_failed = true;
+          if (name && !strcmp(name, t->job.out_step)) {
+            t->cpu[r] = json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
+            t->wall[r] = json_object_get_double(json_object_object_get(sd, "wall_time_s"));
+            t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
+          }
+        }
+      json_object *tc = json_object_object_get(resp, "toolchain");
+      if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
+      if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
+        json_object *id = json_object_new_object();
+        json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));
+        const char *ver = sbr_env_version(rs->env, t->job.toolchain);
+        json_object_object_add(id, "version", ver ? json_object_new_string(ver) : NULL);
+        t->toolchain = id;
+      }
+    }
+  }
+  if (t->got >= t->wanted) record(t, out_item(rs, t));
+  /* failures of the machinery, not of the programs (BG's are meant to fail) */
+  return code || !strcmp(t->status, "internal_error");
+}
+
+static void save_outputs(void *ctx) {
+  regen_state *rs = ctx;
+  for (size_t s = 0; s < rs->n_subsets; s++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", rs->out_dir, sbr_subset_name(rs->subsets[s]));
+    if (write_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+  }
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
              "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
@@ -194,22 +276,6 @@ static bool in_only(const char *only, size_t index) {
   return false;
 }
 
-static void progress(size_t done, size_t total, size_t failed, double t0, bool tty, double *last) {
-  double now = now_s();
-  if (!tty && now - *last < 10 && done < total) return;
-  if (tty && now - *last < 0.2 && done < total) return;
-  *last = now;
-  double el = now - t0, rate = el > 0 ? done / el : 0, eta = rate > 0 ? (total - done) / rate : 0;
-  if (tty) {
-    int width = 30, fill = total ? (int)(width * done / total) : width;
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu  failed %zu  %.1f/s  ETA %.0fs ", fill, "##############################",
-            width - fill, "", done, total, failed, rate, eta);
-    if (done == total) fputc('\n', stderr);
-  } else {
-    fprintf(stderr, "regen: %zu/%zu done, %zu failed, %.1f items/s, ETA %.0fs\n", done, total, failed, rate, eta);
-  }
-}
-
 int sbr_regen_main(int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
@@ -270,6 +336,7 @@ int sbr_regen_main(int argc, char **argv) {
   sbc_send(&c, tcreq);
   json_object_put(tcreq);
   json_object *tcresp = sbc_recv(&c);
+  regen_state rs = {0};
   sbr_env env;
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
   if (tcresp) json_object_put(tcresp);
@@ -304,133 +371,29 @@ int sbr_regen_main(int argc, char **argv) {
   }
   signal(SIGINT, on_sigint);
   signal(SIGTERM, on_sigint);
-  bool tty = isatty(2);
-  double t0 = now_s(), last = 0, last_save = now_s();
-  size_t done = 0, failed = 0, next = 0, inflight = 0;
-  size_t window = (size_t)atoi(jobs_arg) * 2 + 2;
   /* items that need no run are recorded right away */
   for (size_t k = 0; k < total; k++)
-    if (tasks[k].wanted == 0) {
-      size_t s = 0;
-      while (subsets[s] != tasks[k].subset) s++;
-      record(&tasks[k], json_object_array_get_idx(outs[s], tasks[k].index));
-      done++;
-      failed += tasks[k].job.missing[0] ? 0 : 1; /* could not even build the job */
-    }
-  while (done < total && !interrupted) {
-    /* keep the daemon's workers busy, without flooding its queue */
-    while (inflight < window && next < total * (size_t)o.repeat) {
-      size_t k = next % total;
-      int rep = (int)(next / total);
-      next++;
-      task *t = &tasks[k];
-      if (rep >= t->wanted) continue;
-      json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
-      char id[64];
-      snprintf(id, sizeof id, "%zu:%d", k, rep);
-      json_object_object_add(req, "id", json_object_new_string(id));
-      int src = sbc_send(&c, req);
-      json_object_put(req);
-      if (src < 0) {
-        fprintf(stderr, "regen: the daemon went away\n");
-        interrupted = 1;
-        break;
-      }
-      t->sent++;
-      inflight++;
-    }
-    if (interrupted || inflight == 0) break;
-    json_object *resp = sbc_recv(&c);
-    if (!resp) {
-      fprintf(stderr, "regen: the daemon went away\n");
-      break;
-    }
-    inflight--;
-    const char *id = json_object_get_string(json_object_object_get(resp, "id"));
-    size_t k = id ? strtoul(id, NULL, 10) : 0;
-    const char *code = sbp_response_error_code(resp);
-    if (!id || k >= total) {
-      json_object_put(resp);
-      continue;
-    }
-    task *t = &tasks[k];
-    if (code && !strcmp(code, "busy")) { /* the daemon's queue was full: send it again */
-      usleep(100000);
-      json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
-      json_object_object_add(req, "id", json_object_new_string(id));
-      json_object_put(resp);
-      if (sbc_send(&c, req) == 0) inflight++;
-      json_object_put(req);
-      continue;
-    }
-    int r = t->got++;
-    json_object *st = NULL, *steps = NULL;
-    if (code) {
-      snprintf(t->status, sizeof t->status, "error");
-      json_object *e = json_object_object_get(resp, "error");
-      snprintf(t->error, sizeof t->error, "%s: %s", code, json_object_get_string(json_object_object_get(e, "message")));
-      t->got--;
-      t->wanted = t->got; /* stop repeating */
-    } else {
-      json_object_object_get_ex(resp, "status", &st);
-      snprintf(t->status, sizeof t->status, "%s", st ? json_object_get_string(st) : "?");
-      if (!strcmp(t->status, "toolchain_missing")) {
-        snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
-        t->got = 0;
-        t->wanted = 0;
-      } else {
-        t->refs[r] = sbr_reference(&t->job, resp, &t->inproc[r]);
-        if (json_object_object_get_ex(resp, "steps", &steps) && json_object_array_length(steps)) {
-          for (size_t si = 0; si < json_object_array_length(steps); si++) {
-            json_object *sd = json_object_array_get_idx(steps, si);
-            const char *name = json_object_get_string(json_object_object_get(sd, "name"));
-            if (name && !strcmp(name, "compile") &&
-                strcmp(json_object_get_string(json_object_object_get(sd, "status")), "ok"))
-              t->compile_failed = true;
-            if (name && !strcmp(name, t->job.out_step)) {
-              t->cpu[r] = json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
-              t->wall[r] = json_object_get_double(json_object_object_get(sd, "wall_time_s"));
-              t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
-            }
-          }
-        }
-        json_object *tc = json_object_object_get(resp, "toolchain");
-        if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
-        if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
-          json_object *id2 = json_object_new_object();
-          json_object_object_add(id2, "name", json_object_new_string(t->job.toolchain));
-          const char *ver = sbr_env_version(&env, t->job.toolchain);
-          json_object_object_add(id2, "version", ver ? json_object_new_string(ver) : NULL);
-          t->toolchain = id2;
-        }
-      }
-    }
-    json_object_put(resp);
-    if (t->got >= t->wanted) {
-      size_t s = 0;
-      while (subsets[s] != t->subset) s++;
-      record(t, json_object_array_get_idx(outs[s], t->index));
-      done++;
-      /* failures of the machinery, not of the programs (BG's are meant to fail) */
-      if (!strcmp(t->status, "internal_error") || !strcmp(t->status, "error")) failed++;
-      if (o.out && now_s() - last_save > 10) { /* resumable: keep what is finished */
-        for (size_t s2 = 0; s2 < n_subsets; s2++) {
-          char path[4200];
-          snprintf(path, sizeof path, "%s/%s.json", o.out, sbr_subset_name(subsets[s2]));
-          write_atomic(path, outs[s2]);
-        }
-        last_save = now_s();
-      }
-    }
-    progress(done, total, failed, t0, tty, &last);
-  }
+    if (tasks[k].wanted == 0) record(&tasks[k], out_item(&rs, &tasks[k]));
+  rs.tasks = tasks;
+  rs.total = total;
+  rs.env = &env;
+  rs.subsets = subsets;
+  rs.n_subsets = n_subsets;
+  rs.outs = outs;
+  rs.out_dir = o.out;
+  sbr_pump pump = {.total = total * (size_t)o.repeat,
+                   .window = (size_t)atoi(jobs_arg) * 2 + 2,
+                   .make = make_request,
+                   .done = on_response,
+                   .checkpoint = o.out ? save_outputs : NULL,
+                   .ctx = &rs,
+                   .label = "regen",
+                   .interrupted = &interrupted};
+  double t0 = now_s();
+  sbr_pump_run(&c, &pump);
+  size_t done = 0;
+  for (size_t k = 0; k < total; k++) done += tasks[k].got >= tasks[k].wanted;
   sbc_close(&c);
-  if (o.out)
-    for (size_t s = 0; s < n_subsets; s++) {
-      char path[4200];
-      snprintf(path, sizeof path, "%s/%s.json", o.out, sbr_subset_name(subsets[s]));
-      if (write_atomic(path, outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
-    }
   json_object *summary = sbr_summary(outs, subsets, n_subsets);
   sbr_print_table(summary, stdout);
   printf("\n%zu items in %.1fs%s\n", done, now_s() - t0, interrupted ? " (interrupted: run again to resume)" : "");

@@ -1,0 +1,93 @@
+#include "pump.h"
+#include "protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(const sbr_pump *p, size_t done, size_t failed, double t0, bool tty, double *last) {
+  double now = now_s();
+  if (done < p->total && now - *last < (tty ? 0.2 : 10)) return;
+  *last = now;
+  double el = now - t0, rate = el > 0 ? (double)done / el : 0, eta = rate > 0 ? (double)(p->total - done) / rate : 0;
+  if (tty) {
+    int width = 30, fill = p->total ? (int)((size_t)width * done / p->total) : width;
+    fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  failed %zu  %.1f/s  ETA %.0fs ", p->label, fill,
+            "##############################", width - fill, "", done, p->total, failed, rate, eta);
+    if (done == p->total) fputc('\n', stderr);
+  } else {
+    fprintf(stderr, "%s: %zu/%zu done, %zu failed, %.1f/s, ETA %.0fs\n", p->label, done, p->total, failed, rate, eta);
+  }
+}
+
+static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) {
+  char id[32];
+  snprintf(id, sizeof id, "%zu", i);
+  json_object_object_add(req, "id", json_object_new_string(id));
+  int rc = sbc_send(c, req);
+  json_object_put(req);
+  (void)p;
+  return rc;
+}
+
+int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
+  size_t next = 0, inflight = 0, done = 0, failed = 0;
+  double t0 = now_s(), last = 0, last_checkpoint = now_s();
+  bool tty = isatty(2);
+  int rc = 0;
+  for (;;) {
+    while (inflight < p->window && next < p->total && !*p->interrupted) {
+      json_object *req = p->make(next, p->ctx);
+      if (!req) { /* nothing to run for this one */
+        next++;
+        done++;
+        continue;
+      }
+      if (send_one(c, p, next++, req) < 0) {
+        rc = -1;
+        break;
+      }
+      inflight++;
+    }
+    if (rc || inflight == 0 || *p->interrupted) break;
+    json_object *resp = sbc_recv(c);
+    if (!resp) {
+      rc = -1;
+      break;
+    }
+    const char *id = json_object_get_string(json_object_object_get(resp, "id"));
+    size_t i = id ? strtoul(id, NULL, 10) : p->total;
+    const char *code = sbp_response_error_code(resp);
+    if (i < p->total && code && !strcmp(code, "busy")) { /* the queue was full: again, a bit later */
+      json_object_put(resp);
+      usleep(100000);
+      json_object *req = p->make(i, p->ctx);
+      if (req && send_one(c, p, i, req) < 0) rc = -1;
+      if (!req) inflight--;
+      if (rc) break;
+      continue;
+    }
+    inflight--;
+    if (i < p->total) {
+      if (p->done(i, resp, p->ctx)) failed++;
+      done++;
+    }
+    json_object_put(resp);
+    if (p->checkpoint && now_s() - last_checkpoint > 10) {
+      p->checkpoint(p->ctx);
+      last_checkpoint = now_s();
+    }
+    progress(p, done, failed, t0, tty, &last);
+  }
+  if (p->checkpoint) p->checkpoint(p->ctx);
+  if (rc) fprintf(stderr, "%s: the daemon went away\n", p->label);
+  return rc || *p->interrupted ? -1 : 0;
+}

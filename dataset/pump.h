@@ -1,0 +1,29 @@
+/* Feeding many exec requests through one daemon connection, a bounded
+ * window at a time (the daemon's workers stay busy, its queue is never
+ * flooded), with a progress line: shared by regen and dr-matrix. */
+#ifndef SURGEBOX_PUMP_H
+#define SURGEBOX_PUMP_H
+#include "client.h"
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+  size_t total;
+  size_t window;
+  /* request i without "id" (caller's reference passed over), NULL to skip it */
+  json_object *(*make)(size_t i, void *ctx);
+  /* the response to request i (borrowed); return true when it counts as a failure of the machinery */
+  bool (*done)(size_t i, json_object *resp, void *ctx);
+  /* called every few seconds and after the last response (checkpoints) */
+  void (*checkpoint)(void *ctx);
+  void *ctx;
+  const char *label;
+  volatile sig_atomic_t *interrupted;
+} sbr_pump;
+
+/* 0 when every request was answered, -1 if the daemon went away or the run was interrupted. */
+int sbr_pump_run(sbc_conn *c, const sbr_pump *p);
+#endif
