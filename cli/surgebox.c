@@ -31,6 +31,9 @@ static void usage(FILE *f) {
           "  regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE] [--jobs N]\n"
           "        [--repeat K] [--check-determinism] [--only I,J,...]\n"
           "                       regenerate SURGE's references by running every item; fidelity report\n"
+          "  bins --data FILE [--edges 0.001,0.01,0.1,1] [--json]   CPU-time histogram (SURGE's Figure 4)\n"
+          "  dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17] [--opts O0,O1,O2,O3,Os]\n"
+          "            [--out FILE] [--jobs N]   every DR snippet under every configuration\n"
           "  eval --references FILE... | --data DIR --predictions FILE [--items FILE] [--json]\n"
           "       [--by language|difficulty|config] [--fl-extract]\n"
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
@@ -347,6 +350,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "exec") == 0) return cmd_exec(&g, sub_argc, sub_argv);
   if (strcmp(cmd, "eval") == 0) return sbe_eval_main(sub_argc, sub_argv);
   if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
     return cmd_simple(&g, cmd, sub_argc, sub_argv);
   fprintf(stderr, "surgebox: unknown command %s\n", cmd);

@@ -1,0 +1,306 @@
+/* surgebox dr-matrix: every DR snippet under every configuration.
+ *
+ *   surgebox dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17]
+ *                      [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]
+ *
+ * SURGE built DR by keeping the snippets whose output changes with the
+ * configuration; custom_features.dependencies says which of compiler /
+ * standard / optimisation matter. This runs each distinct snippet under
+ * compilers x standards x levels (200 x 40 = 8,000 compile-and-run jobs by
+ * default; compiles go through the daemon's compile cache), writes every
+ * output as JSON Lines to --out (resumable: lines already there are not run
+ * again), and reports per snippet how many distinct outputs it has and
+ * which factors change them, against the published dependencies. */
+#include "adapt_internal.h"
+#include "client.h"
+#include "protocol.h"
+#include "pump.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sbr_dr_command(const sbr_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
+                   char *path, size_t pcap, char *tc_name, size_t tlen);
+
+#define MAXV 8
+
+typedef struct {
+  const char *question;
+  int items[64];
+  int n_items;
+  json_object *deps; /* the first item's custom_features.dependencies */
+} snippet;
+
+typedef struct {
+  snippet *snips;
+  size_t n_snips;
+  char comp[MAXV][16], std[MAXV][16], opt[MAXV][8];
+  int nc, ns, no;
+  char ***outputs; /* [snippet][config] */
+  const sbr_env *env;
+  FILE *out;
+  json_object *done; /* "snippet/config" -> output, from an earlier run */
+} matrix;
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int s) {
+  (void)s;
+  interrupted = 1;
+}
+
+static size_t n_configs(const matrix *m) { return (size_t)(m->nc * m->ns * m->no); }
+
+static void config_of(const matrix *m, size_t c, int *ci, int *si, int *oi) {
+  *oi = (int)(c % (size_t)m->no);
+  *si = (int)(c / (size_t)m->no % (size_t)m->ns);
+  *ci = (int)(c / (size_t)(m->no * m->ns));
+}
+
+static void config_key(const matrix *m, size_t c, char *out, size_t cap) {
+  int ci, si, oi;
+  config_of(m, c, &ci, &si, &oi);
+  snprintf(out, cap, "%s-C++%s--%s", m->comp[ci], m->std[si], m->opt[oi]);
+}
+
+static json_object *make(size_t i, void *ctx) {
+  matrix *m = ctx;
+  size_t s = i / n_configs(m), c = i % n_configs(m);
+  if (m->outputs[s][c]) return NULL; /* resumed */
+  int ci, si, oi;
+  config_of(m, c, &ci, &si, &oi);
+  char key[64], std[16], cmd[1024], path[512], tc[64];
+  config_key(m, c, key, sizeof key);
+  snprintf(std, sizeof std, "c++%s", m->std[si]);
+  if (sbr_dr_command(m->env, m->comp[ci], std, m->opt[oi], cmd, sizeof cmd, path, sizeof path, tc, sizeof tc) < 0)
+    return NULL;
+  /* the same request the DR adapter builds for this key */
+  char item[128];
+  snprintf(item, sizeof item, "{\"custom_features\":{\"key\":\"%s\"},\"question\":\"\"}", key);
+  json_object *it = json_tokener_parse(item);
+  json_object_object_add(it, "question", json_object_new_string(m->snips[s].question));
+  sbr_job job;
+  char err[128];
+  json_object *req = NULL;
+  if (sbr_adapt(SBR_DR, 0, it, m->env, &job, err, sizeof err) == 0 && job.request) req = json_object_get(job.request);
+  sbr_job_free(&job);
+  json_object_put(it);
+  return req;
+}
+
+static bool done(size_t i, json_object *resp, void *ctx) {
+  matrix *m = ctx;
+  size_t s = i / n_configs(m), c = i % n_configs(m);
+  sbr_job job = {.mode = SBR_OUT_CONCAT};
+  char *out = sbr_reference(&job, resp, NULL);
+  const char *status = json_object_get_string(json_object_object_get(resp, "status"));
+  m->outputs[s][c] = out ? out : strdup("");
+  char key[64];
+  config_key(m, c, key, sizeof key);
+  if (m->out) {
+    json_object *line = json_object_new_object();
+    json_object_object_add(line, "snippet", json_object_new_int((int)s));
+    json_object *items = json_object_new_array();
+    for (int k = 0; k < m->snips[s].n_items; k++) json_object_array_add(items, json_object_new_int(m->snips[s].items[k]));
+    json_object_object_add(line, "items", items);
+    json_object_object_add(line, "config", json_object_new_string(key));
+    json_object_object_add(line, "status", json_object_new_string(status ? status : "error"));
+    json_object_object_add(line, "output", json_object_new_string(m->outputs[s][c]));
+    fprintf(m->out, "%s\n", json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(line);
+  }
+  return !status || !strcmp(status, "internal_error");
+}
+
+static void flush_out(void *ctx) {
+  matrix *m = ctx;
+  if (m->out) fflush(m->out);
+}
+
+static int split_list(const char *arg, char dst[][16], int cap, size_t width) {
+  int n = 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", arg);
+  for (char *t = strtok(buf, ","); t && n < cap; t = strtok(NULL, ",")) snprintf(dst[n++], width, "%s", t);
+  return n;
+}
+
+/* Does factor f (0 compiler, 1 standard, 2 level) change the output: two
+ * configurations differing only in it, with different outputs? */
+static bool factor_matters(const matrix *m, size_t s, int f) {
+  size_t nc = n_configs(m);
+  for (size_t a = 0; a < nc; a++)
+    for (size_t b = a + 1; b < nc; b++) {
+      int ca, sa, oa, cb, sb, ob;
+      config_of(m, a, &ca, &sa, &oa);
+      config_of(m, b, &cb, &sb, &ob);
+      int diff[3] = {ca != cb, sa != sb, oa != ob};
+      if (!diff[f] || diff[(f + 1) % 3] || diff[(f + 2) % 3]) continue;
+      if (m->outputs[s][a] && m->outputs[s][b] && strcmp(m->outputs[s][a], m->outputs[s][b])) return true;
+    }
+  return false;
+}
+
+int sbr_drmatrix_main(int argc, char **argv) {
+  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL;
+  const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";
+  int jobs = 0;
+  bool autostart = true;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (!strcmp(a, name) && v && ++i)
+    if (ARG("--data")) data = v;
+    else if (ARG("--out")) out_path = v;
+    else if (ARG("--compilers")) comps = v;
+    else if (ARG("--stds")) stds = v;
+    else if (ARG("--opts")) opts = v;
+    else if (ARG("--jobs")) jobs = atoi(v);
+    else if (ARG("--socket")) socket = v;
+    else if (ARG("--only")) only = v;
+    else if (!strcmp(a, "--no-autostart")) autostart = false;
+    else {
+      fprintf(stderr, "usage: surgebox dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17]\n"
+                      "                          [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]\n");
+      return 1;
+    }
+#undef ARG
+  }
+  if (!data) {
+    fprintf(stderr, "dr-matrix: --data DIR is required\n");
+    return 1;
+  }
+  matrix m = {0};
+  m.nc = split_list(comps, m.comp, MAXV, sizeof m.comp[0]);
+  m.ns = split_list(stds, m.std, MAXV, sizeof m.std[0]);
+  char ob[MAXV][16];
+  m.no = split_list(opts, ob, MAXV, sizeof ob[0]);
+  for (int k = 0; k < m.no; k++) snprintf(m.opt[k], sizeof m.opt[k], "%s", ob[k]);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/dr.json", data);
+  json_object *dr = json_object_from_file(path);
+  if (!dr || !json_object_is_type(dr, json_type_array)) {
+    fprintf(stderr, "dr-matrix: cannot read %s\n", path);
+    return 2;
+  }
+  /* distinct snippets (one question may carry several configurations) */
+  size_t n = json_object_array_length(dr);
+  m.snips = calloc(n, sizeof *m.snips);
+  for (size_t i = 0; i < n; i++) {
+    json_object *it = json_object_array_get_idx(dr, i);
+    const char *q = sbr_item_str(it, "question");
+    if (!q) continue;
+    if (only) {
+      char needle[32];
+      snprintf(needle, sizeof needle, ",%zu,", i);
+      char hay[1024];
+      snprintf(hay, sizeof hay, ",%s,", only);
+      if (!strstr(hay, needle)) continue;
+    }
+    size_t s = 0;
+    while (s < m.n_snips && strcmp(m.snips[s].question, q)) s++;
+    if (s == m.n_snips) {
+      m.snips[m.n_snips].question = q;
+      json_object *f = json_object_object_get(it, "custom_features");
+      m.snips[m.n_snips++].deps = f ? json_object_object_get(f, "dependencies") : NULL;
+    }
+    if (m.snips[s].n_items < 64) m.snips[s].items[m.snips[s].n_items++] = (int)i;
+  }
+  m.outputs = calloc(m.n_snips, sizeof *m.outputs);
+  for (size_t s = 0; s < m.n_snips; s++) m.outputs[s] = calloc(n_configs(&m), sizeof(char *));
+  /* resume: what an earlier run wrote */
+  size_t resumed = 0;
+  if (out_path) {
+    FILE *prev = fopen(out_path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    while (prev && getline(&line, &cap, prev) > 0) {
+      json_object *o = json_tokener_parse(line);
+      if (!o) continue;
+      size_t s = (size_t)json_object_get_int(json_object_object_get(o, "snippet"));
+      const char *cfg = json_object_get_string(json_object_object_get(o, "config"));
+      for (size_t c = 0; s < m.n_snips && cfg && c < n_configs(&m); c++) {
+        char key[64];
+        config_key(&m, c, key, sizeof key);
+        if (!strcmp(key, cfg) && !m.outputs[s][c]) {
+          m.outputs[s][c] = strdup(json_object_get_string(json_object_object_get(o, "output")));
+          resumed++;
+        }
+      }
+      json_object_put(o);
+    }
+    free(line);
+    if (prev) fclose(prev);
+    m.out = fopen(out_path, "a");
+  }
+  char jobs_arg[16], err[512];
+  snprintf(jobs_arg, sizeof jobs_arg, "%d", jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+  const char *extra[] = {"--jobs", jobs_arg, NULL};
+  sbc_conn c;
+  if (sbc_open(&c, socket, autostart, extra, err, sizeof err) < 0) {
+    fprintf(stderr, "dr-matrix: %s\n", err);
+    return 2;
+  }
+  json_object *tcreq = json_tokener_parse("{\"id\":\"tc\",\"type\":\"toolchains\"}");
+  sbc_send(&c, tcreq);
+  json_object_put(tcreq);
+  json_object *tcresp = sbc_recv(&c);
+  sbr_env env;
+  sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
+  if (tcresp) json_object_put(tcresp);
+  m.env = &env;
+  fprintf(stderr, "dr-matrix: %zu snippets x %zu configurations (%zu resumed), g++ = %s, clang++ = %s\n", m.n_snips,
+          n_configs(&m), resumed, env.gxx_name, env.clang_name);
+  signal(SIGINT, on_sigint);
+  sbr_pump pump = {.total = m.n_snips * n_configs(&m), .window = (size_t)atoi(jobs_arg) * 2 + 2, .make = make,
+                   .done = done, .checkpoint = flush_out, .ctx = &m, .label = "dr-matrix", .interrupted = &interrupted};
+  int rc = sbr_pump_run(&c, &pump);
+  sbc_close(&c);
+  if (m.out) fclose(m.out);
+  /* the report */
+  static const char *const factor[] = {"compiler", "standard", "optimisation"};
+  int varying = 0, agree = 0, with_deps = 0, factor_count[3] = {0};
+  printf("%-8s %-6s %-9s %-36s %s\n", "snippet", "items", "distinct", "changed by", "published dependencies");
+  for (size_t s = 0; s < m.n_snips; s++) {
+    int distinct = 0;
+    for (size_t a = 0; a < n_configs(&m); a++) {
+      if (!m.outputs[s][a]) continue;
+      bool seen = false;
+      for (size_t b = 0; b < a && !seen; b++) seen = m.outputs[s][b] && !strcmp(m.outputs[s][a], m.outputs[s][b]);
+      distinct += !seen;
+    }
+    varying += distinct > 1;
+    bool mat[3];
+    char changed[64] = "";
+    for (int f = 0; f < 3; f++) {
+      mat[f] = factor_matters(&m, s, f);
+      factor_count[f] += mat[f];
+      if (mat[f]) snprintf(changed + strlen(changed), sizeof changed - strlen(changed), "%s%s", changed[0] ? "," : "", factor[f]);
+    }
+    char deps[64] = "-";
+    if (m.snips[s].deps && json_object_is_type(m.snips[s].deps, json_type_array) && json_object_array_length(m.snips[s].deps) == 3) {
+      deps[0] = '\0';
+      bool same = true;
+      for (int f = 0; f < 3; f++) {
+        bool d = json_object_get_boolean(json_object_array_get_idx(m.snips[s].deps, (size_t)f));
+        same &= d == mat[f];
+        if (d) snprintf(deps + strlen(deps), sizeof deps - strlen(deps), "%s%s", deps[0] ? "," : "", factor[f]);
+      }
+      with_deps++;
+      agree += same;
+    }
+    printf("%-8zu %-6d %-9d %-36s %s\n", s, m.snips[s].n_items, distinct, changed[0] ? changed : "(none)", deps[0] ? deps : "(none)");
+  }
+  printf("\n%zu snippets: %d with more than one distinct output; changed by compiler %d, standard %d, optimisation %d;\n"
+         "%d of %d agree with custom_features.dependencies on all three factors\n",
+         m.n_snips, varying, factor_count[0], factor_count[1], factor_count[2], agree, with_deps);
+  for (size_t s = 0; s < m.n_snips; s++) {
+    for (size_t k = 0; k < n_configs(&m); k++) free(m.outputs[s][k]);
+    free(m.outputs[s]);
+  }
+  free(m.outputs);
+  free(m.snips);
+  sbr_env_free(&env);
+  json_object_put(dr);
+  return rc < 0 ? (interrupted ? 130 : 2) : 0;
+}
