@@ -37,6 +37,8 @@ static void usage(FILE *f) {
           "  eval --references FILE... | --data DIR --predictions FILE [--items FILE] [--json]\n"
           "       [--by language|difficulty|config] [--fl-extract]\n"
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
+          "  eval --execute --data DIR [--subset S] --predictions FILE ...\n"
+          "                       the same against references regenerated right then\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
 }
@@ -348,7 +350,11 @@ int main(int argc, char **argv) {
   int sub_argc = argc - i;
   char **sub_argv = argv + i;
   if (strcmp(cmd, "exec") == 0) return cmd_exec(&g, sub_argc, sub_argv);
-  if (strcmp(cmd, "eval") == 0) return sbe_eval_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "eval") == 0) {
+    for (int k = 1; k < sub_argc; k++)
+      if (strcmp(sub_argv[k], "--execute") == 0) return sbr_eval_execute_main(sub_argc, sub_argv);
+    return sbe_eval_main(sub_argc, sub_argv);
+  }
   if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);

@@ -80,5 +80,6 @@ char *sbr_strip(const char *s);              /* Python's str.strip() for ASCII w
 int sbr_regen_main(int argc, char **argv);
 int sbr_bins_main(int argc, char **argv);
 int sbr_drmatrix_main(int argc, char **argv);
+int sbr_eval_execute_main(int argc, char **argv); /* eval --execute */
 
 #endif
