@@ -76,6 +76,8 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
     snprintf(e->gxx_name, sizeof e->gxx_name, "g++");
     best_gxx = atoi(tc_field(find_tc(e, "g++"), "version"));
   }
+  /* GCC 9 itself needs no mimicry (and rejects -Wno-vexing-parse) */
+  if (best_gxx < 10) e->bg_mimic_gcc9 = false;
   if (e->gxx[0]) {
     snprintf(e->gcc_install_dir, sizeof e->gcc_install_dir, "/usr/lib/gcc/x86_64-linux-gnu/%d", best_gxx);
     if (access(e->gcc_install_dir, F_OK) != 0) e->gcc_install_dir[0] = '\0';

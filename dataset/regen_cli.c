@@ -341,7 +341,7 @@ int sbr_regen_main(int argc, char **argv) {
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
   if (tcresp) json_object_put(tcresp);
   env.inproc_time = o.inproc;
-  env.bg_mimic_gcc9 = o.mimic;
+  env.bg_mimic_gcc9 = env.bg_mimic_gcc9 && o.mimic; /* never for a real GCC 9 */
   fprintf(stderr, "regen: g++ %s, clang %s (%s), BG python %s, python %s\n", env.gxx_name[0] ? env.gxx_name : "none",
           env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python);
   /* tasks */

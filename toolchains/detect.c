@@ -298,14 +298,11 @@ static void free_toolchains(sbt_registry *r) {
   r->n_tcs = 0;
 }
 
-int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]) {
-  (void)err;
-  uint64_t t0 = now_ms();
+/* Find every declared binary; cache_in: what an earlier detection knew
+ * (may be NULL); cache_out receives what this one found. */
+static void detect_with(sbt_registry *r, json_object *cache, json_object *new_cache) {
   free_toolchains(r);
   r->probes_run = r->probes_cached = 0;
-  snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
-  json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
-  json_object *new_cache = json_object_new_object();
   for (size_t i = 0; i < r->n_defs; i++) {
     const sbt_def *d = &r->defs[i];
     for (size_t b = 0; b < d->n_binaries; b++) {
@@ -324,14 +321,140 @@ int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ER
     }
   }
   probe_all(r, new_cache);
-  if (cache_file && cache_file[0]) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", cache_file, (int)getpid());
-    if (json_object_to_file_ext(tmp, new_cache, JSON_C_TO_STRING_PRETTY) == 0) rename(tmp, cache_file);
-    else unlink(tmp);
-  }
+}
+
+static void save_cache(const char *cache_file, json_object *cache) {
+  if (!cache_file || !cache_file[0]) return;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp%d", cache_file, (int)getpid());
+  if (json_object_to_file_ext(tmp, cache, JSON_C_TO_STRING_PRETTY) == 0) rename(tmp, cache_file);
+  else unlink(tmp);
+}
+
+int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]) {
+  (void)err;
+  uint64_t t0 = now_ms();
+  snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
+  json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
+  json_object *new_cache = json_object_new_object();
+  detect_with(r, cache, new_cache);
+  save_cache(cache_file, new_cache);
   if (cache) json_object_put(cache);
   json_object_put(new_cache);
+  r->detect_s = (double)(now_ms() - t0) / 1000.0;
+  return 0;
+}
+
+/* ---- detection inside a profile's root file system ----
+ * A child chroots into the root and detects there (so symlinks such as
+ * /etc/alternatives resolve inside it and versions come from its own
+ * libraries), then sends what it found back as JSON. */
+static json_object *tc_to_json(const sbt_toolchain *t) {
+  json_object *o = json_object_new_object(), *ok = json_object_new_array();
+  json_object_object_add(o, "family", json_object_new_string(t->def->name));
+  json_object_object_add(o, "file", json_object_new_string(t->def->file));
+  json_object_object_add(o, "name", json_object_new_string(t->name));
+  json_object_object_add(o, "bin", json_object_new_string(t->bin));
+  json_object_object_add(o, "bin_real", json_object_new_string(t->bin_real));
+  json_object_object_add(o, "bin_dir", json_object_new_string(t->bin_dir));
+  json_object_object_add(o, "version", json_object_new_string(t->version));
+  json_object_object_add(o, "prefix_mount", t->prefix_mount ? json_object_new_string(t->prefix_mount) : NULL);
+  json_object_object_add(o, "mtime_ns", json_object_new_int64((int64_t)t->bin_mtime_ns));
+  json_object_object_add(o, "size", json_object_new_int64((int64_t)t->bin_size));
+  for (size_t k = 0; k < t->def->n_options; k++) {
+    json_object *v = json_object_new_array();
+    for (size_t i = 0; i < t->def->options[k].n_values; i++) json_object_array_add(v, json_object_new_boolean(t->value_ok[k][i]));
+    json_object_array_add(ok, v);
+  }
+  json_object_object_add(o, "value_ok", ok);
+  return o;
+}
+
+static char *jstr(json_object *o, const char *k) {
+  json_object *v;
+  return json_object_object_get_ex(o, k, &v) && v ? strdup(json_object_get_string(v)) : NULL;
+}
+
+static void tc_from_json(sbt_registry *r, json_object *o) {
+  const char *file = json_object_get_string(json_object_object_get(o, "file"));
+  const sbt_def *d = NULL;
+  for (size_t i = 0; i < r->n_defs && !d; i++)
+    if (file && strcmp(r->defs[i].file, file) == 0) d = &r->defs[i];
+  if (!d) return;
+  sbt_toolchain *t = realloc(r->tcs, (r->n_tcs + 1) * sizeof *t);
+  if (!t) return;
+  r->tcs = t;
+  t = &r->tcs[r->n_tcs++];
+  memset(t, 0, sizeof *t);
+  t->def = d;
+  t->name = jstr(o, "name");
+  t->bin = jstr(o, "bin");
+  t->bin_real = jstr(o, "bin_real");
+  t->bin_dir = jstr(o, "bin_dir");
+  t->version = jstr(o, "version");
+  t->prefix_mount = jstr(o, "prefix_mount");
+  t->bin_mtime_ns = (uint64_t)json_object_get_int64(json_object_object_get(o, "mtime_ns"));
+  t->bin_size = (uint64_t)json_object_get_int64(json_object_object_get(o, "size"));
+  json_object *ok = json_object_object_get(o, "value_ok");
+  t->value_ok = calloc(d->n_options + 1, sizeof *t->value_ok);
+  for (size_t k = 0; k < d->n_options; k++) {
+    t->value_ok[k] = calloc(d->options[k].n_values + 1, sizeof(bool));
+    json_object *v = ok ? json_object_array_get_idx(ok, k) : NULL;
+    for (size_t i = 0; i < d->options[k].n_values; i++)
+      t->value_ok[k][i] = v ? json_object_get_boolean(json_object_array_get_idx(v, i)) : true;
+  }
+}
+
+int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *cache_file, char err[SBT_ERR_MAX]) {
+  uint64_t t0 = now_ms();
+  free_toolchains(r);
+  json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
+  char tmp[] = "/tmp/surgebox-detect-XXXXXX";
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    snprintf(err, SBT_ERR_MAX, "mkstemp: %s", strerror(errno));
+    return -1;
+  }
+  unlink(tmp);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (chroot(root) < 0 || chdir("/") < 0) _exit(3);
+    json_object *new_cache = json_object_new_object();
+    detect_with(r, cache, new_cache);
+    json_object *res = json_object_new_object(), *tcs = json_object_new_array();
+    for (size_t i = 0; i < r->n_tcs; i++) json_object_array_add(tcs, tc_to_json(&r->tcs[i]));
+    json_object_object_add(res, "toolchains", tcs);
+    json_object_object_add(res, "cache", new_cache);
+    json_object_object_add(res, "probes_run", json_object_new_int64((int64_t)r->probes_run));
+    const char *text = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN);
+    size_t len = strlen(text);
+    _exit(write(fd, text, len) == (ssize_t)len ? 0 : 4);
+  }
+  int st = -1;
+  if (pid > 0) waitpid(pid, &st, 0);
+  if (cache) json_object_put(cache);
+  struct stat sst;
+  json_object *res = NULL;
+  if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && fstat(fd, &sst) == 0) {
+    char *buf = malloc((size_t)sst.st_size + 1);
+    if (buf && pread(fd, buf, (size_t)sst.st_size, 0) == sst.st_size) {
+      buf[sst.st_size] = '\0';
+      res = json_tokener_parse(buf);
+    }
+    free(buf);
+  }
+  close(fd);
+  if (!res) {
+    snprintf(err, SBT_ERR_MAX, "toolchain detection inside %s failed", root);
+    return -1;
+  }
+  json_object *tcs = json_object_object_get(res, "toolchains");
+  for (size_t i = 0; tcs && i < json_object_array_length(tcs); i++) tc_from_json(r, json_object_array_get_idx(tcs, i));
+  r->probes_run = (size_t)json_object_get_int64(json_object_object_get(res, "probes_run"));
+  save_cache(cache_file, json_object_object_get(res, "cache"));
+  snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
+  snprintf(r->root, sizeof r->root, "%s", root);
+  json_object_put(res);
   r->detect_s = (double)(now_ms() - t0) / 1000.0;
   return 0;
 }

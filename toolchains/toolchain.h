@@ -84,6 +84,7 @@ typedef struct {
   sbt_toolchain *tcs;
   size_t n_tcs;
   char cache_file[4096]; /* detection cache, "" for none */
+  char root[4096];       /* "" for the host, else the profile root detected in */
   double detect_s;       /* how long the last detection took */
   size_t probes_run, probes_cached;
 } sbt_registry;
@@ -93,6 +94,9 @@ int sbt_registry_load(sbt_registry *r, const char *dir, char err[SBT_ERR_MAX]);
 /* Find the binaries, read versions, run option probes (in parallel), using
  * and refreshing the cache file (keyed by binary path, mtime and size). */
 int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]);
+/* The same inside another root file system (a profile): binaries, their
+ * symlinks and versions as seen from inside it. Needs root (chroot). */
+int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *cache_file, char err[SBT_ERR_MAX]);
 void sbt_registry_free(sbt_registry *r);
 /* The directory holding the toolchain files: $SURGEBOX_TOOLCHAINS, else the
  * source tree's (compiled in), else /usr/share/surgebox/toolchains. */

@@ -70,8 +70,8 @@ def slice_case(bin_dir, data, out):
     check(dr["exact"] >= 42, f"dr slice exact {dr['exact']}/60 (full-run target 146/200)")
     check(dr["normalized"] >= dr["exact"], "normalized >= exact")
     java = bg["by"].get("java")
-    if java:
-        check(java["exact"] >= java["ran"] - 1, f"bg java {java['exact']}/{java['ran']}")
+    if java:  # the full run's target is >= 49/51; both known misses fall in this slice
+        check(java["exact"] >= java["ran"] - 2, f"bg java {java['exact']}/{java['ran']}")
     py = bg["by"].get("python3")
     if py and "python3.8" in tcs:
         check(py["exact"] == py["ran"], f"bg python with 3.8: {py['exact']}/{py['ran']}")

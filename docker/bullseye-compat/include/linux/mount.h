@@ -1,0 +1,25 @@
+/* Stands in for Linux 5.10's <linux/mount.h> when building on bullseye
+ * (see ../../compat.h). That header defines MS_* as macros, which breaks
+ * glibc 2.31's <sys/mount.h> (an enum of the same names) when both are
+ * included, and it predates mount_setattr(2). This one takes MS_* from
+ * glibc and adds what runners/mounts.c uses from Linux 5.12's UAPI. */
+#ifndef SURGEBOX_COMPAT_LINUX_MOUNT_H
+#define SURGEBOX_COMPAT_LINUX_MOUNT_H
+
+#include <linux/types.h>
+#include <sys/mount.h>
+
+#define MOUNT_ATTR_RDONLY 0x00000001
+#define MOUNT_ATTR_NOSUID 0x00000002
+#define MOUNT_ATTR_NODEV 0x00000004
+#define MOUNT_ATTR_NOEXEC 0x00000008
+
+struct mount_attr {
+  __u64 attr_set;
+  __u64 attr_clr;
+  __u64 propagation;
+  __u64 userns_fd;
+};
+#define MOUNT_ATTR_SIZE_VER0 32
+
+#endif
