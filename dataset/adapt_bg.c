@@ -11,23 +11,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *sbr_java_class(const char *src) {
-  static const char *const patterns[] = {
-      "public[[:space:]]+(final[[:space:]]+|abstract[[:space:]]+)?class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)",
-      /* no public class: the class that declares main */
-      "class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)[^{]*\\{[^}]*static[[:space:]]+void[[:space:]]+main[[:space:]]*\\(",
-  };
-  for (int p = 0; p < 2; p++) {
-    regex_t re;
-    if (regcomp(&re, patterns[p], REG_EXTENDED) != 0) continue;
-    regmatch_t m[3];
-    int g = p == 0 ? 2 : 1;
-    char *out = NULL;
-    if (regexec(&re, src, 3, m, 0) == 0 && m[g].rm_so >= 0) out = strndup(src + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
-    regfree(&re);
-    if (out) return out;
+static char *match_group(const char *pattern, const char *src, int g, regoff_t before) {
+  regex_t re;
+  if (regcomp(&re, pattern, REG_EXTENDED) != 0) return NULL;
+  char *out = NULL;
+  regmatch_t m[3];
+  /* the last match that starts before `before` (-1: the first match) */
+  for (const char *p = src; regexec(&re, p, 3, m, p == src ? 0 : REG_NOTBOL) == 0;) {
+    if (before >= 0 && (p - src) + m[0].rm_so >= before) break;
+    free(out);
+    out = strndup(p + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+    if (before < 0) break;
+    p += m[0].rm_eo;
   }
-  return NULL;
+  regfree(&re);
+  return out;
+}
+
+char *sbr_java_class(const char *src) {
+  char *pub = match_group("public[[:space:]]+(final[[:space:]]+|abstract[[:space:]]+)?class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)",
+                          src, 2, -1);
+  if (pub) return pub;
+  /* no public class: the class declared last before "static void main" */
+  regex_t re;
+  regmatch_t m[1];
+  if (regcomp(&re, "static[[:space:]]+void[[:space:]]+main[[:space:]]*\\(", REG_EXTENDED) != 0) return NULL;
+  int found = regexec(&re, src, 1, m, 0) == 0;
+  regfree(&re);
+  return found ? match_group("class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)", src, 1, m[0].rm_so) : NULL;
 }
 
 int sbr_adapt_bg(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {

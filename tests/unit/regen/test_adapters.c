@@ -147,6 +147,10 @@ static void test_ml_fl(const sbr_env *env) {
   CHECK_STR(file_path(j.request, 0), "Main.java"); /* no public class: the class with main */
   CHECK_STR(json_object_get_string(json_object_object_get(json_object_object_get(j.request, "options"), "locale")), "zh_CN");
   sbr_job_free(&j);
+  /* the class with main comes after a helper method's closing brace */
+  adapt(SBR_ML, 9, "{\"custom_features\":{\"language\":\"Java\"},\"question\":\"import java.util.*;\\nclass Util {}\\nclass Solution {\\n static int f() { return 1; }\\n public static void main(String[] args) { }\\n}\",\"gt\":\"\"}", env, &j);
+  CHECK_STR(file_path(j.request, 0), "Solution.java");
+  sbr_job_free(&j);
   adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
   CHECK(j.request == NULL);
   CHECK_STR(j.missing, "julia"); /* reported, never guessed */
