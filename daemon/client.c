@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -73,8 +74,9 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   char bin[PATH_MAX], fdarg[16];
   daemon_binary(bin, sizeof bin);
   snprintf(fdarg, sizeof fdarg, "%d", ready[1]);
-  const char *argv[64] = {bin, "--socket", c->socket_path, "--ready-fd", fdarg, "--quiet"};
-  size_t n = 6;
+  /* a private daemon: short grace, its client waits for it at close */
+  const char *argv[64] = {bin, "--socket", c->socket_path, "--ready-fd", fdarg, "--quiet", "--grace", "2"};
+  size_t n = 8;
   for (; extra && *extra && n < 62; extra++) argv[n++] = *extra;
   argv[n] = NULL;
   pid_t pid = fork();
@@ -87,6 +89,7 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   if (pid == 0) {
     fcntl(ready[1], F_SETFD, 0); /* the one descriptor it inherits on purpose */
     setpgid(0, 0);               /* a Ctrl-C reaches us; we stop it cleanly */
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* and if we die, it goes too */
     execvp(bin, (char *const *)argv);
     fprintf(stderr, "surgebox: cannot start %s: %s\n", bin, strerror(errno));
     _exit(127);
@@ -183,7 +186,11 @@ void sbc_close(sbc_conn *c) {
   if (c->daemon_pid > 0) {
     kill(c->daemon_pid, SIGTERM);
     int st;
-    while (waitpid(c->daemon_pid, &st, 0) < 0 && errno == EINTR) {
+    /* it drains (2 s grace); if it is stuck, SIGKILL: its sandboxes die with it (PDEATHSIG) */
+    for (int i = 0; i < 100 && waitpid(c->daemon_pid, &st, WNOHANG) == 0; i++) usleep(50000);
+    if (waitpid(c->daemon_pid, &st, WNOHANG) == 0) {
+      kill(c->daemon_pid, SIGKILL);
+      waitpid(c->daemon_pid, &st, 0);
     }
     c->daemon_pid = 0;
   }

@@ -1,6 +1,7 @@
 #include "pump.h"
 #include "protocol.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,11 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       inflight++;
     }
     if (rc || inflight == 0 || *p->interrupted) break;
+    /* wait in slices, so that Ctrl-C is noticed while long jobs run */
+    if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
+      struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+      if (poll(&pfd, 1, 200) <= 0) continue;
+    }
     json_object *resp = sbc_recv(c);
     if (!resp) {
       rc = -1;

@@ -216,6 +216,7 @@ static void usage(FILE *f) {
   fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
              "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
              "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
+             "                      [--retry-failed]\n"
              "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n");
 }
 
@@ -223,7 +224,7 @@ typedef struct {
   const char *data, *out, *summary, *socket, *only;
   char subsets_arg[128];
   int jobs, repeat;
-  bool autostart, inproc, mimic;
+  bool autostart, inproc, mimic, retry_failed;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -246,6 +247,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(a, "--no-autostart")) o->autostart = false;
     else if (!strcmp(a, "--no-inproc-time")) o->inproc = false;
     else if (!strcmp(a, "--no-gcc9-mimic")) o->mimic = false;
+    else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return -1;
@@ -352,8 +354,13 @@ int sbr_regen_main(int argc, char **argv) {
       if (!in_only(o.only, i)) continue;
       json_object *prev = json_object_array_get_idx(outs[s], i), *exec, *complete;
       if (json_object_object_get_ex(prev, "exec", &exec) && json_object_object_get_ex(exec, "complete", &complete) &&
-          json_object_get_boolean(complete))
-        continue; /* finished by an earlier run */
+          json_object_get_boolean(complete)) {
+        /* finished by an earlier run; --retry-failed runs timeouts and machinery failures again */
+        const char *cls = json_object_get_string(json_object_object_get(exec, "class"));
+        const char *st = json_object_get_string(json_object_object_get(exec, "status"));
+        bool failed = (cls && !strcmp(cls, "timeout")) || (st && (!strcmp(st, "internal_error") || !strcmp(st, "error")));
+        if (!(o.retry_failed && failed)) continue;
+      }
       if (total == cap) tasks = realloc(tasks, (cap *= 2) * sizeof *tasks);
       task *t = &tasks[total++];
       memset(t, 0, sizeof *t);
