@@ -227,15 +227,17 @@ void sbd_cache_key(const sbd_job *job, char out[65]) {
   if (job->has_plan) {
     /* the identity object is built in a fixed key order by sbt_plan_make */
     hash_str(&h, json_object_to_json_string_ext(p->identity, JSON_C_TO_STRING_PLAIN));
-    const sbt_toolchain *tc =
-        sbt_find(&job->srv->toolchains, json_object_get_string(json_object_object_get(p->identity, "name")));
-    hash_u64(&h, tc ? tc->bin_mtime_ns : 0);
-    hash_u64(&h, tc ? tc->bin_size : 0);
+    hash_u64(&h, job->tc_mtime_ns);
+    hash_u64(&h, job->tc_size);
     hash_str(&h, p->cwd);
     for (size_t m = 0; m < p->n_mounts; m++) {
       hash_str(&h, p->mounts[m].source);
       hash_str(&h, p->mounts[m].target);
     }
+  } else if (job->root[0]) { /* a profile: its verified content stands for its toolchains */
+    hash_str(&h, "\x03profile");
+    hash_str(&h, job->root);
+    hash_str(&h, json_object_to_json_string_ext(job->profile, JSON_C_TO_STRING_PLAIN));
   } else {
     hash_str(&h, "\x02raw");
     if (job->srv->have_toolchains) hash_all_toolchains(&h, &job->srv->toolchains);

@@ -34,6 +34,8 @@ typedef struct {
   const char *cache_dir;    /* NULL: default (see sbd_default_cache_dir) */
   uint64_t cache_max_mib;   /* compile cache bound */
   bool no_cache;
+  const char *profiles_dir; /* NULL: sbf_default_dir() */
+  const char *profile;      /* the default profile of jobs that name none (NULL: host) */
 } sbd_config;
 
 void sbd_config_default(sbd_config *c);

@@ -44,19 +44,19 @@ static void reply_unrun(sbd_conn *c, sbp_request *req, const char *status, const
 }
 
 /* Toolchain form: expand into steps. -1 when the job was answered (and freed). */
-static int plan_toolchain_job(sbd_conn *c, sbd_job *job) {
+static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg) {
   sbd_server *srv = c->srv;
   sbp_request *req = job->req;
   const sbp_exec *ex = &req->exec;
   char msg[SBT_ERR_MAX];
-  const sbt_toolchain *tc = srv->have_toolchains ? sbt_find(&srv->toolchains, ex->toolchain) : NULL;
+  const sbt_toolchain *tc = reg ? sbt_find(reg, ex->toolchain) : NULL;
   if (!tc) {
-    const sbt_def *fam = srv->have_toolchains ? sbt_family_of(&srv->toolchains, ex->toolchain) : NULL;
+    const sbt_def *fam = reg ? sbt_family_of(reg, ex->toolchain) : NULL;
     if (fam) {
       snprintf(msg, sizeof msg, "%s is not installed here; install: %s", ex->toolchain,
                fam->install ? fam->install : "(no hint in its toolchain file)");
       reply_unrun(c, req, SBP_STATUS_TOOLCHAIN_MISSING, msg);
-    } else if (!srv->have_toolchains) {
+    } else if (!reg) {
       reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN, "no toolchains loaded: %s", srv->toolchain_error));
     } else {
       reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
@@ -82,6 +82,17 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job) {
   switch (pr) {
   case SBT_OK:
     job->has_plan = true;
+    job->tc_mtime_ns = tc->bin_mtime_ns;
+    job->tc_size = tc->bin_size;
+    if (job->root[0]) /* a profile's mounts name paths inside its root */
+      for (size_t m = 0; m < job->plan.n_mounts; m++) {
+        char *src = malloc(strlen(job->root) + strlen(job->plan.mounts[m].source) + 1);
+        if (!src) continue;
+        strcpy(src, job->root);
+        strcat(src, job->plan.mounts[m].source);
+        free((char *)job->plan.mounts[m].source);
+        job->plan.mounts[m].source = src;
+      }
     return 0;
   case SBT_UNSUPPORTED:
     reply_unrun(c, req, SBP_STATUS_UNSUPPORTED, msg);
@@ -100,13 +111,6 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job) {
 
 static void do_exec(sbd_conn *c, sbp_request *req) {
   sbd_server *srv = c->srv;
-  /* Profiles (other root file systems) are not built yet: only the host. */
-  if (req->exec.profile && strcmp(req->exec.profile, "host") != 0) {
-    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "unknown profile \"%s\" (this daemon has: host)",
-                                req->exec.profile));
-    sbp_request_free(req);
-    return;
-  }
   bool running;
   if (sbd_conn_find(c, req->id_key, &running)) {
     reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "id %s is already in flight on this connection",
@@ -125,7 +129,18 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
     sbp_request_free(req);
     return;
   }
-  if (req->exec.toolchain && plan_toolchain_job(c, job) < 0) return;
+  /* the root file system: the request's profile, else the daemon's default */
+  const char *pname = req->exec.profile ? req->exec.profile : srv->cfg->profile;
+  char perr[512] = "";
+  sbd_profile *prof = sbd_profile_get(srv, pname, perr, sizeof perr);
+  if (perr[0]) {
+    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", perr));
+    sbd_job_free(job);
+    return;
+  }
+  job->profile = sbd_profile_identity(prof);
+  if (sbd_profile_root(prof)) snprintf(job->root, sizeof job->root, "%s", sbd_profile_root(prof));
+  if (req->exec.toolchain && plan_toolchain_job(c, job, sbd_profile_registry(srv, prof)) < 0) return;
   if (sbd_sched_submit(srv, job) < 0) {
     srv->rejected_busy++;
     reply(c, sbp_error_response(req->id, SBP_E_BUSY, "queue full (%zu queued, %d running): retry later",
@@ -153,13 +168,22 @@ void sbd_dispatch(sbd_conn *c, sbp_request *req) {
   case SBP_REQ_STATUS:
     reply(c, sbd_status_json(c->srv, req->id));
     break;
-  case SBP_REQ_TOOLCHAINS:
+  case SBP_REQ_TOOLCHAINS: { /* of a profile, when the request names one */
+    char perr[512] = "";
+    sbd_profile *prof = sbd_profile_get(c->srv, req->exec.profile, perr, sizeof perr);
+    if (perr[0]) {
+      reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", perr));
+      break;
+    }
+    const sbt_registry *reg = sbd_profile_registry(c->srv, prof);
     resp = sbp_response_new(req->id, "toolchains");
-    if (resp)
-      json_object_object_add(resp, "toolchains", c->srv->have_toolchains ? sbt_list_json(&c->srv->toolchains)
-                                                                          : json_object_new_array());
+    if (resp) {
+      json_object_object_add(resp, "toolchains", reg ? sbt_list_json(reg) : json_object_new_array());
+      json_object_object_add(resp, "profile", sbd_profile_identity(prof));
+    }
     reply(c, resp);
     break;
+  }
   default:
     reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TYPE, "unknown request type"));
   }

@@ -7,6 +7,7 @@
 #include "protocol.h"
 #include "sandbox.h"
 #include "toolchain.h"
+#include "profile.h"
 
 #include <uv.h>
 
@@ -14,6 +15,15 @@ typedef struct sbd_server sbd_server;
 typedef struct sbd_conn sbd_conn;
 typedef struct sbd_job sbd_job;
 typedef struct sbd_step_run sbd_step_run;
+
+/* ---- profiles.c: jobs in another root file system ---- */
+typedef struct sbd_profile sbd_profile;
+/* NULL for "host" (or name NULL) and on error (err set, non-empty). */
+sbd_profile *sbd_profile_get(sbd_server *srv, const char *name, char *err, size_t n);
+const sbt_registry *sbd_profile_registry(sbd_server *srv, const sbd_profile *p);
+const char *sbd_profile_root(const sbd_profile *p);
+json_object *sbd_profile_identity(const sbd_profile *p); /* {"name","manifest_hash"} */
+void sbd_profiles_forget(sbd_server *srv);
 
 /* ---- cache.c: the compile cache ---- */
 typedef struct sbd_cache sbd_cache;
@@ -63,6 +73,9 @@ struct sbd_job {
   sbt_plan plan;           /* toolchain form */
   bool has_plan;
   char cache_key[65];
+  char root[4096];          /* the profile's root file system, "" for the host */
+  json_object *profile;     /* {"name","manifest_hash"}, recorded in the response */
+  uint64_t tc_mtime_ns, tc_size; /* the toolchain binary, part of the cache key */
   bool cache_leader;       /* this job compiles for everyone waiting on the key */
   sbd_snapshot before;     /* the workspace before the compile */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */
@@ -168,6 +181,7 @@ struct sbd_server {
   bool have_toolchains;
   char toolchain_error[SBT_ERR_MAX];
   sbd_cache *cache;
+  sbd_profile *profiles;    /* opened on demand */
 };
 void sbd_toolchains_reload(sbd_server *srv);
 void sbd_count_status(sbd_server *srv, const char *status);

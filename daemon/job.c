@@ -30,6 +30,7 @@ void sbd_job_free(sbd_job *job) {
   sb_workspace_destroy(job->ws);
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
+  if (job->profile) json_object_put(job->profile);
   sbd_snapshot_free(&job->before);
   sbp_request_free(job->req);
   if (job->conn) sbd_conn_unref(job->conn);
@@ -170,6 +171,7 @@ static void start_sandbox(sbd_job *job) {
   spec.merge_output = js->merge_output;
   spec.netns_slot = job->slot;
   spec.limits = js->limits;
+  spec.root = job->root[0] ? job->root : NULL;
   if (job->has_plan) {
     spec.cwd = job->plan.cwd;
     spec.extra_mounts = job->plan.mounts;
@@ -243,6 +245,7 @@ void sbd_job_start(sbd_job *job, int slot) {
   }
   if (rc == 0 && job->has_plan && job->resp)
     json_object_object_add(job->resp, "toolchain", json_object_get(job->plan.identity));
+  if (job->resp && job->profile) json_object_object_add(job->resp, "profile", json_object_get(job->profile));
   if (rc < 0) {
     if (!job->resp) job->resp = sbp_exec_response_new(job->req->id);
     if (job->resp) json_object_object_add(job->resp, "error", json_object_new_string(err[0] ? err : "out of memory"));

@@ -83,6 +83,7 @@ void sbd_toolchains_reload(sbd_server *srv) {
   }
   if (srv->have_toolchains) sbt_registry_free(&srv->toolchains);
   srv->toolchains = fresh;
+  sbd_profiles_forget(srv); /* detected again when a job names them */
   srv->have_toolchains = true;
   sbd_log(srv, "info", "toolchains: %zu detected from %s in %.2fs (%zu probes run, %zu cached)", fresh.n_tcs, dir,
           fresh.detect_s, fresh.probes_run, fresh.probes_cached);
@@ -284,6 +285,7 @@ int sbd_run(sbd_config *cfg) {
   sbd_cache_close(srv->cache);
   uv_run(&srv->loop, UV_RUN_NOWAIT);
   if (srv->have_toolchains) sbt_registry_free(&srv->toolchains);
+  sbd_profiles_forget(srv);
   sb_runtime_close(srv->rt);
   free(srv->slot_busy);
   free(srv);

@@ -38,6 +38,7 @@ typedef struct {
   char status[32];
   bool compile_failed;
   json_object *toolchain; /* identity from the response */
+  json_object *profile;   /* {"name","manifest_hash"} from the response */
   char error[256];
 } task;
 
@@ -99,6 +100,7 @@ static void record(task *t, json_object *out_item) {
     json_object_object_add(tc, "version", NULL);
     json_object_object_add(exec, "toolchain", tc);
   }
+  if (t->profile) json_object_object_add(exec, "profile", json_object_get(t->profile));
   if (missing) json_object_object_add(exec, "missing", json_object_new_string(t->job.missing));
   if (ran) {
     json_object_object_add(exec, "cpu_time_s", num(median(t->cpu, t->got)));
@@ -140,6 +142,7 @@ typedef struct {
   size_t n_subsets;
   json_object **outs;
   const char *out_dir;
+  const char *profile;
 } regen_state;
 
 static json_object *out_item(const regen_state *rs, const task *t) {
@@ -153,7 +156,9 @@ static json_object *make_request(size_t i, void *ctx) {
   regen_state *rs = ctx;
   task *t = &rs->tasks[i % rs->total];
   if ((int)(i / rs->total) >= t->wanted) return NULL;
-  return json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+  json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+  if (rs->profile) json_object_object_add(req, "profile", json_object_new_string(rs->profile));
+  return req;
 }
 
 static bool on_response(size_t i, json_object *resp, void *ctx) {
@@ -187,8 +192,9 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
             t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
           }
         }
-      json_object *tc = json_object_object_get(resp, "toolchain");
+      json_object *tc = json_object_object_get(resp, "toolchain"), *pf = json_object_object_get(resp, "profile");
       if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
+      if (pf && !t->profile) t->profile = json_object_get(pf);
       if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
         json_object *id = json_object_new_object();
         json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));
@@ -216,12 +222,12 @@ static void usage(FILE *f) {
   fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
              "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
              "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
-             "                      [--retry-failed]\n"
+             "                      [--retry-failed] [--profile NAME]\n"
              "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n");
 }
 
 typedef struct {
-  const char *data, *out, *summary, *socket, *only;
+  const char *data, *out, *summary, *socket, *only, *profile;
   char subsets_arg[128];
   int jobs, repeat;
   bool autostart, inproc, mimic, retry_failed;
@@ -241,6 +247,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (ARG("--summary")) o->summary = v;
     else if (ARG("--socket")) o->socket = v;
     else if (ARG("--only")) o->only = v;
+    else if (ARG("--profile")) o->profile = v;
     else if (ARG("--jobs")) o->jobs = atoi(v);
     else if (ARG("--repeat")) o->repeat = atoi(v);
     else if (!strcmp(a, "--check-determinism")) o->repeat = o->repeat < 2 ? 2 : o->repeat;
@@ -335,16 +342,24 @@ int sbr_regen_main(int argc, char **argv) {
     return 2;
   }
   json_object *tcreq = json_tokener_parse("{\"id\":\"regen-toolchains\",\"type\":\"toolchains\"}");
+  if (o.profile) json_object_object_add(tcreq, "profile", json_object_new_string(o.profile));
   sbc_send(&c, tcreq);
   json_object_put(tcreq);
   json_object *tcresp = sbc_recv(&c);
+  if (tcresp && sbp_response_error_code(tcresp)) {
+    fprintf(stderr, "regen: %s\n", json_object_get_string(json_object_object_get(json_object_object_get(tcresp, "error"), "message")));
+    json_object_put(tcresp);
+    sbc_close(&c);
+    return 2;
+  }
   regen_state rs = {0};
+  rs.profile = o.profile;
   sbr_env env;
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
   if (tcresp) json_object_put(tcresp);
   env.inproc_time = o.inproc;
   env.bg_mimic_gcc9 = env.bg_mimic_gcc9 && o.mimic; /* never for a real GCC 9 */
-  fprintf(stderr, "regen: g++ %s, clang %s (%s), BG python %s, python %s\n", env.gxx_name[0] ? env.gxx_name : "none",
+  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s\n", o.profile ? o.profile : "host", env.gxx_name[0] ? env.gxx_name : "none",
           env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python);
   /* tasks */
   size_t total = 0, cap = 64;
@@ -414,6 +429,7 @@ int sbr_regen_main(int argc, char **argv) {
     free(tasks[k].wall);
     free(tasks[k].inproc);
     if (tasks[k].toolchain) json_object_put(tasks[k].toolchain);
+    if (tasks[k].profile) json_object_put(tasks[k].profile);
     sbr_job_free(&tasks[k].job);
   }
   free(tasks);

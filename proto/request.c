@@ -139,9 +139,11 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
                     sbp_clip(json_object_get_string(v), (size_t)json_object_get_string_len(v), clip));
   }
 
-  const char *const *allowed = req->type == SBP_REQ_EXEC     ? exec_fields
-                               : req->type == SBP_REQ_CANCEL ? cancel_fields
-                                                             : envelope_fields;
+  static const char *const toolchains_fields[] = {"id", "type", "profile", NULL};
+  const char *const *allowed = req->type == SBP_REQ_EXEC         ? exec_fields
+                               : req->type == SBP_REQ_CANCEL     ? cancel_fields
+                               : req->type == SBP_REQ_TOOLCHAINS ? toolchains_fields
+                                                                 : envelope_fields;
   char where[32];
   snprintf(where, sizeof where, "%s request", sbp_request_type_name(req->type));
   if (sbp_check_fields(&c, root, where, allowed) != 0) return -1;
@@ -153,7 +155,14 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
   case SBP_REQ_CANCEL:
     if (parse_cancel(&c, root, req) != 0) return -1;
     break;
-  case SBP_REQ_TOOLCHAINS:
+  case SBP_REQ_TOOLCHAINS: { /* optionally: the toolchains of a profile */
+    json_object *x;
+    size_t n;
+    if (json_object_object_get_ex(root, "profile", &x) &&
+        sbp_get_string(&c, x, "profile", false, false, &req->exec.profile, &n) != 0)
+      return -1;
+    break;
+  }
   case SBP_REQ_STATUS:
   case SBP_REQ_PING:
     break;
