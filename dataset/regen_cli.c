@@ -393,9 +393,6 @@ int sbr_regen_main(int argc, char **argv) {
   }
   signal(SIGINT, on_sigint);
   signal(SIGTERM, on_sigint);
-  /* items that need no run are recorded right away */
-  for (size_t k = 0; k < total; k++)
-    if (tasks[k].wanted == 0) record(&tasks[k], out_item(&rs, &tasks[k]));
   rs.tasks = tasks;
   rs.total = total;
   rs.env = &env;
@@ -403,6 +400,9 @@ int sbr_regen_main(int argc, char **argv) {
   rs.n_subsets = n_subsets;
   rs.outs = outs;
   rs.out_dir = o.out;
+  /* items that need no run are recorded right away */
+  for (size_t k = 0; k < total; k++)
+    if (tasks[k].wanted == 0) record(&tasks[k], out_item(&rs, &tasks[k]));
   sbr_pump pump = {.total = total * (size_t)o.repeat,
                    .window = (size_t)atoi(jobs_arg) * 2 + 2,
                    .make = make_request,

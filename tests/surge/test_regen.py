@@ -63,7 +63,7 @@ def common_checks(out, summary):
 
 def slice_case(bin_dir, data, out):
     tcs = toolchains(bin_dir, out)
-    s = regen(bin_dir, data, out, "dr,bg,cl,rl,sc", only=",".join(str(i) for i in range(0, 60)))
+    s = regen(bin_dir, data, out, "dr,bg,cl,rl,sc,fl", only=",".join(str(i) for i in range(0, 60)))
     common_checks(out, s)
     dr, bg = s["dr"], s["bg"]
     check(dr["ran"] == 60, f"dr slice ran {dr['ran']}")
@@ -82,6 +82,9 @@ def slice_case(bin_dir, data, out):
     rl = s["rl"]
     check(rl["normalized"] == rl["ran"] == 60, f"rl {rl['normalized']}/{rl['ran']} (target 60/60)")
     check(s["sc"]["normalized"] >= 45, f"sc slice stripped-or-N6 {s['sc']['normalized']}/60")
+    fl = s["fl"]
+    if "lean4" not in tcs:  # reported as missing, never guessed
+        check(fl["ran"] == 0 and fl["missing_toolchain"] == 60, f"fl without lean4: {fl}")
     # resumable: a second run over the same --out runs nothing again
     s2 = regen(bin_dir, data, out, "dr", only="0,1,2")
     check(s2["dr"]["exact"] == dr["exact"], "resume keeps results")
