@@ -254,3 +254,11 @@ uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bo
   }
   return 0;
 }
+
+int sb_cg_put(const char *dir, const char *file, const char *val, char err[SB_ERR_MAX]) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  int rc = sb_write_file(path, val);
+  if (rc < 0 && err) sb_err(err, "write %s=%s: %s", path, val, strerror(-rc));
+  return rc;
+}

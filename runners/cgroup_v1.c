@@ -49,13 +49,6 @@ void sb_cg1_close(sb_cg_backend *b) {
   for (int i = 0; i < 3; i++) sb_cg_rmdir_retry(slot(b, i));
 }
 
-static int put(const char *dir, const char *file, const char *val, char err[SB_ERR_MAX]) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  int rc = sb_write_file(path, val);
-  if (rc < 0) sb_err(err, "write %s=%s: %s", path, val, strerror(-rc));
-  return rc;
-}
 
 int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                       char err[SB_ERR_MAX]) {
@@ -71,11 +64,11 @@ int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
   j->created = true;
   char v[32];
   snprintf(v, sizeof v, "%llu", (unsigned long long)l->memory_mib << 20);
-  int rc = put(j->v1_memory, "memory.limit_in_bytes", v, err);
-  if (!rc && b->v1_memsw) rc = put(j->v1_memory, "memory.memsw.limit_in_bytes", v, err);
-  if (!rc) put(j->v1_memory, "memory.swappiness", "0", NULL); /* best effort */
+  int rc = sb_cg_put(j->v1_memory, "memory.limit_in_bytes", v, err);
+  if (!rc && b->v1_memsw) rc = sb_cg_put(j->v1_memory, "memory.memsw.limit_in_bytes", v, err);
+  if (!rc) sb_cg_put(j->v1_memory, "memory.swappiness", "0", NULL); /* best effort */
   snprintf(v, sizeof v, "%llu", (unsigned long long)l->pids);
-  if (!rc) rc = put(j->v1_pids, "pids.max", v, err);
+  if (!rc) rc = sb_cg_put(j->v1_pids, "pids.max", v, err);
   if (rc) sb_cg1_job_destroy(j);
   return rc;
 }
@@ -84,7 +77,7 @@ int sb_cg1_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]) {
   char v[32];
   snprintf(v, sizeof v, "%d", (int)pid);
   for (int i = 0; i < 3; i++) {
-    int rc = put(jslot((sb_cg_job *)j, i), "cgroup.procs", v, err);
+    int rc = sb_cg_put(jslot((sb_cg_job *)j, i), "cgroup.procs", v, err);
     if (rc) return rc;
   }
   return 0;

@@ -88,13 +88,6 @@ int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bo
 
 void sb_cg2_close(sb_cg_backend *b) { sb_cg_rmdir_retry(b->v2); }
 
-static int put(const char *dir, const char *file, const char *val, char err[SB_ERR_MAX]) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  int rc = sb_write_file(path, val);
-  if (rc < 0) sb_err(err, "write %s=%s: %s", path, val, strerror(-rc));
-  return rc;
-}
 
 int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                       char err[SB_ERR_MAX]) {
@@ -108,12 +101,12 @@ int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
   int rc = 0;
   if (b->v2_memory) {
     snprintf(v, sizeof v, "%llu", (unsigned long long)l->memory_mib << 20);
-    rc = put(j->v2, "memory.max", v, err);
-    if (!rc) put(j->v2, "memory.swap.max", "0", NULL); /* absent without swap accounting */
+    rc = sb_cg_put(j->v2, "memory.max", v, err);
+    if (!rc) sb_cg_put(j->v2, "memory.swap.max", "0", NULL); /* absent without swap accounting */
   }
   if (!rc && b->v2_pids) {
     snprintf(v, sizeof v, "%llu", (unsigned long long)l->pids);
-    rc = put(j->v2, "pids.max", v, err);
+    rc = sb_cg_put(j->v2, "pids.max", v, err);
   }
   if (rc) sb_cg2_job_destroy(j);
   return rc;
@@ -122,7 +115,7 @@ int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
 int sb_cg2_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]) {
   char v[32];
   snprintf(v, sizeof v, "%d", (int)pid);
-  return put(j->v2, "cgroup.procs", v, err);
+  return sb_cg_put(j->v2, "cgroup.procs", v, err);
 }
 
 void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s) {
@@ -146,7 +139,7 @@ void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s
 }
 
 void sb_cg2_job_kill(const sb_cg_backend *b, const sb_cg_job *j) {
-  if (b->v2_kill) put(j->v2, "cgroup.kill", "1", NULL);
+  if (b->v2_kill) sb_cg_put(j->v2, "cgroup.kill", "1", NULL);
 }
 
 void sb_cg2_job_destroy(sb_cg_job *j) {

@@ -91,6 +91,8 @@ void sb_cg2_close(sb_cg_backend *b);
 /* Where a controller (or "" for cgroup2) is mounted and our own cgroup path in it. */
 int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH_MAX]);
 int sb_cg_rmdir_retry(const char *path);
+/* Write val to dir/file; err (may be NULL) says what failed. */
+int sb_cg_put(const char *dir, const char *file, const char *val, char err[SB_ERR_MAX]);
 /* "key value" lines (memory.oom_control, pids.events, cpu.stat ...). */
 uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bool *found);
 
