@@ -6,6 +6,7 @@
  * 2 daemon or sandbox failure. */
 #include "client.h"
 #include "eval_cli.h"
+#include "profile.h"
 #include "regen.h"
 #include "protocol.h"
 
@@ -19,7 +20,7 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: surgebox [--socket PATH] [--no-autostart] COMMAND ...\n"
+          "usage: surgebox [--socket PATH] [--no-autostart] [--profile NAME] COMMAND ...\n"
           "commands:\n"
           "  exec [options] [FILE...] -- PROGRAM [ARGS...]   run PROGRAM in /app holding FILEs\n"
           "      --stdin FILE  --time-limit S  --cpu-limit S  --memory-limit MIB  --pids-limit N\n"
@@ -39,6 +40,7 @@ static void usage(FILE *f) {
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
           "  eval --execute --data DIR [--subset S] --predictions FILE ...\n"
           "                       the same against references regenerated right then\n"
+          "  profile create|list|show|verify|delete NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
 }
@@ -46,6 +48,7 @@ static void usage(FILE *f) {
 typedef struct {
   const char *socket;
   bool autostart;
+  const char *profile; /* root file system of jobs (default: the daemon's) */
 } global_opts;
 
 static unsigned char *read_file(const char *path, size_t *len, mode_t *mode) {
@@ -134,6 +137,7 @@ static int cmd_simple(const global_opts *g, const char *type, int argc, char **a
   json_object *req = json_object_new_object(), *resp = NULL;
   json_object_object_add(req, "id", json_object_new_string(type));
   json_object_object_add(req, "type", json_object_new_string(type));
+  if (g->profile && strcmp(type, "toolchains") == 0) json_object_object_add(req, "profile", json_object_new_string(g->profile));
   int rc = roundtrip(g, req, &resp);
   json_object_put(req);
   if (rc == 0) {
@@ -288,6 +292,7 @@ static int cmd_exec(const global_opts *g, int argc, char **argv) {
     json_object_object_add(req, "id", json_object_new_string("exec"));
     json_object_object_add(req, "type", json_object_new_string("exec"));
     json_object_object_add(req, "files", json_object_get(files));
+    if (g->profile) json_object_object_add(req, "profile", json_object_new_string(g->profile));
     unsigned char *in = NULL;
     size_t in_len = 0;
     if (stdin_path && !(in = read_file(stdin_path, &in_len, NULL))) {
@@ -341,11 +346,12 @@ out:
 }
 
 int main(int argc, char **argv) {
-  global_opts g = {NULL, true};
+  global_opts g = {NULL, true, NULL};
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) g.socket = argv[++i];
     else if (strcmp(argv[i], "--no-autostart") == 0) g.autostart = false;
+    else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) g.profile = argv[++i];
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
       return 0;
@@ -368,6 +374,7 @@ int main(int argc, char **argv) {
     return sbe_eval_main(sub_argc, sub_argv);
   }
   if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "profile") == 0) return sbf_profile_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
