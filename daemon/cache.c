@@ -234,7 +234,7 @@ void sbd_cache_key(const sbd_job *job, char out[65]) {
       hash_str(&h, p->mounts[m].source);
       hash_str(&h, p->mounts[m].target);
     }
-  } else if (job->root[0]) { /* a profile: its verified content stands for its toolchains */
+  } else if (job->root) { /* a profile: its verified content stands for its toolchains */
     hash_str(&h, "\x03profile");
     hash_str(&h, job->root);
     hash_str(&h, json_object_to_json_string_ext(job->profile, JSON_C_TO_STRING_PLAIN));

@@ -84,7 +84,7 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
     job->has_plan = true;
     job->tc_mtime_ns = tc->bin_mtime_ns;
     job->tc_size = tc->bin_size;
-    if (job->root[0]) /* a profile's mounts name paths inside its root */
+    if (job->root) /* a profile's mounts name paths inside its root */
       for (size_t m = 0; m < job->plan.n_mounts; m++) {
         char *src = malloc(strlen(job->root) + strlen(job->plan.mounts[m].source) + 1);
         if (!src) continue;
@@ -139,7 +139,7 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
     return;
   }
   job->profile = sbd_profile_identity(prof);
-  if (sbd_profile_root(prof)) snprintf(job->root, sizeof job->root, "%s", sbd_profile_root(prof));
+  if (sbd_profile_root(prof)) job->root = strdup(sbd_profile_root(prof));
   if (req->exec.toolchain && plan_toolchain_job(c, job, sbd_profile_registry(srv, prof)) < 0) return;
   if (sbd_sched_submit(srv, job) < 0) {
     srv->rejected_busy++;

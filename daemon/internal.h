@@ -73,7 +73,7 @@ struct sbd_job {
   sbt_plan plan;           /* toolchain form */
   bool has_plan;
   char cache_key[65];
-  char root[4096];          /* the profile's root file system, "" for the host */
+  char *root;               /* the profile's root file system, NULL for the host */
   json_object *profile;     /* {"name","manifest_hash"}, recorded in the response */
   uint64_t tc_mtime_ns, tc_size; /* the toolchain binary, part of the cache key */
   bool cache_leader;       /* this job compiles for everyone waiting on the key */

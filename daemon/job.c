@@ -31,6 +31,7 @@ void sbd_job_free(sbd_job *job) {
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
   if (job->profile) json_object_put(job->profile);
+  free(job->root);
   sbd_snapshot_free(&job->before);
   sbp_request_free(job->req);
   if (job->conn) sbd_conn_unref(job->conn);
@@ -171,7 +172,7 @@ static void start_sandbox(sbd_job *job) {
   spec.merge_output = js->merge_output;
   spec.netns_slot = job->slot;
   spec.limits = js->limits;
-  spec.root = job->root[0] ? job->root : NULL;
+  spec.root = job->root;
   if (job->has_plan) {
     spec.cwd = job->plan.cwd;
     spec.extra_mounts = job->plan.mounts;

@@ -281,12 +281,12 @@ static void go(sb_proc *p) {
     return;
   }
   sb_msg m = {.type = SB_MSG_GO};
+  p->t_go = sb_now_ns(); /* before the send: the program may start at once */
   if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
     internal_error(p, "sandbox init vanished before GO");
     return;
   }
   p->phase = PHASE_RUNNING;
-  p->t_go = sb_now_ns();
   p->wall_deadline = p->t_go + (uint64_t)(p->limits.wall_time_s * 1e9);
   p->next_cpu_check = p->t_go;
 }
