@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -83,6 +84,12 @@ bool sbf_hash_ok(const char *s) {
   return true;
 }
 
+json_object *sbf_json_seconds(double s) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3f", s);
+  return json_object_new_double_s(s, buf);
+}
+
 void sbf_human_size(uint64_t bytes, char out[32]) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = (double)bytes;
@@ -112,6 +119,13 @@ int sbf_run(const char *const *argv, int out_fd, int err_fd, char **captured) {
     int dn = open("/dev/null", O_RDONLY);
     if (dn >= 0) dup2(dn, 0);
     signal(SIGPIPE, SIG_DFL);
+    /* debootstrap and chroot live in sbin, which a daemon's PATH may lack */
+    const char *path = getenv("PATH");
+    if (!path || !strstr(path, "/usr/sbin")) {
+      char np[4096];
+      snprintf(np, sizeof np, "%s%s/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin", path ? path : "", path ? ":" : "");
+      setenv("PATH", np, 1);
+    }
     execvp(argv[0], (char *const *)argv);
     dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -195,6 +209,36 @@ int sbf_lock(const char *dir, const char *name) {
     }
   }
   return fd;
+}
+
+int sbf_enter_root(const char *root, char *err, size_t n) {
+  char path[PATH_MAX];
+  struct stat st;
+  const char *step = "unshare(CLONE_NEWNS)";
+  if (unshare(CLONE_NEWNS) < 0) goto fail;
+  step = "make / private";
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) goto fail;
+  step = "bind the rootfs";
+  if (mount(root, root, NULL, MS_BIND | MS_REC, NULL) < 0) goto fail;
+  step = "remount the rootfs read-only";
+  if (mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, NULL) < 0) goto fail;
+  snprintf(path, sizeof path, "%s/proc", root);
+  step = "mount /proc";
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+      mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+    goto fail;
+  snprintf(path, sizeof path, "%s/tmp", root);
+  step = "mount a tmpfs on /tmp";
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+      mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=1777") < 0)
+    goto fail;
+  step = "chroot";
+  if (chroot(root) < 0 || chdir("/") < 0) goto fail;
+  return 0;
+fail:;
+  int e = errno;
+  snprintf(err, n, "entering %s: %s: %s", root, step, strerror(e));
+  return -e;
 }
 
 /* ---- listing diff (names what changed after a failed full verify) ---- */
@@ -430,6 +474,32 @@ int sbf_profile_verify(const sbf_profile *p, sbf_verify_mode mode, char *err, si
   return rc;
 }
 
+int sbf_profile_refresh_quick(sbf_profile *p, char *err, size_t n) {
+  if (p->is_host) return 0;
+  int rc = sbf_profile_verify(p, SBF_VERIFY_FULL, err, n);
+  if (rc) return rc;
+  sbf_tree_hash h;
+  if ((rc = sbf_hash_tree(p->root, false, NULL, &h, err, n))) return rc;
+  char file[4200], tmp[4300], now[32];
+  snprintf(file, sizeof file, "%s/manifest.json", p->path);
+  snprintf(tmp, sizeof tmp, "%s.tmp", file);
+  sbf_iso_now(now);
+  json_object_object_add(p->manifest, "quick_hash", json_object_new_string(h.quick_hash));
+  json_object_object_add(p->manifest, "quick_hash_refreshed", json_object_new_string(now));
+  p->quick_hash = get_str(p->manifest, "quick_hash");
+  p->created = get_str(p->manifest, "created");
+  p->content_hash = get_str(p->manifest, "content_hash");
+  if (json_object_to_file_ext(tmp, p->manifest,
+                              JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
+      rename(tmp, file) < 0) {
+    int e = errno ? errno : EIO;
+    snprintf(err, n, "cannot write %s: %s", file, strerror(e));
+    unlink(tmp);
+    return -e;
+  }
+  return 0;
+}
+
 int sbf_profile_seal(const char *dir, const char *name, json_object *origin, json_object *package_versions,
                      json_object *extra, sbf_tree_hash *hash_out, char *err, size_t n) {
   if (!dir) dir = sbf_default_dir();
@@ -461,7 +531,7 @@ int sbf_profile_seal(const char *dir, const char *name, json_object *origin, jso
   json_object_object_add(m, "quick_hash", json_object_new_string(h.quick_hash));
   json_object_object_add(m, "files", json_object_new_int64((int64_t)h.files));
   json_object_object_add(m, "size_bytes", json_object_new_int64((int64_t)h.size_bytes));
-  json_object_object_add(m, "hash_s", json_object_new_double(h.seconds));
+  json_object_object_add(m, "hash_s", sbf_json_seconds(h.seconds));
   if (extra) {
     json_object_object_foreach(extra, k, v) {
       if (json_object_object_get_ex(m, k, NULL) || strcmp(k, "package_versions") == 0) continue;
@@ -476,7 +546,7 @@ int sbf_profile_seal(const char *dir, const char *name, json_object *origin, jso
   if (json_object_to_file_ext(tmp, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) <
           0 ||
       rename(tmp, manifest) < 0) {
-    rc = -errno ? -errno : -EIO;
+    rc = errno ? -errno : -EIO;
     snprintf(err, n, "cannot write %s: %s", manifest, strerror(errno));
     unlink(tmp);
   }

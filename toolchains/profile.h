@@ -49,7 +49,7 @@
  * as root, else $XDG_DATA_HOME/surgebox/profiles, else
  * ~/.local/share/surgebox/profiles. */
 const char *sbf_default_dir(void);
-/* The directory holding profile definitions (<name>.json + <name>/*.json):
+/* The directory holding profile definitions (<name>.json and the folder <name>/):
  * $SURGEBOX_PROFILE_DEFS, else the source tree's toolchains/profiles
  * (compiled in), else /usr/share/surgebox/profiles. */
 const char *sbf_defs_dir(void);
@@ -90,6 +90,22 @@ int sbf_profile_toolchains_dir(const sbf_profile *p, char *out, size_t n);
 /* Verify an open profile again. full: the content; else the quick hash.
  * On a content mismatch err names (up to a few of) the entries that differ. */
 int sbf_profile_verify(const sbf_profile *p, sbf_verify_mode mode, char *err, size_t n);
+
+/* Enter a profile's root to run something in it without the sandbox (e.g.
+ * toolchain detection with chroot): a private mount namespace in which the
+ * rootfs is bound read-only onto itself, with a fresh /proc (JVMs need it
+ * for $ORIGIN and libjli) and a tmpfs on /tmp (JVMs write hsperfdata there),
+ * then chroot and chdir("/"). Without this, javac -version run by a bare
+ * chroot fails (no /proc) or, with /proc, rewrites rootfs/tmp/hsperfdata_root
+ * and the profile no longer verifies. Call it in a forked, single-threaded
+ * child that will exec or _exit; needs CAP_SYS_ADMIN (root). 0 or -errno. */
+int sbf_enter_root(const char *root, char *err, size_t n);
+
+/* After a full verification passes, store the current quick hash (files
+ * were touched but their content, modes and sizes are as sealed: e.g. a JVM
+ * run by chroot rewrote rootfs/tmp/hsperfdata_root). -EBADMSG when the
+ * content does not verify. */
+int sbf_profile_refresh_quick(sbf_profile *p, char *err, size_t n);
 
 /* ---- tree hashing (exposed for tests and for the create command) ---- */
 typedef struct {

@@ -24,6 +24,9 @@ void sbf_iso_now(char out[32]);
 bool sbf_iso_ok(const char *s);
 bool sbf_hash_ok(const char *s); /* "sha256:" + 64 lowercase hex digits */
 
+/* A number of seconds printed with 3 decimals. */
+json_object *sbf_json_seconds(double s);
+
 /* "1.07 GiB" */
 void sbf_human_size(uint64_t bytes, char out[32]);
 

@@ -1,0 +1,269 @@
+/* surgebox profile create|list|show|delete|verify */
+#include "profile.h"
+#include "profile_internal.h"
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: surgebox profile create NAME [--dir PATH] [--mirror URL] [--defs DIR] [--force] [--quiet]\n"
+          "       surgebox profile list [--dir PATH] [--json]\n"
+          "       surgebox profile show NAME [--dir PATH]\n"
+          "       surgebox profile delete NAME [--dir PATH]\n"
+          "       surgebox profile verify NAME [--dir PATH] [--quick]\n"
+          "       surgebox profile run NAME [--dir PATH] -- COMMAND [ARGS...]\n"
+          "Profiles are root file systems the sandbox uses instead of the host's /usr, /lib*, /bin, /sbin\n"
+          "and /etc. --dir defaults to %s; definitions (NAME.json) are read from %s.\n"
+          "run: a trusted command (version checks, debugging) in the profile with chroot, its rootfs read-only,\n"
+          "as root and NOT sandboxed; untrusted code goes through surgebox-run --root or the daemon.\n",
+          sbf_default_dir(), sbf_defs_dir());
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK, O_HELP };
+
+static int cmd_list(const char *dir, bool json) {
+  json_object *arr = json_object_new_array();
+  json_object *host = json_object_new_object();
+  json_object_object_add(host, "name", json_object_new_string("host"));
+  json_object_object_add(host, "root", NULL);
+  json_object_object_add(host, "status", json_object_new_string("ok"));
+  json_object_array_add(arr, host);
+  if (!json) printf("%-20s %-10s %-21s %10s %8s  %s\n", "NAME", "STATUS", "CREATED", "SIZE", "FILES", "ROOT");
+  if (!json) printf("%-20s %-10s %-21s %10s %8s  %s\n", "host", "ok", "-", "-", "-", "/");
+  struct dirent **names = NULL;
+  int n = scandir(dir, &names, NULL, alphasort);
+  for (int i = 0; i < n; i++) {
+    const char *name = names[i]->d_name;
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (name[0] == '.' || !sbf_name_ok(name) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+      free(names[i]);
+      continue;
+    }
+    sbf_profile p;
+    char err[SBF_ERR_MAX];
+    int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_QUICK, &p, err, sizeof err);
+    const char *status = rc == 0 ? "ok" : rc == -ENOENT ? "incomplete" : rc == -EBADMSG ? "modified" : "invalid";
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "status", json_object_new_string(status));
+    if (rc == 0) {
+      char size[32];
+      sbf_human_size(p.size_bytes, size);
+      json_object_object_add(o, "root", json_object_new_string(p.root));
+      json_object_object_add(o, "created", json_object_new_string(p.created));
+      json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)p.size_bytes));
+      json_object_object_add(o, "files", json_object_new_int64((int64_t)p.files));
+      json_object_object_add(o, "content_hash", json_object_new_string(p.content_hash));
+      if (!json)
+        printf("%-20s %-10s %-21s %10s %8llu  %s\n", name, status, p.created, size, (unsigned long long)p.files,
+               p.root);
+      sbf_profile_close(&p);
+    } else {
+      json_object_object_add(o, "error", json_object_new_string(err));
+      if (!json) printf("%-20s %-10s %s\n", name, status, err);
+    }
+    json_object_array_add(arr, o);
+    free(names[i]);
+  }
+  free(names);
+  if (json) printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(arr);
+  return 0;
+}
+
+static int cmd_show(const char *dir, const char *name) {
+  sbf_profile p;
+  char err[SBF_ERR_MAX], tdir[4400];
+  int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "surgebox profile show: %s\n", err);
+    return 1;
+  }
+  sbf_profile_toolchains_dir(&p, tdir, sizeof tdir);
+  json_object *o;
+  if (p.is_host) {
+    o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string("host"));
+    json_object_object_add(o, "root", NULL);
+  } else {
+    o = json_object_get(p.manifest);
+    json_object_object_add(o, "path", json_object_new_string(p.path));
+    json_object_object_add(o, "root", json_object_new_string(p.root));
+    char verr[SBF_ERR_MAX];
+    int v = sbf_profile_verify(&p, SBF_VERIFY_QUICK, verr, sizeof verr);
+    json_object_object_add(o, "quick_verify", json_object_new_string(v == 0 ? "ok" : verr));
+  }
+  json_object_object_add(o, "toolchains_dir", json_object_new_string(tdir));
+  printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(o);
+  sbf_profile_close(&p);
+  return 0;
+}
+
+static int cmd_delete(const char *dir, const char *name) {
+  if (strcmp(name, "host") == 0 || !sbf_name_ok(name)) {
+    fprintf(stderr, "surgebox profile delete: %s cannot be deleted\n", name);
+    return 1;
+  }
+  char path[4400];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (lstat(path, &st) < 0) {
+    fprintf(stderr, "surgebox profile delete: no profile %s in %s\n", name, dir);
+    return 1;
+  }
+  int lock = sbf_lock(dir, name);
+  if (lock < 0) {
+    fprintf(stderr, "surgebox profile delete: cannot lock: %s\n", strerror(-lock));
+    return 1;
+  }
+  double t0 = now_s();
+  int um = sbf_unmount_under(path);
+  int rc = sb_rm_rf(path);
+  char lockpath[4400];
+  snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, name);
+  if (rc == 0) unlink(lockpath);
+  close(lock);
+  if (rc < 0) {
+    fprintf(stderr, "surgebox profile delete: cannot remove %s: %s\n", path, strerror(-rc));
+    return 1;
+  }
+  printf("deleted profile %s (%s) in %.1f s%s\n", name, path, now_s() - t0,
+         um > 0 ? " (stale mounts under it were unmounted)" : "");
+  return 0;
+}
+
+static int cmd_verify(const char *dir, const char *name, bool quick) {
+  sbf_profile p;
+  char err[SBF_ERR_MAX];
+  int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "surgebox profile verify: %s\n", err);
+    return 1;
+  }
+  double t0 = now_s();
+  rc = sbf_profile_verify(&p, quick ? SBF_VERIFY_QUICK : SBF_VERIFY_FULL, err, sizeof err);
+  double dt = now_s() - t0;
+  if (rc) fprintf(stderr, "surgebox profile verify: %s\n", err);
+  else if (p.is_host) printf("profile host: the host's own file system, nothing to verify\n");
+  else {
+    char size[32];
+    sbf_human_size(p.size_bytes, size);
+    printf("profile %s verifies (%s, %.2f s): %llu files, %s, %s\n", name, quick ? "quick" : "full content", dt,
+           (unsigned long long)p.files, size, quick ? p.quick_hash : p.content_hash);
+  }
+  sbf_profile_close(&p);
+  return rc ? 1 : 0;
+}
+
+static int cmd_run(const char *dir, const char *name, char **cmd) {
+  sbf_profile p;
+  char err[SBF_ERR_MAX];
+  int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
+  if (rc || p.is_host) {
+    fprintf(stderr, "surgebox profile run: %s\n", rc ? err : "the host profile needs no chroot: run the command");
+    sbf_profile_close(&p);
+    return 1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (sbf_enter_root(p.root, err, sizeof err) < 0) {
+      fprintf(stderr, "surgebox profile run: %s\n", err);
+      _exit(126);
+    }
+    static char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME=/tmp", "TZ=UTC", NULL};
+    setenv("PATH", envp[0] + 5, 1); /* execvpe searches the caller's PATH */
+    execvpe(cmd[0], cmd, envp);
+    fprintf(stderr, "surgebox profile run: %s: %s\n", cmd[0], strerror(errno));
+    _exit(127);
+  }
+  sbf_profile_close(&p);
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int sbf_profile_main(int argc, char **argv) {
+  /* argv[0] is "profile", argv[1] the subcommand */
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  const char *dir = NULL, *mirror = NULL, *defs = NULL;
+  bool force = false, quiet = false, json = false, quick = false;
+  static const struct option opts[] = {{"dir", required_argument, 0, O_DIR},   {"mirror", required_argument, 0, O_MIRROR},
+                                       {"defs", required_argument, 0, O_DEFS}, {"force", no_argument, 0, O_FORCE},
+                                       {"quiet", no_argument, 0, O_QUIET},     {"json", no_argument, 0, O_JSON},
+                                       {"quick", no_argument, 0, O_QUICK},     {"help", no_argument, 0, O_HELP},
+                                       {0, 0, 0, 0}};
+  optind = 1;
+  opterr = 1;
+  int c;
+  /* getopt over argv[1..]: the subcommand plays argv[0] */
+  while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
+    switch (c) {
+    case O_DIR: dir = optarg; break;
+    case O_MIRROR: mirror = optarg; break;
+    case O_DEFS: defs = optarg; break;
+    case O_FORCE: force = true; break;
+    case O_QUIET: quiet = true; break;
+    case O_JSON: json = true; break;
+    case O_QUICK: quick = true; break;
+    case O_HELP: usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  int rest = argc - 1 - optind;
+  char **args = argv + 1 + optind;
+  if (!dir) dir = sbf_default_dir();
+  if (!defs) defs = sbf_defs_dir();
+  if (strcmp(cmd, "run") == 0) {
+    if (rest < 2) return usage(stderr), 2;
+    return cmd_run(dir, args[0], args + 1);
+  }
+  if (strcmp(cmd, "list") == 0) {
+    if (rest != 0) return usage(stderr), 2;
+    return cmd_list(dir, json);
+  }
+  if (rest != 1) {
+    if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify"))
+      fprintf(stderr, "surgebox profile: unknown command %s\n", cmd);
+    usage(stderr);
+    return 2;
+  }
+  const char *name = args[0];
+  if (strcmp(cmd, "create") == 0) {
+    sbf_create_opts o = {.dir = dir, .defs = defs, .mirror = mirror, .force = force, .quiet = quiet};
+    char err[SBF_ERR_MAX * 2];
+    int rc = sbf_profile_create(name, &o, err, sizeof err);
+    if (rc) fprintf(stderr, "surgebox profile create: %s\n", err);
+    return rc ? 1 : 0;
+  }
+  if (strcmp(cmd, "show") == 0) return cmd_show(dir, name);
+  if (strcmp(cmd, "delete") == 0) return cmd_delete(dir, name);
+  if (strcmp(cmd, "verify") == 0) return cmd_verify(dir, name, quick);
+  fprintf(stderr, "surgebox profile: unknown command %s\n", cmd);
+  usage(stderr);
+  return 2;
+}
