@@ -40,7 +40,7 @@ static void usage(FILE *f) {
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
           "  eval --execute --data DIR [--subset S] --predictions FILE ...\n"
           "                       the same against references regenerated right then\n"
-          "  profile create|list|show|verify|delete NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
+          "  profile create|list|show|verify|delete|run NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
 }

@@ -63,7 +63,8 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
       snprintf(e->gxx, sizeof e->gxx, "%s", tc_field(t, "path"));
       snprintf(e->gxx_name, sizeof e->gxx_name, "%s", name);
     }
-    if (strcmp(fam, "clang++") == 0 && strchr(name, '-') && n > best_clang) {
+    /* a profile may declare clang++-19 as a family of its own */
+    if (strncmp(fam, "clang++", 7) == 0 && strchr(name, '-') && n > best_clang) {
       best_clang = n;
       snprintf(e->clang_dir, sizeof e->clang_dir, "%s", tc_field(t, "real_path"));
       char *slash = strrchr(e->clang_dir, '/');

@@ -4,6 +4,7 @@
  * version or to compile /dev/null. Results are cached in a JSON file keyed
  * by path, real path, mtime and size, so a restart costs nothing. */
 #include "toolchain.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -418,7 +419,13 @@ int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *c
   unlink(tmp);
   pid_t pid = fork();
   if (pid == 0) {
-    if (chroot(root) < 0 || chdir("/") < 0) _exit(3);
+    /* a private mount namespace with the root read-only, a fresh /proc and
+     * a tmpfs /tmp: javac needs /proc, and probes must not write into it */
+    char eerr[SBF_ERR_MAX];
+    if (sbf_enter_root(root, eerr, sizeof eerr) < 0) {
+      fprintf(stderr, "detect in %s: %s\n", root, eerr);
+      _exit(3);
+    }
     json_object *new_cache = json_object_new_object();
     detect_with(r, cache, new_cache);
     json_object *res = json_object_new_object(), *tcs = json_object_new_array();

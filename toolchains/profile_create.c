@@ -901,7 +901,8 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
       say(&c, "hash: %llu files, %s in %.1f s (%s)", (unsigned long long)h.files, size, h.seconds, h.content_hash);
       printf("profile %s created in %.1f s (debootstrap %.1f s%s, imports %.1f s, package list %.1f s, hash %.1f s): "
              "%s, %llu files, %s\n",
-             name, total, t_deb, deb_reused ? " earlier" : "", t_imports, t_pkgs, h.seconds, c.path, (unsigned long long)h.files, size);
+             name, total, t_deb, deb_reused ? " earlier" : "", t_imports, t_pkgs, h.seconds, c.path,
+             (unsigned long long)h.files, size);
     }
   }
   json_object_put(origin);

@@ -43,7 +43,7 @@ def items(out, subset):
 
 
 def toolchains(bin_dir, out):
-    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "toolchains"],
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "toolchains", "--json"],
                        capture_output=True, text=True, timeout=600)
     return {t["name"]: t for t in json.loads(p.stdout)["toolchains"] if t.get("available")}
 
