@@ -120,17 +120,24 @@ static void flag(int *f) {
 }
 #define FLAG(info, field) flag((info) ? &(info)->field : NULL)
 
+/* Both sides as number lists; on a parse failure (either side) flag it and
+ * return -1 with nothing left to free. */
+static int parse_both(const char *pred, const char *gt, sbe_numlist *o, sbe_numlist *g, sbe_score_info *info) {
+  if (sbe_parse_numerical(pred, o) != 0) {
+    FLAG(info, parse_failure);
+    return -1;
+  }
+  if (sbe_parse_numerical(gt, g) != 0) {
+    FLAG(info, parse_failure);
+    sbe_numlist_free(o);
+    return -1;
+  }
+  return 0;
+}
+
 double sbe_score_numerical(const char *pred, const char *gt, sbe_score_info *info) {
   sbe_numlist o, g;
-  if (sbe_parse_numerical(pred, &o) != 0) {
-    FLAG(info, parse_failure);
-    return 0;
-  }
-  if (sbe_parse_numerical(gt, &g) != 0) {
-    FLAG(info, parse_failure);
-    sbe_numlist_free(&o);
-    return 0;
-  }
+  if (parse_both(pred, gt, &o, &g, info) != 0) return 0;
   double score = 0;
   if (g.n == 0) { /* max([]) raises */
     FLAG(info, surge_raised);
@@ -208,15 +215,7 @@ double sbe_spearman(const double *x, const double *y, size_t n) {
 
 double sbe_score_sorting(const char *pred, const char *gt, sbe_score_info *info) {
   sbe_numlist o, g;
-  if (sbe_parse_numerical(pred, &o) != 0) {
-    FLAG(info, parse_failure);
-    return 0;
-  }
-  if (sbe_parse_numerical(gt, &g) != 0) {
-    FLAG(info, parse_failure);
-    sbe_numlist_free(&o);
-    return 0;
-  }
+  if (parse_both(pred, gt, &o, &g, info) != 0) return 0;
   double score = 0;
   if (o.n != g.n) {
     FLAG(info, length_mismatch); /* spearmanr raises */
