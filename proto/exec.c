@@ -211,7 +211,10 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   if (!json_object_object_get_ex(v, "argv", &x)) return sbp_fail(c, SBP_E_BAD_REQUEST, "%s is missing", field);
   if (json_object_is_type(x, json_type_array) && json_object_array_length(x) == 0)
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must not be empty", field);
-  if (parse_strv(c, x, field, false, &st->argv, &st->argc) != 0) return -1;
+  /* Arguments may be empty (SURGE TC 55 passes --edges ""); the program
+   * name may not. */
+  if (parse_strv(c, x, field, true, &st->argv, &st->argc) != 0) return -1;
+  if (st->argv[0][0] == '\0') return sbp_fail(c, SBP_E_BAD_REQUEST, "%s[0] (the program) must not be empty", field);
 
   if (json_object_object_get_ex(v, "env", &x)) {
     snprintf(field, sizeof field, "%s.env", where);

@@ -306,6 +306,21 @@ static void test_error_codes(void) {
   expect_error("{\"id\":\"u\",\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"]},{\"argv\":[]}]}", SBP_E_BAD_REQUEST,
                "\"u\"", "steps[1].argv must not be empty");
   expect_error("{\"id\":\"u\",\"type\":\"exec\",\"steps\":[]}", SBP_E_BAD_REQUEST, "\"u\"", "steps must not be empty");
+  /* an empty program name is refused; an empty argument is a real argument (SURGE TC 55: --edges "") */
+  expect_error("{\"id\":\"u\",\"type\":\"exec\",\"steps\":[{\"argv\":[\"\"]}]}", SBP_E_BAD_REQUEST, "\"u\"",
+               "steps[0].argv[0] (the program) must not be empty");
+  {
+    const char *ok = "{\"id\":\"e\",\"type\":\"exec\",\"steps\":[{\"argv\":[\"echo\",\"\",\"x\"]}]}";
+    sbp_request *r = NULL;
+    json_object *err = NULL;
+    CHECK(sbp_request_parse(ok, strlen(ok), NULL, &r, &err) == 0);
+    if (r) {
+      CHECK(r->exec.steps[0].argc == 3);
+      CHECK_STR(r->exec.steps[0].argv[1], "");
+      sbp_request_free(r);
+    }
+    if (err) json_object_put(err);
+  }
   expect_error("{\"id\":\"u\",\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"]}],\"toolchain\":\"c\"}",
                SBP_E_BAD_REQUEST, "\"u\"", "not both");
   expect_error("{\"id\":\"u\",\"type\":\"exec\",\"files\":[{\"path\":\"x/../../etc/passwd\",\"content\":\"\"}],"
