@@ -43,7 +43,10 @@ static void check_wire_line(json_object *resp) {
 static void check_step(const sbp_step *s) {
   REQUIRE(s->name && *s->name);
   REQUIRE(s->argc >= 1 && s->argv && s->argv[s->argc] == NULL);
-  for (size_t i = 0; i < s->argc; i++) REQUIRE(s->argv[i] && *s->argv[i]);
+  /* the program name must be non-empty; later arguments may be "" (a real
+   * argument, e.g. `cat ""`), but none may be missing */
+  REQUIRE(*s->argv[0]);
+  for (size_t i = 0; i < s->argc; i++) REQUIRE(s->argv[i] != NULL);
   if (s->env) {
     REQUIRE(s->env[s->n_env] == NULL);
     for (size_t i = 0; i < s->n_env; i++) REQUIRE(strchr(s->env[i], '=') > s->env[i]);
