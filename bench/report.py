@@ -18,6 +18,8 @@ TARGETS = {
     "cache_hit_ms": 5.0,
     "rss_idle_mb": 20.0,
     "rss_queued_mb": 100.0,
+    "regen_ratio": 1.05,     # regeneration through surgebox, x the unsandboxed baseline's wall time
+    "drmatrix_min": 20.0,    # the 8,000-job DR matrix on 2 cores, minutes
 }
 
 
@@ -110,7 +112,7 @@ def main():
     commands = [l.strip() for l in open(os.path.join(out, "commands.txt"))] if os.path.exists(
         os.path.join(out, "commands.txt")) else []
     status = kv_lines(os.path.join(out, "status.txt"))
-    ov, ca, me, ti = (load(out, n) for n in ("overhead", "cache", "memory", "timing"))
+    ov, ca, me, ti, rg, dm = (load(out, n) for n in ("overhead", "cache", "memory", "timing", "regen", "dr-matrix"))
     R = Report()
     targets = []
 
@@ -146,6 +148,10 @@ def main():
         memory_section(body, me, targets)
     if ti:
         timing_section(body, ti)
+    if rg:
+        regen_section(body, rg, targets)
+    if dm:
+        drmatrix_section(body, dm, targets)
     later_section(body, out)
 
     R("## Targets (issue 8)")
@@ -487,6 +493,108 @@ def timing_section(R, ti):
                      % (v["id"], ms(v["sandbox_wall_s"].get("median")), ms(v["raw_wall_s"].get("median"))))
     R("; ".join(walls) + ". Failures: %s." % ti.get("failures", 0))
     R()
+
+
+def passes(d):
+    """{name: {pass: row}}, the baseline's wall being the driver's own (job execution only,
+    without its start-up toolchain detection)."""
+    by = {}
+    for r in d.get("rows", []):
+        wall = r["wall_s"]
+        if r["pass"] == "baseline" and r.get("extra") and ok(r["extra"].get("wall_s")):
+            wall = r["extra"]["wall_s"]
+        by.setdefault(r["name"], {})[r["pass"]] = dict(r, wall=wall)
+    return by
+
+
+def secs(s):
+    if not ok(s):
+        return "–"
+    return "%.1f s" % s if s < 120 else "%.1f min" % (s / 60)
+
+
+def regen_rows(by, names):
+    rows, tot = [], {"baseline": 0.0, "cold": 0.0, "warm": 0.0}
+    for n in names:
+        p = by.get(n, {})
+        b, c, w = (p.get(k, {}).get("wall") for k in ("baseline", "cold", "warm"))
+        bx = p.get("baseline", {}).get("extra") or {}
+        totals = ((p.get("cold", {}).get("extra") or {}).get("status") or {}).get("totals") or {}
+        sandboxed = "%s / %s / %s" % (totals.get("ok", 0), sum(v for k, v in totals.items() if k not in ("ok", "timeout")),
+                                      totals.get("timeout", 0)) if totals else "–"
+        rows.append([n, p.get("cold", {}).get("n", "–"), secs(b), secs(c), secs(w),
+                     ratio(c / b) if ok(b) and ok(c) and b > 0 else "–",
+                     ratio(w / b) if ok(b) and ok(w) and b > 0 else "–",
+                     "%s / %s / %s / %s" % (bx.get("ok", "–"), bx.get("failed", "–"), bx.get("timeout", "–"), bx.get("not_run", "–")),
+                     sandboxed])
+        for k, v in (("baseline", b), ("cold", c), ("warm", w)):
+            if ok(v):
+                tot[k] += v
+    return rows, tot
+
+
+def regen_section(R, rg, targets):
+    R("## 3. Regeneration: DR + BG + TC through surgebox against no sandbox")
+    R()
+    by = passes(rg)
+    names = [n for n in rg.get("subsets", "").split(",") if n in by]
+    R("`surgebox regen --subset S --jobs %d%s` through a daemon with `--jobs %d` (**cold**: a fresh, empty "
+      "compile cache; **warm**: the same command again on that daemon), against **baseline**: "
+      "`bench_baseline`, which replays the very requests the regen sends (`surgebox regen "
+      "--dump-requests`) with fork/exec and no isolation, %d at a time, each job in a fresh directory "
+      "(`/app` in argv, environment and cwd rewritten to it). Per subset the three passes are "
+      "interleaved (the baseline goes first for every other subset) so drift in load hits both sides. "
+      "Wall times: around the whole command for surgebox (client start, toolchain list, every job), "
+      "the driver's own for the baseline (the jobs only)."
+      % (rg.get("jobs", 0), " --only " + rg["only"] if rg.get("only") else "", rg.get("jobs", 0), rg.get("jobs", 0)))
+    R()
+    rows, tot = regen_rows(by, names)
+    tb, tc, tw = tot["baseline"], tot["cold"], tot["warm"]
+    rows.append(["**all**", sum(by[n].get("cold", {}).get("n", 0) for n in names), secs(tb), secs(tc), secs(tw),
+                 ratio(tc / tb) if tb > 0 else "–", ratio(tw / tb) if tb > 0 else "–", "", ""])
+    R.table(["subset", "jobs", "baseline (no sandbox)", "surgebox, cold cache", "surgebox, warm cache",
+             "cold vs baseline", "warm vs baseline", "baseline jobs: exit 0 / failed / timeout / not run",
+             "surgebox cold jobs: ok / failed / timeout"], rows)
+    R("The last two columns are a check that both sides did the same work: the same jobs should "
+      "succeed and fail on both (a job that fails at once without a sandbox would make the "
+      "baseline look cheap).")
+    R()
+    if tb > 0 and tc > 0:
+        targets.append(["regeneration ≤ %.2f× the unsandboxed baseline (DR+BG+TC)" % TARGETS["regen_ratio"],
+                        "cold cache %s (%s vs %s); warm cache %s"
+                        % (ratio(tc / tb), secs(tc), secs(tb), ratio(tw / tb) if tw > 0 else "–")
+                        + ("" if set(names) >= {"dr", "bg", "tc"} else " — only " + ",".join(names)),
+                        verdict(tc / tb <= TARGETS["regen_ratio"])
+                        + ("" if not rg.get("only") else " (on the slice `--only %s`)" % rg["only"])])
+
+
+def drmatrix_section(R, dm, targets):
+    R("## 4. The DR matrix")
+    R()
+    by = passes(dm).get("matrix", {})
+    n = by.get("cold", {}).get("n")
+    R("`surgebox dr-matrix --jobs %d%s` (every distinct DR snippet × g++/clang++ × C++03/11/14/17 × "
+      "-O0/1/2/3/s) through a daemon with `--jobs %d`, cold (empty compile cache) then warm, against the "
+      "same requests replayed by `bench_baseline` without a sandbox (see section 3)."
+      % (dm.get("jobs", 0), " --only " + dm["only"] if dm.get("only") else "", dm.get("jobs", 0)))
+    R()
+    rows = []
+    for k, label in (("baseline", "baseline (no sandbox)"), ("cold", "surgebox, cold cache"), ("warm", "surgebox, warm cache")):
+        r = by.get(k)
+        if not r:
+            continue
+        b = by.get("baseline", {}).get("wall")
+        rows.append([label, r.get("n", "–"), secs(r["wall"]), num(r["n"] / r["wall"], "%.1f") if r["wall"] else "–",
+                     ratio(r["wall"] / b) if ok(b) and b > 0 else "–"])
+    R.table(["pass", "jobs", "wall", "jobs/s", "vs baseline"], rows)
+    cold = by.get("cold", {}).get("wall")
+    if ok(cold) and n:
+        full = n >= 8000 and not dm.get("only")
+        est = cold * 8000 / n
+        targets.append(["DR matrix (8,000 jobs) ≤ %d min on 2 cores" % TARGETS["drmatrix_min"],
+                        "cold %s for %d jobs%s; warm %s" % (secs(cold), n, "" if full else " (≈ %s for 8,000 at that rate)" % secs(est),
+                                                           secs(by.get("warm", {}).get("wall"))),
+                        verdict(est / 60 <= TARGETS["drmatrix_min"]) + ("" if full else " (extrapolated from a slice)")])
 
 
 def later_section(R, out):

@@ -143,7 +143,7 @@ static bool factor_matters(const matrix *m, size_t s, int f) {
 }
 
 int sbr_drmatrix_main(int argc, char **argv) {
-  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL;
+  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL;
   const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";
   int jobs = 0;
   bool autostart = true;
@@ -158,10 +158,12 @@ int sbr_drmatrix_main(int argc, char **argv) {
     else if (ARG("--jobs")) jobs = atoi(v);
     else if (ARG("--socket")) socket = v;
     else if (ARG("--only")) only = v;
+    else if (ARG("--dump-requests")) dump = v;
     else if (!strcmp(a, "--no-autostart")) autostart = false;
     else {
       fprintf(stderr, "usage: surgebox dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17]\n"
-                      "                          [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]\n");
+                      "                          [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]\n"
+                      "                          [--dump-requests FILE (write the requests, run nothing)]\n");
       return 1;
     }
 #undef ARG
@@ -254,6 +256,16 @@ int sbr_drmatrix_main(int argc, char **argv) {
   signal(SIGINT, on_sigint);
   sbr_pump pump = {.total = m.n_snips * n_configs(&m), .window = (size_t)atoi(jobs_arg) * 2 + 2, .make = make,
                    .done = done, .checkpoint = flush_out, .ctx = &m, .label = "dr-matrix", .interrupted = &interrupted};
+  if (dump) {
+    FILE *f = strcmp(dump, "-") ? fopen(dump, "w") : stdout;
+    pump.dump = f;
+    int drc = f ? sbr_pump_run(&c, &pump) : -1;
+    if (f && f != stdout && fclose(f) != 0) drc = -1;
+    if (drc < 0) fprintf(stderr, "dr-matrix: cannot write %s\n", dump);
+    else fprintf(stderr, "dr-matrix: the requests are in %s (nothing ran)\n", dump);
+    sbc_close(&c);
+    return drc < 0 ? 2 : 0; /* a one-shot tool: the OS frees the rest */
+  }
   int rc = sbr_pump_run(&c, &pump);
   sbc_close(&c);
   if (m.out) fclose(m.out);

@@ -39,7 +39,21 @@ static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) 
   return rc;
 }
 
+static int dump_all(const sbr_pump *p) {
+  for (size_t i = 0; i < p->total; i++) {
+    json_object *req = p->make(i, p->ctx);
+    if (!req) continue;
+    char id[32];
+    snprintf(id, sizeof id, "%zu", i);
+    json_object_object_add(req, "id", json_object_new_string(id));
+    fprintf(p->dump, "%s\n", json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+    json_object_put(req);
+  }
+  return fflush(p->dump) == 0 && !ferror(p->dump) ? 0 : -1;
+}
+
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
+  if (p->dump) return dump_all(p);
   size_t next = 0, inflight = 0, done = 0, failed = 0;
   double t0 = now_s(), last = 0, last_checkpoint = now_s();
   bool tty = isatty(2);

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct {
   size_t total;
@@ -22,8 +23,11 @@ typedef struct {
   void *ctx;
   const char *label;
   volatile sig_atomic_t *interrupted;
+  /* when set: write every request (with its "id") to it as JSON Lines and
+   * run nothing (bench/ replays them without a sandbox) */
+  FILE *dump;
 } sbr_pump;
 
-/* 0 when every request was answered, -1 if the daemon went away or the run was interrupted. */
+/* 0 when every request was answered (or dumped), -1 if the daemon went away or the run was interrupted. */
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p);
 #endif

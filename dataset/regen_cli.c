@@ -222,12 +222,13 @@ static void usage(FILE *f) {
   fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
              "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
              "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
-             "                      [--retry-failed] [--profile NAME]\n"
-             "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n");
+             "                      [--retry-failed] [--profile NAME] [--dump-requests FILE]\n"
+             "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n"
+             "  --dump-requests FILE: write the exec requests as JSON Lines and run nothing\n");
 }
 
 typedef struct {
-  const char *data, *out, *summary, *socket, *only, *profile;
+  const char *data, *out, *summary, *socket, *only, *profile, *dump;
   char subsets_arg[128];
   int jobs, repeat;
   bool autostart, inproc, mimic, retry_failed;
@@ -248,6 +249,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (ARG("--socket")) o->socket = v;
     else if (ARG("--only")) o->only = v;
     else if (ARG("--profile")) o->profile = v;
+    else if (ARG("--dump-requests")) o->dump = v;
     else if (ARG("--jobs")) o->jobs = atoi(v);
     else if (ARG("--repeat")) o->repeat = atoi(v);
     else if (!strcmp(a, "--check-determinism")) o->repeat = o->repeat < 2 ? 2 : o->repeat;
@@ -411,6 +413,16 @@ int sbr_regen_main(int argc, char **argv) {
                    .ctx = &rs,
                    .label = "regen",
                    .interrupted = &interrupted};
+  if (o.dump) {
+    FILE *f = strcmp(o.dump, "-") ? fopen(o.dump, "w") : stdout;
+    pump.dump = f;
+    int drc = f ? sbr_pump_run(&c, &pump) : -1;
+    if (f && f != stdout && fclose(f) != 0) drc = -1;
+    if (drc < 0) fprintf(stderr, "regen: cannot write %s: %s\n", o.dump, strerror(errno));
+    else fprintf(stderr, "regen: the requests are in %s (nothing ran)\n", o.dump);
+    sbc_close(&c);
+    return drc < 0 ? 2 : 0; /* a one-shot tool: the OS frees the rest */
+  }
   double t0 = now_s();
   sbr_pump_run(&c, &pump);
   size_t done = 0;
