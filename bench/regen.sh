@@ -3,13 +3,15 @@
 # throw-away unshare wrapper:
 #
 #   bench/regen.sh regen     --bin B --data D --jobs N --work W --out F.json [--subsets dr,bg,tc] [--only I,J]
-#   bench/regen.sh dr-matrix --bin B --data D --jobs N --work W --out F.json [--only I,J]
+#   bench/regen.sh dr-matrix --bin B --data D --jobs N --work W --out F.json [--only I,J] [--baseline-every K]
 #
 # For each subset (regen) or for the matrix: the exec requests are dumped once
 # (`--dump-requests`), then, interleaved so that drift in the machine's load
 # hits both sides:
 #   baseline  bench_baseline replays those requests with fork/exec, no sandbox,
-#             N at a time (the same parallelism as the daemon's --jobs N)
+#             N at a time (the same parallelism as the daemon's --jobs N);
+#             --baseline-every K: only every K-th request (the matrix), and
+#             report.py scales its wall time by K
 #   cold      the real command (`surgebox regen` / `surgebox dr-matrix`) through
 #             a fresh daemon with an empty compile cache
 #   warm      the same command again on that daemon (its cache now full)
@@ -18,7 +20,7 @@
 set -euo pipefail
 
 KIND=$1; shift
-BIN= DATA= JOBS=2 WORK= OUT= SUBSETS=dr,bg,tc ONLY=
+BIN= DATA= JOBS=2 WORK= OUT= SUBSETS=dr,bg,tc ONLY= EVERY=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) BIN=$2; shift ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift ;;
     --subsets) SUBSETS=$2; shift ;;
     --only) ONLY=$2; shift ;;
+    --baseline-every) EVERY=$2; shift ;;
     *) echo "regen.sh: unknown argument $1" >&2; exit 1 ;;
   esac
   shift
@@ -81,11 +84,11 @@ sandboxed_pass() {
 
 baseline_pass() {
   local name=$1
-  echo "== $name baseline: bench_baseline --requests $name.jsonl --jobs $JOBS" >&2
+  echo "== $name baseline: bench_baseline --requests $name.jsonl --jobs $JOBS --every $EVERY" >&2
   local t0 t1
   t0=$(now)
   # its jobs' directories go to /tmp, a private tmpfs in the driver (as /app and /tmp are in the sandbox)
-  "$BIN/bench_baseline" --requests "$WORK/$name.jsonl" --jobs "$JOBS" --out "$WORK/$name-baseline.json"
+  "$BIN/bench_baseline" --requests "$WORK/$name.jsonl" --jobs "$JOBS" --every "$EVERY" --out "$WORK/$name-baseline.json"
   t1=$(now)
   record "$name" baseline "$(awk "BEGIN{print $t1 - $t0}")" "$(wc -l <"$WORK/$name.jsonl")" "$(cat "$WORK/$name-baseline.json")"
 }
