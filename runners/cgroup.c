@@ -190,6 +190,7 @@ void sb_cg_close(sb_cg_backend *b) {
 int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                      char err[SB_ERR_MAX]) {
   memset(j, 0, sizeof *j);
+  j->v2_fd = j->v2_peak_fd = -1;
   switch (b->kind) {
   case SB_CGROUP_V1: return sb_cg1_job_create(b, name, l, j, err);
   case SB_CGROUP_V2: return sb_cg2_job_create(b, name, l, j, err);
@@ -205,11 +206,31 @@ int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char
   }
 }
 
+void sb_cg_job_mark_go(const sb_cg_backend *b, sb_cg_job *j) {
+  if (!j->created || !j->born_inside || b->kind != SB_CGROUP_V2) return;
+  sb_cg_stats s;
+  memset(&s, 0, sizeof s);
+  j->born_inside = false; /* raw counters for the baseline itself */
+  sb_cg2_job_stats(b, j, &s);
+  j->born_inside = true;
+  j->base_cpu_ns = s.cpu_ns;
+  j->base_user_ns = s.user_ns;
+  j->base_sys_ns = s.sys_ns;
+  sb_cg2_job_reset_peak(b, j);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
 void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s) {
   memset(s, 0, sizeof *s);
   if (!j->created) return;
   if (b->kind == SB_CGROUP_V1) sb_cg1_job_stats(j, s);
   if (b->kind == SB_CGROUP_V2) sb_cg2_job_stats(b, j, s);
+  if (j->born_inside) { /* what ran before GO was the sandbox's set-up, not the program */
+    s->cpu_ns = minus(s->cpu_ns, j->base_cpu_ns);
+    s->user_ns = minus(s->user_ns, j->base_user_ns);
+    s->sys_ns = minus(s->sys_ns, j->base_sys_ns);
+  }
 }
 
 bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns) {

@@ -2,10 +2,21 @@
  * memory.max (+ memory.swap.max = 0), pids.max, memory.peak, memory.events'
  * oom_kill, pids.events' max. Always, even on a controller-less hybrid
  * mount: cpu.stat's usage/user/system microseconds, and cgroup.kill (5.14+)
- * to end every task of a job in one write. */
+ * to end every task of a job in one write.
+ *
+ * Each job directory is kept open so that the sandbox init can be created
+ * inside it with clone3(CLONE_INTO_CGROUP) (5.7+), instead of being moved in
+ * by a write to cgroup.procs: that write takes cgroup_threadgroup_rwsem for
+ * writing, which waits for an RCU grace period when no other attach ran
+ * recently (10-18 ms for a lone job, bench/FINDINGS.md). Born inside, the
+ * init's set-up is in the counters: cgroup.c subtracts a baseline taken at
+ * GO, and memory.peak is reset then (a write resets it for the file
+ * descriptor it came through, 6.12+; older kernels keep the set-up's few
+ * pages in the peak). */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +108,7 @@ int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
     return -errno;
   }
   j->created = true;
+  j->v2_fd = open(j->v2, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* for CLONE_INTO_CGROUP; -1 is fine */
   char v[32];
   int rc = 0;
   if (b->v2_memory) {
@@ -129,7 +141,14 @@ void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s
   if (b->v2_memory) {
     char path[PATH_MAX], buf[64];
     snprintf(path, sizeof path, "%s/memory.peak", j->v2);
-    if (sb_read_file(path, buf, sizeof buf) > 0) { /* 5.19+ */
+    ssize_t n = -1;
+    if (j->v2_peak_fd >= 0) { /* the descriptor the reset went through */
+      n = pread(j->v2_peak_fd, buf, sizeof buf - 1, 0);
+      if (n >= 0) buf[n] = '\0';
+    } else {
+      n = sb_read_file(path, buf, sizeof buf);
+    }
+    if (n > 0) { /* 5.19+ */
       s->mem_peak_bytes = strtoull(buf, NULL, 10);
       s->has_peak = true;
     }
@@ -142,6 +161,18 @@ void sb_cg2_job_kill(const sb_cg_backend *b, const sb_cg_job *j) {
   if (b->v2_kill) sb_cg_put(j->v2, "cgroup.kill", "1", NULL);
 }
 
+void sb_cg2_job_reset_peak(const sb_cg_backend *b, sb_cg_job *j) {
+  if (!b->v2_memory || j->v2_peak_fd >= 0) return;
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/memory.peak", j->v2);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  if (write(fd, "reset\n", 6) == 6) j->v2_peak_fd = fd;
+  else close(fd); /* before 6.12 memory.peak is read-only */
+}
+
 void sb_cg2_job_destroy(sb_cg_job *j) {
+  sb_closep(&j->v2_peak_fd);
+  sb_closep(&j->v2_fd);
   if (j->v2[0]) sb_cg_rmdir_retry(j->v2);
 }

@@ -55,6 +55,13 @@ typedef struct {
   char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
   char v2[PATH_MAX];
   bool created;
+  /* v2: the job directory, open, for clone3(CLONE_INTO_CGROUP); -1 if not */
+  int v2_fd;
+  /* the init was born in the job's cgroup (no attach): its set-up is in the
+   * counters, so they are read relative to a baseline taken at GO */
+  bool born_inside;
+  uint64_t base_cpu_ns, base_user_ns, base_sys_ns;
+  int v2_peak_fd; /* memory.peak, reset at GO (6.12+); -1 if not */
 } sb_cg_job;
 
 int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, const char *lock_dir, char *warning,
@@ -63,6 +70,8 @@ void sb_cg_close(sb_cg_backend *b);
 int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                      char err[SB_ERR_MAX]);
 int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
+/* At GO, for an init born inside: take the counters' baseline. */
+void sb_cg_job_mark_go(const sb_cg_backend *b, sb_cg_job *j);
 void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
 bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns);
 void sb_cg_job_kill(const sb_cg_backend *b, const sb_cg_job *j);
@@ -86,6 +95,7 @@ int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
 int sb_cg2_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
 void sb_cg2_job_kill(const sb_cg_backend *b, const sb_cg_job *j);
+void sb_cg2_job_reset_peak(const sb_cg_backend *b, sb_cg_job *j);
 void sb_cg2_job_destroy(sb_cg_job *j);
 void sb_cg2_close(sb_cg_backend *b);
 /* Where a controller (or "" for cgroup2) is mounted and our own cgroup path in it. */
@@ -189,6 +199,7 @@ struct sb_runtime {
   char newroot[PATH_MAX];
   char empty_file[PATH_MAX];
   bool userns;               /* not root: a user namespace maps the daemon's ids */
+  bool no_clone_into_cgroup; /* clone3(CLONE_INTO_CGROUP) failed once: attach instead */
   uid_t outer_uid;
   gid_t outer_gid;
   int *netns_fds;

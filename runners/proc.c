@@ -137,6 +137,24 @@ static bool spec_valid(const sb_spec *s, char err[SB_ERR_MAX]) {
   return true;
 }
 
+/* clone3's argument block (linux/sched.h's struct clone_args, spelled out so
+ * that header's CLONE_* macros do not collide with <sched.h>'s). */
+struct sb_clone_args {
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+#define SB_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* Like the raw clone below (no new stack: the child goes on from here). */
+static long clone_into_cgroup(unsigned long flags, int cgroup_fd, int *pidfd) {
+  struct sb_clone_args ca;
+  memset(&ca, 0, sizeof ca);
+  ca.flags = (flags & ~(unsigned long)0xff) | SB_CLONE_INTO_CGROUP; /* the low byte is the exit signal */
+  ca.exit_signal = flags & 0xff;
+  ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+  ca.cgroup = (uint64_t)cgroup_fd;
+  return syscall(SYS_clone3, &ca, sizeof ca);
+}
+
 int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
   *out = NULL;
   if (!spec_valid(spec, err)) return -EINVAL;
@@ -205,8 +223,20 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
     if (a.netns_fd < 0) flags |= CLONE_NEWNET;
     int pidfd = -1;
     /* Raw clone with no new stack: the child continues here like after
-     * fork(), without running glibc's atfork handlers. */
-    long pid = syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
+     * fork(), without running glibc's atfork handlers. On cgroup v2, born
+     * straight into the job's cgroup (see cgroup_v2.c), falling back to
+     * clone + attach where clone3 or CLONE_INTO_CGROUP is missing. */
+    long pid = -1;
+    bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
+    if (into) {
+      pid = clone_into_cgroup(flags, p->cg.v2_fd, &pidfd);
+      if (pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM)) {
+        rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
+        into = false;
+      }
+    }
+    if (!into) pid = syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
+    else if (pid > 0) p->cg.born_inside = true;
     if (pid == 0) {
       close(ctl[0]);
       close(outp[0]);
@@ -275,8 +305,11 @@ static void internal_error(sb_proc *p, const char *msg) {
 
 static void go(sb_proc *p) {
   char err[SB_ERR_MAX] = "";
-  /* Attach after set-up: mounts and pivot are not the program's CPU time. */
-  if (sb_cg_job_attach(&p->rt->cg, &p->cg, p->pid, err) < 0) {
+  /* Attach after set-up: mounts and pivot are not the program's CPU time.
+   * Born inside (v2): the counters' baseline instead. */
+  if (p->cg.born_inside) {
+    sb_cg_job_mark_go(&p->rt->cg, &p->cg);
+  } else if (sb_cg_job_attach(&p->rt->cg, &p->cg, p->pid, err) < 0) {
     internal_error(p, err);
     return;
   }

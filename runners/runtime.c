@@ -248,5 +248,10 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
   json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"
                                                                               : "SIGKILL of the pid namespace's init"));
+  /* how a job's processes get into its cgroup (cgroup_v2.c says why it matters) */
+  const char *entry = !(v1 || v2) ? "none"
+                      : (v2 && !rt->no_clone_into_cgroup) ? "clone3(CLONE_INTO_CGROUP), counters from GO"
+                                                          : "cgroup.procs write at GO";
+  json_object_object_add(o, "cgroup_entry", json_object_new_string(entry));
   return o;
 }

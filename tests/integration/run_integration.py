@@ -11,6 +11,7 @@ the unshare wrapper, checks for leftovers after every run, exit 0 pass,
 
 import hashlib
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -206,6 +207,34 @@ def c_accounting(ctx):
     if r.get("cgroup") == "v1":
         h.within(r.get("cgroup_peak_kb"), want * 0.9, want * 1.5,
                  "cgroup_peak_kb for a touched 100 MiB allocation", r)
+
+
+@case("cgroup_entry")
+def c_cgroup_entry(ctx):
+    """On cgroup v2 the init is born in the job's cgroup (clone3 with
+    CLONE_INTO_CGROUP, no cgroup.procs write), and the counters start at GO:
+    a busy loop still measures what it burned, a trivial program almost
+    nothing (the sandbox's set-up is not charged to it)."""
+    h = ctx.h
+    if not sbharness.have_cgroup_v2():
+        skip("no cgroup2 mount")
+    rel = os.uname().release.split(".")
+    if (int(rel[0]), int(re.sub(r"\D.*", "", rel[1]) or 0)) < (5, 7):
+        skip("kernel %s has no CLONE_INTO_CGROUP (5.7+)" % os.uname().release)
+    v2 = ["--cgroup", "v2", "--time-limit", "20"]
+    r = ctx.run("busy", ["0.3"], opts=v2)
+    ok_run(h, r)
+    h.eq(r.get("cgroup"), "v2", "backend", r)
+    entry = (r.get("enforced") or {}).get("cgroup_entry") or ""
+    h.check(entry.startswith("clone3(CLONE_INTO_CGROUP)"), "enforced.cgroup_entry %r names clone3" % entry, r)
+    h.check("cpu.stat" in (r.get("cpu_source") or ""), "cpu_source %r is cpu.stat" % r.get("cpu_source"), r)
+    h.within(r.get("cpu_time_s"), 0.28, 0.8, "cpu_time_s of a 0.3 s busy loop born inside", r)
+    h.within(r.get("user_time_s"), 0.2, 0.8, "user_time_s of a 0.3 s busy loop born inside", r)
+    t = ctx.run("noop", [], opts=v2)
+    ok_run(h, t)
+    # a static do-nothing program: well under the sandbox set-up's own CPU
+    h.within(t.get("cpu_time_s"), 0, 0.02, "cpu_time_s of a trivial program born inside", t)
+    h.within(t.get("sys_time_s"), 0, 0.02, "sys_time_s of a trivial program born inside", t)
 
 
 GCC_BIG = "\n".join(

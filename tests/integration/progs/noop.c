@@ -1,0 +1,2 @@
+/* Does nothing: the cheapest program the sandbox can run. */
+int main(void) { return 0; }
