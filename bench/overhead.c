@@ -47,7 +47,7 @@
 
 #define MAXK 2
 
-typedef enum { K_RAW, K_RAW_TRUE, K_LIB, K_LIB_REUSE, K_CLI, K_DAEMON_UPLOAD, K_DAEMON_TRUE, K_BWRAP } kind;
+typedef enum { K_RAW, K_RAW_TRUE, K_LIB, K_LIB_REUSE, K_CLI, K_DAEMON_UPLOAD, K_DAEMON_TRUE, K_DAEMON_TRUE_V2, K_BWRAP } kind;
 
 typedef struct {
   const char *id, *what;
@@ -72,12 +72,17 @@ static struct {
   sb_workspace *reuse_ws;
   bc_daemon d[MAXK + 1]; /* d[k]: --jobs k */
   sbc_conn conn[MAXK + 1][MAXK];
+  /* the same with --cgroup v2 forced: the init born in its cgroup
+   * (clone3 CLONE_INTO_CGROUP) instead of attached by a cgroup.procs write */
+  bc_daemon d2[MAXK + 1];
+  sbc_conn conn2[MAXK + 1][MAXK];
   char *line_upload[MAXK]; /* one per connection: a fixed id (one request in flight per connection) */
   size_t len_upload[MAXK];
   char *line_true[MAXK];
   size_t len_true[MAXK];
   int devnull;
   double batch_s;
+  bool want_v2;
 } G;
 
 static char *const *argv_for(kind k) {
@@ -300,7 +305,7 @@ static double batch_lib(row *r, bool record) {
 /* ---- the daemon ---- */
 static double batch_daemon(row *r, bool record) {
   int k = r->workers;
-  sbc_conn *conns = G.conn[k];
+  sbc_conn *conns = r->k == K_DAEMON_TRUE_V2 ? G.conn2[k] : G.conn[k];
   double sent[MAXK] = {0};
   bool busy[MAXK] = {false};
   int inflight = 0;
@@ -431,6 +436,12 @@ static int setup(bool need_lib, bool need_daemon) {
       if (bc_daemon_start(&G.d[k], G.bin_dir, extra, true) < 0) return -1;
       for (int i = 0; i < k; i++)
         if (bc_connect(&G.conn[k][i], G.d[k].sock) < 0) return -1;
+      if (G.want_v2) {
+        const char *extra2[] = {"--jobs", jobs, "--cgroup", "v2", NULL};
+        if (bc_daemon_start(&G.d2[k], G.bin_dir, extra2, true) < 0) return -1;
+        for (int i = 0; i < k; i++)
+          if (bc_connect(&G.conn2[k][i], G.d2[k].sock) < 0) return -1;
+      }
     }
   }
   return 0;
@@ -441,6 +452,9 @@ static void teardown(void) {
     for (int i = 0; i < k; i++)
       if (G.conn[k][i].fd > 0) sbc_close(&G.conn[k][i]);
     if (G.d[k].pid > 0) bc_daemon_stop(&G.d[k]);
+    for (int i = 0; i < k; i++)
+      if (G.conn2[k][i].fd > 0) sbc_close(&G.conn2[k][i]);
+    if (G.d2[k].pid > 0) bc_daemon_stop(&G.d2[k]);
   }
   if (G.reuse_ws) sb_workspace_destroy(G.reuse_ws);
   if (G.rt) sb_runtime_close(G.rt);
@@ -496,6 +510,8 @@ int main(int argc, char **argv) {
       {"cli", "surgebox-run --dir D -- /app/noop (a process per run)", K_CLI},
       {"daemon-upload", "surgeboxd exec, noop uploaded as content_b64", K_DAEMON_UPLOAD},
       {"daemon-true", "surgeboxd exec of /bin/true", K_DAEMON_TRUE},
+      {"daemon-true-v2", "the same, surgeboxd --cgroup v2: init born in its cgroup (clone3), no cgroup.procs write",
+       K_DAEMON_TRUE_V2},
       {"bwrap", "bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc noop", K_BWRAP},
   };
   enum { NP = sizeof paths / sizeof *paths };
@@ -515,7 +531,15 @@ int main(int argc, char **argv) {
       r->floor_true = (k - 1) * NP + 1;
       r->enabled = p <= 1 || selected(only, r->id); /* both floors always */
       if (r->enabled && (r->k == K_LIB || r->k == K_LIB_REUSE)) need_lib = true;
-      if (r->enabled && (r->k == K_DAEMON_UPLOAD || r->k == K_DAEMON_TRUE)) need_daemon = true;
+      if (r->enabled && (r->k == K_DAEMON_UPLOAD || r->k == K_DAEMON_TRUE || r->k == K_DAEMON_TRUE_V2)) need_daemon = true;
+      if (r->k == K_DAEMON_TRUE_V2 && r->enabled) {
+        if (access("/sys/fs/cgroup/cgroup.controllers", R_OK) != 0 && access("/sys/fs/cgroup/unified/cgroup.controllers", R_OK) != 0) {
+          r->enabled = false;
+          snprintf(r->failure, sizeof r->failure, "no cgroup2 hierarchy");
+        } else {
+          G.want_v2 = true;
+        }
+      }
       if (r->k == K_BWRAP && access("/usr/bin/bwrap", X_OK) != 0) {
         r->enabled = false;
         snprintf(r->failure, sizeof r->failure, "bwrap not installed");
@@ -560,7 +584,7 @@ int main(int argc, char **argv) {
   /* Isolated runs: one run at a time with `gap` seconds of idleness before
    * each, as a lone interactive job sees it (back-to-back loops keep kernel
    * state warm that a lone job does not find). Interleaved across paths. */
-  static const kind iso_kinds[] = {K_RAW_TRUE, K_LIB_REUSE, K_DAEMON_TRUE, K_CLI};
+  static const kind iso_kinds[] = {K_RAW_TRUE, K_LIB_REUSE, K_DAEMON_TRUE, K_DAEMON_TRUE_V2, K_CLI};
   enum { NI = sizeof iso_kinds / sizeof *iso_kinds };
   row iso[NI];
   memset(iso, 0, sizeof iso);
@@ -598,7 +622,10 @@ int main(int argc, char **argv) {
   if (G.rt) json_object_object_add(doc, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(G.rt))));
   json_object *daemons = json_object_new_array();
   for (int k = 1; k <= MAXK; k++)
-    if (G.d[k].cmdline[0]) json_object_array_add(daemons, json_object_new_string(G.d[k].cmdline));
+    for (int v = 0; v < 2; v++) {
+      const bc_daemon *d = v ? &G.d2[k] : &G.d[k];
+      if (d->cmdline[0]) json_object_array_add(daemons, json_object_new_string(d->cmdline));
+    }
   json_object_object_add(doc, "daemons", daemons);
   json_object *cmds = json_object_new_object();
   for (int p = 0; p < NP; p++) {

@@ -9,6 +9,7 @@
 #include "sandbox.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <linux/filter.h>
 #include <stdarg.h>
 #include <sys/capability.h>
@@ -17,6 +18,20 @@
 
 #define SB_SETUP_TIMEOUT_MS 10000  /* a sandbox that is not ready by then is broken */
 #define SB_TICK_MS 50              /* CPU-limit polling period */
+
+/* ---- attach_warm.c (parent) ---- */
+typedef struct {
+  int fd;                  /* our own cgroup's cgroup.procs */
+  bool usable, started, stop, broken;
+  uint64_t until_ns;       /* keep writing until then (CLOCK_MONOTONIC) */
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} sb_attach_warm;
+/* own_procs_path NULL or not writable: every call does nothing. */
+void sb_attach_warm_init(sb_attach_warm *w, const char *own_procs_path);
+void sb_attach_warm_poke(sb_attach_warm *w); /* a job is starting */
+void sb_attach_warm_fini(sb_attach_warm *w);
 
 /* ---- util.c (parent and child) ---- */
 void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -205,6 +220,7 @@ struct sb_runtime {
   int *netns_fds;
   int n_netns;
   sb_cg_backend cg;
+  sb_attach_warm warm;       /* v1: keeps cgroup.procs writes cheap (attach_warm.c) */
   sb_bpf filter;
   cap_t empty_caps;
   char warning[SB_ERR_MAX];

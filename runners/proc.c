@@ -185,6 +185,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
   if (!rc) rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
+  if (!rc && rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes at READY */
 
   sb_child_args a;
   memset(&a, 0, sizeof a);

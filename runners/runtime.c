@@ -161,6 +161,15 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
     rc = -ENOTSUP;
   }
   if (!rc) rc = create_instance(rt, err);
+  if (!rc && rt->cg.kind == SB_CGROUP_V1) { /* the pids hierarchy's cgroup we are in: the instance's parent */
+    char procs[PATH_MAX + 16];
+    snprintf(procs, sizeof procs, "%s", rt->cg.v1_pids);
+    char *slash = strrchr(procs, '/');
+    if (slash) snprintf(slash, sizeof procs - (size_t)(slash - procs), "/cgroup.procs");
+    sb_attach_warm_init(&rt->warm, slash ? procs : NULL);
+  } else {
+    sb_attach_warm_init(&rt->warm, NULL);
+  }
   if (!rc && rt->cg.kind == SB_CGROUP_V2 && !(rt->cg.v2_memory && rt->cg.v2_pids))
     snprintf(rt->warning, sizeof rt->warning,
              "cgroup v2 without memory/pids controllers (%s): memory and processes limited by "
@@ -201,6 +210,7 @@ void sb_runtime_close(sb_runtime *rt) {
   free(rt->netns_fds);
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
+  sb_attach_warm_fini(&rt->warm);
   sb_cg_close(&rt->cg);
   if (rt->instance[0]) {
     char jobs[PATH_MAX];
