@@ -74,12 +74,36 @@ void sbd_conn_close(sbd_conn *c) {
   uv_close((uv_handle_t *)&c->pipe, on_closed);
 }
 
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+static void alloc_buf(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+
+/* A client that sends work but does not read its answers would make the
+ * daemon hold every answer in memory (each up to two 8 MiB streams, JSON
+ * escaped). Above SBD_BACKLOG_HIGH unwritten bytes it gets no more reading
+ * and none of its queued jobs start (sched.c); below SBD_BACKLOG_LOW both
+ * resume. Other clients are not affected. */
+static void update_backlog(sbd_conn *c) {
+  size_t pending = c->pipe.write_queue_size;
+  if (!c->backlogged && pending > SBD_BACKLOG_HIGH && !c->closing) {
+    c->backlogged = true;
+    if (!c->read_eof) uv_read_stop((uv_stream_t *)&c->pipe);
+    sbd_log(c->srv, "warn", "connection %llu: %zu bytes of answers unread; pausing it",
+            (unsigned long long)c->serial, pending);
+  } else if (c->backlogged && pending < SBD_BACKLOG_LOW) {
+    c->backlogged = false;
+    if (c->closing) return;
+    if (!c->read_eof) uv_read_start((uv_stream_t *)&c->pipe, alloc_buf, on_read);
+    sbd_sched_pump(c->srv);
+  }
+}
+
 static void on_written(uv_write_t *req, int status) {
   write_req *w = (write_req *)req;
   sbd_conn *c = req->data;
   free(w->line);
   free(w);
   if (status < 0) sbd_conn_close(c); /* client vanished: its jobs go too */
+  else update_backlog(c);
   sbd_conn_unref(c);
 }
 
@@ -103,7 +127,9 @@ void sbd_conn_send(sbd_conn *c, json_object *resp) {
     free(w);
     sbd_conn_unref(c);
     sbd_conn_close(c);
+    return;
   }
+  update_backlog(c);
 }
 
 static int on_line(void *ctx, sbp_line_event ev, const char *line, size_t len) {

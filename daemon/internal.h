@@ -116,6 +116,7 @@ struct sbd_conn {
   uv_shutdown_t shutdown;
   sbp_linesplit lines;
   bool read_eof;           /* the client will send nothing more */
+  bool backlogged;         /* too many unwritten answers: not reading, not starting its jobs */
   int refs;                /* 1 while the pipe is open + 1 per job */
   bool closing;
   uid_t uid;
@@ -132,6 +133,10 @@ void sbd_conn_send(sbd_conn *c, json_object *resp); /* takes the reference */
 void sbd_conn_close(sbd_conn *c);          /* now: drops queued jobs, kills running ones */
 void sbd_conn_maybe_finish(sbd_conn *c);   /* after EOF, once nothing is left to answer */
 bool sbd_conn_hung_up(sbd_conn *c);
+/* Answers not yet taken by the client above which its requests are not read
+ * and its queued jobs not started (until the backlog is below a quarter). */
+#define SBD_BACKLOG_HIGH ((size_t)64 << 20)
+#define SBD_BACKLOG_LOW (SBD_BACKLOG_HIGH / 4)
 void sbd_conn_unref(sbd_conn *c);
 void sbd_conn_ref(sbd_conn *c);
 sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running);

@@ -30,7 +30,7 @@ static sbd_conn *next_conn(sbd_server *srv) {
   sbd_conn *c = start;
   if (!c) return NULL;
   do {
-    if (c->queued_head && !c->closing) return c;
+    if (c->queued_head && !c->closing && !c->backlogged) return c; /* backlogged: conn.c */
     c = c->next ? c->next : srv->conns;
   } while (c != start);
   return NULL;

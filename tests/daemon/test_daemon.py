@@ -267,6 +267,48 @@ def case_disconnect(d):
     check(r["status"] == "ok", "daemon still serves")
 
 
+def vmrss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def case_backlog(d):
+    """A client that sends work and does not read its answers: the daemon
+    stops starting its jobs above 64 MiB of unread answers (memory stays
+    bounded), keeps serving other clients, and loses nothing once the client
+    reads."""
+    n, size = 60, 4000000
+    c = Client(d.sock)
+    for i in range(n):
+        c.send(exec_req(f"big{i}", ["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' a"]))
+    other = Client(d.sock)
+    # wait until the daemon stops making progress on the silent client
+    last, still, deadline = -1, 0, time.time() + 120
+    while time.time() < deadline and still < 10:
+        st = other.call({"id": "st", "type": "status"})
+        done = st["jobs_done"]
+        still = still + 1 if done == last and st["running"] == 0 else 0
+        last = done
+        time.sleep(0.1)
+    rss = vmrss_mb(d.proc.pid)
+    check(st["queued"] > 0, f"jobs held back while the client does not read: {st}")
+    check(last < n, f"not every job ran ({last} of {n}) before the client read anything")
+    # 60 answers of 4 MB would be 240 MB held; the cap is 64 MiB plus what is in flight
+    check(rss < 170, f"daemon VmRSS {rss:.0f} MB with {n * size >> 20} MiB of answers unread (cap 64 MiB)")
+    r = other.call(exec_req("other", ["/bin/echo", "served"]))
+    check(r.get("status") == "ok" and r["steps"][0]["stdout"] == "served\n", f"another client is served: {r}")
+    seen = set()
+    for _ in range(n):
+        r = c.recv(timeout=120)
+        ok = r.get("status") == "ok" and len(r["steps"][0]["stdout"]) == size
+        check(ok, f"answer {r.get('id')} complete: status {r.get('status')}")
+        seen.add(r.get("id"))
+    check(seen == {f"big{i}" for i in range(n)}, f"every answer arrived once ({len(seen)} distinct)")
+
+
 def case_half_close(d):
     """A client that shuts down its sending side still gets its answers."""
     c = Client(d.sock)
@@ -597,6 +639,7 @@ CASES = {
     "cancel_queued": (case_cancel_queued, ["--jobs", "1"]),
     "disconnect": (case_disconnect, ["--jobs", "2"]),
     "half_close": (case_half_close, []),
+    "backlog": (case_backlog, ["--jobs", "2"]),
     "malformed": (case_malformed, []),
     "oversize": (case_oversize, ["--max-line", "100000"]),
     "busy": (case_busy, ["--jobs", "1", "--max-queue", "2"]),
