@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #include "protocol.h"
 #include "sandbox.h"
 #include "toolchain.h"
@@ -131,7 +133,10 @@ static int run_step(const step *s, const char *cwd, const char *dir) {
     dup2(out[1], 1);
     dup2(s->merge_output ? out[1] : err[1], 2);
     if (chdir(cwd) < 0) _exit(127);
-    execvpe(s->argv[0], s->argv, s->env);
+    /* argv[0] is looked up in the job's PATH, as the sandbox does
+     * (execvpe would search the driver's) */
+    environ = s->env;
+    execvp(s->argv[0], s->argv);
     _exit(127);
   }
   setpgid(pid, pid);
@@ -187,7 +192,7 @@ static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "
 static sbt_registry registry;
 static bool have_registry;
 
-static int sb_limits_wall(const sbp_step_limits *l) { return l->has_time_s ? (int)l->time_s : 30; }
+static double step_wall_s(const sbp_step_limits *l) { return l->has_time_s ? l->time_s : 30; }
 
 /* One job, in a child of the driver: exit code as run_step's. */
 static int run_job(const char *line, size_t len, const char *work, size_t index) {
@@ -235,7 +240,7 @@ static int run_job(const char *line, size_t len, const char *work, size_t index)
                           .stdin_data = s->has_stdin ? s->stdin_data : NULL,
                           .stdin_len = s->stdin_len,
                           .merge_output = s->merge_output,
-                          .wall_s = sb_limits_wall(&s->limits)};
+                          .wall_s = step_wall_s(&s->limits)};
     }
   }
   int rc = 0;

@@ -210,9 +210,7 @@ void sb_cg_job_mark_go(const sb_cg_backend *b, sb_cg_job *j) {
   if (!j->created || !j->born_inside || b->kind != SB_CGROUP_V2) return;
   sb_cg_stats s;
   memset(&s, 0, sizeof s);
-  j->born_inside = false; /* raw counters for the baseline itself */
-  sb_cg2_job_stats(b, j, &s);
-  j->born_inside = true;
+  sb_cg2_job_stats(b, j, &s); /* the raw counters (only sb_cg_job_stats subtracts) */
   j->base_cpu_ns = s.cpu_ns;
   j->base_user_ns = s.user_ns;
   j->base_sys_ns = s.sys_ns;

@@ -296,8 +296,15 @@ def case_backlog(d):
     rss = vmrss_mb(d.proc.pid)
     check(st["queued"] > 0, f"jobs held back while the client does not read: {st}")
     check(last < n, f"not every job ran ({last} of {n}) before the client read anything")
-    # 60 answers of 4 MB would be 240 MB held; the cap is 64 MiB plus what is in flight
-    check(rss < 170, f"daemon VmRSS {rss:.0f} MB with {n * size >> 20} MiB of answers unread (cap 64 MiB)")
+    # 60 answers of 4 MB would be 240 MB held; the cap is 64 MiB plus what is in flight.
+    # Under AddressSanitizer freed memory sits in its quarantine (256 MB by
+    # default), so RSS says nothing there; the two checks above still hold.
+    with open(f"/proc/{d.proc.pid}/maps") as f:
+        asan = "libasan" in f.read()
+    if asan:
+        print(f"note: RSS not checked under AddressSanitizer (VmRSS {rss:.0f} MB)")
+    else:
+        check(rss < 170, f"daemon VmRSS {rss:.0f} MB with {n * size >> 20} MiB of answers unread (cap 64 MiB)")
     r = other.call(exec_req("other", ["/bin/echo", "served"]))
     check(r.get("status") == "ok" and r["steps"][0]["stdout"] == "served\n", f"another client is served: {r}")
     seen = set()
