@@ -1,8 +1,9 @@
 /* Memory bomb: allocate CHUNK MiB at a time and touch every page until
  * allocation fails (or the 4096 MiB cap).
  *   membomb [CHUNK_MIB [NPROCS [PER_PROC_MIB]]]
- * With NPROCS > 1, NPROCS children each allocate PER_PROC_MIB; the parent
- * reports how each child ended and exits 1 if any was killed. */
+ * With NPROCS > 1, NPROCS children each allocate PER_PROC_MIB and hold it
+ * for 3 s; the parent reports how each child ended and exits 1 if any was
+ * killed. */
 #include "hostile.h"
 
 #include <signal.h>
@@ -43,6 +44,11 @@ int main(int argc, char **argv) {
       char who[32];
       snprintf(who, sizeof who, "child%d.", i);
       bomb(chunk, per, who);
+      /* Hold the memory: a child that is done at once would free its pages
+       * before the others allocate theirs, and on a quiet machine the
+       * children then never add up to the limit (CI saw a 246 MiB peak
+       * under 256 MiB with all four reaching 128 MiB one after another). */
+      sleep(3);
       _exit(0);
     }
     if (p < 0) result("fork%d=%s", i, errname(errno));
