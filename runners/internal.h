@@ -198,6 +198,29 @@ typedef struct {
 
 __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
 
+/* ---- workspace.c / wsfs.c (parent) ---- */
+struct sb_workspace {
+  sb_runtime *rt;
+  char path[PATH_MAX];
+  int dirfd;           /* O_PATH of /app's root: every access after a program ran starts here */
+  uid_t uid;           /* owner of what the daemon puts into /app */
+  gid_t gid;
+  bool mounted;
+};
+/* Resolve rel beneath dirfd: no symlink, no magic link, no "..", no mount
+ * crossed (openat2). An fd or -errno. */
+int sb_wsfs_open(int dirfd, const char *rel, int flags, mode_t mode);
+/* A fresh file at rel (whatever had the name is unlinked first; missing
+ * parents made as ws->uid's): a writable fd for sb_wsfs_own, or -errno. */
+int sb_wsfs_create(sb_workspace *ws, const char *rel, char err[SB_ERR_MAX]);
+void sb_wsfs_own(const sb_workspace *ws, int fd, mode_t mode); /* mode and ws->uid/gid, on the fd */
+int sb_wsfs_write(sb_workspace *ws, const char *rel, const void *data, size_t len, mode_t mode,
+                  char err[SB_ERR_MAX]);
+int sb_wsfs_mkdir(sb_workspace *ws, const char *rel, mode_t mode, char err[SB_ERR_MAX]);
+int sb_wsfs_symlink(sb_workspace *ws, const char *rel, const char *target, char err[SB_ERR_MAX]);
+int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char **data, size_t *len, mode_t *mode,
+                    char err[SB_ERR_MAX]);
+
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>" (unique even
  * across pid namespaces) and hold an flock on <state_dir>/<name>.lock for

@@ -84,6 +84,25 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
 int sb_workspace_write(sb_workspace *ws, const char *rel_path, const void *data, size_t len,
                        mode_t mode, char err[SB_ERR_MAX]);
 void sb_workspace_destroy(sb_workspace *ws);
+/* After a program ran in the workspace every name in it is hostile: these
+ * (wsfs.c) never follow a symlink, never leave /app's file system and never
+ * block on a FIFO. sb_workspace_write is link-safe too. */
+/* One regular file's bytes (malloc'd, *len) and mode; a symlink anywhere on
+ * the way, a directory, a FIFO, a device or a file over max_bytes: -errno
+ * and err says which. */
+int sb_workspace_read(sb_workspace *ws, const char *rel_path, size_t max_bytes, unsigned char **data, size_t *len,
+                      mode_t *mode, char err[SB_ERR_MAX]);
+/* Every entry under /app (pre-order, readdir order, "." and ".." left out):
+ * rel is its path, st its lstat, (dirfd, name) the entry for readlinkat or
+ * sb_workspace_read_at. A non-zero return of fn stops the walk with it;
+ * an entry that cannot be read (a directory, too deep, another file system)
+ * fails the walk. */
+struct stat;
+typedef int (*sb_workspace_visit)(const char *rel, const struct stat *st, int dirfd, const char *name, void *ud);
+int sb_workspace_walk(sb_workspace *ws, sb_workspace_visit fn, void *ud, char err[SB_ERR_MAX]);
+/* sb_workspace_read for the entry (dirfd, name) a walk visits. */
+int sb_workspace_read_at(int dirfd, const char *name, size_t max_bytes, unsigned char **data, size_t *len,
+                         mode_t *mode, char err[SB_ERR_MAX]);
 
 /* ---- one run ----------------------------------------------------------- */
 typedef struct {

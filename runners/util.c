@@ -1,10 +1,9 @@
-/* Small helpers shared by parent and child code. Nothing here allocates,
- * except sb_rm_rf (parent only). */
+/* Small helpers shared by parent and child code. Nothing here allocates
+ * (sb_rm_rf, parent only, is in wsfs.c with the other link-safe walks). */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,36 +70,4 @@ int sb_mkdir_p(const char *path, mode_t mode) {
   }
   if (mkdir(tmp, mode) < 0 && errno != EEXIST) return -errno;
   return 0;
-}
-
-/* A sandboxed program may leave directories it made unreadable (mode 000):
- * when not root we need rwx on them to empty them. Pre-order, so nftw can
- * descend into each directory right after we opened it up. */
-static int open_up_dir(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)ftw;
-  if (flag == FTW_D && (st->st_mode & 0700) != 0700) chmod(path, 0700);
-  return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)ftw;
-  if (flag == FTW_DP || flag == FTW_DNR)
-    rmdir(path);
-  else
-    unlink(path);
-  return 0;
-}
-
-int sb_rm_rf(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) < 0) return errno == ENOENT ? 0 : -errno;
-  if (S_ISDIR(st.st_mode) && geteuid() != 0) {
-    chmod(path, 0700);
-    nftw(path, open_up_dir, 32, FTW_PHYS | FTW_MOUNT);
-  }
-  /* FTW_PHYS: never follow symlinks a program planted; FTW_MOUNT: never leave
-   * the file system (a stray mount must not be emptied). */
-  if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0) return -errno;
-  return access(path, F_OK) == 0 ? -ENOTEMPTY : 0;
 }

@@ -637,6 +637,107 @@ def case_protocol_examples(d):
     check(sent >= 15, f"only {sent} runnable examples found")
 
 
+# ---- the host side never follows what a job planted (issue 11) ----
+def cache_daemon():
+    """A daemon with a private, empty compile cache (never the machine's)."""
+    cache = tempfile.mkdtemp(prefix="sbd-cache-")
+    no_tcs = tempfile.mkdtemp(prefix="sbd-notc-")  # raw steps only: no toolchain detection
+    return Daemon("--cache-dir", cache, "--toolchains", no_tcs), cache
+
+
+def host_dir_state(path):
+    """Names, owners, modes and bytes of a host directory the daemon must not touch."""
+    out = {}
+    for name in sorted(os.listdir(path)):
+        st = os.lstat(os.path.join(path, name))
+        with open(os.path.join(path, name), "rb") as f:
+            out[name] = (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode), f.read())
+    return out
+
+
+def case_cache_link_restore(_d):
+    """A raw step turns /app/out into a symlink to a host directory; the
+    cached step after it is a hit: restoring its artifact out/b must not
+    write (as root) or chown anything in that host directory."""
+    victim = tempfile.mkdtemp(prefix="sbd-victim-")
+    with open(os.path.join(victim, "keep"), "w") as f:
+        f.write("host data\n")
+    before = host_dir_state(victim)
+    plant = {"name": "plant", "argv": ["ln", "-s", victim, "out"]}
+    cached = {"name": "compile", "cache": True, "argv": ["sh", "-c", "rm out; mkdir out; echo pwned > out/b"]}
+    show = {"name": "show", "argv": ["sh", "-c", "ls -l out; cat out/b 2>&1; true"]}
+    req = lambda i: {"id": i, "type": "exec", "files": [], "steps": [plant, cached, show]}  # noqa: E731
+    d, _ = cache_daemon()
+    try:
+        c = Client(d.sock)
+        r1 = c.call(req("first"))
+        check(r1["status"] == "ok" and not r1["steps"][1].get("cached"), f"first job compiles: {r1}")
+        r2 = c.call(req("second"))
+        print("second job:", json.dumps(r2)[:600], flush=True)
+        check(r2["status"] in ("ok", "internal_error"), f"second job: {r2.get('status')}")
+    finally:
+        d.stop()
+    after = host_dir_state(victim)
+    check(after == before, f"the host directory changed: {before} -> {after}")
+
+
+def case_cache_poison(_d):
+    """Raw steps [rewrite main.c, cached compile, run], then an honest job
+    with the same files and the same cached compile: the honest job must
+    get what its own main.c builds, never the planted one."""
+    files = [{"path": "main.c", "content": "honest\n"}]
+    compile_ = {"name": "compile", "cache": True, "argv": ["sh", "-c", "cp main.c prog.txt"]}
+    run = {"name": "run", "argv": ["cat", "prog.txt"]}
+    evil = {"id": "evil", "type": "exec", "files": files,
+            "steps": [{"name": "rewrite", "argv": ["sh", "-c", "echo planted > main.c"]}, compile_, run]}
+    honest = {"id": "honest", "type": "exec", "files": files, "steps": [compile_, run]}
+    d, _ = cache_daemon()
+    try:
+        c = Client(d.sock)
+        r1 = c.call(evil)
+        check(r1["status"] == "ok" and r1["steps"][2]["stdout"] == "planted\n", f"evil job: {r1}")
+        r2 = c.call(honest)
+        check(r2["status"] == "ok" and r2["steps"][1]["stdout"] == "honest\n",
+              f"honest job got {r2['steps'][-1].get('stdout')!r} (cached={r2['steps'][0].get('cached')})")
+        r3 = c.call(honest)  # the honest entry itself still serves
+        check(r3["steps"][0].get("cached") is True and r3["steps"][1]["stdout"] == "honest\n", f"honest hit: {r3}")
+    finally:
+        d.stop()
+
+
+def case_cache_planted_links(_d):
+    """A cached step plants a symlink to a host file, a FIFO and a hard link:
+    the store neither reads the host file nor blocks; clean-up does not
+    follow a symlink to a host directory."""
+    secret_dir = tempfile.mkdtemp(prefix="sbd-secret-")
+    secret = os.path.join(secret_dir, "secret")
+    with open(secret, "w") as f:
+        f.write("HOST-SECRET-4711\n")
+    before = host_dir_state(secret_dir)
+    script = (f"ln -s {secret} leak; ln -s {secret_dir} leakdir; mkfifo fifo; ln data hard; "
+              "echo built > real")
+    step = {"name": "compile", "cache": True, "argv": ["sh", "-c", script]}
+    req = lambda i: {"id": i, "type": "exec", "files": [{"path": "data", "content": "x\n"}],  # noqa: E731
+                     "steps": [step, {"name": "run", "argv": ["sh", "-c", "cat real; ls -1 | sort | tr '\\n' ' '"]}]}
+    d, cache = cache_daemon()
+    try:
+        c = Client(d.sock)
+        r1 = c.call(req("one"), timeout=30)
+        check(r1["status"] == "ok", f"first job: {r1}")
+        r2 = c.call(req("two"), timeout=30)
+        check(r2["steps"][0].get("cached") is True, f"second job is a hit: {r2['steps'][0]}")
+        check(r2["steps"][1]["stdout"].startswith("built\n"), f"the artifact is restored: {r2['steps'][1]}")
+    finally:
+        d.stop()
+    for root, _dirs, names in os.walk(cache):
+        for n in names:
+            p = os.path.join(root, n)
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as f:
+                    check(b"HOST-SECRET" not in f.read(), f"the host file's content is in the cache: {p}")
+    check(host_dir_state(secret_dir) == before, "the host directory behind a planted symlink changed")
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -657,6 +758,9 @@ CASES = {
     "allow_gid": (case_allow_gid, ["--allow-gid", "4343"]),
     "stale_socket": (case_stale_socket, None),
     "client_cli": (case_client_cli, []),
+    "cache_link_restore": (case_cache_link_restore, None),
+    "cache_poison": (case_cache_poison, None),
+    "cache_planted_links": (case_cache_planted_links, None),
 }
 
 
