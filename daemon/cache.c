@@ -218,7 +218,92 @@ static void hash_all_toolchains(struct sha256_ctx *h, const sbt_registry *r) {
   }
 }
 
-void sbd_cache_key(const sbd_job *job, char out[65]) {
+/* The workspace as a step will see it, once a program ran in it: an
+ * earlier step may have rewritten a source, so the request's files no
+ * longer say what the cached step compiles. Every entry in path order:
+ * path, type and mode, then the bytes (regular files) or the target
+ * (symlinks). Link-safe (sb_workspace_walk). Bounded, since it runs on the
+ * loop thread: a bigger tree is simply not cached. */
+#define KEY_MAX_BYTES ((uint64_t)64 << 20)
+#define KEY_MAX_ENTRIES 20000
+
+typedef struct {
+  char *path;
+  uint32_t mode;
+  uint64_t size;
+  uint8_t digest[SHA256_DIGEST_SIZE]; /* of the bytes or the symlink's target */
+} ws_item;
+
+typedef struct {
+  ws_item *v;
+  size_t n, cap;
+  uint64_t bytes;
+} ws_items;
+
+static int key_one(const char *rel, const struct stat *st, int dirfd, const char *name, void *ud) {
+  ws_items *w = ud;
+  if (w->n == KEY_MAX_ENTRIES) return -E2BIG;
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 64;
+    ws_item *v = realloc(w->v, cap * sizeof *v);
+    if (!v) return -ENOMEM;
+    w->v = v;
+    w->cap = cap;
+  }
+  ws_item *it = &w->v[w->n];
+  memset(it, 0, sizeof *it);
+  it->mode = (uint32_t)st->st_mode;
+  unsigned char *data = NULL;
+  size_t len = 0;
+  if (S_ISREG(st->st_mode)) {
+    char err[SB_ERR_MAX];
+    if (sb_workspace_read_at(dirfd, name, KEY_MAX_BYTES - w->bytes, &data, &len, NULL, err) < 0) return -EIO;
+    w->bytes += len;
+  } else if (S_ISLNK(st->st_mode)) {
+    data = malloc(PATH_MAX);
+    ssize_t n = data ? readlinkat(dirfd, name, (char *)data, PATH_MAX) : -1;
+    if (n < 0) {
+      free(data);
+      return -EIO;
+    }
+    len = (size_t)n;
+  }
+  struct sha256_ctx h;
+  sha256_init(&h);
+  if (len) sha256_update(&h, len, data);
+  sha256_digest(&h, sizeof it->digest, it->digest);
+  free(data);
+  it->size = len;
+  if (!(it->path = strdup(rel))) return -ENOMEM;
+  w->n++;
+  return 0;
+}
+
+static int by_item_path(const void *a, const void *b) {
+  return strcmp(((const ws_item *)a)->path, ((const ws_item *)b)->path);
+}
+
+static int hash_workspace(struct sha256_ctx *h, sb_workspace *ws) {
+  ws_items w = {0};
+  char err[SB_ERR_MAX];
+  int rc = sb_workspace_walk(ws, key_one, &w, err);
+  if (rc == 0) {
+    qsort(w.v, w.n, sizeof *w.v, by_item_path);
+    hash_str(h, "\x04workspace");
+    hash_u64(h, w.n);
+    for (size_t i = 0; i < w.n; i++) {
+      hash_str(h, w.v[i].path);
+      hash_u64(h, w.v[i].mode);
+      hash_u64(h, w.v[i].size);
+      sha256_update(h, sizeof w.v[i].digest, w.v[i].digest);
+    }
+  }
+  for (size_t i = 0; i < w.n; i++) free(w.v[i].path);
+  free(w.v);
+  return rc;
+}
+
+int sbd_cache_key(const sbd_job *job, char out[65]) {
   struct sha256_ctx h;
   sha256_init(&h);
   hash_str(&h, CACHE_FORMAT);
@@ -270,26 +355,26 @@ void sbd_cache_key(const sbd_job *job, char out[65]) {
   }
   free(order);
   free(names);
+  if (job->ran_program && hash_workspace(&h, job->ws) < 0) return -1;
   uint8_t digest[SHA256_DIGEST_SIZE];
   sha256_digest(&h, sizeof digest, digest);
   for (int i = 0; i < SHA256_DIGEST_SIZE; i++) snprintf(out + 2 * i, 3, "%02x", digest[i]);
+  return 0;
 }
 
-/* ---- snapshots of a workspace ---- */
-static sbd_snapshot *snap_cur;
-static size_t snap_base;
-static int snap_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
-  (void)f;
-  if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0;
-  sbd_snapshot *s = snap_cur;
+/* ---- snapshots of a workspace (link-safe walk: a program ran in it) ---- */
+static int snap_one(const char *rel, const struct stat *st, int dirfd, const char *name, void *ud) {
+  (void)dirfd;
+  (void)name;
+  sbd_snapshot *s = ud;
+  if (!S_ISREG(st->st_mode)) return 0;
   char **p = realloc(s->paths, (s->n + 1) * sizeof *p);
-  uint64_t *z = realloc(s->sizes, (s->n + 1) * sizeof *z);
-  int64_t *m = realloc(s->mtimes, (s->n + 1) * sizeof *m);
   if (p) s->paths = p;
+  uint64_t *z = realloc(s->sizes, (s->n + 1) * sizeof *z);
   if (z) s->sizes = z;
+  int64_t *m = realloc(s->mtimes, (s->n + 1) * sizeof *m);
   if (m) s->mtimes = m;
-  if (!p || !z || !m) return 1;
-  s->paths[s->n] = strdup(path + snap_base);
+  if (!p || !z || !m || !(s->paths[s->n] = strdup(rel))) return -ENOMEM;
   s->sizes[s->n] = (uint64_t)st->st_size;
   s->mtimes[s->n] = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
   s->n++;
@@ -298,10 +383,8 @@ static int snap_one(const char *path, const struct stat *st, int flag, struct FT
 
 void sbd_snapshot_take(sb_workspace *ws, sbd_snapshot *s) {
   sbd_snapshot_free(s);
-  snap_cur = s;
-  snap_base = strlen(sb_workspace_path(ws)) + 1;
-  nftw(sb_workspace_path(ws), snap_one, 16, FTW_PHYS | FTW_MOUNT);
-  snap_cur = NULL;
+  char err[SB_ERR_MAX];
+  s->failed = sb_workspace_walk(ws, snap_one, s, err) < 0;
 }
 
 void sbd_snapshot_free(sbd_snapshot *s) {
@@ -337,7 +420,9 @@ static unsigned char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-/* Copy the entry's artifacts into ws and parse its result; -1 if broken. */
+/* Copy the entry's artifacts into ws and parse its result; -1 if the entry
+ * is broken, -2 if the workspace refused them (a name in the way: the
+ * entry is fine, this job compiles instead). */
 static int restore(sbd_cache *c, const char *key, sb_workspace *ws, json_object **doc) {
   char dir[4200], path[8400];
   entry_dir(c, key, dir, sizeof dir);
@@ -356,13 +441,15 @@ static int restore(sbd_cache *c, const char *key, sb_workspace *ws, json_object 
     size_t len = 0;
     unsigned char *data = slurp(path, &len);
     char err[SB_ERR_MAX];
-    rc = data ? sb_workspace_write(ws, json_object_get_string(p), data, len, (mode_t)json_object_get_int(m), err) : -1;
+    if (!data) rc = -1;
+    else if (sb_workspace_write(ws, json_object_get_string(p), data, len, (mode_t)json_object_get_int(m), err) < 0)
+      rc = -2;
     free(data);
   }
   if (manifest) json_object_put(manifest);
   if (rc < 0) {
     if (res) json_object_put(res);
-    return -1;
+    return rc;
   }
   json_object_object_add(res, "cached", json_object_new_boolean(true));
   json_object_object_add(res, "cache_key", json_object_new_string(key));
@@ -394,12 +481,13 @@ sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job 
       e = &c->entries[c->n_entries - 1];
     }
   }
-  if (e && restore(c, key, ws, doc) == 0) {
+  int rc = e ? restore(c, key, ws, doc) : -1;
+  if (rc == 0) {
     e->last_use = now_s();
     c->hits++;
     return SBD_CACHE_HIT;
   }
-  if (e) remove_entry(c, (size_t)(e - c->entries)); /* unreadable: recompile */
+  if (e && rc == -1) remove_entry(c, (size_t)(e - c->entries)); /* unreadable: recompile */
   c->misses++;
   inflight *f = realloc(c->flights, (c->n_flights + 1) * sizeof *f);
   if (!f) return SBD_CACHE_OFF;
@@ -459,14 +547,10 @@ bool sbd_cache_forget_waiter(sbd_cache *c, sbd_job *job) {
   return found;
 }
 
-static int copy_file(const char *src, const char *dst, mode_t mode) {
-  size_t len = 0;
-  unsigned char *data = slurp(src, &len);
-  if (!data) return -1;
+static int write_new(const char *dst, const unsigned char *data, size_t len, mode_t mode) {
   int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 0777);
   ssize_t n = fd >= 0 ? write(fd, data, len) : -1;
   if (fd >= 0) close(fd);
-  free(data);
   return n == (ssize_t)len ? 0 : -1;
 }
 
@@ -477,7 +561,7 @@ void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspa
   char tmp[4200], path[8400], dst[8400];
   snprintf(tmp, sizeof tmp, "%s/tmp/%s.%d.%llu", c->dir, key, (int)getpid(), (unsigned long long)++c->seq);
   snprintf(path, sizeof path, "%s/files", tmp);
-  int rc = sb_mkdir_p(path, 0755);
+  int rc = before->failed || after.failed ? -1 : sb_mkdir_p(path, 0755); /* a tree we could not walk: not stored */
   json_object *manifest = json_object_new_array();
   uint64_t bytes = 0;
   for (size_t i = 0; rc == 0 && i < after.n; i++) {
@@ -491,18 +575,24 @@ void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspa
       rc = -1;
       break;
     }
-    char src[8400];
-    struct stat st;
-    snprintf(src, sizeof src, "%s/%s", sb_workspace_path(ws), after.paths[i]);
     snprintf(path, sizeof path, "%s/files/%s", tmp, after.paths[i]);
     char *slash = strrchr(path, '/');
     *slash = '\0';
     sb_mkdir_p(path, 0755);
     *slash = '/';
-    if (lstat(src, &st) < 0 || copy_file(src, path, st.st_mode) < 0) rc = -1;
+    /* from the workspace link-safely: a name the program swapped for a
+     * symlink, a FIFO or a directory since the walk fails the store */
+    unsigned char *data = NULL;
+    size_t len = 0;
+    mode_t mode = 0;
+    char err[SB_ERR_MAX];
+    if (sb_workspace_read(ws, after.paths[i], MAX_ARTIFACT_BYTES - (bytes - after.sizes[i]), &data, &len, &mode, err) < 0 ||
+        write_new(path, data, len, mode) < 0)
+      rc = -1;
+    free(data);
     json_object *f = json_object_new_object();
     json_object_object_add(f, "path", json_object_new_string(after.paths[i]));
-    json_object_object_add(f, "mode", json_object_new_int((int)(st.st_mode & 0777)));
+    json_object_object_add(f, "mode", json_object_new_int((int)mode));
     json_object_array_add(manifest, f);
   }
   snprintf(path, sizeof path, "%s/manifest.json", tmp);

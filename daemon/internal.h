@@ -32,11 +32,14 @@ typedef struct {
   uint64_t *sizes;
   int64_t *mtimes;
   size_t n;
+  bool failed; /* the walk could not see everything: store nothing */
 } sbd_snapshot; /* the files of a workspace, to see what a compile produced */
 typedef enum { SBD_CACHE_OFF, SBD_CACHE_HIT, SBD_CACHE_WAIT, SBD_CACHE_LEAD } sbd_cache_lookup_result;
 int sbd_cache_open(sbd_cache **out, uv_loop_t *loop, const char *dir, uint64_t max_bytes, char *err, size_t err_len);
 void sbd_cache_close(sbd_cache *c);
-void sbd_cache_key(const sbd_job *job, char out[65]);
+/* 0, or -1 when the workspace a program already ran in cannot be keyed
+ * (too big, unreadable): then the step is not cached. */
+int sbd_cache_key(const sbd_job *job, char out[65]);
 /* HIT: *doc is the cached compile result and the artifacts are in ws.
  * WAIT: an identical compile runs; the job is resumed when it ends.
  * LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
@@ -76,6 +79,7 @@ struct sbd_job {
   char *root;               /* the profile's root file system, NULL for the host */
   json_object *profile;     /* {"name","manifest_hash"}, recorded in the response */
   uint64_t tc_mtime_ns, tc_size; /* the toolchain binary, part of the cache key */
+  bool ran_program;        /* a program ran in ws: the cache keys on its content */
   bool cache_leader;       /* this job compiles for everyone waiting on the key */
   sbd_snapshot before;     /* the workspace before the compile */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */

@@ -180,6 +180,7 @@ static void start_sandbox(sbd_job *job) {
     spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
   }
   char err[SB_ERR_MAX] = "";
+  job->ran_program = true; /* from now on the workspace may hold anything */
   if (sbd_step_start(job, &spec, err) < 0) {
     /* The sandbox could not start: a result document that says why. */
     sb_result r;
@@ -197,8 +198,7 @@ static void start_sandbox(sbd_job *job) {
 static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
   sbd_cache *cache = job->srv->cache;
-  if (js->cacheable && cache) {
-    sbd_cache_key(job, job->cache_key); /* per step: a job may have several cacheable steps */
+  if (js->cacheable && cache && sbd_cache_key(job, job->cache_key) == 0) { /* per step: keys differ */
     json_object *doc = NULL;
     switch (sbd_cache_lookup(cache, job->cache_key, job, job->ws, &doc)) {
     case SBD_CACHE_HIT: {
