@@ -61,7 +61,12 @@ typedef struct {
   bool merge_output;
   bool cacheable;          /* a toolchain's compile step */
   sb_limits limits;
+  char **outputs;          /* files to return after it ran (borrowed), n_outputs of them */
+  size_t n_outputs;
 } sbd_jstep;
+/* The outputs' bytes together per job: the request's outputs_max_bytes, at
+ * most this (a response line must stay readable). */
+#define SBD_OUTPUTS_MAX_BYTES ((uint64_t)64 << 20)
 
 struct sbd_job {
   sbd_server *srv;
@@ -80,6 +85,7 @@ struct sbd_job {
   json_object *profile;     /* {"name","manifest_hash"}, recorded in the response */
   uint64_t tc_mtime_ns, tc_size; /* the toolchain binary, part of the cache key */
   bool ran_program;        /* a program ran in ws: the cache keys on its content */
+  uint64_t outputs_left;   /* bytes the job's outputs may still return */
   bool cache_leader;       /* this job compiles for everyone waiting on the key */
   sbd_snapshot before;     /* the workspace before the compile */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */

@@ -4,6 +4,8 @@
  * toolchain's compile step goes through the compile cache. */
 #include "internal.h"
 
+#include <errno.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,8 @@ static int build_steps(sbd_job *job) {
       js->stdin_len = s->stdin_len;
       js->merge_output = s->merge_output;
       js->cacheable = s->cache;
+      js->outputs = s->outputs;
+      js->n_outputs = s->n_outputs;
       step_limits(&s->limits, &js->limits);
     }
     return 0;
@@ -88,6 +92,10 @@ static int build_steps(sbd_job *job) {
     if (!s->is_compile) { /* stdin and the program's arguments belong to the run */
       js->stdin_data = ex->has_stdin ? ex->stdin_data : NULL;
       js->stdin_len = ex->stdin_len;
+    }
+    if (i + 1 == job->n_steps) { /* files back after the run */
+      js->outputs = ex->outputs;
+      js->n_outputs = ex->n_outputs;
     }
   }
   return 0;
@@ -122,6 +130,47 @@ static void send_and_end(sbd_job *job, const char *status) {
 
 static void run_step(sbd_job *job);
 
+/* Files back: each named file, read link-safely from the workspace after the
+ * step (a symlink, a directory, a FIFO or a missing file is that entry's
+ * error, never followed or waited on), within the job's byte budget. */
+static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
+  if (!js->n_outputs || !doc) return;
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; arr && i < js->n_outputs; i++) {
+    json_object *o = json_object_new_object();
+    if (!o) break;
+    json_object_object_add(o, "path", json_object_new_string(js->outputs[i]));
+    unsigned char *data = NULL;
+    size_t len = 0;
+    char err[SB_ERR_MAX] = "";
+    int rc = sb_workspace_read(job->ws, js->outputs[i], job->outputs_left, &data, &len, NULL, err);
+    if (rc == -EFBIG)
+      snprintf(err, sizeof err, "%s: larger than the %llu bytes left of outputs_max_bytes", js->outputs[i],
+               (unsigned long long)job->outputs_left);
+    size_t b64_len = 0;
+    char *b64 = rc == 0 ? sbp_base64_encode(data, len, &b64_len) : NULL;
+    if (rc == 0 && b64) {
+      struct sha256_ctx h;
+      uint8_t d[SHA256_DIGEST_SIZE];
+      char hex[2 * SHA256_DIGEST_SIZE + 1];
+      sha256_init(&h);
+      sha256_update(&h, len, data);
+      sha256_digest(&h, sizeof d, d);
+      for (size_t k = 0; k < sizeof d; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+      json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
+      json_object_object_add(o, "sha256", json_object_new_string(hex));
+      json_object_object_add(o, "content_b64", json_object_new_string_len(b64, (int)b64_len));
+      job->outputs_left -= len;
+    } else {
+      json_object_object_add(o, "error", json_object_new_string(rc == 0 ? "out of memory" : err));
+    }
+    free(b64);
+    free(data);
+    json_object_array_add(arr, o);
+  }
+  if (arr) json_object_object_add(doc, "outputs", arr);
+}
+
 /* A step's result document is in: record it and go on (or stop). */
 static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
   const sbd_jstep *js = &job->steps[job->step];
@@ -155,6 +204,7 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
     else sbd_cache_abandon(job->srv->cache, job->cache_key);
     job->cache_leader = false;
   }
+  add_outputs(job, &job->steps[job->step], doc); /* after the store: never cached */
   double cpu = r->cpu_time_s, wall = r->wall_time_s;
   sb_result_free(r);
   step_finished(job, doc, ok, cpu, wall);
@@ -205,6 +255,7 @@ static void run_step(sbd_job *job) {
       json_object *st = NULL;
       json_object_object_get_ex(doc, "status", &st);
       bool ok = st && strcmp(json_object_get_string(st), "ok") == 0;
+      add_outputs(job, js, doc);
       step_finished(job, doc, ok, 0, 0);
       return;
     }
@@ -235,6 +286,8 @@ void sbd_job_start(sbd_job *job, int slot) {
   job->t_started = now_ns();
   sbd_conn_link_running(job->conn, job);
   job->resp = sbp_exec_response_new(job->req->id);
+  uint64_t want = job->req->exec.outputs_max_bytes ? job->req->exec.outputs_max_bytes : SBP_DEFAULT_OUTPUTS_BYTES;
+  job->outputs_left = want < SBD_OUTPUTS_MAX_BYTES ? want : SBD_OUTPUTS_MAX_BYTES;
   char err[SB_ERR_MAX] = "";
   int rc = job->resp && build_steps(job) == 0 ? sb_workspace_create(srv->rt, 512, &job->ws, err) : -1;
   const sbp_exec *ex = &job->req->exec;

@@ -122,6 +122,36 @@ static int parse_files(sbp_pctx *c, json_object *v, sbp_exec *ex) {
   return check_unique_paths(c, ex->files, n);
 }
 
+/* ---- outputs: files to return after a step ------------------------------------ */
+static int parse_outputs(sbp_pctx *c, json_object *v, const char *where, char ***out, size_t *n_out) {
+  if (!json_object_is_type(v, json_type_array))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an array of paths", where);
+  size_t n = json_object_array_length(v);
+  if (n > SBP_MAX_OUTPUTS)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: %zu paths, at most %d are accepted", where, n, SBP_MAX_OUTPUTS);
+  char **vec = calloc(n + 1, sizeof *vec);
+  if (!vec) return sbp_fail_oom(c);
+  *out = vec; /* owned by the caller's struct from here on */
+  *n_out = 0;
+  for (size_t i = 0; i < n; i++) {
+    char field[96], clip[SBP_CLIP_MAX];
+    size_t len;
+    const char *why;
+    json_object *p = json_object_array_get_idx(v, i);
+    snprintf(field, sizeof field, "%s[%zu]", where, i);
+    if (sbp_get_string(c, p, field, true, true, NULL, &len) != 0) return -1;
+    int rc = sbp_path_normalize(json_object_get_string(p), len, &vec[i], &why);
+    if (rc == -2) return sbp_fail_oom(c);
+    if (rc != 0) return sbp_fail(c, SBP_E_BAD_PATH, "%s \"%s\" %s", field, sbp_clip(json_object_get_string(p), len, clip), why);
+    *n_out = i + 1;
+    for (size_t k = 0; k < i; k++)
+      if (strcmp(vec[k], vec[i]) == 0)
+        return sbp_fail(c, SBP_E_BAD_PATH, "%s \"%s\" duplicates %s[%zu]", field,
+                        sbp_clip(vec[i], strlen(vec[i]), clip), where, k);
+  }
+  return 0;
+}
+
 /* ---- steps ------------------------------------------------------------------- */
 /* A NULL-terminated copy of an array of strings. */
 static int parse_strv(sbp_pctx *c, json_object *v, const char *where, bool allow_empty_strings,
@@ -186,8 +216,8 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   snprintf(where, sizeof where, "steps[%zu]", i);
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
-  static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64",
-                                        "env",   "merge_output", "limits", "cache", NULL};
+  static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64", "env",
+                                        "merge_output", "limits", "cache", "outputs", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -230,6 +260,10 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.cache must be true or false", where);
     st->cache = json_object_get_boolean(x);
   }
+  if (json_object_object_get_ex(v, "outputs", &x)) {
+    snprintf(field, sizeof field, "%s.outputs", where);
+    if (parse_outputs(c, x, field, &st->outputs, &st->n_outputs) != 0) return -1;
+  }
   if (sbp_get_stdin(c, v, where, &st->stdin_data, &st->stdin_len, &st->has_stdin) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);
@@ -269,6 +303,8 @@ static int parse_toolchain(sbp_pctx *c, json_object *root, json_object *tc, sbp_
     ex->args = calloc(1, sizeof *ex->args);
     if (!ex->args) return sbp_fail_oom(c);
   }
+  if (json_object_object_get_ex(root, "outputs", &x) && parse_outputs(c, x, "outputs", &ex->outputs, &ex->n_outputs) != 0)
+    return -1;
   if (sbp_get_stdin(c, root, "", &ex->stdin_data, &ex->stdin_len, &ex->has_stdin) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(root, "limits", &x);
@@ -284,12 +320,12 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
   if (!has_steps && !has_tc)
     return sbp_fail(c, SBP_E_BAD_REQUEST, "exec needs \"steps\" (or \"toolchain\")");
   if (has_steps) {
-    static const char *const toolchain_only[] = {"options", "args", "stdin", "stdin_b64", "limits", NULL};
+    static const char *const toolchain_only[] = {"options", "args", "stdin", "stdin_b64", "limits", "outputs", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,
-                        "%s is only valid with \"toolchain\" (with \"steps\", put stdin and "
-                        "limits inside each step)",
+                        "%s is only valid with \"toolchain\" (with \"steps\", put stdin, "
+                        "limits and outputs inside each step)",
                         toolchain_only[i]);
   }
   if (json_object_object_get_ex(root, "profile", &x)) {
@@ -297,6 +333,13 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
     if (sbp_get_string(c, x, "profile", false, false, &ex->profile, &n) != 0) return -1;
     if (n > MAX_PROFILE_NAME)
       return sbp_fail(c, SBP_E_BAD_REQUEST, "profile must be at most %d bytes", MAX_PROFILE_NAME);
+  }
+  if (json_object_object_get_ex(root, "outputs_max_bytes", &x)) {
+    int64_t b = json_object_get_int64(x);
+    if (!json_object_is_type(x, json_type_int) || b < 1 || (uint64_t)b > SBP_LIMIT_MAX_OUTPUTS_BYTES)
+      return sbp_fail(c, SBP_E_BAD_LIMITS, "outputs_max_bytes must be an integer from 1 to %llu",
+                      (unsigned long long)SBP_LIMIT_MAX_OUTPUTS_BYTES);
+    ex->outputs_max_bytes = (uint64_t)b;
   }
   x = NULL;
   json_object_object_get_ex(root, "files", &x);
@@ -317,8 +360,10 @@ void sbp_exec_clear(sbp_exec *ex) {
     sbp_strv_free(st->argv);
     sbp_strv_free(st->env);
     free(st->stdin_data);
+    sbp_strv_free(st->outputs);
   }
   free(ex->steps);
+  sbp_strv_free(ex->outputs);
   free(ex->toolchain);
   if (ex->options) json_object_put(ex->options);
   sbp_strv_free(ex->args);

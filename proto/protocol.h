@@ -74,6 +74,9 @@ bool sbp_error_code_known(const char *code);
 #define SBP_MAX_ID_LEN        256    /* bytes in a string id */
 #define SBP_MAX_ID_INT        ((int64_t)9007199254740991) /* 2^53-1: integer ids are in +-this */
 #define SBP_MAX_STEP_NAME     64
+#define SBP_MAX_OUTPUTS       32     /* files a step (or a toolchain job) may ask back */
+#define SBP_DEFAULT_OUTPUTS_BYTES ((uint64_t)16 << 20) /* their bytes together, unless the request says */
+#define SBP_LIMIT_MAX_OUTPUTS_BYTES ((uint64_t)1 << 30) /* outputs_max_bytes above: bad_limits */
 /* Limits above these are "absurd" (bad_limits). The daemon may cap lower. */
 #define SBP_LIMIT_MAX_TIME_S       86400.0             /* one day */
 #define SBP_LIMIT_MAX_MEMORY_MIB   ((uint64_t)1 << 20) /* 1 TiB */
@@ -196,6 +199,8 @@ typedef struct {
   bool merge_output;         /* stderr into stdout */
   bool cache;                /* a deterministic step (a compile) the daemon may serve from its cache */
   sbp_step_limits limits;
+  char **outputs;            /* files to return after the step: normalised paths, unique; NULL-terminated, */
+  size_t n_outputs;          /* NULL when absent */
 } sbp_step;
 
 /* An exec job takes one of two forms: explicit steps (n_steps >= 1,
@@ -216,6 +221,9 @@ typedef struct {
   bool has_stdin;
   sbp_step_limits limits;    /* toolchain form: limits for the expanded steps */
   char *profile;             /* optional in both forms; NULL when absent */
+  char **outputs;            /* toolchain form: files to return after the run step (as sbp_step's) */
+  size_t n_outputs;
+  uint64_t outputs_max_bytes; /* both forms: the outputs' bytes together; 0 when absent (the daemon's default) */
 } sbp_exec;
 
 typedef struct {

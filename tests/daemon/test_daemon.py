@@ -738,6 +738,45 @@ def case_cache_planted_links(_d):
     check(host_dir_state(secret_dir) == before, "the host directory behind a planted symlink changed")
 
 
+def case_outputs(d):
+    """Files back after a step: bytes, size and SHA-256 of regular files; a
+    symlink (to a host file the sandbox cannot see), a directory, a FIFO and
+    a missing name each get an error, never followed or blocked on; the
+    job's byte budget holds."""
+    import base64
+    import hashlib
+    secret_dir = tempfile.mkdtemp(prefix="sbd-secret-")
+    secret = os.path.join(secret_dir, "secret")
+    with open(secret, "w") as f:
+        f.write("HOST-SECRET-4711\n")
+    script = (f"printf 'r=42\\n' > result.txt; mkdir -p out; printf '\\000\\377ab' > out/b.bin; "
+              f"ln -s {secret} leak; ln -s {secret_dir} leakdir; mkdir adir; mkfifo fifo; head -c 3000 /dev/zero > big")
+    names = ["result.txt", "out/b.bin", "leak", "leakdir/secret", "adir", "fifo", "missing", "big"]
+    req = {"id": "out", "type": "exec", "outputs_max_bytes": 2000,
+           "steps": [{"name": "make", "argv": ["sh", "-c", script], "outputs": names},
+                     {"name": "again", "argv": ["sh", "-c", "echo more > result.txt"], "outputs": ["result.txt"]}]}
+    c = Client(d.sock)
+    r = c.call(req, timeout=60)
+    check(r["status"] == "ok", f"status {r.get('status')}: {r.get('error')}")
+    outs = {o["path"]: o for o in r["steps"][0].get("outputs", [])}
+    print("errors:", {k: o.get("error") for k, o in outs.items() if "error" in o}, flush=True)
+    check(list(outs) == names, f"outputs in request order: {list(outs)}")
+    for name, want in (("result.txt", b"r=42\n"), ("out/b.bin", b"\x00\xffab")):
+        o = outs.get(name, {})
+        got = base64.b64decode(o.get("content_b64", "")) if "content_b64" in o else None
+        check(got == want and o.get("size") == len(want) and o.get("sha256") == hashlib.sha256(want).hexdigest(),
+              f"{name}: {o}")
+    for name in ("leak", "leakdir/secret", "adir", "fifo", "missing", "big"):
+        o = outs.get(name, {})
+        check(isinstance(o.get("error"), str) and o["error"] and "content_b64" not in o, f"{name} must be an error: {o}")
+    check("HOST-SECRET" not in json.dumps(r), "the host file behind a symlink came back")
+    check("outputs_max_bytes" in outs.get("big", {}).get("error", ""), f"big is over the budget: {outs.get('big')}")
+    again = r["steps"][1].get("outputs", [{}])[0]
+    check(base64.b64decode(again.get("content_b64", "")) == b"more\n", f"the second step's own outputs: {again}")
+    r = c.call(exec_req("none", ["true"]))
+    check("outputs" not in r["steps"][0], "no outputs field unless asked")
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -761,6 +800,7 @@ CASES = {
     "cache_link_restore": (case_cache_link_restore, None),
     "cache_poison": (case_cache_poison, None),
     "cache_planted_links": (case_cache_planted_links, None),
+    "outputs": (case_outputs, []),
 }
 
 

@@ -615,7 +615,46 @@ static void test_truncations(void) {
   sbp_request_free(parse_ok(line));
 }
 
+/* outputs: per step (steps form), on the request (toolchain form). */
+static void test_outputs(void) {
+  sbp_request *r = parse_ok("{\"id\":\"o\",\"type\":\"exec\",\"outputs_max_bytes\":1000,\"steps\":[{\"argv\":[\"true\"]},"
+                            "{\"argv\":[\"true\"],\"outputs\":[\"result.txt\",\"./out//b.bin\"]}]}");
+  if (r) {
+    CHECK(r->exec.steps[0].outputs == NULL && r->exec.steps[0].n_outputs == 0);
+    CHECK(r->exec.steps[1].n_outputs == 2);
+    CHECK_STR(r->exec.steps[1].outputs[0], "result.txt");
+    CHECK_STR(r->exec.steps[1].outputs[1], "out/b.bin");
+    CHECK(r->exec.steps[1].outputs[2] == NULL);
+    CHECK(r->exec.outputs_max_bytes == 1000);
+    sbp_request_free(r);
+  }
+  r = parse_ok("{\"id\":\"t\",\"type\":\"exec\",\"toolchain\":\"gcc\",\"outputs\":[\"a.txt\"]}");
+  if (r) {
+    CHECK(r->exec.n_outputs == 1);
+    CHECK_STR(r->exec.outputs[0], "a.txt");
+    CHECK(r->exec.outputs_max_bytes == 0);
+    sbp_request_free(r);
+  }
+  /* 32 paths are fine, 33 are not */
+  char line[2048];
+  int n = snprintf(line, sizeof line, "{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"],\"outputs\":[");
+  for (int i = 0; i < 32; i++) n += snprintf(line + n, sizeof line - (size_t)n, "%s\"f%d\"", i ? "," : "", i);
+  snprintf(line + n, sizeof line - (size_t)n, "]}]}");
+  sbp_request_free(parse_ok(line));
+  snprintf(line + n, sizeof line - (size_t)n, ",\"f32\"]}]}");
+  expect_error(line, SBP_E_BAD_REQUEST, "1", "at most 32");
+  expect_error("{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"],\"outputs\":[\"a\",\"./a\"]}]}", SBP_E_BAD_PATH, "1",
+               "duplicates steps[0].outputs[0]");
+  expect_error("{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"],\"outputs\":[\"../etc/passwd\"]}]}", SBP_E_BAD_PATH,
+               "1", "steps[0].outputs[0]");
+  expect_error("{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"]}],\"outputs\":[\"a\"]}", SBP_E_BAD_REQUEST, "1",
+               "only valid with");
+  expect_error("{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"]}],\"outputs_max_bytes\":0}", SBP_E_BAD_LIMITS,
+               "1", "outputs_max_bytes");
+}
+
 int main(void) {
+  test_outputs();
   test_ping_status_toolchains();
   test_ids();
   test_cancel();
