@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#define WALK_MAX_DEPTH 128 /* deeper trees are refused (walk) or left for umount (clean-up) */
+#define WALK_MAX_DEPTH 128 /* deeper trees are refused: the cache does not key or store them */
 
 int sb_wsfs_open(int dirfd, const char *rel, int flags, mode_t mode) {
   struct open_how how = {
@@ -324,16 +324,23 @@ static int open_for_removal(int parent, const char *name) {
 }
 
 /* Empty the directory dfd (consumed); never follows a symlink, never
- * enters another file system. 0 or -errno (the first failure). */
-static int empty_dir(int dfd, dev_t dev, int depth) {
+ * enters another file system. A directory deeper than RM_MAX_DEPTH is
+ * moved up into the top directory (top) under a fresh name rather than
+ * entered, so a hostile 10,000-level chain costs passes, not fds; the top
+ * level keeps passing while anything moved or went. 0 or -errno (the first
+ * failure). */
+#define RM_MAX_DEPTH 32
+static int empty_dir(int dfd, int top, dev_t dev, int depth) {
   DIR *d = fdopendir(dfd);
   if (!d) {
     close(dfd);
     return -errno;
   }
+  if (depth == 0) top = dirfd(d);
+  static unsigned moved;
   int rc = 0;
-  for (int pass = 0; pass < 3; pass++) { /* entries removed while reading may hide others */
-    bool left = false;
+  for (int pass = 0; pass < (depth ? 3 : 1 << 20); pass++) { /* entries removed while reading may hide others */
+    bool progress = false;
     struct dirent *de;
     rewinddir(d);
     while ((de = readdir(d))) {
@@ -341,22 +348,28 @@ static int empty_dir(int dfd, dev_t dev, int depth) {
       if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) continue;
       struct stat st;
       if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue;
-      if (S_ISDIR(st.st_mode)) {
-        if (st.st_dev != dev || depth >= WALK_MAX_DEPTH) { /* a mount, or too deep: left alone */
-          if (!rc) rc = st.st_dev != dev ? -EXDEV : -ELOOP;
-          continue;
-        }
+      if (S_ISDIR(st.st_mode) && st.st_dev != dev) { /* a mount: left alone */
+        if (!rc) rc = -EXDEV;
+      } else if (S_ISDIR(st.st_mode) && depth >= RM_MAX_DEPTH) {
+        char fresh[32];
+        snprintf(fresh, sizeof fresh, ".sb-deep-%u", ++moved);
+        int sub = open_for_removal(dirfd(d), name); /* moving a directory needs write on it (its "..") */
+        if (sub >= 0) close(sub);
+        if (renameat(dirfd(d), name, top, fresh) == 0) progress = true;
+        else if (!rc) rc = -errno;
+      } else if (S_ISDIR(st.st_mode)) {
         int sub = open_for_removal(dirfd(d), name);
-        int e = sub < 0 ? sub : empty_dir(sub, dev, depth + 1);
+        int e = sub < 0 ? sub : empty_dir(sub, top, dev, depth + 1);
         if (e < 0 && !rc) rc = e;
-        if (unlinkat(dirfd(d), name, AT_REMOVEDIR) == 0) left = true; /* progress: look again */
+        if (unlinkat(dirfd(d), name, AT_REMOVEDIR) == 0) progress = true; /* look again */
       } else if (unlinkat(dirfd(d), name, 0) == 0) {
-        left = true;
+        progress = true;
       } else if (!rc) {
         rc = -errno;
       }
     }
-    if (!left) break;
+    if (!progress) break;
+    if (depth == 0) rc = 0; /* a failure that a later pass may undo (a moved directory) */
   }
   closedir(d);
   return rc;
@@ -382,7 +395,7 @@ int sb_rm_rf(const char *path) {
     return -errno;
   }
   if (geteuid() != 0 && (st.st_mode & 0700) != 0700) fchmod(fd, st.st_mode | 0700);
-  empty_dir(fd, st.st_dev, 0);
+  empty_dir(fd, -1, st.st_dev, 0);
   if (rmdir(path) < 0 && errno != ENOENT) return -errno;
   return 0;
 }

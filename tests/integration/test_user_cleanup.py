@@ -33,6 +33,9 @@ def main():
     os.chown(victim, UID, UID)
     script = ("cd /app && mkdir -p a/b/c d e && echo x > a/b/c/f && echo y > d/g && "
               f"ln -s {victim} link && ln -s {victim} a/link2 && "
+              # a chain deeper than the clean-up enters at once, locked at every tenth level
+              "p=deep; for i in $(seq 150); do p=$p/d; done; mkdir -p $p && echo z > $p/f && "
+              "for k in $(seq 150 -10 10); do q=deep; for i in $(seq $k); do q=$q/d; done; chmod 000 $q; done && "
               "chmod 000 a/b/c && chmod 500 a/b && chmod 000 a && chmod 500 d && chmod 000 e && echo done")
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "XDG_RUNTIME_DIR": xdg}
     cmd = ["setpriv", f"--reuid={UID}", f"--regid={UID}", "--clear-groups", run, "--", "/bin/sh", "-c", script]
