@@ -738,13 +738,11 @@ def case_cache_planted_links(_d):
     check(host_dir_state(secret_dir) == before, "the host directory behind a planted symlink changed")
 
 
-def case_outputs(d):
+def case_outputs(_d):
     """Files back after a step: bytes, size and SHA-256 of regular files; a
     symlink (to a host file the sandbox cannot see), a directory, a FIFO and
     a missing name each get an error, never followed or blocked on; the
     job's byte budget holds."""
-    import base64
-    import hashlib
     secret_dir = tempfile.mkdtemp(prefix="sbd-secret-")
     secret = os.path.join(secret_dir, "secret")
     with open(secret, "w") as f:
@@ -755,7 +753,16 @@ def case_outputs(d):
     req = {"id": "out", "type": "exec", "outputs_max_bytes": 2000,
            "steps": [{"name": "make", "argv": ["sh", "-c", script], "outputs": names},
                      {"name": "again", "argv": ["sh", "-c", "echo more > result.txt"], "outputs": ["result.txt"]}]}
-    c = Client(d.sock)
+    d, _ = cache_daemon()
+    try:
+        outputs_checks(Client(d.sock), req, names)
+    finally:
+        d.stop()
+
+
+def outputs_checks(c, req, names):
+    import base64
+    import hashlib
     r = c.call(req, timeout=60)
     check(r["status"] == "ok", f"status {r.get('status')}: {r.get('error')}")
     outs = {o["path"]: o for o in r["steps"][0].get("outputs", [])}
@@ -800,7 +807,7 @@ CASES = {
     "cache_link_restore": (case_cache_link_restore, None),
     "cache_poison": (case_cache_poison, None),
     "cache_planted_links": (case_cache_planted_links, None),
-    "outputs": (case_outputs, []),
+    "outputs": (case_outputs, None),
 }
 
 
