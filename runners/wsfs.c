@@ -23,7 +23,55 @@
 
 #define WALK_MAX_DEPTH 128 /* deeper trees are refused: the cache does not key or store them */
 
+/* Kernels before 5.6 (or a container's seccomp profile) have no openat2:
+ * resolve one component at a time, each with O_NOFOLLOW, refusing "..",
+ * symlinks and other file systems. Equivalent here because the daemon only
+ * touches a workspace between steps, when no program of it is alive to
+ * rename directories under the walk. */
+static int open_compat(int dirfd, const char *rel, int flags, mode_t mode) {
+  struct stat root, st;
+  if (fstat(dirfd, &root) < 0) return -errno;
+  int cur = dup(dirfd);
+  if (cur < 0) return -errno;
+  const char *s = rel;
+  for (;;) {
+    while (*s == '/') s++;
+    const char *e = strchrnul(s, '/');
+    const char *next = e;
+    while (*next == '/') next++;
+    bool last = *next == '\0';
+    char comp[NAME_MAX + 1];
+    size_t n = (size_t)(e - s);
+    if (n > NAME_MAX) {
+      close(cur);
+      return -ENAMETOOLONG;
+    }
+    memcpy(comp, n ? s : ".", n ? n : 1);
+    comp[n ? n : 1] = '\0';
+    if (strcmp(comp, "..") == 0) {
+      close(cur);
+      return -EXDEV;
+    }
+    int fd = last ? openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+                  : openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e2 = errno;
+    if (fd < 0 && e2 == ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+      e2 = ELOOP; /* as openat2 says it */
+    close(cur);
+    if (fd < 0) return -e2;
+    if (fstat(fd, &st) < 0 || st.st_dev != root.st_dev) {
+      close(fd);
+      return -EXDEV;
+    }
+    if (last) return fd;
+    cur = fd;
+    s = next;
+  }
+}
+
 int sb_wsfs_open(int dirfd, const char *rel, int flags, mode_t mode) {
+  static bool no_openat2;
+  if (no_openat2) return open_compat(dirfd, rel, flags, mode);
   struct open_how how = {
       .flags = (uint64_t)(flags | O_CLOEXEC),
       .mode = (flags & O_CREAT) ? (uint64_t)(mode & 07777) : 0,
@@ -32,6 +80,10 @@ int sb_wsfs_open(int dirfd, const char *rel, int flags, mode_t mode) {
   for (int tries = 0; tries < 16; tries++) {
     long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how); /* glibc < 2.39 has no wrapper */
     if (fd >= 0) return (int)fd;
+    if (errno == ENOSYS) {
+      no_openat2 = true;
+      return open_compat(dirfd, rel, flags, mode);
+    }
     if (errno != EINTR && errno != EAGAIN) return -errno; /* EAGAIN: a rename raced the lookup */
   }
   return -EAGAIN;

@@ -20,6 +20,7 @@ import time
 
 SKIP = 77
 BIN = None
+PREFIX = []  # a launcher the daemon runs under (the no_openat2 case)
 failures = []
 
 
@@ -35,7 +36,7 @@ class Daemon:
         os.chmod(self.dir, 0o755)
         self.sock = sock or os.path.join(self.dir, "s.sock")
         self.log = open(os.path.join(self.dir, "log"), "w+")
-        self.proc = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", self.sock] + list(args),
+        self.proc = subprocess.Popen(PREFIX + [os.path.join(BIN, "surgeboxd"), "--socket", self.sock] + list(args),
                                      stderr=self.log)
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -784,6 +785,20 @@ def outputs_checks(c, req, names):
     check("outputs" not in r["steps"][0], "no outputs field unless asked")
 
 
+def case_no_openat2(_d):
+    """The link-safe cases again with openat2 answering ENOSYS (a kernel
+    before 5.6): the per-component fallback must hold the same line."""
+    global PREFIX
+    PREFIX = [os.path.join(BIN, "no_openat2")]
+    probe = subprocess.run(PREFIX + ["/usr/bin/python3", "-c",
+                                     "import ctypes,os; l=ctypes.CDLL(None,use_errno=True); "
+                                     "r=l.syscall(437,-100,b'/',0,0); print(r, ctypes.get_errno())"],
+                           capture_output=True, text=True)
+    check(probe.stdout.split() == ["-1", "38"], f"openat2 is not ENOSYS under the launcher: {probe.stdout!r}")
+    for case in (case_cache_link_restore, case_cache_poison, case_cache_planted_links, case_outputs):
+        case(None)
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -808,6 +823,7 @@ CASES = {
     "cache_poison": (case_cache_poison, None),
     "cache_planted_links": (case_cache_planted_links, None),
     "outputs": (case_outputs, None),
+    "no_openat2": (case_no_openat2, None),
 }
 
 
