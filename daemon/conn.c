@@ -69,7 +69,10 @@ void sbd_conn_close(sbd_conn *c) {
     sbd_log_job(c->srv, j, "dropped (client gone)");
     sbd_job_free(j);
   }
-  for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j, "cancelled: the client disconnected");
+  for (sbd_job *j = c->running, *next; j; j = next) {
+    next = j->next; /* read before the cancel, in case it ends the job */
+    sbd_job_cancel_running(j, "cancelled: the client disconnected");
+  }
   uv_read_stop((uv_stream_t *)&c->pipe);
   uv_close((uv_handle_t *)&c->pipe, on_closed);
 }

@@ -637,6 +637,86 @@ def case_protocol_examples(d):
     check(sent >= 15, f"only {sent} runnable examples found")
 
 
+def cached_sleep_job(id_, marker):
+    """A cacheable step slow enough that an identical second job waits for it."""
+    return exec_req(id_, ["sh", "-c", f"exec sleep {marker}"], cache=True)
+
+
+def start_leader_and_waiter(marker, *extra):
+    """--jobs 2 and a fresh cache: one job compiles (sleeps), an identical one waits on it."""
+    # no toolchains to detect: a fresh cache directory would make that slow
+    d = Daemon("--jobs", "2", "--cache-dir", tempfile.mkdtemp(prefix="sbd-cache-"),
+               "--toolchains", tempfile.mkdtemp(prefix="sbd-notc-"), *extra)
+    c = Client(d.sock)
+    c.send(cached_sleep_job("leader", marker))
+    deadline = time.time() + 20
+    while time.time() < deadline and not sandbox_procs(marker):
+        time.sleep(0.05)
+    c.send(cached_sleep_job("waiter", marker))
+    st = None
+    while time.time() < deadline:
+        st = Client(d.sock).call({"id": "st", "type": "status"})
+        if st["running"] == 2 and st["cache"].get("waits", 0) >= 1:
+            break
+        time.sleep(0.05)
+    check(st and st["running"] == 2 and len(sandbox_procs(marker)) == 1,
+          f"one job runs the step, the identical one waits for it: {st}")
+    return d, c
+
+
+def case_disconnect_cache_waiter(_d):
+    """Closing a connection while one of its jobs waits on an identical
+    cached step of another: the cancel loop must not walk a freed job."""
+    for rnd in range(3):  # a release build reads the freed job only sometimes
+        d, c = start_leader_and_waiter("37.25")
+        try:
+            c.close()
+            deadline = time.time() + 10
+            st = None
+            while time.time() < deadline and d.proc.poll() is None:
+                try:
+                    st = Client(d.sock).call({"id": "st", "type": "status"})
+                except OSError:
+                    break
+                if st["running"] == 0:
+                    break
+                time.sleep(0.05)
+            check(d.proc.poll() is None, f"round {rnd}: daemon survived the disconnect (exit {d.proc.returncode})")
+            if d.proc.poll() is not None:
+                print("--- daemon log ---\n" + d.logtext()[-3000:])
+                return
+            check(st and st["running"] == 0, f"round {rnd}: both jobs ended: {st}")
+            check(not sandbox_procs("37.25"), f"round {rnd}: nothing left running")
+            r = Client(d.sock).call(exec_req("after", ["/bin/echo", "alive"]))
+            check(r["status"] == "ok", f"round {rnd}: still serves: {r.get('status')}")
+        finally:
+            d.stop()
+
+
+def case_sigterm_grace_cache_waiter(_d):
+    """The grace timeout after SIGTERM cancels a job that waits on an identical
+    cached step: both are answered "cancelled" and the daemon exits 0."""
+    d, c = start_leader_and_waiter("37.75", "--grace", "0.5")
+    try:
+        d.proc.send_signal(signal.SIGTERM)
+        got = {}
+        try:
+            while len(got) < 2:
+                r = c.recv(20)
+                got[r["id"]] = r
+        except (EOFError, OSError) as e:
+            check(False, f"connection lost before both answers: {e!r}")
+        check({r.get("status") for r in got.values()} == {"cancelled"} and len(got) == 2,
+              f"both cancelled: { {k: v.get('status') for k, v in got.items()} }")
+        rc = d.proc.wait(20)
+        check(rc == 0, f"daemon exit code {rc}")
+        if rc != 0:
+            print("--- daemon log ---\n" + d.logtext()[-3000:])
+        check(not sandbox_procs("37.75"), "nothing left")
+    finally:
+        d.stop()
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -657,6 +737,8 @@ CASES = {
     "allow_gid": (case_allow_gid, ["--allow-gid", "4343"]),
     "stale_socket": (case_stale_socket, None),
     "client_cli": (case_client_cli, []),
+    "disconnect_cache_waiter": (case_disconnect_cache_waiter, None),
+    "sigterm_grace_cache_waiter": (case_sigterm_grace_cache_waiter, None),
 }
 
 
