@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 void sb_runtime_options_default(sb_runtime_options *o) {
@@ -32,56 +33,96 @@ static void default_state_dir(char out[PATH_MAX]) {
     snprintf(out, PATH_MAX, "/tmp/surgebox-%u/state", (unsigned)geteuid());
 }
 
-bool sb_instance_is_stale(const char *lock_dir, const char *name) {
+int sb_lock_dir(const char *dir, bool wait) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -errno;
+  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+    int e = errno;
+    close(fd);
+    return -e;
+  }
+  return fd;
+}
+
+/* "...-x<hex>": a name whose directory carries its own lock. */
+static bool locks_itself(const char *name) { return strstr(name + strlen(SB_INSTANCE_PREFIX), "-x") != NULL; }
+
+bool sb_instance_is_stale(const char *parent, const char *name, const char *lock_dir) {
   char path[PATH_MAX];
+  if (locks_itself(name)) {
+    if (snprintf(path, sizeof path, "%s/%s", parent, name) >= (int)sizeof path) return false;
+    int fd = sb_lock_dir(path, false);
+    if (fd < 0) return false; /* held (alive), or not a directory we can judge */
+    close(fd); /* releases the probe lock */
+    return true;
+  }
   if (snprintf(path, sizeof path, "%s/%s.lock", lock_dir, name) >= (int)sizeof path) return false;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false; /* no lock file: not ours to judge */
   bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
-  close(fd); /* releases the probe lock */
+  close(fd);
   return stale;
 }
 
-/* State of runtimes that died without cleaning up. Their mounts lived in
- * their private mount namespace and are gone already; their cgroups were
- * removed by sb_cg_open, which must run first (it needs the lock files). */
+/* State of runtimes that died without cleaning up (caller holds the state
+ * directory's flock). Their mounts lived in their private mount namespace
+ * and are gone already; their cgroups were removed by sb_cg_open, which
+ * must run first (older instances' cgroups are judged by the lock files). */
 static void remove_stale_instances(const char *state_dir) {
   DIR *d = opendir(state_dir);
   if (!d) return;
   struct dirent *e;
   size_t pl = strlen(SB_INSTANCE_PREFIX);
   while ((e = readdir(d))) {
+    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, pl) != 0) continue;
+    char name[256], path[PATH_MAX];
     size_t n = strlen(e->d_name);
-    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, pl) != 0 || n < 5 || strcmp(e->d_name + n - 5, ".lock") != 0) continue;
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)(n - 5), e->d_name);
-    if (!sb_instance_is_stale(state_dir, name)) continue;
-    char path[PATH_MAX];
+    bool lockfile = n > 5 && strcmp(e->d_name + n - 5, ".lock") == 0;
+    snprintf(name, sizeof name, "%.*s", (int)(lockfile ? n - 5 : n), e->d_name);
+    if (lockfile == locks_itself(name)) continue; /* a new-style name's dir, or an old one's lock file */
+    if (!sb_instance_is_stale(state_dir, name, state_dir)) continue;
     snprintf(path, sizeof path, "%s/%s", state_dir, name);
     sb_rm_rf(path);
-    snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
-    unlink(path);
+    if (lockfile) {
+      snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+      unlink(path);
+    }
   }
   closedir(d);
 }
 
-/* Take this instance's name and lock before creating anything under it. */
+/* Take a name unique to this start and create its directory, locked, under
+ * the state directory's flock (so no one judges it between the two). */
 static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   int rc = sb_mkdir_p(rt->state_dir, 0700);
   if (rc < 0) {
     sb_err(err, "cannot create state dir %s: %s", rt->state_dir, strerror(-rc));
     return rc;
   }
-  struct stat ns;
-  if (stat("/proc/self/ns/pid", &ns) < 0) ns.st_ino = 0;
-  snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu", (int)getpid(), (unsigned long long)ns.st_ino);
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
-  rt->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (rt->lock_fd < 0 || flock(rt->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-    sb_err(err, "cannot lock %s: %s", path, strerror(errno));
-    return -errno;
+  uint64_t rnd = 0;
+  if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+    sb_err(err, "getrandom: %s", strerror(errno));
+    return -EIO;
   }
+  struct stat ns; /* kept in the name for people and test harnesses: whose pid namespace */
+  if (stat("/proc/self/ns/pid", &ns) < 0) ns.st_ino = 0;
+  snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu-x%016llx", (int)getpid(),
+           (unsigned long long)ns.st_ino, (unsigned long long)rnd);
+  snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
+  int parent = sb_lock_dir(rt->state_dir, true);
+  if (parent < 0) {
+    sb_err(err, "cannot lock %s: %s", rt->state_dir, strerror(-parent));
+    return parent;
+  }
+  rc = mkdir(rt->instance, 0755) < 0 ? -errno : sb_lock_dir(rt->instance, false);
+  if (rc < 0 && rc != -EEXIST) rmdir(rt->instance);
+  close(parent);
+  if (rc < 0) {
+    sb_err(err, "cannot create and lock %s: %s", rt->instance, strerror(-rc));
+    rt->instance[0] = '\0';
+    return rc;
+  }
+  rt->lock_fd = rc;
   return 0;
 }
 
@@ -104,9 +145,11 @@ static int make_private_mount_ns(char err[SB_ERR_MAX]) {
 
 static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   int rc;
-  remove_stale_instances(rt->state_dir);
-  snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
-  sb_rm_rf(rt->instance);
+  int parent = sb_lock_dir(rt->state_dir, true);
+  if (parent >= 0) {
+    remove_stale_instances(rt->state_dir);
+    close(parent);
+  }
   char jobs[PATH_MAX];
   snprintf(rt->newroot, sizeof rt->newroot, "%s/root", rt->instance);
   snprintf(rt->empty_file, sizeof rt->empty_file, "%s/empty", rt->instance);
@@ -218,12 +261,7 @@ void sb_runtime_close(sb_runtime *rt) {
     umount2(jobs, MNT_DETACH);
     sb_rm_rf(rt->instance);
   }
-  if (rt->lock_fd >= 0) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
-    unlink(path);
-    close(rt->lock_fd);
-  }
+  if (rt->lock_fd >= 0) close(rt->lock_fd); /* after the directory is gone */
   free(rt);
 }
 

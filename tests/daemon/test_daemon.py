@@ -717,6 +717,115 @@ def case_sigterm_grace_cache_waiter(_d):
         d.stop()
 
 
+def own_cgroup_dirs(controller):
+    """This process's cgroup directory in a v1 hierarchy (the daemon's parent)."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            if controller in ctrls.split(","):
+                for mnt in (f"/sys/fs/cgroup/{ctrls}", f"/sys/fs/cgroup/{controller}"):
+                    if os.path.isdir(mnt + path):
+                        return mnt + path
+    return None
+
+
+class PidnsDaemon:
+    """surgeboxd as pid 1 of a pid namespace of its own: a container start."""
+    def __init__(self, sock, state, *args):
+        self.sock = sock
+        self.log = open(os.path.join(os.path.dirname(state), "log-%d" % time.monotonic_ns()), "w+")
+        if os.path.exists(sock):
+            os.unlink(sock)
+        self.outer = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc",
+                                       os.path.join(BIN, "surgeboxd"), "--socket", sock, "--state-dir", state,
+                                       "--toolchains", tempfile.mkdtemp(prefix="sbd-notc-"), "--no-cache"]
+                                      + list(args), stderr=self.log)
+        deadline = time.time() + 30
+        self.pid = None
+        while time.time() < deadline and self.outer.poll() is None:
+            try:
+                Client(sock).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            if "(surgeboxd)" in st and int(st.rsplit(")", 1)[1].split()[1]) == self.outer.pid:
+                self.pid = int(pid)
+        if self.pid is None:
+            self.log.seek(0)
+            raise RuntimeError("daemon did not start: " + self.log.read())
+        self.ns = os.stat(f"/proc/{self.pid}/ns/pid").st_ino
+
+    def logtext(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+
+def case_restart_new_pidns(_d):
+    """kill -9 of a daemon that is pid 1 of its pid namespace, mid-load, then a
+    restart as pid 1 of a fresh one with the same state dir (a container
+    restart: the kernel may give the new namespace the dead one's inode).
+    The new instance's first jobs end ok; the dead one's cgroups and state go."""
+    cg = {c: own_cgroup_dirs(c) for c in ("memory", "pids", "cpuacct")}
+    if not all(cg.values()) or not os.access(cg["memory"], os.W_OK):
+        print(f"SKIPPED: no writable cgroup v1 hierarchies here: {cg}")
+        sys.exit(SKIP)
+    top = tempfile.mkdtemp(prefix="sbd-restart-")
+    state, sock = os.path.join(top, "state"), os.path.join(top, "s.sock")
+
+    def instances(*nss):  # only those of our daemons' pid namespaces: others may run beside
+        found = {"state": sorted(x for x in os.listdir(state) if x.startswith("surgebox-i"))}
+        for c, d in cg.items():
+            found[c] = sorted(x for x in os.listdir(d) if any(x.startswith(f"surgebox-i1-{n}") for n in nss))
+        return found
+
+    d1 = PidnsDaemon(sock, state, "--cgroup", "v1", "--jobs", "2")
+    dead = [x for x in instances(d1.ns)["state"] if not x.endswith(".lock")]
+    c = Client(sock)
+    for i in range(4):
+        c.send(exec_req(f"load{i}", ["sh", "-c", "exec sleep 38.5"]))
+    deadline = time.time() + 20
+    while time.time() < deadline and len(sandbox_procs("38.5")) < 2:
+        time.sleep(0.05)
+    check(len(sandbox_procs("38.5")) == 2, "two jobs running before the kill")
+    os.kill(d1.pid, signal.SIGKILL)
+    d1.outer.wait(20)
+    c.close()
+    deadline = time.time() + 10
+    while time.time() < deadline and sandbox_procs("38.5"):
+        time.sleep(0.05)
+    d2 = PidnsDaemon(sock, state, "--cgroup", "v1", "--jobs", "2")
+    print(f"pid namespace inode: first {d1.ns}, restart {d2.ns} ({'reused' if d1.ns == d2.ns else 'new'})")
+    try:
+        c = Client(sock)
+        for i in range(3):
+            r = c.call(exec_req(f"first{i}", ["/bin/echo", "hello"]), 60)
+            err = (r.get("steps") or [{}])[0].get("error") or r.get("error")
+            check(r.get("status") == "ok", f"restarted daemon's job {i}: {r.get('status')} {err}")
+        now = instances(d1.ns, d2.ns)
+        live = [x for x in now["state"] if not x.endswith(".lock")]
+        check(len(live) == 1 and live != dead, f"only the new instance's state is left: dead {dead}, now {now}")
+        for ctl in cg:
+            check(now[ctl] == live, f"{ctl}: only the new instance's cgroup is left: {now[ctl]} (state {live})")
+        c.close()
+    finally:
+        os.kill(d2.pid, signal.SIGTERM)
+        try:
+            d2.outer.wait(30)
+        except subprocess.TimeoutExpired:
+            os.kill(d2.pid, signal.SIGKILL)
+    after = instances(d1.ns, d2.ns)
+    check(not any(after.values()), f"nothing left after a clean stop: {after}")
+    if failures:
+        print("--- first daemon ---\n" + d1.logtext()[-1500:] + "\n--- restarted daemon ---\n" + d2.logtext()[-2500:])
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -739,6 +848,7 @@ CASES = {
     "client_cli": (case_client_cli, []),
     "disconnect_cache_waiter": (case_disconnect_cache_waiter, None),
     "sigterm_grace_cache_waiter": (case_sigterm_grace_cache_waiter, None),
+    "restart_new_pidns": (case_restart_new_pidns, None),
 }
 
 
