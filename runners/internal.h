@@ -227,10 +227,16 @@ struct sb_runtime {
   int lock_fd;
   char newroot[PATH_MAX];
   char empty_file[PATH_MAX];
-  bool userns;               /* not root: a user namespace maps the daemon's ids */
+  bool userns;               /* not root: each sandbox gets a user namespace mapping its uid to outer_uid */
+  bool own_userns;           /* not root, and the runtime itself is uid 0 of a user namespace of its own */
+  bool can_mount;            /* root or own_userns: tmpfs for the jobs directory and each /app */
   bool no_clone_into_cgroup; /* clone3(CLONE_INTO_CGROUP) failed once: attach instead */
-  uid_t outer_uid;
+  uid_t outer_uid;           /* our ids where we run (0 in our own user namespace) */
   gid_t outer_gid;
+  uid_t host_uid;            /* our ids before sb_runtime_open */
+  gid_t host_gid;
+  uid_t files_uid;           /* owner of /app's tmpfs as we see it: the sandbox uid, or our 0 */
+  gid_t files_gid;
   int *netns_fds;
   int n_netns;
   sb_cg_backend cg;

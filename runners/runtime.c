@@ -126,11 +126,51 @@ static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   return 0;
 }
 
-static int make_private_mount_ns(char err[SB_ERR_MAX]) {
+/* The effective uid this process had before sb_runtime_open put it in a
+ * user namespace of its own (where it is 0). */
+static uid_t host_euid_value = (uid_t)-1;
+uid_t sb_host_euid(void) { return host_euid_value != (uid_t)-1 ? host_euid_value : geteuid(); }
+
+/* Not root: a user namespace of our own in which the outer uid/gid are 0
+ * (and the only ids mapped), created with the mount namespace so that the
+ * jobs directory and the workspaces can be size-capped tmpfs as for root.
+ * Sandboxes still nest a user namespace mapping the sandbox uid to our 0
+ * (= the outer user). false (and nothing changed) where user namespaces
+ * are unavailable: then /app stays a plain directory. */
+static bool enter_own_userns(sb_runtime *rt) {
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) return false;
+  host_euid_value = rt->outer_uid;
+  char map[64];
+  snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_uid);
+  int rc = sb_write_file("/proc/self/setgroups", "deny"); /* before an unprivileged gid_map */
+  if (!rc) rc = sb_write_file("/proc/self/uid_map", map);
+  snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_gid);
+  if (!rc) rc = sb_write_file("/proc/self/gid_map", map);
+  if (rc < 0) return false; /* cannot happen with our own ids; mounts would then fail and say so */
+  rt->outer_uid = 0; /* what the sandbox uid maps to from now on */
+  rt->outer_gid = 0;
+  return true;
+}
+
+bool sb_runtime_host_uid(const sb_runtime *rt, uid_t seen, uid_t *host) {
+  if (!rt->own_userns) *host = seen;
+  else if (seen == 0) *host = rt->host_uid;
+  else return false; /* the kernel shows every other uid as the overflow uid */
+  return true;
+}
+
+bool sb_runtime_host_gid(const sb_runtime *rt, gid_t seen, gid_t *host) {
+  if (!rt->own_userns) *host = seen;
+  else if (seen == 0) *host = rt->host_gid;
+  else return false;
+  return true;
+}
+
+static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
   /* Job workspaces are tmpfs mounts: keep them in a mount namespace of our
    * own so they never show up in (or leak into) the host's mount table, and
    * vanish with this process whatever happens. Must run before threads. */
-  if (unshare(CLONE_NEWNS) < 0) {
+  if (!done && unshare(CLONE_NEWNS) < 0) {
     sb_err(err, "unshare(CLONE_NEWNS): %s (call sb_runtime_open before creating threads)", strerror(errno));
     return -errno;
   }
@@ -163,7 +203,7 @@ static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   /* Job directories on a tmpfs of our own (in our private mount namespace):
    * removing them never waits on the disk (an ext4 mounted with discard
    * made every job's rmdir wait for a block discard). */
-  if (!rt->userns && mount("tmpfs", jobs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=64m") < 0) {
+  if (rt->can_mount && mount("tmpfs", jobs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=64m") < 0) {
     sb_err(err, "mount tmpfs on %s: %s", jobs, strerror(errno));
     return -errno;
   }
@@ -188,15 +228,21 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->lock_fd = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
+  rt->host_uid = rt->outer_uid;
+  rt->host_gid = rt->outer_gid;
   rt->userns = rt->outer_uid != 0;
-  if (opts->state_dir)
+  if (opts->state_dir) /* before the user namespace: paths are the outer user's */
     snprintf(rt->state_dir, sizeof rt->state_dir, "%s", opts->state_dir);
   else
     default_state_dir(rt->state_dir);
   /* A program whose stdin we still write may exit: never die of SIGPIPE. */
   signal(SIGPIPE, SIG_IGN);
   int rc = 0;
-  if (!rt->userns) rc = make_private_mount_ns(err);
+  rt->own_userns = rt->userns && enter_own_userns(rt);
+  rt->can_mount = !rt->userns || rt->own_userns;
+  rt->files_uid = rt->own_userns ? 0 : rt->opts.sandbox_uid;
+  rt->files_gid = rt->own_userns ? 0 : rt->opts.sandbox_gid;
+  if (rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
   if (!rc) rc = lock_instance(rt, err);
   char cgerr[SB_ERR_MAX] = "";
   if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->name, rt->state_dir, rt->warning, cgerr) < 0) {
@@ -290,8 +336,9 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
   json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= on /tmp and /dev/shm"));
-  json_object_object_add(o, "app_size", json_object_new_string(rt->userns ? "not enforced (unprivileged: /app is a plain directory)"
-                                                                          : "tmpfs size= on /app"));
+  json_object_object_add(o, "app_size", json_object_new_string(!rt->can_mount ? "not enforced (unprivileged without a user namespace of its own: /app is a plain directory)"
+                                                                  : rt->own_userns ? "tmpfs size= on /app (mounted in the runtime's own user namespace)"
+                                                                                   : "tmpfs size= on /app"));
   json_object_object_add(o, "open_files", json_object_new_string("RLIMIT_NOFILE"));
   json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
   json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"

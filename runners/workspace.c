@@ -35,10 +35,10 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
     free(ws);
     return -errno;
   }
-  if (!rt->userns) {
+  if (rt->can_mount) {
     char opts[128];
     snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
-             (unsigned)rt->opts.sandbox_uid, (unsigned)rt->opts.sandbox_gid);
+             (unsigned)rt->files_uid, (unsigned)rt->files_gid);
     if (mount("tmpfs", ws->path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
       sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(errno));
       rmdir(ws->path);

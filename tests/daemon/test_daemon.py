@@ -659,7 +659,7 @@ def start_leader_and_waiter(marker, *extra):
         if st["running"] == 2 and st["cache"].get("waits", 0) >= 1:
             break
         time.sleep(0.05)
-    check(st and st["running"] == 2 and len(sandbox_procs(marker)) == 1,
+    check(st and st["running"] == 2 and st["cache"].get("waits", 0) >= 1 and sandbox_procs(marker),
           f"one job runs the step, the identical one waits for it: {st}")
     return d, c
 
@@ -826,6 +826,83 @@ def case_restart_new_pidns(_d):
         print("--- first daemon ---\n" + d1.logtext()[-1500:] + "\n--- restarted daemon ---\n" + d2.logtext()[-2500:])
 
 
+def as_user(uid, fn):
+    """Run fn() in a child with uid/gid `uid`; its return value (0..255) is the exit code."""
+    pid = os.fork()
+    if pid == 0:
+        code = 5
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            code = fn()
+        except Exception as e:  # noqa: BLE001
+            print("child:", repr(e), flush=True)
+        os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    return os.WEXITSTATUS(st)
+
+
+def case_unprivileged_daemon(_d):
+    """surgeboxd started by an ordinary user (4242): it is uid 0 of a user
+    namespace of its own, so the kernel reports peers relative to it. Its own
+    user is served and its jobs get a size-capped /app; another user (shown
+    by the kernel as 65534) is refused even with --allow-uid 65534."""
+    top = tempfile.mkdtemp(prefix="sbd-unpriv-")
+    os.chmod(top, 0o755)
+    xdg = os.path.join(top, "xdg")
+    os.mkdir(xdg, 0o700)
+    os.chown(xdg, 4242, 4242)
+    os.chmod(BIN, 0o755)
+    sock = os.path.join(xdg, "s.sock")
+    log = open(os.path.join(top, "log"), "w+")
+    env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+    proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                             os.path.join(BIN, "surgeboxd"), "--socket", sock, "--jobs", "1", "--no-cache",
+                             "--toolchains", top, "--allow-uid", "65534", "--allow-gid", "65534"],
+                            stderr=log, env=env)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not os.path.exists(sock) and proc.poll() is None:
+            time.sleep(0.05)
+        # let another user reach the socket: only the peer check stands in the way
+        os.chmod(xdg, 0o711)
+        os.chmod(sock, 0o666)
+
+        def own_user():
+            c = Client(sock)
+            if c.call({"id": 1, "type": "ping"})["type"] != "ping":
+                return 3
+            r = c.call(exec_req("app", ["sh", "-c", "df -m /app | tail -n 1"]))
+            print("own user's job:", r.get("status"), r["steps"][0]["stdout"].strip(),
+                  r["steps"][0]["enforced"]["app_size"], flush=True)
+            ok = r["status"] == "ok" and r["steps"][0]["stdout"].startswith("tmpfs ") and \
+                r["steps"][0]["stdout"].split()[1] == "512"
+            return 0 if ok else 4
+
+        def other_user():
+            c = Client(sock)
+            r = c.recv(10)
+            print("other user:", r, flush=True)
+            ok = r["type"] == "error" and r["error"]["code"] == "unauthorized" and "65534" not in r["error"]["message"]
+            return 0 if ok else 3
+
+        check(as_user(4242, own_user) == 0, "the daemon's own user is served and /app is a 512 MiB tmpfs")
+        check(as_user(4343, other_user) == 0, "another user is refused, and not named by its overflow uid")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    left = [x for x in os.listdir(os.path.join(xdg, "surgebox", "state"))] \
+        if os.path.isdir(os.path.join(xdg, "surgebox", "state")) else []
+    check(not left, f"nothing left in the state dir: {left}")
+    if failures:
+        log.seek(0)
+        print("--- daemon log ---\n" + log.read()[-3000:])
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -849,6 +926,7 @@ CASES = {
     "disconnect_cache_waiter": (case_disconnect_cache_waiter, None),
     "sigterm_grace_cache_waiter": (case_sigterm_grace_cache_waiter, None),
     "restart_new_pidns": (case_restart_new_pidns, None),
+    "unprivileged_daemon": (case_unprivileged_daemon, None),
 }
 
 
