@@ -767,14 +767,27 @@ class PidnsDaemon:
         return self.log.read()
 
 
-def case_restart_new_pidns(_d):
+def own_cgroup2_dir():
+    """This process's directory in the cgroup2 hierarchy (hybrid: /sys/fs/cgroup/unified)."""
+    with open("/proc/self/cgroup") as f:
+        path = next((l[3:].rstrip("\n") for l in f if l.startswith("0::")), None)
+    with open("/proc/self/mountinfo") as f:
+        mnt = next((l.split()[4] for l in f if " - cgroup2 " in l), None)
+    return mnt + path.rstrip("/") if mnt and path is not None else None
+
+
+def case_restart_new_pidns(_d, backend="v1"):
     """kill -9 of a daemon that is pid 1 of its pid namespace, mid-load, then a
     restart as pid 1 of a fresh one with the same state dir (a container
     restart: the kernel may give the new namespace the dead one's inode).
     The new instance's first jobs end ok; the dead one's cgroups and state go."""
-    cg = {c: own_cgroup_dirs(c) for c in ("memory", "pids", "cpuacct")}
-    if not all(cg.values()) or not os.access(cg["memory"], os.W_OK):
-        print(f"SKIPPED: no writable cgroup v1 hierarchies here: {cg}")
+    if backend == "v1":
+        cg = {c: own_cgroup_dirs(c) for c in ("memory", "pids", "cpuacct")}
+    else:
+        cg = {"unified": own_cgroup2_dir()}
+    first = next(iter(cg.values()))
+    if not all(cg.values()) or not os.access(first, os.W_OK):
+        print(f"SKIPPED: no writable cgroup {backend} hierarchy here: {cg}")
         sys.exit(SKIP)
     top = tempfile.mkdtemp(prefix="sbd-restart-")
     state, sock = os.path.join(top, "state"), os.path.join(top, "s.sock")
@@ -785,45 +798,63 @@ def case_restart_new_pidns(_d):
             found[c] = sorted(x for x in os.listdir(d) if any(x.startswith(f"surgebox-i1-{n}") for n in nss))
         return found
 
-    d1 = PidnsDaemon(sock, state, "--cgroup", "v1", "--jobs", "2")
-    dead = [x for x in instances(d1.ns)["state"] if not x.endswith(".lock")]
-    c = Client(sock)
-    for i in range(4):
-        c.send(exec_req(f"load{i}", ["sh", "-c", "exec sleep 38.5"]))
-    deadline = time.time() + 20
-    while time.time() < deadline and len(sandbox_procs("38.5")) < 2:
-        time.sleep(0.05)
-    check(len(sandbox_procs("38.5")) == 2, "two jobs running before the kill")
-    os.kill(d1.pid, signal.SIGKILL)
-    d1.outer.wait(20)
-    c.close()
-    deadline = time.time() + 10
-    while time.time() < deadline and sandbox_procs("38.5"):
-        time.sleep(0.05)
-    d2 = PidnsDaemon(sock, state, "--cgroup", "v1", "--jobs", "2")
-    print(f"pid namespace inode: first {d1.ns}, restart {d2.ns} ({'reused' if d1.ns == d2.ns else 'new'})")
-    try:
+    def load_and_kill(d):
+        c = Client(sock)
+        for i in range(4):
+            c.send(exec_req(f"load{i}", ["sh", "-c", "exec sleep 38.5"]))
+        deadline = time.time() + 20
+        while time.time() < deadline and len(sandbox_procs("38.5")) < 2:
+            time.sleep(0.05)
+        check(len(sandbox_procs("38.5")) == 2, "two jobs running before the kill")
+        os.kill(d.pid, signal.SIGKILL)
+        d.outer.wait(20)
+        c.close()
+        deadline = time.time() + 10
+        while time.time() < deadline and sandbox_procs("38.5"):
+            time.sleep(0.05)
+
+    def first_jobs_and_leftovers(d, nss, what):
         c = Client(sock)
         for i in range(3):
             r = c.call(exec_req(f"first{i}", ["/bin/echo", "hello"]), 60)
             err = (r.get("steps") or [{}])[0].get("error") or r.get("error")
-            check(r.get("status") == "ok", f"restarted daemon's job {i}: {r.get('status')} {err}")
-        now = instances(d1.ns, d2.ns)
+            check(r.get("status") == "ok", f"{what}: job {i}: {r.get('status')} {err}")
+        c.close()
+        now = instances(*nss)
         live = [x for x in now["state"] if not x.endswith(".lock")]
-        check(len(live) == 1 and live != dead, f"only the new instance's state is left: dead {dead}, now {now}")
+        check(len(live) == 1 and live not in seen, f"{what}: only the new instance's state is left: before {seen}, now {now}")
         for ctl in cg:
             check(now[ctl] == live, f"{ctl}: only the new instance's cgroup is left: {now[ctl]} (state {live})")
-        c.close()
+        seen.append(live)
+
+    seen = []
+    daemons = [PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2")]
+    seen.append([x for x in instances(daemons[0].ns)["state"] if not x.endswith(".lock")])
+    try:
+        load_and_kill(daemons[0])
+        # restart with the same state dir
+        daemons.append(PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2"))
+        print("pid namespace inodes:", [d.ns for d in daemons])
+        first_jobs_and_leftovers(daemons[1], [d.ns for d in daemons], "restart, same state dir")
+        load_and_kill(daemons[1])
+        # restart with the state dir gone (a container's fresh /run): the cgroups outlived it
+        subprocess.run(["rm", "-rf", state], check=True)
+        daemons.append(PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2"))
+        print("pid namespace inodes:", [d.ns for d in daemons])
+        first_jobs_and_leftovers(daemons[2], [d.ns for d in daemons], "restart, state dir lost")
     finally:
-        os.kill(d2.pid, signal.SIGTERM)
-        try:
-            d2.outer.wait(30)
-        except subprocess.TimeoutExpired:
-            os.kill(d2.pid, signal.SIGKILL)
-    after = instances(d1.ns, d2.ns)
+        last = daemons[-1]
+        if last.outer.poll() is None:
+            os.kill(last.pid, signal.SIGTERM)
+            try:
+                last.outer.wait(30)
+            except subprocess.TimeoutExpired:
+                os.kill(last.pid, signal.SIGKILL)
+    after = instances(*[d.ns for d in daemons])
     check(not any(after.values()), f"nothing left after a clean stop: {after}")
     if failures:
-        print("--- first daemon ---\n" + d1.logtext()[-1500:] + "\n--- restarted daemon ---\n" + d2.logtext()[-2500:])
+        for i, d in enumerate(daemons):
+            print(f"--- daemon {i} ---\n" + d.logtext()[-1500:])
 
 
 def as_user(uid, fn):
@@ -926,6 +957,7 @@ CASES = {
     "disconnect_cache_waiter": (case_disconnect_cache_waiter, None),
     "sigterm_grace_cache_waiter": (case_sigterm_grace_cache_waiter, None),
     "restart_new_pidns": (case_restart_new_pidns, None),
+    "restart_new_pidns_v2": (lambda d: case_restart_new_pidns(d, "v2"), None),
     "unprivileged_daemon": (case_unprivileged_daemon, None),
 }
 
