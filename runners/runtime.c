@@ -135,10 +135,10 @@ uid_t sb_host_euid(void) { return host_euid_value != (uid_t)-1 ? host_euid_value
  * (and the only ids mapped), created with the mount namespace so that the
  * jobs directory and the workspaces can be size-capped tmpfs as for root.
  * Sandboxes still nest a user namespace mapping the sandbox uid to our 0
- * (= the outer user). false (and nothing changed) where user namespaces
- * are unavailable: then /app stays a plain directory. */
-static bool enter_own_userns(sb_runtime *rt) {
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) return false;
+ * (= the outer user). Where user namespaces are unavailable nothing
+ * changes (own_userns stays false) and /app stays a plain directory. */
+static int enter_own_userns(sb_runtime *rt, char err[SB_ERR_MAX]) {
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) return 0;
   host_euid_value = rt->outer_uid;
   char map[64];
   snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_uid);
@@ -146,10 +146,14 @@ static bool enter_own_userns(sb_runtime *rt) {
   if (!rc) rc = sb_write_file("/proc/self/uid_map", map);
   snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_gid);
   if (!rc) rc = sb_write_file("/proc/self/gid_map", map);
-  if (rc < 0) return false; /* cannot happen with our own ids; mounts would then fail and say so */
+  if (rc < 0) { /* only our own ids: should not happen, and nothing would work without them */
+    sb_err(err, "user namespace of the runtime: writing its id maps: %s", strerror(-rc));
+    return rc;
+  }
   rt->outer_uid = 0; /* what the sandbox uid maps to from now on */
   rt->outer_gid = 0;
-  return true;
+  rt->own_userns = true;
+  return 0;
 }
 
 bool sb_runtime_host_uid(const sb_runtime *rt, uid_t seen, uid_t *host) {
@@ -238,11 +242,11 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   /* A program whose stdin we still write may exit: never die of SIGPIPE. */
   signal(SIGPIPE, SIG_IGN);
   int rc = 0;
-  rt->own_userns = rt->userns && enter_own_userns(rt);
+  if (rt->userns) rc = enter_own_userns(rt, err);
   rt->can_mount = !rt->userns || rt->own_userns;
   rt->files_uid = rt->own_userns ? 0 : rt->opts.sandbox_uid;
   rt->files_gid = rt->own_userns ? 0 : rt->opts.sandbox_gid;
-  if (rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
+  if (!rc && rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
   if (!rc) rc = lock_instance(rt, err);
   char cgerr[SB_ERR_MAX] = "";
   if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->name, rt->state_dir, rt->warning, cgerr) < 0) {
