@@ -18,16 +18,17 @@ void sbd_config_default(sbd_config *c) {
   sb_runtime_options_default(&c->runtime);
 }
 
+/* sb_host_euid: an unprivileged runtime is uid 0 of its own user namespace. */
 void sbd_default_socket(char *out, size_t cap) {
   const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (geteuid() == 0) snprintf(out, cap, "/run/surgebox/surgebox.sock");
+  if (sb_host_euid() == 0) snprintf(out, cap, "/run/surgebox/surgebox.sock");
   else if (xdg && *xdg) snprintf(out, cap, "%s/surgebox.sock", xdg);
-  else snprintf(out, cap, "/tmp/surgebox-%u/surgebox.sock", (unsigned)geteuid());
+  else snprintf(out, cap, "/tmp/surgebox-%u/surgebox.sock", (unsigned)sb_host_euid());
 }
 
 void sbd_default_cache_dir(char *out, size_t cap) {
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (geteuid() == 0) snprintf(out, cap, "/var/cache/surgebox");
+  if (sb_host_euid() == 0) snprintf(out, cap, "/var/cache/surgebox");
   else if (xdg && *xdg) snprintf(out, cap, "%s/surgebox", xdg);
   else snprintf(out, cap, "%s/.cache/surgebox", home && *home ? home : "/tmp");
 }

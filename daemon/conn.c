@@ -69,7 +69,10 @@ void sbd_conn_close(sbd_conn *c) {
     sbd_log_job(c->srv, j, "dropped (client gone)");
     sbd_job_free(j);
   }
-  for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j, "cancelled: the client disconnected");
+  for (sbd_job *j = c->running, *next; j; j = next) {
+    next = j->next; /* read before the cancel, in case it ends the job */
+    sbd_job_cancel_running(j, "cancelled: the client disconnected");
+  }
   uv_read_stop((uv_stream_t *)&c->pipe);
   uv_close((uv_handle_t *)&c->pipe, on_closed);
 }
@@ -202,14 +205,19 @@ void sbd_conn_accept(sbd_server *srv) {
     sbd_conn_close(c);
     return;
   }
-  c->uid = cred.uid;
-  c->gid = cred.gid;
+  /* Unprivileged, the daemon is uid 0 of a user namespace of its own and the
+   * kernel reports peers relative to it: our own user as 0, everyone else
+   * as the overflow uid. Judge (and name) the host's ids; an unmapped one
+   * is never allowed, whatever the allow lists say about 65534. */
+  bool uid_known = sb_runtime_host_uid(srv->rt, cred.uid, &c->uid);
+  bool gid_known = sb_runtime_host_gid(srv->rt, cred.gid, &c->gid);
   c->pid = cred.pid;
-  if (!sbd_peer_allowed(srv, cred.uid, cred.gid)) {
-    sbd_log(srv, "warn", "refused connection from uid %u gid %u pid %d", (unsigned)cred.uid, (unsigned)cred.gid,
-            (int)cred.pid);
-    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "uid %u is not allowed to use this daemon",
-                                        (unsigned)cred.uid));
+  if (!uid_known || !sbd_peer_allowed(srv, c->uid, gid_known ? c->gid : (gid_t)-1)) {
+    char who[64];
+    if (uid_known) snprintf(who, sizeof who, "uid %u", (unsigned)c->uid);
+    else snprintf(who, sizeof who, "a uid other than the daemon's own");
+    sbd_log(srv, "warn", "refused connection from %s (pid %d)", who, (int)cred.pid);
+    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "%s is not allowed to use this daemon", who));
     close_gracefully(c);
     return;
   }

@@ -310,11 +310,41 @@ void sbd_job_start(sbd_job *job, int slot) {
   run_step(job);
 }
 
+/* A cancelled job that was waiting for an identical compile ends on the next
+ * loop turn, never inside the cancel: its caller may be walking a list the
+ * job is on (a connection's running jobs), and ending it frees it. */
+typedef struct {
+  uv_timer_t timer;
+  sbd_job *job;
+} deferred_end;
+
+static void on_deferred_closed(uv_handle_t *h) { free(h->data); }
+
+static void on_deferred_end(uv_timer_t *t) {
+  deferred_end *d = t->data;
+  send_and_end(d->job, SBP_STATUS_CANCELLED);
+  uv_close((uv_handle_t *)&d->timer, on_deferred_closed);
+}
+
 void sbd_job_cancel_running(sbd_job *job, const char *why) {
   if (!job->cancelled) snprintf(job->cancel_why, sizeof job->cancel_why, "%s", why);
   job->cancelled = true;
-  if (job->run) sbd_step_kill(job->run, "cancel");
-  else if (sbd_cache_forget_waiter(job->srv->cache, job)) sbd_job_resume(job); /* was waiting for a compile */
+  if (job->run) {
+    sbd_step_kill(job->run, "cancel");
+    return;
+  }
+  /* Waiting for a compile: without memory for the timer it stays a waiter
+   * and ends (cancelled) when that compile does, through sbd_job_resume. */
+  deferred_end *d = calloc(1, sizeof *d);
+  if (!d) return;
+  if (!sbd_cache_forget_waiter(job->srv->cache, job)) { /* not waiting: already on its way */
+    free(d);
+    return;
+  }
+  d->job = job;
+  uv_timer_init(&job->srv->loop, &d->timer);
+  d->timer.data = d;
+  uv_timer_start(&d->timer, on_deferred_end, 0, 0);
 }
 
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why) {

@@ -115,7 +115,10 @@ static void on_grace_over(uv_timer_t *t) {
   sbd_server *srv = t->data;
   sbd_log(srv, "warn", "grace period over: killing %d running job(s)", srv->running);
   for (sbd_conn *c = srv->conns; c; c = c->next)
-    for (sbd_job *j = c->running; j; j = j->next) sbd_job_cancel_running(j, "cancelled: the daemon is shutting down and the grace period is over");
+    for (sbd_job *j = c->running, *next; j; j = next) {
+      next = j->next; /* read before the cancel, in case it ends the job */
+      sbd_job_cancel_running(j, "cancelled: the daemon is shutting down and the grace period is over");
+    }
 }
 
 static void drain(sbd_server *srv, const char *why) {

@@ -125,13 +125,28 @@ static void kill_listed(const char *dir) {
   }
 }
 
+/* A job cgroup left by a dead instance, or by one of ours whose rmdir gave
+ * up: whatever is still listed in it is killed, then it goes. */
+static int reclaim(const char *dir) {
+  kill_listed(dir);
+  return sb_cg_rmdir_retry(dir);
+}
+
+int sb_cg_mkdir_job(const char *path) {
+  if (mkdir(path, 0755) == 0) return 0;
+  if (errno != EEXIST) return -errno;
+  int rc = reclaim(path);
+  if (rc < 0) return rc;
+  return mkdir(path, 0755) < 0 ? -errno : 0;
+}
+
 void sb_cg_remove_stale(const char *dir, const char *lock_dir) {
   DIR *d = opendir(dir);
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
     if (strncmp(e->d_name, SB_INSTANCE_PREFIX, strlen(SB_INSTANCE_PREFIX)) != 0) continue;
-    if (!sb_instance_is_stale(lock_dir, e->d_name)) continue;
+    if (!sb_instance_is_stale(dir, e->d_name, lock_dir)) continue;
     char inst[PATH_MAX];
     snprintf(inst, sizeof inst, "%s/%s", dir, e->d_name);
     DIR *jd = opendir(inst);
@@ -140,13 +155,34 @@ void sb_cg_remove_stale(const char *dir, const char *lock_dir) {
       if (je->d_type != DT_DIR || je->d_name[0] == '.') continue;
       char job[PATH_MAX];
       if (snprintf(job, sizeof job, "%s/%s", inst, je->d_name) >= (int)sizeof job) continue;
-      kill_listed(job);
-      sb_cg_rmdir_retry(job);
+      reclaim(job);
     }
     if (jd) closedir(jd);
     sb_cg_rmdir_retry(inst);
   }
   closedir(d);
+}
+
+int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path, const char *lock_dir,
+                         char err[SB_ERR_MAX]) {
+  /* The parent's flock: no other instance judges ours between mkdir and
+   * flock. Where it cannot be taken, judge and create without it. */
+  int pfd = sb_lock_dir(parent, true);
+  sb_cg_remove_stale(parent, lock_dir);
+  int rc = mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+  int fd = rc < 0 ? rc : sb_lock_dir(path, false);
+  if (pfd >= 0) close(pfd);
+  if (rc < 0 || fd < 0) {
+    sb_err(err, "cannot %s %s: %s", rc < 0 ? "create" : "lock", path, strerror(rc < 0 ? -rc : -fd));
+    return rc < 0 ? rc : fd;
+  }
+  b->inst_fd[b->n_inst_fd++] = fd;
+  return 0;
+}
+
+static void unlock_instance(sb_cg_backend *b) {
+  for (int i = 0; i < b->n_inst_fd; i++) close(b->inst_fd[i]);
+  b->n_inst_fd = 0;
 }
 
 int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, const char *lock_dir, char *warning,
@@ -155,18 +191,22 @@ int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, cons
   char why2[SB_ERR_MAX] = "", why1[SB_ERR_MAX] = "";
   if (want == SB_CGROUP_V2) {
     if (sb_cg2_open(b, instance, lock_dir, false, err) == 0) return 0;
+    unlock_instance(b);
     return -ENOTSUP;
   }
   if (want == SB_CGROUP_V1) {
     if (sb_cg1_open(b, instance, lock_dir, err) == 0) return 0;
+    unlock_instance(b);
     return -ENOTSUP;
   }
   if (want == SB_CGROUP_AUTO) {
     /* v2 only when it can really limit memory and pids; a controller-less
      * unified mount (hybrid hosts) loses to v1. */
     if (sb_cg2_open(b, instance, lock_dir, true, why2) == 0) return 0;
+    unlock_instance(b);
     memset(b, 0, sizeof *b);
     if (sb_cg1_open(b, instance, lock_dir, why1) == 0) return 0;
+    unlock_instance(b);
     memset(b, 0, sizeof *b);
     snprintf(warning, SB_ERR_MAX,
              "no usable cgroup (v2: %s; v1: %s): limits by rlimits only, memory per process "
@@ -185,6 +225,7 @@ int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, cons
 void sb_cg_close(sb_cg_backend *b) {
   if (b->kind == SB_CGROUP_V1) sb_cg1_close(b);
   if (b->kind == SB_CGROUP_V2) sb_cg2_close(b);
+  unlock_instance(b); /* after the rmdir: never a moment when it looks dead */
 }
 
 int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,

@@ -29,12 +29,13 @@ int sb_cg1_open(sb_cg_backend *b, const char *instance, const char *lock_dir, ch
       return -ENOENT;
     }
     if (snprintf(parent, sizeof parent, "%s%s", mount, own) >= (int)sizeof parent) return -ENAMETOOLONG;
-    sb_cg_remove_stale(parent, lock_dir);
     if (snprintf(slot(b, i), PATH_MAX, "%s/%s", parent, instance) >= PATH_MAX) return -ENAMETOOLONG;
-    if (mkdir(slot(b, i), 0755) < 0 && errno != EEXIST) {
-      sb_err(err, "cannot create %s: %s", slot(b, i), strerror(errno));
+    bool shared = false; /* co-mounted controllers: one directory, claimed once */
+    for (int k = 0; k < i; k++) shared |= strcmp(slot(b, k), slot(b, i)) == 0;
+    int rc = shared ? 0 : sb_cg_claim_instance(b, parent, slot(b, i), lock_dir, err);
+    if (rc < 0) {
       for (int k = 0; k < i; k++) rmdir(slot(b, k));
-      return -errno;
+      return rc;
     }
   }
   char probe[PATH_MAX];
@@ -55,10 +56,11 @@ int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
   sb_cg_backend *bb = (sb_cg_backend *)b;
   for (int i = 0; i < 3; i++) {
     snprintf(jslot(j, i), PATH_MAX, "%s/%s", slot(bb, i), name);
-    if (mkdir(jslot(j, i), 0755) < 0) {
-      sb_err(err, "cannot create %s: %s", jslot(j, i), strerror(errno));
+    int rc = sb_cg_mkdir_job(jslot(j, i));
+    if (rc < 0) {
+      sb_err(err, "cannot create %s: %s", jslot(j, i), strerror(-rc));
       for (int k = 0; k < i; k++) rmdir(jslot(j, k));
-      return -errno;
+      return rc;
     }
   }
   j->created = true;

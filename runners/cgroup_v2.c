@@ -75,12 +75,9 @@ int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bo
     if (require_controllers) return -ENOTSUP;
     mem = pids = false;
   }
-  sb_cg_remove_stale(parent, lock_dir);
   snprintf(b->v2, sizeof b->v2, "%s/%s", parent, instance);
-  if (mkdir(b->v2, 0755) < 0 && errno != EEXIST) {
-    sb_err(err, "cannot create %s: %s", b->v2, strerror(errno));
-    return -errno;
-  }
+  int rc = sb_cg_claim_instance(b, parent, b->v2, lock_dir, err);
+  if (rc < 0) return rc;
   if (mem && pids) {
     snprintf(path, sizeof path, "%s/cgroup.subtree_control", b->v2);
     if (sb_write_file(path, "+memory +pids") < 0) mem = pids = false;
@@ -103,9 +100,10 @@ void sb_cg2_close(sb_cg_backend *b) { sb_cg_rmdir_retry(b->v2); }
 int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                       char err[SB_ERR_MAX]) {
   snprintf(j->v2, sizeof j->v2, "%s/%s", b->v2, name);
-  if (mkdir(j->v2, 0755) < 0) {
-    sb_err(err, "cannot create %s: %s", j->v2, strerror(errno));
-    return -errno;
+  int mk = sb_cg_mkdir_job(j->v2);
+  if (mk < 0) {
+    sb_err(err, "cannot create %s: %s", j->v2, strerror(-mk));
+    return mk;
   }
   j->created = true;
   j->v2_fd = open(j->v2, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* for CLONE_INTO_CGROUP; -1 is fine */

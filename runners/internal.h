@@ -64,6 +64,9 @@ typedef struct {
   char v2[PATH_MAX];
   bool v2_memory, v2_pids, v2_cpu, v2_kill;
   char describe[256];
+  /* the instance directories, open and flocked while we live (runtime.c) */
+  int inst_fd[3];
+  int n_inst_fd;
 } sb_cg_backend;
 
 typedef struct {
@@ -96,6 +99,11 @@ bool sb_cg_limits_pids(const sb_cg_backend *b);
 bool sb_cg_counts_cpu(const sb_cg_backend *b);
 /* rmdir leftovers of dead instances (see sb_instance_is_stale) under dir. */
 void sb_cg_remove_stale(const char *dir, const char *lock_dir);
+/* In parent, under its flock: remove dead instances, create and lock ours. */
+int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path, const char *lock_dir,
+                         char err[SB_ERR_MAX]);
+/* mkdir a job cgroup; one already there is a predecessor's: emptied and replaced. */
+int sb_cg_mkdir_job(const char *path);
 
 /* v1 / v2 specifics, called by cgroup.c only */
 int sb_cg1_open(sb_cg_backend *b, const char *instance, const char *lock_dir, char err[SB_ERR_MAX]);
@@ -222,12 +230,18 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
                     char err[SB_ERR_MAX]);
 
 /* ---- runtime.c ---- */
-/* Instances are named "surgebox-i<pid>-<pid namespace inode>" (unique even
- * across pid namespaces) and hold an flock on <state_dir>/<name>.lock for
- * their whole life: a lock file nobody holds marks a dead instance whose
- * directories and cgroups may be removed. */
+/* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random
+ * bits>": unique per start
+ * (a pid namespace's inode, used before, is reused by the kernel, so a
+ * restarted container took its dead predecessor's name). An instance holds
+ * an flock on each directory it owns (<state_dir>/<name>, its cgroups) for
+ * its whole life, so liveness cannot be separated from the directory: one
+ * that nobody holds is dead and may be removed. Directories are created and
+ * judged under an flock on their parent. Older names
+ * ("surgebox-i<pid>-<inode>") are judged by <lock_dir>/<name>.lock. */
 #define SB_INSTANCE_PREFIX "surgebox-i"
-bool sb_instance_is_stale(const char *lock_dir, const char *name);
+bool sb_instance_is_stale(const char *parent, const char *name, const char *lock_dir);
+int sb_lock_dir(const char *dir, bool wait); /* open + flock LOCK_EX; fd or -errno */
 struct sb_runtime {
   sb_runtime_options opts;
   char state_dir[PATH_MAX];
@@ -236,10 +250,16 @@ struct sb_runtime {
   int lock_fd;
   char newroot[PATH_MAX];
   char empty_file[PATH_MAX];
-  bool userns;               /* not root: a user namespace maps the daemon's ids */
+  bool userns;               /* not root: each sandbox gets a user namespace mapping its uid to outer_uid */
+  bool own_userns;           /* not root, and the runtime itself is uid 0 of a user namespace of its own */
+  bool can_mount;            /* root or own_userns: tmpfs for the jobs directory and each /app */
   bool no_clone_into_cgroup; /* clone3(CLONE_INTO_CGROUP) failed once: attach instead */
-  uid_t outer_uid;
+  uid_t outer_uid;           /* our ids where we run (0 in our own user namespace) */
   gid_t outer_gid;
+  uid_t host_uid;            /* our ids before sb_runtime_open */
+  gid_t host_gid;
+  uid_t files_uid;           /* owner of /app's tmpfs as we see it: the sandbox uid, or our 0 */
+  gid_t files_gid;
   int *netns_fds;
   int n_netns;
   sb_cg_backend cg;

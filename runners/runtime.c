@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 void sb_runtime_options_default(sb_runtime_options *o) {
@@ -32,64 +33,148 @@ static void default_state_dir(char out[PATH_MAX]) {
     snprintf(out, PATH_MAX, "/tmp/surgebox-%u/state", (unsigned)geteuid());
 }
 
-bool sb_instance_is_stale(const char *lock_dir, const char *name) {
+int sb_lock_dir(const char *dir, bool wait) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -errno;
+  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+    int e = errno;
+    close(fd);
+    return -e;
+  }
+  return fd;
+}
+
+/* "...-x<hex>": a name whose directory carries its own lock. */
+static bool locks_itself(const char *name) { return strstr(name + strlen(SB_INSTANCE_PREFIX), "-x") != NULL; }
+
+bool sb_instance_is_stale(const char *parent, const char *name, const char *lock_dir) {
   char path[PATH_MAX];
+  if (locks_itself(name)) {
+    if (snprintf(path, sizeof path, "%s/%s", parent, name) >= (int)sizeof path) return false;
+    int fd = sb_lock_dir(path, false);
+    if (fd < 0) return false; /* held (alive), or not a directory we can judge */
+    close(fd); /* releases the probe lock */
+    return true;
+  }
   if (snprintf(path, sizeof path, "%s/%s.lock", lock_dir, name) >= (int)sizeof path) return false;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false; /* no lock file: not ours to judge */
   bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
-  close(fd); /* releases the probe lock */
+  close(fd);
   return stale;
 }
 
-/* State of runtimes that died without cleaning up. Their mounts lived in
- * their private mount namespace and are gone already; their cgroups were
- * removed by sb_cg_open, which must run first (it needs the lock files). */
+/* State of runtimes that died without cleaning up (caller holds the state
+ * directory's flock). Their mounts lived in their private mount namespace
+ * and are gone already; their cgroups were removed by sb_cg_open, which
+ * must run first (older instances' cgroups are judged by the lock files). */
 static void remove_stale_instances(const char *state_dir) {
   DIR *d = opendir(state_dir);
   if (!d) return;
   struct dirent *e;
   size_t pl = strlen(SB_INSTANCE_PREFIX);
   while ((e = readdir(d))) {
+    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, pl) != 0) continue;
+    char name[256], path[PATH_MAX];
     size_t n = strlen(e->d_name);
-    if (strncmp(e->d_name, SB_INSTANCE_PREFIX, pl) != 0 || n < 5 || strcmp(e->d_name + n - 5, ".lock") != 0) continue;
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)(n - 5), e->d_name);
-    if (!sb_instance_is_stale(state_dir, name)) continue;
-    char path[PATH_MAX];
+    bool lockfile = n > 5 && strcmp(e->d_name + n - 5, ".lock") == 0;
+    snprintf(name, sizeof name, "%.*s", (int)(lockfile ? n - 5 : n), e->d_name);
+    if (lockfile == locks_itself(name)) continue; /* a new-style name's dir, or an old one's lock file */
+    if (!sb_instance_is_stale(state_dir, name, state_dir)) continue;
     snprintf(path, sizeof path, "%s/%s", state_dir, name);
     sb_rm_rf(path);
-    snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
-    unlink(path);
+    if (lockfile) {
+      snprintf(path, sizeof path, "%s/%s", state_dir, e->d_name);
+      unlink(path);
+    }
   }
   closedir(d);
 }
 
-/* Take this instance's name and lock before creating anything under it. */
+/* Take a name unique to this start and create its directory, locked, under
+ * the state directory's flock (so no one judges it between the two). */
 static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   int rc = sb_mkdir_p(rt->state_dir, 0700);
   if (rc < 0) {
     sb_err(err, "cannot create state dir %s: %s", rt->state_dir, strerror(-rc));
     return rc;
   }
-  struct stat ns;
-  if (stat("/proc/self/ns/pid", &ns) < 0) ns.st_ino = 0;
-  snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu", (int)getpid(), (unsigned long long)ns.st_ino);
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
-  rt->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (rt->lock_fd < 0 || flock(rt->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-    sb_err(err, "cannot lock %s: %s", path, strerror(errno));
-    return -errno;
+  uint64_t rnd = 0;
+  if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+    sb_err(err, "getrandom: %s", strerror(errno));
+    return -EIO;
   }
+  struct stat ns; /* kept in the name for people and test harnesses: whose pid namespace */
+  if (stat("/proc/self/ns/pid", &ns) < 0) ns.st_ino = 0;
+  snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu-x%016llx", (int)getpid(),
+           (unsigned long long)ns.st_ino, (unsigned long long)rnd);
+  snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
+  int parent = sb_lock_dir(rt->state_dir, true);
+  if (parent < 0) {
+    sb_err(err, "cannot lock %s: %s", rt->state_dir, strerror(-parent));
+    return parent;
+  }
+  rc = mkdir(rt->instance, 0755) < 0 ? -errno : sb_lock_dir(rt->instance, false);
+  if (rc < 0 && rc != -EEXIST) rmdir(rt->instance);
+  close(parent);
+  if (rc < 0) {
+    sb_err(err, "cannot create and lock %s: %s", rt->instance, strerror(-rc));
+    rt->instance[0] = '\0';
+    return rc;
+  }
+  rt->lock_fd = rc;
   return 0;
 }
 
-static int make_private_mount_ns(char err[SB_ERR_MAX]) {
+/* The effective uid this process had before sb_runtime_open put it in a
+ * user namespace of its own (where it is 0). */
+static uid_t host_euid_value = (uid_t)-1;
+uid_t sb_host_euid(void) { return host_euid_value != (uid_t)-1 ? host_euid_value : geteuid(); }
+
+/* Not root: a user namespace of our own in which the outer uid/gid are 0
+ * (and the only ids mapped), created with the mount namespace so that the
+ * jobs directory and the workspaces can be size-capped tmpfs as for root.
+ * Sandboxes still nest a user namespace mapping the sandbox uid to our 0
+ * (= the outer user). Where user namespaces are unavailable nothing
+ * changes (own_userns stays false) and /app stays a plain directory. */
+static int enter_own_userns(sb_runtime *rt, char err[SB_ERR_MAX]) {
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) return 0;
+  host_euid_value = rt->outer_uid;
+  char map[64];
+  snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_uid);
+  int rc = sb_write_file("/proc/self/setgroups", "deny"); /* before an unprivileged gid_map */
+  if (!rc) rc = sb_write_file("/proc/self/uid_map", map);
+  snprintf(map, sizeof map, "0 %u 1\n", (unsigned)rt->outer_gid);
+  if (!rc) rc = sb_write_file("/proc/self/gid_map", map);
+  if (rc < 0) { /* only our own ids: should not happen, and nothing would work without them */
+    sb_err(err, "user namespace of the runtime: writing its id maps: %s", strerror(-rc));
+    return rc;
+  }
+  rt->outer_uid = 0; /* what the sandbox uid maps to from now on */
+  rt->outer_gid = 0;
+  rt->own_userns = true;
+  return 0;
+}
+
+bool sb_runtime_host_uid(const sb_runtime *rt, uid_t seen, uid_t *host) {
+  if (!rt->own_userns) *host = seen;
+  else if (seen == 0) *host = rt->host_uid;
+  else return false; /* the kernel shows every other uid as the overflow uid */
+  return true;
+}
+
+bool sb_runtime_host_gid(const sb_runtime *rt, gid_t seen, gid_t *host) {
+  if (!rt->own_userns) *host = seen;
+  else if (seen == 0) *host = rt->host_gid;
+  else return false;
+  return true;
+}
+
+static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
   /* Job workspaces are tmpfs mounts: keep them in a mount namespace of our
    * own so they never show up in (or leak into) the host's mount table, and
    * vanish with this process whatever happens. Must run before threads. */
-  if (unshare(CLONE_NEWNS) < 0) {
+  if (!done && unshare(CLONE_NEWNS) < 0) {
     sb_err(err, "unshare(CLONE_NEWNS): %s (call sb_runtime_open before creating threads)", strerror(errno));
     return -errno;
   }
@@ -104,9 +189,11 @@ static int make_private_mount_ns(char err[SB_ERR_MAX]) {
 
 static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   int rc;
-  remove_stale_instances(rt->state_dir);
-  snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
-  sb_rm_rf(rt->instance);
+  int parent = sb_lock_dir(rt->state_dir, true);
+  if (parent >= 0) {
+    remove_stale_instances(rt->state_dir);
+    close(parent);
+  }
   char jobs[PATH_MAX];
   snprintf(rt->newroot, sizeof rt->newroot, "%s/root", rt->instance);
   snprintf(rt->empty_file, sizeof rt->empty_file, "%s/empty", rt->instance);
@@ -120,7 +207,7 @@ static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   /* Job directories on a tmpfs of our own (in our private mount namespace):
    * removing them never waits on the disk (an ext4 mounted with discard
    * made every job's rmdir wait for a block discard). */
-  if (!rt->userns && mount("tmpfs", jobs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=64m") < 0) {
+  if (rt->can_mount && mount("tmpfs", jobs, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0711,size=64m") < 0) {
     sb_err(err, "mount tmpfs on %s: %s", jobs, strerror(errno));
     return -errno;
   }
@@ -145,15 +232,21 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->lock_fd = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
+  rt->host_uid = rt->outer_uid;
+  rt->host_gid = rt->outer_gid;
   rt->userns = rt->outer_uid != 0;
-  if (opts->state_dir)
+  if (opts->state_dir) /* before the user namespace: paths are the outer user's */
     snprintf(rt->state_dir, sizeof rt->state_dir, "%s", opts->state_dir);
   else
     default_state_dir(rt->state_dir);
   /* A program whose stdin we still write may exit: never die of SIGPIPE. */
   signal(SIGPIPE, SIG_IGN);
   int rc = 0;
-  if (!rt->userns) rc = make_private_mount_ns(err);
+  if (rt->userns) rc = enter_own_userns(rt, err);
+  rt->can_mount = !rt->userns || rt->own_userns;
+  rt->files_uid = rt->own_userns ? 0 : rt->opts.sandbox_uid;
+  rt->files_gid = rt->own_userns ? 0 : rt->opts.sandbox_gid;
+  if (!rc && rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
   if (!rc) rc = lock_instance(rt, err);
   char cgerr[SB_ERR_MAX] = "";
   if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->name, rt->state_dir, rt->warning, cgerr) < 0) {
@@ -218,12 +311,7 @@ void sb_runtime_close(sb_runtime *rt) {
     umount2(jobs, MNT_DETACH);
     sb_rm_rf(rt->instance);
   }
-  if (rt->lock_fd >= 0) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.lock", rt->state_dir, rt->name);
-    unlink(path);
-    close(rt->lock_fd);
-  }
+  if (rt->lock_fd >= 0) close(rt->lock_fd); /* after the directory is gone */
   free(rt);
 }
 
@@ -252,8 +340,9 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
   json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= on /tmp and /dev/shm"));
-  json_object_object_add(o, "app_size", json_object_new_string(rt->userns ? "not enforced (unprivileged: /app is a plain directory)"
-                                                                          : "tmpfs size= on /app"));
+  json_object_object_add(o, "app_size", json_object_new_string(!rt->can_mount ? "not enforced (unprivileged without a user namespace of its own: /app is a plain directory)"
+                                                                  : rt->own_userns ? "tmpfs size= on /app (mounted in the runtime's own user namespace)"
+                                                                                   : "tmpfs size= on /app"));
   json_object_object_add(o, "open_files", json_object_new_string("RLIMIT_NOFILE"));
   json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
   json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"

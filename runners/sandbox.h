@@ -55,6 +55,13 @@ void sb_runtime_close(sb_runtime *rt);
 sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt);
 /* Human-readable warnings from start-up (e.g. "no writable cgroup: rlimits only"). */
 const char *sb_runtime_warning(const sb_runtime *rt);
+/* Not root, sb_runtime_open enters a user namespace of its own where the
+ * caller's uid/gid are 0: ids the kernel reports afterwards (SO_PEERCRED,
+ * stat, geteuid) are relative to it. These give the host's ids back (false:
+ * an id this namespace does not map, which the kernel shows as 65534). */
+bool sb_runtime_host_uid(const sb_runtime *rt, uid_t seen, uid_t *host);
+bool sb_runtime_host_gid(const sb_runtime *rt, gid_t seen, gid_t *host);
+uid_t sb_host_euid(void); /* geteuid() as it was before sb_runtime_open */
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);

@@ -25,15 +25,15 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
   }
   ws->rt = rt;
   ws->dirfd = -1;
-  ws->uid = rt->opts.sandbox_uid;
-  ws->gid = rt->opts.sandbox_gid;
+  ws->uid = rt->files_uid; /* the sandbox uid, or our 0 in user mode (what it maps to) */
+  ws->gid = rt->files_gid;
   snprintf(ws->path, sizeof ws->path, "%s/jobs/w%llu", rt->instance, (unsigned long long)++rt->counter);
   if (mkdir(ws->path, 0755) < 0) {
     sb_err(err, "mkdir %s: %s", ws->path, strerror(errno));
     free(ws);
     return -errno;
   }
-  if (!rt->userns) {
+  if (rt->can_mount) {
     char opts[128];
     snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
              (unsigned)ws->uid, (unsigned)ws->gid);

@@ -638,6 +638,303 @@ def case_protocol_examples(d):
     check(sent >= 15, f"only {sent} runnable examples found")
 
 
+def cached_sleep_job(id_, marker):
+    """A cacheable step slow enough that an identical second job waits for it."""
+    return exec_req(id_, ["sh", "-c", f"exec sleep {marker}"], cache=True)
+
+
+def start_leader_and_waiter(marker, *extra):
+    """--jobs 2 and a fresh cache: one job compiles (sleeps), an identical one waits on it."""
+    # no toolchains to detect: a fresh cache directory would make that slow
+    d = Daemon("--jobs", "2", "--cache-dir", tempfile.mkdtemp(prefix="sbd-cache-"),
+               "--toolchains", tempfile.mkdtemp(prefix="sbd-notc-"), *extra)
+    c = Client(d.sock)
+    c.send(cached_sleep_job("leader", marker))
+    deadline = time.time() + 20
+    while time.time() < deadline and not sandbox_procs(marker):
+        time.sleep(0.05)
+    c.send(cached_sleep_job("waiter", marker))
+    st = None
+    while time.time() < deadline:
+        st = Client(d.sock).call({"id": "st", "type": "status"})
+        if st["running"] == 2 and st["cache"].get("waits", 0) >= 1:
+            break
+        time.sleep(0.05)
+    check(st and st["running"] == 2 and st["cache"].get("waits", 0) >= 1 and sandbox_procs(marker),
+          f"one job runs the step, the identical one waits for it: {st}")
+    return d, c
+
+
+def case_disconnect_cache_waiter(_d):
+    """Closing a connection while one of its jobs waits on an identical
+    cached step of another: the cancel loop must not walk a freed job."""
+    for rnd in range(3):  # a release build reads the freed job only sometimes
+        d, c = start_leader_and_waiter("37.25")
+        try:
+            c.close()
+            deadline = time.time() + 10
+            st = None
+            while time.time() < deadline and d.proc.poll() is None:
+                try:
+                    st = Client(d.sock).call({"id": "st", "type": "status"})
+                except OSError:
+                    break
+                if st["running"] == 0:
+                    break
+                time.sleep(0.05)
+            check(d.proc.poll() is None, f"round {rnd}: daemon survived the disconnect (exit {d.proc.returncode})")
+            if d.proc.poll() is not None:
+                print("--- daemon log ---\n" + d.logtext()[-3000:])
+                return
+            check(st and st["running"] == 0, f"round {rnd}: both jobs ended: {st}")
+            check(not sandbox_procs("37.25"), f"round {rnd}: nothing left running")
+            r = Client(d.sock).call(exec_req("after", ["/bin/echo", "alive"]))
+            check(r["status"] == "ok", f"round {rnd}: still serves: {r.get('status')}")
+        finally:
+            d.stop()
+
+
+def case_sigterm_grace_cache_waiter(_d):
+    """The grace timeout after SIGTERM cancels a job that waits on an identical
+    cached step: both are answered "cancelled" and the daemon exits 0."""
+    d, c = start_leader_and_waiter("37.75", "--grace", "0.5")
+    try:
+        d.proc.send_signal(signal.SIGTERM)
+        got = {}
+        try:
+            while len(got) < 2:
+                r = c.recv(20)
+                got[r["id"]] = r
+        except (EOFError, OSError) as e:
+            check(False, f"connection lost before both answers: {e!r}")
+        check({r.get("status") for r in got.values()} == {"cancelled"} and len(got) == 2,
+              f"both cancelled: { {k: v.get('status') for k, v in got.items()} }")
+        rc = d.proc.wait(20)
+        check(rc == 0, f"daemon exit code {rc}")
+        if rc != 0:
+            print("--- daemon log ---\n" + d.logtext()[-3000:])
+        check(not sandbox_procs("37.75"), "nothing left")
+    finally:
+        d.stop()
+
+
+def own_cgroup_dirs(controller):
+    """This process's cgroup directory in a v1 hierarchy (the daemon's parent)."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            if controller in ctrls.split(","):
+                for mnt in (f"/sys/fs/cgroup/{ctrls}", f"/sys/fs/cgroup/{controller}"):
+                    if os.path.isdir(mnt + path):
+                        return mnt + path
+    return None
+
+
+class PidnsDaemon:
+    """surgeboxd as pid 1 of a pid namespace of its own: a container start."""
+    def __init__(self, sock, state, *args):
+        self.sock = sock
+        self.log = open(os.path.join(os.path.dirname(state), "log-%d" % time.monotonic_ns()), "w+")
+        if os.path.exists(sock):
+            os.unlink(sock)
+        self.outer = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc",
+                                       os.path.join(BIN, "surgeboxd"), "--socket", sock, "--state-dir", state,
+                                       "--toolchains", tempfile.mkdtemp(prefix="sbd-notc-"), "--no-cache"]
+                                      + list(args), stderr=self.log)
+        deadline = time.time() + 30
+        self.pid = None
+        while time.time() < deadline and self.outer.poll() is None:
+            try:
+                Client(sock).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            if "(surgeboxd)" in st and int(st.rsplit(")", 1)[1].split()[1]) == self.outer.pid:
+                self.pid = int(pid)
+        if self.pid is None:
+            self.log.seek(0)
+            raise RuntimeError("daemon did not start: " + self.log.read())
+        self.ns = os.stat(f"/proc/{self.pid}/ns/pid").st_ino
+
+    def logtext(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+
+def own_cgroup2_dir():
+    """This process's directory in the cgroup2 hierarchy (hybrid: /sys/fs/cgroup/unified)."""
+    with open("/proc/self/cgroup") as f:
+        path = next((l[3:].rstrip("\n") for l in f if l.startswith("0::")), None)
+    with open("/proc/self/mountinfo") as f:
+        mnt = next((l.split()[4] for l in f if " - cgroup2 " in l), None)
+    return mnt + path.rstrip("/") if mnt and path is not None else None
+
+
+def case_restart_new_pidns(_d, backend="v1"):
+    """kill -9 of a daemon that is pid 1 of its pid namespace, mid-load, then a
+    restart as pid 1 of a fresh one with the same state dir (a container
+    restart: the kernel may give the new namespace the dead one's inode).
+    The new instance's first jobs end ok; the dead one's cgroups and state go."""
+    if backend == "v1":
+        cg = {c: own_cgroup_dirs(c) for c in ("memory", "pids", "cpuacct")}
+    else:
+        cg = {"unified": own_cgroup2_dir()}
+    first = next(iter(cg.values()))
+    if not all(cg.values()) or not os.access(first, os.W_OK):
+        print(f"SKIPPED: no writable cgroup {backend} hierarchy here: {cg}")
+        sys.exit(SKIP)
+    top = tempfile.mkdtemp(prefix="sbd-restart-")
+    state, sock = os.path.join(top, "state"), os.path.join(top, "s.sock")
+
+    def instances(*nss):  # only those of our daemons' pid namespaces: others may run beside
+        found = {"state": sorted(x for x in os.listdir(state) if x.startswith("surgebox-i"))}
+        for c, d in cg.items():
+            found[c] = sorted(x for x in os.listdir(d) if any(x.startswith(f"surgebox-i1-{n}") for n in nss))
+        return found
+
+    def load_and_kill(d):
+        c = Client(sock)
+        for i in range(4):
+            c.send(exec_req(f"load{i}", ["sh", "-c", "exec sleep 38.5"]))
+        deadline = time.time() + 20
+        while time.time() < deadline and len(sandbox_procs("38.5")) < 2:
+            time.sleep(0.05)
+        check(len(sandbox_procs("38.5")) == 2, "two jobs running before the kill")
+        os.kill(d.pid, signal.SIGKILL)
+        d.outer.wait(20)
+        c.close()
+        deadline = time.time() + 10
+        while time.time() < deadline and sandbox_procs("38.5"):
+            time.sleep(0.05)
+
+    def first_jobs_and_leftovers(d, nss, what):
+        c = Client(sock)
+        for i in range(3):
+            r = c.call(exec_req(f"first{i}", ["/bin/echo", "hello"]), 60)
+            err = (r.get("steps") or [{}])[0].get("error") or r.get("error")
+            check(r.get("status") == "ok", f"{what}: job {i}: {r.get('status')} {err}")
+        c.close()
+        now = instances(*nss)
+        live = [x for x in now["state"] if not x.endswith(".lock")]
+        check(len(live) == 1 and live not in seen, f"{what}: only the new instance's state is left: before {seen}, now {now}")
+        for ctl in cg:
+            check(now[ctl] == live, f"{ctl}: only the new instance's cgroup is left: {now[ctl]} (state {live})")
+        seen.append(live)
+
+    seen = []
+    daemons = [PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2")]
+    seen.append([x for x in instances(daemons[0].ns)["state"] if not x.endswith(".lock")])
+    try:
+        load_and_kill(daemons[0])
+        # restart with the same state dir
+        daemons.append(PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2"))
+        print("pid namespace inodes:", [d.ns for d in daemons])
+        first_jobs_and_leftovers(daemons[1], [d.ns for d in daemons], "restart, same state dir")
+        load_and_kill(daemons[1])
+        # restart with the state dir gone (a container's fresh /run): the cgroups outlived it
+        subprocess.run(["rm", "-rf", state], check=True)
+        daemons.append(PidnsDaemon(sock, state, "--cgroup", backend, "--jobs", "2"))
+        print("pid namespace inodes:", [d.ns for d in daemons])
+        first_jobs_and_leftovers(daemons[2], [d.ns for d in daemons], "restart, state dir lost")
+    finally:
+        last = daemons[-1]
+        if last.outer.poll() is None:
+            os.kill(last.pid, signal.SIGTERM)
+            try:
+                last.outer.wait(30)
+            except subprocess.TimeoutExpired:
+                os.kill(last.pid, signal.SIGKILL)
+    after = instances(*[d.ns for d in daemons])
+    check(not any(after.values()), f"nothing left after a clean stop: {after}")
+    if failures:
+        for i, d in enumerate(daemons):
+            print(f"--- daemon {i} ---\n" + d.logtext()[-1500:])
+
+
+def as_user(uid, fn):
+    """Run fn() in a child with uid/gid `uid`; its return value (0..255) is the exit code."""
+    pid = os.fork()
+    if pid == 0:
+        code = 5
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            code = fn()
+        except Exception as e:  # noqa: BLE001
+            print("child:", repr(e), flush=True)
+        os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    return os.WEXITSTATUS(st)
+
+
+def case_unprivileged_daemon(_d):
+    """surgeboxd started by an ordinary user (4242): it is uid 0 of a user
+    namespace of its own, so the kernel reports peers relative to it. Its own
+    user is served and its jobs get a size-capped /app; another user (shown
+    by the kernel as 65534) is refused even with --allow-uid 65534."""
+    top = tempfile.mkdtemp(prefix="sbd-unpriv-")
+    os.chmod(top, 0o755)
+    xdg = os.path.join(top, "xdg")
+    os.mkdir(xdg, 0o700)
+    os.chown(xdg, 4242, 4242)
+    os.chmod(BIN, 0o755)
+    sock = os.path.join(xdg, "s.sock")
+    log = open(os.path.join(top, "log"), "w+")
+    env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+    proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                             os.path.join(BIN, "surgeboxd"), "--socket", sock, "--jobs", "1", "--no-cache",
+                             "--toolchains", top, "--allow-uid", "65534", "--allow-gid", "65534"],
+                            stderr=log, env=env)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not os.path.exists(sock) and proc.poll() is None:
+            time.sleep(0.05)
+        # let another user reach the socket: only the peer check stands in the way
+        os.chmod(xdg, 0o711)
+        os.chmod(sock, 0o666)
+
+        def own_user():
+            c = Client(sock)
+            if c.call({"id": 1, "type": "ping"})["type"] != "ping":
+                return 3
+            r = c.call(exec_req("app", ["sh", "-c", "df -m /app | tail -n 1"]))
+            print("own user's job:", r.get("status"), r["steps"][0]["stdout"].strip(),
+                  r["steps"][0]["enforced"]["app_size"], flush=True)
+            ok = r["status"] == "ok" and r["steps"][0]["stdout"].startswith("tmpfs ") and \
+                r["steps"][0]["stdout"].split()[1] == "512"
+            return 0 if ok else 4
+
+        def other_user():
+            c = Client(sock)
+            r = c.recv(10)
+            print("other user:", r, flush=True)
+            ok = r["type"] == "error" and r["error"]["code"] == "unauthorized" and "65534" not in r["error"]["message"]
+            return 0 if ok else 3
+
+        check(as_user(4242, own_user) == 0, "the daemon's own user is served and /app is a 512 MiB tmpfs")
+        check(as_user(4343, other_user) == 0, "another user is refused, and not named by its overflow uid")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    left = [x for x in os.listdir(os.path.join(xdg, "surgebox", "state"))] \
+        if os.path.isdir(os.path.join(xdg, "surgebox", "state")) else []
+    check(not left, f"nothing left in the state dir: {left}")
+    if failures:
+        log.seek(0)
+        print("--- daemon log ---\n" + log.read()[-3000:])
+
+
 # ---- the host side never follows what a job planted (issue 11) ----
 def cache_daemon():
     """A daemon with a private, empty compile cache (never the machine's)."""
@@ -824,6 +1121,11 @@ CASES = {
     "cache_planted_links": (case_cache_planted_links, None),
     "outputs": (case_outputs, None),
     "no_openat2": (case_no_openat2, None),
+    "disconnect_cache_waiter": (case_disconnect_cache_waiter, None),
+    "sigterm_grace_cache_waiter": (case_sigterm_grace_cache_waiter, None),
+    "restart_new_pidns": (case_restart_new_pidns, None),
+    "restart_new_pidns_v2": (lambda d: case_restart_new_pidns(d, "v2"), None),
+    "unprivileged_daemon": (case_unprivileged_daemon, None),
 }
 
 
