@@ -186,6 +186,7 @@ static void start_sandbox(sbd_job *job) {
     memset(&r, 0, sizeof r);
     r.status = SB_INTERNAL_ERROR;
     r.exit_code = -1;
+    r.uid = -1;
     r.limits = spec.limits;
     r.cgroup = sb_runtime_cgroup(job->srv->rt);
     snprintf(r.error, sizeof r.error, "%s", err);

@@ -58,6 +58,16 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "totals", t);
   json_object_object_add(o, "toolchains", json_object_new_int64(srv->have_toolchains ? (int64_t)srv->toolchains.n_tcs : 0));
   json_object_object_add(o, "cache", sbd_cache_stats(srv->cache));
+  uid_t first;
+  uint32_t count, in_use;
+  json_object *ur = NULL;
+  if (sb_runtime_uid_range(srv->rt, &first, &count, &in_use)) {
+    ur = json_object_new_object();
+    json_object_object_add(ur, "first", json_object_new_int64((int64_t)first));
+    json_object_object_add(ur, "count", json_object_new_int64((int64_t)count));
+    json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
+  }
+  json_object_object_add(o, "uid_range", ur);
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));

@@ -158,6 +158,7 @@ typedef struct {
   uint64_t tmp_mib, app_mib;
   uid_t uid;
   gid_t gid;
+  const char *etc_passwd, *etc_group; /* bound over /etc/passwd, /etc/group; NULL: the root's own */
   const sb_mount *extra;
   size_t n_extra;
 } sb_mount_plan;
@@ -198,6 +199,10 @@ typedef struct {
 
 __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
 
+/* ---- uids.c (parent) ---- */
+int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
+const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
+
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>" (unique even
  * across pid namespaces) and hold an flock on <state_dir>/<name>.lock for
@@ -225,6 +230,8 @@ struct sb_runtime {
   cap_t empty_caps;
   char warning[SB_ERR_MAX];
   uint64_t counter;
+  char uid_dir[PATH_MAX];    /* uids.c: the shared lock directory */
+  uint32_t uid_next, uids_in_use;
 };
 
 #endif

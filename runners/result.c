@@ -81,6 +81,7 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "cpu_source", json_object_new_string(r->cpu_source ? r->cpu_source : "none"));
   json_object_object_add(o, "limits", limits_json(&r->limits));
   json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(r->cgroup)));
+  json_object_object_add(o, "uid", r->uid >= 0 ? json_object_new_int64(r->uid) : NULL);
   json_object_object_add(o, "enforced", rt ? sb_runtime_enforcement(rt) : NULL);
   json_object *w = json_object_new_array();
   const char *warning = rt ? sb_runtime_warning(rt) : NULL;

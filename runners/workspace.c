@@ -19,6 +19,9 @@ struct sb_workspace {
   sb_runtime *rt;
   char path[PATH_MAX];
   bool mounted;
+  uid_t uid;
+  gid_t gid;
+  sb_uid_lease *lease; /* the job's uid, held as long as the workspace lives */
 };
 
 int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, char err[SB_ERR_MAX]) {
@@ -29,19 +32,28 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
     return -ENOMEM;
   }
   ws->rt = rt;
+  int lrc = sb_uid_acquire(rt, &ws->lease, err);
+  if (lrc < 0) {
+    free(ws);
+    return lrc;
+  }
+  ws->uid = sb_uid_lease_uid(ws->lease);
+  ws->gid = sb_uid_lease_gid(ws->lease);
   snprintf(ws->path, sizeof ws->path, "%s/jobs/w%llu", rt->instance, (unsigned long long)++rt->counter);
   if (mkdir(ws->path, 0755) < 0) {
     sb_err(err, "mkdir %s: %s", ws->path, strerror(errno));
+    sb_uid_release(ws->lease);
     free(ws);
     return -errno;
   }
   if (!rt->userns) {
     char opts[128];
     snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
-             (unsigned)rt->opts.sandbox_uid, (unsigned)rt->opts.sandbox_gid);
+             (unsigned)ws->uid, (unsigned)ws->gid);
     if (mount("tmpfs", ws->path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
       sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(errno));
       rmdir(ws->path);
+      sb_uid_release(ws->lease);
       free(ws);
       return -errno;
     }
@@ -66,7 +78,7 @@ static bool safe_rel_path(const char *p) {
 
 static void own(const sb_workspace *ws, const char *path) {
   if (ws->rt->userns) return;
-  if (lchown(path, ws->rt->opts.sandbox_uid, ws->rt->opts.sandbox_gid) < 0) {
+  if (lchown(path, ws->uid, ws->gid) < 0) {
     /* best effort: the program can still read the file */
   }
 }
@@ -213,5 +225,8 @@ void sb_workspace_destroy(sb_workspace *ws) {
   if (!ws) return;
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   sb_rm_rf(ws->path);
+  sb_uid_release(ws->lease);
   free(ws);
 }
+
+const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws) { return ws->lease; }
