@@ -56,6 +56,7 @@ typedef struct {
   const unsigned char *stdin_data;
   size_t stdin_len;
   bool merge_output;
+  bool output_base64;
   bool cacheable;          /* a toolchain's compile step */
   sb_limits limits;
 } sbd_jstep;

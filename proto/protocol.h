@@ -195,6 +195,7 @@ typedef struct {
   bool has_stdin;
   bool merge_output;         /* stderr into stdout */
   bool cache;                /* a deterministic step (a compile) the daemon may serve from its cache */
+  bool output_base64;        /* "output_encoding": "base64": raw output always in *_b64 */
   sbp_step_limits limits;
 } sbp_step;
 
@@ -216,6 +217,7 @@ typedef struct {
   bool has_stdin;
   sbp_step_limits limits;    /* toolchain form: limits for the expanded steps */
   char *profile;             /* optional in both forms; NULL when absent */
+  bool output_base64;        /* "output_encoding": "base64" for every step */
 } sbp_exec;
 
 typedef struct {

@@ -88,7 +88,7 @@ static int decode_line(sbp_pctx *c, const char *line, size_t len, json_object **
 static const char *const envelope_fields[] = {"id", "type", NULL};
 static const char *const cancel_fields[] = {"id", "type", "target", NULL};
 static const char *const exec_fields[] = {"id",      "type", "files",     "steps",  "toolchain", "options",
-                                          "args",    "stdin", "stdin_b64", "limits", "profile",   NULL};
+                                          "args",    "stdin", "stdin_b64", "limits", "profile",   "output_encoding", NULL};
 
 static int parse_cancel(sbp_pctx *c, json_object *root, sbp_request *req) {
   json_object *t;

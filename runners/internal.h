@@ -169,6 +169,10 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
 bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
+/* SHA-256 of the bytes as 64 lowercase hex digits. */
+void sb_sha256_hex(const unsigned char *data, size_t len, char out[65]);
+/* RFC 4648 base64 with padding, NUL-terminated; NULL when out of memory. */
+char *sb_base64(const unsigned char *data, size_t len);
 
 /* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
 enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };

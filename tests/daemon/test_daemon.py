@@ -603,6 +603,37 @@ def case_uid_range_refused(_d):
               f"--uid-range {bad}: exit {p.returncode} {p.stderr[-200:]!r}")
 
 
+def case_output_bytes(d):
+    """NUL and 0xff survive: stdout_b64 has the raw bytes when the text is
+    lossy or when output_encoding asks; stdout_sha256 hashes the raw bytes."""
+    import base64
+    import hashlib
+    c = Client(d.sock)
+    raw = b"a\x00b\xff\n"
+    r = c.call(exec_req(1, ["printf", "a\\000b\\377\\n"]), timeout=60)
+    s = r["steps"][0]
+    check(s.get("stdout_lossy") is True and s.get("stdout") == "a\ufffdb\ufffd\n", f"lossy text: {s.get('stdout')!r}")
+    check(s.get("stdout_b64") is not None and base64.b64decode(s.get("stdout_b64") or "") == raw,
+          f"stdout_b64 {s.get('stdout_b64')!r}")
+    check(s.get("stdout_sha256") == hashlib.sha256(raw).hexdigest(), f"stdout_sha256 {s.get('stdout_sha256')}")
+    check("stderr_b64" not in s and s.get("stderr_sha256") == hashlib.sha256(b"").hexdigest(),
+          f"exact stderr: no b64, hash of nothing: {s.get('stderr_sha256')}")
+    r = c.call(exec_req(2, ["echo", "plain"]), timeout=60)
+    s = r["steps"][0]
+    check("stdout_b64" not in s and s.get("stdout_sha256") == hashlib.sha256(b"plain\n").hexdigest(),
+          f"exact text: no stdout_b64: {sorted(s)}")
+    req = exec_req(3, ["echo", "plain"])
+    req["output_encoding"] = "base64"
+    s = c.call(req, timeout=60)["steps"][0]
+    check(s.get("stdout_b64") == base64.b64encode(b"plain\n").decode() and s.get("stderr_b64") == "",
+          f"request output_encoding base64: {s.get('stdout_b64')!r} {s.get('stderr_b64')!r}")
+    s = c.call(exec_req(4, ["echo", "plain"], output_encoding="base64"), timeout=60)["steps"][0]
+    check(s.get("stdout_b64") == base64.b64encode(b"plain\n").decode(), f"step output_encoding: {sorted(s)}")
+    for bad in ("hex", 1, None):
+        r = c.call(exec_req(5, ["true"], output_encoding=bad), timeout=60)
+        check(r.get("type") == "error" and r["error"]["code"] == "bad_request", f"output_encoding {bad!r}: {r}")
+
+
 # Values that depend on the machine or the moment: only their JSON type is
 # compared with PROTOCOL.md's examples.
 VOLATILE = {"version", "uptime_s", "cgroup", "cpu_source", "enforced", "warnings", "pid", "connections",
@@ -732,6 +763,7 @@ CASES = {
     "client_cli": (case_client_cli, []),
     "uids": (case_uids, ["--jobs", "2"] + NO_TOOLCHAINS),
     "uid_range_refused": (case_uid_range_refused, None),
+    "output_bytes": (case_output_bytes, NO_TOOLCHAINS),
 }
 
 
