@@ -254,7 +254,8 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
                                         : "RLIMIT_DATA (per process, approximate)";
   json_object_object_add(o, "memory", json_object_new_string(mem));
   const char *pids = v1 ? "cgroup v1 pids.max" : (v2 && b->v2_pids) ? "cgroup v2 pids.max"
-                                                                  : "RLIMIT_NPROC (per uid, shared by concurrent jobs)";
+                    : rt->userns ? "RLIMIT_NPROC (per uid, shared by concurrent jobs: one mapped uid)"
+                                 : "RLIMIT_NPROC (per uid, and each concurrent job has its own uid)";
   json_object_object_add(o, "pids", json_object_new_string(pids));
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));

@@ -20,7 +20,7 @@ def main():
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
     cmd = ["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups", run, "--json", "--", "/bin/sh", "-c",
            "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; cat /proc/self/uid_map; "
-           "echo hi > /app/x && cat /app/x; ls /root 2>&1 | head -1"]
+           "echo hi > /app/x && cat /app/x; ls /root 2>&1 | head -1; echo name=$(id -un)"]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
     if p.returncode != 0:
         print("FAIL: surgebox-run as uid 4242 exited", p.returncode, p.stderr[-1000:])
@@ -32,6 +32,14 @@ def main():
         fails.append(f"status {doc['status']} {doc.get('error')}")
     if out[0] != "65534":
         fails.append(f"uid inside {out[0]!r}")
+    # one id can be mapped: the document says which, and that jobs share it
+    if doc.get("uid") != 65534:
+        fails.append(f"document uid {doc.get('uid')!r}")
+    if "name=surgebox\n" not in doc["stdout"]:
+        fails.append("id -un does not name the private /etc/passwd's surgebox")
+    enf_uid = (doc.get("enforced") or {}).get("uid") or ""
+    if "user namespace" not in enf_uid or "share" not in enf_uid:
+        fails.append(f"enforced.uid does not say jobs share the mapped uid: {enf_uid!r}")
     if "CapEff:\t0000000000000000" not in doc["stdout"] or "CapBnd:\t0000000000000000" not in doc["stdout"]:
         fails.append("capabilities left")
     if "NoNewPrivs:\t1" not in doc["stdout"]:

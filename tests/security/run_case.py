@@ -948,6 +948,34 @@ def c_uid_inotify(ctx):
     h.leftover_checks(before, watch, rb)
 
 
+@case("uid_nproc")
+def c_uid_nproc(ctx):
+    """Rlimits backend: RLIMIT_NPROC counts processes per uid, so with one
+    uid per job a job holding its whole pids limit leaves a concurrent job
+    its own."""
+    h = ctx.h
+    if os.geteuid() != 0:
+        skip("one uid per job needs root (user-namespace mode maps a single id)")
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app_a = h.app_dir(progs={"prog": ctx.prog("forkbomb")})
+    app_b = h.app_dir(progs={"prog": ctx.prog("forkbomb")})
+    opts = ["--cgroup", "none", "--pids-limit", "32", "--time-limit", "30"]
+    a = start_json_run(h, ["./prog", "hold", "6"], opts, app_a)
+    wait_until(lambda: len(descendants(a.pid)) >= 24 or a.poll() is not None,
+               "job A to fork up to its limit", h)
+    b = start_json_run(h, ["./prog", "count"], opts, app_b)
+    rb = finish_json_run(h, b, "B")
+    ra = finish_json_run(h, a, "A")
+    for tag, r in (("A", ra), ("B", rb)):
+        n = result_int(h, r, "forks")
+        if n is not None:
+            h.within(n, 16, 31, "job %s's forks under RLIMIT_NPROC=32, whatever the other job holds" % tag, r)
+        expect_result(h, r, "fork_errno", "EAGAIN")
+    watch.stop()
+    h.leftover_checks(before, watch, rb)
+
+
 @case("etc_lock")
 def c_etc_lock(ctx):
     """A job's flock(LOCK_EX) on /etc/passwd holds only the sandbox's own
