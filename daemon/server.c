@@ -244,6 +244,16 @@ int sbd_run(sbd_config *cfg) {
     free(srv);
     return 2;
   }
+  uid_t uid_first;
+  uint32_t uid_count, uid_in_use;
+  if (sb_runtime_uid_range(srv->rt, &uid_first, &uid_count, &uid_in_use) && (uint32_t)cfg->jobs > uid_count) {
+    /* every running job holds a uid: more workers than uids would fail jobs */
+    fprintf(stderr, "surgeboxd: --jobs %d needs at least as many uids, --uid-range has %u\n", cfg->jobs,
+            (unsigned)uid_count);
+    sb_runtime_close(srv->rt);
+    free(srv);
+    return 2;
+  }
   uv_loop_init(&srv->loop);
   srv->start_ns = uv_hrtime();
   sbd_toolchains_reload(srv);

@@ -596,6 +596,10 @@ def case_uid_range_refused(_d):
                        capture_output=True, timeout=30)
     check(p.returncode != 0 and f"{account[0]} has id {account[1]}".encode() in p.stderr,
           f"--uid-range {rng} (meets {account[0]}): exit {p.returncode}, stderr {p.stderr[-300:]!r}")
+    # fewer uids than workers: every running job holds one
+    p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(tmp, "s.sock"),
+                        "--uid-range", "1879048192-1879048193", "--jobs", "3"], capture_output=True, timeout=30)
+    check(p.returncode != 0 and b"--jobs 3" in p.stderr, f"--jobs 3 with 2 uids: {p.returncode} {p.stderr[-300:]!r}")
     for bad in ("5", "9-3", "0-9"):
         p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(tmp, "s.sock"), "--uid-range", bad],
                            capture_output=True, timeout=30)
