@@ -907,7 +907,7 @@ def wait_until(cond, what, h, limit_s=30):
     return h.check(False, "gave up waiting for %s" % what)
 
 
-@case("uid_inotify")
+@case("uid_inotify", backends=True)
 def c_uid_inotify(ctx):
     """Two concurrent jobs get different uids: one taking all of its uid's
     inotify instances (fs.inotify.max_user_instances) leaves the other's
@@ -976,7 +976,7 @@ def c_uid_nproc(ctx):
     h.leftover_checks(before, watch, rb)
 
 
-@case("etc_lock")
+@case("etc_lock", backends=True)
 def c_etc_lock(ctx):
     """A job's flock(LOCK_EX) on /etc/passwd holds only the sandbox's own
     file: the host and a second concurrent job can still lock it."""
