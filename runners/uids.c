@@ -122,9 +122,10 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
     snprintf(path, sizeof path, "%s/%u.lock", rt->uid_dir, (unsigned)uid);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
-      sb_err(err, "cannot open %s: %s", path, strerror(errno));
+      int e = errno;
+      sb_err(err, "cannot open %s: %s", path, strerror(e));
       free(l);
-      return -errno;
+      return -e;
     }
     struct stat by_fd, by_path;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &by_fd) == 0 && stat(path, &by_path) == 0 &&

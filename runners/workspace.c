@@ -41,21 +41,23 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
   ws->gid = sb_uid_lease_gid(ws->lease);
   snprintf(ws->path, sizeof ws->path, "%s/jobs/w%llu", rt->instance, (unsigned long long)++rt->counter);
   if (mkdir(ws->path, 0755) < 0) {
-    sb_err(err, "mkdir %s: %s", ws->path, strerror(errno));
+    int e = errno;
+    sb_err(err, "mkdir %s: %s", ws->path, strerror(e));
     sb_uid_release(ws->lease);
     free(ws);
-    return -errno;
+    return -e;
   }
   if (!rt->userns) {
     char opts[128];
     snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
              (unsigned)ws->uid, (unsigned)ws->gid);
     if (mount("tmpfs", ws->path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
-      sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(errno));
+      int e = errno;
+      sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(e));
       rmdir(ws->path);
       sb_uid_release(ws->lease);
       free(ws);
-      return -errno;
+      return -e;
     }
     ws->mounted = true;
   }
