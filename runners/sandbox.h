@@ -6,7 +6,8 @@
  *                         private mount namespace, instance state dir,
  *                         cgroup backend detection, seccomp filter compile,
  *                         shared empty network namespace(s).
- *   sb_workspace_create() a size-capped writable dir that becomes /app.
+ *   sb_workspace_create() a size-capped writable dir that becomes /app; it
+ *                         holds the uid (sb_uid_acquire) every run in it uses.
  *   sb_proc_start()       clone the sandbox; returns fds an event loop watches.
  *   sb_proc_on_*()        drive it: ready, output readable, exit, tick.
  *   sb_proc_finish()      collect accounting into an sb_result.
@@ -43,7 +44,7 @@ typedef struct {
   uid_t sandbox_uid;          /* user-namespace mode only: the one id mapped (default 65534) */
   gid_t sandbox_gid;          /* default 65534 */
   uid_t uid_first;            /* as root: one uid (gid: the same number) per concurrent job */
-  uint32_t uid_count;         /* from [uid_first, uid_first+uid_count); see uids.c for the default */
+  uint32_t uid_count;         /* from [uid_first, uid_first+uid_count); default 1879048192 + 4096 (runtime.c says why) */
   const char *uid_lock_dir;   /* NULL: /run/surgebox/uids (shared by every surgebox process) */
   const char *const *seccomp_extra_deny;  /* NULL-terminated syscall names, may be NULL */
   const char *const *seccomp_extra_allow; /* names removed from the default deny list */
