@@ -34,6 +34,8 @@ static void usage(FILE *f) {
           "  --env K=V             set a variable (repeatable; replaces the default PATH/HOME set)\n"
           "  --cwd PATH            working directory inside (default /app)\n"
           "  --root DIR            take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host\n"
+          "  --uid-range F-L       as root, take this run's uid from F-L (default 1879048192-1879052287)\n"
+          "  --output-base64       stdout_b64/stderr_b64 in the result document even when the text is exact\n"
           "  --json                print the result document instead of the output\n");
 }
 
@@ -78,7 +80,7 @@ static unsigned char *read_all(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD, O_ROOT, O_JSON, O_HELP };
+  enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD, O_ROOT, O_JSON, O_UIDRANGE, O_B64, O_HELP };
   static const struct option opts[] = {
       {"dir", required_argument, 0, O_DIR},           {"time-limit", required_argument, 0, O_TIME},
       {"cpu-limit", required_argument, 0, O_CPU},     {"memory-limit", required_argument, 0, O_MEM},
@@ -89,6 +91,7 @@ int main(int argc, char **argv) {
       {"env", required_argument, 0, O_ENV},           {"cwd", required_argument, 0, O_CWD},
       {"json", no_argument, 0, O_JSON},               {"help", no_argument, 0, O_HELP},
       {"root", required_argument, 0, O_ROOT},
+      {"uid-range", required_argument, 0, O_UIDRANGE}, {"output-base64", no_argument, 0, O_B64},
       {0, 0, 0, 0}};
   sb_spec spec;
   sb_spec_init(&spec);
@@ -121,6 +124,8 @@ int main(int argc, char **argv) {
     case O_CWD: spec.cwd = optarg; break;
     case O_ROOT: spec.root = optarg; break;
     case O_JSON: json = true; break;
+    case O_UIDRANGE: bad = sb_uid_range_parse(optarg, &ro.uid_first, &ro.uid_count) < 0; break;
+    case O_B64: spec.output_base64 = true; break;
     case O_HELP: usage(stdout); return 0;
     default: bad = true;
     }

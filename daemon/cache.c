@@ -331,6 +331,7 @@ int sbd_cache_key(const sbd_job *job, char out[65]) {
   hash_str(&h, "\x01env");
   for (char **e = js->env; e && *e; e++) hash_str(&h, *e);
   hash_u64(&h, js->merge_output);
+  hash_u64(&h, js->output_base64); /* the cached document has *_b64 or not */
   hash_u64(&h, js->stdin_data ? js->stdin_len + 1 : 0);
   if (js->stdin_data) sha256_update(&h, js->stdin_len, js->stdin_data);
   hash_u64(&h, js->limits.memory_mib);

@@ -59,6 +59,7 @@ typedef struct {
   const unsigned char *stdin_data;
   size_t stdin_len;
   bool merge_output;
+  bool output_base64;
   bool cacheable;          /* a toolchain's compile step */
   sb_limits limits;
   char **outputs;          /* files to return after it ran (borrowed), n_outputs of them */

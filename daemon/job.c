@@ -71,6 +71,7 @@ static int build_steps(sbd_job *job) {
       js->stdin_data = s->has_stdin ? s->stdin_data : NULL;
       js->stdin_len = s->stdin_len;
       js->merge_output = s->merge_output;
+      js->output_base64 = s->output_base64 || ex->output_base64;
       js->cacheable = s->cache;
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
@@ -89,6 +90,7 @@ static int build_steps(sbd_job *job) {
     js->env = job->plan.env;
     js->limits = s->limits;
     js->cacheable = s->is_compile;
+    js->output_base64 = ex->output_base64;
     if (!s->is_compile) { /* stdin and the program's arguments belong to the run */
       js->stdin_data = ex->has_stdin ? ex->stdin_data : NULL;
       js->stdin_len = ex->stdin_len;
@@ -220,6 +222,7 @@ static void start_sandbox(sbd_job *job) {
   spec.stdin_data = js->stdin_data;
   spec.stdin_len = js->stdin_len;
   spec.merge_output = js->merge_output;
+  spec.output_base64 = js->output_base64;
   spec.netns_slot = job->slot;
   spec.limits = js->limits;
   spec.root = job->root;
@@ -237,6 +240,7 @@ static void start_sandbox(sbd_job *job) {
     memset(&r, 0, sizeof r);
     r.status = SB_INTERNAL_ERROR;
     r.exit_code = -1;
+    r.uid = -1;
     r.limits = spec.limits;
     r.cgroup = sb_runtime_cgroup(job->srv->rt);
     snprintf(r.error, sizeof r.error, "%s", err);

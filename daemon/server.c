@@ -58,6 +58,16 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "totals", t);
   json_object_object_add(o, "toolchains", json_object_new_int64(srv->have_toolchains ? (int64_t)srv->toolchains.n_tcs : 0));
   json_object_object_add(o, "cache", sbd_cache_stats(srv->cache));
+  uid_t first;
+  uint32_t count, in_use;
+  json_object *ur = NULL;
+  if (sb_runtime_uid_range(srv->rt, &first, &count, &in_use)) {
+    ur = json_object_new_object();
+    json_object_object_add(ur, "first", json_object_new_int64((int64_t)first));
+    json_object_object_add(ur, "count", json_object_new_int64((int64_t)count));
+    json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
+  }
+  json_object_object_add(o, "uid_range", ur);
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
@@ -234,6 +244,16 @@ int sbd_run(sbd_config *cfg) {
   char err[SB_ERR_MAX] = "";
   if (sb_runtime_open(&cfg->runtime, &srv->rt, err) < 0) {
     fprintf(stderr, "surgeboxd: %s\n", err);
+    free(srv);
+    return 2;
+  }
+  uid_t uid_first;
+  uint32_t uid_count, uid_in_use;
+  if (sb_runtime_uid_range(srv->rt, &uid_first, &uid_count, &uid_in_use) && (uint32_t)cfg->jobs > uid_count) {
+    /* every running job holds a uid: more workers than uids would fail jobs */
+    fprintf(stderr, "surgeboxd: --jobs %d needs at least as many uids, --uid-range has %u\n", cfg->jobs,
+            (unsigned)uid_count);
+    sb_runtime_close(srv->rt);
     free(srv);
     return 2;
   }

@@ -211,13 +211,25 @@ static bool valid_step_name(const char *s, size_t n) {
   return true;
 }
 
+/* "output_encoding": "text" (the default) or "base64". */
+static int parse_output_encoding(sbp_pctx *c, json_object *obj, const char *where, bool *base64) {
+  json_object *x;
+  if (!json_object_object_get_ex(obj, "output_encoding", &x)) return 0;
+  const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : NULL;
+  if (!s || (strcmp(s, "text") != 0 && strcmp(s, "base64") != 0))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%soutput_encoding must be \"text\" or \"base64\"", where,
+                    *where ? "." : "");
+  *base64 = strcmp(s, "base64") == 0;
+  return 0;
+}
+
 static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   char where[64], field[96];
   snprintf(where, sizeof where, "steps[%zu]", i);
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64", "env",
-                                        "merge_output", "limits", "cache", "outputs", NULL};
+                                        "merge_output", "limits", "cache", "outputs", "output_encoding", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -264,6 +276,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
     snprintf(field, sizeof field, "%s.outputs", where);
     if (parse_outputs(c, x, field, &st->outputs, &st->n_outputs) != 0) return -1;
   }
+  if (parse_output_encoding(c, v, where, &st->output_base64) != 0) return -1;
   if (sbp_get_stdin(c, v, where, &st->stdin_data, &st->stdin_len, &st->has_stdin) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);
@@ -341,6 +354,7 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
                       (unsigned long long)SBP_LIMIT_MAX_OUTPUTS_BYTES);
     ex->outputs_max_bytes = (uint64_t)b;
   }
+  if (parse_output_encoding(c, root, "", &ex->output_base64) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(root, "files", &x);
   if (parse_files(c, x, ex) != 0) return -1;

@@ -198,6 +198,7 @@ typedef struct {
   bool has_stdin;
   bool merge_output;         /* stderr into stdout */
   bool cache;                /* a deterministic step (a compile) the daemon may serve from its cache */
+  bool output_base64;        /* "output_encoding": "base64": raw output always in *_b64 */
   sbp_step_limits limits;
   char **outputs;            /* files to return after the step: normalised paths, unique; NULL-terminated, */
   size_t n_outputs;          /* NULL when absent */
@@ -224,6 +225,7 @@ typedef struct {
   char **outputs;            /* toolchain form: files to return after the run step (as sbp_step's) */
   size_t n_outputs;
   uint64_t outputs_max_bytes; /* both forms: the outputs' bytes together; 0 when absent (the daemon's default) */
+  bool output_base64;        /* "output_encoding": "base64" for every step */
 } sbp_exec;
 
 typedef struct {

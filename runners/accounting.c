@@ -92,6 +92,8 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   sb_cg_job_destroy(&p->rt->cg, &p->cg);
   r->limits = p->limits;
   r->cgroup = p->rt->cg.kind;
+  r->uid = (int64_t)p->uid;
+  r->output_base64 = p->output_base64;
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);
   if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);

@@ -166,6 +166,7 @@ typedef struct {
   uint64_t tmp_mib, app_mib;
   uid_t uid;
   gid_t gid;
+  const char *etc_passwd, *etc_group; /* bound over /etc/passwd, /etc/group; NULL: the root's own */
   const sb_mount *extra;
   size_t n_extra;
 } sb_mount_plan;
@@ -176,6 +177,10 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
 bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
+/* SHA-256 of the bytes as 64 lowercase hex digits. */
+void sb_sha256_hex(const unsigned char *data, size_t len, char out[65]);
+/* RFC 4648 base64 with padding, NUL-terminated; NULL when out of memory. */
+char *sb_base64(const unsigned char *data, size_t len);
 
 /* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
 enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };
@@ -214,6 +219,7 @@ struct sb_workspace {
   uid_t uid;           /* owner of what the daemon puts into /app */
   gid_t gid;
   bool mounted;
+  sb_uid_lease *lease; /* the job's uid, held as long as the workspace lives */
 };
 /* Resolve rel beneath dirfd: no symlink, no magic link, no "..", no mount
  * crossed (openat2). An fd or -errno. */
@@ -228,6 +234,9 @@ int sb_wsfs_mkdir(sb_workspace *ws, const char *rel, mode_t mode, char err[SB_ER
 int sb_wsfs_symlink(sb_workspace *ws, const char *rel, const char *target, char err[SB_ERR_MAX]);
 int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char **data, size_t *len, mode_t *mode,
                     char err[SB_ERR_MAX]);
+/* ---- uids.c (parent) ---- */
+int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
+const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
 
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random
@@ -268,6 +277,8 @@ struct sb_runtime {
   cap_t empty_caps;
   char warning[SB_ERR_MAX];
   uint64_t counter;
+  char uid_dir[PATH_MAX];    /* uids.c: the shared lock directory */
+  uint32_t uid_next, uids_in_use;
 };
 
 #endif

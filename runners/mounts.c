@@ -126,6 +126,30 @@ static int mask_secrets(ctx *c, const sb_mount_plan *p) {
   return 0;
 }
 
+/* The job's own /etc/passwd and /etc/group: files on the root tmpfs bound
+ * read-only over the host's, so getpwuid() names the job's uid and an flock
+ * on them locks the sandbox's inode, never the host's (a read-only bind
+ * still shares the inode, and flock needs no write access). The source name
+ * is unlinked after the bind: the mount keeps the inode. */
+static int private_identity(ctx *c, const sb_mount_plan *p, const char *name, const char *text) {
+  char target[PATH_MAX], src[PATH_MAX];
+  struct stat st;
+  if (!text || join(target, sizeof target, p->newroot, name) < 0 || lstat(target, &st) < 0 || !S_ISREG(st.st_mode))
+    return 0; /* no such file in this root: nothing to replace */
+  if (join(src, sizeof src, p->newroot, "/.identity") < 0) return fail(c, "path", name);
+  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return fail(c, "create", src);
+  size_t len = strlen(text);
+  ssize_t n = write(fd, text, len);
+  close(fd);
+  if (n != (ssize_t)len) return fail(c, "write", src);
+  if (mount(src, target, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", name);
+  if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false) < 0)
+    return fail(c, "remount", target);
+  if (unlink(src) < 0) return fail(c, "unlink", src);
+  return 0;
+}
+
 static int build_dev(ctx *c, const sb_mount_plan *p) {
   char dev[PATH_MAX], path[PATH_MAX], src[64];
   if (join(dev, sizeof dev, p->newroot, "/dev") < 0) return fail(c, "path", "/dev");
@@ -179,6 +203,8 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     else if (access(src, F_OK) == 0) rc = bind(&c, p, src, *b, false);
   }
   if (!rc) rc = mask_secrets(&c, p);
+  if (!rc) rc = private_identity(&c, p, "/etc/passwd", p->etc_passwd);
+  if (!rc) rc = private_identity(&c, p, "/etc/group", p->etc_group);
   if (!rc) {
     join(path, sizeof path, p->newroot, "/app");
     if (p->workspace) {

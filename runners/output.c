@@ -2,6 +2,8 @@
  * UTF-8 text a JSON result carries. */
 #include "internal.h"
 
+#include <nettle/base64.h>
+#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,5 +73,27 @@ char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy) {
     }
   }
   out[o] = '\0';
+  return out;
+}
+
+void sb_sha256_hex(const unsigned char *data, size_t len, char out[65]) {
+  struct sha256_ctx ctx;
+  uint8_t d[SHA256_DIGEST_SIZE];
+  sha256_init(&ctx);
+  sha256_update(&ctx, len, data);
+  sha256_digest(&ctx, sizeof d, d);
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < sizeof d; i++) {
+    out[2 * i] = hex[d[i] >> 4];
+    out[2 * i + 1] = hex[d[i] & 15];
+  }
+  out[64] = '\0';
+}
+
+char *sb_base64(const unsigned char *data, size_t len) {
+  char *out = malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
+  if (!out) return NULL;
+  base64_encode_raw(out, len, data);
+  out[BASE64_ENCODE_RAW_LENGTH(len)] = '\0';
   return out;
 }

@@ -109,6 +109,7 @@ void sb_proc_free(sb_proc *p) {
     free((char *)p->mounts[i].target);
   }
   free(p->mounts);
+  sb_uid_release(p->own_lease);
   free(p->out.data);
   free(p->err.data);
   free(p);
@@ -135,6 +136,29 @@ static bool spec_valid(const sb_spec *s, char err[SB_ERR_MAX]) {
       return false;
     }
   return true;
+}
+
+/* The run's uid: the spec's lease, the workspace's (one per job), or one of
+ * its own; and the /etc/passwd and /etc/group the sandbox sees (mounts.c),
+ * written here because the child may not use stdio. */
+static int choose_uid(sb_proc *p, const sb_spec *spec, char err[SB_ERR_MAX]) {
+  const sb_uid_lease *l = spec->uid_lease;
+  if (!l && spec->workspace) l = sb_workspace_lease(spec->workspace);
+  if (!l) {
+    int rc = sb_uid_acquire(p->rt, &p->own_lease, err);
+    if (rc < 0) return rc;
+    l = p->own_lease;
+  }
+  p->uid = sb_uid_lease_uid(l);
+  p->gid = sb_uid_lease_gid(l);
+  unsigned u = (unsigned)p->uid, g = (unsigned)p->gid;
+  /* surgebox first: with the user-namespace default (65534) it shadows
+   * nobody for getpwuid, and id -un prints surgebox either way. */
+  snprintf(p->etc_passwd, sizeof p->etc_passwd,
+           "root:x:0:0:root:/root:/bin/sh\nsurgebox:x:%u:%u:surgebox:/tmp:/bin/sh\n"
+           "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", u, g);
+  snprintf(p->etc_group, sizeof p->etc_group, "root:x:0:\nsurgebox:x:%u:\nnogroup:x:65534:\n", g);
+  return 0;
 }
 
 /* clone3's argument block (linux/sched.h's struct clone_args, spelled out so
@@ -170,6 +194,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   int rc = copy_spec_strings(p, spec);
   if (rc) sb_err(err, "out of memory");
+  if (!rc) rc = choose_uid(p, spec, err);
+  p->output_base64 = spec->output_base64;
   const sb_bpf *filter = &rt->filter;
   if (!rc && spec->seccomp_extra_deny && spec->seccomp_extra_deny[0]) {
     rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, rt->opts.seccomp_extra_allow, spec->seccomp_extra_deny,
@@ -202,8 +228,10 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.mounts.workspace = spec->workspace ? sb_workspace_path(spec->workspace) : NULL;
   a.mounts.tmp_mib = spec->limits.tmp_mib;
   a.mounts.app_mib = spec->limits.tmp_mib;
-  a.mounts.uid = rt->opts.sandbox_uid;
-  a.mounts.gid = rt->opts.sandbox_gid;
+  a.mounts.uid = p->uid;
+  a.mounts.gid = p->gid;
+  a.mounts.etc_passwd = p->etc_passwd;
+  a.mounts.etc_group = p->etc_group;
   a.mounts.extra = p->mounts;
   a.mounts.n_extra = p->n_mounts;
   a.argv = (const char *const *)p->argv;
@@ -214,8 +242,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);
   a.rlimits.pids_by_rlimit = !sb_cg_limits_pids(&rt->cg);
   a.rlimits.cpu_backstop_only = sb_cg_counts_cpu(&rt->cg);
-  a.uid = rt->opts.sandbox_uid;
-  a.gid = rt->opts.sandbox_gid;
+  a.uid = p->uid;
+  a.gid = p->gid;
   a.empty_caps = rt->empty_caps;
 
   if (!rc) {
@@ -261,7 +289,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   p->out_fd = outp[0];
   p->err_fd = errp[0];
   if (!rc && rt->userns) {
-    rc = sb_ns_write_id_maps(p->pid, rt->opts.sandbox_uid, rt->outer_uid, rt->opts.sandbox_gid, rt->outer_gid, err);
+    rc = sb_ns_write_id_maps(p->pid, p->uid, rt->outer_uid, p->gid, rt->outer_gid, err);
     sb_msg m = {.type = SB_MSG_MAPPED};
     if (!rc && send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) rc = -errno;
     if (rc) {

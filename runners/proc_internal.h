@@ -28,6 +28,11 @@ struct sb_proc {
   char *root;           /* profile root, or NULL for the host */
   sb_mount *mounts;
   size_t n_mounts;
+  sb_uid_lease *own_lease; /* taken for this run alone (no workspace, no lease in the spec) */
+  uid_t uid;
+  gid_t gid;
+  bool output_base64;
+  char etc_passwd[512], etc_group[256]; /* the sandbox's identity files (mounts.c) */
 };
 
 void sb_proc_free(sb_proc *p);

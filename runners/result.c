@@ -37,14 +37,28 @@ static json_object *seconds(double s) {
   return json_object_new_double_s(strtod(text, NULL), text);
 }
 
-static void add_stream(json_object *o, const char *name, const sb_buf *b) {
+/* The text (U+FFFD for what is not UTF-8 or is NUL), its flags, the SHA-256
+ * of the raw bytes, and the raw bytes in base64 when the text is not them
+ * (or when asked): "exactly what it printed" stays recoverable. */
+static void add_stream(json_object *o, const char *name, const sb_buf *b, bool want_b64) {
   bool lossy = false;
-  char *text = sb_utf8_sanitize(b->data ? b->data : (const unsigned char *)"", b->len, &lossy);
-  char key[32];
+  const unsigned char *data = b->data ? b->data : (const unsigned char *)"";
+  char *text = sb_utf8_sanitize(data, b->len, &lossy);
+  char key[32], hex[65];
   json_object_object_add(o, name, json_object_new_string(text ? text : ""));
   free(text);
   snprintf(key, sizeof key, "%s_lossy", name);
   json_object_object_add(o, key, json_object_new_boolean(lossy));
+  sb_sha256_hex(data, b->len, hex);
+  snprintf(key, sizeof key, "%s_sha256", name);
+  json_object_object_add(o, key, json_object_new_string(hex));
+  if (lossy || want_b64) {
+    char *b64 = sb_base64(data, b->len);
+    snprintf(key, sizeof key, "%s_b64", name);
+    /* out of memory: null, and the hash still says what the bytes were */
+    json_object_object_add(o, key, b64 ? json_object_new_string(b64) : NULL);
+    free(b64);
+  }
   snprintf(key, sizeof key, "%s_truncated", name);
   json_object_object_add(o, key, json_object_new_boolean(b->truncated));
 }
@@ -67,8 +81,8 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "status", json_object_new_string(sb_status_name(r->status)));
   json_object_object_add(o, "exit_code", r->exit_code >= 0 ? json_object_new_int(r->exit_code) : NULL);
   json_object_object_add(o, "signal", signal_name(r->signal));
-  add_stream(o, "stdout", &r->out);
-  add_stream(o, "stderr", &r->err);
+  add_stream(o, "stdout", &r->out, r->output_base64);
+  add_stream(o, "stderr", &r->err, r->output_base64);
   json_object_object_add(o, "cpu_time_s", seconds(r->cpu_time_s));
   json_object_object_add(o, "user_time_s", seconds(r->user_time_s));
   json_object_object_add(o, "sys_time_s", seconds(r->sys_time_s));
@@ -81,6 +95,7 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "cpu_source", json_object_new_string(r->cpu_source ? r->cpu_source : "none"));
   json_object_object_add(o, "limits", limits_json(&r->limits));
   json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(r->cgroup)));
+  json_object_object_add(o, "uid", r->uid >= 0 ? json_object_new_int64(r->uid) : NULL);
   json_object_object_add(o, "enforced", rt ? sb_runtime_enforcement(rt) : NULL);
   json_object *w = json_object_new_array();
   const char *warning = rt ? sb_runtime_warning(rt) : NULL;

@@ -17,6 +17,8 @@ int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out) {
     out->exit_code = -1;
     out->limits = spec->limits;
     out->cgroup = sb_runtime_cgroup(rt);
+    out->uid = -1;
+    out->output_base64 = spec->output_base64;
     snprintf(out->error, sizeof out->error, "%s", err);
     return rc;
   }

@@ -21,6 +21,12 @@ void sb_runtime_options_default(sb_runtime_options *o) {
   o->netns_slots = 1;
   o->sandbox_uid = 65534;
   o->sandbox_gid = 65534;
+  /* Unused by every allocation scheme we know of: above systemd's container
+   * range (524288-1879048191, where useradd's subordinate ids also fall),
+   * below its foreign-uid range and 2^31 (systemd's UIDS-GIDS document;
+   * Debian policy leaves 65536-4294967293 to local dynamic allocation). */
+  o->uid_first = 1879048192;
+  o->uid_count = 4096;
 }
 
 static void default_state_dir(char out[PATH_MAX]) {
@@ -248,6 +254,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->files_gid = rt->own_userns ? 0 : rt->opts.sandbox_gid;
   if (!rc && rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
   if (!rc) rc = lock_instance(rt, err);
+  if (!rc) rc = sb_uids_open(rt, err);
   char cgerr[SB_ERR_MAX] = "";
   if (!rc && sb_cg_open(&rt->cg, opts->cgroup, rt->name, rt->state_dir, rt->warning, cgerr) < 0) {
     sb_err(err, "cgroup %s requested but unusable: %s", sb_cgroup_kind_name(opts->cgroup), cgerr);
@@ -335,7 +342,8 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
                                         : "RLIMIT_DATA (per process, approximate)";
   json_object_object_add(o, "memory", json_object_new_string(mem));
   const char *pids = v1 ? "cgroup v1 pids.max" : (v2 && b->v2_pids) ? "cgroup v2 pids.max"
-                                                                  : "RLIMIT_NPROC (per uid, shared by concurrent jobs)";
+                    : rt->userns ? "RLIMIT_NPROC (per uid, shared by concurrent jobs: one mapped uid)"
+                                 : "RLIMIT_NPROC (per uid, and each concurrent job has its own uid)";
   json_object_object_add(o, "pids", json_object_new_string(pids));
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
@@ -352,5 +360,22 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
                       : (v2 && !rt->no_clone_into_cgroup) ? "clone3(CLONE_INTO_CGROUP), counters from GO"
                                                           : "cgroup.procs write at GO";
   json_object_object_add(o, "cgroup_entry", json_object_new_string(entry));
+  char uid[400];
+  if (rt->userns)
+    snprintf(uid, sizeof uid,
+             "user namespace: uid %u inside, mapped to the caller's uid %u on the host; only one id can be mapped "
+             "without privilege, so concurrent jobs share that host uid and its per-uid limits (inotify instances, "
+             "mqueue bytes, pending signals, RLIMIT_NPROC) with each other and with the caller",
+             (unsigned)rt->opts.sandbox_uid, (unsigned)rt->outer_uid);
+  else
+    snprintf(uid, sizeof uid,
+             "one uid (and gid) per concurrent job from %u-%u, held by an flock in %s across processes: per-uid "
+             "limits and signal permissions separate concurrent jobs",
+             (unsigned)rt->opts.uid_first, (unsigned)(rt->opts.uid_first + rt->opts.uid_count - 1), rt->uid_dir);
+  json_object_object_add(o, "uid", json_object_new_string(uid));
+  json_object_object_add(o, "file_locks",
+                         json_object_new_string("/etc/passwd and /etc/group are private to the sandbox; other "
+                                                "read-only files share the host's inodes, so a lock on them is "
+                                                "seen by the host and by other jobs"));
   return o;
 }

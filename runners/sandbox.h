@@ -6,7 +6,8 @@
  *                         private mount namespace, instance state dir,
  *                         cgroup backend detection, seccomp filter compile,
  *                         shared empty network namespace(s).
- *   sb_workspace_create() a size-capped writable dir that becomes /app.
+ *   sb_workspace_create() a size-capped writable dir that becomes /app; it
+ *                         holds the uid (sb_uid_acquire) every run in it uses.
  *   sb_proc_start()       clone the sandbox; returns fds an event loop watches.
  *   sb_proc_on_*()        drive it: ready, output readable, exit, tick.
  *   sb_proc_finish()      collect accounting into an sb_result.
@@ -40,8 +41,11 @@ typedef struct {
   sb_cgroup_kind cgroup;      /* AUTO: v2 if usable, else v1, else none */
   const char *state_dir;      /* NULL: /run/surgebox/state as root, else $XDG_RUNTIME_DIR/surgebox/state */
   int netns_slots;            /* shared empty network namespaces to pre-create (>=1) */
-  uid_t sandbox_uid;          /* default 65534 */
+  uid_t sandbox_uid;          /* user-namespace mode only: the one id mapped (default 65534) */
   gid_t sandbox_gid;          /* default 65534 */
+  uid_t uid_first;            /* as root: one uid (gid: the same number) per concurrent job */
+  uint32_t uid_count;         /* from [uid_first, uid_first+uid_count); default 1879048192 + 4096 (runtime.c says why) */
+  const char *uid_lock_dir;   /* NULL: /run/surgebox/uids (shared by every surgebox process) */
   const char *const *seccomp_extra_deny;  /* NULL-terminated syscall names, may be NULL */
   const char *const *seccomp_extra_allow; /* names removed from the default deny list */
 } sb_runtime_options;
@@ -62,6 +66,14 @@ const char *sb_runtime_warning(const sb_runtime *rt);
 bool sb_runtime_host_uid(const sb_runtime *rt, uid_t seen, uid_t *host);
 bool sb_runtime_host_gid(const sb_runtime *rt, gid_t seen, gid_t *host);
 uid_t sb_host_euid(void); /* geteuid() as it was before sb_runtime_open */
+/* The uid range (false in user-namespace mode, where there is none);
+ * in_use counts this process's leases. */
+bool sb_runtime_uid_range(const sb_runtime *rt, uid_t *first, uint32_t *count, uint32_t *in_use);
+/* Parse "FIRST-LAST" (both inclusive). 0 or -EINVAL. */
+int sb_uid_range_parse(const char *s, uid_t *first, uint32_t *count);
+/* Refuse a range that is empty, reaches 2^31 or nobody, or meets an id in
+ * etc/passwd, etc/group, etc/subuid or etc/subgid (etc: normally "/etc"). */
+int sb_uid_range_check(uid_t first, uint32_t count, const char *etc, char err[SB_ERR_MAX]);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);
@@ -79,6 +91,16 @@ typedef struct {
 } sb_limits;
 
 void sb_limits_default(sb_limits *l);
+
+/* ---- uid leases ---------------------------------------------------------- */
+/* A uid held (across processes, by an flock) until released. A workspace
+ * takes one when created: every run in it uses that uid unless the spec
+ * names another lease; a run without workspace or lease takes its own. */
+typedef struct sb_uid_lease sb_uid_lease;
+int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]);
+uid_t sb_uid_lease_uid(const sb_uid_lease *l);
+gid_t sb_uid_lease_gid(const sb_uid_lease *l);
+void sb_uid_release(sb_uid_lease *l);
 
 /* ---- workspace (/app) -------------------------------------------------- */
 typedef struct sb_workspace sb_workspace;
@@ -133,6 +155,8 @@ typedef struct {
   int netns_slot;               /* which shared netns to enter; -1: a fresh one */
   const char *root;             /* a profile's root file system whose /usr, /lib*, /bin, /sbin
                                  * and /etc replace the host's; NULL: the host's */
+  const sb_uid_lease *uid_lease;/* NULL: the workspace's, else one for this run */
+  bool output_base64;           /* stdout_b64/stderr_b64 even when the text is exact */
 } sb_spec;
 
 void sb_spec_init(sb_spec *s);
@@ -169,6 +193,8 @@ typedef struct {
   char error[SB_ERR_MAX];       /* internal_error / exec failure explanation */
   sb_limits limits;             /* as requested */
   sb_cgroup_kind cgroup;
+  int64_t uid;                  /* the run's uid (and gid), -1 when it never started */
+  bool output_base64;           /* as requested by the spec */
 } sb_result;
 
 void sb_result_free(sb_result *r);

@@ -25,23 +25,34 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
   }
   ws->rt = rt;
   ws->dirfd = -1;
-  ws->uid = rt->files_uid; /* the sandbox uid, or our 0 in user mode (what it maps to) */
-  ws->gid = rt->files_gid;
+  int lrc = sb_uid_acquire(rt, &ws->lease, err);
+  if (lrc < 0) {
+    free(ws);
+    return lrc;
+  }
+  /* Owner of what we put into /app: the job's own uid as root; in user mode
+   * our 0 (what the sandbox's one mapped uid is, seen from here). */
+  ws->uid = rt->userns ? rt->files_uid : sb_uid_lease_uid(ws->lease);
+  ws->gid = rt->userns ? rt->files_gid : sb_uid_lease_gid(ws->lease);
   snprintf(ws->path, sizeof ws->path, "%s/jobs/w%llu", rt->instance, (unsigned long long)++rt->counter);
   if (mkdir(ws->path, 0755) < 0) {
-    sb_err(err, "mkdir %s: %s", ws->path, strerror(errno));
+    int e = errno;
+    sb_err(err, "mkdir %s: %s", ws->path, strerror(e));
+    sb_uid_release(ws->lease);
     free(ws);
-    return -errno;
+    return -e;
   }
   if (rt->can_mount) {
     char opts[128];
     snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
              (unsigned)ws->uid, (unsigned)ws->gid);
     if (mount("tmpfs", ws->path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
-      sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(errno));
+      int e = errno;
+      sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(e));
       rmdir(ws->path);
+      sb_uid_release(ws->lease);
       free(ws);
-      return -errno;
+      return -e;
     }
     ws->mounted = true;
   }
@@ -147,5 +158,8 @@ void sb_workspace_destroy(sb_workspace *ws) {
   if (ws->dirfd >= 0) close(ws->dirfd);
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   sb_rm_rf(ws->path);
+  sb_uid_release(ws->lease);
   free(ws);
 }
+
+const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws) { return ws->lease; }

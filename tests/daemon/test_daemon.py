@@ -534,12 +534,117 @@ def case_client_cli(d):
         check(p.returncode == 2, f"--no-autostart with no daemon: exit 2, got {p.returncode}")
 
 
+def case_uids(d):
+    """Concurrent jobs run as different uids (the ones their documents name,
+    with a private /etc/passwd naming them surgebox); a job keeps its uid
+    across steps; status shows the range and the leases in use."""
+    c = Client(d.sock)
+    st = c.call({"id": "s0", "type": "status"})
+    ur = st.get("uid_range")
+    check(isinstance(ur, dict) and ur.get("first") == 1879048192 and ur.get("count") == 4096
+          and ur.get("in_use") == 0, f"idle status uid_range: {ur}")
+    clients = [Client(d.sock) for _ in range(2)]
+    script = "id -u; id -un; sleep 5"  # long enough for both to be seen running
+    for i, cl in enumerate(clients):
+        cl.send(exec_req(f"j{i}", ["sh", "-c", script]))
+    # set-up wait (not a timing assertion): both jobs running
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        st = c.call({"id": "s1", "type": "status"})
+        if st.get("running") == 2:
+            break
+        time.sleep(0.05)
+    check(st.get("running") == 2 and (st.get("uid_range") or {}).get("in_use") == 2,
+          f"two jobs running, two uids leased: running={st.get('running')} uid_range={st.get('uid_range')}")
+    uids = []
+    for i, cl in enumerate(clients):
+        r = cl.recv(90)
+        step = r["steps"][0]
+        lines = step["stdout"].split("\n")
+        check(r["status"] == "ok" and lines[1] == "surgebox", f"job {i}: {r['status']} {step['stdout']!r}")
+        check(isinstance(step.get("uid"), int) and lines[0] == str(step.get("uid")),
+              f"job {i}: document uid {step.get('uid')} vs id -u {lines[0]!r}")
+        check(1879048192 <= (step.get("uid") or 0) <= 1879052287, f"job {i}: uid {step.get('uid')} in the range")
+        uids.append(step.get("uid"))
+    check(uids[0] != uids[1], f"concurrent jobs share uid {uids}")
+    st = c.call({"id": "s2", "type": "status"})
+    check((st.get("uid_range") or {}).get("in_use") == 0, f"leases released: {st.get('uid_range')}")
+    # two steps of one job: the same uid, and the second may rewrite what the first wrote
+    r = c.call({"id": "two", "type": "exec", "files": [], "steps": [
+        run_step(["sh", "-c", "echo one > /app/f; id -u"], name="a"),
+        run_step(["sh", "-c", "echo two >> /app/f; cat /app/f; id -u"], name="b")]}, timeout=90)
+    a, b = r["steps"][0], r["steps"][1]
+    check(r["status"] == "ok" and a.get("uid") == b.get("uid") and b["stdout"] == f"one\ntwo\n{b.get('uid')}\n",
+          f"steps of a job share a uid and /app: {r['status']} {a.get('uid')} {b.get('uid')} {b['stdout']!r}")
+
+
+def case_uid_range_refused(_d):
+    """A --uid-range that meets an account, or is malformed, stops the daemon
+    at start-up with a message naming the account."""
+    account = None
+    with open("/etc/passwd") as f:
+        for line in f:
+            parts = line.split(":")
+            if len(parts) > 2 and parts[2].isdigit() and 0 < int(parts[2]) < 65534:
+                account = (parts[0], int(parts[2]))
+                break
+    if account is None:
+        print("SKIPPED: no account with a uid in 1-65533 in /etc/passwd")
+        sys.exit(SKIP)
+    tmp = tempfile.mkdtemp(prefix="sbd-uids-")
+    rng = f"{account[1]}-{account[1] + 9}"
+    p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(tmp, "s.sock"), "--uid-range", rng],
+                       capture_output=True, timeout=30)
+    check(p.returncode != 0 and f"{account[0]} has id {account[1]}".encode() in p.stderr,
+          f"--uid-range {rng} (meets {account[0]}): exit {p.returncode}, stderr {p.stderr[-300:]!r}")
+    # fewer uids than workers: every running job holds one
+    p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(tmp, "s.sock"),
+                        "--uid-range", "1879048192-1879048193", "--jobs", "3"], capture_output=True, timeout=30)
+    check(p.returncode != 0 and b"--jobs 3" in p.stderr, f"--jobs 3 with 2 uids: {p.returncode} {p.stderr[-300:]!r}")
+    for bad in ("5", "9-3", "0-9"):
+        p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(tmp, "s.sock"), "--uid-range", bad],
+                           capture_output=True, timeout=30)
+        check(p.returncode != 0 and not os.path.exists(os.path.join(tmp, "s.sock")),
+              f"--uid-range {bad}: exit {p.returncode} {p.stderr[-200:]!r}")
+
+
+def case_output_bytes(d):
+    """NUL and 0xff survive: stdout_b64 has the raw bytes when the text is
+    lossy or when output_encoding asks; stdout_sha256 hashes the raw bytes."""
+    import base64
+    import hashlib
+    c = Client(d.sock)
+    raw = b"a\x00b\xff\n"
+    r = c.call(exec_req(1, ["printf", "a\\000b\\377\\n"]), timeout=60)
+    s = r["steps"][0]
+    check(s.get("stdout_lossy") is True and s.get("stdout") == "a\ufffdb\ufffd\n", f"lossy text: {s.get('stdout')!r}")
+    check(s.get("stdout_b64") is not None and base64.b64decode(s.get("stdout_b64") or "") == raw,
+          f"stdout_b64 {s.get('stdout_b64')!r}")
+    check(s.get("stdout_sha256") == hashlib.sha256(raw).hexdigest(), f"stdout_sha256 {s.get('stdout_sha256')}")
+    check("stderr_b64" not in s and s.get("stderr_sha256") == hashlib.sha256(b"").hexdigest(),
+          f"exact stderr: no b64, hash of nothing: {s.get('stderr_sha256')}")
+    r = c.call(exec_req(2, ["echo", "plain"]), timeout=60)
+    s = r["steps"][0]
+    check("stdout_b64" not in s and s.get("stdout_sha256") == hashlib.sha256(b"plain\n").hexdigest(),
+          f"exact text: no stdout_b64: {sorted(s)}")
+    req = exec_req(3, ["echo", "plain"])
+    req["output_encoding"] = "base64"
+    s = c.call(req, timeout=60)["steps"][0]
+    check(s.get("stdout_b64") == base64.b64encode(b"plain\n").decode() and s.get("stderr_b64") == "",
+          f"request output_encoding base64: {s.get('stdout_b64')!r} {s.get('stderr_b64')!r}")
+    s = c.call(exec_req(4, ["echo", "plain"], output_encoding="base64"), timeout=60)["steps"][0]
+    check(s.get("stdout_b64") == base64.b64encode(b"plain\n").decode(), f"step output_encoding: {sorted(s)}")
+    for bad in ("hex", 1, None):
+        r = c.call(exec_req(5, ["true"], output_encoding=bad), timeout=60)
+        check(r.get("type") == "error" and r["error"]["code"] == "bad_request", f"output_encoding {bad!r}: {r}")
+
+
 # Values that depend on the machine or the moment: only their JSON type is
 # compared with PROTOCOL.md's examples.
 VOLATILE = {"version", "uptime_s", "cgroup", "cpu_source", "enforced", "warnings", "pid", "connections",
             "connections_total", "jobs_done", "totals", "queue_time_s", "setup_time_s", "cpu_time_s",
             "user_time_s", "sys_time_s", "wall_time_s", "max_rss_kb", "cgroup_peak_kb", "running", "queued",
-            "message"}
+            "message", "uid", "in_use"}
 
 
 def doc_blocks(path):
@@ -636,6 +741,10 @@ def case_protocol_examples(d):
         if req_id not in got:
             check(False, f"request {req_id} answered with another id: {list(got)}")
     check(sent >= 15, f"only {sent} runnable examples found")
+
+
+# Cases that need no toolchain skip the detection (25 s on a loaded machine).
+NO_TOOLCHAINS = ["--toolchains", "/nonexistent-surgebox-toolchains"]
 
 
 def cached_sleep_job(id_, marker):
@@ -1126,6 +1235,9 @@ CASES = {
     "restart_new_pidns": (case_restart_new_pidns, None),
     "restart_new_pidns_v2": (lambda d: case_restart_new_pidns(d, "v2"), None),
     "unprivileged_daemon": (case_unprivileged_daemon, None),
+    "uids": (case_uids, ["--jobs", "2"] + NO_TOOLCHAINS),
+    "uid_range_refused": (case_uid_range_refused, None),
+    "output_bytes": (case_output_bytes, NO_TOOLCHAINS),
 }
 
 

@@ -9,6 +9,7 @@ the unshare wrapper, checks for leftovers after every run, exit 0 pass,
 1 fail, 77 skip.
 """
 
+import base64
 import hashlib
 import os
 import re
@@ -177,12 +178,21 @@ def c_lossy(ctx):
                     collapsed += ch
             h.eq(collapsed, "A\ufffdB\ufffdC\ufffd",
                  "%s with replacement runs collapsed (ASCII kept, bad bytes replaced)" % stream, r)
+        # the exact bytes binout wrote, recoverable (progs/binout.c)
+        raw = b"A\xff\xfeB\x80C\xe2\x82"
+        h.eq(r.get(stream + "_b64"), base64.b64encode(raw).decode(), stream + "_b64: the raw bytes", r)
+        h.eq(r.get(stream + "_sha256"), hashlib.sha256(raw).hexdigest(), stream + "_sha256 of the raw bytes", r)
     r = ctx.run("binout", ["good"])
     ok_run(h, r)
     want = "caf\u00e9 \u65e5\u672c \U0001F600\n"
     for stream in ("stdout", "stderr"):
         h.eq(r.get(stream), want, stream + " valid UTF-8 kept as is", r)
         h.eq(r.get(stream + "_lossy"), False, stream + "_lossy for valid UTF-8", r)
+        h.check(stream + "_b64" not in (r.doc or {}), stream + "_b64 absent when the text is exact", r)
+        h.eq(r.get(stream + "_sha256"), hashlib.sha256(want.encode()).hexdigest(), stream + "_sha256", r)
+    r = ctx.run("binout", ["good"], opts=["--output-base64"])
+    ok_run(h, r)
+    h.eq(r.get("stdout_b64"), base64.b64encode(want.encode()).decode(), "--output-base64: stdout_b64 always", r)
 
 
 @case("accounting")

@@ -59,7 +59,7 @@ def main():
 
     doc, outer_map = run_as_user(run, xdg, [],
         "id -u; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; cat /proc/self/uid_map; "
-        "echo hi > /app/x && cat /app/x; ls /root 2>&1 | head -1; sleep 1", watch_pid_map=True)
+        "echo hi > /app/x && cat /app/x; ls /root 2>&1 | head -1; echo name=$(id -un); sleep 1", watch_pid_map=True)
     out = doc["stdout"].split("\n")
     if doc["status"] != "ok":
         fails.append(f"status {doc['status']} {doc.get('error')}")
@@ -80,6 +80,14 @@ def main():
         fails.append(f"cgroup {doc['cgroup']} warnings {doc['warnings']}")
     if not doc["cpu_time_s"] > 0 or doc["wall_time_s"] <= 0:
         fails.append("not measured")
+    # one id can be mapped: the document says which, and that jobs share it
+    if doc.get("uid") != 65534:
+        fails.append(f"document uid {doc.get('uid')!r}")
+    if "name=surgebox\n" not in doc["stdout"]:
+        fails.append("id -un does not name the private /etc/passwd's surgebox")
+    enf_uid = (doc.get("enforced") or {}).get("uid") or ""
+    if "user namespace" not in enf_uid or "share" not in enf_uid:
+        fails.append(f"enforced.uid does not say jobs share the mapped uid: {enf_uid!r}")
 
     # /app is capped: 768 MiB under a 512 MiB setting (the file size limit is
     # raised so that only the tmpfs can stop it).

@@ -519,8 +519,8 @@ def c_setuid(ctx):
         expect_denied(h, r, k)
     v = r.results.get("clear_nnp")
     h.check(v is not None and v != "OK", "clearing no_new_privs: %r" % v, r)
-    expect_result(h, r, "uid_after", "65534")
-    expect_result(h, r, "euid_after", "65534")
+    expect_result(h, r, "uid_after", str(r.get("uid")), "still the job's uid")
+    expect_result(h, r, "euid_after", str(r.get("uid")), "still the job's uid")
 
 
 @case("caps")
@@ -541,7 +541,7 @@ def c_caps(ctx):
 @case("killall", backends=True)
 def c_killall(ctx):
     h = ctx.h
-    sentinel = h.start_sentinel(65534)  # same uid as the sandbox: only namespaces protect it
+    sentinel = h.start_sentinel(65534)  # nobody, the uid sandboxes shared before they had one each
     r = ctx.run("killall", [], ["--time-limit", "20"])
     alive = sentinel.poll() is None
     h.check(alive, "the sentinel process outside the sandbox (uid 65534) was killed: "
@@ -581,11 +581,19 @@ def c_ids(ctx):
     h = ctx.h
     r = ctx.run("ids", [], ["--time-limit", "20"])
     expect_status(h, r, "ok")
+    # root: one uid of the default range (a gid of the same number), the one
+    # the document names; user-namespace mode: the one mapped id, 65534
+    uid = r.get("uid")
+    lo, hi = (1879048192, 1879052287) if os.geteuid() == 0 else (65534, 65534)
+    h.check(isinstance(uid, int) and lo <= uid <= hi, "document's uid %r must be in %d-%d" % (uid, lo, hi), r)
     for k in ("uid", "euid", "suid", "gid", "egid", "sgid"):
-        expect_result(h, r, k, "65534")
+        expect_result(h, r, k, str(uid))
     groups = r.results.get("groups", "")
-    h.check(all(g == "65534" for g in groups.split(",") if g),
-            "supplementary groups must be empty or 65534: %r" % groups, r)
+    h.check(all(g == str(uid) for g in groups.split(",") if g),
+            "supplementary groups must be empty or %s: %r" % (uid, groups), r)
+    expect_result(h, r, "pw_name", "surgebox", "getpwuid of the job's uid (private /etc/passwd)")
+    expect_result(h, r, "pw_dir", "/tmp")
+    expect_result(h, r, "gr_name", "surgebox", "getgrgid of the job's gid (private /etc/group)")
 
 
 @case("hostname")
@@ -836,6 +844,176 @@ def c_harness_selftest(ctx):
     h.check(not got, "leftover checks report a clean state as dirty: %r" % got)
 
 
+def start_json_run(h, argv, opts=(), app=None):
+    """surgebox-run --json in the background (for cases with two at once)."""
+    import subprocess
+    cmd = [h.surgebox] + (["--dir", app] if app else []) + list(opts) + ["--json", "--"] + list(argv)
+    print("  $ " + " ".join(cmd), flush=True)
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def finish_json_run(h, p, tag):
+    import json
+    import subprocess
+    try:
+        out, err = p.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    r = sbharness.Run(p.args, p.returncode, out, err, 0)
+    try:
+        r.doc = json.loads(out.decode())
+        r.results = sbharness.parse_results(r.stdout)
+    except (UnicodeDecodeError, ValueError) as e:
+        r.json_error = str(e)
+    if os.environ.get("SBTEST_VERBOSE"):
+        print("    -> %s: %s" % (tag, r.summary(4000)), flush=True)
+    h.eq(r.rc, 0, "surgebox-run %s exit code" % tag, r)
+    if h.check(r.doc is not None, "surgebox-run %s printed no result document" % tag, r):
+        h.validate_doc(r)
+        h.eq(r.get("status"), "ok", "status of %s" % tag, r)
+    return r
+
+
+def descendants(root_pid):
+    """Pids (in our pid namespace) whose parent chain reaches root_pid, not
+    root_pid itself (surgebox-run holds flocks of its own)."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    out = set()
+    for pid in parent:
+        p, hops = pid, 0
+        while p in parent and p != root_pid and hops < 64:
+            p, hops = parent[p], hops + 1
+        if p == root_pid and pid != root_pid:
+            out.add(pid)
+    return out
+
+
+def wait_until(cond, what, h, limit_s=30):
+    """Set-up wait (not a timing assertion): poll until cond() or give up."""
+    import time
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return h.check(False, "gave up waiting for %s" % what)
+
+
+@case("uid_inotify", backends=True)
+def c_uid_inotify(ctx):
+    """Two concurrent jobs get different uids: one taking all of its uid's
+    inotify instances (fs.inotify.max_user_instances) leaves the other's
+    intact."""
+    h = ctx.h
+    if os.geteuid() != 0:
+        skip("one uid per job needs root (user-namespace mode maps a single id)")
+    with open("/proc/sys/fs/inotify/max_user_instances") as f:
+        limit = int(f.read())
+    if limit > 8192:
+        skip("fs.inotify.max_user_instances=%d: too many fds to exhaust in a test" % limit)
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app_a = h.app_dir(progs={"prog": ctx.prog("inotify_hog")})
+    app_b = h.app_dir(progs={"prog": ctx.prog("inotify_hog")})
+    a = start_json_run(h, ["./prog", "hog", "6"], ctx.opts("--open-files", str(limit + 64), "--time-limit", "30"), app_a)
+
+    def hogging():
+        for pid in descendants(a.pid):
+            try:
+                fds = os.listdir("/proc/%d/fd" % pid)
+                n = sum(1 for fd in fds if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:inotify")
+            except OSError:
+                continue
+            if n >= limit // 2:
+                return True
+        return a.poll() is not None
+    wait_until(hogging, "job A to take its inotify instances", h)
+    b = start_json_run(h, ["./prog", "one"], ctx.opts("--time-limit", "20"), app_b)
+    rb = finish_json_run(h, b, "B")
+    ra = finish_json_run(h, a, "A")
+    expect_result(h, ra, "hog_stop", "EMFILE", "job A must reach its uid's inotify limit")
+    expect_result(h, rb, "one", "OK", "job B shares no per-uid limit with job A")
+    ua, ub = ra.get("uid"), rb.get("uid")
+    h.check(isinstance(ua, int) and isinstance(ub, int) and ua != ub,
+            "concurrent jobs must run as different uids: %r and %r" % (ua, ub), rb)
+    watch.stop()
+    h.leftover_checks(before, watch, rb)
+
+
+@case("uid_nproc")
+def c_uid_nproc(ctx):
+    """Rlimits backend: RLIMIT_NPROC counts processes per uid, so with one
+    uid per job a job holding its whole pids limit leaves a concurrent job
+    its own."""
+    h = ctx.h
+    if os.geteuid() != 0:
+        skip("one uid per job needs root (user-namespace mode maps a single id)")
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app_a = h.app_dir(progs={"prog": ctx.prog("forkbomb")})
+    app_b = h.app_dir(progs={"prog": ctx.prog("forkbomb")})
+    opts = ["--cgroup", "none", "--pids-limit", "32", "--time-limit", "30"]
+    a = start_json_run(h, ["./prog", "hold", "6"], opts, app_a)
+    wait_until(lambda: len(descendants(a.pid)) >= 24 or a.poll() is not None,
+               "job A to fork up to its limit", h)
+    b = start_json_run(h, ["./prog", "count"], opts, app_b)
+    rb = finish_json_run(h, b, "B")
+    ra = finish_json_run(h, a, "A")
+    for tag, r in (("A", ra), ("B", rb)):
+        n = result_int(h, r, "forks")
+        if n is not None:
+            h.within(n, 16, 31, "job %s's forks under RLIMIT_NPROC=32, whatever the other job holds" % tag, r)
+        expect_result(h, r, "fork_errno", "EAGAIN")
+    watch.stop()
+    h.leftover_checks(before, watch, rb)
+
+
+@case("etc_lock", backends=True)
+def c_etc_lock(ctx):
+    """A job's flock(LOCK_EX) on /etc/passwd holds only the sandbox's own
+    file: the host and a second concurrent job can still lock it."""
+    import fcntl
+    h = ctx.h
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
+    app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
+    a = start_json_run(h, ["./prog", "hold", "6"], ctx.opts("--time-limit", "30"), app_a)
+
+    def locked():
+        pids = descendants(a.pid)
+        with open("/proc/locks") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) > 4 and parts[1] == "FLOCK" and parts[3] == "WRITE" and int(parts[4]) in pids:
+                    return True
+        return a.poll() is not None
+    wait_until(locked, "job A to lock /etc/passwd", h)
+    with open("/etc/passwd") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f, fcntl.LOCK_UN)
+            host = "OK"
+        except BlockingIOError:
+            host = "EWOULDBLOCK"
+    b = start_json_run(h, ["./prog", "try"], ctx.opts("--time-limit", "20"), app_b)
+    rb = finish_json_run(h, b, "B")
+    ra = finish_json_run(h, a, "A")
+    expect_result(h, ra, "held", "OK")
+    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on /etc/passwd while a job holds its own", ra)
+    expect_result(h, rb, "try", "OK", "a second job's flock on /etc/passwd")
+    watch.stop()
+    h.leftover_checks(before, watch, rb)
+
+
 @case("concurrent_ancestor")
 def c_concurrent_ancestor(ctx):
     """A sandbox started from the wrapper's pid namespace while another
@@ -851,7 +1029,6 @@ def c_concurrent(ctx):
     """Two sandboxes at once whose surgebox-run processes have the same pid
     number (each in its own pid namespace, as in containers or parallel test
     wrappers): neither may disturb the other."""
-    import json
     import shutil
     import subprocess
     import time
@@ -884,26 +1061,9 @@ def c_concurrent(ctx):
         a = start("A", 3)
     time.sleep(1.0)
     b = start("B", 1, nested=ctx.variant != "ancestor")
-    results = {}
-    for tag, p in (("A", a), ("B", b)):
-        try:
-            out, err = p.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
-        r = sbharness.Run(p.args, p.returncode, out, err, 0)
-        try:
-            r.doc = json.loads(out.decode())
-        except (UnicodeDecodeError, ValueError) as e:
-            r.json_error = str(e)
-        results[tag] = r
-        if os.environ.get("SBTEST_VERBOSE"):
-            print("    -> %s: %s" % (tag, r.summary(4000)), flush=True)
+    results = {tag: finish_json_run(h, p, tag) for tag, p in (("A", a), ("B", b))}
     for tag, r in results.items():
-        h.eq(r.rc, 0, "surgebox-run %s exit code" % tag, r)
-        if h.check(r.doc is not None, "surgebox-run %s printed no result document" % tag, r):
-            h.validate_doc(r)
-            h.eq(r.get("status"), "ok", "status of %s" % tag, r)
+        if r.doc is not None:
             h.eq(r.stdout, "%s\nmarker\n%s-done\n" % (tag, tag), "stdout of %s" % tag, r)
     watch.stop()
     h.leftover_checks(before, watch, results["B"])

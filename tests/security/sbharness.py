@@ -19,6 +19,7 @@ Failed checks are collected; finish() prints them and exits 1, or prints PASS.
 
 import atexit
 import errno
+import fcntl
 import json
 import os
 import re
@@ -152,6 +153,24 @@ def state_entries():
             for n in dirs + files:
                 found.add(os.path.join(root, n))
     return found
+
+
+def held_uid_lock(path):
+    """A uid lease another surgebox process holds right now (a concurrent
+    run elsewhere): not a leftover. Its holder unlinks it on release."""
+    if os.path.dirname(path) != "/run/surgebox/uids" or not path.endswith(".lock"):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return True  # gone meanwhile: released
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # drops the probe lock
 
 
 def live_pids():
@@ -475,14 +494,15 @@ class Harness:
             time.sleep(0.1)
         self.check(not new, "new surgebox cgroup directories left behind: %s" % sorted(new))
         self.check(not mine, "cgroups of this run's processes still exist: %s" % sorted(mine))
-        # The base state dir itself (/run/surgebox/state) persists by design;
-        # per-instance entries inside it must not.
+        # The base state dir itself (/run/surgebox/state) and the uid lock
+        # dir (/run/surgebox/uids) persist by design; per-instance entries
+        # and uid lock files nobody holds must not.
         deadline = time.monotonic() + 2.0
         while True:
             st = {e for e in state_entries() - before["state"]
-                  if not foreign_instance(e, ours)
+                  if not foreign_instance(e, ours) and not held_uid_lock(e)
                   and not (os.path.dirname(e) in STATE_DIRS and os.path.isdir(e)
-                           and os.path.basename(e) == "state")}
+                           and os.path.basename(e) in ("state", "uids"))}
             if not st or time.monotonic() > deadline:
                 break
             time.sleep(0.1)

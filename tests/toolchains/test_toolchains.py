@@ -357,7 +357,7 @@ def case_fake_julia_lean(bin_dir, cache_dir):
         check(tcs.get("lean4", {}).get("version") == "4.9.0", f"lean4 detected: {tcs.get('lean4')}")
         r = c.call(job("j", "julia", {"main.jl": 'println("hi")\n'}, stdin="in\n"))
         out = r["steps"][-1]["stdout"] if r.get("steps") else ""
-        check(r["status"] == "ok" and out.startswith("fake julia ran main.jl in /app as 65534 with depot /tmp/julia-depot\n")
+        check(r["status"] == "ok" and out.startswith(f"fake julia ran main.jl in /app as {r['steps'][-1].get('uid')} with depot /tmp/julia-depot\n")
               and 'println("hi")' in out and "stdin: in" in out, f"julia plumbing: {r.get('status')} {out!r} {r.get('error')}")
         check(r["toolchain"]["path"] == "/opt/julia/bin/julia", "julia identity")
         ok = c.call(job("l1", "lean4", {"Main.lean": "import Mathlib\ntheorem t : True := sorry\n"}))

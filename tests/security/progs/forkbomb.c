@@ -3,11 +3,14 @@
  *                     reports how many it got and why it stopped, then exits
  *                     leaving the children behind for the sandbox to clean up.
  *   forkbomb classic  every process forks forever (until the wall limit).
+ *   forkbomb hold S   like count, then the parent stays S seconds (< 60) so
+ *                     the children keep counting against the uid.
  * Bounded: never more than CAP successful forks in all, children die by
  * alarm() after 60 s even if nothing else kills them. */
 #include "hostile.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
@@ -16,7 +19,8 @@
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "count";
   alarm(60);
-  if (strcmp(mode, "count") == 0) {
+  bool hold = strcmp(mode, "hold") == 0;
+  if (strcmp(mode, "count") == 0 || hold) {
     int n = 0, err = 0;
     while (n < CAP) {
       pid_t p = fork();
@@ -32,6 +36,8 @@ int main(int argc, char **argv) {
     }
     result("forks=%d", n);
     result("fork_errno=%s", errname(err));
+    int secs = hold && argc > 2 ? atoi(argv[2]) : 0;
+    if (secs > 0) sleep((unsigned)(secs < 60 ? secs : 59));
     return 0;
   }
 

@@ -2,6 +2,7 @@
 #include "hostile.h"
 
 #include <grp.h>
+#include <pwd.h>
 
 int main(void) {
   uid_t r, e, s;
@@ -19,6 +20,12 @@ int main(void) {
   char buf[2048] = "";
   for (int i = 0; i < n && strlen(buf) < sizeof buf - 16; i++)
     snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%u", i ? "," : "", (unsigned)groups[i]);
+  /* the sandbox's own /etc/passwd and /etc/group name the job's ids */
+  struct passwd *pw = getpwuid(r);
+  struct group *gp = getgrgid(gr);
+  result("pw_name=%s", pw ? pw->pw_name : "none");
+  result("pw_dir=%s", pw ? pw->pw_dir : "none");
+  result("gr_name=%s", gp ? gp->gr_name : "none");
   result("ngroups=%d", n);
   result("groups=%s", buf);
   return 0;

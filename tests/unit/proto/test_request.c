@@ -653,8 +653,35 @@ static void test_outputs(void) {
                "1", "outputs_max_bytes");
 }
 
+/* "output_encoding": "text" | "base64", on the request and on a step. */
+static void test_output_encoding(void) {
+  sbp_request *r = parse_ok("{\"id\":1,\"type\":\"exec\",\"output_encoding\":\"base64\","
+                            "\"steps\":[{\"argv\":[\"a\"]},{\"argv\":[\"b\"],\"output_encoding\":\"text\"}]}");
+  if (r) {
+    CHECK(r->exec.output_base64);
+    CHECK(!r->exec.steps[0].output_base64 && !r->exec.steps[1].output_base64);
+    sbp_request_free(r);
+  }
+  r = parse_ok("{\"id\":2,\"type\":\"exec\",\"steps\":[{\"argv\":[\"a\"],\"output_encoding\":\"base64\"}]}");
+  if (r) {
+    CHECK(!r->exec.output_base64 && r->exec.steps[0].output_base64);
+    sbp_request_free(r);
+  }
+  r = parse_ok("{\"id\":3,\"type\":\"exec\",\"toolchain\":\"c\",\"output_encoding\":\"text\"}");
+  if (r) {
+    CHECK(!r->exec.output_base64);
+    sbp_request_free(r);
+  }
+  expect_error("{\"id\":4,\"type\":\"exec\",\"output_encoding\":\"hex\",\"steps\":[{\"argv\":[\"a\"]}]}",
+               "bad_request", "4", "output_encoding must be");
+  expect_error("{\"id\":5,\"type\":\"exec\",\"steps\":[{\"argv\":[\"a\"],\"output_encoding\":true}]}",
+               "bad_request", "5", "steps[0].output_encoding must be");
+  expect_error("{\"id\":6,\"type\":\"status\",\"output_encoding\":\"base64\"}", "unknown_field", "6", "output_encoding");
+}
+
 int main(void) {
   test_outputs();
+  test_output_encoding();
   test_ping_status_toolchains();
   test_ids();
   test_cancel();
