@@ -177,6 +177,13 @@ static void hide_supervisor_cmdline(void) {
 }
 
 void sb_child_main(const sb_child_args *a) {
+  /* A session (and process group) of our own, before anything else:
+   * kill(0, ...), setpriority(PRIO_PGRP, 0, ...) and ioprio_set(WHO_PGRP)
+   * address the caller's group whatever pid namespace it is in, so a
+   * program sharing the supervisor's group would reach the supervisor's
+   * caller and, in the daemon, every other job. Also drops the caller's
+   * controlling terminal. We are never a group leader here (a fresh clone). */
+  if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
   int ctl = a->ctl_fd;
   int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd};
   close_all_except(keep, 5);

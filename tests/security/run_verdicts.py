@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""Security cases for the honesty of a run's verdict and its isolation from
+the caller's process group (issue #11):
+
+  session_*   the program attacks its process group (kill(0, ...),
+              setpriority/ioprio_set on PRIO_PGRP 0). surgebox-run runs as
+              the leader of a session of its own, together with a sentinel
+              (uid 65534, like the program) in its process group: neither
+              may be touched, and surgebox-run must print a proper result.
+  exec_*      a program that cannot be started: empty stdout/stderr, an
+              `error` saying what failed and why.
+  inodes_*    empty files on /tmp, /dev/shm and /app stop at the inode cap
+              (tmp size in MiB x 256), with every backend.
+  oom_*       memory held in tmpfs pages under a small cgroup v1 limit: the
+              verdict is memory_limit, not internal_error, whether the init
+              could be protected (CAP_SYS_RESOURCE) or not.
+
+    sandbox_wrapper.sh /usr/bin/python3 run_verdicts.py \
+        --surgebox BUILD/bin/surgebox-run --progs DIR [--backend v1|v2|none] CASE
+"""
+
+import ctypes
+import functools
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_case  # noqa: E402
+import sbharness  # noqa: E402
+from run_case import Ctx, expect_result, expect_status, result_int  # noqa: E402
+from sbharness import skip  # noqa: E402
+
+CASES = {}
+case = functools.partial(run_case.case, table=CASES)
+
+
+# ------------------------------------------------------------ process groups
+SENTINEL_UID = 65534  # the sandbox's uid: only the separate group protects it
+_libc = ctypes.CDLL(None, use_errno=True)
+SYS_ioprio_get = {"x86_64": 252, "aarch64": 31}.get(os.uname().machine)
+
+
+def proc_stat(pid):
+    """(state, nice) of pid from /proc/<pid>/stat, or None if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            rest = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return rest[0], int(rest[16])  # fields 3 and 19
+
+
+def ioprio(pid):
+    if SYS_ioprio_get is None:
+        return None
+    return _libc.syscall(SYS_ioprio_get, 1, pid)  # IOPRIO_WHO_PROCESS
+
+
+def run_in_session(ctx, prog_args, opts):
+    """surgebox-run in a new session (its leader a sh: background jobs of a
+    non-interactive sh stay in its process group), with a sentinel sleeping
+    in that group. The sentinel starts 0.3 s after surgebox-run, while the
+    program sleeps before its attack: ioprio_set(WHO_PGRP) stops at the
+    first member it may not change (a root process), newest first, so the
+    sentinel must be younger than the sandbox's root init to be reached.
+    Returns (Run, sentinel pid, snapshot before the run)."""
+    h = ctx.h
+    before = h.snapshot()
+    app = h.app_dir(progs={"prog": ctx.prog("pgrp")})
+    pidfile = os.path.join(h.tempdir("sbsess-"), "sentinel.pid")
+    script = ('"$@" & sr=$!; sleep 0.3; setpriv --reuid=%d --regid=%d --clear-groups /bin/sleep 1000 '
+              '</dev/null >/dev/null 2>&1 & echo $! > "$0"; wait $sr' % (SENTINEL_UID, SENTINEL_UID))
+    cmd = ([h.surgebox, "--dir", app] + ctx.opts(*opts) + ["--json", "--", "./prog"] + list(prog_args))
+    print("  $ setsid sh -c '<run> & <sentinel>; wait' " + " ".join(cmd), flush=True)
+    p = subprocess.Popen(["/bin/sh", "-c", script, pidfile] + cmd, start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        out, err = p.communicate()
+    r = sbharness.Run(p.args, p.returncode, out, err, 0)
+    try:
+        r.doc = json.loads(out.decode())
+        r.results = sbharness.parse_results(r.stdout)
+    except (UnicodeDecodeError, ValueError) as e:
+        r.json_error = str(e)
+    if os.environ.get("SBTEST_VERBOSE"):
+        print("    -> " + r.summary(4000), flush=True)
+    with open(pidfile) as f:
+        sentinel = int(f.read())
+    return r, sentinel, before
+
+
+def end_sentinel(pid):
+    """The sentinel was reparented to us (pid 1 of the wrapper): reap it."""
+    for sig in (9, 18):  # SIGKILL, then SIGCONT in case it was stopped
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def session_case(ctx, attack, opts, expect):
+    h = ctx.h
+    r, sentinel, before = run_in_session(ctx, [attack, "1.5"], opts)
+    st = proc_stat(sentinel)  # a killed sentinel stays a zombie until we reap it
+    h.check(st is not None and st[0] not in "ZX",
+            "the sentinel in surgebox-run's process group (uid %d) was killed" % SENTINEL_UID, r)
+    if st is not None and st[0] not in "ZX":
+        h.check(st[0] not in "Tt", "the sentinel was stopped (state %s)" % st[0], r)
+        h.eq(st[1], 0, "the sentinel's nice value (reniced by the program?)", r)
+        prio = ioprio(sentinel)
+        h.check(prio is None or (prio >> 13) != 3, "the sentinel's I/O class was set to idle (ioprio %r)" % prio, r)
+    end_sentinel(sentinel)
+    h.eq(r.rc, 0, "exit code of surgebox-run (killed or stopped by the program?) through its sh", r)
+    if h.check(r.doc is not None, "surgebox-run printed no result document", r):
+        h.validate_doc(r)
+        expect(r)
+        # The program's session and group are the sandbox init's (pid 1 in
+        # the sandbox): 0 would mean their leader is outside the sandbox.
+        expect_result(h, r, "sid", "1", "the program's session leader")
+        expect_result(h, r, "pgid", "1", "the program's process group")
+    h.leftover_checks(before, None, r)
+
+
+@case("session_kill")
+def c_session_kill(ctx):
+    """kill(0, SIGKILL) reaches only the sandbox."""
+    h = ctx.h
+
+    def expect(r):
+        expect_status(h, r, "signaled")
+        h.eq(r.get("signal"), "SIGKILL", "signal (the program killed its own group)", r)
+    session_case(ctx, "kill", ["--time-limit", "10"], expect)
+
+
+@case("session_stop")
+def c_session_stop(ctx):
+    """kill(0, SIGSTOP) stops only the sandbox (which then hits its wall limit)."""
+    h = ctx.h
+
+    def expect(r):
+        expect_status(h, r, "timeout", "wall_time")
+    session_case(ctx, "stop", ["--time-limit", "4"], expect)
+
+
+@case("session_prio")
+def c_session_prio(ctx):
+    """setpriority(PRIO_PGRP, 0, 19) renices only the sandbox."""
+    h = ctx.h
+
+    def expect(r):
+        expect_status(h, r, "ok")
+        expect_result(h, r, "survived", "yes")
+    session_case(ctx, "prio", ["--time-limit", "10"], expect)
+
+
+@case("session_ioprio")
+def c_session_ioprio(ctx):
+    """ioprio_set(IOPRIO_WHO_PGRP, 0, IDLE) touches only the sandbox."""
+    h = ctx.h
+    if SYS_ioprio_get is None:
+        skip("ioprio_get's syscall number unknown on %s" % os.uname().machine)
+
+    def expect(r):
+        expect_status(h, r, "ok")
+        expect_result(h, r, "survived", "yes")
+    session_case(ctx, "ioprio", ["--time-limit", "10"], expect)
+
+
+if __name__ == "__main__":
+    run_case.main(CASES)
