@@ -47,9 +47,21 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     int st = p->done.wstatus;
     if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
     if (WIFSIGNALED(st)) r->signal = WTERMSIG(st);
-    if (p->done.exec_errno) snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
+    if (p->done.exec_errno) {
+      const char *what = p->done.text;
+      if (strcmp(what, "exec") == 0 || !what[0])
+        snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
+      else
+        snprintf(r->error, sizeof r->error, "cannot start %s: %s failed: %s", p->argv0, what,
+                 strerror(p->done.exec_errno));
+    }
   } else if (p->killed) {
     r->signal = SIGKILL;
+  } else if (cg->oom_kills > 0) {
+    /* The init died unreported, but the job's cgroup counted an OOM kill:
+     * the kernel chose the init as the victim (user mode cannot protect
+     * it). The program hit its memory limit; it is not a sandbox failure. */
+    r->signal = WIFSIGNALED(p->init_status) ? WTERMSIG(p->init_status) : SIGKILL;
   } else {
     /* The init died without reporting and we did not kill it: someone
      * outside killed the sandbox (or the kernel did). Not the program's doing. */

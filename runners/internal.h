@@ -174,11 +174,18 @@ enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };
 typedef struct {
   int type;
   int wstatus;            /* DONE: the program's wait status */
-  int exec_errno;         /* DONE: 0, or why execve failed */
+  int exec_errno;         /* DONE: 0, or why the program could not be started
+                           * (then text says which step failed, e.g. "exec") */
   uint64_t start_ns, end_ns;
   struct rusage children; /* DONE: every descendant the init reaped */
   char text[SB_ERR_MAX];  /* ERROR: what failed */
 } sb_msg;
+
+/* What the program's process sends the init when it cannot exec. */
+typedef struct {
+  int err;       /* errno */
+  char what[28]; /* "exec", "chdir", "seccomp", ... */
+} sb_start_failure;
 
 typedef struct {
   int ctl_fd, stdin_fd, stdout_fd, stderr_fd;

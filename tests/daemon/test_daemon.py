@@ -671,6 +671,19 @@ def case_pgrp_jobs(_d):
             print("--- daemon log ---\n" + d.logtext()[-4000:])
 
 
+def case_exec_failure(d):
+    """A program that cannot be started: empty output, an error saying why."""
+    c = Client(d.sock)
+    for argv, files, why in ((["./nope"], [], "No such file or directory"),
+                             (["./script"], [{"path": "script", "content": "#!/bin/sh\necho ran\n"}],
+                              "Permission denied")):
+        r = c.call(exec_req("x", argv, files=files))
+        s = r["steps"][0] if r.get("steps") else {}
+        check(s.get("stdout") == "" and s.get("stderr") == "", f"{argv[0]}: output of a program never started: {s}")
+        check(s.get("exit_code") == 127, f"{argv[0]}: exit_code {s.get('exit_code')}")
+        check(s.get("error") == f"cannot execute {argv[0]}: {why}", f"{argv[0]}: error {s.get('error')!r}")
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -692,6 +705,7 @@ CASES = {
     "stale_socket": (case_stale_socket, None),
     "client_cli": (case_client_cli, []),
     "pgrp_jobs": (case_pgrp_jobs, None),
+    "exec_failure": (case_exec_failure, []),
 }
 
 

@@ -176,5 +176,30 @@ def c_session_ioprio(ctx):
     session_case(ctx, "ioprio", ["--time-limit", "10"], expect)
 
 
+# ------------------------------------------------------------ exec failures
+def exec_case(ctx, argv, files, why):
+    h = ctx.h
+    app = h.app_dir(files=files)
+    r = h.run(argv, opts=ctx.opts("--time-limit", "10"), app=app)
+    if r.doc is None:
+        return
+    h.eq(r.get("stdout"), "", "stdout of a program that never started", r)
+    h.eq(r.get("stderr"), "", "stderr of a program that never started", r)
+    h.eq(r.get("exit_code"), 127, "exit_code of a program that never started", r)
+    h.eq(r.get("error"), "cannot execute %s: %s" % (argv[0], why), "error", r)
+
+
+@case("exec_missing")
+def c_exec_missing(ctx):
+    """./nope does not exist."""
+    exec_case(ctx, ["./nope"], {"other": "x"}, "No such file or directory")
+
+
+@case("exec_noexec")
+def c_exec_noexec(ctx):
+    """./script exists without execute permission."""
+    exec_case(ctx, ["./script", "arg"], {"script": "#!/bin/sh\necho ran\n"}, "Permission denied")
+
+
 if __name__ == "__main__":
     run_case.main(CASES)
