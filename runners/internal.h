@@ -162,6 +162,14 @@ typedef struct {
   size_t n_extra;
 } sb_mount_plan;
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+/* Inode cap of a job-writable tmpfs of size_mib (/tmp, /dev/shm, /app): one
+ * inode per 4 KiB page of its size, so empty files (which cost kernel memory
+ * but no pages, not counted by size=) cannot outnumber what one page each
+ * would allow. Also used by workspace.c; runtime.c's enforced document and
+ * proto/PROTOCOL.md state the rule. */
+static inline unsigned long long sb_tmpfs_inodes(uint64_t size_mib) {
+  return (unsigned long long)size_mib * 256;
+}
 
 /* ---- output.c (parent) ---- */
 /* Append up to the cap; returns true when bytes had to be discarded. */

@@ -251,9 +251,11 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "pids", json_object_new_string(pids));
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
-  json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= on /tmp and /dev/shm"));
+  json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= and nr_inodes= (one inode per 4 KiB of size) "
+                                                                "on /tmp and /dev/shm"));
   json_object_object_add(o, "app_size", json_object_new_string(rt->userns ? "not enforced (unprivileged: /app is a plain directory)"
-                                                                          : "tmpfs size= on /app"));
+                                                                          : "tmpfs size= and nr_inodes= (one inode per 4 KiB "
+                                                                            "of size) on /app"));
   json_object_object_add(o, "open_files", json_object_new_string("RLIMIT_NOFILE"));
   json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
   json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"

@@ -201,5 +201,45 @@ def c_exec_noexec(ctx):
     exec_case(ctx, ["./script", "arg"], {"script": "#!/bin/sh\necho ran\n"}, "Permission denied")
 
 
+# ------------------------------------------------------------ tmpfs inodes
+TMP_MIB = 16
+INODE_CAP = TMP_MIB * 256  # the documented rule: one inode per 4 KiB of size
+
+
+def inodes_case(ctx, where):
+    h = ctx.h
+    app = h.app_dir(progs={"prog": ctx.prog("mkfiles")})
+    r = h.run(["./prog", where, "200000"], opts=ctx.opts("--tmp-size", str(TMP_MIB), "--time-limit", "60"), app=app)
+    if ctx.backend and r.doc is not None:
+        h.eq(r.get("cgroup"), ctx.backend, "document's cgroup backend (forced)", r)
+    if r.doc is None:
+        return
+    h.check("capped" not in r.results, "200000 empty files fit in a %d MiB %s (no inode cap)" % (TMP_MIB, where), r)
+    n = result_int(h, r, "created")
+    if n is not None:
+        h.within(n, 1, INODE_CAP, "empty files created in %s with --tmp-size %d" % (where, TMP_MIB), r)
+    expect_result(h, r, "errno", "ENOSPC", "creation must fail for want of inodes")
+    enf = run_case.enforced_value(r, "tmp_size" if where != "/app" else "app_size") or ""
+    h.check("nr_inodes" in enf, "enforced document names the inode cap: %r" % enf, r)
+
+
+@case("inodes_tmp", backends=True)
+def c_inodes_tmp(ctx):
+    """Empty files on /tmp."""
+    inodes_case(ctx, "/tmp")
+
+
+@case("inodes_shm", backends=True)
+def c_inodes_shm(ctx):
+    """Empty files on /dev/shm."""
+    inodes_case(ctx, "/dev/shm")
+
+
+@case("inodes_app", backends=True)
+def c_inodes_app(ctx):
+    """Empty files on /app (the --dir workspace tmpfs)."""
+    inodes_case(ctx, "/app")
+
+
 if __name__ == "__main__":
     run_case.main(CASES)
