@@ -80,8 +80,9 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     else r->status = SB_TIMEOUT;
     return;
   }
-  bool failed = r->signal || r->exit_code != 0;
-  if (failed && cg->oom_kills > 0) {
+  /* Any OOM kill in the job's cgroup is the memory limit, even when the
+   * program itself survived it (a child was the victim). */
+  if (cg->oom_kills > 0) {
     r->status = SB_MEMORY_LIMIT;
     r->limit_hit = "memory";
   } else if (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_time_s >= p->limits.cpu_time_s)) {
@@ -107,7 +108,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);
   if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);
-  else if (!p->have_done && !p->killed) r->status = SB_INTERNAL_ERROR; /* error set by classify */
+  else if (!p->have_done && !p->killed && !cg.oom_kills) r->status = SB_INTERNAL_ERROR; /* error set by classify */
   uint64_t end = sb_now_ns();
   if (p->have_done && p->done.end_ns > p->done.start_ns)
     r->wall_time_s = (double)(p->done.end_ns - p->done.start_ns) / 1e9;

@@ -85,6 +85,19 @@ static void exec_in_path(const char *const *argv, const char *const *envp) {
 static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd) {
   const char *what = "setup";
   int rc = 0;
+  /* The init is protected from the OOM killer (oom_score_adj -1000, set by
+   * the parent; we inherited it); the program must not be: back to 0,
+   * written while we may still hold CAP_SYS_RESOURCE, which also raises
+   * oom_score_adj_min to 0 so the program cannot lower it again. Where the
+   * parent could not lower it (no CAP_SYS_RESOURCE), make the program the
+   * preferred victim instead (raising needs no capability, but the program
+   * may undo it: the verdict then rests on the cgroup's OOM count).
+   * User-namespace mode: left alone. */
+  if (!a->userns) {
+    char adj[16];
+    bool protected_init = sb_read_file("/proc/self/oom_score_adj", adj, sizeof adj) > 0 && strncmp(adj, "-1000", 5) == 0;
+    sb_write_file("/proc/self/oom_score_adj", protected_init ? "0" : "1000");
+  }
   if (dup2(a->stdin_fd, 0) < 0 || dup2(a->stdout_fd, 1) < 0 || dup2(a->stderr_fd, 2) < 0) {
     what = "dup2";
     rc = -errno;

@@ -241,5 +241,53 @@ def c_inodes_app(ctx):
     inodes_case(ctx, "/app")
 
 
+# ------------------------------------------------------------ OOM verdicts
+def have_cap_sys_resource():
+    """Lowering an oom_score_adj needs it; containers often drop it."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> 24 & 1)  # CAP_SYS_RESOURCE = 24
+    return False
+
+
+def oom_case(ctx, target):
+    h = ctx.h
+    if not all(sbharness.have_cgroup_v1(c) for c in ("memory", "pids", "cpuacct")):
+        skip("needs the cgroup v1 memory hierarchy (an OOM kill needs a memory cgroup)")
+    ctx.backend = "v1"
+    r = ctx.run("tmpfill", [target, "1024"], ["--memory-limit", "64", "--tmp-size", "512", "--time-limit", "30"])
+    if r.doc is None:
+        return
+    h.check("capped_mib" not in r.results, "1 GiB of tmpfs pages under a 64 MiB memory limit", r)
+    # The init's protection is not the program's: it starts at 0 (1000 where
+    # the init could not be lowered) and cannot make itself immune (else the
+    # OOM killer would find nothing to kill).
+    cap = have_cap_sys_resource()
+    expect_result(h, r, "oom_score_adj", "0" if cap else "1000", "the program's oom_score_adj")
+    expect_result(h, r, "lower_adj", "EACCES", "the program lowering its oom_score_adj to -1000")
+    expect_status(h, r, "memory_limit", "memory")
+    h.check(r.get("error") in (None, ""), "no sandbox error for an OOM kill: %r" % r.get("error"), r)
+    written = result_int(h, r, "written_mib") if "written_mib" in r.results else 0
+    if written is not None:
+        h.within(written, 0, 64, "MiB written to %s under a 64 MiB limit" % target, r)
+    enf = run_case.enforced_value(r, "oom") or ""
+    h.check(("at oom_score_adj -1000" if cap else "init not protected") in enf and "oom_control" in enf,
+            "enforced document describes the OOM protection (CAP_SYS_RESOURCE %s here): %r"
+            % ("held" if cap else "missing", enf), r)
+
+
+@case("oom_shm")
+def c_oom_shm(ctx):
+    """/dev/shm filled past a 64 MiB cgroup v1 limit."""
+    oom_case(ctx, "/dev/shm/fill")
+
+
+@case("oom_tmp")
+def c_oom_tmp(ctx):
+    """/tmp filled past a 64 MiB cgroup v1 limit."""
+    oom_case(ctx, "/tmp/fill")
+
+
 if __name__ == "__main__":
     run_case.main(CASES)
