@@ -3,10 +3,12 @@
 the caller's process group (issue #11):
 
   session_*   the program attacks its process group (kill(0, ...),
-              setpriority/ioprio_set on PRIO_PGRP 0). surgebox-run runs as
-              the leader of a session of its own, together with a sentinel
-              (uid 65534, like the program) in its process group: neither
-              may be touched, and surgebox-run must print a proper result.
+              setpriority/ioprio_set on PRIO_PGRP 0). surgebox-run runs in
+              a session of its own, together with a sentinel (uid 65534,
+              like the program) in its process group: neither may be
+              touched, and surgebox-run must print a proper result.
+              session_user_*: the same with surgebox-run as an ordinary
+              user (uid 4242, user-namespace mode), sentinel uid 4242.
   exec_*      a program that cannot be started: empty stdout/stderr, an
               `error` saying what failed and why.
   inodes_*    empty files on /tmp, /dev/shm and /app stop at the inode cap
@@ -59,23 +61,31 @@ def ioprio(pid):
     return _libc.syscall(SYS_ioprio_get, 1, pid)  # IOPRIO_WHO_PROCESS
 
 
-def run_in_session(ctx, prog_args, opts):
+def run_in_session(ctx, prog_args, opts, user=None):
     """surgebox-run in a new session (its leader a sh: background jobs of a
     non-interactive sh stay in its process group), with a sentinel sleeping
     in that group. The sentinel starts 0.3 s after surgebox-run, while the
     program sleeps before its attack: ioprio_set(WHO_PGRP) stops at the
     first member it may not change (a root process), newest first, so the
     sentinel must be younger than the sandbox's root init to be reached.
-    Returns (Run, sentinel pid, snapshot before the run)."""
+    user: run surgebox-run as that uid (user-namespace mode), the sentinel
+    too. Returns (Run, sentinel pid, snapshot before the run)."""
     h = ctx.h
     before = h.snapshot()
     app = h.app_dir(progs={"prog": ctx.prog("pgrp")})
-    pidfile = os.path.join(h.tempdir("sbsess-"), "sentinel.pid")
+    piddir = h.tempdir("sbsess-")
+    pidfile = os.path.join(piddir, "sentinel.pid")
+    uid = user if user is not None else SENTINEL_UID
     script = ('"$@" & sr=$!; sleep 0.3; setpriv --reuid=%d --regid=%d --clear-groups /bin/sleep 1000 '
-              '</dev/null >/dev/null 2>&1 & echo $! > "$0"; wait $sr' % (SENTINEL_UID, SENTINEL_UID))
+              '</dev/null >/dev/null 2>&1 & echo $! > "$0"; wait $sr' % (uid, uid))
     cmd = ([h.surgebox, "--dir", app] + ctx.opts(*opts) + ["--json", "--", "./prog"] + list(prog_args))
+    env = None
+    if user is not None:
+        os.chmod(os.path.dirname(h.surgebox), 0o755)
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
     print("  $ setsid sh -c '<run> & <sentinel>; wait' " + " ".join(cmd), flush=True)
-    p = subprocess.Popen(["/bin/sh", "-c", script, pidfile] + cmd, start_new_session=True,
+    p = subprocess.Popen(["/bin/sh", "-c", script, pidfile] + cmd, start_new_session=True, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out, err = p.communicate(timeout=90)
@@ -108,12 +118,13 @@ def end_sentinel(pid):
         pass
 
 
-def session_case(ctx, attack, opts, expect):
+def session_case(ctx, attack, opts, expect, user=None):
     h = ctx.h
-    r, sentinel, before = run_in_session(ctx, [attack, "1.5"], opts)
+    r, sentinel, before = run_in_session(ctx, [attack, "1.5"], opts, user)
     st = proc_stat(sentinel)  # a killed sentinel stays a zombie until we reap it
     h.check(st is not None and st[0] not in "ZX",
-            "the sentinel in surgebox-run's process group (uid %d) was killed" % SENTINEL_UID, r)
+            "the sentinel in surgebox-run's process group (uid %d) was killed"
+            % (SENTINEL_UID if user is None else user), r)
     if st is not None and st[0] not in "ZX":
         h.check(st[0] not in "Tt", "the sentinel was stopped (state %s)" % st[0], r)
         h.eq(st[1], 0, "the sentinel's nice value (reniced by the program?)", r)
@@ -174,6 +185,32 @@ def c_session_ioprio(ctx):
         expect_status(h, r, "ok")
         expect_result(h, r, "survived", "yes")
     session_case(ctx, "ioprio", ["--time-limit", "10"], expect)
+
+
+USER_UID = 4242  # an ordinary user: surgebox-run then runs the job in a user namespace
+
+
+@case("session_user_kill")
+def c_session_user_kill(ctx):
+    """User mode: the program (our uid outside) kill(0, SIGKILL)s; surgebox-run
+    and the caller's group, of the same uid, must survive."""
+    h = ctx.h
+
+    def expect(r):
+        expect_status(h, r, "signaled")
+        h.eq(r.get("signal"), "SIGKILL", "signal (the program killed its own group)", r)
+        h.eq(r.get("cgroup"), "none", "user mode runs without a cgroup", r)
+    session_case(ctx, "kill", ["--time-limit", "10"], expect, user=USER_UID)
+
+
+@case("session_user_stop")
+def c_session_user_stop(ctx):
+    """User mode: kill(0, SIGSTOP) stops neither surgebox-run nor the caller."""
+    h = ctx.h
+
+    def expect(r):
+        expect_status(h, r, "timeout", "wall_time")
+    session_case(ctx, "stop", ["--time-limit", "4"], expect, user=USER_UID)
 
 
 # ------------------------------------------------------------ exec failures
