@@ -214,16 +214,16 @@ def c_session_user_stop(ctx):
 
 
 # ------------------------------------------------------------ exec failures
-def exec_case(ctx, argv, files, why):
+def exec_case(ctx, argv, files, why, opts=(), error=None):
     h = ctx.h
     app = h.app_dir(files=files)
-    r = h.run(argv, opts=ctx.opts("--time-limit", "10"), app=app)
+    r = h.run(argv, opts=ctx.opts("--time-limit", "10", *opts), app=app)
     if r.doc is None:
         return
     h.eq(r.get("stdout"), "", "stdout of a program that never started", r)
     h.eq(r.get("stderr"), "", "stderr of a program that never started", r)
     h.eq(r.get("exit_code"), 127, "exit_code of a program that never started", r)
-    h.eq(r.get("error"), "cannot execute %s: %s" % (argv[0], why), "error", r)
+    h.eq(r.get("error"), error or "cannot execute %s: %s" % (argv[0], why), "error", r)
 
 
 @case("exec_missing")
@@ -236,6 +236,13 @@ def c_exec_missing(ctx):
 def c_exec_noexec(ctx):
     """./script exists without execute permission."""
     exec_case(ctx, ["./script", "arg"], {"script": "#!/bin/sh\necho ran\n"}, "Permission denied")
+
+
+@case("exec_chdir")
+def c_exec_chdir(ctx):
+    """A working directory that does not exist: the step before exec fails."""
+    exec_case(ctx, ["/bin/true"], {}, None, ["--cwd", "/nope"],
+              "cannot start /bin/true: chdir failed: No such file or directory")
 
 
 # ------------------------------------------------------------ tmpfs inodes
