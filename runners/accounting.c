@@ -47,9 +47,21 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     int st = p->done.wstatus;
     if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
     if (WIFSIGNALED(st)) r->signal = WTERMSIG(st);
-    if (p->done.exec_errno) snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
+    if (p->done.exec_errno) {
+      const char *what = p->done.text;
+      if (strcmp(what, "exec") == 0 || !what[0])
+        snprintf(r->error, sizeof r->error, "cannot execute %s: %s", p->argv0, strerror(p->done.exec_errno));
+      else
+        snprintf(r->error, sizeof r->error, "cannot start %s: %s failed: %s", p->argv0, what,
+                 strerror(p->done.exec_errno));
+    }
   } else if (p->killed) {
     r->signal = SIGKILL;
+  } else if (cg->oom_kills > 0) {
+    /* The init died unreported, but the job's cgroup counted an OOM kill:
+     * the kernel chose the init as the victim (user mode cannot protect
+     * it). The program hit its memory limit; it is not a sandbox failure. */
+    r->signal = WIFSIGNALED(p->init_status) ? WTERMSIG(p->init_status) : SIGKILL;
   } else {
     /* The init died without reporting and we did not kill it: someone
      * outside killed the sandbox (or the kernel did). Not the program's doing. */
@@ -68,8 +80,9 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     else r->status = SB_TIMEOUT;
     return;
   }
-  bool failed = r->signal || r->exit_code != 0;
-  if (failed && cg->oom_kills > 0) {
+  /* Any OOM kill in the job's cgroup is the memory limit, even when the
+   * program itself survived it (a child was the victim). */
+  if (cg->oom_kills > 0) {
     r->status = SB_MEMORY_LIMIT;
     r->limit_hit = "memory";
   } else if (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_time_s >= p->limits.cpu_time_s)) {
@@ -97,7 +110,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);
   if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);
-  else if (!p->have_done && !p->killed) r->status = SB_INTERNAL_ERROR; /* error set by classify */
+  else if (!p->have_done && !p->killed && !cg.oom_kills) r->status = SB_INTERNAL_ERROR; /* error set by classify */
   uint64_t end = sb_now_ns();
   if (p->have_done && p->done.end_ns > p->done.start_ns)
     r->wall_time_s = (double)(p->done.end_ns - p->done.start_ns) / 1e9;

@@ -1,8 +1,9 @@
 /* cgroup v2 backend (parent side). With the memory and pids controllers:
- * memory.max (+ memory.swap.max = 0), pids.max, memory.peak, memory.events'
- * oom_kill, pids.events' max. Always, even on a controller-less hybrid
- * mount: cpu.stat's usage/user/system microseconds, and cgroup.kill (5.14+)
- * to end every task of a job in one write.
+ * memory.max (+ memory.swap.max = 0, memory.oom.group = 1), pids.max,
+ * memory.peak, memory.events' oom_kill and oom_group_kill, pids.events'
+ * max. Always, even on a controller-less hybrid mount: cpu.stat's
+ * usage/user/system microseconds, and cgroup.kill (5.14+) to end every task
+ * of a job in one write.
  *
  * Each job directory is kept open so that the sandbox init can be created
  * inside it with clone3(CLONE_INTO_CGROUP) (5.7+), instead of being moved in
@@ -113,6 +114,9 @@ int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
     snprintf(v, sizeof v, "%llu", (unsigned long long)l->memory_mib << 20);
     rc = sb_cg_put(j->v2, "memory.max", v, err);
     if (!rc) sb_cg_put(j->v2, "memory.swap.max", "0", NULL); /* absent without swap accounting */
+    /* An OOM ends the whole job (tasks at oom_score_adj -1000, the init,
+     * are spared and report it), not one process of the tree. */
+    if (!rc) sb_cg_put(j->v2, "memory.oom.group", "1", NULL); /* 4.19+ */
   }
   if (!rc && b->v2_pids) {
     snprintf(v, sizeof v, "%llu", (unsigned long long)l->pids);
@@ -150,7 +154,8 @@ void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s
       s->mem_peak_bytes = strtoull(buf, NULL, 10);
       s->has_peak = true;
     }
-    s->oom_kills = sb_cg_read_keyed(j->v2, "memory.events", "oom_kill", NULL);
+    s->oom_kills = sb_cg_read_keyed(j->v2, "memory.events", "oom_kill", NULL) +
+                   sb_cg_read_keyed(j->v2, "memory.events", "oom_group_kill", NULL); /* 6.1+ */
   }
   if (b->v2_pids) s->pids_max_events = sb_cg_read_keyed(j->v2, "pids.events", "max", NULL);
 }

@@ -79,11 +79,25 @@ static void exec_in_path(const char *const *argv, const char *const *envp) {
   errno = saved;
 }
 
-/* The program (child of the init). Reports a failed exec through err_fd, a
- * close-on-exec pipe that a successful exec closes silently. */
+/* The program (child of the init). Reports a failed start through err_fd, a
+ * close-on-exec pipe that a successful exec closes silently; err_fd is
+ * above 2 (see sb_child_main), so the dup2()s below cannot replace it. */
 static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd) {
   const char *what = "setup";
   int rc = 0;
+  /* The init is protected from the OOM killer (oom_score_adj -1000, set by
+   * the parent; we inherited it); the program must not be: back to 0,
+   * written while we may still hold CAP_SYS_RESOURCE, which also raises
+   * oom_score_adj_min to 0 so the program cannot lower it again. Where the
+   * parent could not lower it (no CAP_SYS_RESOURCE), make the program the
+   * preferred victim instead (raising needs no capability, but the program
+   * may undo it: the verdict then rests on the cgroup's OOM count).
+   * User-namespace mode: left alone. */
+  if (!a->userns) {
+    char adj[16];
+    bool protected_init = sb_read_file("/proc/self/oom_score_adj", adj, sizeof adj) > 0 && strncmp(adj, "-1000", 5) == 0;
+    sb_write_file("/proc/self/oom_score_adj", protected_init ? "0" : "1000");
+  }
   if (dup2(a->stdin_fd, 0) < 0 || dup2(a->stdout_fd, 1) < 0 || dup2(a->stderr_fd, 2) < 0) {
     what = "dup2";
     rc = -errno;
@@ -114,12 +128,13 @@ static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd
     what = "exec";
     rc = -errno;
   }
-  int e = -rc;
-  char msg[SB_ERR_MAX];
-  int len = snprintf(msg, sizeof msg, "surgebox: %s %s: %s\n", what, a->argv[0], strerror(e));
-  if (write(2, msg, (size_t)len) < 0) {
-  }
-  if (write(err_fd, &e, sizeof e) < 0) {
+  /* Nothing ran: nothing goes to the program's stdout or stderr. The
+   * parent turns this into the result's error. */
+  sb_start_failure f;
+  memset(&f, 0, sizeof f);
+  f.err = -rc;
+  snprintf(f.what, sizeof f.what, "%s", what);
+  if (write(err_fd, &f, sizeof f) < 0) {
   }
   _exit(127);
 }
@@ -176,7 +191,22 @@ static void hide_supervisor_cmdline(void) {
   memcpy((void *)start, name, sizeof name);
 }
 
+/* Move fd above 2 (keeping O_CLOEXEC) if it landed on 0-2. */
+static int above_stdio(int fd) {
+  if (fd > 2) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  close(fd);
+  return moved;
+}
+
 void sb_child_main(const sb_child_args *a) {
+  /* A session (and process group) of our own, before anything else:
+   * kill(0, ...), setpriority(PRIO_PGRP, 0, ...) and ioprio_set(WHO_PGRP)
+   * address the caller's group whatever pid namespace it is in, so a
+   * program sharing the supervisor's group would reach the supervisor's
+   * caller and, in the daemon, every other job. Also drops the caller's
+   * controlling terminal. We are never a group leader here (a fresh clone). */
+  if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
   int ctl = a->ctl_fd;
   int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd};
   close_all_except(keep, 5);
@@ -206,8 +236,15 @@ void sb_child_main(const sb_child_args *a) {
   if (wait_for(ctl, SB_MSG_GO) < 0) _exit(127);
   if (unshare(CLONE_NEWCGROUP) < 0) die(ctl, "unshare(cgroup)", errno);
 
+  /* close_all_except() closed the supervisor's 0-2 (the program's stdio
+   * are other descriptors until its dup2()s), so a new pipe would land on
+   * 0 and 1, and the program's dup2(stdout, 1) would replace the error pipe:
+   * its report then went into the program's recorded stdout. */
   int errpipe[2];
   if (pipe2(errpipe, O_CLOEXEC) < 0) die(ctl, "pipe", errno);
+  errpipe[0] = above_stdio(errpipe[0]);
+  errpipe[1] = above_stdio(errpipe[1]);
+  if (errpipe[0] < 0 || errpipe[1] < 0) die(ctl, "pipe", errno);
   sb_msg done;
   memset(&done, 0, sizeof done);
   done.type = SB_MSG_DONE;
@@ -225,11 +262,17 @@ void sb_child_main(const sb_child_args *a) {
   close(a->stdin_fd);
   close(a->stdout_fd);
   close(a->stderr_fd);
-  int e = 0;
-  while (read(errpipe[0], &e, sizeof e) < 0 && errno == EINTR) {
+  sb_start_failure f;
+  memset(&f, 0, sizeof f);
+  ssize_t got;
+  while ((got = read(errpipe[0], &f, sizeof f)) < 0 && errno == EINTR) {
   }
   close(errpipe[0]);
-  done.exec_errno = e;
+  if (got == (ssize_t)sizeof f && f.err > 0) {
+    done.exec_errno = f.err;
+    f.what[sizeof f.what - 1] = '\0';
+    memcpy(done.text, f.what, sizeof f.what);
+  }
   const char *w = NULL;
   if (sb_caps_drop_keep_uid(a->empty_caps, &w) < 0) {
     /* Not fatal for the result; the program already runs unprivileged. */

@@ -171,6 +171,14 @@ typedef struct {
   size_t n_extra;
 } sb_mount_plan;
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+/* Inode cap of a job-writable tmpfs of size_mib (/tmp, /dev/shm, /app): one
+ * inode per 4 KiB page of its size, so empty files (which cost kernel memory
+ * but no pages, not counted by size=) cannot outnumber what one page each
+ * would allow. Also used by workspace.c; runtime.c's enforced document and
+ * proto/PROTOCOL.md state the rule. */
+static inline unsigned long long sb_tmpfs_inodes(uint64_t size_mib) {
+  return (unsigned long long)size_mib * 256;
+}
 
 /* ---- output.c (parent) ---- */
 /* Append up to the cap; returns true when bytes had to be discarded. */
@@ -187,11 +195,18 @@ enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };
 typedef struct {
   int type;
   int wstatus;            /* DONE: the program's wait status */
-  int exec_errno;         /* DONE: 0, or why execve failed */
+  int exec_errno;         /* DONE: 0, or why the program could not be started
+                           * (then text says which step failed, e.g. "exec") */
   uint64_t start_ns, end_ns;
   struct rusage children; /* DONE: every descendant the init reaped */
   char text[SB_ERR_MAX];  /* ERROR: what failed */
 } sb_msg;
+
+/* What the program's process sends the init when it cannot exec. */
+typedef struct {
+  int err;       /* errno */
+  char what[28]; /* "exec", "chdir", "seccomp", ... */
+} sb_start_failure;
 
 typedef struct {
   int ctl_fd, stdin_fd, stdout_fd, stderr_fd;

@@ -171,8 +171,9 @@ static int build_dev(ctx *c, const sb_mount_plan *p) {
   /* POSIX shared memory (Python multiprocessing, some JVM paths). Its pages
    * are charged to the job's memory cgroup like any tmpfs. */
   snprintf(path, sizeof path, "%s/shm", dev);
-  char opts[64];
-  snprintf(opts, sizeof opts, "size=%llum,mode=1777", (unsigned long long)p->tmp_mib);
+  char opts[96];
+  snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=1777", (unsigned long long)p->tmp_mib,
+           sb_tmpfs_inodes(p->tmp_mib));
   rc = tmpfs(c, path, opts, MS_NOSUID | MS_NODEV);
   if (rc) return rc;
   if (set_attrs(dev, MOUNT_ATTR_RDONLY, false) < 0) return fail(c, "remount", dev);
@@ -210,14 +211,15 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     if (p->workspace) {
       rc = bind(&c, p, p->workspace, "/app", true);
     } else {
-      snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)p->app_mib,
-               (unsigned)p->uid, (unsigned)p->gid);
+      snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=0755,uid=%u,gid=%u",
+               (unsigned long long)p->app_mib, sb_tmpfs_inodes(p->app_mib), (unsigned)p->uid, (unsigned)p->gid);
       rc = tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
     }
   }
   if (!rc) {
     join(path, sizeof path, p->newroot, "/tmp");
-    snprintf(opts, sizeof opts, "size=%llum,mode=1777", (unsigned long long)p->tmp_mib);
+    snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=1777", (unsigned long long)p->tmp_mib,
+             sb_tmpfs_inodes(p->tmp_mib));
     rc = tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
   }
   if (!rc) rc = build_dev(&c, p);

@@ -179,6 +179,20 @@ static long clone_into_cgroup(unsigned long flags, int cgroup_fd, int *pidfd) {
   return syscall(SYS_clone3, &ca, sizeof ca);
 }
 
+/* The init is a clone of the supervisor: larger than a small program, so
+ * when a job's memory sits in tmpfs pages the OOM killer would pick it and
+ * the run would look like a sandbox failure. -1000 exempts it (the program
+ * resets its own to 0, child.c). Needs CAP_SYS_RESOURCE: impossible in
+ * user-namespace mode and in containers that drop it (runtime.c's enforced
+ * document says which). Done before the init says READY, so before the
+ * program exists. */
+static void protect_init_from_oom(const sb_runtime *rt, pid_t pid) {
+  if (rt->userns) return;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
+  sb_write_file(path, "-1000"); /* best effort: the verdict also reads the cgroup's OOM count */
+}
+
 int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
   *out = NULL;
   if (!spec_valid(spec, err)) return -EINVAL;
@@ -279,6 +293,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
       p->pid = (pid_t)pid;
       p->pidfd = pidfd;
       fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+      protect_init_from_oom(rt, p->pid);
     }
   }
   if (ctl[1] >= 0) close(ctl[1]);

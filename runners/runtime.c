@@ -326,6 +326,16 @@ sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt) { return rt->cg.kind; }
 
 const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? rt->warning : NULL; }
 
+/* Lowering an oom_score_adj (proc.c: the sandbox init's) needs
+ * CAP_SYS_RESOURCE, which containers often drop even for root. */
+static bool may_lower_oom_adj(void) {
+  cap_t c = cap_get_proc();
+  cap_flag_value_t v = CAP_CLEAR;
+  if (c) cap_get_flag(c, CAP_SYS_RESOURCE, CAP_EFFECTIVE, &v);
+  cap_free(c);
+  return v == CAP_SET;
+}
+
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   const sb_cg_backend *b = &rt->cg;
@@ -347,10 +357,23 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "pids", json_object_new_string(pids));
   json_object_object_add(o, "output", json_object_new_string("supervisor counts bytes per stream, kills at the cap"));
   json_object_object_add(o, "file_size", json_object_new_string("RLIMIT_FSIZE"));
-  json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= on /tmp and /dev/shm"));
+  json_object_object_add(o, "tmp_size", json_object_new_string("tmpfs size= and nr_inodes= (one inode per 4 KiB of size) "
+                                                                "on /tmp and /dev/shm"));
   json_object_object_add(o, "app_size", json_object_new_string(!rt->can_mount ? "not enforced (unprivileged without a user namespace of its own: /app is a plain directory)"
-                                                                  : rt->own_userns ? "tmpfs size= on /app (mounted in the runtime's own user namespace)"
-                                                                                   : "tmpfs size= on /app"));
+                                                                  : rt->own_userns ? "tmpfs size= and nr_inodes= (one inode per 4 KiB of size) on /app (mounted in the runtime's own user namespace)"
+                                                                                   : "tmpfs size= and nr_inodes= (one inode per 4 KiB of size) on /app"));
+  /* Who the OOM killer may pick, and how the verdict is made (child.c, proc.c, accounting.c). */
+  char oom[320];
+  const char *init = rt->userns ? "sandbox init not protected (user namespace: oom_score_adj cannot be lowered)"
+                     : may_lower_oom_adj() ? "sandbox init at oom_score_adj -1000, program at 0"
+                                           : "sandbox init not protected (no CAP_SYS_RESOURCE to lower oom_score_adj); "
+                                             "program at oom_score_adj 1000 (it may lower that back to 0)";
+  const char *verdict = (v2 && b->v2_memory) ? "memory.oom.group=1; memory_limit when memory.events counts oom_kill "
+                                               "or oom_group_kill, even if the init was the victim"
+                        : v1 ? "memory_limit when memory.oom_control counts an oom_kill, even if the init was the victim"
+                             : "no memory cgroup, so no OOM verdict (RLIMIT_DATA makes allocations fail instead)";
+  snprintf(oom, sizeof oom, "%s; %s", init, verdict);
+  json_object_object_add(o, "oom", json_object_new_string(oom));
   json_object_object_add(o, "open_files", json_object_new_string("RLIMIT_NOFILE"));
   json_object_object_add(o, "core_dumps", json_object_new_string("RLIMIT_CORE=0"));
   json_object_object_add(o, "kill", json_object_new_string((v2 && b->v2_kill) ? "cgroup.kill + SIGKILL of the pid namespace's init"

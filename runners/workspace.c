@@ -44,8 +44,8 @@ int sb_workspace_create(sb_runtime *rt, uint64_t size_mib, sb_workspace **out, c
   }
   if (rt->can_mount) {
     char opts[128];
-    snprintf(opts, sizeof opts, "size=%llum,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
-             (unsigned)ws->uid, (unsigned)ws->gid);
+    snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=0755,uid=%u,gid=%u", (unsigned long long)size_mib,
+             sb_tmpfs_inodes(size_mib), (unsigned)ws->uid, (unsigned)ws->gid);
     if (mount("tmpfs", ws->path, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
       int e = errno;
       sb_err(err, "mount tmpfs on %s: %s", ws->path, strerror(e));

@@ -31,13 +31,13 @@ def check(cond, what):
 
 
 class Daemon:
-    def __init__(self, *args, sock=None):
+    def __init__(self, *args, sock=None, session=False):
         self.dir = tempfile.mkdtemp(prefix="sbd-test-")
         os.chmod(self.dir, 0o755)
         self.sock = sock or os.path.join(self.dir, "s.sock")
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.proc = subprocess.Popen(PREFIX + [os.path.join(BIN, "surgeboxd"), "--socket", self.sock] + list(args),
-                                     stderr=self.log)
+                                     stderr=self.log, start_new_session=session)
         deadline = time.time() + 10
         while time.time() < deadline:
             if os.path.exists(self.sock):
@@ -743,6 +743,53 @@ def case_protocol_examples(d):
     check(sent >= 15, f"only {sent} runnable examples found")
 
 
+# ------------------------------------------------------- cases of issue #11
+def case_pgrp_jobs(_d):
+    """--jobs 2: job A attacks its process group (kill(0, SIGKILL), then in a
+    second round kill(0, SIGSTOP)) while job B sleeps 1 s and prints. The
+    daemon runs in a session of its own, so a broken sandbox reaches only
+    the daemon and its jobs. B must end ok with its output, A only hurts
+    itself, and the daemon keeps serving."""
+    d = Daemon("--jobs", "2", session=True)
+    try:
+        c = Client(d.sock)
+        for rnd, (attack, a_status) in enumerate((("KILL", "signaled"), ("STOP", "timeout"))):
+            b_id, a_id = f"B{rnd}", f"A{rnd}"
+            c.send(exec_req(b_id, ["sh", "-c", "sleep 1; echo B-survived"], limits={"time_s": 10}))
+            time.sleep(0.3)  # B is running (its sleep) when A attacks
+            c.send(exec_req(a_id, ["sh", "-c", f"kill -{attack} 0; echo A-missed"], limits={"time_s": 3}))
+            got = {}
+            while len(got) < 2:
+                r = c.recv(60)
+                got[r["id"]] = r
+            b, a = got[b_id], got[a_id]
+            bs = b["steps"][0] if b.get("steps") else {}
+            check(b["status"] == "ok" and bs.get("stdout") == "B-survived\n",
+                  f"round {attack}: job B next to the attacker: {b.get('status')} {bs}")
+            check(a["status"] == a_status, f"round {attack}: job A's own status: {a.get('status')} {a}")
+            check(d.proc.poll() is None, f"round {attack}: the daemon is alive")
+        r = c.call(exec_req("after", ["/bin/echo", "still serving"]))
+        check(r["status"] == "ok", f"daemon still serves: {r.get('status')}")
+    finally:
+        if d.stop() is None:
+            check(False, "the daemon did not stop on SIGTERM (stopped by a job?)")
+        if failures:
+            print("--- daemon log ---\n" + d.logtext()[-4000:])
+
+
+def case_exec_failure(d):
+    """A program that cannot be started: empty output, an error saying why."""
+    c = Client(d.sock)
+    for argv, files, why in ((["./nope"], [], "No such file or directory"),
+                             (["./script"], [{"path": "script", "content": "#!/bin/sh\necho ran\n"}],
+                              "Permission denied")):
+        r = c.call(exec_req("x", argv, files=files))
+        s = r["steps"][0] if r.get("steps") else {}
+        check(s.get("stdout") == "" and s.get("stderr") == "", f"{argv[0]}: output of a program never started: {s}")
+        check(s.get("exit_code") == 127, f"{argv[0]}: exit_code {s.get('exit_code')}")
+        check(s.get("error") == f"cannot execute {argv[0]}: {why}", f"{argv[0]}: error {s.get('error')!r}")
+
+
 # Cases that need no toolchain skip the detection (25 s on a loaded machine).
 NO_TOOLCHAINS = ["--toolchains", "/nonexistent-surgebox-toolchains"]
 
@@ -1238,6 +1285,8 @@ CASES = {
     "uids": (case_uids, ["--jobs", "2"] + NO_TOOLCHAINS),
     "uid_range_refused": (case_uid_range_refused, None),
     "output_bytes": (case_output_bytes, NO_TOOLCHAINS),
+    "pgrp_jobs": (case_pgrp_jobs, None),
+    "exec_failure": (case_exec_failure, []),
 }
 
 

@@ -30,9 +30,10 @@ SRC_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)
 CASES = {}
 
 
-def case(name, backends=False):
+def case(name, backends=False, table=None):
+    """Register a case (in CASES, or another driver's table)."""
     def deco(fn):
-        CASES[name] = (fn, backends)
+        (CASES if table is None else table)[name] = (fn, backends)
         return fn
     return deco
 
@@ -1070,12 +1071,13 @@ def c_concurrent(ctx):
 
 
 # ------------------------------------------------------------------- main
-def main():
+def main(cases=CASES):
+    """Also the main of other drivers (run_verdicts.py) with their own cases."""
     a = sbharness.main_args(sys.argv[1:])
-    if a.case not in CASES:
-        print("unknown case %r; cases: %s" % (a.case, " ".join(sorted(CASES))))
+    if a.case not in cases:
+        print("unknown case %r; cases: %s" % (a.case, " ".join(sorted(cases))))
         sys.exit(1)
-    fn, takes_backend = CASES[a.case]
+    fn, takes_backend = cases[a.case]
     if a.backend and not takes_backend:
         print("case %s has no backend variants" % a.case)
         sys.exit(1)
