@@ -6,6 +6,15 @@
 
 typedef enum { PHASE_SETUP, PHASE_RUNNING, PHASE_EXITED } phase;
 
+/* mempoll.c: the memory bound when no cgroup enforces memory. */
+#define SB_MEMPOLL_MOUNTS 3 /* /tmp, /dev/shm, /app */
+typedef struct {
+  bool active;                       /* no memory cgroup: poll */
+  bool counted[SB_MEMPOLL_MOUNTS];   /* a tmpfs of the job's own */
+  uint64_t base[SB_MEMPOLL_MOUNTS];  /* bytes it held at GO */
+  uint64_t next_ns, last_bytes, peak_bytes;
+} sb_mempoll;
+
 struct sb_proc {
   sb_runtime *rt;
   sb_limits limits;
@@ -28,8 +37,14 @@ struct sb_proc {
   char *root;           /* profile root, or NULL for the host */
   sb_mount *mounts;
   size_t n_mounts;
+  sb_mempoll mem;
 };
 
 void sb_proc_free(sb_proc *p);
+
+void sb_mempoll_start(sb_proc *p);             /* at GO: baselines, or inactive */
+bool sb_mempoll_over(sb_proc *p, uint64_t now); /* poll when due; true: kill */
+/* Sum of the "Key:  N kB" values of keys in a /proc text; *found: how many. */
+uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found);
 
 #endif

@@ -237,6 +237,80 @@ def c_membomb_multi(ctx):
     h.within(peak, 200 * 1024, 256 * 1024 * 1.05, "cgroup_peak_kb (whole tree) under 256 MiB", r)
 
 
+def shm_run(ctx, args, limit="128"):
+    """Run shmbomb under --memory-limit LIMIT; only where rlimits are the
+    memory backend (forced v2 here has no memory controller, or none)."""
+    r = ctx.run("shmbomb", args, ["--memory-limit", limit, "--time-limit", "30"])
+    eff = ctx.effective(r)
+    if eff == "v1":
+        skip("a cgroup memory controller enforces memory here: this case is about rlimits-only runs")
+    return r
+
+
+def expect_shm_bounded(ctx, r, key):
+    """768 MiB of shared memory under 128: the poller must kill the run
+    before the program holds it all."""
+    h = ctx.h
+    expect_status(h, r, "memory_limit", "memory")
+    h.check("held_mib" not in r.results,
+            "the program held %s MiB of shared memory under --memory-limit 128"
+            % r.results.get("held_mib"), r)
+    done = result_int(h, r, key) if key in r.results else 0
+    if done is not None:
+        # Informative bound: what slipped through between two polls.
+        h.within(done, 0, 760, "%s before the kill (never all 768 MiB)" % key, r)
+        print("  %s=%s before the kill" % (key, done), flush=True)
+    enf = enforced_value(r, "mem") or ""
+    h.check(re.search(r"poll", enf, re.I) is not None,
+            "enforced[memory]=%r should name the supervisor's poller" % enf, r)
+
+
+@case("shm_anon", backends=True)
+def c_shm_anon(ctx):
+    """768 MiB of MAP_SHARED|MAP_ANONYMOUS touched under --memory-limit 128."""
+    r = shm_run(ctx, ["anon", "768"])
+    expect_shm_bounded(ctx, r, "touched_mib")
+
+
+@case("shm_file", backends=True)
+def c_shm_file(ctx):
+    """768 MiB written into /dev/shm files under --memory-limit 128."""
+    r = shm_run(ctx, ["file", "/dev/shm", "768"])
+    expect_shm_bounded(ctx, r, "written_mib")
+
+
+@case("shm_honest", backends=True)
+def c_shm_honest(ctx):
+    """An honest 60 MiB program under --memory-limit 128 is not killed."""
+    h = ctx.h
+    r = shm_run(ctx, ["heap", "60"])
+    expect_status(h, r, "ok", None)
+    h.eq(r.results.get("held_mib"), "60", "held_mib of the honest program", r)
+
+
+@case("shm_anon_user")
+def c_shm_anon_user(ctx):
+    """surgebox-run as an ordinary user (user namespace, no cgroup): the same
+    bound on 768 MiB of MAP_SHARED memory under --memory-limit 128."""
+    h = ctx.h
+    if os.geteuid() != 0:
+        skip("needs root to become another user for the test")
+    run = os.path.abspath(h.surgebox)
+    os.chmod(os.path.dirname(run), 0o755)
+    wrap = os.path.join(h.tempdir("sbuser-"), "as-user")
+    with open(wrap, "w") as f:
+        f.write("#!/bin/sh\nexec setpriv --reuid=4242 --regid=4242 --clear-groups %s \"$@\"\n" % run)
+    os.chmod(wrap, 0o755)
+    h.surgebox = wrap
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+    r = ctx.run("shmbomb", ["anon", "768"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
+    h.eq(r.get("cgroup"), "none", "backend of an unprivileged run", r)
+    expect_shm_bounded(ctx, r, "touched_mib")
+    r = ctx.run("shmbomb", ["heap", "60"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
+    expect_status(h, r, "ok", None)
+    h.eq(r.results.get("held_mib"), "60", "held_mib of the honest program", r)
+
+
 @case("cpu", backends=True)
 def c_cpu(ctx):
     h = ctx.h

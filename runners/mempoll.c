@@ -1,0 +1,194 @@
+/* The memory bound when no cgroup enforces memory (parent side): the
+ * rlimits-only backend, i.e. no writable cgroup, a v2 hierarchy without the
+ * memory controller (forced v2 on a hybrid host), every unprivileged run.
+ * RLIMIT_DATA there is per process and does not count shared mappings or
+ * tmpfs pages, so sb_proc_tick calls this poller with its CPU check (every
+ * SB_TICK_MS) and the sandbox is killed (limit_hit "memory") when
+ *
+ *   sum over every process under the sandbox init of
+ *       Pss_Anon + Pss_Shmem + SwapPss      (/proc/<pid>/smaps_rollup)
+ *   + bytes used on /tmp, /dev/shm and /app (when /app is the job's own
+ *     tmpfs) beyond what they held at GO    (statfs via /proc/<init>/root)
+ *
+ * is over the memory limit. PSS so that a page shared by n processes counts
+ * once in total, not n times. The init (pid 1 inside) is ours and excluded:
+ * it is a copy of the supervisor, whose pages are not the program's.
+ * Processes are found from the init down through
+ * /proc/<pid>/task/<tid>/children: an orphan is re-parented to the init,
+ * so nothing in the pid namespace is outside that tree.
+ *
+ * Cost: /proc/<pid>/status gives RssAnon + RssShmem + VmSwap from O(1)
+ * counters, an upper bound of the PSS figure; smaps_rollup walks the page
+ * tables and is read only when that bound is over the limit. The next poll
+ * comes no sooner than 20x the cost of the last one, so a tree built to be
+ * expensive to measure gets at most ~5% of the supervisor's thread.
+ *
+ * Errs towards counting too much: a tmpfs file that is also mapped counts
+ * twice (statfs and Pss_Shmem), and a process whose smaps_rollup cannot be
+ * read counts its RSS. What it does not see is in sb_runtime_enforcement. */
+#include "proc_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+
+static const char *const mount_dirs[SB_MEMPOLL_MOUNTS] = {"tmp", "dev/shm", "app"};
+static const char *const upper_keys[] = {"RssAnon", "RssShmem", "VmSwap", NULL};
+static const char *const pss_keys[] = {"Pss_Anon", "Pss_Shmem", "SwapPss", NULL};
+static const char *const pss_old_keys[] = {"Pss", "SwapPss", NULL}; /* before 5.x split Pss */
+
+#define COST_FACTOR 20
+#define MAX_PROCS 65536 /* far above any pids limit; a larger tree is not measured but killed */
+
+uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found) {
+  uint64_t sum = 0;
+  *found = 0;
+  for (const char *line = text; line && *line;) {
+    for (const char *const *k = keys; *k; k++) {
+      size_t n = strlen(*k);
+      if (strncmp(line, *k, n) == 0 && line[n] == ':') {
+        sum += strtoull(line + n + 1, NULL, 10);
+        (*found)++;
+        break;
+      }
+    }
+    line = strchr(line, '\n');
+    if (line) line++;
+  }
+  return sum;
+}
+
+static bool tmpfs_used(pid_t init, const char *dir, uint64_t *bytes) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/root/%s", (int)init, dir);
+  struct statfs s;
+  if (statfs(path, &s) < 0 || s.f_type != TMPFS_MAGIC) return false;
+  *bytes = (uint64_t)(s.f_blocks - s.f_bfree) * (uint64_t)s.f_bsize;
+  return true;
+}
+
+void sb_mempoll_start(sb_proc *p) {
+  sb_mempoll *m = &p->mem;
+  memset(m, 0, sizeof *m);
+  m->active = !sb_cg_limits_memory(&p->rt->cg);
+  if (!m->active) return;
+  for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
+    /* Unprivileged, /app is a host directory: not memory (and a host
+     * tmpfs under it would be everyone's usage, not the job's). */
+    if (i == 2 && p->rt->userns) continue;
+    m->counted[i] = tmpfs_used(p->pid, mount_dirs[i], &m->base[i]);
+  }
+}
+
+typedef struct {
+  pid_t *pid;
+  uint64_t *upper_kb;
+  size_t n, cap;
+  bool incomplete;
+  char *buf; /* BUF_SIZE, for the /proc texts */
+} tree;
+#define BUF_SIZE 65536
+
+static void push(tree *t, pid_t pid) {
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    pid_t *np = cap <= MAX_PROCS ? realloc(t->pid, cap * sizeof *np) : NULL;
+    if (np) t->pid = np;
+    uint64_t *nu = np ? realloc(t->upper_kb, cap * sizeof *nu) : NULL;
+    if (nu) t->upper_kb = nu;
+    if (!np || !nu) {
+      t->incomplete = true;
+      return;
+    }
+    t->cap = cap;
+  }
+  t->pid[t->n++] = pid;
+}
+
+/* The children of one task: "pid pid ...". */
+static void push_children(tree *t, pid_t pid, pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)tid);
+  int n = sb_read_file(path, t->buf, BUF_SIZE);
+  if (n < 0) return; /* gone: its children are now the init's, seen next poll */
+  if (n >= BUF_SIZE - 1) t->incomplete = true;
+  for (char *s = t->buf, *end; *s; s = end) {
+    long c = strtol(s, &end, 10);
+    if (end == s) break;
+    if (c > 0) push(t, (pid_t)c);
+  }
+}
+
+static void push_thread_children(tree *t, pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(path);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    long tid = strtol(e->d_name, NULL, 10);
+    if (tid > 0) push_children(t, pid, (pid_t)tid);
+  }
+  closedir(d);
+}
+
+/* Every process under the init, each with its RSS upper bound; returns the
+ * bound's sum in kB. */
+static uint64_t walk(tree *t, pid_t init) {
+  uint64_t sum = 0;
+  push_children(t, init, init); /* the init is single-threaded */
+  for (size_t i = 0; i < t->n && !t->incomplete; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)t->pid[i]);
+    int found, threads = 1;
+    t->upper_kb[i] = 0;
+    if (sb_read_file(path, t->buf, BUF_SIZE) < 0) continue; /* exited */
+    t->upper_kb[i] = sb_mempoll_kb(t->buf, upper_keys, &found);
+    const char *th = strstr(t->buf, "\nThreads:");
+    if (th) threads = atoi(th + 9);
+    sum += t->upper_kb[i];
+    if (threads > 1) push_thread_children(t, t->pid[i]);
+    else push_children(t, t->pid[i], t->pid[i]);
+  }
+  return sum;
+}
+
+static uint64_t pss_kb(tree *t, size_t i) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)t->pid[i]);
+  int n = sb_read_file(path, t->buf, BUF_SIZE), found;
+  if (n == -ENOENT || n == -ESRCH) return 0; /* exited */
+  if (n < 0) return t->upper_kb[i];         /* not readable: its RSS */
+  uint64_t kb = sb_mempoll_kb(t->buf, pss_keys, &found);
+  if (found == 0 && n > 0) kb = sb_mempoll_kb(t->buf, pss_old_keys, &found);
+  return kb;
+}
+
+bool sb_mempoll_over(sb_proc *p, uint64_t now) {
+  sb_mempoll *m = &p->mem;
+  if (!m->active || now < m->next_ns) return false;
+  uint64_t limit = (uint64_t)p->limits.memory_mib << 20, fs = 0;
+  for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
+    uint64_t used;
+    if (m->counted[i] && tmpfs_used(p->pid, mount_dirs[i], &used) && used > m->base[i]) fs += used - m->base[i];
+  }
+  tree t = {.buf = malloc(BUF_SIZE)};
+  if (!t.buf) return false; /* try again next tick */
+  uint64_t total = fs + (walk(&t, p->pid) << 10);
+  if (total > limit && !t.incomplete) {
+    total = fs;
+    for (size_t i = 0; i < t.n && total <= limit; i++) total += pss_kb(&t, i) << 10;
+  }
+  free(t.pid);
+  free(t.upper_kb);
+  free(t.buf);
+  m->last_bytes = total;
+  if (total > m->peak_bytes) m->peak_bytes = total;
+  uint64_t cost = sb_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
+  m->next_ns = now + (cost * COST_FACTOR > gap ? cost * COST_FACTOR : gap);
+  return t.incomplete || total > limit;
+}

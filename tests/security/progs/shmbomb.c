@@ -1,0 +1,82 @@
+/* Shared-memory bomb: memory RLIMIT_DATA does not see.
+ *   shmbomb anon TOTAL_MIB       MAP_SHARED|MAP_ANONYMOUS, 8 MiB at a time, touched
+ *   shmbomb file DIR TOTAL_MIB   8 MiB files written into DIR (a tmpfs: /dev/shm)
+ *   shmbomb heap TOTAL_MIB       honest: malloc'd and touched
+ * Reports touched_mib / written_mib after every chunk (and write_errno when a
+ * write fails, e.g. ENOSPC at the tmpfs cap), then holds everything for 3 s
+ * (so a poller has time to see it) and reports held_mib=N before exiting 0.
+ * TOTAL_MIB is capped at 1024. */
+#include "hostile.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#define CHUNK (8u << 20)
+#define CAP_MIB 1024
+
+static size_t anon(size_t total) {
+  size_t done = 0;
+  while (done < total) {
+    char *p = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      result("mmap_errno=%s", errname(errno));
+      break;
+    }
+    memset(p, 0x5a, CHUNK);
+    done += CHUNK >> 20;
+    result("touched_mib=%zu", done);
+  }
+  return done;
+}
+
+static size_t files(const char *dir, size_t total) {
+  static char buf[1 << 20];
+  memset(buf, 0x5a, sizeof buf);
+  size_t done = 0;
+  for (int i = 0; done < total; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/shmbomb.%d", dir, i);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+      result("open_errno=%s", errname(errno));
+      return done;
+    }
+    for (size_t k = 0; k < CHUNK / sizeof buf; k++) {
+      if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) {
+        result("write_errno=%s", errname(errno));
+        close(fd);
+        return done;
+      }
+      done++;
+    }
+    close(fd);
+    result("written_mib=%zu", done);
+  }
+  return done;
+}
+
+static size_t heap(size_t total) {
+  char *p = malloc(total << 20);
+  if (!p) {
+    result("alloc_errno=%s", errname(errno));
+    return 0;
+  }
+  memset(p, 0x5a, total << 20);
+  result("touched_mib=%zu", total);
+  return total;
+}
+
+int main(int argc, char **argv) {
+  alarm(60);
+  if (argc < 3) return 2;
+  const char *mode = argv[1];
+  size_t total = strtoul(argv[argc - 1], NULL, 10), done;
+  if (total > CAP_MIB) total = CAP_MIB;
+  if (strcmp(mode, "anon") == 0) done = anon(total);
+  else if (strcmp(mode, "file") == 0 && argc == 4) done = files(argv[2], total);
+  else if (strcmp(mode, "heap") == 0) done = heap(total);
+  else return 2;
+  sleep(3);
+  result("held_mib=%zu", done);
+  return 0;
+}
