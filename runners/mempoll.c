@@ -6,12 +6,20 @@
  * SB_TICK_MS) and the sandbox is killed (limit_hit "memory") when
  *
  *   sum over every process under the sandbox init of
- *       Pss_Anon + Pss_Shmem + SwapPss      (/proc/<pid>/smaps_rollup)
+ *       Pss_Anon + SwapPss                  (/proc/<pid>/smaps_rollup)
+ *   + the allocated size of every shared-memory object (MAP_SHARED
+ *     anonymous memory, memfd, attached SysV shm) a process holds by fd or
+ *     by mapping, each object once       (stat of /proc/<pid>/fd/N and
+ *                                           /proc/<pid>/map_files/A-B)
  *   + bytes used on /tmp, /dev/shm and /app (when /app is the job's own
  *     tmpfs) beyond what they held at GO    (statfs via /proc/<init>/root)
  *
  * is over the memory limit. PSS so that a page shared by n processes counts
- * once in total, not n times. The init (pid 1 inside) is ours and excluded:
+ * once in total, not n times. Objects by their size, not by the pages
+ * mapped: MADV_DONTNEED takes pages out of a process's RSS but leaves them
+ * in the object. Following map_files needs CAP_SYS_ADMIN (or
+ * CAP_CHECKPOINT_RESTORE) in the initial user namespace; without it (an
+ * unprivileged supervisor) mapped objects count by Pss_Shmem instead. The init (pid 1 inside) is ours and excluded:
  * it is a copy of the supervisor, whose pages are not the program's.
  * Processes are found from the init down through
  * /proc/<pid>/task/<tid>/children: an orphan is re-parented to the init,
@@ -23,9 +31,9 @@
  * comes no sooner than 20x the cost of the last one, so a tree built to be
  * expensive to measure gets at most ~5% of the supervisor's thread.
  *
- * Errs towards counting too much: a tmpfs file that is also mapped counts
- * twice (statfs and Pss_Shmem), and a process whose smaps_rollup cannot be
- * read counts its RSS. What it does not see is in sb_runtime_enforcement. */
+ * Errs towards counting too much: unprivileged, a tmpfs file or memfd that
+ * is also mapped counts twice (statfs or fd, and Pss_Shmem), and a process
+ * whose smaps_rollup cannot be read counts its RSS. What it does not see is in sb_runtime_enforcement. */
 #include "proc_internal.h"
 
 #include <dirent.h>
@@ -34,15 +42,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 
 static const char *const mount_dirs[SB_MEMPOLL_MOUNTS] = {"tmp", "dev/shm", "app"};
-static const char *const upper_keys[] = {"RssAnon", "RssShmem", "VmSwap", NULL};
-static const char *const pss_keys[] = {"Pss_Anon", "Pss_Shmem", "SwapPss", NULL};
+/* [see_maps]: mapped shared memory counted as objects, or by its pages */
+static const char *const upper_keys[2][4] = {{"RssAnon", "RssShmem", "VmSwap", NULL}, {"RssAnon", "VmSwap", NULL}};
+static const char *const pss_keys[2][4] = {{"Pss_Anon", "Pss_Shmem", "SwapPss", NULL}, {"Pss_Anon", "SwapPss", NULL}};
 static const char *const pss_old_keys[] = {"Pss", "SwapPss", NULL}; /* before 5.x split Pss */
 
 #define COST_FACTOR 20
-#define MAX_PROCS 65536 /* far above any pids limit; a larger tree is not measured but killed */
+#define MAX_PROCS 65536     /* far above any pids limit; a larger tree is not measured but killed */
+#define MAX_OBJS (1u << 20) /* ditto for shared-memory objects (vm.max_map_count is 65530 per process) */
 
 uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found) {
   uint64_t sum = 0;
@@ -71,11 +84,36 @@ static bool tmpfs_used(pid_t init, const char *dir, uint64_t *bytes) {
   return true;
 }
 
+/* Whether we may follow /proc/<pid>/map_files links: the check is on the
+ * caller's capabilities, so our own maps tell. */
+static bool can_follow_map_files(void) {
+  char line[256], path[128];
+  FILE *f = fopen("/proc/self/maps", "re");
+  if (!f) return false;
+  bool ok = false;
+  unsigned long a, b;
+  if (fgets(line, sizeof line, f) && sscanf(line, "%lx-%lx", &a, &b) == 2) {
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", a, b);
+    ok = stat(path, &st) == 0;
+  }
+  fclose(f);
+  return ok;
+}
+
 void sb_mempoll_start(sb_proc *p) {
   sb_mempoll *m = &p->mem;
   memset(m, 0, sizeof *m);
   m->active = !sb_cg_limits_memory(&p->rt->cg);
   if (!m->active) return;
+  /* Every memfd, MAP_SHARED anonymous mapping and SysV segment lives on the
+   * kernel's one internal shm mount: a memfd of ours tells its device. */
+  int fd = memfd_create("surgebox-mempoll", MFD_CLOEXEC);
+  struct stat st;
+  m->shm_dev_known = fd >= 0 && fstat(fd, &st) == 0;
+  if (m->shm_dev_known) m->shm_dev = st.st_dev;
+  if (fd >= 0) close(fd);
+  m->see_maps = m->shm_dev_known && can_follow_map_files();
   for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
     /* Unprivileged, /app is a host directory: not memory (and a host
      * tmpfs under it would be everyone's usage, not the job's). */
@@ -85,9 +123,17 @@ void sb_mempoll_start(sb_proc *p) {
 }
 
 typedef struct {
+  ino_t ino;
+  uint64_t bytes;
+} shm_obj;
+
+typedef struct {
+  const sb_mempoll *m;
   pid_t *pid;
   uint64_t *upper_kb;
   size_t n, cap;
+  shm_obj *obj;
+  size_t n_obj, cap_obj;
   bool incomplete;
   char *buf; /* BUF_SIZE, for the /proc texts */
 } tree;
@@ -123,10 +169,14 @@ static void push_children(tree *t, pid_t pid, pid_t tid) {
   }
 }
 
-static void push_thread_children(tree *t, pid_t pid) {
+static DIR *proc_dir(pid_t pid, const char *sub) {
   char path[64];
-  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-  DIR *d = opendir(path);
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, sub);
+  return opendir(path);
+}
+
+static void push_thread_children(tree *t, pid_t pid) {
+  DIR *d = proc_dir(pid, "task");
   if (!d) return;
   struct dirent *e;
   while ((e = readdir(d))) {
@@ -136,8 +186,73 @@ static void push_thread_children(tree *t, pid_t pid) {
   closedir(d);
 }
 
-/* Every process under the init, each with its RSS upper bound; returns the
- * bound's sum in kB. */
+static void add_obj(tree *t, const struct stat *st) {
+  if (st->st_dev != t->m->shm_dev || !S_ISREG(st->st_mode)) return;
+  if (t->n_obj && t->obj[t->n_obj - 1].ino == st->st_ino) return; /* the same object again */
+  if (t->n_obj == t->cap_obj) {
+    size_t cap = t->cap_obj ? t->cap_obj * 2 : 64;
+    shm_obj *no = cap <= MAX_OBJS ? realloc(t->obj, cap * sizeof *no) : NULL;
+    if (!no) {
+      t->incomplete = true;
+      return;
+    }
+    t->obj = no;
+    t->cap_obj = cap;
+  }
+  t->obj[t->n_obj++] = (shm_obj){st->st_ino, (uint64_t)st->st_blocks * 512};
+}
+
+/* Shared-memory objects held by fd (a memfd need not be mapped). */
+static void scan_fds(tree *t, pid_t pid) {
+  DIR *d = proc_dir(pid, "fd");
+  if (!d) return;
+  struct dirent *e;
+  struct stat st;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0) add_obj(t, &st);
+  closedir(d);
+}
+
+/* Shared-memory objects held by mapping (the fd may be closed). */
+static void scan_maps(tree *t, pid_t pid) {
+  char path[96];
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+  FILE *f = fopen(path, "re");
+  if (!f) return;
+  unsigned maj = major(t->m->shm_dev), min = minor(t->m->shm_dev);
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, f) > 0) {
+    unsigned long a, b, ino;
+    unsigned ma, mi;
+    if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &a, &b, &ma, &mi, &ino) != 5 || ma != maj || mi != min || !ino)
+      continue;
+    if (t->n_obj && t->obj[t->n_obj - 1].ino == (ino_t)ino) continue; /* consecutive pieces of one object */
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/map_files/%lx-%lx", (int)pid, a, b);
+    if (stat(path, &st) == 0) add_obj(t, &st);
+  }
+  free(line);
+  fclose(f);
+}
+
+static int by_ino(const void *a, const void *b) {
+  ino_t x = ((const shm_obj *)a)->ino, y = ((const shm_obj *)b)->ino;
+  return x < y ? -1 : x > y;
+}
+
+/* Each object once: several processes (or fds and maps) share one. */
+static uint64_t objects_bytes(tree *t) {
+  if (!t->n_obj) return 0;
+  qsort(t->obj, t->n_obj, sizeof *t->obj, by_ino);
+  uint64_t sum = t->obj[0].bytes;
+  for (size_t i = 1; i < t->n_obj; i++)
+    if (t->obj[i].ino != t->obj[i - 1].ino) sum += t->obj[i].bytes;
+  return sum;
+}
+
+/* Every process under the init, each with its RSS upper bound (returned
+ * summed, in kB), and the shared-memory objects they hold. */
 static uint64_t walk(tree *t, pid_t init) {
   uint64_t sum = 0;
   push_children(t, init, init); /* the init is single-threaded */
@@ -147,10 +262,12 @@ static uint64_t walk(tree *t, pid_t init) {
     int found, threads = 1;
     t->upper_kb[i] = 0;
     if (sb_read_file(path, t->buf, BUF_SIZE) < 0) continue; /* exited */
-    t->upper_kb[i] = sb_mempoll_kb(t->buf, upper_keys, &found);
+    t->upper_kb[i] = sb_mempoll_kb(t->buf, upper_keys[t->m->see_maps], &found);
     const char *th = strstr(t->buf, "\nThreads:");
     if (th) threads = atoi(th + 9);
     sum += t->upper_kb[i];
+    if (t->m->shm_dev_known) scan_fds(t, t->pid[i]);
+    if (t->m->see_maps) scan_maps(t, t->pid[i]);
     if (threads > 1) push_thread_children(t, t->pid[i]);
     else push_children(t, t->pid[i], t->pid[i]);
   }
@@ -163,7 +280,7 @@ static uint64_t pss_kb(tree *t, size_t i) {
   int n = sb_read_file(path, t->buf, BUF_SIZE), found;
   if (n == -ENOENT || n == -ESRCH) return 0; /* exited */
   if (n < 0) return t->upper_kb[i];         /* not readable: its RSS */
-  uint64_t kb = sb_mempoll_kb(t->buf, pss_keys, &found);
+  uint64_t kb = sb_mempoll_kb(t->buf, pss_keys[t->m->see_maps], &found);
   if (found == 0 && n > 0) kb = sb_mempoll_kb(t->buf, pss_old_keys, &found);
   return kb;
 }
@@ -176,15 +293,18 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
     uint64_t used;
     if (m->counted[i] && tmpfs_used(p->pid, mount_dirs[i], &used) && used > m->base[i]) fs += used - m->base[i];
   }
-  tree t = {.buf = malloc(BUF_SIZE)};
+  tree t = {.m = m, .buf = malloc(BUF_SIZE)};
   if (!t.buf) return false; /* try again next tick */
-  uint64_t total = fs + (walk(&t, p->pid) << 10);
+  uint64_t rss = walk(&t, p->pid) << 10;
+  fs += objects_bytes(&t);
+  uint64_t total = fs + rss;
   if (total > limit && !t.incomplete) {
     total = fs;
     for (size_t i = 0; i < t.n && total <= limit; i++) total += pss_kb(&t, i) << 10;
   }
   free(t.pid);
   free(t.upper_kb);
+  free(t.obj);
   free(t.buf);
   m->last_bytes = total;
   if (total > m->peak_bytes) m->peak_bytes = total;

@@ -10,6 +10,8 @@ typedef enum { PHASE_SETUP, PHASE_RUNNING, PHASE_EXITED } phase;
 #define SB_MEMPOLL_MOUNTS 3 /* /tmp, /dev/shm, /app */
 typedef struct {
   bool active;                       /* no memory cgroup: poll */
+  bool shm_dev_known, see_maps;      /* see mempoll.c */
+  dev_t shm_dev;                     /* the kernel's internal shm mount */
   bool counted[SB_MEMPOLL_MOUNTS];   /* a tmpfs of the job's own */
   uint64_t base[SB_MEMPOLL_MOUNTS];  /* bytes it held at GO */
   uint64_t next_ns, last_bytes, peak_bytes;

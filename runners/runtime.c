@@ -232,12 +232,18 @@ sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt) { return rt->cg.kind; }
 const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? rt->warning : NULL; }
 
 /* Without a memory cgroup (mempoll.c). Say what slips through. */
-#define SB_MEMPOLL_ENFORCED                                                                                    \
-  "RLIMIT_DATA per process, and a supervisor poll (every 50 ms or more) of the PSS (anon + shmem + swap) "   \
-  "of every process in the sandbox plus the bytes on its /tmp, /dev/shm and own /app tmpfs, killing above "   \
-  "the limit. Not bounded: growth between two polls (hundreds of MiB for a fast program), shared memory "     \
-  "no process has mapped at the time of a poll (memfd or MAP_SHARED pages after MADV_DONTNEED, SysV shm "     \
-  "after shmdt), kernel memory (pipe and socket buffers, page tables); a mapped tmpfs file counts twice"
+#define SB_MEMPOLL_COUNTS                                                                                      \
+  "RLIMIT_DATA per process, and a supervisor poll (every 50 ms or more) of the PSS (anon + swap) of every "   \
+  "process in the sandbox, the shared-memory objects (MAP_SHARED anonymous, memfd, attached SysV shm) they "   \
+  "hold by fd or mapping, and the bytes on its /tmp, /dev/shm and own /app tmpfs, killing above the limit. "   \
+  "Not bounded: growth between two polls (hundreds of MiB for a fast program), SysV shm after shmdt, memfds "  \
+  "in flight in a unix socket, kernel memory (pipe and socket buffers, page tables)"
+static const char mempoll_root[] = SB_MEMPOLL_COUNTS;
+/* Following /proc/<pid>/map_files needs CAP_SYS_ADMIN in the initial user
+ * namespace: unprivileged, mapped objects count by the pages mapped. */
+static const char mempoll_user[] = SB_MEMPOLL_COUNTS
+    ", MAP_SHARED pages after MADV_DONTNEED (an unprivileged supervisor cannot see the mapped object); "
+    "a mapped memfd or tmpfs file counts twice";
 
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
@@ -252,7 +258,7 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   const char *mem = v1 ? (b->v1_memsw ? "cgroup v1 memory.limit_in_bytes + memory.memsw.limit_in_bytes"
                                       : "cgroup v1 memory.limit_in_bytes")
                   : (v2 && b->v2_memory) ? "cgroup v2 memory.max (+ memory.swap.max=0)"
-                                        : SB_MEMPOLL_ENFORCED;
+                                        : rt->userns ? mempoll_user : mempoll_root;
   json_object_object_add(o, "memory", json_object_new_string(mem));
   const char *pids = v1 ? "cgroup v1 pids.max" : (v2 && b->v2_pids) ? "cgroup v2 pids.max"
                                                                   : "RLIMIT_NPROC (per uid, shared by concurrent jobs)";

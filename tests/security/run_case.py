@@ -279,6 +279,21 @@ def c_shm_file(ctx):
     expect_shm_bounded(ctx, r, "written_mib")
 
 
+@case("shm_dontneed", backends=True)
+def c_shm_dontneed(ctx):
+    """768 MiB of MAP_SHARED memory touched then MADV_DONTNEED'd: out of the
+    RSS, still in the shared object."""
+    r = shm_run(ctx, ["dontneed", "768"])
+    expect_shm_bounded(ctx, r, "touched_mib")
+
+
+@case("shm_memfd", backends=True)
+def c_shm_memfd(ctx):
+    """768 MiB written into memfds that are never mapped."""
+    r = shm_run(ctx, ["memfd", "768"])
+    expect_shm_bounded(ctx, r, "written_mib")
+
+
 @case("shm_honest", backends=True)
 def c_shm_honest(ctx):
     """An honest 60 MiB program under --memory-limit 128 is not killed."""
@@ -286,12 +301,15 @@ def c_shm_honest(ctx):
     r = shm_run(ctx, ["heap", "60"])
     expect_status(h, r, "ok", None)
     h.eq(r.results.get("held_mib"), "60", "held_mib of the honest program", r)
+    h.within(r.get("max_rss_kb"), 58 * 1024, 128 * 1024, "max_rss_kb: the 60 MiB were really touched", r)
 
 
 @case("shm_anon_user")
 def c_shm_anon_user(ctx):
     """surgebox-run as an ordinary user (user namespace, no cgroup): the same
-    bound on 768 MiB of MAP_SHARED memory under --memory-limit 128."""
+    bound on 768 MiB of MAP_SHARED memory, memfds and /dev/shm files under
+    --memory-limit 128 (not MADV_DONTNEED'd pages: map_files needs
+    CAP_SYS_ADMIN, enforced says so)."""
     h = ctx.h
     if os.geteuid() != 0:
         skip("needs root to become another user for the test")
@@ -306,6 +324,10 @@ def c_shm_anon_user(ctx):
     r = ctx.run("shmbomb", ["anon", "768"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
     h.eq(r.get("cgroup"), "none", "backend of an unprivileged run", r)
     expect_shm_bounded(ctx, r, "touched_mib")
+    r = ctx.run("shmbomb", ["memfd", "768"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
+    expect_shm_bounded(ctx, r, "written_mib")
+    r = ctx.run("shmbomb", ["file", "/dev/shm", "768"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
+    expect_shm_bounded(ctx, r, "written_mib")
     r = ctx.run("shmbomb", ["heap", "60"], ["--memory-limit", "128", "--time-limit", "30"], env=env)
     expect_status(h, r, "ok", None)
     h.eq(r.results.get("held_mib"), "60", "held_mib of the honest program", r)
