@@ -55,7 +55,11 @@ static const char *const pss_old_keys[] = {"Pss", "SwapPss", NULL}; /* before 5.
 
 #define COST_FACTOR 20
 #define MAX_PROCS 65536     /* far above any pids limit; a larger tree is not measured but killed */
-#define MAX_OBJS (1u << 20) /* ditto for shared-memory objects (vm.max_map_count is 65530 per process) */
+/* References to shared-memory objects (fds, mappings) in one poll: each
+ * costs a stat (~10 us), and a poll must stay short (it runs on the
+ * daemon's loop thread, and a costly poll delays the next one). Honest
+ * programs hold a handful; a tree with more is killed, not measured. */
+#define MAX_OBJS 4096
 
 uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found) {
   uint64_t sum = 0;
@@ -208,7 +212,7 @@ static void scan_fds(tree *t, pid_t pid) {
   if (!d) return;
   struct dirent *e;
   struct stat st;
-  while ((e = readdir(d)))
+  while (!t->incomplete && (e = readdir(d)))
     if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0) add_obj(t, &st);
   closedir(d);
 }
@@ -222,7 +226,7 @@ static void scan_maps(tree *t, pid_t pid) {
   unsigned maj = major(t->m->shm_dev), min = minor(t->m->shm_dev);
   char *line = NULL;
   size_t cap = 0;
-  while (getline(&line, &cap, f) > 0) {
+  while (!t->incomplete && getline(&line, &cap, f) > 0) {
     unsigned long a, b, ino;
     unsigned ma, mi;
     if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &a, &b, &ma, &mi, &ino) != 5 || ma != maj || mi != min || !ino)

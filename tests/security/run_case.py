@@ -294,6 +294,16 @@ def c_shm_memfd(ctx):
     expect_shm_bounded(ctx, r, "written_mib")
 
 
+@case("shm_many", backends=True)
+def c_shm_many(ctx):
+    """5000 one-page shared objects: too many to stat in one poll, so the
+    run is killed rather than left unmeasured (or the supervisor stalled)."""
+    h = ctx.h
+    r = shm_run(ctx, ["many", "5000"])
+    expect_status(h, r, "memory_limit", "memory")
+    h.check("held_mib" not in r.results, "the program held its 5000 objects to the end", r)
+
+
 @case("shm_honest", backends=True)
 def c_shm_honest(ctx):
     """An honest 60 MiB program under --memory-limit 128 is not killed."""

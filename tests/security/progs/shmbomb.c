@@ -5,6 +5,8 @@
  *   shmbomb dontneed TOTAL_MIB   like anon, then MADV_DONTNEED: the pages stay in
  *                                the shared object but leave the process's RSS
  *   shmbomb memfd TOTAL_MIB      8 MiB memfds, written, kept open, never mapped
+ *   shmbomb many COUNT           COUNT one-page MAP_SHARED|MAP_ANONYMOUS objects
+ *                                (each a stat for the poller; COUNT capped at 65536)
  * Reports touched_mib / written_mib after every chunk (and write_errno when a
  * write fails, e.g. ENOSPC at the tmpfs cap), then holds everything for 3 s
  * (so a poller has time to see it) and reports held_mib=N before exiting 0.
@@ -79,6 +81,20 @@ static size_t memfds(size_t total) {
   return done;
 }
 
+static size_t many(size_t count) {
+  size_t done = 0;
+  for (; done < count; done++) {
+    char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      result("mmap_errno=%s", errname(errno));
+      break;
+    }
+    p[0] = 1;
+  }
+  result("mapped=%zu", done);
+  return done;
+}
+
 static size_t heap(size_t total) {
   char *p = malloc(total << 20);
   if (!p) {
@@ -96,13 +112,17 @@ int main(int argc, char **argv) {
   if (argc < 3) return 2;
   const char *mode = argv[1];
   size_t total = strtoul(argv[argc - 1], NULL, 10), done;
-  if (total > CAP_MIB) total = CAP_MIB;
-  if (strcmp(mode, "anon") == 0) done = anon(total, false);
-  else if (strcmp(mode, "dontneed") == 0) done = anon(total, true);
-  else if (strcmp(mode, "memfd") == 0) done = memfds(total);
-  else if (strcmp(mode, "file") == 0 && argc == 4) done = files(argv[2], total);
-  else if (strcmp(mode, "heap") == 0) done = heap(total);
-  else return 2;
+  if (strcmp(mode, "many") == 0) {
+    done = many(total > 65536 ? 65536 : total);
+  } else {
+    if (total > CAP_MIB) total = CAP_MIB;
+    if (strcmp(mode, "anon") == 0) done = anon(total, false);
+    else if (strcmp(mode, "dontneed") == 0) done = anon(total, true);
+    else if (strcmp(mode, "memfd") == 0) done = memfds(total);
+    else if (strcmp(mode, "file") == 0 && argc == 4) done = files(argv[2], total);
+    else if (strcmp(mode, "heap") == 0) done = heap(total);
+    else return 2;
+  }
   sleep(3);
   result("held_mib=%zu", done);
   return 0;
