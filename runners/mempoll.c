@@ -89,18 +89,23 @@ static bool tmpfs_used(pid_t init, const char *dir, uint64_t *bytes) {
 }
 
 /* Whether we may follow /proc/<pid>/map_files links: the check is on the
- * caller's capabilities, so our own maps tell. */
+ * caller's capabilities, so one of our own file mappings tells (only those
+ * have an entry: the first line may be anonymous, e.g. ASan's shadow). */
 static bool can_follow_map_files(void) {
-  char line[256], path[128];
+  char *line = NULL, path[128];
+  size_t cap = 0;
   FILE *f = fopen("/proc/self/maps", "re");
   if (!f) return false;
   bool ok = false;
-  unsigned long a, b;
-  if (fgets(line, sizeof line, f) && sscanf(line, "%lx-%lx", &a, &b) == 2) {
+  unsigned long a, b, ino;
+  while (getline(&line, &cap, f) > 0) {
+    if (sscanf(line, "%lx-%lx %*s %*x %*x:%*x %lu", &a, &b, &ino) != 3 || !ino) continue;
     struct stat st;
     snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", a, b);
     ok = stat(path, &st) == 0;
+    break;
   }
+  free(line);
   fclose(f);
   return ok;
 }

