@@ -56,10 +56,10 @@ static const char *const pss_old_keys[] = {"Pss", "SwapPss", NULL}; /* before 5.
 #define COST_FACTOR 20
 #define MAX_PROCS 65536     /* far above any pids limit; a larger tree is not measured but killed */
 /* References to shared-memory objects (fds, mappings) in one poll: each
- * costs a stat (~10 us), and a poll must stay short (it runs on the
- * daemon's loop thread, and a costly poll delays the next one). Honest
+ * costs a stat (4000 took 29 ms), and a poll must stay short (it runs on
+ * the daemon's loop thread, and a costly poll delays the next one). Honest
  * programs hold a handful; a tree with more is killed, not measured. */
-#define MAX_OBJS 4096
+#define MAX_OBJS 1024
 
 uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found) {
   uint64_t sum = 0;

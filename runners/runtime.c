@@ -235,7 +235,7 @@ const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? r
 #define SB_MEMPOLL_COUNTS                                                                                      \
   "RLIMIT_DATA per process, and a supervisor poll (every 50 ms or more) of the PSS (anon + swap) of every "   \
   "process in the sandbox, the shared-memory objects (MAP_SHARED anonymous, memfd, attached SysV shm) they "   \
-  "hold by fd or mapping (more than 4096 references: killed), and the bytes on its /tmp, /dev/shm and own " \
+  "hold by fd or mapping (more than 1024 references: killed), and the bytes on its /tmp, /dev/shm and own " \
   "/app tmpfs, killing above the limit; a poll that cost c waits 20c before the next. "                      \
   "Not bounded: growth between two polls (hundreds of MiB for a fast program), SysV shm after shmdt, memfds "  \
   "in flight in a unix socket, kernel memory (pipe and socket buffers, page tables)"
