@@ -292,6 +292,13 @@ def c_shm_memfd(ctx):
     expect_shm_bounded(ctx, r, "written_mib")
 
 
+@case("shm_sysv", backends=True)
+def c_shm_sysv(ctx):
+    """768 MiB of attached SysV shared memory (counted as objects as root)."""
+    r = shm_run(ctx, ["sysv", "768"])
+    expect_shm_bounded(ctx, r, "touched_mib")
+
+
 @case("shm_many", backends=True)
 def c_shm_many(ctx):
     """5000 one-page shared objects: too many to stat in one poll, so the

@@ -5,6 +5,7 @@
  *   shmbomb dontneed TOTAL_MIB   like anon, then MADV_DONTNEED: the pages stay in
  *                                the shared object but leave the process's RSS
  *   shmbomb memfd TOTAL_MIB      8 MiB memfds, written, kept open, never mapped
+ *   shmbomb sysv TOTAL_MIB       8 MiB SysV segments, attached and touched
  *   shmbomb many COUNT           COUNT one-page MAP_SHARED|MAP_ANONYMOUS objects
  *                                (each a stat for the poller; COUNT capped at 65536)
  * Reports touched_mib / written_mib after every chunk (and write_errno when a
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 
 #define CHUNK (8u << 20)
 #define CAP_MIB 1024
@@ -95,6 +97,22 @@ static size_t many(size_t count) {
   return done;
 }
 
+static size_t sysv(size_t total) {
+  size_t done = 0;
+  while (done < total) {
+    int id = shmget(IPC_PRIVATE, CHUNK, IPC_CREAT | 0600);
+    char *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+    if (p == (void *)-1) {
+      result("shm_errno=%s", errname(errno));
+      break;
+    }
+    memset(p, 0x5a, CHUNK);
+    done += CHUNK >> 20;
+    result("touched_mib=%zu", done);
+  }
+  return done;
+}
+
 static size_t heap(size_t total) {
   char *p = malloc(total << 20);
   if (!p) {
@@ -119,6 +137,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "anon") == 0) done = anon(total, false);
     else if (strcmp(mode, "dontneed") == 0) done = anon(total, true);
     else if (strcmp(mode, "memfd") == 0) done = memfds(total);
+    else if (strcmp(mode, "sysv") == 0) done = sysv(total);
     else if (strcmp(mode, "file") == 0 && argc == 4) done = files(argv[2], total);
     else if (strcmp(mode, "heap") == 0) done = heap(total);
     else return 2;
