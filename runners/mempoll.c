@@ -19,22 +19,24 @@
  * mapped: MADV_DONTNEED takes pages out of a process's RSS but leaves them
  * in the object. Following map_files needs CAP_SYS_ADMIN (or
  * CAP_CHECKPOINT_RESTORE) in the initial user namespace; without it (an
- * unprivileged supervisor) mapped objects count by Pss_Shmem instead.
+ * unprivileged supervisor) a mapped object counts as the end of its largest
+ * mapped window (offset + length) instead: untouched pages too, and not the
+ * pages left outside every window (after a partial munmap or mremap).
  *
  * The init (pid 1 inside) is ours and excluded: it is a copy of the
  * supervisor, whose pages are not the program's. Processes are found from
  * the init down through /proc/<pid>/task/<tid>/children: an orphan is
  * re-parented to the init, so nothing in the pid namespace is outside.
  *
- * Cost: /proc/<pid>/status gives RssAnon + VmSwap (+ RssShmem when mapped
- * objects are not seen) from O(1) counters, an upper bound of the PSS
+ * Cost: /proc/<pid>/status gives RssAnon + VmSwap from O(1) counters
+ * (+ RssShmem if the shm device is unknown), an upper bound of the PSS
  * figure; smaps_rollup walks the page tables (5.5 ms for 1 GiB) and is read
  * only when that bound is over the limit. A poll of one small process costs
  * ~0.25 ms; the next poll comes no sooner than 20x the cost of the last, so
  * a tree built to be expensive to measure gets at most ~5% of the thread.
  *
- * Errs towards counting too much: unprivileged, a tmpfs file or memfd that
- * is also mapped counts twice (statfs or fd, and Pss_Shmem); a process
+ * Errs towards counting too much: unprivileged, a mapped shared object
+ * counts its whole window whether touched or not; a process
  * whose smaps_rollup cannot be read counts its RSS; the program's stdin (a
  * sealed memfd) counts. What it does not see: sb_runtime_enforcement. */
 #include "proc_internal.h"
@@ -51,7 +53,7 @@
 #include <sys/sysmacros.h>
 
 static const char *const mount_dirs[SB_MEMPOLL_MOUNTS] = {"tmp", "dev/shm", "app"};
-/* [see_maps]: mapped shared memory counted as objects, or by its pages */
+/* [shm_dev_known]: mapped shared memory counted as objects, or by its pages */
 static const char *const upper_keys[2][4] = {{"RssAnon", "RssShmem", "VmSwap", NULL}, {"RssAnon", "VmSwap", NULL}};
 static const char *const pss_keys[2][4] = {{"Pss_Anon", "Pss_Shmem", "SwapPss", NULL}, {"Pss_Anon", "SwapPss", NULL}};
 static const char *const pss_old_keys[] = {"Pss", "SwapPss", NULL}; /* before 5.x split Pss */
@@ -198,9 +200,14 @@ static void push_thread_children(tree *t, pid_t pid) {
   closedir(d);
 }
 
-static void add_obj(tree *t, const struct stat *st) {
-  if (st->st_dev != t->m->shm_dev || !S_ISREG(st->st_mode)) return;
-  if (t->n_obj && t->obj[t->n_obj - 1].ino == st->st_ino) return; /* the same object again */
+/* One reference to a shared-memory object; several references to one
+ * object count once, at the largest size any of them shows. */
+static void add_obj(tree *t, ino_t ino, uint64_t bytes) {
+  shm_obj *last = t->n_obj ? &t->obj[t->n_obj - 1] : NULL;
+  if (last && last->ino == ino) { /* consecutive pieces of one object */
+    if (bytes > last->bytes) last->bytes = bytes;
+    return;
+  }
   if (t->n_obj == t->cap_obj) {
     size_t cap = t->cap_obj ? t->cap_obj * 2 : 64;
     shm_obj *no = cap <= MAX_OBJS ? realloc(t->obj, cap * sizeof *no) : NULL;
@@ -211,7 +218,11 @@ static void add_obj(tree *t, const struct stat *st) {
     t->obj = no;
     t->cap_obj = cap;
   }
-  t->obj[t->n_obj++] = (shm_obj){st->st_ino, (uint64_t)st->st_blocks * 512};
+  t->obj[t->n_obj++] = (shm_obj){ino, bytes};
+}
+
+static void add_obj_stat(tree *t, const struct stat *st) {
+  if (st->st_dev == t->m->shm_dev && S_ISREG(st->st_mode)) add_obj(t, st->st_ino, (uint64_t)st->st_blocks * 512);
 }
 
 /* Shared-memory objects held by fd (a memfd need not be mapped). */
@@ -221,11 +232,13 @@ static void scan_fds(tree *t, pid_t pid) {
   struct dirent *e;
   struct stat st;
   while (!t->incomplete && (e = readdir(d)))
-    if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0) add_obj(t, &st);
+    if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0) add_obj_stat(t, &st);
   closedir(d);
 }
 
-/* Shared-memory objects held by mapping (the fd may be closed). */
+/* Shared-memory objects held by mapping (the fd may be closed): their
+ * allocated size through map_files, or, where we may not follow those,
+ * the end of the mapped window (an upper bound of what the window holds). */
 static void scan_maps(tree *t, pid_t pid) {
   char path[96];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
@@ -236,13 +249,19 @@ static void scan_maps(tree *t, pid_t pid) {
   size_t cap = 0;
   while (!t->incomplete && getline(&line, &cap, f) > 0) {
     unsigned long a, b, ino;
+    unsigned long long off;
     unsigned ma, mi;
-    if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &a, &b, &ma, &mi, &ino) != 5 || ma != maj || mi != min || !ino)
+    if (sscanf(line, "%lx-%lx %*s %llx %x:%x %lu", &a, &b, &off, &ma, &mi, &ino) != 6 || ma != maj || mi != min ||
+        !ino || b < a)
       continue;
-    if (t->n_obj && t->obj[t->n_obj - 1].ino == (ino_t)ino) continue; /* consecutive pieces of one object */
+    if (!t->m->see_maps) {
+      add_obj(t, (ino_t)ino, off + (b - a));
+      continue;
+    }
+    if (t->n_obj && t->obj[t->n_obj - 1].ino == (ino_t)ino) continue; /* stat'ed just before */
     struct stat st;
     snprintf(path, sizeof path, "/proc/%d/map_files/%lx-%lx", (int)pid, a, b);
-    if (stat(path, &st) == 0) add_obj(t, &st);
+    if (stat(path, &st) == 0) add_obj_stat(t, &st);
   }
   free(line);
   fclose(f);
@@ -257,10 +276,15 @@ static int by_ino(const void *a, const void *b) {
 static uint64_t objects_bytes(tree *t) {
   if (!t->n_obj) return 0;
   qsort(t->obj, t->n_obj, sizeof *t->obj, by_ino);
-  uint64_t sum = t->obj[0].bytes;
-  for (size_t i = 1; i < t->n_obj; i++)
-    if (t->obj[i].ino != t->obj[i - 1].ino) sum += t->obj[i].bytes;
-  return sum;
+  uint64_t sum = 0, best = 0;
+  for (size_t i = 0; i < t->n_obj; i++) {
+    if (i && t->obj[i].ino != t->obj[i - 1].ino) {
+      sum += best;
+      best = 0;
+    }
+    if (t->obj[i].bytes > best) best = t->obj[i].bytes;
+  }
+  return sum + best;
 }
 
 /* Every process under the init, each with its RSS upper bound (returned
@@ -274,12 +298,12 @@ static uint64_t walk(tree *t, pid_t init) {
     int found, threads = 1;
     t->upper_kb[i] = 0;
     if (sb_read_file(path, t->buf, BUF_SIZE) < 0) continue; /* exited */
-    t->upper_kb[i] = sb_mempoll_kb(t->buf, upper_keys[t->m->see_maps], &found);
+    t->upper_kb[i] = sb_mempoll_kb(t->buf, upper_keys[t->m->shm_dev_known], &found);
     const char *th = strstr(t->buf, "\nThreads:");
     if (th) threads = atoi(th + 9);
     sum += t->upper_kb[i];
     if (t->m->shm_dev_known) scan_fds(t, t->pid[i]);
-    if (t->m->see_maps) scan_maps(t, t->pid[i]);
+    if (t->m->shm_dev_known) scan_maps(t, t->pid[i]);
     if (threads > 1) push_thread_children(t, t->pid[i]);
     else push_children(t, t->pid[i], t->pid[i]);
   }
@@ -292,7 +316,7 @@ static uint64_t pss_kb(tree *t, size_t i) {
   int n = sb_read_file(path, t->buf, BUF_SIZE), found;
   if (n == -ENOENT || n == -ESRCH) return 0; /* exited */
   if (n < 0) return t->upper_kb[i];         /* not readable: its RSS */
-  uint64_t kb = sb_mempoll_kb(t->buf, pss_keys[t->m->see_maps], &found);
+  uint64_t kb = sb_mempoll_kb(t->buf, pss_keys[t->m->shm_dev_known], &found);
   if (found == 0 && n > 0) kb = sb_mempoll_kb(t->buf, pss_old_keys, &found);
   return kb;
 }

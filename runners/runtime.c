@@ -241,10 +241,10 @@ const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? r
   "in flight in a unix socket, kernel memory (pipe and socket buffers, page tables)"
 static const char mempoll_root[] = SB_MEMPOLL_COUNTS;
 /* Following /proc/<pid>/map_files needs CAP_SYS_ADMIN in the initial user
- * namespace: unprivileged, mapped objects count by the pages mapped. */
+ * namespace: unprivileged, mapped objects count by their mapped windows. */
 static const char mempoll_user[] = SB_MEMPOLL_COUNTS
-    ", MAP_SHARED pages after MADV_DONTNEED (an unprivileged supervisor cannot see the mapped object); "
-    "a mapped memfd or tmpfs file counts twice";
+    ", pages of a shared object left outside every mapped window after a partial munmap or mremap (an "
+    "unprivileged supervisor cannot stat the mapped object: it counts the windows, touched or not)";
 
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
