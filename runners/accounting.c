@@ -77,6 +77,7 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     r->limit_hit = p->kill_reason;
     if (strcmp(p->kill_reason, "output") == 0) r->status = SB_OUTPUT_LIMIT;
     else if (strcmp(p->kill_reason, "cancel") == 0) r->status = SB_SIGNALED;
+    else if (strcmp(p->kill_reason, "memory") == 0) r->status = SB_MEMORY_LIMIT; /* mempoll.c */
     else r->status = SB_TIMEOUT;
     return;
   }

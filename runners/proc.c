@@ -357,6 +357,7 @@ static void go(sb_proc *p) {
     internal_error(p, err);
     return;
   }
+  sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
   p->t_go = sb_now_ns(); /* before the send: the program may start at once */
   if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
@@ -437,6 +438,10 @@ int sb_proc_tick(sb_proc *p) {
     uint64_t cpu;
     if (sb_cg_job_cpu_ns(&p->rt->cg, &p->cg, &cpu) && cpu > (uint64_t)(p->limits.cpu_time_s * 1e9)) {
       sb_proc_kill(p, "cpu_time");
+      return 100;
+    }
+    if (sb_mempoll_over(p, now)) {
+      sb_proc_kill(p, "memory");
       return 100;
     }
     p->next_cpu_check = now + (uint64_t)SB_TICK_MS * 1000000ull;

@@ -6,6 +6,17 @@
 
 typedef enum { PHASE_SETUP, PHASE_RUNNING, PHASE_EXITED } phase;
 
+/* mempoll.c: the memory bound when no cgroup enforces memory. */
+#define SB_MEMPOLL_MOUNTS 3 /* /tmp, /dev/shm, /app */
+typedef struct {
+  bool active;                       /* no memory cgroup: poll */
+  bool shm_dev_known, see_maps;      /* see mempoll.c */
+  dev_t shm_dev;                     /* the kernel's internal shm mount */
+  bool counted[SB_MEMPOLL_MOUNTS];   /* a tmpfs of the job's own */
+  uint64_t base[SB_MEMPOLL_MOUNTS];  /* bytes it held at GO */
+  uint64_t next_ns, last_bytes, peak_bytes;
+} sb_mempoll;
+
 struct sb_proc {
   sb_runtime *rt;
   sb_limits limits;
@@ -33,8 +44,14 @@ struct sb_proc {
   gid_t gid;
   bool output_base64;
   char etc_passwd[512], etc_group[256]; /* the sandbox's identity files (mounts.c) */
+  sb_mempoll mem;
 };
 
 void sb_proc_free(sb_proc *p);
+
+void sb_mempoll_start(sb_proc *p);             /* at GO: baselines, or inactive */
+bool sb_mempoll_over(sb_proc *p, uint64_t now); /* poll when due; true: kill */
+/* Sum of the "Key:  N kB" values of keys in a /proc text; *found: how many. */
+uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found);
 
 #endif

@@ -336,6 +336,21 @@ static bool may_lower_oom_adj(void) {
   return v == CAP_SET;
 }
 
+/* Without a memory cgroup (mempoll.c). Say what slips through. */
+#define SB_MEMPOLL_COUNTS                                                                                      \
+  "RLIMIT_DATA per process, and a supervisor poll (every 50 ms or more) of the PSS (anon + swap) of every "   \
+  "process in the sandbox, the shared-memory objects (MAP_SHARED anonymous, memfd, attached SysV shm) they "   \
+  "hold by fd or mapping (more than 1024 references: killed), and the bytes on its /tmp, /dev/shm and own " \
+  "/app tmpfs, killing above the limit; a poll that cost c waits 20c before the next. "                      \
+  "Not bounded: growth between two polls (hundreds of MiB for a fast program), SysV shm after shmdt, memfds "  \
+  "in flight in a unix socket, kernel memory (pipe and socket buffers, page tables)"
+static const char mempoll_root[] = SB_MEMPOLL_COUNTS;
+/* Following /proc/<pid>/map_files needs CAP_SYS_ADMIN in the initial user
+ * namespace: unprivileged, mapped objects count by their mapped windows. */
+static const char mempoll_user[] = SB_MEMPOLL_COUNTS
+    ", pages of a shared object left outside every mapped window after a partial munmap or mremap (an "
+    "unprivileged supervisor cannot stat the mapped object: it counts the windows, touched or not)";
+
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   const sb_cg_backend *b = &rt->cg;
@@ -349,7 +364,7 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   const char *mem = v1 ? (b->v1_memsw ? "cgroup v1 memory.limit_in_bytes + memory.memsw.limit_in_bytes"
                                       : "cgroup v1 memory.limit_in_bytes")
                   : (v2 && b->v2_memory) ? "cgroup v2 memory.max (+ memory.swap.max=0)"
-                                        : "RLIMIT_DATA (per process, approximate)";
+                                        : rt->userns ? mempoll_user : mempoll_root;
   json_object_object_add(o, "memory", json_object_new_string(mem));
   const char *pids = v1 ? "cgroup v1 pids.max" : (v2 && b->v2_pids) ? "cgroup v2 pids.max"
                     : rt->userns ? "RLIMIT_NPROC (per uid, shared by concurrent jobs: one mapped uid)"
