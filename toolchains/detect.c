@@ -339,6 +339,16 @@ int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ER
   json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
   json_object *new_cache = json_object_new_object();
   detect_with(r, cache, new_cache);
+  /* Several daemons may share the file with other toolchain directories (a
+   * daemon with none would otherwise leave "{}" and make every other one
+   * probe again): keep what this detection did not look at, while the
+   * binary still exists (entries are checked by mtime and size on use). */
+  if (cache && json_object_is_type(cache, json_type_object)) {
+    json_object_object_foreach(cache, path, entry) {
+      if (!json_object_object_get_ex(new_cache, path, NULL) && access(path, X_OK) == 0)
+        json_object_object_add(new_cache, path, json_object_get(entry));
+    }
+  }
   save_cache(cache_file, new_cache);
   if (cache) json_object_put(cache);
   json_object_put(new_cache);

@@ -9,6 +9,8 @@ fresh /proc also lets a case see every process the daemon left behind.
 """
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import stat
@@ -1252,6 +1254,32 @@ def case_no_openat2(_d):
         case(None)
 
 
+def case_probe_cache_shared(_d):
+    """Two daemons share one detection cache (--cache-dir) with different
+    toolchain directories: the one that detects nothing must not wipe what the
+    other probed, so a third start probes nothing again."""
+    cache = tempfile.mkdtemp(prefix="sbd-probes-")
+    tcdir = tempfile.mkdtemp(prefix="sbd-tc-")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "toolchains", "defs", "gxx.json")
+    shutil.copy(src, tcdir)
+    empty = tempfile.mkdtemp(prefix="sbd-notc-")
+    cache_file = os.path.join(cache, "toolchains.json")
+    for rnd, tcs in enumerate((tcdir, empty, tcdir)):
+        d = Daemon("--cache-dir", cache, "--toolchains", tcs)
+        d.stop()
+        log = d.logtext()
+        with open(cache_file) as f:
+            entries = json.load(f)
+        if rnd == 0:
+            probed = set(entries)
+            check(probed, f"the first daemon probed g++ toolchains: {log[-500:]}")
+        else:
+            check(probed <= set(entries), f"round {rnd}: entries lost: {sorted(probed - set(entries))}")
+        if rnd == 2:
+            check(re.search(r"\(0 probes run, [1-9]\d* cached\)", log) is not None,
+                  f"the third start probes nothing: {log[-500:]}")
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -1286,6 +1314,7 @@ CASES = {
     "uid_range_refused": (case_uid_range_refused, None),
     "output_bytes": (case_output_bytes, NO_TOOLCHAINS),
     "pgrp_jobs": (case_pgrp_jobs, None),
+    "probe_cache_shared": (case_probe_cache_shared, None),
     "exec_failure": (case_exec_failure, []),
 }
 
