@@ -122,6 +122,14 @@ def sandbox_procs(marker):
     return found
 
 
+def open_cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 # ------------------------------------------------------------------ cases
 def case_ping_status(d):
     c = Client(d.sock)
@@ -809,7 +817,11 @@ def start_leader_and_waiter(marker, *extra):
     c = Client(d.sock)
     c.send(cached_sleep_job("leader", marker))
     deadline = time.time() + 20
-    while time.time() < deadline and not sandbox_procs(marker):
+    # the leader's `sleep` itself (sh execs it: while exec replaces sh its
+    # cmdline may read empty, so waiting for any process would race that)
+    sleeping = lambda: any(open_cmdline(p) == b"sleep\0" + marker.encode() + b"\0"  # noqa: E731
+                           for p in sandbox_procs(marker))
+    while time.time() < deadline and not sleeping():
         time.sleep(0.05)
     c.send(cached_sleep_job("waiter", marker))
     st = None
@@ -818,7 +830,7 @@ def start_leader_and_waiter(marker, *extra):
         if st["running"] == 2 and st["cache"].get("waits", 0) >= 1:
             break
         time.sleep(0.05)
-    check(st and st["running"] == 2 and st["cache"].get("waits", 0) >= 1 and sandbox_procs(marker),
+    check(st and st["running"] == 2 and st["cache"].get("waits", 0) >= 1 and sleeping(),
           f"one job runs the step, the identical one waits for it: {st}")
     return d, c
 
@@ -827,7 +839,10 @@ def case_disconnect_cache_waiter(_d):
     """Closing a connection while one of its jobs waits on an identical
     cached step of another: the cancel loop must not walk a freed job."""
     for rnd in range(3):  # a release build reads the freed job only sometimes
-        d, c = start_leader_and_waiter("37.25")
+        # a marker per round: the last round's killed sleep may still be
+        # exiting (its cmdline readable) when the next round looks
+        marker = f"37.2{5 + rnd}"
+        d, c = start_leader_and_waiter(marker)
         try:
             c.close()
             deadline = time.time() + 10
@@ -845,7 +860,7 @@ def case_disconnect_cache_waiter(_d):
                 print("--- daemon log ---\n" + d.logtext()[-3000:])
                 return
             check(st and st["running"] == 0, f"round {rnd}: both jobs ended: {st}")
-            check(not sandbox_procs("37.25"), f"round {rnd}: nothing left running")
+            check(not sandbox_procs(marker), f"round {rnd}: nothing left running")
             r = Client(d.sock).call(exec_req("after", ["/bin/echo", "alive"]))
             check(r["status"] == "ok", f"round {rnd}: still serves: {r.get('status')}")
         finally:
