@@ -253,6 +253,20 @@ class PrivateTest(unittest.TestCase):
             os.environ.clear()
             os.environ.update(old)
 
+    def test_a_daemon_that_does_not_start_is_reported(self):
+        tmp, _ = private_dirs()
+        old = os.environ.get("XDG_RUNTIME_DIR")
+        os.environ["XDG_RUNTIME_DIR"] = tmp  # where the private socket's directory goes
+        try:
+            with self.assertRaises(RuntimeError):
+                surgebox.Client(private=True, surgeboxd="/bin/false")
+        finally:
+            if old is None:
+                del os.environ["XDG_RUNTIME_DIR"]
+            else:
+                os.environ["XDG_RUNTIME_DIR"] = old
+        self.assertEqual(sorted(os.listdir(tmp)), ["toolchains"])
+
     def test_close_stops_a_private_daemon_with_a_job_running(self):
         tmp, args = private_dirs()
         c = surgebox.Client(private=True, surgeboxd=SURGEBOXD, daemon_args=args)

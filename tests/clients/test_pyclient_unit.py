@@ -32,6 +32,11 @@ class BuildExecTest(unittest.TestCase):
     def test_files_list_form_and_b64_kept(self):
         req = surgebox.build_exec({"steps": [["true"]], "files": [{"path": "p", "content_b64": "AA=="}]}, 1)
         self.assertEqual(req["files"], [{"path": "p", "content_b64": "AA=="}])
+        # a protocol exec request as is
+        req = surgebox.build_exec({"toolchain": "python3", "stdin_b64": "AP8=",
+                                   "files": [{"path": "m.py", "content": ""}]}, 2)
+        self.assertEqual(req, {"id": 2, "type": "exec", "toolchain": "python3", "stdin_b64": "AP8=",
+                               "files": [{"path": "m.py", "content": ""}]})
 
     def test_refusals(self):
         for job in ({"steps": [["a"]], "toolchain": "gcc"}, {}, {"steps": [["a"]], "args": ["x"]},

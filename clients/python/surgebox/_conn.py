@@ -21,8 +21,8 @@ def plan_socket(socket_path, private):
     return (socket_path or default_socket()), socket_path is None
 
 
-def start_private(surgeboxd, daemon_args):
-    return PrivateDaemon(surgeboxd=surgeboxd, args=daemon_args)
+def start_private(surgeboxd, daemon_args, wait=True):
+    return PrivateDaemon(surgeboxd=surgeboxd, args=daemon_args, wait=wait)
 
 
 def may_autostart(exc):

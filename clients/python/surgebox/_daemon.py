@@ -39,19 +39,28 @@ def find_surgeboxd(explicit=None):
     return found
 
 
-def _die_with_parent():
-    # in the child between fork and exec: a Ctrl-C to our group does not reach
-    # it (new session), and if we die it gets SIGTERM (PR_SET_PDEATHSIG = 1)
+def _libc_prctl():
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
-    except Exception:
-        pass
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with_parent(prctl):
+    # runs in the child between fork and exec: only the function looked up in
+    # the parent (no dlopen here). If the thread that started it dies, the
+    # daemon gets SIGTERM (PR_SET_PDEATHSIG = 1); a new session keeps a Ctrl-C
+    # to our process group from reaching it: we stop it ourselves.
+    def hook():
+        if prctl is not None:
+            prctl(1, signal.SIGTERM, 0, 0, 0)
+    return hook
 
 
 class PrivateDaemon:
     """A surgeboxd of our own on a private socket, stopped by stop()."""
 
-    def __init__(self, surgeboxd=None, args=(), start_timeout=120.0):
+    def __init__(self, surgeboxd=None, args=(), start_timeout=120.0, wait=True):
         self.binary = find_surgeboxd(surgeboxd)
         base = os.environ.get("XDG_RUNTIME_DIR")
         if not base or not os.access(base, os.W_OK):
@@ -63,16 +72,24 @@ class PrivateDaemon:
         argv += [str(a) for a in args]
         try:
             self.proc = subprocess.Popen(argv, pass_fds=(wfd,), stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+                                         start_new_session=True, preexec_fn=_die_with_parent(_libc_prctl()))
         except BaseException:
             os.close(rfd)
             os.close(wfd)
             self._remove_dir()
             raise
         os.close(wfd)
+        self._ready_fd = rfd
+        self.start_timeout = start_timeout
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self):
+        """Block until the daemon says "ready" (its toolchain detection can take a while)."""
+        rfd = self._ready_fd
         try:
             got = b""
-            deadline = time.monotonic() + start_timeout
+            deadline = time.monotonic() + self.start_timeout
             while not got.endswith(b"\n"):
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([rfd], [], [], left)[0]:

@@ -6,7 +6,7 @@ fields are checked against the protocol's two forms (raw steps or toolchain).
 import base64
 import binascii
 
-_JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "limits", "outputs",
+_JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
                "outputs_max_bytes", "output_encoding", "profile")
 # client-side only: never sent to the daemon
 CLIENT_FIELDS = ("id", "timeout")

@@ -32,10 +32,11 @@ class AsyncClient:
                 if not (autostart and may_start and _conn.may_autostart(e)):
                     raise
         if self._writer is None:
-            loop = asyncio.get_event_loop()
-            # the start-up waits on a pipe for "ready": keep it off the loop
-            self.daemon = await loop.run_in_executor(None, _conn.start_private, surgeboxd, daemon_args)
+            # started from the loop's thread (its death signal follows that
+            # thread); the wait for "ready" blocks, so it runs off the loop
+            self.daemon = _conn.start_private(surgeboxd, daemon_args, wait=False)
             try:
+                await asyncio.get_event_loop().run_in_executor(None, self.daemon.wait_ready)
                 await self._connect(self.daemon.socket)
             except BaseException:
                 await self.close()
