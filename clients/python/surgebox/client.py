@@ -165,7 +165,8 @@ class Client:
         Keywords: steps (list of step dicts or argv lists) or toolchain (+ options,
         args, stdin, limits, outputs), files ({path: str|bytes} or protocol list),
         output_encoding, outputs_max_bytes, profile; stdin as str or bytes;
-        timeout: client-side seconds, then the job is cancelled (its Result says
+        timeout: client-side seconds from sending (time queued in the daemon
+        included), then the job is cancelled (its Result says
         "status": "cancelled", "client_timeout": true)."""
         if steps is not None:
             job["steps"] = steps
