@@ -201,6 +201,37 @@ class CancelTest(unittest.TestCase):
             d.stop()
 
 
+class DaemonGoneTest(unittest.TestCase):
+    """A daemon that dies mid-stream is an error, never a hang or a silent end."""
+
+    def test_connection_lost(self):
+        d = Daemon("--jobs", "2")
+        try:
+            c = surgebox.Client(d.sock)
+            gen = c.run_many([{"steps": [["true"]]}, SLEEPER, SLEEPER], concurrency=3)
+            self.assertEqual(next(gen).status, "ok")
+            d.proc.kill()
+            with self.assertRaises(surgebox.ConnectionLost):
+                next(gen)
+            c.close()
+        finally:
+            d.stop()
+        d = Daemon("--jobs", "2")
+        try:
+            asyncio.run(self._async(d))
+        finally:
+            d.stop()
+
+    async def _async(self, d):
+        async with surgebox.AsyncClient(d.sock) as c:
+            task = asyncio.ensure_future(c.run(SLEEPER["steps"]))
+            while (await c.status())["running"] != 1:
+                await asyncio.sleep(0.05)
+            d.proc.kill()
+            with self.assertRaises(surgebox.ConnectionLost):
+                await task
+
+
 class BusyTest(unittest.TestCase):
     def test_busy_is_retried(self):
         d = Daemon("--jobs", "1", "--max-queue", "1")
