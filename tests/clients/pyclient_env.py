@@ -1,6 +1,7 @@
 """Shared set-up of the Python client's tests: the client from the source
 tree, and a surgeboxd of the build on a private socket with a private cache
 and only the python3 toolchain (detection in under a second)."""
+import atexit
 import os
 import shutil
 import signal
@@ -19,6 +20,7 @@ SURGEBOXD = os.path.join(BIN, "surgeboxd")
 def private_dirs():
     """(tmp dir, daemon args) for a private daemon: its own cache, python3 only."""
     d = tempfile.mkdtemp(prefix="sbpy-test-")
+    atexit.register(shutil.rmtree, d, True)
     os.chmod(d, 0o755)
     tc = os.path.join(d, "toolchains")
     os.mkdir(tc)
