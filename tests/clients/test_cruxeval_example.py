@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,7 @@ class EndToEndTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.d.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def scored(self, mode, gens):
         g = os.path.join(self.tmp, mode + ".json")
