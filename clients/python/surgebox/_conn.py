@@ -1,0 +1,52 @@
+"""What the blocking and asyncio clients share: opening, ids, busy back-off."""
+import errno
+import json
+import random
+
+from ._daemon import PrivateDaemon, default_socket
+from ._jobs import Result
+
+_AUTOSTART_ERRNOS = (errno.ENOENT, errno.ECONNREFUSED)
+
+
+def encode(obj):
+    # ASCII JSON: no lone surrogate or odd code point can make an invalid line
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def plan_socket(socket_path, private):
+    """(path to try first or None, whether a failed connect may start a private daemon)."""
+    if private:
+        return None, True
+    return (socket_path or default_socket()), socket_path is None
+
+
+def start_private(surgeboxd, daemon_args, wait=True):
+    return PrivateDaemon(surgeboxd=surgeboxd, args=daemon_args, wait=wait)
+
+
+def may_autostart(exc):
+    return isinstance(exc, OSError) and exc.errno in _AUTOSTART_ERRNOS
+
+
+def backoff(attempt, base, cap):
+    """Seconds before retry number `attempt` (0-based) of a busy exec: exponential, jittered."""
+    return min(cap, base * (2 ** min(attempt, 30))) * (0.5 + random.random() / 2)
+
+
+def as_job(item):
+    """A run_many item: a dict of run()'s keywords (or a protocol exec request)."""
+    if not isinstance(item, dict):
+        raise TypeError("run_many items are dicts (run()'s keywords), not %s" % type(item).__name__)
+    job = dict(item)
+    job.pop("type", None)  # a protocol request as is
+    return job
+
+
+def error_result(user_id, error):
+    return Result({"id": user_id, "type": "error", "status": "error", "error": error})
+
+
+def timeout_result(user_id, why):
+    return Result({"id": user_id, "type": "exec", "status": "cancelled", "steps": [],
+                   "client_timeout": True, "error": why})

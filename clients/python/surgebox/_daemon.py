@@ -1,0 +1,132 @@
+"""Finding the daemon's socket, and starting a private daemon.
+
+Mirrors the C client (daemon/client.c, daemon/config.c): socket from the
+argument, else $SURGEBOX_SOCKET, else the default path; a private daemon is
+`surgeboxd --socket <private dir>/surgebox.sock --ready-fd N --quiet --grace 2`
+found via the explicit path, else $SURGEBOXD, else PATH.
+"""
+import ctypes
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+
+def default_socket():
+    env = os.environ.get("SURGEBOX_SOCKET")
+    if env:
+        return env
+    if os.geteuid() == 0:
+        return "/run/surgebox/surgebox.sock"
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "surgebox.sock")
+    return "/tmp/surgebox-%d/surgebox.sock" % os.geteuid()
+
+
+def find_surgeboxd(explicit=None):
+    cand = explicit or os.environ.get("SURGEBOXD") or "surgeboxd"
+    if os.sep in cand:
+        if os.access(cand, os.X_OK):
+            return cand
+        raise FileNotFoundError("surgeboxd not executable: %s" % cand)
+    found = shutil.which(cand)
+    if not found:
+        raise FileNotFoundError("surgeboxd not found on PATH (pass surgeboxd=... or set $SURGEBOXD)")
+    return found
+
+
+def _libc_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with_parent(prctl):
+    # runs in the child between fork and exec: only the function looked up in
+    # the parent (no dlopen here). If the thread that started it dies, the
+    # daemon gets SIGTERM (PR_SET_PDEATHSIG = 1); a new session keeps a Ctrl-C
+    # to our process group from reaching it: we stop it ourselves.
+    def hook():
+        if prctl is not None:
+            prctl(1, signal.SIGTERM, 0, 0, 0)
+    return hook
+
+
+class PrivateDaemon:
+    """A surgeboxd of our own on a private socket, stopped by stop()."""
+
+    def __init__(self, surgeboxd=None, args=(), start_timeout=120.0, wait=True):
+        self.binary = find_surgeboxd(surgeboxd)
+        base = os.environ.get("XDG_RUNTIME_DIR")
+        if not base or not os.access(base, os.W_OK):
+            base = None
+        self.dir = tempfile.mkdtemp(prefix="surgebox-private-", dir=base)
+        self.socket = os.path.join(self.dir, "surgebox.sock")
+        rfd, wfd = os.pipe()
+        argv = [self.binary, "--socket", self.socket, "--ready-fd", str(wfd), "--quiet", "--grace", "2"]
+        argv += [str(a) for a in args]
+        try:
+            self.proc = subprocess.Popen(argv, pass_fds=(wfd,), stdin=subprocess.DEVNULL,
+                                         start_new_session=True, preexec_fn=_die_with_parent(_libc_prctl()))
+        except BaseException:
+            os.close(rfd)
+            os.close(wfd)
+            self._remove_dir()
+            raise
+        os.close(wfd)
+        self._ready_fd = rfd
+        self.start_timeout = start_timeout
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self):
+        """Block until the daemon says "ready" (its toolchain detection can take a while)."""
+        rfd = self._ready_fd
+        try:
+            got = b""
+            deadline = time.monotonic() + self.start_timeout
+            while not got.endswith(b"\n"):
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([rfd], [], [], left)[0]:
+                    break
+                chunk = os.read(rfd, 64)
+                if not chunk:
+                    break
+                got += chunk
+        finally:
+            os.close(rfd)
+        if got != b"ready\n":
+            self.stop()
+            raise RuntimeError("the private daemon (%s) did not start; see its messages above" % self.binary)
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def stop(self, grace=5.0):
+        """SIGTERM (it drains its jobs), SIGKILL after `grace` seconds; then remove its socket."""
+        p = self.proc
+        if p is not None and p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(grace)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.proc = None
+        self._remove_dir()
+
+    def _remove_dir(self):
+        try:
+            os.unlink(self.socket)
+        except OSError:
+            pass
+        try:
+            os.rmdir(self.dir)
+        except OSError:
+            pass

@@ -1,0 +1,193 @@
+"""Building exec requests from Python values, and the result type.
+
+Everything here is pure (no I/O): bytes become base64 on the wire, the job's
+fields are checked against the protocol's two forms (raw steps or toolchain).
+"""
+import base64
+import binascii
+
+_JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
+               "outputs_max_bytes", "output_encoding", "profile")
+# client-side only: never sent to the daemon
+CLIENT_FIELDS = ("id", "timeout")
+
+
+class SurgeboxError(Exception):
+    """An error response of the daemon (`code` is the protocol's stable word)."""
+
+    def __init__(self, code, message, response=None):
+        super().__init__("%s: %s" % (code, message))
+        self.code = code
+        self.message = message
+        self.response = response
+
+
+class ConnectionLost(SurgeboxError):
+    def __init__(self, message):
+        super().__init__("connection_lost", message)
+
+
+def _b64(data):
+    return base64.b64encode(bytes(data)).decode("ascii")
+
+
+def _stdin_fields(out, value):
+    if value is None:
+        return
+    if isinstance(value, str):
+        out["stdin"] = value
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        out["stdin_b64"] = _b64(value)
+    else:
+        raise TypeError("stdin must be str or bytes, not %s" % type(value).__name__)
+
+
+def _file(path, spec):
+    f = {"path": path}
+    mode = None
+    if isinstance(spec, dict):
+        mode = spec.get("mode")
+        unknown = set(spec) - {"content", "content_b64", "mode", "path"}
+        if unknown:
+            raise ValueError("files[%r]: unknown field(s) %s" % (path, ", ".join(sorted(unknown))))
+        if "content_b64" in spec:
+            f["content_b64"] = spec["content_b64"]
+        else:
+            spec = spec.get("content", "")
+    if "content_b64" not in f:
+        if isinstance(spec, str):
+            f["content"] = spec
+        elif isinstance(spec, (bytes, bytearray, memoryview)):
+            f["content_b64"] = _b64(spec)
+        else:
+            raise TypeError("files[%r] must be str, bytes or a dict, not %s" % (path, type(spec).__name__))
+    if mode is not None:
+        f["mode"] = int(mode)
+    return f
+
+
+def _files(files):
+    """{path: str|bytes|{content|content_b64, mode}} or [{path, ...}] -> protocol list."""
+    if files is None:
+        return None
+    if isinstance(files, dict):
+        return [_file(p, s) for p, s in files.items()]
+    out = []
+    for entry in files:
+        if not isinstance(entry, dict) or "path" not in entry:
+            raise TypeError("a files list holds dicts with a 'path'")
+        out.append(_file(entry["path"], entry))
+    return out
+
+
+def _step(step):
+    if isinstance(step, (list, tuple)):
+        return {"argv": [str(a) for a in step]}
+    if not isinstance(step, dict):
+        raise TypeError("a step is a dict or an argv list, not %s" % type(step).__name__)
+    s = dict(step)
+    if "stdin" in s:
+        stdin = s.pop("stdin")
+        _stdin_fields(s, stdin)
+    return s
+
+
+def build_exec(job, req_id):
+    """A job (dict of run()'s keywords) -> the exec request line's object."""
+    unknown = set(job) - set(_JOB_FIELDS) - set(CLIENT_FIELDS)
+    if unknown:
+        raise ValueError("unknown job field(s): %s" % ", ".join(sorted(unknown)))
+    if (job.get("steps") is None) == (job.get("toolchain") is None):
+        raise ValueError("a job has either steps or a toolchain")
+    req = {"id": req_id, "type": "exec"}
+    for k in _JOB_FIELDS:
+        v = job.get(k)
+        if v is None:
+            continue
+        if k == "steps":
+            req["steps"] = [_step(s) for s in v]
+        elif k == "files":
+            req["files"] = _files(v)
+        elif k == "stdin":
+            _stdin_fields(req, v)
+        elif k == "args":
+            req["args"] = [str(a) for a in v]
+        elif k == "outputs":
+            req["outputs"] = list(v)
+        else:
+            req[k] = v
+    if "toolchain" not in req:
+        for k in ("options", "args", "stdin", "stdin_b64", "limits", "outputs"):
+            if k in req:
+                raise ValueError("%r is only valid with a toolchain (put it in a step)" % k)
+    return req
+
+
+def exact_bytes(step, stream="stdout"):
+    """The exact bytes a step wrote on `stream` (stdout or stderr), as captured.
+
+    `<stream>_b64` is present whenever the text is not exact (or was asked
+    for with output_encoding="base64"); otherwise the text is exact."""
+    b64 = step.get(stream + "_b64")
+    if b64 is not None:
+        try:
+            return base64.b64decode(b64, validate=True)
+        except binascii.Error as e:
+            raise SurgeboxError("bad_base64", "%s_b64 from the daemon: %s" % (stream, e))
+    return (step.get(stream) or "").encode("utf-8")
+
+
+class Result(dict):
+    """An exec response: a plain dict (json.dumps works) with helpers.
+
+    A client-side timeout adds "client_timeout": true (the job was cancelled);
+    an error response of the daemon (in run_many) has "status": "error" and
+    the daemon's "error": {"code", "message"}."""
+
+    @property
+    def status(self):
+        return self.get("status")
+
+    @property
+    def ok(self):
+        return self.get("status") == "ok"
+
+    @property
+    def steps(self):
+        return self.get("steps") or []
+
+    def step(self, name=None):
+        """The step named `name`, or the last one that ran (None if none ran)."""
+        steps = self.steps
+        if name is None:
+            return steps[-1] if steps else None
+        for s in steps:
+            if s.get("name") == name:
+                return s
+        return None
+
+    def stdout_bytes(self, step=None):
+        s = self.step(step)
+        return exact_bytes(s, "stdout") if s else b""
+
+    def stderr_bytes(self, step=None):
+        s = self.step(step)
+        return exact_bytes(s, "stderr") if s else b""
+
+    @property
+    def stdout(self):
+        """The last step's stdout as exact bytes."""
+        return self.stdout_bytes()
+
+    @property
+    def stderr(self):
+        return self.stderr_bytes()
+
+    def output_files(self, step=None):
+        """{path: bytes} of the files returned (outputs) that came back; errors left out."""
+        s = self.step(step)
+        out = {}
+        for o in (s or {}).get("outputs") or []:
+            if "content_b64" in o:
+                out[o["path"]] = base64.b64decode(o["content_b64"], validate=True)
+        return out

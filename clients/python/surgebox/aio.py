@@ -1,0 +1,243 @@
+"""surgebox.AsyncClient: the asyncio client (one connection, many jobs in flight)."""
+import asyncio
+import json
+
+from . import _conn
+from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec
+
+
+class AsyncClient:
+    """As surgebox.Client, for asyncio. Use `async with AsyncClient(...) as c`
+    (or `await AsyncClient(...).open()` and `await c.close()`)."""
+
+    def __init__(self, socket=None, *, private=False, autostart=True, surgeboxd=None, daemon_args=(),
+                 busy_backoff=(0.05, 2.0), busy_timeout=None):
+        self._opts = (socket, private, autostart, surgeboxd, tuple(daemon_args))
+        self.busy_backoff = busy_backoff
+        self.busy_timeout = busy_timeout
+        self.busy_retries = 0
+        self.daemon = None
+        self._reader = self._writer = self._task = None
+        self._waiters = {}
+        self._next_id = 0
+        self._lost = None
+
+    async def open(self):
+        socket, private, autostart, surgeboxd, daemon_args = self._opts
+        path, may_start = _conn.plan_socket(socket, private)
+        if path is not None:
+            try:
+                await self._connect(path)
+            except OSError as e:
+                if not (autostart and may_start and _conn.may_autostart(e)):
+                    raise
+        if self._writer is None:
+            # started from the loop's thread (its death signal follows that
+            # thread); the wait for "ready" blocks, so it runs off the loop
+            self.daemon = _conn.start_private(surgeboxd, daemon_args, wait=False)
+            try:
+                await asyncio.get_event_loop().run_in_executor(None, self.daemon.wait_ready)
+                await self._connect(self.daemon.socket)
+            except BaseException:
+                await self.close()
+                raise
+        self._task = asyncio.ensure_future(self._read_loop())
+        return self
+
+    async def _connect(self, path):
+        # responses can be large (outputs, 8 MiB streams in base64): no line cap of our own
+        self._reader, self._writer = await asyncio.open_unix_connection(path, limit=1 << 30)
+        self.socket_path = path
+
+    async def close(self):
+        if self._writer is not None:
+            self._writer.close()
+            try:
+                await self._writer.wait_closed()
+            except (OSError, AttributeError):
+                pass
+            self._writer = None
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._task = None
+        if self.daemon is not None:
+            d, self.daemon = self.daemon, None
+            await asyncio.get_event_loop().run_in_executor(None, d.stop)
+
+    async def __aenter__(self):
+        return await self.open()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    async def _read_loop(self):
+        try:
+            while True:
+                line = await self._reader.readline()
+                if not line:
+                    raise ConnectionLost("the daemon closed the connection")
+                if not line.endswith(b"\n"):
+                    raise ConnectionLost("the connection ended inside a line")
+                try:
+                    resp = json.loads(line)
+                except ValueError as e:
+                    raise ConnectionLost("the daemon sent a line that is not JSON: %s" % e)
+                rid = resp.get("id") if isinstance(resp, dict) else None
+                fut = self._waiters.pop(rid, None)
+                if rid is None:
+                    err = resp.get("error", {}) if isinstance(resp, dict) else {}
+                    raise SurgeboxError(err.get("code", "protocol"), err.get("message", repr(resp)), resp)
+                if fut is not None and not fut.done():
+                    fut.set_result(resp)
+        except asyncio.CancelledError:
+            self._fail(ConnectionLost("the client is closed"))
+            raise
+        except Exception as e:  # every waiter learns why
+            self._fail(e if isinstance(e, SurgeboxError) else ConnectionLost(str(e)))
+
+    def _fail(self, exc):
+        self._lost = exc
+        waiters, self._waiters = self._waiters, {}
+        for fut in waiters.values():
+            if not fut.done():
+                fut.set_exception(exc)
+
+    def _new_id(self):
+        self._next_id += 1
+        return self._next_id
+
+    async def _call(self, obj):
+        """Send obj (its id set) and return the future of its response."""
+        if self._lost is not None:
+            raise self._lost
+        if self._writer is None:
+            raise ConnectionLost("the client is not open")
+        fut = asyncio.get_event_loop().create_future()
+        self._waiters[obj["id"]] = fut
+        self._writer.write(_conn.encode(obj))
+        await self._writer.drain()
+        return fut
+
+    async def request(self, obj):
+        req = dict(obj, id="r%d" % self._new_id())
+        resp = await (await self._call(req))
+        if resp.get("type") == "error":
+            err = resp.get("error") or {}
+            raise SurgeboxError(err.get("code"), err.get("message"), resp)
+        return resp
+
+    async def ping(self):
+        return await self.request({"type": "ping"})
+
+    async def status(self):
+        return await self.request({"type": "status"})
+
+    async def toolchains(self):
+        return (await self.request({"type": "toolchains"}))["toolchains"]
+
+    async def run(self, steps=None, **job):
+        """As Client.run: one job, its Result; SurgeboxError on an error response."""
+        if steps is not None:
+            job["steps"] = steps
+        res = await self._run_job(job, 0, None)
+        if res.get("type") == "error":
+            raise SurgeboxError(res["error"].get("code"), res["error"].get("message"), res)
+        return res
+
+    async def _run_job(self, item, index, default_timeout):
+        job = _conn.as_job(item)
+        user_id = job.get("id", index)
+        timeout = job.get("timeout", default_timeout)
+        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
+        loop = asyncio.get_event_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        attempt = 0
+        busy_since = None
+        while True:
+            fut = await self._call(req)
+            left = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                resp = await asyncio.wait_for(asyncio.shield(fut), left)
+            except asyncio.TimeoutError:
+                cancel = {"id": "cancel-%d" % self._new_id(), "type": "cancel", "target": req["id"]}
+                cfut = await self._call(cancel)
+                resp = await fut  # the cancelled exec (or its answer, if it won the race)
+                await cfut
+                res = Result(resp)
+                res["id"] = user_id
+                if res.get("status") == "cancelled":
+                    res["client_timeout"] = True
+                return res
+            except asyncio.CancelledError:
+                # our caller gave up: the job must not go on running for nobody
+                self._waiters.pop(req["id"], None)
+                if self._writer is not None and self._lost is None:
+                    cid = "cancel-%d" % self._new_id()
+                    self._writer.write(_conn.encode({"id": cid, "type": "cancel", "target": req["id"]}))
+                raise
+            if resp.get("type") != "error":
+                res = Result(resp)
+                res["id"] = user_id
+                return res
+            err = resp.get("error") or {}
+            if err.get("code") != "busy":
+                return _conn.error_result(user_id, err)
+            if busy_since is None:
+                busy_since = loop.time()
+            if self.busy_timeout is not None and loop.time() - busy_since >= self.busy_timeout:
+                return _conn.error_result(user_id, {"code": "busy", "message": "still busy after %gs" % self.busy_timeout})
+            delay = _conn.backoff(attempt, *self.busy_backoff)
+            attempt += 1
+            if deadline is not None and loop.time() + delay >= deadline:
+                await asyncio.sleep(max(0.0, deadline - loop.time()))
+                return _conn.timeout_result(user_id, "client timeout while the daemon was busy")
+            await asyncio.sleep(delay)
+            self.busy_retries += 1
+
+    async def run_many(self, jobs, concurrency=8, timeout=None):
+        """Async generator of Results as jobs finish; at most `concurrency` in flight;
+        `jobs` (an iterable or async iterable) consumed lazily. As Client.run_many."""
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if hasattr(jobs, "__aiter__"):
+            ait = jobs.__aiter__()
+
+            async def next_item():
+                try:
+                    return True, await ait.__anext__()
+                except StopAsyncIteration:
+                    return False, None
+        else:
+            it = iter(jobs)
+
+            async def next_item():
+                try:
+                    return True, next(it)
+                except StopIteration:
+                    return False, None
+        pending = set()
+        index = 0
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < concurrency:
+                    more, item = await next_item()
+                    if not more:
+                        exhausted = True
+                        break
+                    pending.add(asyncio.ensure_future(self._run_job(item, index, timeout)))
+                    index += 1
+                if not pending:
+                    return
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for t in done:
+                    yield t.result()
+        finally:
+            for t in pending:  # abandoned early: each task cancels its job
+                t.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,289 @@
+"""surgebox.Client: the blocking client (one connection, many jobs in flight).
+
+Not thread-safe: one thread drives a Client (use one Client per thread).
+"""
+import json
+import select
+import socket as _socket
+import time
+
+from . import _conn
+from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec
+
+
+class _Job:
+    __slots__ = ("user_id", "req", "deadline", "timeout", "cancel_sent", "retry_at", "attempt", "busy_since")
+
+
+class Client:
+    """Connects to a running surgeboxd, or starts a private one.
+
+    socket: the daemon's socket (default: $SURGEBOX_SOCKET, else the C CLI's
+      default path); private=True: always start a private daemon;
+    autostart: when no socket was given and none answers at the default
+      path, start a private daemon (as the `surgebox` CLI does);
+    surgeboxd: the daemon binary for a private daemon (else $SURGEBOXD, else PATH);
+    daemon_args: extra arguments for it (e.g. ["--jobs", "4", "--cache-dir", d]);
+    busy_backoff: (first, max) seconds between retries of a `busy` exec;
+    busy_timeout: give up on an exec that stays `busy` this long (None: never).
+    """
+
+    def __init__(self, socket=None, *, private=False, autostart=True, surgeboxd=None, daemon_args=(),
+                 busy_backoff=(0.05, 2.0), busy_timeout=None):
+        self.daemon = None
+        self._sock = None
+        self._buf = b""
+        self._stash = {}
+        self._dropped = set()
+        self._next_id = 0
+        self.busy_backoff = busy_backoff
+        self.busy_timeout = busy_timeout
+        self.busy_retries = 0  # how many times an exec was sent again after `busy`
+        path, may_start = _conn.plan_socket(socket, private)
+        if path is not None:
+            try:
+                self._connect(path)
+            except OSError as e:
+                if not (autostart and may_start and _conn.may_autostart(e)):
+                    raise
+        if self._sock is None:
+            self.daemon = _conn.start_private(surgeboxd, daemon_args)
+            try:
+                self._connect(self.daemon.socket)
+            except BaseException:
+                self.close()
+                raise
+
+    def _connect(self, path):
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+        except BaseException:
+            s.close()
+            raise
+        self._sock = s
+        self.socket_path = path
+
+    # --- life cycle -------------------------------------------------------
+    def close(self):
+        """Close the connection (the daemon cancels our running jobs); stop a private daemon."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self.daemon is not None:
+            self.daemon.stop()
+            self.daemon = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- wire --------------------------------------------------------------
+    def _new_id(self):
+        self._next_id += 1
+        return self._next_id
+
+    def _send(self, obj):
+        if self._sock is None:
+            raise ConnectionLost("the client is closed")
+        try:
+            self._sock.sendall(_conn.encode(obj))
+        except OSError as e:
+            raise ConnectionLost("sending to the daemon: %s" % e)
+
+    def _read_one(self, wait):
+        """One response, or None when `wait` seconds passed first (None: wait forever)."""
+        end = None if wait is None else time.monotonic() + wait
+        while b"\n" not in self._buf:
+            if end is not None and not self._buf:  # a partial line: its rest is on its way
+                left = max(0.0, end - time.monotonic())
+                if not select.select([self._sock], [], [], left)[0]:
+                    return None
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except OSError as e:
+                raise ConnectionLost("reading from the daemon: %s" % e)
+            if not chunk:
+                raise ConnectionLost("the daemon closed the connection")
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        try:
+            return json.loads(line)
+        except ValueError as e:
+            raise ConnectionLost("the daemon sent a line that is not JSON: %s" % e)
+
+    def _next_response(self, wanted, wait):
+        """A response whose id is in `wanted` (stashing others), or None after `wait` s."""
+        for wid in list(self._stash):
+            if wid in wanted:
+                return self._stash.pop(wid)
+        end = None if wait is None else time.monotonic() + wait
+        while True:
+            left = None if end is None else max(0.0, end - time.monotonic())
+            resp = self._read_one(left)
+            if resp is None:
+                return None
+            rid = resp.get("id") if isinstance(resp, dict) else None
+            if rid is None:
+                err = resp.get("error", {}) if isinstance(resp, dict) else {}
+                raise SurgeboxError(err.get("code", "protocol"), err.get("message", repr(resp)), resp)
+            if rid in wanted:
+                return resp
+            if rid in self._dropped:  # a job of an abandoned run_many, or its cancel
+                self._dropped.discard(rid)
+                continue
+            self._stash[rid] = resp
+            if end is not None and time.monotonic() >= end:
+                return None
+
+    def request(self, obj):
+        """Send one request of any type (its id is set here) and return its response dict."""
+        wid = "r%d" % self._new_id()
+        req = dict(obj, id=wid)
+        self._send(req)
+        resp = self._next_response({wid}, None)
+        if resp.get("type") == "error":
+            err = resp.get("error") or {}
+            raise SurgeboxError(err.get("code"), err.get("message"), resp)
+        return resp
+
+    def ping(self):
+        return self.request({"type": "ping"})
+
+    def status(self):
+        return self.request({"type": "status"})
+
+    def toolchains(self):
+        return self.request({"type": "toolchains"})["toolchains"]
+
+    # --- jobs --------------------------------------------------------------
+    def run(self, steps=None, **job):
+        """Run one job and return its Result (raises SurgeboxError on an error response).
+
+        Keywords: steps (list of step dicts or argv lists) or toolchain (+ options,
+        args, stdin, limits, outputs), files ({path: str|bytes} or protocol list),
+        output_encoding, outputs_max_bytes, profile; stdin as str or bytes;
+        timeout: client-side seconds from sending (time queued in the daemon
+        included), then the job is cancelled (its Result says
+        "status": "cancelled", "client_timeout": true)."""
+        if steps is not None:
+            job["steps"] = steps
+        res = next(self.run_many([job], concurrency=1))
+        if res.get("type") == "error":
+            raise SurgeboxError(res["error"].get("code"), res["error"].get("message"), res)
+        return res
+
+    def run_many(self, jobs, concurrency=8, timeout=None):
+        """Yield a Result per job as each finishes (completion order).
+
+        Never more than `concurrency` jobs in flight (a job waiting to retry
+        `busy` counts); `jobs` is consumed lazily, one item per freed slot.
+        A Result's "id" is the job's "id" if it had one, else its index in `jobs`.
+        `timeout` is the default client-side timeout of each job."""
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        inflight = {}
+        cancels = set()
+        try:
+            for res in self._pump(iter(jobs), concurrency, timeout, inflight, cancels):
+                yield res
+        finally:
+            if inflight and self._sock is not None:  # abandoned early: cancel what still runs
+                try:
+                    for wid, j in inflight.items():
+                        if j.retry_at is None:  # else no answer is outstanding
+                            self._dropped.add(wid)
+                            cid = "cancel-%d" % self._new_id()
+                            self._dropped.add(cid)
+                            self._send({"id": cid, "type": "cancel", "target": wid})
+                except ConnectionLost:
+                    pass
+            self._dropped |= cancels
+
+    def _pump(self, it, concurrency, timeout, inflight, cancels):
+        index = 0
+        exhausted = False
+        while True:
+            while not exhausted and len(inflight) < concurrency:
+                try:
+                    item = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                j = self._submit(item, index, timeout)
+                index += 1
+                inflight[j.req["id"]] = j
+            if not inflight:
+                return
+            now = time.monotonic()
+            wake = None
+            finished = None
+            for wid, j in inflight.items():
+                if j.retry_at is not None:
+                    if j.deadline is not None and now >= j.deadline:
+                        finished = (wid, _conn.timeout_result(j.user_id, "client timeout while the daemon was busy"))
+                        break
+                    if self.busy_timeout is not None and now - j.busy_since >= self.busy_timeout:
+                        finished = (wid, _conn.error_result(j.user_id, {"code": "busy", "message": "still busy after %gs" % self.busy_timeout}))
+                        break
+                    if now >= j.retry_at:
+                        j.retry_at = None
+                        self.busy_retries += 1
+                        self._send(j.req)
+                    else:
+                        wake = j.retry_at if wake is None else min(wake, j.retry_at)
+                        continue
+                if j.deadline is not None and not j.cancel_sent:
+                    if now >= j.deadline:
+                        cid = "cancel-%d" % self._new_id()
+                        cancels.add(cid)
+                        j.cancel_sent = True
+                        self._send({"id": cid, "type": "cancel", "target": wid})
+                    else:
+                        wake = j.deadline if wake is None else min(wake, j.deadline)
+            if finished is not None:
+                del inflight[finished[0]]
+                yield finished[1]
+                continue
+            resp = self._next_response(set(inflight) | cancels, None if wake is None else max(0.0, wake - now))
+            if resp is None:
+                continue
+            rid = resp["id"]
+            if rid in cancels:
+                cancels.discard(rid)  # answered, or not_found: the job was answered first
+                continue
+            j = inflight[rid]
+            if resp.get("type") == "error" and (resp.get("error") or {}).get("code") == "busy":
+                if j.busy_since is None:
+                    j.busy_since = time.monotonic()
+                j.retry_at = time.monotonic() + _conn.backoff(j.attempt, *self.busy_backoff)
+                j.attempt += 1
+                continue
+            del inflight[rid]
+            yield self._result(j, resp)
+
+    def _submit(self, item, index, default_timeout):
+        job = _conn.as_job(item)
+        j = _Job()
+        j.user_id = job.get("id", index)
+        j.timeout = job.get("timeout", default_timeout)
+        j.req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
+        j.cancel_sent = False
+        j.retry_at = None
+        j.attempt = 0
+        j.busy_since = None
+        j.deadline = None if j.timeout is None else time.monotonic() + j.timeout
+        self._send(j.req)
+        return j
+
+    @staticmethod
+    def _result(j, resp):
+        if resp.get("type") == "error":
+            return _conn.error_result(j.user_id, resp.get("error"))
+        res = Result(resp)
+        res["id"] = j.user_id
+        if j.cancel_sent and res.get("status") == "cancelled":
+            res["client_timeout"] = True
+        return res
