@@ -231,6 +231,52 @@ def case_utf8_tuples(d, c, lang):
           f"{name}: a failed assertion must fail the program, got {r.get('status')}")
 
 
+NODE_ES = {18: "ECMAScript 2022", 20: "ECMAScript 2023", 22: "ECMAScript 2024"}  # node.green, by hand
+
+
+def case_language_levels(d, c, bin_dir):
+    """`toolchains` says which language level each compiler accepts."""
+    tcs = {n: t for n, t in toolchains(c).items() if t.get("available")}
+    if not tcs:
+        skip("no toolchain installed")
+    for name, t in tcs.items():
+        check("language_level" in t, f"{name}: no language_level field")
+    seen = set()
+    for name, t in tcs.items():
+        fam, ver, lvl = t["family"], t["version"], t.get("language_level")
+        major = int(ver.split(".")[0]) if ver.split(".")[0].isdigit() else None
+        if fam == "java":
+            want = f"Java {ver.split('.')[1] if ver.startswith('1.') else ver.split('.')[0]}"
+        elif fam == "mono":
+            want = "C# 7.2" if major == 6 else None  # mono 6's mcs: -langversion 1 to 7.2
+        elif fam == "rustc":
+            want = "editions 2015..2024" if int(ver.split(".")[1]) >= 85 else "editions 2015..2021"
+        elif fam == "node":
+            want = NODE_ES.get(major)
+        elif fam == "python3":
+            want = "Python " + ".".join(ver.split(".")[:2])
+        elif fam in ("g++", "clang++"):
+            check(lvl and lvl.startswith("c++98..c++") and ", gnu++98..gnu++" in lvl, f"{name}: {lvl!r}")
+            want = None
+        elif fam == "make":
+            check(lvl is None, f"{name}: make declares no level, got {lvl!r}")
+            want = None
+        else:
+            want = None
+        if want is not None:
+            seen.add(fam)
+            check(lvl == want, f"{name} {ver}: language_level {lvl!r}, expected {want!r}")
+    if not seen:
+        skip("none of java, mono, rustc, node, python3 is installed")
+    out = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", d.sock, "toolchains"], capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    check(out.returncode == 0 and lines and "language level" in lines[0], f"the table has a language level column: {lines[:1]}")
+    for name, t in tcs.items():
+        if t.get("language_level"):
+            row = [ln for ln in lines if ln.split()[:1] == [name]]
+            check(row and t["language_level"] in row[0], f"{name}'s row shows {t['language_level']!r}: {row}")
+
+
 CPLUSPLUS = {"c++98": 199711, "c++03": 199711, "c++11": 201103, "c++14": 201402, "c++17": 201703, "c++20": 202002}
 
 
@@ -474,6 +520,8 @@ def main():
                 case_language(d, c, case[5:])
             elif case.startswith("utf8_tuples:"):
                 case_utf8_tuples(d, c, case[len("utf8_tuples:"):])
+            elif case == "language_levels":
+                case_language_levels(d, c, bin_dir)
             elif case == "cpp_matrix":
                 case_cpp_matrix(d, c)
             elif case == "python_numpy":
