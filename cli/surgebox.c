@@ -143,15 +143,17 @@ static int cmd_simple(const global_opts *g, const char *type, int argc, char **a
   if (rc == 0) {
     if (strcmp(type, "toolchains") == 0 && !json) {
       json_object *list = json_object_object_get(resp, "toolchains");
-      printf("%-14s %-10s %-9s %-12s %s\n", "name", "language", "version", "available", "path / how to install");
+      printf("%-14s %-10s %-9s %-12s %-30s %s\n", "name", "language", "version", "available", "language level",
+             "path / how to install");
       for (size_t i = 0; list && i < json_object_array_length(list); i++) {
         json_object *t = json_object_array_get_idx(list, i), *v;
         bool avail = json_object_object_get_ex(t, "available", &v) && json_object_get_boolean(v);
         const char *path = json_object_get_string(json_object_object_get(t, avail ? "path" : "install"));
         const char *ver = json_object_get_string(json_object_object_get(t, "version"));
-        printf("%-14s %-10s %-9s %-12s %s\n", json_object_get_string(json_object_object_get(t, "name")),
+        const char *level = json_object_get_string(json_object_object_get(t, "language_level"));
+        printf("%-14s %-10s %-9s %-12s %-30s %s\n", json_object_get_string(json_object_object_get(t, "name")),
                json_object_get_string(json_object_object_get(t, "language")), ver ? ver : "-", avail ? "yes" : "no",
-               path ? path : "");
+               level ? level : "-", path ? path : "");
       }
     } else if (strcmp(type, "ping") == 0 && !json) {
       json_object *v = NULL;

@@ -169,6 +169,14 @@ static int parse_def(ctx *c, json_object *root, sbt_def *d) {
   if (json_object_object_get_ex(root, "rename", &v)) {
     if (get_string(c, v, "regex", true, &d->rename_regex) || get_string(c, v, "to", true, &d->rename_to)) return -1;
     d->rename_group = json_object_object_get_ex(v, "group", &e) ? json_object_get_int(e) : 1;
+    if (json_object_object_get_ex(v, "fallback", &e)) {
+      json_object *g;
+      if (get_string(c, e, "regex", true, &d->rename_fallback_regex) ||
+          get_string(c, e, "last_before", true, &d->rename_fallback_before))
+        return -1;
+      d->rename_fallback_group = json_object_object_get_ex(e, "group", &g) ? json_object_get_int(g) : 1;
+      if (d->rename_fallback_group < 1 || d->rename_fallback_group > 9) return bad(c, "rename", "\"group\" must be 1 to 9");
+    }
   }
   /* limits */
   if (json_object_object_get_ex(root, "limits", &v)) {
@@ -179,6 +187,25 @@ static int parse_def(ctx *c, json_object *root, sbt_def *d) {
   }
   /* seccomp additions */
   if (json_object_object_get_ex(root, "seccomp", &v) && get_strv(c, v, "deny", false, &d->seccomp_deny)) return -1;
+  if (json_object_object_get_ex(root, "libraries", &v)) {
+    if (get_string(c, v, "join", true, &d->library_join) || get_strv(c, v, "paths", true, &d->library_paths)) return -1;
+    for (char **p = d->library_paths; *p; p++)
+      if ((*p)[0] != '/') return bad(c, "libraries", "paths must be absolute");
+  }
+  if (json_object_object_get_ex(root, "language_level", &v)) {
+    if (get_string(c, v, "text", false, &d->level_text) || get_strv(c, v, "argv", false, &d->level_argv) ||
+        get_string(c, v, "regex", false, &d->level_regex) || get_string(c, v, "format", false, &d->level_format) ||
+        get_string(c, v, "option", false, &d->level_option))
+      return -1;
+    d->level_group = json_object_object_get_ex(v, "group", &e) ? json_object_get_int(e) : 1;
+    if (!d->level_text && !d->level_format && !d->level_option)
+      return bad(c, "language_level", "needs one of \"text\", \"format\" and \"option\"");
+    if (d->level_argv && !d->level_regex) return bad(c, "language_level", "\"argv\" needs a \"regex\"");
+    if (d->level_group < 1 || d->level_group > 9) return bad(c, "language_level", "\"group\" must be 1 to 9");
+    bool known = !d->level_option;
+    for (size_t i = 0; i < d->n_options; i++) known |= d->level_option && !strcmp(d->options[i].name, d->level_option);
+    if (!known) return bad(c, "language_level", "\"option\" names no option of this toolchain");
+  }
   if (d->run[0] == NULL) return bad(c, "run", "must not be empty");
   return 0;
 }
@@ -223,7 +250,16 @@ static void free_def(sbt_def *d) {
   free(d->cwd);
   free(d->rename_regex);
   free(d->rename_to);
+  free(d->rename_fallback_regex);
+  free(d->rename_fallback_before);
   free_strv(d->seccomp_deny);
+  free_strv(d->library_paths);
+  free(d->library_join);
+  free(d->level_text);
+  free_strv(d->level_argv);
+  free(d->level_regex);
+  free(d->level_format);
+  free(d->level_option);
 }
 
 void sbt_defs_free(sbt_def *defs, size_t n);

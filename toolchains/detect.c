@@ -89,12 +89,15 @@ static void free_strv(char **v) {
   free(v);
 }
 
-static char *read_version(const sbt_def *d, const sbt_vars *v) {
+/* Run argv (a template) and return what regex's group matched in its
+ * stdout+stderr (the exit status does not matter: mcs prints its language
+ * range in an error), or NULL. */
+static char *run_match(char *const *tmpl, const char *regex, int group, const sbt_vars *v) {
   char tmp[] = "/tmp/surgebox-version-XXXXXX";
   int fd = mkstemp(tmp);
   if (fd < 0) return NULL;
   unlink(tmp);
-  char **argv = expand_argv(d->version_argv, v);
+  char **argv = expand_argv(tmpl, v);
   pid_t pid = argv ? spawn(argv, fd) : -1;
   int status = -1;
   if (pid > 0) wait_all(&pid, &status, 1, now_ms() + PROBE_TIMEOUT_MS);
@@ -104,14 +107,11 @@ static char *read_version(const sbt_def *d, const sbt_vars *v) {
   close(fd);
   if (n <= 0) return NULL;
   out[n] = '\0';
-  regex_t re;
-  if (regcomp(&re, d->version_regex, REG_EXTENDED) != 0) return NULL;
-  regmatch_t m[2];
-  char *version = NULL;
-  if (regexec(&re, out, 2, m, 0) == 0 && m[1].rm_so >= 0)
-    version = strndup(out + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
-  regfree(&re);
-  return version;
+  return sbt_regex_group(regex, group, out);
+}
+
+static char *read_version(const sbt_def *d, const sbt_vars *v) {
+  return run_match(d->version_argv, d->version_regex, 1, v);
 }
 
 static bool under_default_binds(const char *path) {
@@ -119,6 +119,24 @@ static bool under_default_binds(const char *path) {
   for (const char *const *r = roots; *r; r++)
     if (strncmp(path, *r, strlen(*r)) == 0) return true;
   return false;
+}
+
+/* "{libraries}": each declared library that is a readable regular file
+ * the sandbox can see (under the default binds), after the separator. */
+static char *find_libraries(const sbt_def *d) {
+  size_t len = 1;
+  for (char **p = d->library_paths; p && *p; p++) len += strlen(d->library_join) + strlen(*p);
+  char *out = calloc(len, 1);
+  for (char **p = d->library_paths; out && p && *p; p++) {
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(*p, real) || !under_default_binds(real) || !under_default_binds(*p) || stat(real, &st) < 0 ||
+        !S_ISREG(st.st_mode) || access(real, R_OK) < 0)
+      continue;
+    strcat(out, d->library_join);
+    strcat(out, *p);
+  }
+  return out;
 }
 
 static char *name_for(const char *tmpl, const char *path, const char *version) {
@@ -169,8 +187,17 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   *strrchr(bin_dir, '/') = '\0';
   sbt_vars vars = {.bin = bin, .bin_real = real, .bin_dir = bin_dir};
   if (!version) version = read_version(d, &vars);
+  char *level_raw = NULL;
+  if (version && d->level_argv) {
+    json_object *lr = NULL; /* cached for this very regex only: a file may have changed since */
+    if (e && json_object_object_get_ex(e, "level", &v) && v && json_object_object_get_ex(e, "level_regex", &lr) && lr &&
+        !strcmp(json_object_get_string(lr), d->level_regex))
+      level_raw = strdup(json_object_get_string(v));
+    if (!level_raw) level_raw = run_match(d->level_argv, d->level_regex, d->level_group, &vars);
+  }
   if (!version) {
     free(bin_dir);
+    free(level_raw);
     return 0; /* cannot run: not really installed */
   }
   char *name = name_for(b->name, bin, version);
@@ -179,14 +206,23 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
       free(name);
       free(version);
       free(bin_dir);
+      free(level_raw);
       return 0;
     }
   sbt_toolchain *t = realloc(r->tcs, (r->n_tcs + 1) * sizeof *t);
-  if (!t) return -1;
+  if (!t) {
+    free(name);
+    free(version);
+    free(bin_dir);
+    free(level_raw);
+    return -1;
+  }
   r->tcs = t;
   t = &r->tcs[r->n_tcs++];
   memset(t, 0, sizeof *t);
   t->name = name;
+  t->level_raw = level_raw;
+  t->libraries = find_libraries(d); /* not cached: a stat per library */
   t->def = d;
   t->bin = strdup(bin);
   t->bin_real = strdup(real);
@@ -212,6 +248,10 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)t->bin_mtime_ns));
   json_object_object_add(ne, "size", json_object_new_int64((int64_t)st.st_size));
   json_object_object_add(ne, "version", json_object_new_string(version));
+  if (level_raw) {
+    json_object_object_add(ne, "level", json_object_new_string(level_raw));
+    json_object_object_add(ne, "level_regex", json_object_new_string(d->level_regex));
+  }
   json_object *probes = NULL;
   if (e && json_object_object_get_ex(e, "probes", &probes)) json_object_object_add(ne, "probes", json_object_get(probes));
   json_object_object_add(new_cache, bin, ne);
@@ -291,6 +331,8 @@ static void free_toolchains(sbt_registry *r) {
     free(t->bin_dir);
     free(t->version);
     free(t->prefix_mount);
+    free(t->libraries);
+    free(t->level_raw);
     for (size_t o = 0; t->value_ok && o < t->def->n_options; o++) free(t->value_ok[o]);
     free(t->value_ok);
   }
@@ -372,6 +414,8 @@ static json_object *tc_to_json(const sbt_toolchain *t) {
   json_object_object_add(o, "prefix_mount", t->prefix_mount ? json_object_new_string(t->prefix_mount) : NULL);
   json_object_object_add(o, "mtime_ns", json_object_new_int64((int64_t)t->bin_mtime_ns));
   json_object_object_add(o, "size", json_object_new_int64((int64_t)t->bin_size));
+  json_object_object_add(o, "libraries", json_object_new_string(t->libraries ? t->libraries : ""));
+  json_object_object_add(o, "level_raw", t->level_raw ? json_object_new_string(t->level_raw) : NULL);
   for (size_t k = 0; k < t->def->n_options; k++) {
     json_object *v = json_object_new_array();
     for (size_t i = 0; i < t->def->options[k].n_values; i++) json_object_array_add(v, json_object_new_boolean(t->value_ok[k][i]));
@@ -404,6 +448,8 @@ static void tc_from_json(sbt_registry *r, json_object *o) {
   t->bin_dir = jstr(o, "bin_dir");
   t->version = jstr(o, "version");
   t->prefix_mount = jstr(o, "prefix_mount");
+  t->libraries = jstr(o, "libraries");
+  t->level_raw = jstr(o, "level_raw");
   t->bin_mtime_ns = (uint64_t)json_object_get_int64(json_object_object_get(o, "mtime_ns"));
   t->bin_size = (uint64_t)json_object_get_int64(json_object_object_get(o, "size"));
   json_object *ok = json_object_object_get(o, "value_ok");

@@ -47,18 +47,38 @@ static bool is_source(const sbt_def *d, const char *path) {
   return false;
 }
 
-/* Java: the file is named after its public class. */
+/* The start offset of regex's group (0: the whole match) in text (first match, or the last one
+ * starting before limit when limit >= 0), or -1; *len gets its length. */
+static regoff_t find_group(const char *regex, int group, const char *text, regoff_t limit, regoff_t *len) {
+  regex_t re;
+  if (!regex || group < 0 || group > 9 || regcomp(&re, regex, REG_EXTENDED) != 0) return -1;
+  regmatch_t m[10];
+  regoff_t found = -1, at = 0;
+  while (regexec(&re, text + at, 10, m, at ? REG_NOTBOL : 0) == 0 && m[0].rm_eo > 0) {
+    if (limit >= 0 && at + m[0].rm_so >= limit) break;
+    if (m[group].rm_so >= 0) found = at + m[group].rm_so, *len = m[group].rm_eo - m[group].rm_so;
+    if (limit < 0) break;
+    at += m[0].rm_eo;
+  }
+  regfree(&re);
+  return found;
+}
+
+/* Java: the file is named after its public class, else (MultiPL-E's
+ * "class Problem") after the class declared last before main. */
 static char *renamed(const sbt_def *d, const char *path, const unsigned char *data, size_t len) {
   if (!d->rename_regex) return NULL;
-  regex_t re;
-  if (regcomp(&re, d->rename_regex, REG_EXTENDED) != 0) return NULL;
   char *text = strndup((const char *)data, len);
-  regmatch_t m[10];
+  if (!text) return NULL;
+  regoff_t n = 0, at = find_group(d->rename_regex, d->rename_group > 0 ? d->rename_group : 1, text, -1, &n);
+  if (at < 0 && d->rename_fallback_regex) {
+    regoff_t mlen, before = find_group(d->rename_fallback_before, 0, text, -1, &mlen);
+    if (before >= 0) at = find_group(d->rename_fallback_regex, d->rename_fallback_group, text, before, &n);
+  }
   char *out = NULL;
-  int g = d->rename_group > 0 && d->rename_group < 10 ? d->rename_group : 1;
-  if (text && regexec(&re, text, 10, m, 0) == 0 && m[g].rm_so >= 0) {
+  if (at >= 0) {
     char name[512];
-    snprintf(name, sizeof name, "%.*s", (int)(m[g].rm_eo - m[g].rm_so), text + m[g].rm_so);
+    snprintf(name, sizeof name, "%.*s", (int)n, text + at);
     const char *slash = strrchr(path, '/');
     char buf[4096];
     const char *p = strstr(d->rename_to, "{1}");
@@ -70,7 +90,6 @@ static char *renamed(const sbt_def *d, const char *path, const unsigned char *da
     out = strdup(buf);
   }
   free(text);
-  regfree(&re);
   return out;
 }
 
@@ -196,7 +215,8 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
     char *dot = strrchr(stem, '.');
     if (dot && dot != stem) *dot = '\0';
     sbt_vars vars = {.bin = tc->bin, .bin_real = tc->bin_real, .bin_dir = tc->bin_dir, .main = out->main_path,
-                     .main_stem = stem, .version = tc->version};
+                     .main_stem = stem, .version = tc->version,
+                     .libraries = tc->libraries ? tc->libraries : ""};
     expand_ctx c = {&vars, sources.v, args, d, option_args};
     size_t s = 0;
     if (d->compile) {

@@ -52,6 +52,9 @@ json_object *sbt_list_json(const sbt_registry *r) {
     json_object_object_add(o, "path", json_object_new_string(t->bin));
     json_object_object_add(o, "real_path", json_object_new_string(t->bin_real));
     json_object_object_add(o, "available", json_object_new_boolean(true));
+    char *level = sbt_level(t);
+    json_object_object_add(o, "language_level", level ? json_object_new_string(level) : NULL);
+    free(level);
     json_object *opts = json_object_new_object();
     json_object *unsupported = json_object_new_object();
     for (size_t k = 0; k < t->def->n_options; k++) {

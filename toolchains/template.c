@@ -34,6 +34,7 @@ static const char *var(const sbt_vars *v, const char *name, size_t n) {
   VAR("main_stem", main_stem)
   VAR("version", version)
   VAR("value", value)
+  VAR("libraries", libraries)
 #undef VAR
   return NULL;
 }

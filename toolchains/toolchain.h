@@ -10,7 +10,9 @@
  *
  * Templates: "{bin}" (the binary as found), "{bin_real}" (its real path),
  * "{bin_dir}" (directory of the real path), "{main}", "{main_stem}",
- * "{version}"; an element that is exactly "{sources}", "{args}" or
+ * "{version}", "{libraries}" (each declared library found at detection, after
+ * its separator: ":/usr/share/java/javatuples.jar"; "" when none is
+ * installed); an element that is exactly "{sources}", "{args}" or
  * "{option:NAME}" expands to zero or more arguments. */
 #ifndef SURGEBOX_TOOLCHAIN_H
 #define SURGEBOX_TOOLCHAIN_H
@@ -65,8 +67,23 @@ typedef struct {
   char *cwd;
   char *rename_regex, *rename_to;
   int rename_group;
+  /* no match: the last match of this regex before the first of "before"
+   * (Java without a public class: the class that declares main) */
+  char *rename_fallback_regex, *rename_fallback_before;
+  int rename_fallback_group;
   sbt_limits compile_limits, run_limits;
   char **seccomp_deny;
+  /* libraries put on the path where installed (Java test libraries): each
+   * used only if it exists under the default binds at detection */
+  char **library_paths;
+  char *library_join;  /* written before each path found (":") */
+  /* the language level the compiler accepts (see level.c); all optional */
+  char *level_text;    /* fixed ("C# 7") */
+  char **level_argv;   /* run at detection; its output matched by level_regex */
+  char *level_regex;   /* on that output, else on the version */
+  int level_group;
+  char *level_format;  /* "Java {1}": {1} is the group matched */
+  char *level_option;  /* or: the accepted values of this option ("std") */
 } sbt_def;
 
 typedef struct {
@@ -76,6 +93,8 @@ typedef struct {
   char *prefix_mount;  /* installation outside the default binds, bound read-only; or NULL */
   bool **value_ok;     /* [option][value]: the probe accepted it (all true without a probe) */
   uint64_t bin_mtime_ns, bin_size;
+  char *libraries;     /* "{libraries}": the declared libraries found, or "" */
+  char *level_raw;     /* what level_argv printed that level_regex matched, or NULL */
 } sbt_toolchain;
 
 typedef struct {
@@ -154,11 +173,16 @@ void sbt_plan_free(sbt_plan *p);
 
 /* Template expansion helpers (exposed for tests). */
 typedef struct {
-  const char *bin, *bin_real, *bin_dir, *main, *main_stem, *version, *value;
+  const char *bin, *bin_real, *bin_dir, *main, *main_stem, *version, *value, *libraries;
 } sbt_vars;
 char *sbt_expand_string(const char *tmpl, const sbt_vars *v);
 /* ${NAME:-default} expansion from the environment (mount sources). */
 char *sbt_expand_env(const char *s);
+/* The language level a toolchain accepts, for the listing ("Java 17",
+ * "c++98..c++23"), or NULL when its file does not say (level.c). */
+char *sbt_level(const sbt_toolchain *t);
+/* The part of text the regex's group matched, or NULL (level.c). */
+char *sbt_regex_group(const char *regex, int group, const char *text);
 /* "17.0.15" -> major "17", major_minor "17.0" */
 char *sbt_version_part(const char *version, int parts);
 

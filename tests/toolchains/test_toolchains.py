@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Toolchain tests through the daemon: per toolchain hello world, stdin, a
 compile error and a runtime error; the C++ matrix; the compile cache; and
-the plumbing of the Julia and Lean 4 toolchain files with stand-in binaries.
+the plumbing of the Julia and Lean 4 toolchain files with stand-in binaries;
+per language, a program as benchmark authors write them (non-ASCII source,
+a tuple-returning function it asserts itself).
 
 Run as: test_toolchains.py BIN_DIR CACHE_DIR CASE, inside
   unshare --mount --propagation private --pid --fork --mount-proc
 (ctest does that). CACHE_DIR holds the toolchain detection cache shared by
 the cases so that option probes run once per build tree.
 """
+import base64
 import json
 import os
 import shutil
@@ -149,6 +152,129 @@ def case_language(d, c, name):
         check(crash_text in r["steps"][-1]["stderr"], f"{name}: stderr shows {crash_text!r}: {r['steps'][-1]['stderr'][:300]!r}")
     if lang == "c":
         check(r["steps"][-1]["signal"] == "SIGABRT", f"{name}: abort() is SIGABRT, got {r['steps'][-1]['signal']}")
+
+
+# ------------------------------------------- programs as benchmarks write them
+# MultiPL-E-style translations: non-ASCII source (a UTF-8 literal printed) and
+# a tuple-returning function the program asserts itself. Per language: the
+# toolchain, the source name, a program whose assertion holds and one whose
+# assertion fails (it must not pass: the assertions are the test).
+TEXT = "grüße, 世界 — ✓"
+
+UTF8_TUPLES = {
+    "cpp": ("g++", "test.cpp", """#include <cassert>
+#include <iostream>
+#include <string>
+#include <tuple>
+std::tuple<long, std::string> f(long x) { return std::make_tuple(x * 2, "é" + std::to_string(x)); }
+int main() {
+    assert(f(21) == std::make_tuple(42L, std::string("é%s")));
+    std::cout << "%s" << std::endl;
+}
+"""),
+    "java": ("java", "Main.java", """import java.util.*;
+import org.javatuples.*;
+class Problem {
+    public static Pair<Long, String> f(long x) { return Pair.with(x * 2L, "é" + x); }
+    public static void main(String[] args) {
+        assert(f(21L).equals(Pair.with(42L, "é%s")));
+        System.out.println("%s");
+    }
+}
+"""),
+    "rust": ("rustc", "main.rs", """fn f(x: i64) -> (i64, String) { (x * 2, format!("é{}", x)) }
+fn main() {
+    assert_eq!(f(21), (42, String::from("é%s")));
+    println!("%s");
+}
+"""),
+    "javascript": ("node", "main.js", """const assert = require("assert");
+function f(x) { return [x * 2, "é" + x]; }
+assert.deepEqual(f(21), [42, "é%s"]);
+console.log("%s");
+"""),
+    "python": ("python3", "main.py", """def f(x):
+    return (x * 2, "é" + str(x))
+assert f(21) == (42, "é%s")
+print("%s")
+"""),
+    "csharp": ("mono", "main.cs", """using System;
+class Problem {
+    static (long, string) F(long x) { return (x * 2, "é" + x); }
+    static void Main(string[] args) {
+        if (!F(21).Equals((42L, "é%s"))) throw new Exception("assertion failed");
+        Console.WriteLine("%s");
+    }
+}
+"""),
+    "julia": ("julia", "main.jl", """f(x) = (x * 2, "é" * string(x))
+@assert f(21) == (42, "é%s")
+println("%s")
+"""),
+}
+
+
+def case_utf8_tuples(d, c, lang):
+    name, src, tmpl = UTF8_TUPLES[lang]
+    tcs = toolchains(c)
+    if name not in tcs or not tcs[name].get("available"):
+        skip(f"toolchain {name} is not installed here ({tcs.get(name, {}).get('install') or 'not declared'})")
+    good, wrong = tmpl % ("21", TEXT), tmpl % ("12", TEXT)
+    r = c.call(job("u-good", name, {src: good}, output_encoding="base64"), 300)
+    steps = r.get("steps", [])
+    check(r.get("status") == "ok", f"{name}: {r.get('status')} {r.get('error')} {[s.get('stderr', '')[:400] for s in steps]}")
+    if r.get("status") == "ok":
+        out = base64.b64decode(steps[-1]["stdout_b64"])
+        check(out == (TEXT + "\n").encode(), f"{name} printed {out!r}, expected {(TEXT + chr(10)).encode()!r}")
+    r = c.call(job("u-wrong", name, {src: wrong}), 300)
+    check(r.get("status") in ("runtime_error", "signaled"),
+          f"{name}: a failed assertion must fail the program, got {r.get('status')}")
+
+
+NODE_ES = {18: "ECMAScript 2022", 20: "ECMAScript 2023", 22: "ECMAScript 2024"}  # node.green, by hand
+
+
+def case_language_levels(d, c, bin_dir):
+    """`toolchains` says which language level each compiler accepts."""
+    tcs = {n: t for n, t in toolchains(c).items() if t.get("available")}
+    if not tcs:
+        skip("no toolchain installed")
+    for name, t in tcs.items():
+        check("language_level" in t, f"{name}: no language_level field")
+    seen = set()
+    for name, t in tcs.items():
+        fam, ver, lvl = t["family"], t["version"], t.get("language_level")
+        major = int(ver.split(".")[0]) if ver.split(".")[0].isdigit() else None
+        if fam == "java":
+            want = f"Java {ver.split('.')[1] if ver.startswith('1.') else ver.split('.')[0]}"
+        elif fam == "mono":
+            want = "C# 7.2" if major == 6 else None  # mono 6's mcs: -langversion 1 to 7.2
+        elif fam == "rustc":
+            want = "editions 2015..2024" if int(ver.split(".")[1]) >= 85 else "editions 2015..2021"
+        elif fam == "node":
+            want = NODE_ES.get(major)
+        elif fam == "python3":
+            want = "Python " + ".".join(ver.split(".")[:2])
+        elif fam in ("g++", "clang++"):
+            check(lvl and lvl.startswith("c++98..c++") and ", gnu++98..gnu++" in lvl, f"{name}: {lvl!r}")
+            want = None
+        elif fam == "make":
+            check(lvl is None, f"{name}: make declares no level, got {lvl!r}")
+            want = None
+        else:
+            want = None
+        if want is not None:
+            seen.add(fam)
+            check(lvl == want, f"{name} {ver}: language_level {lvl!r}, expected {want!r}")
+    if not seen:
+        skip("none of java, mono, rustc, node, python3 is installed")
+    out = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", d.sock, "toolchains"], capture_output=True, text=True)
+    lines = out.stdout.splitlines()
+    check(out.returncode == 0 and lines and "language level" in lines[0], f"the table has a language level column: {lines[:1]}")
+    for name, t in tcs.items():
+        if t.get("language_level"):
+            row = [ln for ln in lines if ln.split()[:1] == [name]]
+            check(row and t["language_level"] in row[0], f"{name}'s row shows {t['language_level']!r}: {row}")
 
 
 CPLUSPLUS = {"c++98": 199711, "c++03": 199711, "c++11": 201103, "c++14": 201402, "c++17": 201703, "c++20": 202002}
@@ -392,6 +518,10 @@ def main():
             c = Client(d.sock)
             if case.startswith("lang:"):
                 case_language(d, c, case[5:])
+            elif case.startswith("utf8_tuples:"):
+                case_utf8_tuples(d, c, case[len("utf8_tuples:"):])
+            elif case == "language_levels":
+                case_language_levels(d, c, bin_dir)
             elif case == "cpp_matrix":
                 case_cpp_matrix(d, c)
             elif case == "python_numpy":
