@@ -129,9 +129,12 @@ static json_object *parse_line(const char *s, size_t n, char *why, size_t why_le
     return NULL;
   }
   json_object *id = json_object_object_get(o, "id");
+  size_t idlen = json_object_is_type(id, json_type_string) ? (size_t)json_object_get_string_len(id) : 0;
+  int64_t idnum = json_object_is_type(id, json_type_int) ? json_object_get_int64(id) : 0;
+  const int64_t max_int = ((int64_t)1 << 53) - 1; /* PROTOCOL.md's id range */
   if (json_object_object_get_ex(o, "id", NULL) &&
-      !(json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int))) {
-    snprintf(why, why_len, "\"id\" must be a string or an integer");
+      !((idlen >= 1 && idlen <= 256) || (json_object_is_type(id, json_type_int) && idnum >= -max_int && idnum <= max_int))) {
+    snprintf(why, why_len, "\"id\" must be a string of 1-256 bytes or an integer of at most 2^53-1 in magnitude");
     json_object_put(o);
     return NULL;
   }

@@ -107,13 +107,21 @@ def case_mixed(env):
         {"id": "raw", "steps": [{"argv": ["true"]}]},
         {"id": "sd", "type": "shutdown"},
     ]
-    rc, out, err = env.run(env.write_in(lines))
+    inp = env.write_in(lines)
+    with open(inp, "ab") as f:
+        f.write(b'{"id":"latin1","steps":[{"argv":["echo","\xe9"]}]}\n')  # line 8: not UTF-8
+        f.write(b'{"id":9007199254740993,"steps":[{"argv":["true"]}]}\n')  # line 9: id out of range
+    rc, out, err = env.run(inp)
     print(err)
     check(rc == 0, f"exit code {rc}")
     got = answers(out)
-    check(len(got) == 6, f"6 answers, got {len(got)}")
+    check(len(got) == 8, f"8 answers, got {len(got)}")
     by_line = {a.get("line"): a for a in got}
-    check(sorted(by_line) == [1, 2, 3, 5, 6, 7], f"every non-blank line answered once: {sorted(by_line)}")
+    check(sorted(by_line) == [1, 2, 3, 5, 6, 7, 8, 9], f"every non-blank line answered once: {sorted(by_line)}")
+    for n in (8, 9):
+        a = by_line.get(n, {})
+        check(a.get("id") is None and a.get("error", {}).get("code") in ("bad_json", "bad_request")
+              and f"line {n}" in a["error"]["message"], f"line {n} refused by batch itself: {a}")
     a = by_line.get(1, {})
     check(a.get("id") == "raw" and a.get("status") == "ok" and a["steps"][0]["stdout"] == "hi\n", f"raw: {a}")
     a = by_line.get(2, {})
@@ -133,7 +141,7 @@ def case_mixed(env):
           f"repeated id: {a}")
     a = by_line.get(7, {})
     check(a.get("id") is None and a.get("error", {}).get("code") == "bad_request", f"non-exec type refused: {a}")
-    check("error:bad_json 1" in err and "error:bad_request 2" in err and "runtime_error 1" in err,
+    check("error:bad_json 2" in err and "error:bad_request 3" in err and "runtime_error 1" in err,
           "the summary counts per status")
     check("jobs' CPU" in err, "the summary has CPU and wall totals")
 
