@@ -222,7 +222,25 @@ def case_progress(env):
     check(all("ETA unknown" in l for l in running), "no ETA claimed before anything finished")
 
 
-CASES = {"mixed": case_mixed, "order": case_order, "resume": case_resume, "retry": case_retry,
+def case_embedded(env):
+    """No daemon on the socket: the CLI starts its private one (here with a private cache, through SURGEBOXD)."""
+    wrapper = env.path("surgeboxd-private")
+    with open(wrapper, "w") as f:
+        f.write(f'#!/bin/sh\nexec {os.path.join(env.bin, "surgeboxd")} "$@" --cache-dir {env.path("cache2")} '
+                f'--toolchains {env.path("toolchains")}\n')
+    os.chmod(wrapper, 0o755)
+    inp = env.write_in([sleeper(None, 0, "e1"), sleeper(None, 0, "e2")])
+    p = subprocess.run([os.path.join(env.bin, "surgebox"), "--socket", env.path("nobody.sock"), "batch", inp,
+                        "--order", "input"], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, SURGEBOXD=wrapper))
+    print(p.stderr)
+    got = answers(p.stdout)
+    check(p.returncode == 0 and [(a.get("id"), a.get("status")) for a in got] == [(1, "ok"), (2, "ok")],
+          f"embedded daemon answered both: {p.returncode} {got}")
+    check([a["steps"][0]["stdout"] for a in got] == ["e1\n", "e2\n"], "their output")
+
+
+CASES = {"embedded": case_embedded, "mixed": case_mixed, "order": case_order, "resume": case_resume, "retry": case_retry,
          "progress": case_progress}
 
 
