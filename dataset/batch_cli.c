@@ -348,6 +348,24 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
   return strcmp(status, "ok") != 0;
 }
 
+static void batch_free(batch *b, keytab *keys, strlist *foreign) {
+  for (size_t i = 0; i < b->n; i++) {
+    json_object_put(b->items[i].req);
+    json_object_put(b->items[i].id);
+    free(b->items[i].key); /* the table's keys are these */
+    free(b->items[i].answer);
+  }
+  free(b->items);
+  free(b->run);
+  for (size_t i = 0; i < b->n_status; i++) free(b->status_names[i]);
+  free(b->status_names);
+  free(b->status_counts);
+  free(keys->keys);
+  free(keys->vals);
+  for (size_t i = 0; i < foreign->n; i++) free(foreign->lines[i]);
+  free(foreign->lines);
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]\n"
              "                      [--retry-failed] [--socket PATH] [--no-autostart]\n"
@@ -390,14 +408,18 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
   batch b = {.by_input = by_input};
   keytab keys;
   keytab_init(&keys, 64);
-  if (read_input(in, &b, &keys, profile) < 0) return 2;
   strlist foreign = {0};
+  if (read_input(in, &b, &keys, profile) < 0) {
+    batch_free(&b, &keys, &foreign);
+    return 2;
+  }
   size_t kept = 0;
   if (out) {
     kept = load_previous(out, &b, &keys, retry_failed, &foreign);
     /* drops a partial last line and the answers --retry-failed replaces */
     if (rewrite_out(out, &b, &foreign, true) < 0 || !(b.out = fopen(out, "a"))) {
       fprintf(stderr, "batch: cannot write %s: %s\n", out, strerror(errno));
+      batch_free(&b, &keys, &foreign);
       return 2;
     }
   } else {
@@ -480,5 +502,6 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
             out ? ": run the same command again to resume" : "");
   if (b.write_failed) rc = 2;
   else if (interrupted && !rc) rc = 130;
-  return rc; /* a one-shot command: the OS frees the rest */
+  batch_free(&b, &keys, &foreign);
+  return rc;
 }
