@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct {
@@ -403,6 +404,11 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
     if (!in) fprintf(stderr, "batch: IN.jsonl is required\n");
     else fprintf(stderr, "batch: --concurrency takes 1-4096, --progress-interval seconds\n");
     usage(stderr);
+    return 1;
+  }
+  struct stat si, so;
+  if (out && stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", out);
     return 1;
   }
   batch b = {.by_input = by_input};

@@ -144,6 +144,9 @@ def case_mixed(env):
     check("error:bad_json 2" in err and "error:bad_request 3" in err and "runtime_error 1" in err,
           "the summary counts per status")
     check("jobs' CPU" in err, "the summary has CPU and wall totals")
+    before = open(inp, "rb").read()
+    rc, _, err = env.run(inp, "--out", inp)
+    check(rc == 1 and open(inp, "rb").read() == before, f"--out the input file refused, input intact: {rc} {err}")
 
 
 def case_order(env):
