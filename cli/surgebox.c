@@ -4,6 +4,7 @@
  *
  * Exit codes: 0 the job ran (whatever the program did), 1 usage error,
  * 2 daemon or sandbox failure. */
+#include "batch.h"
 #include "client.h"
 #include "eval_cli.h"
 #include "profile.h"
@@ -32,6 +33,8 @@ static void usage(FILE *f) {
           "  regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE] [--jobs N]\n"
           "        [--repeat K] [--check-determinism] [--only I,J,...]\n"
           "                       regenerate SURGE's references by running every item; fidelity report\n"
+          "  batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion] [--retry-failed]\n"
+          "                       run a file of exec requests (JSON Lines), answers as JSON Lines; resumable\n"
           "  bins --data FILE [--edges 0.001,0.01,0.1,1] [--json]   CPU-time histogram (SURGE's Figure 4)\n"
           "  dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17] [--opts O0,O1,O2,O3,Os]\n"
           "            [--out FILE] [--jobs N]   every DR snippet under every configuration\n"
@@ -376,6 +379,7 @@ int main(int argc, char **argv) {
     return sbe_eval_main(sub_argc, sub_argv);
   }
   if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "batch") == 0) return sbr_batch_main(sub_argc, sub_argv, g.socket, g.autostart, g.profile);
   if (strcmp(cmd, "profile") == 0) return sbf_profile_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);

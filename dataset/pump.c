@@ -8,24 +8,45 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void) {
+double sbr_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void progress(const sbr_pump *p, size_t done, size_t failed, double t0, bool tty, double *last) {
-  double now = now_s();
-  if (done < p->total && now - *last < (tty ? 0.2 : 10)) return;
+static volatile sig_atomic_t *interrupt_flag;
+static void on_interrupt(int s) {
+  (void)s;
+  if (interrupt_flag) *interrupt_flag = 1;
+}
+
+void sbr_catch_interrupts(volatile sig_atomic_t *flag) {
+  interrupt_flag = flag;
+  signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
+}
+
+/* A plain line at least every progress_interval seconds without a TTY (also
+ * while no item finishes: a long item must not look like a hang), a redrawn
+ * bar on a TTY. The ETA is a rate estimate and is labelled as one. */
+static void progress(const sbr_pump *p, size_t done, size_t inflight, size_t failed, double t0, bool tty,
+                     double *last) {
+  double now = sbr_now_s(), every = tty ? 0.2 : p->progress_interval > 0 ? p->progress_interval : 10;
+  if (done < p->total && now - *last < every) return;
   *last = now;
-  double el = now - t0, rate = el > 0 ? (double)done / el : 0, eta = rate > 0 ? (double)(p->total - done) / rate : 0;
+  double el = now - t0, rate = el > 0 ? (double)done / el : 0;
+  char eta[64];
+  if (done == p->total) snprintf(eta, sizeof eta, "done in %.0fs", el);
+  else if (done == 0) snprintf(eta, sizeof eta, "ETA unknown (nothing finished yet)");
+  else snprintf(eta, sizeof eta, "ETA ~%.0fs (rate estimate)", (double)(p->total - done) / rate);
   if (tty) {
     int width = 30, fill = p->total ? (int)((size_t)width * done / p->total) : width;
-    fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  failed %zu  %.1f/s  ETA %.0fs ", p->label, fill,
-            "##############################", width - fill, "", done, p->total, failed, rate, eta);
+    fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  running %zu  failed %zu  %.1f/s  %s ", p->label, fill,
+            "##############################", width - fill, "", done, p->total, inflight, failed, rate, eta);
     if (done == p->total) fputc('\n', stderr);
   } else {
-    fprintf(stderr, "%s: %zu/%zu done, %zu failed, %.1f/s, ETA %.0fs\n", p->label, done, p->total, failed, rate, eta);
+    fprintf(stderr, "%s: %zu/%zu done, %zu running, %zu failed, %.0fs elapsed, %.1f/s, %s\n", p->label, done,
+            p->total, inflight, failed, el, rate, eta);
   }
 }
 
@@ -55,7 +76,7 @@ static int dump_all(const sbr_pump *p) {
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   if (p->dump) return dump_all(p);
   size_t next = 0, inflight = 0, done = 0, failed = 0;
-  double t0 = now_s(), last = 0, last_checkpoint = now_s();
+  double t0 = sbr_now_s(), last = sbr_now_s(), last_checkpoint = sbr_now_s();
   bool tty = isatty(2);
   int rc = 0;
   for (;;) {
@@ -76,7 +97,10 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     /* wait in slices, so that Ctrl-C is noticed while long jobs run */
     if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
       struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
-      if (poll(&pfd, 1, 200) <= 0) continue;
+      if (poll(&pfd, 1, 200) <= 0) {
+        progress(p, done, inflight, failed, t0, tty, &last);
+        continue;
+      }
     }
     json_object *resp = sbc_recv(c);
     if (!resp) {
@@ -101,11 +125,11 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       done++;
     }
     json_object_put(resp);
-    if (p->checkpoint && now_s() - last_checkpoint > 10) {
+    if (p->checkpoint && sbr_now_s() - last_checkpoint > 10) {
       p->checkpoint(p->ctx);
-      last_checkpoint = now_s();
+      last_checkpoint = sbr_now_s();
     }
-    progress(p, done, failed, t0, tty, &last);
+    progress(p, done, inflight, failed, t0, tty, &last);
   }
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc) fprintf(stderr, "%s: the daemon went away\n", p->label);

@@ -1,6 +1,11 @@
 /* Feeding many exec requests through one daemon connection, a bounded
  * window at a time (the daemon's workers stay busy, its queue is never
- * flooded), with a progress line: shared by regen and dr-matrix. */
+ * flooded), with a progress line: shared by regen, dr-matrix and batch.
+ *
+ * The progress line's ETA is a rate estimate (remaining / finished per
+ * second so far) and says so: items of uneven cost make it wrong, and no
+ * caller knows their costs in advance. Without a TTY a plain line is printed
+ * every progress_interval seconds, also while nothing finishes. */
 #ifndef SURGEBOX_PUMP_H
 #define SURGEBOX_PUMP_H
 #include "client.h"
@@ -26,7 +31,14 @@ typedef struct {
   /* when set: write every request (with its "id") to it as JSON Lines and
    * run nothing (bench/ replays them without a sandbox) */
   FILE *dump;
+  /* seconds between plain progress lines when stderr is not a TTY (0: 10 s) */
+  double progress_interval;
 } sbr_pump;
+
+/* CLOCK_MONOTONIC in seconds. */
+double sbr_now_s(void);
+/* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */
+void sbr_catch_interrupts(volatile sig_atomic_t *flag);
 
 /* 0 when every request was answered (or dumped), -1 if the daemon went away or the run was interrupted. */
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p);

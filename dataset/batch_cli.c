@@ -1,0 +1,513 @@
+/* surgebox batch: run a JSON Lines file of exec requests, write the answers
+ * as JSON Lines, resumable.
+ *
+ *   surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]
+ *                  [--retry-failed] [--socket PATH] [--no-autostart]
+ *
+ * Ids: a request without "id" gets its line number (1-based) as a JSON
+ * integer; ids are compared by their JSON text, so "3" and 3 differ. Every
+ * answer carries "line" (the request's line in IN). A line that cannot be
+ * run (not JSON, not an object, not an exec, a bad or repeated id) gets an
+ * error answer with "id": null, keyed by its line on resume. Blank lines are
+ * not items. Resume: an item whose key already has an answer in OUT is not
+ * run again (--retry-failed: unless that answer's status is not "ok"); a
+ * partial last line of OUT (an interrupted write) is dropped. */
+#include "batch.h"
+#include "client.h"
+#include "protocol.h"
+#include "pump.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+  size_t line;       /* 1-based line in IN */
+  json_object *req;  /* the request (owned), NULL when the line cannot run */
+  json_object *id;   /* the id answered with (owned), NULL for an error line */
+  char *key;         /* resume key: the id's JSON text, or "line:N" */
+  char *answer;      /* the answer line (owned) once known */
+  bool kept;         /* answered by an earlier run: already in OUT */
+  bool emitted;
+} item;
+
+typedef struct {
+  item *items;
+  size_t n;
+  size_t *run;       /* pump index -> item index */
+  size_t n_run;
+  FILE *out;
+  bool by_input;
+  size_t next_emit;  /* --order input: first item not yet written */
+  bool write_failed;
+  /* summary */
+  char **status_names;
+  size_t *status_counts, n_status;
+  double cpu, wall;
+} batch;
+
+static volatile sig_atomic_t interrupted;
+
+/* ---- keys: a small open-addressing table from key to item index ---- */
+typedef struct {
+  char **keys;
+  size_t *vals, cap;
+} keytab;
+
+static size_t hash(const char *s) {
+  size_t h = 1469598103934665603u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  return h;
+}
+
+static void keytab_init(keytab *t, size_t n) {
+  t->cap = 16;
+  while (t->cap < n * 2 + 16) t->cap *= 2;
+  t->keys = calloc(t->cap, sizeof *t->keys);
+  t->vals = calloc(t->cap, sizeof *t->vals);
+}
+
+/* the slot of key: its own, or the empty one where it would go */
+static size_t keytab_slot(const keytab *t, const char *key) {
+  size_t i = hash(key) & (t->cap - 1);
+  while (t->keys[i] && strcmp(t->keys[i], key)) i = (i + 1) & (t->cap - 1);
+  return i;
+}
+
+/* ---- reading IN ---- */
+static char *line_key(size_t line) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "line:%zu", line);
+  return strdup(buf);
+}
+
+static bool blank(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strchr(" \t\r\n", s[i])) return false;
+  return true;
+}
+
+/* The line's request, or NULL with why. */
+static json_object *parse_line(const char *s, size_t n, char *why, size_t why_len, const char **code) {
+  *code = "bad_json";
+  if (memchr(s, '\0', n) || n > INT_MAX) {
+    snprintf(why, why_len, memchr(s, '\0', n) ? "a NUL byte in the line" : "the line is too long");
+    return NULL;
+  }
+  json_tokener *tok = json_tokener_new();
+  /* the daemon refuses non-UTF-8 with an id-less bad_json: say which line here */
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_object *o = json_tokener_parse_ex(tok, s, (int)n);
+  enum json_tokener_error e = json_tokener_get_error(tok);
+  size_t used = json_tokener_get_parse_end(tok);
+  json_tokener_free(tok);
+  if (!o || e != json_tokener_success) {
+    snprintf(why, why_len, "not JSON: %s",
+             e == json_tokener_continue || e == json_tokener_success ? "the line ends inside a value" : json_tokener_error_desc(e));
+    json_object_put(o);
+    return NULL;
+  }
+  if (!blank(s + used, n - used)) {
+    snprintf(why, why_len, "not JSON: text after the value");
+    json_object_put(o);
+    return NULL;
+  }
+  *code = "bad_request";
+  if (!json_object_is_type(o, json_type_object)) {
+    snprintf(why, why_len, "not a JSON object");
+    json_object_put(o);
+    return NULL;
+  }
+  json_object *type = json_object_object_get(o, "type");
+  if (type && !(json_object_is_type(type, json_type_string) && !strcmp(json_object_get_string(type), "exec"))) {
+    snprintf(why, why_len, "batch runs exec requests only (\"type\" must be \"exec\" or absent)");
+    json_object_put(o);
+    return NULL;
+  }
+  json_object *id = json_object_object_get(o, "id");
+  size_t idlen = json_object_is_type(id, json_type_string) ? (size_t)json_object_get_string_len(id) : 0;
+  int64_t idnum = json_object_is_type(id, json_type_int) ? json_object_get_int64(id) : 0;
+  const int64_t max_int = ((int64_t)1 << 53) - 1; /* PROTOCOL.md's id range */
+  if (json_object_object_get_ex(o, "id", NULL) &&
+      !((idlen >= 1 && idlen <= 256) || (json_object_is_type(id, json_type_int) && idnum >= -max_int && idnum <= max_int))) {
+    snprintf(why, why_len, "\"id\" must be a string of 1-256 bytes or an integer of at most 2^53-1 in magnitude");
+    json_object_put(o);
+    return NULL;
+  }
+  return o;
+}
+
+static char *error_answer(size_t line, const char *code, const char *why) {
+  json_object *a = json_object_new_object(), *e = json_object_new_object();
+  json_object_object_add(a, "id", NULL);
+  json_object_object_add(a, "line", json_object_new_int64((int64_t)line));
+  json_object_object_add(a, "type", json_object_new_string("error"));
+  json_object_object_add(e, "code", json_object_new_string(code));
+  char msg[400];
+  snprintf(msg, sizeof msg, "line %zu: %s", line, why);
+  json_object_object_add(e, "message", json_object_new_string(msg));
+  json_object_object_add(a, "error", e);
+  char *s = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(a);
+  return s;
+}
+
+static int read_input(const char *path, batch *b, keytab *keys, const char *profile) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "batch: cannot read %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t cap = 64, lineno = 0;
+  b->items = calloc(cap, sizeof *b->items);
+  char *buf = NULL;
+  size_t bufcap = 0;
+  ssize_t len;
+  while ((len = getline(&buf, &bufcap, f)) >= 0) {
+    lineno++;
+    if (blank(buf, (size_t)len)) continue;
+    if (b->n == cap) b->items = realloc(b->items, (cap *= 2) * sizeof *b->items);
+    item *it = &b->items[b->n++];
+    memset(it, 0, sizeof *it);
+    it->line = lineno;
+    char why[300];
+    const char *code;
+    it->req = parse_line(buf, (size_t)len, why, sizeof why, &code);
+    if (it->req) {
+      json_object *id = json_object_object_get(it->req, "id");
+      it->id = id ? json_object_get(id) : json_object_new_int64((int64_t)lineno);
+      json_object_object_del(it->req, "id"); /* the pump numbers the requests it sends */
+      json_object_object_add(it->req, "type", json_object_new_string("exec"));
+      if (profile && !json_object_object_get_ex(it->req, "profile", NULL))
+        json_object_object_add(it->req, "profile", json_object_new_string(profile));
+      it->key = strdup(json_object_to_json_string_ext(it->id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    }
+    if (it->req) {
+      if (b->n > keys->cap / 2) { /* grow: rehash */
+        keytab old = *keys;
+        keytab_init(keys, b->n * 2);
+        for (size_t i = 0; i < old.cap; i++)
+          if (old.keys[i]) {
+            size_t s = keytab_slot(keys, old.keys[i]);
+            keys->keys[s] = old.keys[i];
+            keys->vals[s] = old.vals[i];
+          }
+        free(old.keys);
+        free(old.vals);
+      }
+      size_t s = keytab_slot(keys, it->key);
+      if (keys->keys[s]) {
+        snprintf(why, sizeof why, "id %.200s repeats the one on line %zu", it->key, b->items[keys->vals[s]].line);
+        code = "bad_request";
+        json_object_put(it->req);
+        json_object_put(it->id);
+        free(it->key);
+        it->req = it->id = NULL;
+      } else {
+        keys->keys[s] = it->key;
+        keys->vals[s] = b->n - 1;
+      }
+    }
+    if (!it->req) {
+      it->key = line_key(lineno);
+      it->answer = error_answer(lineno, code, why);
+      size_t s = keytab_slot(keys, it->key); /* "line:N" never collides with JSON text */
+      keys->keys[s] = it->key;
+      keys->vals[s] = b->n - 1;
+    }
+  }
+  free(buf);
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) fprintf(stderr, "batch: error reading %s\n", path);
+  return bad ? -1 : 0;
+}
+
+/* ---- OUT: what an earlier run answered ---- */
+typedef struct {
+  char **lines; /* answers of keys not in IN: kept as they were */
+  size_t n, cap;
+} strlist;
+
+static void strlist_add(strlist *l, char *s) {
+  if (l->n == l->cap) l->lines = realloc(l->lines, (l->cap = l->cap ? l->cap * 2 : 16) * sizeof *l->lines);
+  l->lines[l->n++] = s;
+}
+
+static size_t load_previous(const char *path, batch *b, const keytab *keys, bool retry_failed, strlist *foreign) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t kept = 0, bufcap = 0;
+  char *buf = NULL;
+  ssize_t len;
+  while ((len = getline(&buf, &bufcap, f)) >= 0) {
+    if (len == 0 || buf[len - 1] != '\n') break; /* a partial last line: an interrupted write */
+    buf[--len] = '\0';
+    json_object *a = memchr(buf, '\0', (size_t)len) ? NULL : json_tokener_parse(buf);
+    if (!a || !json_object_is_type(a, json_type_object)) {
+      json_object_put(a);
+      continue;
+    }
+    json_object *id = json_object_object_get(a, "id"), *st = json_object_object_get(a, "status");
+    char *key = id ? strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
+                   : line_key((size_t)json_object_get_int64(json_object_object_get(a, "line")));
+    bool ok = st && json_object_is_type(st, json_type_string) && !strcmp(json_object_get_string(st), "ok");
+    json_object_put(a);
+    size_t s = keytab_slot(keys, key);
+    free(key);
+    if (!keys->keys[s]) {
+      strlist_add(foreign, strdup(buf));
+      continue;
+    }
+    item *it = &b->items[keys->vals[s]];
+    if (it->kept || (retry_failed && !ok)) continue;
+    free(it->answer);
+    it->answer = strdup(buf);
+    it->kept = it->emitted = true;
+    kept++;
+  }
+  free(buf);
+  fclose(f);
+  return kept;
+}
+
+/* OUT rewritten as: every known answer in input order, then the foreign ones. */
+static int rewrite_out(const char *path, const batch *b, const strlist *foreign, bool only_kept) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  for (size_t i = 0; i < b->n; i++)
+    if (b->items[i].answer && (b->items[i].kept || (!only_kept && b->items[i].emitted)))
+      fprintf(f, "%s\n", b->items[i].answer);
+  for (size_t i = 0; i < foreign->n; i++) fprintf(f, "%s\n", foreign->lines[i]);
+  if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) return -1;
+  return rename(tmp, path);
+}
+
+/* ---- writing answers ---- */
+static void write_one(batch *b, item *it) {
+  if (it->emitted) return;
+  it->emitted = true;
+  if (fprintf(b->out, "%s\n", it->answer) < 0 || fflush(b->out) != 0) {
+    if (!b->write_failed) fprintf(stderr, "batch: cannot write an answer: %s\n", strerror(errno));
+    b->write_failed = true;
+    interrupted = 1;
+  }
+}
+
+static void emit(batch *b, item *it) {
+  if (!b->by_input) {
+    write_one(b, it);
+    return;
+  }
+  while (b->next_emit < b->n && (b->items[b->next_emit].emitted || b->items[b->next_emit].answer))
+    write_one(b, &b->items[b->next_emit++]);
+}
+
+static void count_status(batch *b, const char *st) {
+  for (size_t i = 0; i < b->n_status; i++)
+    if (!strcmp(b->status_names[i], st)) {
+      b->status_counts[i]++;
+      return;
+    }
+  b->status_names = realloc(b->status_names, (b->n_status + 1) * sizeof *b->status_names);
+  b->status_counts = realloc(b->status_counts, (b->n_status + 1) * sizeof *b->status_counts);
+  b->status_names[b->n_status] = strdup(st);
+  b->status_counts[b->n_status++] = 1;
+}
+
+/* ---- the run, as callbacks of sbr_pump ---- */
+static json_object *make_request(size_t i, void *ctx) {
+  batch *b = ctx;
+  return json_object_get(b->items[b->run[i]].req); /* the pump adds its own "id" */
+}
+
+static bool on_response(size_t i, json_object *resp, void *ctx) {
+  batch *b = ctx;
+  item *it = &b->items[b->run[i]];
+  json_object_object_add(resp, "id", json_object_get(it->id));
+  json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
+  const char *code = sbp_response_error_code(resp);
+  json_object *st = json_object_object_get(resp, "status"), *steps = json_object_object_get(resp, "steps");
+  char status[80];
+  if (code) snprintf(status, sizeof status, "error:%s", code);
+  else snprintf(status, sizeof status, "%s", st ? json_object_get_string(st) : "?");
+  count_status(b, status);
+  for (size_t k = 0; steps && k < json_object_array_length(steps); k++) {
+    json_object *sd = json_object_array_get_idx(steps, k);
+    b->cpu += json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
+    b->wall += json_object_get_double(json_object_object_get(sd, "wall_time_s"));
+  }
+  it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+  emit(b, it);
+  return strcmp(status, "ok") != 0;
+}
+
+static void batch_free(batch *b, keytab *keys, strlist *foreign) {
+  for (size_t i = 0; i < b->n; i++) {
+    json_object_put(b->items[i].req);
+    json_object_put(b->items[i].id);
+    free(b->items[i].key); /* the table's keys are these */
+    free(b->items[i].answer);
+  }
+  free(b->items);
+  free(b->run);
+  for (size_t i = 0; i < b->n_status; i++) free(b->status_names[i]);
+  free(b->status_names);
+  free(b->status_counts);
+  free(keys->keys);
+  free(keys->vals);
+  for (size_t i = 0; i < foreign->n; i++) free(foreign->lines[i]);
+  free(foreign->lines);
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]\n"
+             "                      [--retry-failed] [--socket PATH] [--no-autostart]\n"
+             "  each line of IN an exec request (PROTOCOL.md); a missing id is the line number (an integer)\n"
+             "  answers as JSON Lines (stdout without --out); with --out an interrupted run resumes\n");
+}
+
+int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile) {
+  const char *in = NULL, *out = NULL;
+  long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
+  double interval = 0;
+  bool retry_failed = false, by_input = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
+    if (ARG("--out")) out = v;
+    else if (ARG("--socket")) socket_path = v;
+    else if (ARG("--concurrency")) concurrency = strtol(v, NULL, 10);
+    else if (ARG("--progress-interval")) interval = strtod(v, NULL); /* hidden: for tests */
+    else if (ARG("--order") && (!strcmp(v, "input") || !strcmp(v, "completion"))) by_input = !strcmp(v, "input");
+    else if (!strcmp(a, "--retry-failed")) retry_failed = true;
+    else if (!strcmp(a, "--no-autostart")) autostart = false;
+    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (a[0] != '-' && !in) in = a;
+    else {
+      fprintf(stderr, "batch: unknown or incomplete argument %s\n", a);
+      usage(stderr);
+      return 1;
+    }
+#undef ARG
+  }
+  if (!in || concurrency < 1 || concurrency > 4096 || interval < 0) {
+    if (!in) fprintf(stderr, "batch: IN.jsonl is required\n");
+    else fprintf(stderr, "batch: --concurrency takes 1-4096, --progress-interval seconds\n");
+    usage(stderr);
+    return 1;
+  }
+  struct stat si, so;
+  if (out && stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", out);
+    return 1;
+  }
+  batch b = {.by_input = by_input};
+  keytab keys;
+  keytab_init(&keys, 64);
+  strlist foreign = {0};
+  if (read_input(in, &b, &keys, profile) < 0) {
+    batch_free(&b, &keys, &foreign);
+    return 2;
+  }
+  size_t kept = 0;
+  if (out) {
+    kept = load_previous(out, &b, &keys, retry_failed, &foreign);
+    /* drops a partial last line and the answers --retry-failed replaces */
+    if (rewrite_out(out, &b, &foreign, true) < 0 || !(b.out = fopen(out, "a"))) {
+      fprintf(stderr, "batch: cannot write %s: %s\n", out, strerror(errno));
+      batch_free(&b, &keys, &foreign);
+      return 2;
+    }
+  } else {
+    b.out = stdout;
+  }
+  b.run = calloc(b.n + 1, sizeof *b.run);
+  for (size_t i = 0; i < b.n; i++)
+    if (b.items[i].req && !b.items[i].kept) b.run[b.n_run++] = i;
+  sbr_catch_interrupts(&interrupted);
+  signal(SIGPIPE, SIG_IGN);
+  /* lines that cannot run are answered first */
+  for (size_t i = 0; i < b.n; i++)
+    if (!b.items[i].req && !b.items[i].kept) {
+      json_object *a = json_tokener_parse(b.items[i].answer);
+      char status[80];
+      snprintf(status, sizeof status, "error:%s", sbp_response_error_code(a));
+      json_object_put(a);
+      count_status(&b, status);
+      emit(&b, &b.items[i]);
+    }
+  if (kept) fprintf(stderr, "batch: %zu items already answered in %s, %zu to run\n", kept, out, b.n_run);
+  int rc = 0;
+  double t0 = sbr_now_s();
+  if (b.n_run) {
+    char jobs_arg[16];
+    snprintf(jobs_arg, sizeof jobs_arg, "%ld", concurrency);
+    const char *extra[] = {"--jobs", jobs_arg, NULL};
+    sbc_conn c;
+    char err[512];
+    if (sbc_open(&c, socket_path, autostart, extra, err, sizeof err) < 0) {
+      fprintf(stderr, "batch: %s\n", err);
+      rc = 2;
+    } else {
+      sbr_pump pump = {.total = b.n_run,
+                       .window = (size_t)concurrency,
+                       .make = make_request,
+                       .done = on_response,
+                       .ctx = &b,
+                       .label = "batch",
+                       .interrupted = &interrupted,
+                       .progress_interval = interval};
+      if (sbr_pump_run(&c, &pump) < 0 && !interrupted) rc = 2;
+      sbc_close(&c);
+      /* the daemon answers some errors (too_large, bad_json) with "id": null: every item run but
+       * unanswered after a complete pass got one of those */
+      for (size_t k = 0; !rc && !interrupted && k < b.n_run; k++) {
+        item *it = &b.items[b.run[k]];
+        if (it->answer) continue;
+        char *text = error_answer(it->line, "unmatched", "the daemon answered without an id (a line it could not read, or too large)");
+        json_object *a = json_tokener_parse(text);
+        free(text);
+        json_object_object_add(a, "id", json_object_get(it->id));
+        it->answer = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(a);
+        count_status(&b, "error:unmatched");
+        emit(&b, it);
+      }
+    }
+  }
+  /* what finished is saved, also behind an unfinished one under --order input */
+  for (size_t i = 0; i < b.n; i++)
+    if (b.items[i].answer) write_one(&b, &b.items[i]);
+  size_t answered = 0;
+  for (size_t i = 0; i < b.n; i++) answered += b.items[i].answer != NULL;
+  if (out) {
+    if (fclose(b.out) != 0) b.write_failed = true;
+    /* a resumed run under --order input: the whole file in input order */
+    if (by_input && kept && answered == b.n && !b.write_failed && rewrite_out(out, &b, &foreign, false) < 0) {
+      fprintf(stderr, "batch: cannot rewrite %s in input order: %s\n", out, strerror(errno));
+      b.write_failed = true;
+    }
+  } else if (fflush(stdout) != 0) {
+    b.write_failed = true;
+  }
+  fprintf(stderr, "batch: %zu items, %zu answered before, %zu answered now", b.n, kept, answered - kept);
+  for (size_t i = 0; i < b.n_status; i++) fprintf(stderr, "%s %s %zu", i ? "," : ":", b.status_names[i], b.status_counts[i]);
+  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b.cpu, b.wall, sbr_now_s() - t0);
+  if (answered < b.n)
+    fprintf(stderr, "batch: %zu items not answered%s\n", b.n - answered,
+            out ? ": run the same command again to resume" : "");
+  if (b.write_failed) rc = 2;
+  else if (interrupted && !rc) rc = 130;
+  batch_free(&b, &keys, &foreign);
+  return rc;
+}
