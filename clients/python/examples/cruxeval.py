@@ -15,8 +15,9 @@ Follows ../shared/cruxeval/SCORING.md (CRUXEval's published scoring):
   the dropped ones too);
 - pass@k per sample as upstream (1.0 if n - c < k, else
   1 - prod_{j=n-c+1..n} (1 - k/j), left to right), the mean over the samples
-  summed as numpy sums (pairwise, see _numpy_sum) so the floats are upstream's
-  to the last bit, then times 100.
+  as upstream's evaluate_generations.py computes it, `sum(xs) / len(xs) *
+  100` (Python's left-to-right sum), so the floats are upstream's to the
+  last bit.
 
 The generations file is checked before anything runs: it must be an object
 whose keys are exactly the data's sample ids (upstream asserts every sample
@@ -109,31 +110,9 @@ def pass_at_k(n, c, k):
     return 1.0 - prod
 
 
-def _numpy_sum(a, lo, n):
-    """numpy's pairwise summation of float64 (what np.mean does), bit for bit."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    if n <= 128:
-        r = a[lo:lo + 8]
-        i = 8
-        while i < n - n % 8:
-            for j in range(8):
-                r[j] += a[lo + i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for i in range(i, n):
-            res += a[lo + i]
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _numpy_sum(a, lo, n2) + _numpy_sum(a, lo + n2, n - n2)
-
-
 def mean_times_100(values):
-    return _numpy_sum(list(values), 0, len(values)) / len(values) * 100
+    values = list(values)
+    return sum(values) / len(values) * 100  # upstream: sum(pass_at_1s) / len(pass_at_1s) * 100
 
 
 def score(samples, gens, verdicts):
