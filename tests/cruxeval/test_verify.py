@@ -7,6 +7,7 @@ file of an uninterrupted one). Run inside unshare (ctest does)."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -83,6 +84,24 @@ def verify(bin_dir, d, mode, gens, out, data, extra=(), wait=True):
     return p
 
 
+def start_daemon(bin_dir, d):
+    """A daemon of the test's own, started first: its toolchain detection
+    (cold, slow on a loaded machine) fills the cache dir that the embedded
+    daemons of later runs then find warm (they must be ready within 30 s)."""
+    sock = os.path.join(d, "own.sock")
+    proc = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--jobs", "2", "--quiet",
+                             "--cache-dir", os.path.join(d, "cache")])
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.socket(socket.AF_UNIX) as c:
+                c.connect(sock)
+            return proc, sock
+        except OSError:
+            time.sleep(0.2)
+    fail("the test's daemon did not start")
+
+
 def fail(msg):
     print("FAIL:", msg)
     sys.exit(1)
@@ -103,6 +122,7 @@ def check_scored(out, gens, want, passes):
 
 
 def e2e(bin_dir, d, data):
+    own, sock = start_daemon(bin_dir, d)
     out = os.path.join(d, "out.json")
     gens = write(os.path.join(d, "gens-out.json"), OUTPUT_GENS)
     p = verify(bin_dir, d, "output", gens, out, data)
@@ -113,7 +133,8 @@ def e2e(bin_dir, d, data):
         fail("output mode: printed pass@k")
     out = os.path.join(d, "in.json")
     gens = write(os.path.join(d, "gens-in.json"), INPUT_GENS)
-    p = verify(bin_dir, d, "input", gens, out, data)
+    p = verify(bin_dir, d, "input", gens, out, data, extra=["--socket", sock, "--no-autostart"])
+    own.terminate()
     if p.returncode != 0:
         fail(f"input mode exit {p.returncode}")
     check_scored(out, INPUT_GENS, INPUT_WANT, INPUT_PASS)
@@ -159,12 +180,14 @@ def resume(bin_dir, d, data):
                       "f(1) // 1", "abs(f(1))", "f(-1)", "f(1) ** 1"]}
     want = {"sample_0": [True] * 7 + [False, True, True, False, True]}
     gens = write(os.path.join(d, "g-slow.json"), g)
+    own, sock = start_daemon(bin_dir, d)
+    sock_args = ["--socket", sock, "--no-autostart"]
     whole = os.path.join(d, "whole.json")
-    p = verify(bin_dir, d, "input", gens, whole, data)
+    p = verify(bin_dir, d, "input", gens, whole, data, extra=sock_args)
     if p.returncode != 0:
         fail(f"uninterrupted run: exit {p.returncode}")
     part = os.path.join(d, "part.json")
-    proc = verify(bin_dir, d, "input", gens, part, data, extra=["--jobs", "1"], wait=False)
+    proc = verify(bin_dir, d, "input", gens, part, data, extra=sock_args, wait=False)
     deadline = time.monotonic() + 120
     while not os.path.exists(part + ".progress") and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -173,7 +196,8 @@ def resume(bin_dir, d, data):
     print("interrupted run ->", proc.returncode, so, se[-2000:])
     if proc.returncode != 130 or os.path.exists(part) or not os.path.exists(part + ".progress"):
         fail(f"the interrupted run: exit {proc.returncode}, expected 130, a progress file and no scored file")
-    p = verify(bin_dir, d, "input", gens, part, data)
+    p = verify(bin_dir, d, "input", gens, part, data)  # the embedded daemon, warm cache
+    own.terminate()
     if p.returncode != 0 or "verdicts from an earlier run" not in p.stderr:
         fail("the resumed run")
     ran = int(p.stderr.split(" programs ran in")[0].rsplit("verify: ", 1)[1])
@@ -181,7 +205,6 @@ def resume(bin_dir, d, data):
         fail(f"the resumed run ran {ran} programs, expected only those left")
     if open(part).read() != open(whole).read():
         fail("the resumed file differs from the uninterrupted one")
-    check_scored(part, g, want, None) if False else None
     r = json.load(open(part))
     if r["raw_scored_generations"] != want:
         fail(f"verdicts {r['raw_scored_generations']}, expected {want}")
