@@ -169,6 +169,16 @@ def errors(bin_dir, d, data):
     p = verify(bin_dir, d, "output", os.path.join(d, "absent.json"), None, data, extra=["--no-autostart"])
     if p.returncode != 2:
         fail("an absent generations file")
+    # a data line without "output", and two samples with one id
+    bad = write(os.path.join(d, "bad.jsonl"), DATA[:2] + [{k: v for k, v in DATA[2].items() if k != "output"}], lines=True)
+    gens = write(os.path.join(d, "g-bad.json"), {k: OUTPUT_GENS[k] for k in ("sample_0", "sample_1", "sample_2")})
+    p = verify(bin_dir, d, "output", gens, None, bad, extra=["--no-autostart"])
+    if p.returncode != 2 or "line 3" not in p.stderr:
+        fail("a data line without output")
+    dup = write(os.path.join(d, "dup.jsonl"), DATA[:2] + [dict(DATA[2], id="sample_1")], lines=True)
+    p = verify(bin_dir, d, "output", gens, None, dup, extra=["--no-autostart"])
+    if p.returncode != 2 or "sample_1 appears twice" not in p.stderr:
+        fail("a repeated sample id")
 
 
 def resume(bin_dir, d, data):
