@@ -6,6 +6,7 @@ files: exit 2, nothing run), resume (an interrupted run, continued, gives the
 file of an uninterrupted one). Run inside unshare (ctest does)."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -232,6 +233,7 @@ def main():
     os.makedirs(os.path.join(d, "cache"))
     data = write(os.path.join(d, "data.jsonl"), DATA, lines=True)
     {"e2e": e2e, "errors": errors, "resume": resume}[case](bin_dir, d, data)
+    shutil.rmtree(d, ignore_errors=True)  # kept on failure, for a look
     print("PASS")
 
 
