@@ -9,6 +9,7 @@
 #include "eval_cli.h"
 #include "profile.h"
 #include "regen.h"
+#include "verify.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -43,6 +44,9 @@ static void usage(FILE *f) {
           "                       score LLM predictions with SURGE's metrics (no daemon needed)\n"
           "  eval --execute --data DIR [--subset S] --predictions FILE ...\n"
           "                       the same against references regenerated right then\n"
+          "  verify --benchmark cruxeval --mode output|input --generations GENS.json [--out SCORED.json]\n"
+          "                       run CRUXEval generations sandboxed, score them as its authors do\n"
+          "  verify --benchmark surge ...   the same as eval --execute\n"
           "  profile create|list|show|verify|delete|run NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
@@ -380,6 +384,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "regen") == 0) return sbr_regen_main(sub_argc, sub_argv);
   if (strcmp(cmd, "batch") == 0) return sbr_batch_main(sub_argc, sub_argv, g.socket, g.autostart, g.profile);
+  if (strcmp(cmd, "verify") == 0) return sbr_verify_main(sub_argc, sub_argv);
   if (strcmp(cmd, "profile") == 0) return sbf_profile_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);

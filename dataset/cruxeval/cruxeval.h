@@ -1,0 +1,59 @@
+/* CRUXEval (facebookresearch/cruxeval) as a verify benchmark: the data, the
+ * adapter (sample + generation -> sandboxed Python program) and the scorer
+ * (verdicts -> CRUXEval's scored file). The rules are
+ * ../shared/cruxeval/SCORING.md; prefix sbx_. */
+#ifndef SURGEBOX_CRUXEVAL_H
+#define SURGEBOX_CRUXEVAL_H
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { SBX_OUTPUT, SBX_INPUT } sbx_mode;
+
+typedef struct {
+  const char *id; /* "sample_i" */
+  const char *code, *input, *output;
+  size_t code_len, input_len, output_len;
+} sbx_sample;
+
+typedef struct {
+  json_object *lines; /* owns the strings the samples point into */
+  sbx_sample *v;
+  size_t n;
+} sbx_data;
+
+/* ---- data.c ---- */
+/* The JSON Lines data file: every line {"code","input","output","id"} with
+ * string fields and distinct ids. 0, or -1 with err set. */
+int sbx_data_load(const char *path, sbx_data *d, char *err, size_t err_len);
+void sbx_data_free(sbx_data *d);
+/* The generations object, checked before anything runs: an object whose
+ * keys are exactly the data's ids, each a non-empty list of strings.
+ * 0, or -1 with err set. */
+int sbx_generations_check(json_object *gens, const sbx_data *d, char *err, size_t err_len);
+
+/* ---- adapt.c ---- */
+/* Whether the rules run generation g (false: dropped). */
+bool sbx_keeps(sbx_mode m, const sbx_sample *s, const char *g, size_t g_len);
+/* "<code>\nassert <output> == <g>", malloc'd, its length in *len. */
+char *sbx_program(const sbx_sample *s, const char *g, size_t g_len, size_t *len);
+/* The exec request (raw steps, no "id") that runs a program. */
+json_object *sbx_request(const char *prog, size_t len);
+/* 1 passed, 0 failed, -1 no verdict (the machinery failed: run it again). */
+int sbx_verdict(json_object *resp);
+
+/* ---- score.c ---- */
+double sbx_pass_at_k(size_t n, size_t c, size_t k);
+/* One sample's result list from the verdicts of its n generations
+ * (1 passed, 0 failed, -1 dropped). */
+json_object *sbx_sample_list(const int *verdicts, size_t n);
+/* The scored file: gens (borrowed, copied in unchanged) and one list per
+ * sample (taken over), in the data's order. */
+json_object *sbx_scored_file(json_object *gens, const sbx_data *d, json_object **lists);
+/* A float as Python's repr writes it (shortest round trip, ".0" when integral). */
+json_object *sbx_pyfloat(double v);
+
+/* ---- cli.c ---- */
+/* surgebox verify --benchmark cruxeval ...; argv[0] is "verify". */
+int sbx_verify_main(int argc, char **argv);
+#endif
