@@ -45,6 +45,7 @@ typedef struct {
   char root[4200];  /* <path>/rootfs */
   char log[4200];   /* <path>/create.log */
   int log_fd;
+  char mirror[2048]; /* --mirror, else the definition's, else apt's own (apt_mirror.c) */
 } ctx;
 
 static double now_s(void) {
@@ -114,9 +115,15 @@ static int check_def(ctx *c) {
   if (!json_object_is_type(d, json_type_object)) return fail(c, -EINVAL, "%s: not a JSON object", f);
   const char *name = jstr(d, "name");
   if (!name || strcmp(name, c->name) != 0) return fail(c, -EINVAL, "%s: field \"name\" must be \"%s\"", f, c->name);
-  static const char *const req[] = {"suite", "mirror", "variant", NULL};
+  static const char *const req[] = {"suite", "variant", NULL};
   for (const char *const *k = req; *k; k++)
     if (!jstr(d, *k) || !*jstr(d, *k)) return fail(c, -EINVAL, "%s: field \"%s\" missing or not a string", f, *k);
+  if (json_object_object_get_ex(d, "mirror", NULL) && (!jstr(d, "mirror") || !*jstr(d, "mirror")))
+    return fail(c, -EINVAL, "%s: field \"mirror\" must be a non-empty string when given", f);
+  const char *m = c->o->mirror ? c->o->mirror : jstr(d, "mirror");
+  if (m) snprintf(c->mirror, sizeof c->mirror, "%s", m);
+  else if (!sbf_apt_mirror("/etc/apt", c->mirror, sizeof c->mirror))
+    return fail(c, -EINVAL, "%s: no mirror: pass --mirror URL (apt's configuration names no Debian source)", f);
   if (!strings_array(d, "packages", true) || !strings_array(d, "toolchains", false) ||
       !strings_array(d, "cleanup", false) || !strings_object(d, "links"))
     return fail(c, -EINVAL, "%s: packages, toolchains and cleanup must be lists of strings, links an object of strings", f);
@@ -313,7 +320,7 @@ static char *sha256_file(const char *path) {
 static json_object *origin_of(ctx *c) {
   json_object *o = json_object_new_object();
   json_object_object_add(o, "suite", json_object_new_string(jstr(c->def, "suite")));
-  json_object_object_add(o, "mirror", json_object_new_string(c->o->mirror ? c->o->mirror : jstr(c->def, "mirror")));
+  json_object_object_add(o, "mirror", json_object_new_string(c->mirror));
   json_object_object_add(o, "variant", json_object_new_string(jstr(c->def, "variant")));
   json_object *p = NULL;
   json_object_deep_copy(jget(c->def, "packages", json_type_array), &p, NULL);

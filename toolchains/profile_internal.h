@@ -21,6 +21,9 @@ int sbf_unmount_under(const char *path);
 
 /* "2025-06-01T12:00:00Z" */
 void sbf_iso_now(char out[32]);
+/* apt_mirror.c: the first non-security "deb" URI of etc_apt (normally
+ * "/etc/apt"); false when there is none. */
+bool sbf_apt_mirror(const char *etc_apt, char *out, size_t n);
 bool sbf_iso_ok(const char *s);
 bool sbf_hash_ok(const char *s); /* "sha256:" + 64 lowercase hex digits */
 

@@ -10,7 +10,7 @@ for byte (DR items 65 and 72), GCC 9 header paths included.
 Run inside `unshare --mount --propagation private --pid --fork --mount-proc`
 (ctest does): debootstrap's own /proc mount dies with the namespace.
 Prints SKIPPED and exits 77 without root, or when the profile has to be
-made and deb.debian.org is unreachable.
+made and the Debian mirror of this machine's apt configuration is unreachable.
 """
 import argparse
 import json
@@ -43,7 +43,34 @@ def skip(why):
     sys.exit(SKIP)
 
 
-def network_ok(host="deb.debian.org", port=80):
+def apt_mirror_host():
+    """The host of apt's first non-security http(s) source (what profile
+    create hands debootstrap when the definition names no mirror)."""
+    import glob
+    import urllib.parse
+    uris = []
+    for path in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
+        with open(path) as f:
+            uris += [u for line in f if line.lower().startswith("uris:") for u in line.split()[1:]]
+    for path in ["/etc/apt/sources.list"] + sorted(glob.glob("/etc/apt/sources.list.d/*.list")):
+        try:
+            with open(path) as f:
+                for line in f:
+                    w = [x for x in line.split() if not (x.startswith("[") or x.endswith("]") or "=" in x)]
+                    if len(w) > 1 and w[0] == "deb":
+                        uris.append(w[1])
+        except OSError:
+            pass
+    for u in uris:
+        if u.startswith(("http://", "https://")) and "security" not in u:
+            return urllib.parse.urlparse(u).hostname
+    return None
+
+
+def network_ok(port=80):
+    host = apt_mirror_host()
+    if not host:
+        return False
     try:
         with socket.create_connection((host, port), timeout=10):
             return True
@@ -71,7 +98,8 @@ def ensure_profile(a):
         print("the cached profile does not verify: making it again", flush=True)
         tool(a, "delete", NAME)
     if not network_ok():
-        skip("deb.debian.org is unreachable and no verified %s profile is cached in %s" % (NAME, a.dir))
+        skip("apt's Debian mirror is unreachable (or none is configured) and no verified %s profile is cached in %s"
+             % (NAME, a.dir))
     if not shutil.which("debootstrap"):
         subprocess.run(["apt-get", "install", "-y", "debootstrap"], env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"),
                        stdout=subprocess.DEVNULL)

@@ -5,6 +5,7 @@
  * the host profile, and the surge-2025 definition's toolchain files. */
 #include "check.h"
 #include "profile.h"
+#include "profile_internal.h"
 #include "toolchain.h"
 
 #include <errno.h>
@@ -74,8 +75,39 @@ static int open_err(char *err, size_t n) {
   return rc;
 }
 
+/* The mirror debootstrap gets by default: apt's own first non-security
+ * source, deb822 before the one-line format (toolchains/apt_mirror.c). */
+static void write_at(const char *dir, const char *name, const char *text) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_apt_mirror(void) {
+  char apt[] = "/tmp/sbf-apt-XXXXXX", d[512], out[256];
+  if (!mkdtemp(apt)) return;
+  snprintf(d, sizeof d, "%s/sources.list.d", apt);
+  mkdir(d, 0755);
+  CHECK(!sbf_apt_mirror(apt, out, sizeof out)); /* nothing configured */
+  write_at(apt, "sources.list", "# comment\ndeb-src http://src.example.org/debian bookworm main\n"
+                                "deb [arch=amd64 signed-by=/k.gpg] http://one.example.org/debian bookworm main\n");
+  CHECK(sbf_apt_mirror(apt, out, sizeof out));
+  CHECK_STR(out, "http://one.example.org/debian");
+  write_at(d, "debian.sources", "Types: deb\nURIs: http://sec.example.org/debian-security\nSuites: bookworm-security\n\n"
+                                "Types: deb\nURIs: http://two.example.org/debian\nSuites: bookworm\n");
+  CHECK(sbf_apt_mirror(apt, out, sizeof out));
+  CHECK_STR(out, "http://two.example.org/debian");
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", apt);
+  if (system(cmd) != 0) {
+  }
+}
+
 int main(void) {
   umask(022);
+  test_apt_mirror();
   snprintf(base, sizeof base, "/tmp/sbf-unit-XXXXXX");
   if (!mkdtemp(base)) return perror("mkdtemp"), 2;
   mk("fake", 0755);
@@ -108,7 +140,7 @@ int main(void) {
 
   /* seal and open */
   json_object *origin = json_tokener_parse(
-      "{\"suite\":\"bullseye\",\"mirror\":\"http://deb.debian.org/debian\",\"variant\":\"minbase\","
+      "{\"suite\":\"bullseye\",\"mirror\":\"http://mirror.example.org/debian\",\"variant\":\"minbase\","
       "\"packages\":[\"make\"]}");
   json_object *versions = json_tokener_parse("{\"make\":\"4.3-4.1\",\"libc6\":\"2.31-13+deb11u11\"}");
   json_object *extra = json_tokener_parse("{\"notes\":[\"unit test\"],\"name\":\"ignored\"}");

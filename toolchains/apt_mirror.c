@@ -1,0 +1,86 @@
+/* The Debian mirror this machine's apt already uses, for debootstrap when
+ * neither `--mirror` nor the profile definition names one: the first URI of
+ * a "deb" source that is not a security archive, from
+ * /etc/apt/sources.list.d/ *.sources (deb822 "URIs:") and then the one-line
+ * format of /etc/apt/sources.list and sources.list.d/ *.list. */
+#include "profile_internal.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool usable(const char *uri) {
+  return (strncmp(uri, "http://", 7) == 0 || strncmp(uri, "https://", 8) == 0) && !strstr(uri, "security");
+}
+
+static bool take(const char *uri, char *out, size_t n) {
+  if (!usable(uri) || strlen(uri) >= n) return false;
+  snprintf(out, n, "%s", uri);
+  return true;
+}
+
+/* deb822: a stanza's "URIs:" field (space-separated) */
+static bool from_sources(const char *path, char *out, size_t n) {
+  FILE *f = fopen(path, "re");
+  if (!f) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) {
+    if (strncasecmp(line, "URIs:", 5) != 0) continue;
+    for (char *s = line + 5, *tok; !found && (tok = strsep(&s, " \t\r\n"));)
+      if (*tok) found = take(tok, out, n);
+  }
+  fclose(f);
+  return found;
+}
+
+static char *next_tok(char **s) {
+  char *tok;
+  while ((tok = strsep(s, " \t\r\n")) && !*tok) {
+  }
+  return tok;
+}
+
+/* one-line: "deb [options] URI suite components" */
+static bool from_list(const char *path, char *out, size_t n) {
+  FILE *f = fopen(path, "re");
+  if (!f) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f)) {
+    char *s = line, *tok = next_tok(&s);
+    if (!tok || strcmp(tok, "deb") != 0) continue;
+    tok = next_tok(&s);
+    if (tok && *tok == '[') { /* [options]: the URI follows the closing bracket */
+      while (tok && !strchr(tok, ']')) tok = next_tok(&s);
+      tok = tok ? next_tok(&s) : NULL;
+    }
+    if (tok) found = take(tok, out, n);
+  }
+  fclose(f);
+  return found;
+}
+
+static bool from_dir(const char *dir, const char *suffix, bool deb822, char *out, size_t n) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  struct dirent *e;
+  bool found = false;
+  size_t sl = strlen(suffix);
+  while (!found && (e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l <= sl || strcmp(e->d_name + l - sl, suffix) != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    found = deb822 ? from_sources(path, out, n) : from_list(path, out, n);
+  }
+  closedir(d);
+  return found;
+}
+
+bool sbf_apt_mirror(const char *etc_apt, char *out, size_t n) {
+  char dir[4096], list[4096];
+  snprintf(dir, sizeof dir, "%s/sources.list.d", etc_apt);
+  snprintf(list, sizeof list, "%s/sources.list", etc_apt);
+  return from_dir(dir, ".sources", true, out, n) || from_list(list, out, n) || from_dir(dir, ".list", false, out, n);
+}
