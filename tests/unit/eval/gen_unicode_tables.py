@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerates dataset/eval_unicode_tables.c from this Python's own str methods,
+"""Regenerates dataset/eval/eval_unicode_tables.c from this Python's own str methods,
 so the C evaluator lowers, splits and matches \\w exactly as CPython does.
 
-Usage: python3 tests/unit/eval/gen_unicode_tables.py > dataset/eval_unicode_tables.c
+Usage: python3 tests/unit/eval/gen_unicode_tables.py > dataset/eval/eval_unicode_tables.c
 The committed table was generated with Python 3.11 (Unicode 14.0.0)."""
 import sys
 import unicodedata
