@@ -46,7 +46,8 @@ static void usage(FILE *f) {
           "                       the same against references regenerated right then\n"
           "  verify --benchmark cruxeval --mode output|input --generations GENS.json [--out SCORED.json]\n"
           "                       run CRUXEval generations sandboxed, score them as its authors do\n"
-          "  verify --benchmark surge ...   the same as eval --execute\n"
+          "  verify --benchmark surge --data DIR --predictions FILE [--out DIR] [--json]\n"
+          "                       run only the predicted SURGE items, score against those references\n"
           "  profile create|list|show|verify|delete|run NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");

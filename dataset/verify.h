@@ -1,5 +1,5 @@
-/* `surgebox verify --benchmark NAME ...` (dataset/verify_cli.c); argv[0] is
- * "verify". Exit status: 0 done, 1 usage, 2 bad input or failure. */
+/* `surgebox verify --benchmark NAME ...` (dataset/verify_cli.c, a table of
+ * benchmarks); argv[0] is "verify". Exit status: 0 done, 1 usage, 2 failure. */
 #ifndef SURGEBOX_VERIFY_H
 #define SURGEBOX_VERIFY_H
 int sbr_verify_main(int argc, char **argv);

@@ -117,6 +117,7 @@ static sbe_model *model_get(sbe_run *run, const char *name) {
 }
 
 static void record(sbe_run *run, const char *model, sbe_category c, size_t index, const char *text) {
+  if (run->exclude[c] && run->exclude[c][index]) return; /* the caller counts these */
   sbe_model *m = model_get(run, model);
   if (m->present[c][index]) {
     run->stats.duplicates++;

@@ -139,7 +139,7 @@ static size_t missing_count(const sbe_run *run, const sbe_model *m, sbe_category
   return n;
 }
 
-void sbe_print_json(const sbe_run *run, const char *by, FILE *out) {
+json_object *sbe_json(const sbe_run *run, const char *by) {
   json_object *root = json_object_new_object(), *columns = json_object_new_array(), *models = json_object_new_array();
   json_object_object_add(root, "fl_extract", json_object_new_boolean((run->options & SBE_SCORE_FL_EXTRACT) != 0));
   for (int k = 0; k < NCOLS; k++) json_object_array_add(columns, json_object_new_string(cols[k].label));
@@ -177,6 +177,11 @@ void sbe_print_json(const sbe_run *run, const char *by, FILE *out) {
   json_object_object_add(un, "duplicates", json_object_new_int64((int64_t)st->duplicates));
   json_object_object_add(root, "unmatched", un);
   if (by) json_object_object_add(root, "by", sbe_by_json(run, by));
+  return root;
+}
+
+void sbe_print_json(const sbe_run *run, const char *by, FILE *out) {
+  json_object *root = sbe_json(run, by);
   fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put(root);
 }

@@ -42,6 +42,7 @@ typedef struct {
   size_t nmodels;
   sbe_pred_stats stats;
   unsigned options; /* SBE_SCORE_* */
+  const unsigned char *exclude[SBE_CAT_COUNT]; /* per subset: items whose predictions are not scored (NULL: none) */
 } sbe_run;
 
 int sbe_refs_load_file(sbe_refs *r, const char *path);
@@ -58,6 +59,7 @@ int sbe_write_items(const sbe_run *run, const char *path);
 void sbe_report_missing(const sbe_run *run, FILE *err);
 void sbe_print_table(const sbe_run *run, FILE *out);
 void sbe_print_json(const sbe_run *run, const char *by, FILE *out);
+json_object *sbe_json(const sbe_run *run, const char *by); /* what sbe_print_json prints */
 void sbe_print_by(const sbe_run *run, const char *by, FILE *out);
 json_object *sbe_by_json(const sbe_run *run, const char *by);
 /* Shortest "%.*g" that reads back as d, and a json-c number printed that way. */

@@ -1,52 +1,228 @@
-/* surgebox eval --execute: references produced right then, by running the
- * items through the daemon (surgebox regen into a private directory), for
- * users who do not trust the shipped ones. Every other argument goes to the
- * evaluator; --data names the SURGE data to run, --subset (default all)
- * which subsets, --jobs the daemon's workers. */
+/* surgebox verify --benchmark surge (alias: surgebox eval --execute): SURGE
+ * predictions scored against references regenerated here, for users who do
+ * not trust the shipped ones.
+ *   1. arguments, the data and the predictions are checked before anything
+ *      runs (exit 1, nothing run);
+ *   2. only the items that have a prediction run: per subset, `surgebox regen
+ *      --only` into --out DIR (or a private directory), which resumes;
+ *   3. an item whose reference was not regenerated here (toolchain missing,
+ *      timeout, failure) is left out of the scores and counted by reason;
+ *   4. the rest is scored by the evaluator against the regenerated references.
+ * Under --json stdout holds one JSON document; progress goes to stderr. */
+#include "client.h"
 #include "eval_cli.h"
+#include "eval_run.h"
 #include "regen.h"
 #include "sandbox.h"
+#include "verify_surge.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-int sbr_eval_execute_main(int argc, char **argv) {
-  const char *data = NULL, *subset = "all", *jobs = NULL;
-  char **eval_argv = calloc((size_t)argc + 4, sizeof *eval_argv);
-  int ne = 0;
-  eval_argv[ne++] = argv[0];
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: surgebox verify --benchmark surge --data DIR --predictions FILE [--out DIR]\n"
+          "                       [--subset ml,cl,...|all] [--json] [--items FILE] [--by KEY] [--fl-extract]\n"
+          "                       [--jobs N] [--socket PATH] [--no-autostart] [--profile NAME]\n"
+          "       (surgebox eval --execute takes the same arguments)\n"
+          "  --data DIR          SURGE's <subset>.json files (the items to run)\n"
+          "  --predictions FILE  as surgebox eval reads them; only the items predicted run\n"
+          "  --out DIR           keep the regenerated <subset>.json there; a second run reuses them\n"
+          "  --subset LIST       which of DIR's files to load (default: all present)\n"
+          "  --json, --items, --by, --fl-extract   as surgebox eval\n"
+          "  items not regenerated here (a toolchain missing, a timeout) are excluded and counted\n"
+          "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, 130 interrupted\n");
+}
+
+/* "--name VALUE" or "--name=VALUE": 1 and *v set, 0 not this option, -1 no value. */
+static int opt(int argc, char **argv, int *i, const char *name, const char **v) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) != 0) return 0;
+  if (argv[*i][n] == '=') return *v = argv[*i] + n + 1, 1;
+  if (argv[*i][n] != '\0') return 0;
+  if (*i + 1 >= argc) return -1;
+  *v = argv[++*i];
+  return 1;
+}
+
+static int parse(int argc, char **argv, sbr_vs_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->autostart = true;
+  const char *jobs = NULL, *subsets = "all";
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--execute")) continue;
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!strcmp(argv[i], "--subset") && i + 1 < argc) subset = argv[++i];
-    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
-    else eval_argv[ne++] = argv[i];
+    const char *a = argv[i];
+    int r = 0;
+#define OPT(name, field) (r = opt(argc, argv, &i, name, &(field))) != 0
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      return -1;
+    } else if (!strcmp(a, "--execute")) { /* eval --execute's own flag */
+    } else if (!strcmp(a, "--json")) o->json = true;
+    else if (!strcmp(a, "--fl-extract")) o->fl_extract = true;
+    else if (!strcmp(a, "--no-autostart")) o->autostart = false;
+    else if (OPT("--data", o->data) || OPT("--predictions", o->preds) || OPT("--out", o->out) ||
+             OPT("--items", o->items) || OPT("--by", o->by) || OPT("--socket", o->socket) ||
+             OPT("--profile", o->profile) || OPT("--jobs", jobs) || OPT("--subset", subsets)) {
+      if (r < 0 || !argv[i][0]) {
+        fprintf(stderr, "verify: %s needs a value\n", a);
+        return 1;
+      }
+    } else {
+      fprintf(stderr, "verify: unknown argument '%s'\n", a);
+      usage(stderr);
+      return 1;
+    }
+#undef OPT
   }
-  if (!data) {
-    fprintf(stderr, "eval --execute: --data DIR (SURGE's files, to run) is required\n");
-    free(eval_argv);
+  if (!o->data || !o->preds) {
+    fprintf(stderr, "verify: --data DIR and --predictions FILE are required\n");
+    usage(stderr);
     return 1;
   }
-  char tmp[] = "/tmp/surgebox-eval-XXXXXX";
-  if (!mkdtemp(tmp)) {
-    perror("eval --execute: mkdtemp");
-    free(eval_argv);
-    return 2;
+  if (o->by && strcmp(o->by, "language") && strcmp(o->by, "difficulty") && strcmp(o->by, "config")) {
+    fprintf(stderr, "verify: --by takes language, difficulty or config\n");
+    return 1;
   }
-  char *regen_argv[] = {"regen", "--data", (char *)data, "--subset", (char *)subset, "--out", tmp,
-                        jobs ? "--jobs" : NULL, (char *)jobs, NULL};
-  int rc = sbr_regen_main(jobs ? 9 : 7, regen_argv);
-  if (rc == 0) {
-    eval_argv[ne++] = "--data";
-    eval_argv[ne++] = tmp;
-    eval_argv[ne] = NULL;
-    fprintf(stderr, "eval --execute: scoring against the references regenerated in %s\n", tmp);
-    rc = sbe_eval_main(ne, eval_argv);
+  char *end = NULL;
+  long j = jobs ? strtol(jobs, &end, 10) : (long)sysconf(_SC_NPROCESSORS_ONLN);
+  if ((jobs && *end) || j < 1 || j > 4096) {
+    fprintf(stderr, "verify: --jobs takes a number from 1 to 4096\n");
+    return 1;
+  }
+  snprintf(o->jobs, sizeof o->jobs, "%ld", j);
+  if (strcmp(subsets, "all") != 0) {
+    o->subsets_given = true;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", subsets);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      sbr_subset s;
+      if (sbr_subset_parse(tok, &s) < 0) {
+        fprintf(stderr, "verify: unknown subset %s (ml cl rl sc tc bg dr fl, or all)\n", tok);
+        return 1;
+      }
+      o->want[s] = true;
+    }
   } else {
-    fprintf(stderr, "eval --execute: regeneration failed (exit %d); nothing scored\n", rc);
-    rc = 2;
+    for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
   }
-  free(eval_argv);
-  return rc;
+  return 0;
 }
+
+static sbe_category cat_of(sbr_subset s) { return sbe_subset_category(sbr_subset_name(s)); }
+
+/* The published data: every wanted <subset>.json of DIR into run->refs, its
+ * items at their positions (regen's --only indices). 0 or -1 (said why). */
+static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published) {
+  int found = 0;
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!o->want[s]) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name((sbr_subset)s));
+    if (access(path, F_OK) != 0 && !o->subsets_given) continue;
+    published[s] = json_object_from_file(path);
+    if (!published[s] || !json_object_is_type(published[s], json_type_array)) {
+      fprintf(stderr, "verify: %s: not a list of SURGE items (%s)\n", path, json_util_get_last_err());
+      return -1;
+    }
+    sbe_category c = cat_of((sbr_subset)s);
+    if (sbe_refs_load_file(&run->refs, path) != 0) return -1;
+    if (run->refs.count[c] != json_object_array_length(published[s])) {
+      fprintf(stderr, "verify: %s: %zu of its %zu items are not %s items\n", path,
+              json_object_array_length(published[s]) - run->refs.count[c], json_object_array_length(published[s]),
+              sbr_subset_name((sbr_subset)s));
+      return -1;
+    }
+    found++;
+  }
+  if (!found) fprintf(stderr, "verify: %s: no ml.json ... fl.json found\n", o->data);
+  return found ? 0 : -1;
+}
+
+/* The predictions, read and matched to the data by the evaluator; any line
+ * it could not place is an error here (it would otherwise be run for nothing
+ * or silently dropped). */
+static int check_predictions(const char *path, sbe_run *run) {
+  if (sbe_run_predictions(run, path) != 0) return -1;
+  const sbe_pred_stats *st = &run->stats;
+  size_t bad = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed +
+               st->duplicates;
+  if (bad) {
+    fprintf(stderr,
+            "verify: %s: %zu prediction(s) do not name one item of the data (unknown subset %zu, index outside "
+            "%zu, question not found %zu, ambiguous %zu, malformed %zu, duplicate %zu); nothing was run\n",
+            path, bad, st->unknown_subset, st->bad_index, st->question_not_found, st->question_ambiguous,
+            st->malformed, st->duplicates);
+    return -1;
+  }
+  size_t n = 0;
+  for (size_t m = 0; m < run->nmodels; m++) n += run->models[m].nscored;
+  if (!n) {
+    fprintf(stderr, "verify: %s: no predictions; nothing was run\n", path);
+    return -1;
+  }
+  return 0;
+}
+
+int sbr_verify_surge_main(int argc, char **argv) {
+  sbr_vs_opts o;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : 1;
+  sbe_run check = {0}, run = {0};
+  sbr_vs_items items = {0};
+  json_object *published[SBR_N_SUBSETS] = {0};
+  char tmp[] = "/tmp/surgebox-verify-XXXXXX";
+  const char *out = o.out;
+  int status = 1; /* bad input until everything is checked */
+  if (load_data(&o, &check, published) != 0 || check_predictions(o.preds, &check) != 0) goto done;
+  if (sbr_vs_items_init(&items, &check, published) != 0) goto done;
+  if (!out) {
+    if (!mkdtemp(tmp)) {
+      fprintf(stderr, "verify: mkdtemp: %s\n", strerror(errno));
+      goto done;
+    }
+    out = tmp;
+  } else if (sb_mkdir_p(out, 0755) < 0) {
+    fprintf(stderr, "verify: cannot create %s: %s\n", out, strerror(errno));
+    goto done;
+  }
+  if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
+  status = sbr_vs_regenerate(&o, &items, out);
+  if (status) goto done;
+  /* scored against the regenerated references, the excluded left out */
+  status = 2;
+  if (sbr_vs_exclusions(&items, out) != 0) goto done;
+  run.options = o.fl_extract ? SBE_SCORE_FL_EXTRACT : 0;
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!items.n_needed[s]) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
+    if (sbe_refs_load_file(&run.refs, path) != 0) goto done;
+    run.exclude[cat_of((sbr_subset)s)] = items.excluded[s];
+  }
+  if (sbe_run_predictions(&run, o.preds) != 0) goto done;
+  if (o.items && sbe_write_items(&run, o.items) != 0) goto done;
+  if (o.json) {
+    json_object *root = sbe_json(&run, o.by);
+    json_object_object_add(root, "benchmark", json_object_new_string("surge"));
+    sbr_vs_report_json(&items, root, o.out);
+    printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
+  } else {
+    sbe_print_table(&run, stdout);
+    if (o.by) sbe_print_by(&run, o.by, stdout);
+    sbr_vs_report_text(&items, stdout, o.out);
+  }
+  status = fflush(stdout) == 0 ? 0 : 2;
+done:
+  if (out == tmp) sbr_vs_remove_dir(tmp);
+  sbr_vs_items_free(&items);
+  for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
+  sbe_run_free(&check);
+  sbe_run_free(&run);
+  return status;
+}
+
+int sbr_eval_execute_main(int argc, char **argv) { return sbr_verify_surge_main(argc, argv); }

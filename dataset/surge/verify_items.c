@@ -1,0 +1,210 @@
+/* verify --benchmark surge: which items run (those predicted, not already in
+ * --out), running them through `surgebox regen --only`, and which are
+ * excluded from the scores because no reference was regenerated here. */
+#include "client.h"
+#include "verify_surge.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_object *get(json_object *o, const char *key) {
+  json_object *v = NULL;
+  return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+int sbr_vs_items_init(sbr_vs_items *it, const sbe_run *check, json_object *const *published) {
+  memset(it, 0, sizeof *it);
+  it->reasons = json_object_new_object();
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!published[s]) continue;
+    size_t n = json_object_array_length(published[s]);
+    sbe_category c = sbe_subset_category(sbr_subset_name((sbr_subset)s));
+    it->len[s] = n;
+    it->needed[s] = calloc(n + 1, 1);
+    it->to_run[s] = calloc(n + 1, 1);
+    it->excluded[s] = calloc(n + 1, 1);
+    if (!it->needed[s] || !it->to_run[s] || !it->excluded[s]) return -1;
+    for (size_t m = 0; m < check->nmodels; m++)
+      for (size_t i = 0; i < n && i < check->refs.count[c]; i++)
+        if (check->models[m].present[c][i] && !it->needed[s][i]) it->needed[s][i] = 1, it->n_needed[s]++;
+    it->total_needed += it->n_needed[s];
+  }
+  return 0;
+}
+
+static bool complete(json_object *item) {
+  json_object *c = get(get(item, "exec"), "complete");
+  return c && json_object_get_boolean(c);
+}
+
+int sbr_vs_items_resume(sbr_vs_items *it, const char *out, json_object *const *published) {
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!it->n_needed[s]) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
+    json_object *prev = access(path, F_OK) == 0 ? json_object_from_file(path) : NULL;
+    if (access(path, F_OK) == 0 &&
+        (!prev || !json_object_is_type(prev, json_type_array) || json_object_array_length(prev) != it->len[s])) {
+      fprintf(stderr, "verify: %s is not a regeneration of %zu %s items; give another --out\n", path, it->len[s],
+              sbr_subset_name((sbr_subset)s));
+      json_object_put(prev);
+      return -1;
+    }
+    for (size_t i = 0; i < it->len[s]; i++) {
+      if (!it->needed[s][i]) continue;
+      json_object *mine = prev ? json_object_array_get_idx(prev, i) : NULL;
+      json_object *pub = json_object_array_get_idx(published[s], i);
+      if (mine && !json_object_equal(get(mine, "question"), get(pub, "question"))) {
+        fprintf(stderr, "verify: %s: item %zu is another program than --data's; give another --out\n", path, i);
+        json_object_put(prev);
+        return -1;
+      }
+      if (mine && complete(mine)) {
+        it->reused++;
+      } else {
+        it->to_run[s][i] = 1;
+        it->n_to_run[s]++;
+      }
+    }
+    json_object_put(prev);
+  }
+  return 0;
+}
+
+/* One subset's items through regen, its table sent to stderr (stdout is the
+ * verdict's alone). */
+static int regen_subset(const sbr_vs_opts *o, sbr_vs_items *it, int s, const char *out, const char *socket) {
+  size_t cap = it->n_to_run[s] * 21 + 1, len = 0;
+  char *only = malloc(cap);
+  if (!only) return 2;
+  only[0] = '\0';
+  for (size_t i = 0; i < it->len[s]; i++)
+    if (it->to_run[s][i]) len += (size_t)snprintf(only + len, cap - len, "%s%zu", len ? "," : "", i);
+  char *argv[] = {"regen", "--data", (char *)o->data, "--subset", (char *)sbr_subset_name((sbr_subset)s),
+                  "--out", (char *)out, "--only", only, "--socket", (char *)socket, "--no-autostart",
+                  "--jobs", (char *)o->jobs, o->profile ? "--profile" : NULL, (char *)o->profile, NULL};
+  int argc = o->profile ? 16 : 14;
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    free(only);
+    return 2;
+  }
+  int rc = sbr_regen_main(argc, argv);
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  free(only);
+  it->ran += it->n_to_run[s];
+  return rc;
+}
+
+int sbr_vs_regenerate(const sbr_vs_opts *o, sbr_vs_items *it, const char *out) {
+  size_t to_run = 0;
+  for (int s = 0; s < SBR_N_SUBSETS; s++) to_run += it->n_to_run[s];
+  fprintf(stderr, "verify: %zu item(s) predicted; %zu to run, %zu already regenerated in %s\n", it->total_needed, to_run,
+          it->reused, o->out ? o->out : "(a private directory)");
+  if (!to_run) return 0;
+  /* one daemon for every subset: the running one, else an embedded one */
+  const char *extra[] = {"--jobs", o->jobs, NULL};
+  sbc_conn c;
+  char err[512];
+  if (sbc_open(&c, o->socket, o->autostart, extra, err, sizeof err) < 0) {
+    fprintf(stderr, "verify: %s\n", err);
+    return 2;
+  }
+  int rc = 0;
+  for (int s = 0; s < SBR_N_SUBSETS && !rc; s++)
+    if (it->n_to_run[s]) rc = regen_subset(o, it, s, out, c.socket_path);
+  sbc_close(&c);
+  if (rc == 130) fprintf(stderr, "verify: interrupted; run again with the same --out to resume\n");
+  else if (rc) fprintf(stderr, "verify: regeneration failed (exit %d); nothing scored\n", rc);
+  return rc == 0 ? 0 : rc == 130 ? 130 : 2;
+}
+
+/* Why item's reference does not count as regenerated here, or NULL. */
+static const char *exclusion(json_object *item, char *buf, size_t n) {
+  json_object *exec = get(item, "exec"), *v;
+  if (!exec || !complete(item)) return "not_run";
+  const char *st = (v = get(exec, "status")) ? json_object_get_string(v) : "?";
+  if (!strcmp(st, "missing_toolchain")) {
+    snprintf(buf, n, "missing_toolchain:%s", (v = get(exec, "missing")) ? json_object_get_string(v) : "?");
+    return buf;
+  }
+  v = get(exec, "regenerated");
+  if (!v || !json_object_get_boolean(v)) return st; /* an adapter or daemon error */
+  /* a cut-off run is this machine's speed, not the program's answer */
+  if (!strcmp(st, "timeout") || !strcmp(st, "internal_error") || !strcmp(st, "error")) return st;
+  return NULL;
+}
+
+int sbr_vs_exclusions(sbr_vs_items *it, const char *out) {
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!it->n_needed[s]) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
+    json_object *regen = json_object_from_file(path);
+    if (!regen || !json_object_is_type(regen, json_type_array) || json_object_array_length(regen) != it->len[s]) {
+      fprintf(stderr, "verify: %s: the regenerated items are unreadable\n", path);
+      json_object_put(regen);
+      return -1;
+    }
+    for (size_t i = 0; i < it->len[s]; i++) {
+      char buf[300];
+      const char *why = it->needed[s][i] ? exclusion(json_object_array_get_idx(regen, i), buf, sizeof buf) : NULL;
+      if (!why) continue;
+      it->excluded[s][i] = 1;
+      it->excluded_total++;
+      json_object *n = get(it->reasons, why);
+      json_object_object_add(it->reasons, why, json_object_new_int64(n ? json_object_get_int64(n) + 1 : 1));
+    }
+    json_object_put(regen);
+  }
+  return 0;
+}
+
+void sbr_vs_report_json(const sbr_vs_items *it, json_object *root, const char *out) {
+  json_object *refs = json_object_new_object();
+  json_object_object_add(refs, "predicted_items", json_object_new_int64((int64_t)it->total_needed));
+  json_object_object_add(refs, "attempted", json_object_new_int64((int64_t)it->ran));
+  json_object_object_add(refs, "reused", json_object_new_int64((int64_t)it->reused));
+  json_object_object_add(refs, "dir", out ? json_object_new_string(out) : NULL);
+  json_object_object_add(root, "references", refs);
+  json_object_object_add(root, "scored_items", json_object_new_int64((int64_t)(it->total_needed - it->excluded_total)));
+  json_object_object_add(root, "excluded", json_object_get(it->reasons));
+}
+
+void sbr_vs_report_text(const sbr_vs_items *it, FILE *f, const char *out) {
+  fprintf(f, "references regenerated here: %zu item(s) predicted, %zu attempted now, %zu reused%s%s\n", it->total_needed, it->ran,
+          it->reused, out ? " from " : "", out ? out : "");
+  fprintf(f, "excluded (no reference regenerated here, not scored): %zu", it->excluded_total);
+  const char *sep = " (";
+  json_object_object_foreach(it->reasons, why, n) {
+    fprintf(f, "%s%s %" PRId64, sep, why, json_object_get_int64(n));
+    sep = ", ";
+  }
+  fprintf(f, "%s\n", it->excluded_total ? ")" : "");
+}
+
+void sbr_vs_items_free(sbr_vs_items *it) {
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    free(it->needed[s]);
+    free(it->to_run[s]);
+    free(it->excluded[s]);
+  }
+  json_object_put(it->reasons);
+  memset(it, 0, sizeof *it);
+}
+
+void sbr_vs_remove_dir(const char *dir) {
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", dir, sbr_subset_name((sbr_subset)s));
+    unlink(path);
+    strncat(path, ".tmp", sizeof path - strlen(path) - 1);
+    unlink(path);
+  }
+  rmdir(dir);
+}

@@ -1,0 +1,44 @@
+/* verify --benchmark surge, internals (eval_execute.c the command,
+ * verify_items.c which items run, which are excluded, and the report). */
+#ifndef SURGEBOX_VERIFY_SURGE_H
+#define SURGEBOX_VERIFY_SURGE_H
+#include "eval_run.h"
+#include "regen.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct {
+  const char *data, *preds, *out, *items, *by, *socket, *profile;
+  char jobs[16];
+  bool json, fl_extract, autostart, subsets_given;
+  bool want[SBR_N_SUBSETS];
+} sbr_vs_opts;
+
+/* Per subset, by item index (the position in <subset>.json). */
+typedef struct {
+  size_t len[SBR_N_SUBSETS];
+  unsigned char *needed[SBR_N_SUBSETS];   /* has a prediction */
+  unsigned char *to_run[SBR_N_SUBSETS];   /* needed and not yet complete in --out */
+  unsigned char *excluded[SBR_N_SUBSETS]; /* needed, but no reference regenerated here */
+  size_t n_needed[SBR_N_SUBSETS], n_to_run[SBR_N_SUBSETS];
+  size_t total_needed, reused, excluded_total;
+  size_t ran; /* handed to regen in this run (missing toolchains are recorded, not run) */
+  json_object *reasons; /* {"missing_toolchain:lean4": n, "timeout": n, ...} */
+} sbr_vs_items;
+
+/* The items that have a prediction in `check` (predictions matched to the data). */
+int sbr_vs_items_init(sbr_vs_items *it, const sbe_run *check, json_object *const *published);
+/* What --out DIR already holds: 0, or -1 when it holds another dataset. */
+int sbr_vs_items_resume(sbr_vs_items *it, const char *out, json_object *const *published);
+/* Runs the items to run (surgebox regen --only, per subset) into out:
+ * 0, 2 on a failure, 130 when interrupted. */
+int sbr_vs_regenerate(const sbr_vs_opts *o, sbr_vs_items *it, const char *out);
+/* Reads out's records of the predicted items; marks those not regenerated. */
+int sbr_vs_exclusions(sbr_vs_items *it, const char *out);
+void sbr_vs_report_json(const sbr_vs_items *it, json_object *root, const char *out);
+void sbr_vs_report_text(const sbr_vs_items *it, FILE *f, const char *out);
+void sbr_vs_items_free(sbr_vs_items *it);
+void sbr_vs_remove_dir(const char *dir); /* a private --out: its <subset>.json, then itself */
+int sbr_verify_surge_main(int argc, char **argv);
+#endif
