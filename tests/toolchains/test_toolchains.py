@@ -231,6 +231,37 @@ def case_utf8_tuples(d, c, lang):
           f"{name}: a failed assertion must fail the program, got {r.get('status')}")
 
 
+CS_ASSERT = """using System;
+using System.Diagnostics;
+class Problem {
+    static long Add(long a, long b) { return a + b + %s; }
+    public static void Main(string[] args) {
+        Debug.Assert(Add(1L, 2L) == 3L);
+        Console.WriteLine("done");
+    }
+}
+"""
+
+
+def case_csharp_debug_assert(d, c):
+    """MultiPL-E's C# programs assert with Debug.Assert, which mcs drops unless
+    DEBUG is defined: a wrong answer must not look like a clean exit 0. mono
+    prints a failed assert and goes on (exit 0); upstream's harness reads
+    stderr for DefaultTraceListener.Fail, so that is where it must show."""
+    tcs = toolchains(c)
+    if not tcs.get("mono", {}).get("available"):
+        skip("toolchain mono is not installed here")
+    r = c.call(job("cs-ok", "mono", {"main.cs": CS_ASSERT % "0"}), 300)
+    run = (r.get("steps") or [{}])[-1]
+    check(r.get("status") == "ok" and run.get("stdout") == "done\n" and run.get("stderr") == "",
+          f"a passing Debug.Assert: {r.get('status')} {run.get('stdout')!r} {run.get('stderr', '')[:300]!r}")
+    r = c.call(job("cs-fail", "mono", {"main.cs": CS_ASSERT % "1"}), 300)
+    run = (r.get("steps") or [{}])[-1]
+    visible = r.get("status") != "ok" or run.get("exit_code") != 0 or "DefaultTraceListener.Fail" in run.get("stderr", "")
+    check(visible, f"a failed Debug.Assert looks clean: {r.get('status')} exit {run.get('exit_code')} "
+                   f"stdout {run.get('stdout')!r} stderr {run.get('stderr', '')[:300]!r}")
+
+
 NODE_ES = {18: "ECMAScript 2022", 20: "ECMAScript 2023", 22: "ECMAScript 2024"}  # node.green, by hand
 
 
@@ -528,6 +559,8 @@ def main():
                 case_python_numpy(d, c)
             elif case == "java_names":
                 case_java_names(d, c)
+            elif case == "csharp_debug_assert":
+                case_csharp_debug_assert(d, c)
             elif case == "cache":
                 case_cache(d, c)
             elif case == "cache_restart":
