@@ -37,15 +37,16 @@ static void usage(FILE *f) {
           "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, 130 interrupted\n");
 }
 
-/* "--name VALUE" or "--name=VALUE": 1 and *v set, 0 not this option, -1 no value. */
+/* "--name VALUE" or "--name=VALUE": 1 and *v set, 0 not this option, -1 no
+ * (or an empty) value. */
 static int opt(int argc, char **argv, int *i, const char *name, const char **v) {
   size_t n = strlen(name);
   if (strncmp(argv[*i], name, n) != 0) return 0;
-  if (argv[*i][n] == '=') return *v = argv[*i] + n + 1, 1;
-  if (argv[*i][n] != '\0') return 0;
-  if (*i + 1 >= argc) return -1;
-  *v = argv[++*i];
-  return 1;
+  if (argv[*i][n] == '=') *v = argv[*i] + n + 1;
+  else if (argv[*i][n] != '\0') return 0;
+  else if (*i + 1 >= argc) return -1;
+  else *v = argv[++*i];
+  return **v ? 1 : -1;
 }
 
 static int parse(int argc, char **argv, sbr_vs_opts *o) {
@@ -66,7 +67,7 @@ static int parse(int argc, char **argv, sbr_vs_opts *o) {
     else if (OPT("--data", o->data) || OPT("--predictions", o->preds) || OPT("--out", o->out) ||
              OPT("--items", o->items) || OPT("--by", o->by) || OPT("--socket", o->socket) ||
              OPT("--profile", o->profile) || OPT("--jobs", jobs) || OPT("--subset", subsets)) {
-      if (r < 0 || !argv[i][0]) {
+      if (r < 0) {
         fprintf(stderr, "verify: %s needs a value\n", a);
         return 1;
       }
