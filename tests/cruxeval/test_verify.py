@@ -8,11 +8,13 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+import surgebox  # noqa: E402  the Python client, from the source tree
 
 SKIP = 77
 
@@ -95,10 +97,10 @@ def start_daemon(bin_dir, d):
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            with socket.socket(socket.AF_UNIX) as c:
-                c.connect(sock)
+            with surgebox.Client(sock, autostart=False) as c:
+                c.ping()
             return proc, sock
-        except OSError:
+        except (OSError, surgebox.SurgeboxError):
             time.sleep(0.2)
     fail("the test's daemon did not start")
 

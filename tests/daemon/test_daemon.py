@@ -20,6 +20,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+import surgebox  # noqa: E402  the Python client, from the source tree
+
 SKIP = 77
 BIN = None
 PREFIX = []  # a launcher the daemon runs under (the no_openat2 case)
@@ -70,31 +73,47 @@ class Daemon:
 
 
 class Client:
+    """The protocol over surgebox.Client's connection (clients/python): its
+    socket, line framing and JSON. Requests go out as given, with their own
+    ids, and recv() returns the next line whatever it is: these cases test
+    the protocol, which Client.request()'s own ids and busy retries would
+    hide. `s` stays the raw socket for the raw protocol cases (malformed
+    bytes sent as is, half-close, reading without the framing)."""
+
     def __init__(self, path):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
-        self.buf = b""
+        self.c = surgebox.Client(path, autostart=False)
+        self.s = self.c._sock
+        self.buf = b""  # what a raw case read itself (case_fairness)
 
     def send(self, obj):
-        line = obj if isinstance(obj, (bytes, bytearray)) else json.dumps(obj).encode() + b"\n"
-        self.s.sendall(line)
+        if isinstance(obj, (bytes, bytearray)):
+            self.s.sendall(obj)  # raw: malformed or oversize bytes, as the case wrote them
+            return
+        try:
+            self.c._send(obj)
+        except surgebox.ConnectionLost as e:
+            raise _unwrap(e)
 
     def recv(self, timeout=60):
-        self.s.settimeout(timeout)
-        while b"\n" not in self.buf:
-            chunk = self.s.recv(1 << 20)
-            if not chunk:
-                raise EOFError("daemon closed the connection")
-            self.buf += chunk
-        line, _, self.buf = self.buf.partition(b"\n")
-        return json.loads(line)
+        try:
+            r = self.c._read_one(timeout)
+        except surgebox.ConnectionLost as e:
+            raise _unwrap(e)
+        if r is None:
+            raise socket.timeout("no response in %ss" % timeout)
+        return r
 
     def call(self, obj, timeout=60):
         self.send(obj)
         return self.recv(timeout)
 
     def close(self):
-        self.s.close()
+        self.c.close()
+
+
+def _unwrap(e):
+    """The cases expect the socket's own errors: OSError, or EOFError at EOF."""
+    return e.__context__ if isinstance(e.__context__, OSError) else EOFError(str(e))
 
 
 def run_step(argv, **kw):

@@ -11,11 +11,13 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+import surgebox  # noqa: E402  the Python client, from the source tree
 
 SKIP = 77
 DEFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "toolchains", "defs")
@@ -46,14 +48,10 @@ class Env:
         deadline = time.time() + 120
         while time.time() < deadline:  # ready when it answers a ping (the socket exists before listen)
             try:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.connect(self.sock)
-                s.sendall(b'{"id":"p","type":"ping"}\n')
-                s.settimeout(10)
-                if b"\n" in s.recv(4096):
-                    s.close()
+                with surgebox.Client(self.sock, autostart=False) as c:
+                    c.ping()
                     return
-            except OSError:
+            except (OSError, surgebox.SurgeboxError):
                 pass
             if self.daemon.poll() is not None:
                 break
