@@ -191,6 +191,12 @@ int sbo_usage_error(const sbo_parser *p, const char *fmt, ...) {
   return rc;
 }
 
+int sbo_no_args(const sbo_parser *p) {
+  if (p->n_pos) return sbo_usage_error(p, "unexpected argument '%s'", p->pos[0]);
+  if (p->dashdash) return sbo_usage_error(p, "unexpected '--'");
+  return 0;
+}
+
 int sbo_bad_value(const sbo_parser *p, int key, const char *val) {
   const sbo_opt *o = by_key(p->cmd, key);
   return sbo_usage_error(p, "bad value '%s' for --%s", val ? val : "", o ? o->name : "?");

@@ -66,6 +66,9 @@ void sbo_usage(const sbo_cmd *cmd, FILE *f);
 
 /* Report a mistake (one line, pointing at --help) and return SBO_EXIT_USAGE. */
 int sbo_usage_error(const sbo_parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After SBO_END for a command that takes no positionals: 0, or a usage error
+ * naming the first one. */
+int sbo_no_args(const sbo_parser *p);
 /* "bad value 'V' for --NAME" as a usage error. */
 int sbo_bad_value(const sbo_parser *p, int key, const char *val);
 /* Report an error with exit status `status` as "NAME: message" on stderr or,

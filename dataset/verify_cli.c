@@ -11,8 +11,10 @@
 
 int sbr_verify_main(int argc, char **argv) {
   const char *bench = NULL;
-  for (int i = 1; i + 1 < argc; i++)
-    if (!strcmp(argv[i], "--benchmark")) bench = argv[i + 1];
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+    if (!strcmp(argv[i], "--benchmark") && i + 1 < argc) bench = argv[i + 1];
+    else if (!strncmp(argv[i], "--benchmark=", 12)) bench = argv[i] + 12;
+  }
   if (bench && !strcmp(bench, "cruxeval")) return sbx_verify_main(argc, argv);
   if (bench && !strcmp(bench, "surge")) {
     /* eval --execute with the same arguments, --benchmark NAME left out */
@@ -24,13 +26,19 @@ int sbr_verify_main(int argc, char **argv) {
         i++;
         continue;
       }
+      if (!strncmp(argv[i], "--benchmark=", 12)) continue;
       sub[n++] = argv[i];
     }
     sub[n] = NULL;
     return sbr_eval_execute_main(n, sub);
   }
-  fprintf(stderr, "usage: surgebox verify --benchmark cruxeval|surge ...\n"
-                  "  cruxeval: surgebox verify --benchmark cruxeval --help\n"
-                  "  surge:    the arguments of surgebox eval --execute\n");
-  return bench ? 1 : (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 1);
+  bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+  if (bench) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", bench);
+  else if (!help) fprintf(stderr, "surgebox verify: --benchmark cruxeval|surge is required (see surgebox verify --help)\n");
+  else
+    printf("usage: surgebox verify --benchmark cruxeval|surge [options]\n"
+           "Run a benchmark's generations sandboxed and score them.\n\n"
+           "  cruxeval: surgebox verify --benchmark cruxeval --help\n"
+           "  surge:    the options of surgebox eval --execute (surgebox eval --help)\n");
+  return help && !bench ? 0 : 1;
 }

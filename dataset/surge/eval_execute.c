@@ -11,35 +11,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void free_forwarded(char **v, int n) {
+  for (int i = 1; i < n; i++) free(v[i]);
+  free(v);
+}
+
 int sbr_eval_execute_main(int argc, char **argv) {
   const char *data = NULL, *subset = "all", *jobs = NULL;
   char **eval_argv = calloc((size_t)argc + 4, sizeof *eval_argv);
   int ne = 0;
+  if (!eval_argv) return 2;
   eval_argv[ne++] = argv[0];
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--execute")) continue;
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!strcmp(argv[i], "--subset") && i + 1 < argc) subset = argv[++i];
-    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = argv[++i];
-    else eval_argv[ne++] = argv[i];
+  /* eval's own table: ours are handled here, the rest forwarded as --name[=value] */
+  sbo_parser p;
+  sbo_init(&p, &sbe_eval_cmd, argc, argv);
+  int k;
+  const char *v;
+  long n;
+  while ((k = sbo_next(&p, &v)) > 0) {
+    if (k == SBE_O_EXECUTE) continue;
+    if (k == SBE_O_DATA) data = v;
+    else if (k == SBE_O_SUBSET) subset = v;
+    else if (k == SBE_O_JOBS && sbo_parse_long(v, 1, 4096, &n) < 0) {
+      p.status = sbo_bad_value(&p, k, v);
+      k = SBO_STOP;
+      break;
+    } else if (k == SBE_O_JOBS) jobs = v;
+    else {
+      const sbo_opt *o = sbe_eval_opts;
+      while (o->name && o->key != k) o++;
+      char *arg = NULL;
+      if (asprintf(&arg, "--%s%s%s", o->name, v ? "=" : "", v ? v : "") < 0) arg = NULL;
+      eval_argv[ne++] = arg;
+    }
   }
-  if (!data) {
-    fprintf(stderr, "eval --execute: --data DIR (SURGE's files, to run) is required\n");
-    free(eval_argv);
-    return 1;
+  for (int i = 0; k != SBO_STOP && i < p.n_pos; i++) eval_argv[ne++] = strdup(p.pos[i]);
+  int status = k == SBO_STOP ? p.status : p.dashdash ? sbo_usage_error(&p, "unexpected '--'") : 0;
+  if (k != SBO_STOP && !status && !data)
+    status = sbo_usage_error(&p, "--execute needs --data DIR (SURGE's files, to run)");
+  sbo_done(&p);
+  if (k == SBO_STOP || status) {
+    free_forwarded(eval_argv, ne);
+    return status;
   }
   char tmp[] = "/tmp/surgebox-eval-XXXXXX";
   if (!mkdtemp(tmp)) {
     perror("eval --execute: mkdtemp");
-    free(eval_argv);
+    free_forwarded(eval_argv, ne);
     return 2;
   }
   char *regen_argv[] = {"regen", "--data", (char *)data, "--subset", (char *)subset, "--out", tmp,
                         jobs ? "--jobs" : NULL, (char *)jobs, NULL};
   int rc = sbr_regen_main(jobs ? 9 : 7, regen_argv);
   if (rc == 0) {
-    eval_argv[ne++] = "--data";
-    eval_argv[ne++] = tmp;
+    eval_argv[ne++] = strdup("--data");
+    eval_argv[ne++] = strdup(tmp);
     eval_argv[ne] = NULL;
     fprintf(stderr, "eval --execute: scoring against the references regenerated in %s\n", tmp);
     rc = sbe_eval_main(ne, eval_argv);
@@ -47,6 +73,6 @@ int sbr_eval_execute_main(int argc, char **argv) {
     fprintf(stderr, "eval --execute: regeneration failed (exit %d); nothing scored\n", rc);
     rc = 2;
   }
-  free(eval_argv);
+  free_forwarded(eval_argv, ne);
   return rc;
 }
