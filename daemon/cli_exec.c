@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 enum { O_STDIN = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_MERGE, O_ENV, O_JSON, O_TC, O_STD, O_OPT, O_OPTION,
-       O_ARG, O_EXIT };
+       O_ARG, O_EXIT, O_CARG };
 
 static const sbo_opt exec_opts[] = {
     {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
@@ -31,6 +31,7 @@ static const sbo_opt exec_opts[] = {
     {"std", O_STD, "STD", "the same as --option std=STD"},
     {"opt", O_OPT, "LEVEL", "the same as --option opt=LEVEL"},
     {"arg", O_ARG, "A", "an argument for the compiled program (repeatable; or after --)"},
+    {"compile-arg", O_CARG, "A", "add A to the compile step's arguments, e.g. -Wall, -DN=3 (repeatable)"},
     {NULL, 0, NULL, NULL}};
 
 static const sbo_cmd exec_cmd = {
@@ -153,7 +154,7 @@ static int program_status(json_object *resp) {
 }
 
 typedef struct {
-  json_object *req, *limits, *options, *args, *env;
+  json_object *req, *limits, *options, *args, *env, *cargs;
   sbc_files files;
   const char *toolchain, *stdin_path;
   bool json, merge, exit_program;
@@ -165,6 +166,7 @@ static void exec_req_free(exec_req *e) {
   json_object_put(e->options);
   json_object_put(e->args);
   json_object_put(e->env);
+  json_object_put(e->cargs);
   json_object_put(e->files.files);
 }
 
@@ -197,7 +199,7 @@ static int read_stdin(const exec_req *e, json_object *holder, char *err, size_t 
 int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
   sbc_global g = *g0;
   exec_req e = {json_object_new_object(), json_object_new_object(), json_object_new_object(), json_object_new_array(),
-                NULL, {json_object_new_array(), 0}, NULL, NULL, false, false, false};
+                NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false};
   sbo_parser p;
   sbo_init(&p, &exec_cmd, argc, argv);
   e.json = p.json;
@@ -227,6 +229,7 @@ int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
     case O_STD: json_object_object_add(e.options, "std", json_object_new_string(v)); break;
     case O_OPT: json_object_object_add(e.options, "opt", json_object_new_string(v)); break;
     case O_ARG: json_object_array_add(e.args, json_object_new_string(v)); break;
+    case O_CARG: json_object_array_add(e.cargs, json_object_new_string(v)); break;
     default: sbc_global_apply(&g, k, v);
     }
     if (bad) rc = sbo_bad_value(&p, k, v);
@@ -243,8 +246,9 @@ int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
   else if (e.toolchain && (e.env || e.merge))
     rc = sbo_usage_error(&p, "--%s is not available with --toolchain (the toolchain sets the environment and streams)",
                          e.env ? "env" : "merge-output");
-  else if (!e.toolchain && (json_object_object_length(e.options) || json_object_array_length(e.args)))
-    rc = sbo_usage_error(&p, "--option, --std, --opt and --arg need --toolchain");
+  else if (!e.toolchain &&
+           (json_object_object_length(e.options) || json_object_array_length(e.args) || json_object_array_length(e.cargs)))
+    rc = sbo_usage_error(&p, "--option, --std, --opt, --arg and --compile-arg need --toolchain");
   for (int i = 0; rc == 0 && i < p.n_pos; i++)
     if (sbc_files_add(&e.files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
   json_object *req = sbc_request_new("exec"), *resp = NULL;
@@ -259,6 +263,7 @@ int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
     json_object_object_add(req, "toolchain", json_object_new_string(e.toolchain));
     json_object_object_add(req, "options", json_object_get(e.options));
     json_object_object_add(req, "args", json_object_get(e.args));
+    if (json_object_array_length(e.cargs)) json_object_object_add(req, "compile_args", json_object_get(e.cargs));
     json_object_object_add(req, "limits", json_object_get(e.limits));
   } else if (rc == 0) {
     json_object *prog = json_object_new_array();
