@@ -125,7 +125,8 @@ static void print_plain(json_object *resp) {
     json_object *code = NULL;
     const char *sig = str_field(last, "signal"), *error = str_field(resp, "error");
     fprintf(stderr, "surgebox: %s", st ? st : "?");
-    if (last && n > 1) fprintf(stderr, " in step %s", str_field(last, "name"));
+    const char *step = str_field(last, "name");
+    if (last && n > 1) fprintf(stderr, " in step %s", step ? step : "?");
     if (error) fprintf(stderr, ": %s", error);
     if (last && json_object_object_get_ex(last, "exit_code", &code) && code && json_object_get_int(code) != 0)
       fprintf(stderr, " (exit %d)", json_object_get_int(code));

@@ -44,18 +44,23 @@ static bool parse(const sbo_cmd *cmd, sbc_global *g, int argc, char **argv, bool
   return go;
 }
 
+/* A field as text for people: "?" when the daemon did not send it. */
+static const char *sv(json_object *o, const char *key) {
+  const char *v = str(o, key);
+  return v ? v : "?";
+}
+
 static void print_status(json_object *r) {
-  json_object *ur = NULL, *w = NULL;
-  printf("surgeboxd %s (pid %s), up %s s%s\n", str(r, "version"), str(r, "pid") ? str(r, "pid") : "?",
-         str(r, "uptime_s") ? str(r, "uptime_s") : "?", json_object_get_boolean(json_object_object_get(r, "draining"))
-                                                              ? ", draining" : "");
-  printf("jobs: %s running, %s queued (at most %s and %s); %s done, %s refused as busy\n", str(r, "running"),
-         str(r, "queued"), str(r, "max_running"), str(r, "max_queued"), str(r, "jobs_done") ? str(r, "jobs_done") : "?",
-         str(r, "rejected_busy") ? str(r, "rejected_busy") : "?");
-  if (str(r, "connections")) printf("connections: %s open, %s since start\n", str(r, "connections"), str(r, "connections_total"));
-  printf("cgroup: %s\n", str(r, "cgroup"));
+  json_object *ur = NULL, *w = NULL, *dr = NULL;
+  bool draining = json_object_object_get_ex(r, "draining", &dr) && json_object_get_boolean(dr);
+  printf("surgeboxd %s (pid %s), up %s s%s\n", sv(r, "version"), sv(r, "pid"), sv(r, "uptime_s"),
+         draining ? ", draining" : "");
+  printf("jobs: %s running, %s queued (at most %s and %s); %s done, %s refused as busy\n", sv(r, "running"),
+         sv(r, "queued"), sv(r, "max_running"), sv(r, "max_queued"), sv(r, "jobs_done"), sv(r, "rejected_busy"));
+  if (str(r, "connections")) printf("connections: %s open, %s since start\n", sv(r, "connections"), sv(r, "connections_total"));
+  printf("cgroup: %s\n", sv(r, "cgroup"));
   if (json_object_object_get_ex(r, "uid_range", &ur) && ur)
-    printf("uids: %s from %s, %s in use\n", str(ur, "count"), str(ur, "first"), str(ur, "in_use"));
+    printf("uids: %s from %s, %s in use\n", sv(ur, "count"), sv(ur, "first"), sv(ur, "in_use"));
   else
     printf("uids: one (the daemon is not root)\n");
   json_object *tot = NULL;
@@ -77,7 +82,7 @@ static void print_toolchains(json_object *resp) {
     json_object *t = json_object_array_get_idx(list, i), *v, *opts = NULL, *defs = NULL;
     bool avail = json_object_object_get_ex(t, "available", &v) && json_object_get_boolean(v);
     const char *path = str(t, avail ? "path" : "install"), *ver = str(t, "version"), *level = str(t, "language_level");
-    printf("%-14s %-10s %-9s %-12s %-30s %s\n", str(t, "name"), str(t, "language"), ver ? ver : "-",
+    printf("%-14s %-10s %-9s %-12s %-30s %s\n", sv(t, "name"), sv(t, "language"), ver ? ver : "-",
            avail ? "yes" : "no", level ? level : "-", path ? path : "");
     json_object_object_get_ex(t, "options", &opts);
     json_object_object_get_ex(t, "defaults", &defs);
@@ -107,7 +112,7 @@ static int simple(const sbc_global *g0, const sbo_cmd *cmd, const char *type, in
     if (json) sbc_print_json(resp);
     else if (!strcmp(type, "toolchains")) print_toolchains(resp);
     else if (!strcmp(type, "status")) print_status(resp);
-    else printf("pong (surgeboxd %s)\n", str(resp, "version") ? str(resp, "version") : "?");
+    else printf("pong (surgeboxd %s)\n", sv(resp, "version"));
   }
   json_object_put(req);
   json_object_put(resp);
