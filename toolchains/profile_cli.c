@@ -110,7 +110,7 @@ static int cmd_show(const char *dir, const char *name) {
   int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
   if (rc) {
     fprintf(stderr, "surgebox profile show: %s\n", err);
-    return 1;
+    return 2;
   }
   sbf_profile_toolchains_dir(&p, tdir, sizeof tdir);
   json_object *o;
@@ -144,12 +144,12 @@ static int cmd_delete(const char *dir, const char *name) {
   snprintf(path, sizeof path, "%s/%s", dir, name);
   if (lstat(path, &st) < 0) {
     fprintf(stderr, "surgebox profile delete: no profile %s in %s\n", name, dir);
-    return 1;
+    return 2;
   }
   int lock = sbf_lock(dir, name);
   if (lock < 0) {
     fprintf(stderr, "surgebox profile delete: cannot lock: %s\n", strerror(-lock));
-    return 1;
+    return 2;
   }
   double t0 = now_s();
   int um = sbf_unmount_under(path);
@@ -160,7 +160,7 @@ static int cmd_delete(const char *dir, const char *name) {
   close(lock);
   if (rc < 0) {
     fprintf(stderr, "surgebox profile delete: cannot remove %s: %s\n", path, strerror(-rc));
-    return 1;
+    return 2;
   }
   printf("deleted profile %s (%s) in %.1f s%s\n", name, path, now_s() - t0,
          um > 0 ? " (stale mounts under it were unmounted)" : "");
@@ -173,7 +173,7 @@ static int cmd_verify(const char *dir, const char *name, bool quick) {
   int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
   if (rc) {
     fprintf(stderr, "surgebox profile verify: %s\n", err);
-    return 1;
+    return 2;
   }
   double t0 = now_s();
   rc = sbf_profile_verify(&p, quick ? SBF_VERIFY_QUICK : SBF_VERIFY_FULL, err, sizeof err);
@@ -187,7 +187,7 @@ static int cmd_verify(const char *dir, const char *name, bool quick) {
            (unsigned long long)p.files, size, quick ? p.quick_hash : p.content_hash);
   }
   sbf_profile_close(&p);
-  return rc ? 1 : 0;
+  return rc ? 2 : 0;
 }
 
 static int cmd_run(const char *dir, const char *name, char **cmd) {
@@ -197,7 +197,7 @@ static int cmd_run(const char *dir, const char *name, char **cmd) {
   if (rc || p.is_host) {
     fprintf(stderr, "surgebox profile run: %s\n", rc ? err : "the host profile needs no chroot: run the command");
     sbf_profile_close(&p);
-    return 1;
+    return 2;
   }
   fflush(NULL);
   pid_t pid = fork();
@@ -214,7 +214,7 @@ static int cmd_run(const char *dir, const char *name, char **cmd) {
   }
   sbf_profile_close(&p);
   int st = 0;
-  if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
+  if (pid < 0 || waitpid(pid, &st, 0) < 0) return 2;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -273,7 +273,7 @@ int sbf_profile_main(int argc, char **argv) {
     char err[SBF_ERR_MAX * 2];
     int rc = sbf_profile_create(name, &o, err, sizeof err);
     if (rc) fprintf(stderr, "surgebox profile create: %s\n", err);
-    return rc ? 1 : 0;
+    return rc ? 2 : 0;
   }
   if (strcmp(cmd, "show") == 0) return cmd_show(dir, name);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(dir, name);

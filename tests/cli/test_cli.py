@@ -145,6 +145,15 @@ def case_unknown_option():
         check(p.returncode == 1 and len(lines) == 1 and what in lines[0], f"surgebox {' '.join(args)}: {p.returncode} {lines}")
 
 
+def case_failure_status():
+    """A failure that is not a usage error is exit 2 in every command."""
+    t = tempfile.mkdtemp(prefix="sbcli-")
+    for args in (["profile", "show", "nosuch", "--dir=" + t], ["bins", "--data", os.path.join(t, "missing.json")],
+                 ["eval", "--data", t, "--predictions", os.path.join(t, "missing.jsonl")]):
+        p = run(args)
+        check(p.returncode == 2 and p.stderr, f"surgebox {' '.join(args)}: exit {p.returncode} {p.stderr[:200]!r}")
+
+
 def case_json_errors():
     """Under --json an error is JSON on stdout, with the exit status in it."""
     p = run(["exec", "--json", "--no-such-option", "--", "true"])
