@@ -6,6 +6,7 @@ usage: test_cli.py BIN_DIR CASE [SEED]   (inside the unshare wrapper: cases
 that run programs start their own daemon with a private socket and cache;
 SEED, a file in the build tree, carries toolchain detection from one case's
 daemon to the next: detection takes minutes on a loaded machine)."""
+import atexit
 import json
 import os
 import re
@@ -22,6 +23,19 @@ failures = []
 
 # Written by hand: the commands README documents (the table may grow).
 COMMANDS = ["exec", "status", "toolchains", "ping", "batch", "regen", "bins", "dr-matrix", "eval", "verify", "profile"]
+
+
+_tmpdirs = []
+
+
+def tmpdir():
+    """A private directory, removed when the case ends."""
+    d = tempfile.mkdtemp(prefix="sbcli-")
+    _tmpdirs.append(d)
+    return d
+
+
+atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _tmpdirs])
 
 
 def check(cond, what):
@@ -44,7 +58,7 @@ class Daemon:
     """A private surgeboxd (own socket and compile cache); its log on stderr."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="sbcli-")
+        self.dir = tmpdir()
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "s.sock")
         cache = os.path.join(self.dir, "cache")
@@ -147,7 +161,7 @@ def case_unknown_option():
 
 def case_failure_status():
     """A failure that is not a usage error is exit 2 in every command."""
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     for args in (["profile", "show", "nosuch", "--dir=" + t], ["bins", "--data", os.path.join(t, "missing.json")],
                  ["eval", "--data", t, "--predictions", os.path.join(t, "missing.jsonl")]):
         p = run(args)
@@ -163,7 +177,7 @@ def case_json_errors():
         doc = None
     check(p.returncode == 1 and isinstance(doc, dict) and doc.get("exit") == 1 and "--no-such-option" in doc.get("error", ""),
           f"usage error as JSON: {p.returncode} {p.stdout!r} {p.stderr!r}")
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "nobody.sock"))
     for args in (["--no-autostart", "status", "--json"], ["ping", "--json"],
                  ["exec", "--no-autostart", "--json", "--", "true"]):
@@ -178,7 +192,7 @@ def case_json_errors():
 
 def case_ping_no_daemon():
     """ping asks whether a daemon answers: it never starts one."""
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     marker = os.path.join(t, "started")
     fake = write(t, "fake-surgeboxd", f"#!/bin/sh\ntouch {marker}\nexit 1\n")
     os.chmod(fake, 0o755)
@@ -203,7 +217,7 @@ def with_daemon(fn):
 
 def case_stdin_pipe(d):
     """Piped stdin reaches the program; --stdin - too; /dev/null is no input."""
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     write(t, "add.py", "a, b = map(int, input().split())\nprint(a + b)\n")
     p = run(["exec", "add.py", "--", "python3", "add.py"], env=d.env, input=b"3 4\n", cwd=t)
     check(p.returncode == 0 and p.stdout == b"7\n", f"echo 3 4 | surgebox exec add.py: {p.returncode} {p.stdout!r} {p.stderr!r}")
@@ -215,7 +229,7 @@ def case_stdin_pipe(d):
 
 def case_opt_forms(d):
     """--opt=value and --opt value, options after positionals (before --)."""
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     write(t, "add.py", "a, b = map(int, input().split())\nprint(a + b)\n")
     write(t, "in.txt", "20 22\n")
     p = run(["exec", "add.py", "--stdin=in.txt", "--time-limit", "30", "--", "python3", "add.py"], env=d.env, cwd=t)
@@ -231,7 +245,7 @@ def case_opt_forms(d):
 def case_paths_dir(d):
     """Relative paths keep their directories; a directory goes whole; links out are refused."""
     need_gxx(d)
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     write(t, "proj/main.cpp", '#include "inc/util.h"\n#include <cstdio>\nint main() { std::printf("%d\\n", twice(21)); }\n')
     write(t, "proj/inc/util.h", "inline int twice(int x) { return 2 * x; }\n")
     p = run(["exec", "--toolchain", "g++", "proj"], env=d.env, cwd=t)
@@ -252,7 +266,7 @@ def case_paths_dir(d):
 
 def case_toolchain_env_merge(d):
     """--env/--merge-output: applied in the raw form, refused (not ignored) with --toolchain."""
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     write(t, "a.py", "print('x')\n")
     for opt in (["--env", "A=1"], ["--merge-output"]):
         p = run(["exec", "--toolchain", "python3"] + opt + ["a.py"], env=d.env, cwd=t)
@@ -268,7 +282,7 @@ def case_toolchain_env_merge(d):
 def case_warnings(d):
     """Plain mode: a compile's diagnostics on stderr, then the program's output."""
     need_gxx(d)
-    t = tempfile.mkdtemp(prefix="sbcli-")
+    t = tmpdir()
     write(t, "w.cpp", '#warning "careful-there"\n#include <cstdio>\nint main() { std::puts("ran"); }\n')
     for attempt in ("", " (the compile cached)"):
         p = run(["exec", "--toolchain", "g++", "w.cpp"], env=d.env, cwd=t)
