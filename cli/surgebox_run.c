@@ -4,11 +4,11 @@
  *
  * Exit codes: 0 the sandbox worked (whatever the program did), 1 usage
  * error, 2 sandbox failure. */
+#include "cliopt.h"
 #include "sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,28 +16,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: surgebox-run [options] -- PROGRAM [ARGS...]\n"
-          "  --dir DIR             copy DIR's contents to /app (not written back)\n"
-          "  --time-limit S        wall-clock limit in seconds (default 30)\n"
-          "  --cpu-limit S         CPU-time limit of the whole tree (default 30)\n"
-          "  --memory-limit MIB    memory limit (default 2048)\n"
-          "  --pids-limit N        processes/threads (default 128)\n"
-          "  --output-limit BYTES  per stream (default 8388608)\n"
-          "  --file-size-limit MIB largest file a program may write (default 256)\n"
-          "  --tmp-size MIB        size of /tmp and of /app (default 512)\n"
-          "  --open-files N        RLIMIT_NOFILE (default 256)\n"
-          "  --stdin FILE          feed FILE on standard input (default /dev/null)\n"
-          "  --merge-output        stderr into the same pipe as stdout\n"
-          "  --cgroup auto|v2|v1|none   backend (default auto)\n"
-          "  --env K=V             set a variable (repeatable; replaces the default PATH/HOME set)\n"
-          "  --cwd PATH            working directory inside (default /app)\n"
-          "  --root DIR            take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host\n"
-          "  --uid-range F-L       as root, take this run's uid from F-L (default 1879048192-1879052287)\n"
-          "  --output-base64       stdout_b64/stderr_b64 in the result document even when the text is exact\n"
-          "  --json                print the result document instead of the output\n");
-}
+enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD,
+       O_ROOT, O_JSON, O_UIDRANGE, O_B64, O_VERSION };
+static const sbo_opt run_opts[] = {
+    {"dir", O_DIR, "DIR", "copy DIR's contents to /app (not written back)"},
+    {"time-limit", O_TIME, "S", "wall-clock limit in seconds (default 30)"},
+    {"cpu-limit", O_CPU, "S", "CPU-time limit of the whole tree (default 30)"},
+    {"memory-limit", O_MEM, "MIB", "memory limit (default 2048)"},
+    {"pids-limit", O_PIDS, "N", "processes/threads (default 128)"},
+    {"output-limit", O_OUT, "BYTES", "per stream (default 8388608)"},
+    {"file-size-limit", O_FSIZE, "MIB", "largest file a program may write (default 256)"},
+    {"tmp-size", O_TMP, "MIB", "size of /tmp and of /app (default 512)"},
+    {"open-files", O_NOFILE, "N", "RLIMIT_NOFILE (default 256)"},
+    {"stdin", O_STDIN, "FILE", "feed FILE on standard input (default /dev/null)"},
+    {"merge-output", O_MERGE, NULL, "stderr into the same pipe as stdout"},
+    {"cgroup", O_CG, "auto|v2|v1|none", "backend (default auto)"},
+    {"env", O_ENV, "K=V", "set a variable (repeatable; replaces the default PATH/HOME set)"},
+    {"cwd", O_CWD, "PATH", "working directory inside (default /app)"},
+    {"root", O_ROOT, "DIR", "take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host"},
+    {"uid-range", O_UIDRANGE, "F-L", "as root, take this run's uid from F-L (default 1879048192-1879052287)"},
+    {"output-base64", O_B64, NULL, "stdout_b64/stderr_b64 in the result document even when the text is exact"},
+    {"json", O_JSON, NULL, "print the result document instead of the output"},
+    {"version", O_VERSION, NULL, "print the version and exit"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd run_cmd = {
+    "surgebox-run", "[options] -- PROGRAM [ARGS...]", "Run one program in the sandbox (a debugging tool).", run_opts,
+    NULL, "exit status: 0 the sandbox worked (whatever the program did), 1 usage error, 2 sandbox failure\n", true};
 
 static int parse_double(const char *s, double *out) {
   char *end;
@@ -80,19 +84,6 @@ static unsigned char *read_all(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD, O_ROOT, O_JSON, O_UIDRANGE, O_B64, O_HELP };
-  static const struct option opts[] = {
-      {"dir", required_argument, 0, O_DIR},           {"time-limit", required_argument, 0, O_TIME},
-      {"cpu-limit", required_argument, 0, O_CPU},     {"memory-limit", required_argument, 0, O_MEM},
-      {"pids-limit", required_argument, 0, O_PIDS},   {"output-limit", required_argument, 0, O_OUT},
-      {"file-size-limit", required_argument, 0, O_FSIZE}, {"tmp-size", required_argument, 0, O_TMP},
-      {"open-files", required_argument, 0, O_NOFILE}, {"stdin", required_argument, 0, O_STDIN},
-      {"merge-output", no_argument, 0, O_MERGE},      {"cgroup", required_argument, 0, O_CG},
-      {"env", required_argument, 0, O_ENV},           {"cwd", required_argument, 0, O_CWD},
-      {"json", no_argument, 0, O_JSON},               {"help", no_argument, 0, O_HELP},
-      {"root", required_argument, 0, O_ROOT},
-      {"uid-range", required_argument, 0, O_UIDRANGE}, {"output-base64", no_argument, 0, O_B64},
-      {0, 0, 0, 0}};
   sb_spec spec;
   sb_spec_init(&spec);
   sb_runtime_options ro;
@@ -101,9 +92,12 @@ int main(int argc, char **argv) {
   bool json = false;
   const char **env = calloc((size_t)argc + 1, sizeof *env);
   size_t n_env = 0;
+  sbo_parser p;
+  sbo_init(&p, &run_cmd, argc, argv);
   int c;
+  const char *optarg;
   bool bad = false;
-  while (!bad && (c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+  while (!bad && (c = sbo_next(&p, &optarg)) > 0) {
     switch (c) {
     case O_DIR: dir = optarg; break;
     case O_TIME: bad = parse_double(optarg, &spec.limits.wall_time_s) < 0; break;
@@ -126,17 +120,23 @@ int main(int argc, char **argv) {
     case O_JSON: json = true; break;
     case O_UIDRANGE: bad = sb_uid_range_parse(optarg, &ro.uid_first, &ro.uid_count) < 0; break;
     case O_B64: spec.output_base64 = true; break;
-    case O_HELP: usage(stdout); return 0;
-    default: bad = true;
+    case O_VERSION:
+      printf("surgebox-run %s\n", SURGEBOX_VERSION);
+      sbo_done(&p);
+      free(env);
+      return 0;
     }
-    if (bad && c != '?') fprintf(stderr, "surgebox-run: bad value for an option: %s\n", optarg ? optarg : "");
+    if (bad) sbo_bad_value(&p, c, optarg);
   }
-  if (bad || optind >= argc) {
-    if (!bad) fprintf(stderr, "surgebox-run: no PROGRAM given\n");
-    usage(stderr);
-    return 1;
+  sbo_done(&p);
+  /* in order: PROGRAM is the first positional, or what follows "--" */
+  char **prog = p.n_pos ? p.pos : p.rest;
+  if (bad || c == SBO_STOP || (!p.n_pos && !p.n_rest)) {
+    int rc = bad ? 1 : c == SBO_STOP ? p.status : sbo_usage_error(&p, "no PROGRAM given");
+    free(env);
+    return rc;
   }
-  spec.argv = (const char *const *)argv + optind;
+  spec.argv = (const char *const *)prog;
   if (n_env) spec.envp = env;
 
   unsigned char *stdin_data = NULL;

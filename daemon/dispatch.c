@@ -44,6 +44,28 @@ static void reply_unrun(sbd_conn *c, sbp_request *req, const char *status, const
 }
 
 /* Toolchain form: expand into steps. -1 when the job was answered (and freed). */
+/* The request's compile_args after the compile step's own arguments (they
+ * are part of its argv, so of its cache key). -1: no compile step (or no
+ * memory). */
+static int add_compile_args(sbt_plan *plan, char *const *extra) {
+  sbt_step *st = &plan->steps[0];
+  if (!plan->n_steps || !st->is_compile) return -1;
+  size_t n = 0, k = 0;
+  while (st->argv[n]) n++;
+  while (extra[k]) k++;
+  char **v = realloc(st->argv, (n + k + 1) * sizeof *v);
+  if (!v) return -1;
+  st->argv = v;
+  bool ok = true;
+  for (size_t i = 0; i < k; i++) ok &= (v[n + i] = strdup(extra[i])) != NULL;
+  v[n + k] = NULL;
+  if (!ok) {
+    for (size_t i = 0; i < k; i++) free(v[n + i]);
+    v[n] = NULL;
+  }
+  return ok ? 0 : -1;
+}
+
 static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg) {
   sbd_server *srv = c->srv;
   sbp_request *req = job->req;
@@ -82,6 +104,10 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
   switch (pr) {
   case SBT_OK:
     job->has_plan = true;
+    if (ex->n_compile_args && add_compile_args(&job->plan, ex->compile_args) < 0) {
+      reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "compile_args: %s has no compile step", tc->name));
+      break;
+    }
     job->tc_mtime_ns = tc->bin_mtime_ns;
     job->tc_size = tc->bin_size;
     if (job->root) /* a profile's mounts name paths inside its root */

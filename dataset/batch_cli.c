@@ -13,6 +13,7 @@
  * run again (--retry-failed: unless that answer's status is not "ok"); a
  * partial last line of OUT (an interrupted write) is dropped. */
 #include "batch.h"
+#include "cliopt.h"
 #include "client.h"
 #include "protocol.h"
 #include "pump.h"
@@ -367,44 +368,56 @@ static void batch_free(batch *b, keytab *keys, strlist *foreign) {
   free(foreign->lines);
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]\n"
-             "                      [--retry-failed] [--socket PATH] [--no-autostart]\n"
-             "  each line of IN an exec request (PROTOCOL.md); a missing id is the line number (an integer)\n"
-             "  answers as JSON Lines (stdout without --out); with --out an interrupted run resumes\n");
-}
+enum { O_OUT = 256, O_SOCKET, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_NO_AUTOSTART };
+static const sbo_opt batch_opts[] = {
+    {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
+    {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
+    {"order", O_ORDER, "input|completion", "order of the answers (default completion)"},
+    {"retry-failed", O_RETRY, NULL, "rerun requests a resumed run answered with a failure"},
+    {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
+    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
+    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd batch_cmd = {
+    "surgebox batch", "IN.jsonl [options]",
+    "Run a file of exec requests (PROTOCOL.md), one a line; a missing id is the line number (an integer).\n"
+    "Answers as JSON Lines.",
+    batch_opts, NULL, NULL, false};
 
 int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile) {
   const char *in = NULL, *out = NULL;
   long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   double interval = 0;
   bool retry_failed = false, by_input = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
-    if (ARG("--out")) out = v;
-    else if (ARG("--socket")) socket_path = v;
-    else if (ARG("--concurrency")) concurrency = strtol(v, NULL, 10);
-    else if (ARG("--progress-interval")) interval = strtod(v, NULL); /* hidden: for tests */
-    else if (ARG("--order") && (!strcmp(v, "input") || !strcmp(v, "completion"))) by_input = !strcmp(v, "input");
-    else if (!strcmp(a, "--retry-failed")) retry_failed = true;
-    else if (!strcmp(a, "--no-autostart")) autostart = false;
-    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (a[0] != '-' && !in) in = a;
-    else {
-      fprintf(stderr, "batch: unknown or incomplete argument %s\n", a);
-      usage(stderr);
-      return 1;
+  { /* the command line */
+  sbo_parser p;
+  sbo_init(&p, &batch_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case O_OUT: out = v; break;
+    case O_SOCKET: socket_path = v; break;
+    case O_CONCURRENCY:
+      if (sbo_parse_long(v, 1, 4096, &concurrency) < 0) rc = sbo_bad_value(&p, k, v);
+      break;
+    case O_INTERVAL:
+      if (sbo_parse_double(v, &interval) < 0) rc = sbo_bad_value(&p, k, v);
+      break;
+    case O_ORDER:
+      by_input = !strcmp(v, "input");
+      if (!by_input && strcmp(v, "completion") != 0) rc = sbo_bad_value(&p, k, v);
+      break;
+    case O_RETRY: retry_failed = true; break;
+    case O_NO_AUTOSTART: autostart = false; break;
     }
-#undef ARG
   }
-  if (!in || concurrency < 1 || concurrency > 4096 || interval < 0) {
-    if (!in) fprintf(stderr, "batch: IN.jsonl is required\n");
-    else fprintf(stderr, "batch: --concurrency takes 1-4096, --progress-interval seconds\n");
-    usage(stderr);
-    return 1;
+  if (rc == 0 && k == SBO_STOP) rc = p.status;
+  else if (rc == 0 && (p.n_pos != 1 || p.dashdash))
+    rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");
+  if (rc == 0 && k != SBO_STOP) in = p.pos[0];
+  sbo_done(&p);
+  if (rc || k == SBO_STOP) return rc;
   }
   struct stat si, so;
   if (out && stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {

@@ -4,6 +4,7 @@
 #include "cruxeval/cruxeval.h"
 #include "surge/verify_surge.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,16 +30,18 @@ int sbr_verify_main(int argc, char **argv) {
   char *sub[argc + 1];
   int n = 0;
   sub[n++] = argv[0];
+  bool options = true; /* before "--" */
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--benchmark") && i + 1 < argc) name = argv[++i];
-    else if (!strncmp(argv[i], "--benchmark=", 12)) name = argv[i] + 12;
+    if (options && !strcmp(argv[i], "--")) options = false;
+    if (options && !strcmp(argv[i], "--benchmark") && i + 1 < argc) name = argv[++i];
+    else if (options && !strncmp(argv[i], "--benchmark=", 12)) name = argv[i] + 12;
     else sub[n++] = argv[i];
   }
   sub[n] = NULL;
   for (size_t b = 0; name && b < N_BENCHMARKS; b++)
     if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].verify(n, sub);
-  if (name) fprintf(stderr, "verify: unknown benchmark '%s'\n", name);
+  if (name) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", name);
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
-  usage(stderr);
+  else fprintf(stderr, "surgebox verify: --benchmark NAME is required (see surgebox verify --help)\n");
   return 1;
 }

@@ -316,6 +316,9 @@ static int parse_toolchain(sbp_pctx *c, json_object *root, json_object *tc, sbp_
     ex->args = calloc(1, sizeof *ex->args);
     if (!ex->args) return sbp_fail_oom(c);
   }
+  if (json_object_object_get_ex(root, "compile_args", &x) &&
+      parse_strv(c, x, "compile_args", true, &ex->compile_args, &ex->n_compile_args) != 0)
+    return -1;
   if (json_object_object_get_ex(root, "outputs", &x) && parse_outputs(c, x, "outputs", &ex->outputs, &ex->n_outputs) != 0)
     return -1;
   if (sbp_get_stdin(c, root, "", &ex->stdin_data, &ex->stdin_len, &ex->has_stdin) != 0) return -1;
@@ -333,7 +336,8 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
   if (!has_steps && !has_tc)
     return sbp_fail(c, SBP_E_BAD_REQUEST, "exec needs \"steps\" (or \"toolchain\")");
   if (has_steps) {
-    static const char *const toolchain_only[] = {"options", "args", "stdin", "stdin_b64", "limits", "outputs", NULL};
+    static const char *const toolchain_only[] = {"options", "args", "compile_args", "stdin", "stdin_b64",
+                                                 "limits", "outputs", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,
@@ -381,6 +385,7 @@ void sbp_exec_clear(sbp_exec *ex) {
   free(ex->toolchain);
   if (ex->options) json_object_put(ex->options);
   sbp_strv_free(ex->args);
+  sbp_strv_free(ex->compile_args);
   free(ex->stdin_data);
   free(ex->profile);
   memset(ex, 0, sizeof *ex);

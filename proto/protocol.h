@@ -217,6 +217,8 @@ typedef struct {
   json_object *options;      /* toolchain form: owned reference; NULL when absent */
   char **args;               /* toolchain form: NULL-terminated, never NULL there */
   size_t n_args;
+  char **compile_args;       /* toolchain form: appended to the compile step's argv; NULL when absent */
+  size_t n_compile_args;
   unsigned char *stdin_data; /* toolchain form: as sbp_step's */
   size_t stdin_len;
   bool has_stdin;

@@ -1,11 +1,11 @@
 /* surgebox profile create|list|show|delete|verify */
+#include "cliopt.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +14,36 @@
 #include <time.h>
 #include <unistd.h>
 
+enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK };
+static const sbo_opt profile_opts[] = {
+    {"dir", O_DIR, "PATH", "where profiles live (default below)"},
+    {"mirror", O_MIRROR, "URL", "create: the package mirror (default: the machine's apt configuration)"},
+    {"defs", O_DEFS, "DIR", "create: where definitions (NAME.json) are read (default below)"},
+    {"force", O_FORCE, NULL, "create: replace an existing profile"},
+    {"quiet", O_QUIET, NULL, "create: no progress"},
+    {"json", O_JSON, NULL, "list: as JSON"},
+    {"quick", O_QUICK, NULL, "verify: sizes and modes only, not every file's hash"},
+    {NULL, 0, NULL, NULL}};
+static char profile_footer[1024];
+static const sbo_cmd profile_cmd = {
+    "surgebox profile",
+    "create NAME [--dir PATH] [--mirror URL] [--defs DIR] [--force] [--quiet]\n"
+    "list [--dir PATH] [--json]\nshow NAME [--dir PATH]\ndelete NAME [--dir PATH]\n"
+    "verify NAME [--dir PATH] [--quick]\nrun NAME [--dir PATH] -- COMMAND [ARGS...]",
+    "Profiles are root file systems the sandbox uses instead of the host's /usr, /lib*, /bin, /sbin and /etc.",
+    profile_opts, NULL, profile_footer, false};
+
+static void fill_footer(void) {
+  snprintf(profile_footer, sizeof profile_footer,
+           "--dir defaults to %s; definitions (NAME.json) are read from %s.\n"
+           "run: a trusted command (version checks, debugging) in the profile with chroot, its rootfs read-only,\n"
+           "as root and NOT sandboxed; untrusted code goes through surgebox-run --root or the daemon.\n",
+           sbf_default_dir(), sbf_defs_dir());
+}
+
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: surgebox profile create NAME [--dir PATH] [--mirror URL] [--defs DIR] [--force] [--quiet]\n"
-          "       surgebox profile list [--dir PATH] [--json]\n"
-          "       surgebox profile show NAME [--dir PATH]\n"
-          "       surgebox profile delete NAME [--dir PATH]\n"
-          "       surgebox profile verify NAME [--dir PATH] [--quick]\n"
-          "       surgebox profile run NAME [--dir PATH] -- COMMAND [ARGS...]\n"
-          "Profiles are root file systems the sandbox uses instead of the host's /usr, /lib*, /bin, /sbin\n"
-          "and /etc. --dir defaults to %s; definitions (NAME.json) are read from %s.\n"
-          "run: a trusted command (version checks, debugging) in the profile with chroot, its rootfs read-only,\n"
-          "as root and NOT sandboxed; untrusted code goes through surgebox-run --root or the daemon.\n",
-          sbf_default_dir(), sbf_defs_dir());
+  fill_footer();
+  sbo_usage(&profile_cmd, f);
 }
 
 static double now_s(void) {
@@ -34,8 +51,6 @@ static double now_s(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
-enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK, O_HELP };
 
 static int cmd_list(const char *dir, bool json) {
   json_object *arr = json_object_new_array();
@@ -95,7 +110,7 @@ static int cmd_show(const char *dir, const char *name) {
   int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
   if (rc) {
     fprintf(stderr, "surgebox profile show: %s\n", err);
-    return 1;
+    return 2;
   }
   sbf_profile_toolchains_dir(&p, tdir, sizeof tdir);
   json_object *o;
@@ -129,12 +144,12 @@ static int cmd_delete(const char *dir, const char *name) {
   snprintf(path, sizeof path, "%s/%s", dir, name);
   if (lstat(path, &st) < 0) {
     fprintf(stderr, "surgebox profile delete: no profile %s in %s\n", name, dir);
-    return 1;
+    return 2;
   }
   int lock = sbf_lock(dir, name);
   if (lock < 0) {
     fprintf(stderr, "surgebox profile delete: cannot lock: %s\n", strerror(-lock));
-    return 1;
+    return 2;
   }
   double t0 = now_s();
   int um = sbf_unmount_under(path);
@@ -145,7 +160,7 @@ static int cmd_delete(const char *dir, const char *name) {
   close(lock);
   if (rc < 0) {
     fprintf(stderr, "surgebox profile delete: cannot remove %s: %s\n", path, strerror(-rc));
-    return 1;
+    return 2;
   }
   printf("deleted profile %s (%s) in %.1f s%s\n", name, path, now_s() - t0,
          um > 0 ? " (stale mounts under it were unmounted)" : "");
@@ -158,7 +173,7 @@ static int cmd_verify(const char *dir, const char *name, bool quick) {
   int rc = sbf_profile_open_mode(dir, name, SBF_VERIFY_NONE, &p, err, sizeof err);
   if (rc) {
     fprintf(stderr, "surgebox profile verify: %s\n", err);
-    return 1;
+    return 2;
   }
   double t0 = now_s();
   rc = sbf_profile_verify(&p, quick ? SBF_VERIFY_QUICK : SBF_VERIFY_FULL, err, sizeof err);
@@ -172,7 +187,7 @@ static int cmd_verify(const char *dir, const char *name, bool quick) {
            (unsigned long long)p.files, size, quick ? p.quick_hash : p.content_hash);
   }
   sbf_profile_close(&p);
-  return rc ? 1 : 0;
+  return rc ? 2 : 0;
 }
 
 static int cmd_run(const char *dir, const char *name, char **cmd) {
@@ -182,7 +197,7 @@ static int cmd_run(const char *dir, const char *name, char **cmd) {
   if (rc || p.is_host) {
     fprintf(stderr, "surgebox profile run: %s\n", rc ? err : "the host profile needs no chroot: run the command");
     sbf_profile_close(&p);
-    return 1;
+    return 2;
   }
   fflush(NULL);
   pid_t pid = fork();
@@ -199,71 +214,69 @@ static int cmd_run(const char *dir, const char *name, char **cmd) {
   }
   sbf_profile_close(&p);
   int st = 0;
-  if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
+  if (pid < 0 || waitpid(pid, &st, 0) < 0) return 2;
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 int sbf_profile_main(int argc, char **argv) {
   /* argv[0] is "profile", argv[1] the subcommand */
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    if (argc < 2) fprintf(stderr, "surgebox profile: no subcommand given (see surgebox profile --help)\n");
+    else usage(stdout);
+    return argc < 2 ? 1 : 0;
   }
   const char *cmd = argv[1];
   const char *dir = NULL, *mirror = NULL, *defs = NULL;
   bool force = false, quiet = false, json = false, quick = false;
-  static const struct option opts[] = {{"dir", required_argument, 0, O_DIR},   {"mirror", required_argument, 0, O_MIRROR},
-                                       {"defs", required_argument, 0, O_DEFS}, {"force", no_argument, 0, O_FORCE},
-                                       {"quiet", no_argument, 0, O_QUIET},     {"json", no_argument, 0, O_JSON},
-                                       {"quick", no_argument, 0, O_QUICK},     {"help", no_argument, 0, O_HELP},
-                                       {0, 0, 0, 0}};
-  optind = 1;
-  opterr = 1;
+  /* the subcommand plays argv[0] */
+  sbo_parser p;
+  fill_footer();
+  sbo_init(&p, &profile_cmd, argc - 1, argv + 1);
   int c;
-  /* getopt over argv[1..]: the subcommand plays argv[0] */
-  while ((c = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
+  const char *v;
+  while ((c = sbo_next(&p, &v)) > 0) {
     switch (c) {
-    case O_DIR: dir = optarg; break;
-    case O_MIRROR: mirror = optarg; break;
-    case O_DEFS: defs = optarg; break;
+    case O_DIR: dir = v; break;
+    case O_MIRROR: mirror = v; break;
+    case O_DEFS: defs = v; break;
     case O_FORCE: force = true; break;
     case O_QUIET: quiet = true; break;
     case O_JSON: json = true; break;
     case O_QUICK: quick = true; break;
-    case O_HELP: usage(stdout); return 0;
-    default: usage(stderr); return 2;
     }
   }
-  int rest = argc - 1 - optind;
-  char **args = argv + 1 + optind;
+  sbo_done(&p);
+  if (c == SBO_STOP) return p.status;
+  /* run NAME -- COMMAND...: the command after "--" (or the positionals after NAME) */
+  int rest = p.n_pos;
+  char **args = p.pos;
+  if (!strcmp(cmd, "run") && p.dashdash) {
+    if (p.n_pos != 1 || p.n_rest < 1) return sbo_usage_error(&p, "run NAME -- COMMAND [ARGS...]");
+    return cmd_run(dir ? dir : sbf_default_dir(), p.pos[0], p.rest);
+  }
   if (!dir) dir = sbf_default_dir();
   if (!defs) defs = sbf_defs_dir();
   if (strcmp(cmd, "run") == 0) {
-    if (rest < 2) return usage(stderr), 2;
+    if (rest < 2) return sbo_usage_error(&p, "run NAME -- COMMAND [ARGS...]");
     return cmd_run(dir, args[0], args + 1);
   }
   if (strcmp(cmd, "list") == 0) {
-    if (rest != 0) return usage(stderr), 2;
+    if (rest != 0) return sbo_usage_error(&p, "list takes no NAME");
     return cmd_list(dir, json);
   }
-  if (rest != 1) {
-    if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify"))
-      fprintf(stderr, "surgebox profile: unknown command %s\n", cmd);
-    usage(stderr);
-    return 2;
-  }
+  if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify"))
+    return sbo_usage_error(&p, "unknown subcommand '%s'", cmd);
+  if (rest != 1) return sbo_usage_error(&p, "%s takes one NAME", cmd);
   const char *name = args[0];
   if (strcmp(cmd, "create") == 0) {
     sbf_create_opts o = {.dir = dir, .defs = defs, .mirror = mirror, .force = force, .quiet = quiet};
     char err[SBF_ERR_MAX * 2];
     int rc = sbf_profile_create(name, &o, err, sizeof err);
     if (rc) fprintf(stderr, "surgebox profile create: %s\n", err);
-    return rc ? 1 : 0;
+    return rc ? 2 : 0;
   }
   if (strcmp(cmd, "show") == 0) return cmd_show(dir, name);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(dir, name);
   if (strcmp(cmd, "verify") == 0) return cmd_verify(dir, name, quick);
-  fprintf(stderr, "surgebox profile: unknown command %s\n", cmd);
-  usage(stderr);
-  return 2;
+  return sbo_usage_error(&p, "unknown subcommand '%s'", cmd);
 }

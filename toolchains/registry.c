@@ -56,17 +56,19 @@ json_object *sbt_list_json(const sbt_registry *r) {
     json_object_object_add(o, "language_level", level ? json_object_new_string(level) : NULL);
     free(level);
     json_object *opts = json_object_new_object();
-    json_object *unsupported = json_object_new_object();
+    json_object *unsupported = json_object_new_object(), *defaults = json_object_new_object();
     for (size_t k = 0; k < t->def->n_options; k++) {
       const sbt_option *op = &t->def->options[k];
       json_object *vals = json_object_new_array(), *bad = json_object_new_array();
       for (size_t v = 0; v < op->n_values; v++)
         json_object_array_add(t->value_ok[k][v] ? vals : bad, json_object_new_string(op->values[v]));
       json_object_object_add(opts, op->name, vals);
+      if (op->default_value) json_object_object_add(defaults, op->name, json_object_new_string(op->default_value));
       if (json_object_array_length(bad)) json_object_object_add(unsupported, op->name, bad);
       else json_object_put(bad);
     }
     json_object_object_add(o, "options", opts);
+    json_object_object_add(o, "defaults", defaults); /* the value an option takes when not given */
     json_object_object_add(o, "unsupported", unsupported);
     json_object_array_add(arr, o);
   }

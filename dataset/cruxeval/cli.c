@@ -8,6 +8,7 @@
  * a run that was interrupted (or met a machinery failure) runs only what is
  * left; the file is removed once OUT is written. */
 #include "client.h"
+#include "cliopt.h"
 #include "cruxeval.h"
 #include "pump.h"
 #include "sandbox.h"
@@ -115,14 +116,22 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
   return v < 0;
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: surgebox verify --benchmark cruxeval --mode output|input --generations GENS.json\n"
-             "                       [--out SCORED.json] [--data CRUXEVAL.jsonl] [--jobs N]\n"
-             "                       [--socket PATH] [--no-autostart] [--cache-dir DIR] [--dump-requests FILE]\n"
-             "  data: --data, else $CRUXEVAL_DATA, else %s\n"
-             "  --out: CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress\n",
-          SBX_DEFAULT_DATA);
-}
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_SOCKET, O_CACHE, O_DUMP, O_JOBS, O_NO_AUTOSTART };
+static const sbo_opt verify_opts[] = {
+    {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
+    {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
+    {"generations", O_GENS, "GENS.json", "the model's generations (required)"},
+    {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
+    {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
+    {"jobs", O_JOBS, "N", "jobs in flight"},
+    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
+    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
+    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
+    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
+                                   "Run CRUXEval generations sandboxed and score them as its authors do.",
+                                   verify_opts, NULL, NULL, false};
 
 typedef struct {
   const char *mode, *gens, *out, *data, *socket, *cache_dir, *dump;
@@ -133,34 +142,34 @@ typedef struct {
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->autostart = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
-    if (ARG("--benchmark")) continue; /* the dispatcher's */
-    else if (ARG("--mode")) o->mode = v;
-    else if (ARG("--generations")) o->gens = v;
-    else if (ARG("--out")) o->out = v;
-    else if (ARG("--data")) o->data = v;
-    else if (ARG("--socket")) o->socket = v;
-    else if (ARG("--cache-dir")) o->cache_dir = v;
-    else if (ARG("--dump-requests")) o->dump = v;
-    else if (ARG("--jobs")) o->jobs = atoi(v);
-    else if (!strcmp(a, "--no-autostart")) o->autostart = false;
-    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return -1;
-    } else {
-      fprintf(stderr, "verify: unknown or incomplete argument %s\n", a);
-      usage(stderr);
-      return 1;
+  sbo_parser p;
+  sbo_init(&p, &verify_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  long n;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case O_BENCH: break; /* the dispatcher's */
+    case O_MODE: o->mode = v; break;
+    case O_GENS: o->gens = v; break;
+    case O_OUT: o->out = v; break;
+    case O_DATA: o->data = v; break;
+    case O_SOCKET: o->socket = v; break;
+    case O_CACHE: o->cache_dir = v; break;
+    case O_DUMP: o->dump = v; break;
+    case O_JOBS:
+      if (sbo_parse_long(v, 0, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
+      o->jobs = (int)n;
+      break;
+    case O_NO_AUTOSTART: o->autostart = false; break;
     }
-#undef ARG
   }
-  if (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens || o->jobs < 0) {
-    fprintf(stderr, "verify: --mode output|input and --generations FILE are required\n");
-    usage(stderr);
-    return 1;
-  }
+  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  if (rc == 0) rc = sbo_no_args(&p);
+  if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
+    rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
+  sbo_done(&p);
+  if (rc) return rc;
   if (!o->data) o->data = getenv("CRUXEVAL_DATA") ? getenv("CRUXEVAL_DATA") : SBX_DEFAULT_DATA;
   return 0;
 }

@@ -1,5 +1,6 @@
 /* `surgebox eval` argument handling and flow. */
 #include "eval_cli.h"
+#include "cliopt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,32 +8,24 @@
 
 #include "eval_run.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: surgebox eval (--references FILE... | --data DIR) --predictions FILE\n"
-          "                     [--items FILE] [--json] [--by language|difficulty|config] [--fl-extract]\n"
-          "  --references FILE...  SURGE dataset files (lists of items; subset from each item's category)\n"
-          "  --data DIR            DIR/ml.json ... DIR/fl.json\n"
-          "  --predictions FILE    JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}\n"
-          "                        or SURGE's layout (dataset items with one extra key per model)\n"
-          "  --items FILE          per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}\n"
-          "  --json                aggregate as JSON instead of a table\n"
-          "  --by KEY              breakdown: language (ML/CL/BG), difficulty (CL), config (DR)\n"
-          "  --fl-extract          apply SURGE's extract_code() to FL predictions (not the published scoring)\n");
-}
-
-/* "--name VALUE" or "--name=VALUE"; returns the value or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0) return NULL;
-  if (argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "eval: %s needs a value\n", name);
-    return "";
-  }
-  return argv[++*i];
-}
+const sbo_opt sbe_eval_opts[] = {
+    {"references", SBE_O_REFS, "FILE...", "SURGE dataset files (lists of items; subset from each item's category)"},
+    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json (with --execute: the data to run)"},
+    {"predictions", SBE_O_PREDS, "FILE", "JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}, "
+     "or SURGE's layout (items with one extra key per model)"},
+    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}"},
+    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table"},
+    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)"},
+    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)"},
+    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)"},
+    {"subset", SBE_O_SUBSET, "LIST", "with --execute: the subsets to run (default all)"},
+    {"jobs", SBE_O_JOBS, "N", "with --execute: jobs in flight"},
+    {NULL, 0, NULL, NULL}};
+const sbo_cmd sbe_eval_cmd = {"surgebox eval",
+                              "(--references FILE... | --data DIR) --predictions FILE [options]\n"
+                              "--execute --data DIR --predictions FILE [--subset LIST] [--jobs N] [options]",
+                              "Score LLM predictions with SURGE's metrics (no daemon needed without --execute).",
+                              sbe_eval_opts, NULL, NULL, false};
 
 int sbe_eval_main(int argc, char **argv) {
   sbe_run run = {0};
@@ -40,41 +33,38 @@ int sbe_eval_main(int argc, char **argv) {
   int json = 0, nrefs = 0, status = 1; /* usage error until the arguments are good */
   const char **refs = calloc((size_t)argc + 1, sizeof *refs);
   if (!refs) return 2;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      status = 0;
-      goto out;
-    } else if (!strcmp(argv[i], "--references")) {
-      while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) refs[nrefs++] = argv[++i];
-    } else if (!strncmp(argv[i], "--references=", 13)) {
-      refs[nrefs++] = argv[i] + 13;
-    } else if ((v = opt_value(argc, argv, &i, "--data"))) {
-      data = v;
-    } else if ((v = opt_value(argc, argv, &i, "--predictions"))) {
-      preds = v;
-    } else if ((v = opt_value(argc, argv, &i, "--items"))) {
-      items = v;
-    } else if ((v = opt_value(argc, argv, &i, "--by"))) {
-      by = v;
-    } else if (!strcmp(argv[i], "--json")) {
-      json = 1;
-    } else if (!strcmp(argv[i], "--fl-extract")) {
-      run.options |= SBE_SCORE_FL_EXTRACT;
-    } else {
-      fprintf(stderr, "eval: unknown argument '%s'\n", argv[i]);
-      usage(stderr);
-      goto out;
+  sbo_parser p;
+  sbo_init(&p, &sbe_eval_cmd, argc, argv);
+  int k;
+  const char *v;
+  bool refs_given = false;
+  while ((k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case SBE_O_REFS: refs[nrefs++] = v, refs_given = true; break;
+    case SBE_O_DATA: data = v; break;
+    case SBE_O_PREDS: preds = v; break;
+    case SBE_O_ITEMS: items = v; break;
+    case SBE_O_BY: by = v; break;
+    case SBE_O_JSON: json = 1; break;
+    case SBE_O_FL: run.options |= SBE_SCORE_FL_EXTRACT; break;
+    default: k = SBO_STOP, p.status = sbo_usage_error(&p, "--execute, --subset and --jobs go together"); break;
     }
+    if (k == SBO_STOP) break;
   }
+  /* --references A B C: the files after the first are positionals */
+  if (k != SBO_STOP && p.n_pos && !refs_given) p.status = sbo_usage_error(&p, "unexpected argument '%s'", p.pos[0]);
+  else if (k != SBO_STOP && p.dashdash) p.status = sbo_usage_error(&p, "unexpected '--'");
+  for (int i = 0; k != SBO_STOP && i < p.n_pos; i++) refs[nrefs++] = p.pos[i];
+  status = p.status;
+  sbo_done(&p);
+  if (k == SBO_STOP || status) goto out;
+  status = 1;
   if ((nrefs == 0) == (data == NULL) || !preds || (items && !*items) || (data && !*data) || !*preds) {
-    fprintf(stderr, "eval: give --references FILE... or --data DIR, and --predictions FILE\n");
-    usage(stderr);
+    fprintf(stderr, "surgebox eval: give --references FILE... or --data DIR, and --predictions FILE (see surgebox eval --help)\n");
     goto out;
   }
   if (by && strcmp(by, "language") && strcmp(by, "difficulty") && strcmp(by, "config")) {
-    fprintf(stderr, "eval: --by takes language, difficulty or config\n");
+    fprintf(stderr, "surgebox eval: --by takes language, difficulty or config (see surgebox eval --help)\n");
     goto out;
   }
   status = 2; /* from here on, a failure is an unreadable input */

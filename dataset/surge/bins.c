@@ -8,6 +8,7 @@
  * bin for every time source present, how many regenerated times fall into
  * the same bin as SURGE's, and the items within 30 % of a bin edge, which
  * may land on either side from one run to the next. */
+#include "cliopt.h"
 #include "regen.h"
 
 #include <math.h>
@@ -49,18 +50,31 @@ static double exec_time(json_object *item, const char *key) {
   return json_object_get_double(v);
 }
 
+enum { O_DATA = 256, O_EDGES, O_JSON };
+static const sbo_opt bins_opts[] = {{"data", O_DATA, "FILE", "a regenerated subset (regen --out DIR's <subset>.json; required)"},
+                                    {"edges", O_EDGES, "LIST", "increasing bin edges in seconds (default 0.001,0.01,0.1,1)"},
+                                    {"json", O_JSON, NULL, "the histogram as JSON"},
+                                    {NULL, 0, NULL, NULL}};
+static const sbo_cmd bins_cmd = {"surgebox bins", "--data FILE [--edges LIST] [--json]",
+                                 "CPU-time histogram of a regenerated subset (SURGE's Figure 4).", bins_opts, NULL, NULL,
+                                 false};
+
 int sbr_bins_main(int argc, char **argv) {
   const char *file = NULL, *edges_arg = "0.001,0.01,0.1,1";
   bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) file = argv[++i];
-    else if (!strcmp(argv[i], "--edges") && i + 1 < argc) edges_arg = argv[++i];
-    else if (!strcmp(argv[i], "--json")) json = true;
-    else {
-      fprintf(stderr, "usage: surgebox bins --data FILE [--edges 0.001,0.01,0.1,1] [--json]\n");
-      return 1;
-    }
+  sbo_parser cl;
+  sbo_init(&cl, &bins_cmd, argc, argv);
+  int k, rc;
+  const char *v;
+  while ((k = sbo_next(&cl, &v)) > 0) {
+    if (k == O_DATA) file = v;
+    else if (k == O_EDGES) edges_arg = v;
+    else json = true;
   }
+  rc = k == SBO_STOP ? cl.status : sbo_no_args(&cl);
+  if (k != SBO_STOP && rc == 0 && !file) rc = sbo_usage_error(&cl, "--data FILE is required");
+  sbo_done(&cl);
+  if (rc || k == SBO_STOP) return rc;
   double edges[MAX_EDGES];
   int ne = 0;
   for (const char *p = edges_arg; *p && ne < MAX_EDGES;) {
@@ -72,10 +86,6 @@ int sbr_bins_main(int argc, char **argv) {
     }
     ne++;
     p = *end == ',' ? end + 1 : end;
-  }
-  if (!file) {
-    fprintf(stderr, "usage: surgebox bins --data FILE [--edges 0.001,0.01,0.1,1] [--json]\n");
-    return 1;
   }
   json_object *items = json_object_from_file(file);
   if (!items || !json_object_is_type(items, json_type_array)) {

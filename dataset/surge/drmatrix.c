@@ -15,6 +15,7 @@
  * published dependencies. */
 #include "adapt_internal.h"
 #include "client.h"
+#include "cliopt.h"
 #include "protocol.h"
 #include "pump.h"
 
@@ -144,35 +145,55 @@ static bool factor_matters(const matrix *m, size_t s, int f) {
   return false;
 }
 
+enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_JOBS, O_SOCKET, O_ONLY, O_DUMP, O_NO_AUTOSTART };
+static const sbo_opt drmatrix_opts[] = {
+    {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
+    {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
+    {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)"},
+    {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
+    {"out", O_OUT, "FILE", "the matrix as JSON"},
+    {"jobs", O_JOBS, "N", "jobs in flight (default: the daemon's workers)"},
+    {"only", O_ONLY, "I,J,...", "only these item indices"},
+    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
+    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
+    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
+                                     "Every DR snippet under every compiler, standard and optimisation level.",
+                                     drmatrix_opts, NULL, NULL, false};
+
 int sbr_drmatrix_main(int argc, char **argv) {
   const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL;
   const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";
   int jobs = 0;
   bool autostart = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (!strcmp(a, name) && v && ++i)
-    if (ARG("--data")) data = v;
-    else if (ARG("--out")) out_path = v;
-    else if (ARG("--compilers")) comps = v;
-    else if (ARG("--stds")) stds = v;
-    else if (ARG("--opts")) opts = v;
-    else if (ARG("--jobs")) jobs = atoi(v);
-    else if (ARG("--socket")) socket = v;
-    else if (ARG("--only")) only = v;
-    else if (ARG("--dump-requests")) dump = v;
-    else if (!strcmp(a, "--no-autostart")) autostart = false;
-    else {
-      fprintf(stderr, "usage: surgebox dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17]\n"
-                      "                          [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]\n"
-                      "                          [--dump-requests FILE (write the requests, run nothing)]\n");
-      return 1;
+  { /* the command line */
+  sbo_parser p;
+  sbo_init(&p, &drmatrix_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  long n;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case O_DATA: data = v; break;
+    case O_OUT: out_path = v; break;
+    case O_COMPILERS: comps = v; break;
+    case O_STDS: stds = v; break;
+    case O_OPTS: opts = v; break;
+    case O_JOBS:
+      if (sbo_parse_long(v, 0, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
+      jobs = (int)n;
+      break;
+    case O_SOCKET: socket = v; break;
+    case O_ONLY: only = v; break;
+    case O_DUMP: dump = v; break;
+    case O_NO_AUTOSTART: autostart = false; break;
     }
-#undef ARG
   }
-  if (!data) {
-    fprintf(stderr, "dr-matrix: --data DIR is required\n");
-    return 1;
+  if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
+  if (rc == 0 && k != SBO_STOP && !data) rc = sbo_usage_error(&p, "--data DIR is required");
+  sbo_done(&p);
+  if (rc || k == SBO_STOP) return rc;
   }
   matrix m = {0};
   m.nc = split_list(comps, m.comp, MAXV, sizeof m.comp[0]);

@@ -9,7 +9,9 @@
  *      timeout, failure) is left out of the scores and counted by reason;
  *   4. the rest is scored by the evaluator against the regenerated references.
  * Under --json stdout holds one JSON document; progress goes to stderr. */
+#include "cli.h"
 #include "client.h"
+#include "cliopt.h"
 #include "eval_cli.h"
 #include "eval_run.h"
 #include "regen.h"
@@ -22,94 +24,89 @@
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: surgebox verify --benchmark surge --data DIR --predictions FILE [--out DIR]\n"
-          "                       [--subset ml,cl,...|all] [--json] [--items FILE] [--by KEY] [--fl-extract]\n"
-          "                       [--jobs N] [--socket PATH] [--no-autostart] [--profile NAME]\n"
-          "       (surgebox eval --execute takes the same arguments)\n"
-          "  --data DIR          SURGE's <subset>.json files (the items to run)\n"
-          "  --predictions FILE  as surgebox eval reads them; only the items predicted run\n"
-          "  --out DIR           keep the regenerated <subset>.json there; a second run reuses them\n"
-          "  --subset LIST       which of DIR's files to load (default: all present)\n"
-          "  --json, --items, --by, --fl-extract   as surgebox eval\n"
-          "  items not regenerated here (a toolchain missing, a timeout) are excluded and counted\n"
-          "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, 130 interrupted\n");
-}
+/* eval's own option table (--execute, --subset and --jobs are for this
+ * command) plus the daemon's: the same options as `surgebox eval --execute`. */
+static const sbo_opt vs_opts[] = {
+    {"out", 'o', "DIR", "keep the regenerated <subset>.json there; a second run reuses them"},
+    {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
+    {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
+    {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
+                               "--data DIR --predictions FILE [--out DIR] [options]\n"
+                               "(surgebox eval --execute takes the same arguments)",
+                               "Run only the SURGE items that have a prediction, in the sandbox, and score the\n"
+                               "predictions against those references. Items not regenerated here (a toolchain\n"
+                               "missing, a timeout) are excluded and counted. Under --json stdout holds one JSON\n"
+                               "document; progress goes to stderr.",
+                               sbe_eval_opts, vs_opts,
+                               "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, "
+                               "130 interrupted",
+                               false};
 
-/* "--name VALUE" or "--name=VALUE": 1 and *v set, 0 not this option, -1 no
- * (or an empty) value. */
-static int opt(int argc, char **argv, int *i, const char *name, const char **v) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0) return 0;
-  if (argv[*i][n] == '=') *v = argv[*i] + n + 1;
-  else if (argv[*i][n] != '\0') return 0;
-  else if (*i + 1 >= argc) return -1;
-  else *v = argv[++*i];
-  return **v ? 1 : -1;
-}
-
+/* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
 static int parse(int argc, char **argv, sbr_vs_opts *o) {
   memset(o, 0, sizeof *o);
   o->autostart = true;
   const char *jobs = NULL, *subsets = "all";
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int r = 0;
-#define OPT(name, field) (r = opt(argc, argv, &i, name, &(field))) != 0
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return -1;
-    } else if (!strcmp(a, "--execute")) { /* eval --execute's own flag */
-    } else if (!strcmp(a, "--json")) o->json = true;
-    else if (!strcmp(a, "--fl-extract")) o->fl_extract = true;
-    else if (!strcmp(a, "--no-autostart")) o->autostart = false;
-    else if (OPT("--data", o->data) || OPT("--predictions", o->preds) || OPT("--out", o->out) ||
-             OPT("--items", o->items) || OPT("--by", o->by) || OPT("--socket", o->socket) ||
-             OPT("--profile", o->profile) || OPT("--jobs", jobs) || OPT("--subset", subsets)) {
-      if (r < 0) {
-        fprintf(stderr, "verify: %s needs a value\n", a);
-        return 1;
+  sbo_parser p;
+  sbo_init(&p, &vs_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  long n = 0;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case SBE_O_EXECUTE: break; /* eval --execute's own flag */
+    case SBE_O_JSON: o->json = true; break;
+    case SBE_O_FL: o->fl_extract = true; break;
+    case SBE_O_DATA: o->data = v; break;
+    case SBE_O_PREDS: o->preds = v; break;
+    case 'o': o->out = v; break;
+    case SBE_O_ITEMS: o->items = v; break;
+    case SBE_O_BY: o->by = v; break;
+    case SBE_O_SUBSET: subsets = v; break;
+    case SBE_O_JOBS:
+      if (sbo_parse_long(v, 1, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
+      else jobs = v;
+      break;
+    case SBE_O_REFS: rc = sbo_usage_error(&p, "--references is not for --execute (the references are regenerated)"); break;
+    case SBC_O_SOCKET: o->socket = v; break;
+    case SBC_O_NO_AUTOSTART: o->autostart = false; break;
+    case SBC_O_PROFILE: o->profile = v; break;
+    default: rc = sbo_usage_error(&p, "unexpected option");
+    }
+  }
+  if (k == SBO_STOP) {
+    rc = p.status;
+    sbo_done(&p);
+    return rc == 0 ? -1 : rc;
+  }
+  if (rc == 0) rc = sbo_no_args(&p);
+  if (rc == 0 && (!o->data || !o->preds)) rc = sbo_usage_error(&p, "--data DIR and --predictions FILE are required");
+  if (rc == 0 && o->by && strcmp(o->by, "language") && strcmp(o->by, "difficulty") && strcmp(o->by, "config"))
+    rc = sbo_bad_value(&p, SBE_O_BY, o->by);
+  if (rc == 0 && (o->data && !*o->data)) rc = sbo_bad_value(&p, SBE_O_DATA, o->data);
+  if (rc == 0 && (o->preds && !*o->preds)) rc = sbo_bad_value(&p, SBE_O_PREDS, o->preds);
+  if (rc == 0 && (o->out && !*o->out)) rc = sbo_bad_value(&p, 'o', o->out);
+  if (rc == 0) {
+    long j = jobs ? n : (long)sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(o->jobs, sizeof o->jobs, "%ld", j < 1 ? 1 : j);
+    if (strcmp(subsets, "all") != 0) {
+      o->subsets_given = true;
+      char buf[128];
+      snprintf(buf, sizeof buf, "%s", subsets);
+      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        sbr_subset s;
+        if (sbr_subset_parse(tok, &s) < 0)
+          rc = sbo_usage_error(&p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
+        else o->want[s] = true;
       }
     } else {
-      fprintf(stderr, "verify: unknown argument '%s'\n", a);
-      usage(stderr);
-      return 1;
+      for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
     }
-#undef OPT
   }
-  if (!o->data || !o->preds) {
-    fprintf(stderr, "verify: --data DIR and --predictions FILE are required\n");
-    usage(stderr);
-    return 1;
-  }
-  if (o->by && strcmp(o->by, "language") && strcmp(o->by, "difficulty") && strcmp(o->by, "config")) {
-    fprintf(stderr, "verify: --by takes language, difficulty or config\n");
-    return 1;
-  }
-  char *end = NULL;
-  long j = jobs ? strtol(jobs, &end, 10) : (long)sysconf(_SC_NPROCESSORS_ONLN);
-  if ((jobs && *end) || j < 1 || j > 4096) {
-    fprintf(stderr, "verify: --jobs takes a number from 1 to 4096\n");
-    return 1;
-  }
-  snprintf(o->jobs, sizeof o->jobs, "%ld", j);
-  if (strcmp(subsets, "all") != 0) {
-    o->subsets_given = true;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", subsets);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-      sbr_subset s;
-      if (sbr_subset_parse(tok, &s) < 0) {
-        fprintf(stderr, "verify: unknown subset %s (ml cl rl sc tc bg dr fl, or all)\n", tok);
-        return 1;
-      }
-      o->want[s] = true;
-    }
-  } else {
-    for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
-  }
-  return 0;
+  sbo_done(&p);
+  return rc;
 }
 
 static sbe_category cat_of(sbr_subset s) { return sbe_subset_category(sbr_subset_name(s)); }

@@ -11,6 +11,7 @@
  * items whose "exec" is complete are not run again. */
 #include "adapt_internal.h"
 #include "client.h"
+#include "cliopt.h"
 #include "fidelity.h"
 #include "pump.h"
 #include "protocol.h"
@@ -218,14 +219,28 @@ static void save_outputs(void *ctx) {
   }
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: surgebox regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE]\n"
-             "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
-             "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
-             "                      [--retry-failed] [--profile NAME] [--dump-requests FILE]\n"
-             "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n"
-             "  --dump-requests FILE: write the exec requests as JSON Lines and run nothing\n");
-}
+enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_SOCKET, O_ONLY, O_PROFILE, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM,
+       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY };
+static const sbo_opt regen_opts[] = {
+    {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
+    {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
+    {"out", O_OUT, "DIR", "write <subset>.json there (an interrupted run resumes)"},
+    {"summary", O_SUMMARY, "FILE", "the fidelity report as JSON"},
+    {"jobs", O_JOBS, "N", "jobs in flight (default: the daemon's workers)"},
+    {"repeat", O_REPEAT, "K", "run every item K times"},
+    {"check-determinism", O_DETERMINISM, NULL, "run every item at least twice and compare"},
+    {"only", O_ONLY, "I,J,...", "only these item indices"},
+    {"retry-failed", O_RETRY, NULL, "rerun items a resumed run recorded as failed"},
+    {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items"},
+    {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics"},
+    {"profile", O_PROFILE, "NAME", "run jobs in this root file system"},
+    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
+    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
+    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
+                                  "Regenerate SURGE's references by running every item; a fidelity report.",
+                                  regen_opts, NULL, NULL, false};
 
 typedef struct {
   const char *data, *out, *summary, *socket, *only, *profile, *dump;
@@ -239,40 +254,41 @@ static int parse(int argc, char **argv, opts *o) {
   snprintf(o->subsets_arg, sizeof o->subsets_arg, "dr,bg,tc");
   o->repeat = 1;
   o->autostart = o->inproc = o->mimic = true;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (strcmp(a, name) == 0 && v && ++i)
-    if (ARG("--data")) o->data = v;
-    else if (ARG("--subset")) snprintf(o->subsets_arg, sizeof o->subsets_arg, "%s", v);
-    else if (ARG("--out")) o->out = v;
-    else if (ARG("--summary")) o->summary = v;
-    else if (ARG("--socket")) o->socket = v;
-    else if (ARG("--only")) o->only = v;
-    else if (ARG("--profile")) o->profile = v;
-    else if (ARG("--dump-requests")) o->dump = v;
-    else if (ARG("--jobs")) o->jobs = atoi(v);
-    else if (ARG("--repeat")) o->repeat = atoi(v);
-    else if (!strcmp(a, "--check-determinism")) o->repeat = o->repeat < 2 ? 2 : o->repeat;
-    else if (!strcmp(a, "--no-autostart")) o->autostart = false;
-    else if (!strcmp(a, "--no-inproc-time")) o->inproc = false;
-    else if (!strcmp(a, "--no-gcc9-mimic")) o->mimic = false;
-    else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
-    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return -1;
-    } else {
-      fprintf(stderr, "regen: unknown or incomplete argument %s\n", a);
-      usage(stderr);
-      return 1;
+  sbo_parser p;
+  sbo_init(&p, &regen_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  long n;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    switch (k) {
+    case O_DATA: o->data = v; break;
+    case O_SUBSET: snprintf(o->subsets_arg, sizeof o->subsets_arg, "%s", v); break;
+    case O_OUT: o->out = v; break;
+    case O_SUMMARY: o->summary = v; break;
+    case O_SOCKET: o->socket = v; break;
+    case O_ONLY: o->only = v; break;
+    case O_PROFILE: o->profile = v; break;
+    case O_DUMP: o->dump = v; break;
+    case O_JOBS:
+      if (sbo_parse_long(v, 0, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
+      o->jobs = (int)n;
+      break;
+    case O_REPEAT:
+      if (sbo_parse_long(v, 1, 1000, &n) < 0) rc = sbo_bad_value(&p, k, v);
+      o->repeat = (int)n;
+      break;
+    case O_DETERMINISM: o->repeat = o->repeat < 2 ? 2 : o->repeat; break;
+    case O_NO_AUTOSTART: o->autostart = false; break;
+    case O_NO_INPROC: o->inproc = false; break;
+    case O_NO_MIMIC: o->mimic = false; break;
+    case O_RETRY: o->retry_failed = true; break;
     }
-#undef ARG
   }
-  if (!o->data || o->repeat < 1 || o->jobs < 0) {
-    if (!o->data) fprintf(stderr, "regen: --data DIR is required (SURGE's <subset>.json files)\n");
-    usage(stderr);
-    return 1;
-  }
-  return 0;
+  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  if (rc == 0) rc = sbo_no_args(&p);
+  if (rc == 0 && !o->data) rc = sbo_usage_error(&p, "--data DIR is required (SURGE's <subset>.json files)");
+  sbo_done(&p);
+  return rc;
 }
 
 static bool in_only(const char *only, size_t index) {

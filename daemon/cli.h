@@ -1,0 +1,55 @@
+/* The surgebox commands that talk to the daemon (exec, status, toolchains,
+ * ping): their bodies, called by cli/surgebox.c's command table. Prefix sbc_
+ * (the client side). */
+#ifndef SURGEBOX_CLI_H
+#define SURGEBOX_CLI_H
+
+#include "cliopt.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Options every daemon-talking command takes, before or after its name. */
+typedef struct {
+  const char *socket;  /* NULL: $SURGEBOX_SOCKET, else the default */
+  bool autostart;      /* start a private daemon when none listens */
+  const char *profile; /* root file system of jobs (default: the daemon's) */
+} sbc_global;
+
+enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE };
+extern const sbo_opt sbc_global_opts[];
+/* Apply one of sbc_global_opts; false if key is not one of them. */
+bool sbc_global_apply(sbc_global *g, int key, const char *val);
+
+int sbc_exec_main(const sbc_global *g, int argc, char **argv);
+int sbc_status_main(const sbc_global *g, int argc, char **argv);
+int sbc_toolchains_main(const sbc_global *g, int argc, char **argv);
+int sbc_ping_main(const sbc_global *g, int argc, char **argv);
+
+/* --- cli_common.c --- */
+/* A request object with a fresh id ("exec-<pid>-<n>": distinct per request,
+ * so the daemon's log tells CLI calls apart) and its type. */
+json_object *sbc_request_new(const char *type);
+/* Send req, receive the answer. 0 with *resp set; on failure the error is
+ * reported (JSON on stdout when json) and the exit status (2) returned. */
+int sbc_roundtrip(const sbc_global *g, const char *name, bool json, json_object *req, json_object **resp);
+void sbc_print_json(json_object *o);
+
+/* --- cli_files.c: what exec uploads --- */
+typedef struct {
+  json_object *files; /* the request's "files" array */
+  size_t bytes;       /* total content */
+} sbc_files;
+/* Add a FILE or DIRECTORY argument: a relative path is kept (normalised),
+ * an absolute one or one with ".." goes under its last component; a
+ * directory is uploaded whole below that name, refusing symlinks that leave
+ * it and anything but regular files and directories. 0 or -1 with err. */
+int sbc_files_add(sbc_files *f, const char *arg, char *err, size_t err_len);
+/* All of fd's bytes (a pipe, a file); NULL on error. */
+unsigned char *sbc_read_fd(int fd, size_t *len);
+/* data as "key" (UTF-8 text) or "key_b64". */
+void sbc_content_field(json_object *o, const char *key, const unsigned char *data, size_t len);
+
+#endif

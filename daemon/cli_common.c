@@ -1,0 +1,61 @@
+/* What every daemon-talking command shares: global options, request ids, the
+ * round trip and its error reporting. */
+#include "cli.h"
+#include "client.h"
+#include "protocol.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const sbo_opt sbc_global_opts[] = {
+    {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
+    {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
+    {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
+    {NULL, 0, NULL, NULL}};
+
+bool sbc_global_apply(sbc_global *g, int key, const char *val) {
+  switch (key) {
+  case SBC_O_SOCKET: g->socket = val; return true;
+  case SBC_O_NO_AUTOSTART: g->autostart = false; return true;
+  case SBC_O_PROFILE: g->profile = val; return true;
+  default: return false;
+  }
+}
+
+json_object *sbc_request_new(const char *type) {
+  static unsigned seq;
+  char id[64];
+  snprintf(id, sizeof id, "%s-%ld-%u", type, (long)getpid(), ++seq);
+  json_object *req = json_object_new_object();
+  json_object_object_add(req, "id", json_object_new_string(id));
+  json_object_object_add(req, "type", json_object_new_string(type));
+  return req;
+}
+
+int sbc_roundtrip(const sbc_global *g, const char *name, bool json, json_object *req, json_object **resp) {
+  sbc_conn c;
+  char err[512];
+  *resp = NULL;
+  if (sbc_open(&c, g->socket, g->autostart, NULL, err, sizeof err) < 0)
+    return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
+  int rc = sbc_send(&c, req);
+  *resp = rc == 0 ? sbc_recv(&c) : NULL;
+  sbc_close(&c);
+  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
+  const char *code = sbp_response_error_code(*resp);
+  if (code) {
+    json_object *e = NULL, *m = NULL;
+    json_object_object_get_ex(*resp, "error", &e);
+    if (e) json_object_object_get_ex(e, "message", &m);
+    rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
+    json_object_put(*resp);
+    *resp = NULL;
+    return rc;
+  }
+  return 0;
+}
+
+void sbc_print_json(json_object *o) {
+  puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}

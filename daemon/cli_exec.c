@@ -1,0 +1,301 @@
+/* surgebox exec: one job from the command line. */
+#include "cli.h"
+#include "protocol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { O_STDIN = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_MERGE, O_ENV, O_JSON, O_TC, O_STD, O_OPT, O_OPTION,
+       O_ARG, O_EXIT, O_CARG };
+
+static const sbo_opt exec_opts[] = {
+    {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
+    {"time-limit", O_TIME, "S", "wall-clock limit in seconds"},
+    {"cpu-limit", O_CPU, "S", "CPU-time limit in seconds"},
+    {"memory-limit", O_MEM, "MIB", "memory limit"},
+    {"pids-limit", O_PIDS, "N", "processes and threads"},
+    {"output-limit", O_OUT, "BYTES", "per output stream"},
+    {"merge-output", O_MERGE, NULL, "stderr into stdout, in write order (not with --toolchain)"},
+    {"env", O_ENV, "K=V", "set a variable (repeatable; not with --toolchain)"},
+    {"json", O_JSON, NULL, "print the daemon's answer (and errors) as JSON on stdout"},
+    {"exit-code", O_EXIT, "MODE", "'job' (default): 0 the job ran, 2 it could not; 'program': the program's status"},
+    {"toolchain", O_TC, "NAME", "let the daemon compile and run FILEs (see surgebox toolchains)"},
+    {"option", O_OPTION, "K=V", "a toolchain option, e.g. std=c++20, edition=2018 (repeatable)"},
+    {"std", O_STD, "STD", "the same as --option std=STD"},
+    {"opt", O_OPT, "LEVEL", "the same as --option opt=LEVEL"},
+    {"arg", O_ARG, "A", "an argument for the compiled program (repeatable; or after --)"},
+    {"compile-arg", O_CARG, "A", "add A to the compile step's arguments, e.g. -Wall, -DN=3 (repeatable)"},
+    {NULL, 0, NULL, NULL}};
+
+static const sbo_cmd exec_cmd = {
+    "surgebox exec",
+    "[options] [FILE|DIR...] -- PROGRAM [ARGS...]\n--toolchain NAME [options] FILE|DIR... [-- ARGS...]",
+    "Run PROGRAM in /app holding FILEs, or compile and run them with a toolchain.\n"
+    "A relative path keeps its directories (src/a.c is /app/src/a.c); an absolute one, or one with '..',\n"
+    "goes under its last component; a directory is uploaded whole (symlinks leaving it are refused).",
+    exec_opts, sbc_global_opts,
+    "Plain output: every other step's output (a compile's warnings) on stderr, then the program's\n"
+    "stdout and stderr. Exit status: 0 the job ran (whatever the program did), 1 usage error,\n"
+    "2 daemon or sandbox failure; with --exit-code program, the program's own status\n"
+    "(128+N when signal N killed it; the failed step's status when it never ran).\n",
+    false};
+
+static int add_limit(json_object *limits, const char *key, const char *val, bool integer) {
+  if (integer) {
+    long v;
+    if (sbo_parse_long(val, 1, __LONG_MAX__, &v) < 0) return -1;
+    json_object_object_add(limits, key, json_object_new_int64(v));
+  } else {
+    double v;
+    if (sbo_parse_double(val, &v) < 0) return -1;
+    json_object_object_add(limits, key, json_object_new_double(v));
+  }
+  return 0;
+}
+
+/* "K=V" into obj; -1 without '=' or with an empty K. */
+static int add_kv(json_object *obj, const char *kv) {
+  const char *eq = strchr(kv, '=');
+  if (!eq || eq == kv) return -1;
+  char key[256];
+  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+  json_object_object_add(obj, key, json_object_new_string(eq + 1));
+  return 0;
+}
+
+static const char *str_field(json_object *o, const char *key) {
+  json_object *v = NULL;
+  return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+/* The program's step: "run" (the toolchain form's last), else the last. */
+static json_object *program_step(json_object *steps) {
+  size_t n = steps ? json_object_array_length(steps) : 0;
+  for (size_t i = 0; i < n; i++) {
+    json_object *s = json_object_array_get_idx(steps, i);
+    const char *name = str_field(s, "name");
+    if (name && !strcmp(name, "run")) return s;
+  }
+  return n == 1 ? json_object_array_get_idx(steps, 0) : NULL;
+}
+
+static void put_stream(json_object *step, const char *key, FILE *f) {
+  json_object *v = NULL;
+  char b64[32];
+  snprintf(b64, sizeof b64, "%s_b64", key);
+  if (json_object_object_get_ex(step, b64, &v) && v) {
+    size_t len = 0;
+    unsigned char *d = NULL;
+    if (sbp_base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), &d, &len, NULL) == SBP_B64_OK)
+      fwrite(d, 1, len, f);
+    free(d);
+  } else if (json_object_object_get_ex(step, key, &v) && v) {
+    fwrite(json_object_get_string(v), 1, (size_t)json_object_get_string_len(v), f);
+  }
+}
+
+/* Diagnostics of every other step on stderr, then the program's output. */
+static void print_plain(json_object *resp) {
+  json_object *steps = NULL;
+  json_object_object_get_ex(resp, "steps", &steps);
+  json_object *prog = program_step(steps);
+  size_t n = steps ? json_object_array_length(steps) : 0;
+  for (size_t i = 0; i < n; i++) {
+    json_object *s = json_object_array_get_idx(steps, i);
+    if (s == prog) continue;
+    put_stream(s, "stdout", stderr);
+    put_stream(s, "stderr", stderr);
+  }
+  fflush(stderr);
+  if (prog) {
+    put_stream(prog, "stdout", stdout);
+    fflush(stdout);
+    put_stream(prog, "stderr", stderr);
+  }
+  const char *st = str_field(resp, "status");
+  if (!st || strcmp(st, "ok") != 0) {
+    json_object *last = n ? json_object_array_get_idx(steps, n - 1) : NULL;
+    json_object *code = NULL;
+    const char *sig = str_field(last, "signal"), *error = str_field(resp, "error");
+    fprintf(stderr, "surgebox: %s", st ? st : "?");
+    const char *step = str_field(last, "name");
+    if (last && n > 1) fprintf(stderr, " in step %s", step ? step : "?");
+    if (error) fprintf(stderr, ": %s", error);
+    if (last && json_object_object_get_ex(last, "exit_code", &code) && code && json_object_get_int(code) != 0)
+      fprintf(stderr, " (exit %d)", json_object_get_int(code));
+    if (sig) fprintf(stderr, " (%s)", sig);
+    fputc('\n', stderr);
+  }
+}
+
+/* The last step's status as a shell reports it: exit code, or 128+N. */
+static int program_status(json_object *resp) {
+  json_object *steps = NULL, *code = NULL;
+  json_object_object_get_ex(resp, "steps", &steps);
+  size_t n = steps ? json_object_array_length(steps) : 0;
+  if (!n) return SBO_EXIT_FAILURE;
+  json_object *last = json_object_array_get_idx(steps, n - 1);
+  const char *sig = str_field(last, "signal");
+  if (sig) {
+    if (!strncmp(sig, "SIG", 3)) sig += 3;
+    for (int s = 1; s < NSIG; s++) {
+      const char *ab = sigabbrev_np(s);
+      if (ab && !strcmp(ab, sig)) return 128 + s;
+    }
+    return 128 + SIGKILL;
+  }
+  return json_object_object_get_ex(last, "exit_code", &code) && code ? json_object_get_int(code) & 0xff : 0;
+}
+
+typedef struct {
+  json_object *req, *limits, *options, *args, *env, *cargs;
+  sbc_files files;
+  const char *toolchain, *stdin_path;
+  bool json, merge, exit_program;
+} exec_req;
+
+static void exec_req_free(exec_req *e) {
+  json_object_put(e->req);
+  json_object_put(e->limits);
+  json_object_put(e->options);
+  json_object_put(e->args);
+  json_object_put(e->env);
+  json_object_put(e->cargs);
+  json_object_put(e->files.files);
+}
+
+/* The job's stdin: --stdin FILE, '-' ours; without --stdin, ours when it is
+ * a pipe or a regular file (a terminal, /dev/null or a socket is left alone). */
+static int read_stdin(const exec_req *e, json_object *holder, char *err, size_t err_len) {
+  int fd = -1;
+  bool close_it = false;
+  if (e->stdin_path && strcmp(e->stdin_path, "-") != 0) {
+    fd = open(e->stdin_path, O_RDONLY | O_CLOEXEC);
+    close_it = true;
+  } else if (e->stdin_path) {
+    fd = STDIN_FILENO;
+  } else {
+    struct stat st;
+    if (isatty(STDIN_FILENO) || fstat(STDIN_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+      return 0;
+    fd = STDIN_FILENO;
+  }
+  size_t len = 0;
+  unsigned char *in = fd >= 0 ? sbc_read_fd(fd, &len) : NULL;
+  if (!in) snprintf(err, err_len, "cannot read %s: %s", e->stdin_path ? e->stdin_path : "standard input", strerror(errno));
+  if (close_it && fd >= 0) close(fd);
+  if (!in) return -1;
+  if (len || e->stdin_path) sbc_content_field(holder, "stdin", in, len);
+  free(in);
+  return 0;
+}
+
+int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
+  sbc_global g = *g0;
+  exec_req e = {json_object_new_object(), json_object_new_object(), json_object_new_object(), json_object_new_array(),
+                NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false};
+  sbo_parser p;
+  sbo_init(&p, &exec_cmd, argc, argv);
+  e.json = p.json;
+  int k, rc = 0;
+  const char *v;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    int bad = 0;
+    switch (k) {
+    case O_STDIN: e.stdin_path = v; break;
+    case O_TIME: bad = add_limit(e.limits, "time_s", v, false); break;
+    case O_CPU: bad = add_limit(e.limits, "cpu_time_s", v, false); break;
+    case O_MEM: bad = add_limit(e.limits, "memory_mib", v, true); break;
+    case O_PIDS: bad = add_limit(e.limits, "pids", v, true); break;
+    case O_OUT: bad = add_limit(e.limits, "output_bytes", v, true); break;
+    case O_MERGE: e.merge = true; break;
+    case O_ENV:
+      if (!e.env) e.env = json_object_new_object();
+      bad = add_kv(e.env, v);
+      break;
+    case O_JSON: e.json = true; break;
+    case O_EXIT:
+      e.exit_program = !strcmp(v, "program");
+      bad = !e.exit_program && strcmp(v, "job") != 0;
+      break;
+    case O_TC: e.toolchain = v; break;
+    case O_OPTION: bad = add_kv(e.options, v); break;
+    case O_STD: json_object_object_add(e.options, "std", json_object_new_string(v)); break;
+    case O_OPT: json_object_object_add(e.options, "opt", json_object_new_string(v)); break;
+    case O_ARG: json_object_array_add(e.args, json_object_new_string(v)); break;
+    case O_CARG: json_object_array_add(e.cargs, json_object_new_string(v)); break;
+    default: sbc_global_apply(&g, k, v);
+    }
+    if (bad) rc = sbo_bad_value(&p, k, v);
+  }
+  if (rc == 0 && k == SBO_STOP) rc = p.status;
+  if (rc != 0 || k == SBO_STOP) {
+    sbo_done(&p);
+    exec_req_free(&e);
+    return rc;
+  }
+  char err[PATH_MAX + 256] = "";
+  const char *name = exec_cmd.name;
+  if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
+  else if (e.toolchain && (e.env || e.merge))
+    rc = sbo_usage_error(&p, "--%s is not available with --toolchain (the toolchain sets the environment and streams)",
+                         e.env ? "env" : "merge-output");
+  else if (!e.toolchain &&
+           (json_object_object_length(e.options) || json_object_array_length(e.args) || json_object_array_length(e.cargs)))
+    rc = sbo_usage_error(&p, "--option, --std, --opt, --arg and --compile-arg need --toolchain");
+  for (int i = 0; rc == 0 && i < p.n_pos; i++)
+    if (sbc_files_add(&e.files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+  json_object *req = sbc_request_new("exec"), *resp = NULL;
+  json_object *step = json_object_new_object();
+  if (rc == 0) {
+    json_object_object_add(req, "files", json_object_get(e.files.files));
+    if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
+    if (read_stdin(&e, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+  }
+  if (rc == 0 && e.toolchain) {
+    for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.args, json_object_new_string(p.rest[i]));
+    json_object_object_add(req, "toolchain", json_object_new_string(e.toolchain));
+    json_object_object_add(req, "options", json_object_get(e.options));
+    json_object_object_add(req, "args", json_object_get(e.args));
+    if (json_object_array_length(e.cargs)) json_object_object_add(req, "compile_args", json_object_get(e.cargs));
+    json_object_object_add(req, "limits", json_object_get(e.limits));
+  } else if (rc == 0) {
+    json_object *prog = json_object_new_array();
+    for (int i = 0; i < p.n_rest; i++) json_object_array_add(prog, json_object_new_string(p.rest[i]));
+    json_object_object_add(step, "name", json_object_new_string("run"));
+    json_object_object_add(step, "argv", prog);
+    if (e.env) json_object_object_add(step, "env", json_object_get(e.env));
+    if (e.merge) json_object_object_add(step, "merge_output", json_object_new_boolean(true));
+    json_object_object_add(step, "limits", json_object_get(e.limits));
+    json_object *steps = json_object_new_array();
+    json_object_array_add(steps, json_object_get(step));
+    json_object_object_add(req, "steps", steps);
+  }
+  if (rc == 0) rc = sbc_roundtrip(&g, name, e.json, req, &resp);
+  if (rc == 0) {
+    if (e.json) sbc_print_json(resp);
+    else print_plain(resp);
+    const char *s = str_field(resp, "status");
+    if (!s) s = SBP_STATUS_INTERNAL_ERROR;
+    /* the job did not run: the machine, not the program, is at fault */
+    if (!strcmp(s, SBP_STATUS_INTERNAL_ERROR) || !strcmp(s, SBP_STATUS_TOOLCHAIN_MISSING) ||
+        !strcmp(s, SBP_STATUS_UNSUPPORTED))
+      rc = SBO_EXIT_FAILURE;
+    else if (e.exit_program)
+      rc = program_status(resp);
+  }
+  fflush(stdout);
+  json_object_put(resp);
+  json_object_put(req);
+  json_object_put(step);
+  sbo_done(&p);
+  exec_req_free(&e);
+  return rc;
+}

@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""The surgebox command line as a user meets it (issue 13): one parser for
+every command, stdin and files forwarded, diagnostics shown, exit codes.
+
+usage: test_cli.py BIN_DIR CASE [SEED]   (inside the unshare wrapper: cases
+that run programs start their own daemon with a private socket and cache;
+SEED, a file in the build tree, carries toolchain detection from one case's
+daemon to the next: detection takes minutes on a loaded machine)."""
+import atexit
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = sys.argv[1]
+SEED = sys.argv[3] if len(sys.argv) > 3 else None
+SURGEBOX = os.path.join(BIN, "surgebox")
+failures = []
+
+# Written by hand: the commands README documents (the table may grow).
+COMMANDS = ["exec", "status", "toolchains", "ping", "batch", "regen", "bins", "dr-matrix", "eval", "verify", "profile"]
+
+
+_tmpdirs = []
+
+
+def tmpdir():
+    """A private directory, removed when the case ends."""
+    d = tempfile.mkdtemp(prefix="sbcli-")
+    _tmpdirs.append(d)
+    return d
+
+
+atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _tmpdirs])
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def skip(why):
+    print("SKIPPED: " + why)
+    sys.exit(77)
+
+
+def run(args, env=None, input=None, stdin=subprocess.DEVNULL, timeout=300, cwd=None):
+    kw = {"input": input} if input is not None else {"stdin": stdin}
+    return subprocess.run([SURGEBOX] + args, env=env, capture_output=True, timeout=timeout, cwd=cwd, **kw)
+
+
+class Daemon:
+    """A private surgeboxd (own socket and compile cache); its log on stderr."""
+
+    def __init__(self):
+        self.dir = tmpdir()
+        os.chmod(self.dir, 0o755)
+        self.sock = os.path.join(self.dir, "s.sock")
+        cache = os.path.join(self.dir, "cache")
+        os.makedirs(cache)
+        if SEED and os.path.exists(SEED):
+            shutil.copyfile(SEED, os.path.join(cache, "toolchains.json"))
+        self.log = open(os.path.join(self.dir, "log"), "w+")
+        self.proc = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", self.sock,
+                                      "--cache-dir", cache],
+                                     stdin=subprocess.DEVNULL, stderr=self.log)
+        self.env = dict(os.environ, SURGEBOX_SOCKET=self.sock)
+        deadline = time.time() + 400
+        while time.time() < deadline:
+            if run(["ping"], env=self.env).returncode == 0:
+                if SEED and not os.path.exists(SEED) and os.path.exists(os.path.join(cache, "toolchains.json")):
+                    shutil.copyfile(os.path.join(cache, "toolchains.json"), SEED + ".tmp%d" % os.getpid())
+                    os.replace(SEED + ".tmp%d" % os.getpid(), SEED)
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise RuntimeError("daemon did not start: " + self.logtext())
+
+    def logtext(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(60)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def need_gxx(d):
+    p = run(["toolchains", "--json"], env=d.env)
+    names = [t["name"] for t in json.loads(p.stdout)["toolchains"] if t.get("available")] if p.returncode == 0 else []
+    if "g++" not in names:
+        skip("no g++ toolchain on this machine")
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# ---------------------------------------------------------------- no daemon
+
+def case_help_all():
+    """--help: usage on stdout, nothing on stderr, exit 0, for every command."""
+    top = subprocess.run([SURGEBOX, "--help"], capture_output=True, stdin=subprocess.DEVNULL)
+    check(top.returncode == 0 and top.stdout.startswith(b"usage: surgebox ") and not top.stderr,
+          f"surgebox --help: {top.returncode} {top.stderr[:200]!r}")
+    listed = re.findall(rb"^  ([a-z][a-z-]*) ", top.stdout.split(b"commands", 1)[-1], re.M)
+    listed = [c.decode() for c in listed]
+    check(set(COMMANDS) <= set(listed), f"every command listed: {listed}")
+    for c in listed:
+        for h in ("--help", "-h"):
+            p = run([c, h])
+            check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox " + c.encode()) and not p.stderr,
+                  f"surgebox {c} {h}: exit {p.returncode}, stdout {p.stdout[:60]!r}, stderr {p.stderr[:200]!r}")
+    for extra in (["eval", "--execute", "--help"], ["verify", "--benchmark", "cruxeval", "--help"],
+                  ["verify", "--benchmark=surge", "--help"], ["profile", "list", "--help"]):
+        p = run(extra)
+        check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox ") and not p.stderr,
+              f"surgebox {' '.join(extra)}: {p.returncode} {p.stderr[:200]!r}")
+    for tool in ("surgebox", "surgebox-run"):
+        p = subprocess.run([os.path.join(BIN, tool), "--version"], capture_output=True, stdin=subprocess.DEVNULL)
+        check(p.returncode == 0 and re.fullmatch(rb"%s \d+\.\d+\.\d+\n" % tool.encode(), p.stdout) is not None,
+              f"{tool} --version: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    p = subprocess.run([os.path.join(BIN, "surgebox-run"), "--help"], capture_output=True, stdin=subprocess.DEVNULL)
+    check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox-run") and not p.stderr, "surgebox-run --help")
+
+
+def case_unknown_option():
+    """A mistake: one line on stderr naming it and pointing at --help, exit 1."""
+    forms = [[c, "--no-such-option"] for c in COMMANDS if c not in ("verify", "profile")]
+    forms += [["verify", "--benchmark", "cruxeval", "--no-such-option"], ["profile", "list", "--no-such-option"],
+              ["--no-such-option", "ping"]]
+    for args in forms:
+        p = run(args)
+        lines = p.stderr.decode(errors="replace").splitlines()
+        name = "surgebox" if args[0].startswith("-") else "surgebox " + args[0]
+        check(p.returncode == 1 and len(lines) == 1 and "unknown option '--no-such-option'" in lines[0]
+              and f"see {name} --help" in lines[0] and not p.stdout,
+              f"surgebox {' '.join(args)}: exit {p.returncode}, stderr {lines}")
+    p = subprocess.run([os.path.join(BIN, "surgebox-run"), "--no-such-option"], capture_output=True,
+                       stdin=subprocess.DEVNULL)
+    check(p.returncode == 1 and len(p.stderr.splitlines()) == 1, f"surgebox-run: {p.returncode} {p.stderr!r}")
+    for args, what in ((["regen", "--jobs=many", "--data", "x"], "bad value 'many' for --jobs"),
+                       (["exec", "--time-limit"], "needs a value"),
+                       (["frobnicate"], "unknown command 'frobnicate'")):
+        p = run(args)
+        lines = p.stderr.decode(errors="replace").splitlines()
+        check(p.returncode == 1 and len(lines) == 1 and what in lines[0], f"surgebox {' '.join(args)}: {p.returncode} {lines}")
+
+
+def case_failure_status():
+    """A failure that is not a usage error is exit 2 in every command."""
+    t = tmpdir()
+    for args in (["profile", "show", "nosuch", "--dir=" + t], ["bins", "--data", os.path.join(t, "missing.json")],
+                 ["eval", "--data", t, "--predictions", os.path.join(t, "missing.jsonl")]):
+        p = run(args)
+        check(p.returncode == 2 and p.stderr, f"surgebox {' '.join(args)}: exit {p.returncode} {p.stderr[:200]!r}")
+
+
+def case_json_errors():
+    """Under --json an error is JSON on stdout, with the exit status in it."""
+    p = run(["exec", "--json", "--no-such-option", "--", "true"])
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = None
+    check(p.returncode == 1 and isinstance(doc, dict) and doc.get("exit") == 1 and "--no-such-option" in doc.get("error", ""),
+          f"usage error as JSON: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    t = tmpdir()
+    env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "nobody.sock"))
+    for args in (["--no-autostart", "status", "--json"], ["ping", "--json"],
+                 ["exec", "--no-autostart", "--json", "--", "true"]):
+        p = run(args, env=env)
+        try:
+            doc = json.loads(p.stdout)
+        except ValueError:
+            doc = None
+        check(p.returncode == 2 and isinstance(doc, dict) and doc.get("exit") == 2 and "nobody.sock" in doc.get("error", ""),
+              f"{' '.join(args)} with no daemon: {p.returncode} {p.stdout!r} {p.stderr!r}")
+
+
+def case_ping_no_daemon():
+    """ping asks whether a daemon answers: it never starts one."""
+    t = tmpdir()
+    marker = os.path.join(t, "started")
+    fake = write(t, "fake-surgeboxd", f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    os.chmod(fake, 0o755)
+    env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "nobody.sock"), SURGEBOXD=fake, XDG_RUNTIME_DIR=t)
+    p = run(["ping"], env=env)
+    check(p.returncode == 2 and not os.path.exists(marker), f"ping without a daemon: exit {p.returncode}, "
+          f"daemon started: {os.path.exists(marker)}, {p.stderr!r}")
+    check(sorted(os.listdir(t)) == ["fake-surgeboxd"], f"nothing left behind: {os.listdir(t)}")
+    p = run(["status"], env=env)  # status may start one (the embedded default): the fake runs
+    check(p.returncode == 2 and os.path.exists(marker), f"status does autostart: {p.returncode} {os.path.exists(marker)}")
+
+
+# ---------------------------------------------------------------- with a daemon
+
+def with_daemon(fn):
+    d = Daemon()
+    try:
+        fn(d)
+    finally:
+        d.stop()
+
+
+def case_stdin_pipe(d):
+    """Piped stdin reaches the program; --stdin - too; /dev/null is no input."""
+    t = tmpdir()
+    write(t, "add.py", "a, b = map(int, input().split())\nprint(a + b)\n")
+    p = run(["exec", "add.py", "--", "python3", "add.py"], env=d.env, input=b"3 4\n", cwd=t)
+    check(p.returncode == 0 and p.stdout == b"7\n", f"echo 3 4 | surgebox exec add.py: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    p = run(["exec", "--stdin", "-", "add.py", "--", "python3", "add.py"], env=d.env, input=b"5 6\n", cwd=t)
+    check(p.returncode == 0 and p.stdout == b"11\n", f"--stdin -: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    p = run(["exec", "--", "sh", "-c", "wc -c"], env=d.env, cwd=t)  # stdin /dev/null: not read, empty
+    check(p.returncode == 0 and p.stdout.strip() == b"0", f"no input from /dev/null: {p.stdout!r} {p.stderr!r}")
+
+
+def case_opt_forms(d):
+    """--opt=value and --opt value, options after positionals (before --)."""
+    t = tmpdir()
+    write(t, "add.py", "a, b = map(int, input().split())\nprint(a + b)\n")
+    write(t, "in.txt", "20 22\n")
+    p = run(["exec", "add.py", "--stdin=in.txt", "--time-limit", "30", "--", "python3", "add.py"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"42\n", f"option after a FILE, --opt=value: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    # after --, options belong to the program
+    p = run(["exec", "--", "/bin/echo", "--json", "--stdin=x"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"--json --stdin=x\n", f"after --: {p.stdout!r} {p.stderr!r}")
+    # a global option after the command's name
+    p = run(["status", "--socket=" + d.sock, "--json"], env=dict(os.environ, SURGEBOX_SOCKET="/nonexistent/s"))
+    check(p.returncode == 0 and json.loads(p.stdout).get("type") == "status", f"--socket= after status: {p.returncode} {p.stderr!r}")
+
+
+def case_paths_dir(d):
+    """Relative paths keep their directories; a directory goes whole; links out are refused."""
+    need_gxx(d)
+    t = tmpdir()
+    write(t, "proj/main.cpp", '#include "inc/util.h"\n#include <cstdio>\nint main() { std::printf("%d\\n", twice(21)); }\n')
+    write(t, "proj/inc/util.h", "inline int twice(int x) { return 2 * x; }\n")
+    p = run(["exec", "--toolchain", "g++", "proj"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"42\n", f"--toolchain g++ proj/ (headers): {p.returncode} {p.stdout!r} {p.stderr!r}")
+    write(t, "src/a.txt", "A\n")
+    write(t, "src/sub/b.txt", "B\n")
+    p = run(["exec", "src/a.txt", "./src/sub/b.txt", "--", "sh", "-c", "cat src/a.txt src/sub/b.txt; ls"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"A\nB\nsrc\n", f"relative paths kept: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    p = run(["exec", os.path.join(t, "src", "a.txt"), "--", "cat", "a.txt"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"A\n", f"an absolute path goes under its name: {p.stdout!r} {p.stderr!r}")
+    os.symlink("inc/util.h", os.path.join(t, "proj", "alias.h"))  # inside: a copy
+    p = run(["exec", "proj", "--", "cat", "proj/alias.h"], env=d.env, cwd=t)
+    check(p.returncode == 0 and b"twice" in p.stdout, f"a link inside the directory: {p.stdout!r} {p.stderr!r}")
+    os.symlink("/etc/passwd", os.path.join(t, "proj", "leak"))
+    p = run(["exec", "proj", "--", "true"], env=d.env, cwd=t)
+    check(p.returncode == 1 and b"leak" in p.stderr and b"refused" in p.stderr, f"a link leaving it refused: {p.returncode} {p.stderr!r}")
+
+
+def case_toolchain_env_merge(d):
+    """--env/--merge-output: applied in the raw form, refused (not ignored) with --toolchain."""
+    t = tmpdir()
+    write(t, "a.py", "print('x')\n")
+    for opt in (["--env", "A=1"], ["--merge-output"]):
+        p = run(["exec", "--toolchain", "python3"] + opt + ["a.py"], env=d.env, cwd=t)
+        lines = p.stderr.decode().splitlines()
+        check(p.returncode == 1 and len(lines) == 1 and opt[0] in lines[0] and not p.stdout,
+              f"{opt[0]} with --toolchain refused: {p.returncode} {lines} {p.stdout!r}")
+    p = run(["exec", "--env", "A=hello", "--", "sh", "-c", "echo $A"], env=d.env)
+    check(p.returncode == 0 and p.stdout == b"hello\n", f"--env in the raw form: {p.stdout!r} {p.stderr!r}")
+    p = run(["exec", "--merge-output", "--", "sh", "-c", "echo a; echo b >&2; echo c"], env=d.env)
+    check(p.returncode == 0 and p.stdout == b"a\nb\nc\n" and not p.stderr, f"--merge-output: {p.stdout!r} {p.stderr!r}")
+
+
+def case_warnings(d):
+    """Plain mode: a compile's diagnostics on stderr, then the program's output."""
+    need_gxx(d)
+    t = tmpdir()
+    write(t, "w.cpp", '#warning "careful-there"\n#include <cstdio>\nint main() { std::puts("ran"); }\n')
+    for attempt in ("", " (the compile cached)"):
+        p = run(["exec", "--toolchain", "g++", "w.cpp"], env=d.env, cwd=t)
+        check(p.returncode == 0 and p.stdout == b"ran\n" and b"careful-there" in p.stderr,
+              f"warning shown{attempt}: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    write(t, "f.cpp", "#include <cstdio>\nint main() { int unused_var; std::printf(\"%d\\n\", N); }\n")
+    p = run(["exec", "--toolchain", "g++", "--compile-arg", "-Wall", "--compile-arg=-DN=5", "f.cpp"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"5\n" and b"unused_var" in p.stderr,
+          f"--compile-arg -Wall -DN=5: {p.returncode} {p.stdout!r} {p.stderr!r}")
+    write(t, "e.cpp", "int main() { return undeclared_name; }\n")
+    p = run(["exec", "--toolchain", "g++", "e.cpp"], env=d.env, cwd=t)
+    check(p.returncode == 0 and b"undeclared_name" in p.stderr and b"compile_error" in p.stderr and not p.stdout,
+          f"compile error shown: {p.returncode} {p.stdout!r} {p.stderr!r}")
+
+
+def case_exit_code(d):
+    """--exit-code program passes the program's status through; the default is 0/1/2."""
+    p = run(["exec", "--", "sh", "-c", "exit 7"], env=d.env)
+    check(p.returncode == 0, f"default: the job ran, exit 0 (got {p.returncode})")
+    p = run(["exec", "--exit-code", "program", "--", "sh", "-c", "exit 7"], env=d.env)
+    check(p.returncode == 7, f"--exit-code program: 7, got {p.returncode} {p.stderr!r}")
+    p = run(["exec", "--exit-code=program", "--", "sh", "-c", "echo fine"], env=d.env)
+    check(p.returncode == 0 and p.stdout == b"fine\n", f"--exit-code program, success: {p.returncode}")
+    p = run(["exec", "--exit-code=program", "--", "sh", "-c", "kill -TERM $$"], env=d.env)
+    check(p.returncode == 128 + 15, f"killed by SIGTERM: 143, got {p.returncode} {p.stderr!r}")
+    p = run(["exec", "--exit-code=sometimes", "--", "true"], env=d.env)
+    check(p.returncode == 1, f"a bad mode is a usage error: {p.returncode}")
+
+
+def case_status_human(d):
+    """status: a human form by default, the document with --json; toolchains shows defaults."""
+    p = run(["status"], env=d.env)
+    out = p.stdout.decode()
+    check(p.returncode == 0 and not out.startswith("{") and re.search(r"^jobs: \d+ running, \d+ queued", out, re.M),
+          f"status, human: {p.returncode} {out!r}")
+    p = run(["status", "--json"], env=d.env)
+    check(p.returncode == 0 and json.loads(p.stdout).get("type") == "status", "status --json")
+    p = run(["toolchains"], env=d.env)
+    out = p.stdout.decode()
+    if re.search(r"^g\+\+ ", out, re.M):
+        block = out.split("\ng++ ", 1)[1].split("\n")
+        # gxx.json: std defaults to c++17, opt to O0 (written by hand here)
+        check(any(l.strip().startswith("--option std=c++17") for l in block[1:4]) and
+              any(l.strip().startswith("--option opt=O0") for l in block[1:4]), f"g++'s options and defaults: {block[:4]}")
+    else:
+        check("--option" in out or "available" in out, "toolchains listed")
+
+
+def case_request_ids(d):
+    """Every CLI request has its own id in the daemon's log."""
+    for _ in range(2):
+        run(["exec", "--", "true"], env=d.env)
+    ids = re.findall(r"job id=(\S+)", d.logtext())
+    check(len(ids) >= 2 and len(set(ids)) == len(ids), f"distinct ids: {ids}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+if __name__ == "__main__":
+    name = sys.argv[2]
+    fn = CASES[name]
+    if fn.__code__.co_argcount:
+        with_daemon(fn)
+    else:
+        fn()
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
