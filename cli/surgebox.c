@@ -8,6 +8,7 @@
 #include "client.h"
 #include "eval_cli.h"
 #include "profile.h"
+#include "merge.h"
 #include "regen.h"
 #include "verify.h"
 #include "protocol.h"
@@ -47,6 +48,8 @@ static void usage(FILE *f) {
           "  verify --benchmark cruxeval --mode output|input --generations GENS.json [--out SCORED.json]\n"
           "                       run CRUXEval generations sandboxed, score them as its authors do\n"
           "  verify --benchmark surge ...   the same as eval --execute\n"
+          "  merge --out DIR [--summary FILE] SHARD_OUT...   the --out dirs of regen --shard I/N runs\n"
+          "                       joined into one run's output (refuses mismatched or missing shards)\n"
           "  profile create|list|show|verify|delete|run NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
@@ -388,6 +391,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "profile") == 0) return sbf_profile_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "merge") == 0) return sbr_merge_main(sub_argc, sub_argv);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
     return cmd_simple(&g, cmd, sub_argc, sub_argv);
   fprintf(stderr, "surgebox: unknown command %s\n", cmd);
