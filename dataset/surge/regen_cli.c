@@ -227,18 +227,19 @@ static void usage(FILE *f) {
              "                      [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]\n"
              "                      [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]\n"
              "                      [--retry-failed] [--profile NAME] [--dump-requests FILE]\n"
-             "                      [--shard I/N|auto [--shards N]]\n"
+             "                      [--shard I/N|auto [--shards N]] [--plan]\n"
              "  default subsets: dr,bg,tc; --out DIR gets <subset>.json (resumable)\n"
              "  --dump-requests FILE: write the exec requests as JSON Lines and run nothing\n"
              "  --shard I/N: run only shard I of N (auto: from SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX\n"
-             "               with --shards N or SURGEBOX_SHARDS); `surgebox merge` joins the --out dirs\n");
+             "               with --shards N or SURGEBOX_SHARDS); `surgebox merge` joins the --out dirs\n"
+             "  --plan: print every shard's items and expected cost, run nothing (no daemon)\n");
 }
 
 typedef struct {
   const char *data, *out, *summary, *socket, *only, *profile, *dump, *shard, *shards;
   char subsets_arg[128];
   int jobs, repeat;
-  bool autostart, inproc, mimic, retry_failed;
+  bool autostart, inproc, mimic, retry_failed, plan;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -266,6 +267,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(a, "--no-inproc-time")) o->inproc = false;
     else if (!strcmp(a, "--no-gcc9-mimic")) o->mimic = false;
     else if (!strcmp(a, "--retry-failed")) o->retry_failed = true;
+    else if (!strcmp(a, "--plan")) o->plan = true;
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return -1;
@@ -302,7 +304,7 @@ int sbr_regen_main(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : 1;
   sbr_shard shard;
   if (sbr_shard_from_args("regen", o.shard, o.shards, &shard) < 0) return 1;
-  if (shard.count && !o.out && !o.dump) {
+  if (shard.count && !o.out && !o.dump && !o.plan) {
     fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
     return 1;
   }
@@ -343,6 +345,13 @@ int sbr_regen_main(int argc, char **argv) {
     if (!outs[s]) { /* a deep copy of the published items */
       outs[s] = json_tokener_parse(json_object_to_json_string_ext(published[s], JSON_C_TO_STRING_PLAIN));
     }
+  }
+  if (o.plan) {
+    if (!shard.count) {
+      fprintf(stderr, "regen: --plan needs --shard I/N (or --shard auto --shards N)\n");
+      return 1;
+    }
+    return sbr_regen_shard_print_plan(shard.count, published, subsets, n_subsets, o.only, stdout);
   }
   if (o.out && sb_mkdir_p(o.out, 0755) < 0) {
     fprintf(stderr, "regen: cannot create %s: %s\n", o.out, strerror(errno));

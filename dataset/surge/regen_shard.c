@@ -140,3 +140,32 @@ int sbr_regen_shard_check_resume(const char *path, json_object *manifest) {
   json_object_put(prev);
   return rc;
 }
+
+int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, const sbr_subset *subsets,
+                               size_t n_subsets, const char *only, FILE *f) {
+  double largest = 0, total = 0;
+  fprintf(f, "%-8s %6s %14s %8s\n", "shard", "items", "expected (s)", "share");
+  for (unsigned k = 0; k < count; k++) {
+    sbr_shard sh = {k, count};
+    bool *mine[SBR_N_SUBSETS] = {0};
+    json_object *owned;
+    double share, cost = 0;
+    size_t items = 0;
+    sbr_regen_shard_plan(&sh, published, subsets, n_subsets, only, mine, &owned, &share);
+    for (size_t s = 0; s < n_subsets; s++) {
+      for (size_t i = 0; i < json_object_array_length(published[s]); i++)
+        if (mine[s][i]) {
+          items++;
+          cost += sbr_surge_item_cost(subsets[s], json_object_array_get_idx(published[s], i));
+        }
+      free(mine[s]);
+    }
+    json_object_put(owned);
+    fprintf(f, "%u/%-6u %6zu %14.1f %7.2f%%\n", k, count, items, cost, share * 100);
+    total += cost;
+    if (cost > largest) largest = cost;
+  }
+  fprintf(f, "largest shard: %.4f of the expected total %.1f s (ideal 1/%u = %.4f)\n", total > 0 ? largest / total : 0,
+          total, count, 1.0 / count);
+  return 0;
+}

@@ -5,6 +5,8 @@
 #include "regen.h"
 #include "shard.h"
 
+#include <stdio.h>
+
 double sbr_surge_item_cost(sbr_subset s, json_object *item); /* expected seconds on one core */
 uint64_t sbr_surge_item_key(sbr_subset s, json_object *item);
 
@@ -28,5 +30,10 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
 /* An --out that already has a shard.json resumes only the same shard of
  * the same run: 0, or -1 with a message. */
 int sbr_regen_shard_check_resume(const char *path, json_object *manifest);
+
+/* regen --plan: every shard's items and expected cost, and the largest
+ * shard's share of the total against the ideal 1/N. */
+int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, const sbr_subset *subsets,
+                               size_t n_subsets, const char *only, FILE *f);
 
 #endif
