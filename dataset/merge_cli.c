@@ -8,15 +8,20 @@
  * shard or an item owned twice are refused, naming the shards. */
 #include "merge.h"
 
+#include "cruxeval/cruxeval.h"
+
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* fields that are the shard's own; every other field must be equal */
 static bool own_field(const char *k) {
-  return !strcmp(k, "shard") || !strcmp(k, "items") || !strcmp(k, "expected_share");
+  size_t n = strlen(k); /* paths: where each machine mounts the same files (their hashes are compared) */
+  return !strcmp(k, "shard") || !strcmp(k, "items") || !strcmp(k, "expected_share") ||
+         (n > 5 && !strcmp(k + n - 5, "_path"));
 }
 
 static int check_same_run(sbr_merge_shard *sh, size_t n) {
@@ -65,7 +70,7 @@ static int check_complete(sbr_merge_shard *sh, size_t n, int count) {
   return rc;
 }
 
-/* no item owned by two shards: {"<part>": [indices]} */
+/* no item owned by two shards: {"<part>": [indices or hashes]} */
 static int check_disjoint(sbr_merge_shard *sh, size_t n) {
   int rc = 0;
   for (size_t i = 0; i < n; i++)
@@ -75,10 +80,9 @@ static int check_disjoint(sbr_merge_shard *sh, size_t n) {
         json_object *ib = json_object_object_get(b, part);
         for (size_t x = 0; ib && x < json_object_array_length(ia); x++)
           for (size_t y = 0; y < json_object_array_length(ib); y++)
-            if (json_object_get_int64(json_object_array_get_idx(ia, x)) ==
-                json_object_get_int64(json_object_array_get_idx(ib, y))) {
-              fprintf(stderr, "merge: %s item %lld is in both %s and %s\n", part,
-                      (long long)json_object_get_int64(json_object_array_get_idx(ia, x)), sh[i].dir, sh[j].dir);
+            if (json_object_equal(json_object_array_get_idx(ia, x), json_object_array_get_idx(ib, y))) {
+              fprintf(stderr, "merge: %s item %s is in both %s and %s\n", part,
+                      json_object_get_string(json_object_array_get_idx(ia, x)), sh[i].dir, sh[j].dir);
               rc = -1;
             }
       }
@@ -87,8 +91,9 @@ static int check_disjoint(sbr_merge_shard *sh, size_t n) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: surgebox merge --out DIR [--summary FILE] SHARD_OUT...\n"
-             "  SHARD_OUT: the --out directory of each shard (regen --shard I/N --out SHARD_OUT)\n"
+  fprintf(f, "usage: surgebox merge --out OUT [--summary FILE] SHARD_OUT...\n"
+             "  SHARD_OUT: the --out of each shard: regen --shard I/N --out DIR (OUT: a directory),\n"
+             "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file)\n"
              "  writes what one machine would have written into DIR; refuses shards of different\n"
              "  runs (data, options, profile, toolchains), a shard given twice or a missing one\n");
 }
@@ -122,11 +127,13 @@ int sbr_merge_main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     char path[4200];
     sh[i].dir = argv[optind + (int)i];
-    snprintf(path, sizeof path, "%s/shard.json", sh[i].dir);
+    struct stat st; /* regen's --out is a directory, verify's a file */
+    bool dir = stat(sh[i].dir, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(path, sizeof path, dir ? "%s/shard.json" : "%s.shard.json", sh[i].dir);
     sh[i].manifest = json_object_from_file(path);
     json_object *v;
     if (!sh[i].manifest || !json_object_object_get_ex(sh[i].manifest, "surgebox_shard", &v)) {
-      fprintf(stderr, "merge: %s: no shard.json (%s): not the --out of a --shard run\n", sh[i].dir,
+      fprintf(stderr, "merge: %s: no %s (%s): not the --out of a --shard run\n", sh[i].dir, path,
               json_util_get_last_err() ? json_util_get_last_err() : "not a shard manifest");
       rc = 2;
       continue;
@@ -144,6 +151,7 @@ int sbr_merge_main(int argc, char **argv) {
   if (!rc) {
     const char *cmd = json_object_get_string(json_object_object_get(sh[0].manifest, "command"));
     if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
+    else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
     else {
       fprintf(stderr, "merge: %s: shards of \"%s\" cannot be merged\n", sh[0].dir, cmd ? cmd : "?");
       rc = 2;

@@ -168,7 +168,7 @@ def refusals_case(bin_dir, root):
         json.dump(items, f)
     refused(bin_dir, root, "unfinished", [s0, unfinished], "shard 1/2", "unfinished", "dr item 2")
     os.makedirs(os.path.join(root, "plain"))
-    refused(bin_dir, root, "not-a-shard", [s0, os.path.join(root, "plain")], "no shard.json")
+    refused(bin_dir, root, "not-a-shard", [s0, os.path.join(root, "plain")], "plain/shard.json", "not the --out of a --shard run")
 
 
 def main():
