@@ -367,15 +367,46 @@ static void batch_free(batch *b, keytab *keys, strlist *foreign) {
   free(foreign->lines);
 }
 
+/* --shard: only this shard's items stay (batch_shard.c), the table rebuilt */
+static int shard_filter(const sbr_shard *sh, const char *in, const char *out, batch *b, keytab *keys) {
+  const char **k = malloc((b->n + 1) * sizeof *k);
+  bool *mine = calloc(b->n + 1, sizeof *mine);
+  for (size_t i = 0; i < b->n; i++) k[i] = b->items[i].key;
+  int rc = sbr_batch_shard_plan(sh, in, out, k, b->n, mine);
+  size_t w = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    if (mine[i]) {
+      b->items[w++] = b->items[i];
+      continue;
+    }
+    json_object_put(b->items[i].req);
+    json_object_put(b->items[i].id);
+    free(b->items[i].key);
+    free(b->items[i].answer);
+  }
+  b->n = w;
+  free(keys->keys);
+  free(keys->vals);
+  keytab_init(keys, b->n);
+  for (size_t i = 0; i < b->n; i++) {
+    size_t s = keytab_slot(keys, b->items[i].key);
+    keys->keys[s] = b->items[i].key;
+    keys->vals[s] = i;
+  }
+  free(k);
+  free(mine);
+  return rc;
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]\n"
-             "                      [--retry-failed] [--socket PATH] [--no-autostart]\n"
+             "                      [--retry-failed] [--socket PATH] [--no-autostart] [--shard I/N|auto [--shards N]]\n"
              "  each line of IN an exec request (PROTOCOL.md); a missing id is the line number (an integer)\n"
              "  answers as JSON Lines (stdout without --out); with --out an interrupted run resumes\n");
 }
 
 int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile) {
-  const char *in = NULL, *out = NULL;
+  const char *in = NULL, *out = NULL, *shard_arg = NULL, *shards_arg = NULL;
   long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   double interval = 0;
   bool retry_failed = false, by_input = false;
@@ -385,6 +416,8 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
     if (ARG("--out")) out = v;
     else if (ARG("--socket")) socket_path = v;
     else if (ARG("--concurrency")) concurrency = strtol(v, NULL, 10);
+    else if (ARG("--shard")) shard_arg = v;
+    else if (ARG("--shards")) shards_arg = v;
     else if (ARG("--progress-interval")) interval = strtod(v, NULL); /* hidden: for tests */
     else if (ARG("--order") && (!strcmp(v, "input") || !strcmp(v, "completion"))) by_input = !strcmp(v, "input");
     else if (!strcmp(a, "--retry-failed")) retry_failed = true;
@@ -411,11 +444,21 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
     fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", out);
     return 1;
   }
+  sbr_shard shard;
+  if (sbr_shard_from_args("batch", shard_arg, shards_arg, &shard) < 0) return 1;
+  if (shard.count && !out) {
+    fprintf(stderr, "batch: --shard needs --out (what surgebox merge reads)\n");
+    return 1;
+  }
   batch b = {.by_input = by_input};
   keytab keys;
   keytab_init(&keys, 64);
   strlist foreign = {0};
   if (read_input(in, &b, &keys, profile) < 0) {
+    batch_free(&b, &keys, &foreign);
+    return 2;
+  }
+  if (shard.count && shard_filter(&shard, in, out, &b, &keys) < 0) {
     batch_free(&b, &keys, &foreign);
     return 2;
   }

@@ -18,4 +18,7 @@ int sbr_merge_main(int argc, char **argv);
  * (and summary when not NULL); 0, or 2 with a message. */
 int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary);
 
+/* Batch shards: every answer, in input order, into the file out. */
+int sbr_batch_merge(const sbr_merge_shard *sh, size_t n, const char *out);
+
 #endif

@@ -93,7 +93,8 @@ static int check_disjoint(sbr_merge_shard *sh, size_t n) {
 static void usage(FILE *f) {
   fprintf(f, "usage: surgebox merge --out OUT [--summary FILE] SHARD_OUT...\n"
              "  SHARD_OUT: the --out of each shard: regen --shard I/N --out DIR (OUT: a directory),\n"
-             "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file)\n"
+             "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file),\n"
+             "  batch IN --shard I/N --out FILE (OUT: every answer, in input order)\n"
              "  writes what one machine would have written into DIR; refuses shards of different\n"
              "  runs (data, options, profile, toolchains), a shard given twice or a missing one\n");
 }
@@ -152,6 +153,7 @@ int sbr_merge_main(int argc, char **argv) {
     const char *cmd = json_object_get_string(json_object_object_get(sh[0].manifest, "command"));
     if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
     else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
     else {
       fprintf(stderr, "merge: %s: shards of \"%s\" cannot be merged\n", sh[0].dir, cmd ? cmd : "?");
       rc = 2;

@@ -175,3 +175,84 @@ void sbr_shard_sha256_hex(const void *data, size_t len, char hex[65]) {
   sha256_digest(&h, sizeof d, d);
   to_hex(d, hex);
 }
+
+/* m without the fields that may differ between machines (*_path) */
+static json_object *without_paths(json_object *m) {
+  json_object *c = json_tokener_parse(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN)), *drop = json_object_new_array();
+  if (c) {
+    json_object_object_foreach(c, k, v) {
+      (void)v;
+      size_t n = strlen(k);
+      if (n > 5 && !strcmp(k + n - 5, "_path")) json_object_array_add(drop, json_object_new_string(k));
+    }
+    for (size_t i = 0; i < json_object_array_length(drop); i++)
+      json_object_object_del(c, json_object_get_string(json_object_array_get_idx(drop, i)));
+  }
+  json_object_put(drop);
+  return c;
+}
+
+int sbr_shard_write_manifest(const char *path, json_object *m, const char *prog) {
+  json_object *prev = json_object_from_file(path);
+  int rc = 0;
+  if (prev) {
+    json_object *a = without_paths(prev), *b = without_paths(m);
+    if (!json_object_equal(a, b)) {
+      fprintf(stderr, "%s: %s belongs to another run (another shard, options or input): give each shard its own --out\n",
+              prog, path);
+      rc = -1;
+    }
+    json_object_put(a);
+    json_object_put(b);
+    json_object_put(prev);
+  }
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  if (!rc && (json_object_to_file_ext(tmp, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
+              rename(tmp, path) < 0)) {
+    fprintf(stderr, "%s: cannot write %s\n", prog, path);
+    rc = -1;
+  }
+  return rc;
+}
+
+void sbr_shard_add_file(json_object *m, const char *name, const char *path) {
+  char key[128], hex[65];
+  if (sbr_shard_file_sha256(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
+  snprintf(key, sizeof key, "%s_sha256", name);
+  json_object_object_add(m, key, json_object_new_string(hex));
+  char *abs = realpath(path, NULL);
+  snprintf(key, sizeof key, "%s_path", name);
+  json_object_object_add(m, key, json_object_new_string(abs ? abs : path));
+  free(abs);
+}
+
+json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh) {
+  json_object *m = json_object_new_object();
+  json_object_object_add(m, "surgebox_shard", json_object_new_int(1));
+  json_object_object_add(m, "command", json_object_new_string(command));
+  json_object_object_add(m, "shard", json_object_new_int((int)sh->index));
+  json_object_object_add(m, "shards", json_object_new_int((int)sh->count));
+  return m;
+}
+
+int sbr_shard_finish_by_count(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
+                              const char *const *names, size_t n, bool *mine, const char *out, const char *prog) {
+  sbr_shard_item *items = calloc(n + 1, sizeof *items);
+  unsigned *owner = calloc(n + 1, sizeof *owner);
+  if (!items || !owner) abort();
+  for (size_t i = 0; i < n; i++) items[i] = (sbr_shard_item){keys[i], 1.0};
+  sbr_shard_assign(items, n, sh->count, owner, NULL);
+  json_object *list = json_object_new_array(), *owned = json_object_new_object();
+  for (size_t i = 0; i < n; i++)
+    if ((mine[i] = owner[i] == sh->index)) json_object_array_add(list, json_object_new_string(names[i]));
+  json_object_object_add(owned, part, list);
+  json_object_object_add(m, "items", owned);
+  free(items);
+  free(owner);
+  char path[4200];
+  snprintf(path, sizeof path, "%s.shard.json", out);
+  int rc = sbr_shard_write_manifest(path, m, prog);
+  json_object_put(m);
+  return rc;
+}

@@ -9,6 +9,7 @@
 #ifndef SURGEBOX_SHARD_H
 #define SURGEBOX_SHARD_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,5 +46,21 @@ int sbr_shard_file_sha256(const char *path, char hex[65]);
 /* "--shard I/N" as the option parsers take it: fills *out from the
  * arguments (shard may be NULL: not sharded). Prints the error. 0 or -1. */
 int sbr_shard_from_args(const char *prog, const char *shard, const char *shards, sbr_shard *out);
+
+/* Writes a shard's manifest m to path; an existing one must be the same
+ * but for *_path fields (a resumed shard), else -1 with a message. */
+int sbr_shard_write_manifest(const char *path, json_object *m, const char *prog);
+
+/* m["<name>_sha256"] = the file's SHA-256, m["<name>_path"] its absolute path */
+void sbr_shard_add_file(json_object *m, const char *name, const char *path);
+
+/* {"surgebox_shard": 1, "command", "shard", "shards"}: add the run's own
+ * fields, then sbr_shard_finish_by_count. */
+json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh);
+/* Items of equal cost: mine[i] = item i (keys[i], named names[i]) is this
+ * shard's; m["items"][part] = the names of this shard's items; m (taken
+ * over) written to <out>.shard.json. 0, or -1 with a message. */
+int sbr_shard_finish_by_count(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
+                              const char *const *names, size_t n, bool *mine, const char *out, const char *prog);
 
 #endif

@@ -6,7 +6,7 @@
  * OUT.shard.json; the merge joins the verdicts and scores them with the
  * very code a single run uses. */
 #include "cruxeval.h"
-#include "regen.h" /* sbr_write_json_atomic */
+#include "regen.h" /* sbr_write_json_atomic, for the merge */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,70 +20,16 @@ static uint64_t key_of(const char *hex) {
   return strtoull(head, NULL, 16);
 }
 
-static void add_file_hash(json_object *m, const char *key, const char *path) {
-  char hex[65];
-  if (sbr_shard_file_sha256(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
-  json_object_object_add(m, key, json_object_new_string(hex));
-}
-
-static void add_path(json_object *m, const char *key, const char *path) {
-  char *abs = realpath(path, NULL);
-  json_object_object_add(m, key, json_object_new_string(abs ? abs : path));
-  free(abs);
-}
-
-/* the manifest without the fields that may differ between machines */
-static json_object *without_paths(json_object *m) {
-  json_object *c = json_tokener_parse(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
-  if (c) {
-    json_object_object_del(c, "data_path");
-    json_object_object_del(c, "generations_path");
-  }
-  return c;
-}
-
 int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const char *data, const char *gens,
                    const char *const *hashes, size_t n, bool *mine) {
-  sbr_shard_item *items = calloc(n + 1, sizeof *items);
-  unsigned *owner = calloc(n + 1, sizeof *owner);
-  for (size_t i = 0; i < n; i++) items[i] = (sbr_shard_item){key_of(hashes[i]), 1.0};
-  sbr_shard_assign(items, n, sh->count, owner, NULL);
-  json_object *m = json_object_new_object(), *progs = json_object_new_array(), *owned = json_object_new_object();
-  json_object_object_add(m, "surgebox_shard", json_object_new_int(1));
-  json_object_object_add(m, "command", json_object_new_string("verify-cruxeval"));
-  json_object_object_add(m, "shard", json_object_new_int((int)sh->index));
-  json_object_object_add(m, "shards", json_object_new_int((int)sh->count));
+  uint64_t *k = calloc(n + 1, sizeof *k);
+  for (size_t i = 0; i < n; i++) k[i] = key_of(hashes[i]);
+  json_object *m = sbr_shard_manifest_new("verify-cruxeval", sh);
   json_object_object_add(m, "mode", json_object_new_string(mode));
-  add_file_hash(m, "data_sha256", data);
-  add_file_hash(m, "generations_sha256", gens);
-  add_path(m, "data_path", data);
-  add_path(m, "generations_path", gens);
-  for (size_t i = 0; i < n; i++)
-    if ((mine[i] = owner[i] == sh->index)) json_object_array_add(progs, json_object_new_string(hashes[i]));
-  json_object_object_add(owned, "programs", progs);
-  json_object_object_add(m, "items", owned);
-  free(items);
-  free(owner);
-  char path[4200];
-  snprintf(path, sizeof path, "%s.shard.json", out);
-  int rc = 0;
-  json_object *prev = json_object_from_file(path);
-  if (prev) {
-    json_object *a = without_paths(prev), *b = without_paths(m);
-    if (!json_object_equal(a, b)) {
-      fprintf(stderr, "verify: %s belongs to another run (another shard, mode, data or generations): give each shard its own --out\n",
-              path);
-      rc = -1;
-    }
-    json_object_put(a);
-    json_object_put(b);
-    json_object_put(prev);
-  }
-  if (!rc && sbr_write_json_atomic(path, m) < 0) {
-    fprintf(stderr, "verify: cannot write %s\n", path);
-    rc = -1;
-  }
-  json_object_put(m);
+  sbr_shard_add_file(m, "data", data);
+  sbr_shard_add_file(m, "generations", gens);
+  int rc = sbr_shard_finish_by_count(sh, m, "programs", k, hashes, n, mine, out, "verify");
+  free(k);
   return rc;
 }
 
