@@ -48,8 +48,9 @@ static void usage(FILE *f) {
           "  verify --benchmark cruxeval --mode output|input --generations GENS.json [--out SCORED.json]\n"
           "                       run CRUXEval generations sandboxed, score them as its authors do\n"
           "  verify --benchmark surge ...   the same as eval --execute\n"
-          "  merge --out DIR [--summary FILE] SHARD_OUT...   the --out dirs of regen --shard I/N runs\n"
-          "                       joined into one run's output (refuses mismatched or missing shards)\n"
+          "  merge --out OUT [--summary FILE] SHARD_OUT...   the --out of each regen, batch or\n"
+          "                       verify --benchmark cruxeval run with --shard I/N, joined into one\n"
+          "                       run's output (refuses mismatched, duplicated or missing shards)\n"
           "  profile create|list|show|verify|delete|run NAME   root file systems (e.g. SURGE's own, surge-2025)\n"
           "environment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
           "exit codes: 0 the job ran (whatever the program did), 1 usage error, 2 daemon/sandbox failure\n");
