@@ -141,7 +141,7 @@ int sbr_merge_main(int argc, char **argv) {
     }
     sh[i].index = json_object_get_int(json_object_object_get(sh[i].manifest, "shard"));
     sh[i].count = json_object_get_int(json_object_object_get(sh[i].manifest, "shards"));
-    if (sh[i].count < 1 || sh[i].index < 0 || sh[i].index >= sh[i].count) {
+    if (sh[i].count < 1 || sh[i].count > 1000000 || sh[i].index < 0 || sh[i].index >= sh[i].count) {
       fprintf(stderr, "merge: %s/shard.json: shard %d of %d is out of range\n", sh[i].dir, sh[i].index, sh[i].count);
       rc = 2;
     }

@@ -196,6 +196,7 @@ static void build_programs(json_object *gens, const sbx_data *d, sbx_mode m, run
       p->text = sbx_program(&d->v[i], json_object_get_string(g), (size_t)json_object_get_string_len(g), &p->len);
       sha256_hex(p->text, p->len, p->hash);
       p->verdict = -1;
+      p->other = false;
     }
   }
   qsort(rs->progs, rs->n, sizeof *rs->progs, cmp_prog);

@@ -167,6 +167,8 @@ def refusals_case(bin_dir, root):
     with open(os.path.join(unfinished, "dr.json"), "w") as f:
         json.dump(items, f)
     refused(bin_dir, root, "unfinished", [s0, unfinished], "shard 1/2", "unfinished", "dr item 2")
+    refused(bin_dir, root, "huge-count", [make_shard(root, "s-huge", 0, [0, 1, 2, 3], shards=2**31 - 1)],
+            "out of range")
     os.makedirs(os.path.join(root, "plain"))
     refused(bin_dir, root, "not-a-shard", [s0, os.path.join(root, "plain")], "plain/shard.json", "not the --out of a --shard run")
 
