@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cliopt.h"
 #include "eval_cli.h"
+#include "merge.h"
 #include "profile.h"
 #include "regen.h"
 #include "verify.h"
@@ -22,6 +23,7 @@ static int run_regen(const sbc_global *g, int argc, char **argv) { return sbr_re
 static int run_batch(const sbc_global *g, int argc, char **argv) {
   return sbr_batch_main(argc, argv, g->socket, g->autostart, g->profile);
 }
+static int run_merge(const sbc_global *g, int argc, char **argv) { return sbr_merge_main(argc, argv); }
 static int run_verify(const sbc_global *g, int argc, char **argv) { return sbr_verify_main(argc, argv); }
 static int run_profile(const sbc_global *g, int argc, char **argv) { return sbf_profile_main(argc, argv); }
 static int run_bins(const sbc_global *g, int argc, char **argv) { return sbr_bins_main(argc, argv); }
@@ -40,6 +42,7 @@ static const struct {
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", run_bins},
     {"dr-matrix", "every DR snippet under every compiler configuration", run_drmatrix},
     {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", run_eval},
+    {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", run_merge},
     {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge)", run_verify},
     {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", run_profile},
 };

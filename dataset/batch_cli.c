@@ -368,7 +368,38 @@ static void batch_free(batch *b, keytab *keys, strlist *foreign) {
   free(foreign->lines);
 }
 
-enum { O_OUT = 256, O_SOCKET, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_NO_AUTOSTART };
+/* --shard: only this shard's items stay (batch_shard.c), the table rebuilt */
+static int shard_filter(const sbr_shard *sh, const char *in, const char *out, batch *b, keytab *keys) {
+  const char **k = malloc((b->n + 1) * sizeof *k);
+  bool *mine = calloc(b->n + 1, sizeof *mine);
+  for (size_t i = 0; i < b->n; i++) k[i] = b->items[i].key;
+  int rc = sbr_batch_shard_plan(sh, in, out, k, b->n, mine);
+  size_t w = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    if (mine[i]) {
+      b->items[w++] = b->items[i];
+      continue;
+    }
+    json_object_put(b->items[i].req);
+    json_object_put(b->items[i].id);
+    free(b->items[i].key);
+    free(b->items[i].answer);
+  }
+  b->n = w;
+  free(keys->keys);
+  free(keys->vals);
+  keytab_init(keys, b->n);
+  for (size_t i = 0; i < b->n; i++) {
+    size_t s = keytab_slot(keys, b->items[i].key);
+    keys->keys[s] = b->items[i].key;
+    keys->vals[s] = i;
+  }
+  free(k);
+  free(mine);
+  return rc;
+}
+
+enum { O_OUT = 256, O_SOCKET, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
 static const sbo_opt batch_opts[] = {
     {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
     {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
@@ -377,6 +408,8 @@ static const sbo_opt batch_opts[] = {
     {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
     {"socket", O_SOCKET, "PATH", "the daemon's socket"},
     {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {"shard", O_SHARD, "I/N|auto", "run only shard I of N; `surgebox merge` joins the --out files"},
+    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd batch_cmd = {
     "surgebox batch", "IN.jsonl [options]",
@@ -385,7 +418,7 @@ static const sbo_cmd batch_cmd = {
     batch_opts, NULL, NULL, false};
 
 int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile) {
-  const char *in = NULL, *out = NULL;
+  const char *in = NULL, *out = NULL, *shard_arg = NULL, *shards_arg = NULL;
   long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   double interval = 0;
   bool retry_failed = false, by_input = false;
@@ -410,6 +443,8 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
       break;
     case O_RETRY: retry_failed = true; break;
     case O_NO_AUTOSTART: autostart = false; break;
+    case O_SHARD: shard_arg = v; break;
+    case O_SHARDS: shards_arg = v; break;
     }
   }
   if (rc == 0 && k == SBO_STOP) rc = p.status;
@@ -424,11 +459,21 @@ int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostar
     fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", out);
     return 1;
   }
+  sbr_shard shard;
+  if (sbr_shard_from_args("batch", shard_arg, shards_arg, &shard) < 0) return 1;
+  if (shard.count && !out) {
+    fprintf(stderr, "batch: --shard needs --out (what surgebox merge reads)\n");
+    return 1;
+  }
   batch b = {.by_input = by_input};
   keytab keys;
   keytab_init(&keys, 64);
   strlist foreign = {0};
   if (read_input(in, &b, &keys, profile) < 0) {
+    batch_free(&b, &keys, &foreign);
+    return 2;
+  }
+  if (shard.count && shard_filter(&shard, in, out, &b, &keys) < 0) {
     batch_free(&b, &keys, &foreign);
     return 2;
   }

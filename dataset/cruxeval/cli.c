@@ -6,11 +6,17 @@
  * themselves at temperature 0.2) run once and share the verdict. Resume:
  * verdicts go to OUT.progress, keyed by the SHA-256 of the program text, so
  * a run that was interrupted (or met a machinery failure) runs only what is
- * left; the file is removed once OUT is written. */
+ * left; the file is removed once OUT is written.
+ *
+ * --shard I/N runs only this shard's programs (keyed by their hash, balanced
+ * by count): OUT is not written, OUT.progress keeps the shard's verdicts and
+ * OUT.shard.json says what it belongs to; `surgebox merge` scores them all
+ * (this file again, with every verdict known and no daemon). */
 #include "client.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "pump.h"
+#include "shard.h"
 #include "sandbox.h"
 
 #include <errno.h>
@@ -31,6 +37,7 @@ typedef struct {
   char *text;
   size_t len;
   int verdict; /* 1, 0, -1 not known yet */
+  bool other;  /* another shard's */
 } program;
 
 typedef struct {
@@ -79,7 +86,7 @@ static void save_progress(void *ctx) {
   json_object *o = json_object_new_object(), *v = json_object_new_object();
   json_object_object_add(o, "benchmark", json_object_new_string("cruxeval"));
   for (size_t i = 0; i < rs->n; i++)
-    if (rs->progs[i].verdict >= 0) json_object_object_add(v, rs->progs[i].hash, json_object_new_boolean(rs->progs[i].verdict));
+    if (rs->progs[i].verdict >= 0 && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_new_boolean(rs->progs[i].verdict));
   json_object_object_add(o, "verdicts", v);
   if (write_atomic(rs->progress_path, o, JSON_C_TO_STRING_PLAIN) < 0)
     fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
@@ -103,7 +110,7 @@ static void load_progress(run_state *rs) {
 
 static json_object *make_request(size_t i, void *ctx) {
   run_state *rs = ctx;
-  return rs->progs[i].verdict >= 0 ? NULL : sbx_request(rs->progs[i].text, rs->progs[i].len);
+  return rs->progs[i].verdict >= 0 || rs->progs[i].other ? NULL : sbx_request(rs->progs[i].text, rs->progs[i].len);
 }
 
 static bool on_response(size_t i, json_object *resp, void *ctx) {
@@ -116,7 +123,7 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_SOCKET, O_CACHE, O_DUMP, O_JOBS, O_NO_AUTOSTART };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_SOCKET, O_CACHE, O_DUMP, O_JOBS, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
@@ -128,13 +135,15 @@ static const sbo_opt verify_opts[] = {
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {"socket", O_SOCKET, "PATH", "the daemon's socket"},
     {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {"shard", O_SHARD, "I/N|auto", "only shard I of N of the programs; surgebox merge scores the shards' --out"},
+    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
                                    verify_opts, NULL, NULL, false};
 
 typedef struct {
-  const char *mode, *gens, *out, *data, *socket, *cache_dir, *dump;
+  const char *mode, *gens, *out, *data, *socket, *cache_dir, *dump, *shard, *shards;
   int jobs;
   bool autostart;
 } opts;
@@ -162,6 +171,8 @@ static int parse(int argc, char **argv, opts *o) {
       o->jobs = (int)n;
       break;
     case O_NO_AUTOSTART: o->autostart = false; break;
+    case O_SHARD: o->shard = v; break;
+    case O_SHARDS: o->shards = v; break;
     }
   }
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
@@ -194,6 +205,7 @@ static void build_programs(json_object *gens, const sbx_data *d, sbx_mode m, run
       p->text = sbx_program(&d->v[i], json_object_get_string(g), (size_t)json_object_get_string_len(g), &p->len);
       sha256_hex(p->text, p->len, p->hash);
       p->verdict = -1;
+      p->other = false;
     }
   }
   qsort(rs->progs, rs->n, sizeof *rs->progs, cmp_prog);
@@ -233,11 +245,30 @@ static json_object **score_lists(json_object *gens, const sbx_data *d, sbx_mode 
   return lists;
 }
 
+/* --shard: which programs are this shard's (the others are marked), and
+ * OUT.shard.json */
+static int shard_begin(const sbr_shard *sh, const opts *o, run_state *rs) {
+  const char **hashes = malloc((rs->n + 1) * sizeof *hashes);
+  bool *mine = calloc(rs->n + 1, sizeof *mine);
+  for (size_t i = 0; i < rs->n; i++) hashes[i] = rs->progs[i].hash;
+  int rc = sbx_shard_plan(sh, o->out, o->mode, o->data, o->gens, hashes, rs->n, mine);
+  for (size_t i = 0; i < rs->n; i++) rs->progs[i].other = !mine[i];
+  free(hashes);
+  free(mine);
+  return rc;
+}
+
 int sbx_verify_main(int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;
   sbx_mode mode = strcmp(o.mode, "input") ? SBX_OUTPUT : SBX_INPUT;
+  sbr_shard shard;
+  if (sbr_shard_from_args("verify", o.shard, o.shards, &shard) < 0) return 1;
+  if (shard.count && !o.out) {
+    fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");
+    return 1;
+  }
   /* everything is checked before anything runs */
   char err[512];
   sbx_data d;
@@ -266,6 +297,10 @@ int sbx_verify_main(int argc, char **argv) {
     rs.progress_path = progress;
     load_progress(&rs);
   }
+  if (shard.count && shard_begin(&shard, &o, &rs) < 0) {
+    rc = 2;
+    goto out;
+  }
   fprintf(stderr, "verify: cruxeval %s mode: %zu samples, %zu generations, %zu dropped by the rules, %zu distinct programs to run\n",
           o.mode, d.n, n_gens, n_dropped, rs.n);
   char jobs_arg[16];
@@ -290,7 +325,11 @@ int sbx_verify_main(int argc, char **argv) {
     rc = rc < 0 ? 2 : 0;
     goto out;
   }
-  if (sbc_open(&c, o.socket, o.autostart, extra, err, sizeof err) < 0) {
+  size_t pending = 0;
+  for (size_t i = 0; i < rs.n; i++) pending += rs.progs[i].verdict < 0 && !rs.progs[i].other;
+  if (!pending) { /* all known (a resumed run, or merge scoring the shards): no daemon */
+    fprintf(stderr, "verify: every verdict is known, nothing to run\n");
+  } else if (sbc_open(&c, o.socket, o.autostart, extra, err, sizeof err) < 0) {
     fprintf(stderr, "verify: %s\n", err);
     rc = 2;
     goto out;
@@ -298,16 +337,24 @@ int sbx_verify_main(int argc, char **argv) {
   signal(SIGINT, on_sigint);
   signal(SIGTERM, on_sigint);
   time_t t0 = time(NULL);
-  sbr_pump_run(&c, &pump);
-  sbc_close(&c);
+  if (pending) {
+    sbr_pump_run(&c, &pump);
+    sbc_close(&c);
+  }
   fprintf(stderr, "verify: %zu programs ran in %llds\n", rs.ran, (long long)(time(NULL) - t0));
   size_t unknown = 0;
-  for (size_t i = 0; i < rs.n; i++) unknown += rs.progs[i].verdict < 0;
+  for (size_t i = 0; i < rs.n; i++) unknown += rs.progs[i].verdict < 0 && !rs.progs[i].other;
   if (interrupted || unknown) {
     if (interrupted) fprintf(stderr, "verify: interrupted with %zu programs left%s\n", unknown, o.out ? ": run again to resume" : "");
     else fprintf(stderr, "verify: %zu programs got no verdict (the sandbox or the daemon failed); nothing scored%s\n", unknown,
                  o.out ? ": run again to retry them" : "");
     rc = interrupted ? 130 : 2;
+    goto out;
+  }
+  if (shard.count) {
+    save_progress(&rs);
+    fprintf(stderr, "verify: shard %u/%u done: its verdicts are in %s; surgebox merge scores the shards\n", shard.index,
+            shard.count, progress);
     goto out;
   }
   json_object **lists = score_lists(gens, &d, mode, &rs);

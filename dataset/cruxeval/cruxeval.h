@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "merge.h"
+#include "shard.h"
+
 typedef enum { SBX_OUTPUT, SBX_INPUT } sbx_mode;
 
 typedef struct {
@@ -52,6 +55,17 @@ json_object *sbx_sample_list(const int *verdicts, size_t n);
 json_object *sbx_scored_file(json_object *gens, const sbx_data *d, json_object **lists);
 /* A float as Python's repr writes it (shortest round trip, ".0" when integral). */
 json_object *sbx_pyfloat(double v);
+
+/* ---- shard.c ---- */
+/* verify --shard: mine[i] = program hashes[i] is this shard's (keyed by its
+ * hash, balanced by count); writes OUT.shard.json, or refuses (-1, with a
+ * message) an OUT.shard.json of another run. */
+int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const char *data, const char *gens,
+                   const char *const *hashes, size_t n, bool *mine);
+/* surgebox merge of verify shards (shards checked by merge_cli.c): the
+ * verdicts joined into OUT.progress, then scored by sbx_verify_main with
+ * nothing left to run. 0, or 2 with a message. */
+int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
 
 /* ---- cli.c ---- */
 /* surgebox verify --benchmark cruxeval ...; argv[0] is "verify". */

@@ -81,5 +81,7 @@ int sbr_regen_main(int argc, char **argv);
 int sbr_bins_main(int argc, char **argv);
 int sbr_drmatrix_main(int argc, char **argv);
 int sbr_eval_execute_main(int argc, char **argv); /* eval --execute */
+bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
+int sbr_write_json_atomic(const char *path, json_object *o); /* pretty, via path.tmp and rename */
 
 #endif

@@ -4,16 +4,20 @@
  *   surgebox regen --data DIR [--subset dr,bg,tc | all] [--out DIR] [--summary FILE]
  *                  [--jobs N] [--repeat K] [--check-determinism] [--only I,J,...]
  *                  [--socket PATH] [--no-autostart] [--no-inproc-time] [--no-gcc9-mimic]
+ *                  [--shard I/N|auto [--shards N]]
  *
  * --out DIR receives <subset>.json in SURGE's own shape: "gt" is the
  * regenerated reference, "gt_published" the shipped one, and "exec" what
  * happened. It is rewritten as items finish, so an interrupted run resumes:
- * items whose "exec" is complete are not run again. */
+ * items whose "exec" is complete are not run again. With --shard only this
+ * shard's items run (shard.h) and --out also gets shard.json, what
+ * `surgebox merge` checks. */
 #include "adapt_internal.h"
 #include "client.h"
 #include "cliopt.h"
 #include "fidelity.h"
 #include "pump.h"
+#include "regen_shard.h"
 #include "protocol.h"
 #include "sandbox.h"
 
@@ -127,7 +131,7 @@ static void record(task *t, json_object *out_item) {
   json_object_object_add(out_item, "exec", exec);
 }
 
-static int write_atomic(const char *path, json_object *o) {
+int sbr_write_json_atomic(const char *path, json_object *o) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) return -1;
@@ -215,12 +219,12 @@ static void save_outputs(void *ctx) {
   for (size_t s = 0; s < rs->n_subsets; s++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", rs->out_dir, sbr_subset_name(rs->subsets[s]));
-    if (write_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+    if (sbr_write_json_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
   }
 }
 
 enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_SOCKET, O_ONLY, O_PROFILE, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM,
-       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY };
+       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY, O_SHARD, O_SHARDS, O_PLAN };
 static const sbo_opt regen_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
     {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
@@ -237,16 +241,20 @@ static const sbo_opt regen_opts[] = {
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {"socket", O_SOCKET, "PATH", "the daemon's socket"},
     {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {"shard", O_SHARD, "I/N|auto", "run only shard I of N (auto: SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX); "
+                                   "`surgebox merge` joins the --out dirs"},
+    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
+    {"plan", O_PLAN, NULL, "print every shard's items and expected cost, run nothing (no daemon)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
                                   "Regenerate SURGE's references by running every item; a fidelity report.",
                                   regen_opts, NULL, NULL, false};
 
 typedef struct {
-  const char *data, *out, *summary, *socket, *only, *profile, *dump;
+  const char *data, *out, *summary, *socket, *only, *profile, *dump, *shard, *shards;
   char subsets_arg[128];
   int jobs, repeat;
-  bool autostart, inproc, mimic, retry_failed;
+  bool autostart, inproc, mimic, retry_failed, plan;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -282,6 +290,9 @@ static int parse(int argc, char **argv, opts *o) {
     case O_NO_INPROC: o->inproc = false; break;
     case O_NO_MIMIC: o->mimic = false; break;
     case O_RETRY: o->retry_failed = true; break;
+    case O_SHARD: o->shard = v; break;
+    case O_SHARDS: o->shards = v; break;
+    case O_PLAN: o->plan = true; break;
     }
   }
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
@@ -291,7 +302,7 @@ static int parse(int argc, char **argv, opts *o) {
   return rc;
 }
 
-static bool in_only(const char *only, size_t index) {
+bool sbr_in_only(const char *only, size_t index) {
   if (!only) return true;
   for (const char *p = only; *p;) {
     char *end;
@@ -307,6 +318,12 @@ int sbr_regen_main(int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;
+  sbr_shard shard;
+  if (sbr_shard_from_args("regen", o.shard, o.shards, &shard) < 0) return 1;
+  if (shard.count && !o.out && !o.dump && !o.plan) {
+    fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
+    return 1;
+  }
   sbr_subset subsets[SBR_N_SUBSETS];
   size_t n_subsets = 0;
   if (!strcmp(o.subsets_arg, "all")) {
@@ -345,6 +362,13 @@ int sbr_regen_main(int argc, char **argv) {
       outs[s] = json_tokener_parse(json_object_to_json_string_ext(published[s], JSON_C_TO_STRING_PLAIN));
     }
   }
+  if (o.plan) {
+    if (!shard.count) {
+      fprintf(stderr, "regen: --plan needs --shard I/N (or --shard auto --shards N)\n");
+      return 1;
+    }
+    return sbr_regen_shard_print_plan(shard.count, published, subsets, n_subsets, o.only, stdout);
+  }
   if (o.out && sb_mkdir_p(o.out, 0755) < 0) {
     fprintf(stderr, "regen: cannot create %s: %s\n", o.out, strerror(errno));
     return 2;
@@ -379,12 +403,27 @@ int sbr_regen_main(int argc, char **argv) {
   env.bg_mimic_gcc9 = env.bg_mimic_gcc9 && o.mimic; /* never for a real GCC 9 */
   fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s\n", o.profile ? o.profile : "host", env.gxx_name[0] ? env.gxx_name : "none",
           env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python);
+  bool *mine[SBR_N_SUBSETS] = {0};
+  if (shard.count) { /* this shard's items, and its manifest before anything runs */
+    json_object *owned;
+    double share;
+    sbr_regen_shard_plan(&shard, published, subsets, n_subsets, o.only, mine, &owned, &share);
+    sbr_regen_manifest_opts mo = {o.only, o.profile, o.repeat, o.inproc, o.mimic};
+    json_object *man = sbr_regen_manifest(&shard, o.data, subsets, n_subsets, &mo, env.toolchains, owned, share);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/shard.json", o.out ? o.out : ".");
+    if (o.out && sbr_regen_shard_check_resume(path, man) < 0) return 2;
+    if (o.out && sbr_write_json_atomic(path, man) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+    fprintf(stderr, "regen: shard %u/%u, %.1f%% of the expected cost\n", shard.index, shard.count, share * 100);
+    json_object_put(man);
+    json_object_put(owned);
+  }
   /* tasks */
   size_t total = 0, cap = 64;
   task *tasks = calloc(cap, sizeof *tasks);
   for (size_t s = 0; s < n_subsets; s++) {
     for (size_t i = 0; i < json_object_array_length(published[s]); i++) {
-      if (!in_only(o.only, i)) continue;
+      if (!sbr_in_only(o.only, i) || (shard.count && !mine[s][i])) continue;
       json_object *prev = json_object_array_get_idx(outs[s], i), *exec, *complete;
       if (json_object_object_get_ex(prev, "exec", &exec) && json_object_object_get_ex(exec, "complete", &complete) &&
           json_object_get_boolean(complete)) {
@@ -447,7 +486,7 @@ int sbr_regen_main(int argc, char **argv) {
   json_object *summary = sbr_summary(outs, subsets, n_subsets);
   sbr_print_table(summary, stdout);
   printf("\n%zu items in %.1fs%s\n", done, now_s() - t0, interrupted ? " (interrupted: run again to resume)" : "");
-  if (o.summary && write_atomic(o.summary, summary) < 0) fprintf(stderr, "regen: cannot write %s\n", o.summary);
+  if (o.summary && sbr_write_json_atomic(o.summary, summary) < 0) fprintf(stderr, "regen: cannot write %s\n", o.summary);
   json_object_put(summary);
   for (size_t k = 0; k < total; k++) {
     for (int r = 0; r < tasks[k].wanted || r < tasks[k].got; r++)
@@ -464,6 +503,7 @@ int sbr_regen_main(int argc, char **argv) {
   for (size_t s = 0; s < n_subsets; s++) {
     json_object_put(published[s]);
     json_object_put(outs[s]);
+    free(mine[s]);
   }
   sbr_env_free(&env);
   return interrupted ? 130 : 0;

@@ -1,0 +1,24 @@
+/* surgebox merge: the shards of one run into one output (merge_cli.c);
+ * each command's own merge beside its driver (surge/regen_merge.c). */
+#ifndef SURGEBOX_MERGE_H
+#define SURGEBOX_MERGE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+typedef struct {
+  const char *dir;       /* the shard's --out */
+  json_object *manifest; /* its shard.json */
+  int index, count;
+} sbr_merge_shard;
+
+int sbr_merge_main(int argc, char **argv);
+
+/* Shards already checked to be one run, complete and disjoint. Writes out
+ * (and summary when not NULL); 0, or 2 with a message. */
+int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary);
+
+/* Batch shards: every answer, in input order, into the file out. */
+int sbr_batch_merge(const sbr_merge_shard *sh, size_t n, const char *out);
+
+#endif
