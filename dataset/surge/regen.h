@@ -36,11 +36,22 @@ typedef struct {
   char python[256];                     /* python3 with numpy (TC/SC/RL) */
   bool bg_mimic_gcc9;                   /* -ftabstop=1 -Wno-vexing-parse (GCC 9 columns) */
   bool inproc_time;                     /* TC: time the script inside the interpreter too */
+  /* A profile whose toolchains reproduce some language better than this
+   * environment does (SBR_BEST_PROFILE: Julia 1.5 in surge-2025), with its
+   * toolchain list; empty when the run already uses it or it is absent. */
+  char best_profile[64];
+  json_object *best_toolchains;         /* owned */
 } sbr_env;
+
+#define SBR_BEST_PROFILE "surge-2025"
 
 int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len);
 void sbr_env_free(sbr_env *e);
 bool sbr_env_has(const sbr_env *e, const char *toolchain);
+/* Take `toolchains` (the daemon's list for profile `name`) as the better
+ * environment for the languages that prefer it. */
+void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains);
+bool sbr_env_best_has(const sbr_env *e, const char *toolchain);
 const char *sbr_env_version(const sbr_env *e, const char *toolchain);
 
 typedef struct {
@@ -48,6 +59,7 @@ typedef struct {
   char missing[256];      /* "julia" when the toolchain is absent here */
   char group[64];         /* the "by" key: language, or DR's compiler/standard/-O config */
   char toolchain[64];     /* what produced the answer (name as the daemon lists it) */
+  char profile[64];       /* the profile this job runs in when not the run's own (its request names it) */
   sbr_outmode mode;
   const char *out_step;   /* name of the step whose output is the reference */
   bool strip;             /* SURGE stripped this reference */

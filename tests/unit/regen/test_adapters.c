@@ -141,6 +141,33 @@ static void test_rl(const sbr_env *env) {
   sbr_job_free(&j);
 }
 
+/* Julia runs in the surge-2025 profile when the daemon has it; nothing else moves there. */
+static void test_best_profile(sbr_env *env) {
+  json_object *prof = json_tokener_parse(
+      "[{\"name\":\"julia\",\"family\":\"julia\",\"version\":\"1.5.3\",\"path\":\"/usr/bin/julia\",\"available\":true},"
+      "{\"name\":\"python3\",\"family\":\"python3\",\"version\":\"3.9.2\",\"path\":\"/usr/bin/python3\",\"available\":true}]");
+  sbr_env_set_best(env, "surge-2025", prof);
+  json_object_put(prof);
+  sbr_job j;
+  adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK(j.request != NULL);
+  CHECK_STR(j.missing, "");
+  CHECK_STR(j.profile, "surge-2025");
+  CHECK_STR(json_object_get_string(json_object_object_get(j.request, "profile")), "surge-2025");
+  CHECK_STR(json_object_get_string(json_object_object_get(j.request, "toolchain")), "julia");
+  CHECK_STR(file_path(j.request, 0), "main.jl");
+  sbr_job_free(&j);
+  adapt(SBR_ML, 6, "{\"custom_features\":{\"language\":\"Python\"},\"question\":\"print(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK_STR(j.profile, ""); /* the host's python3 reproduces ML Python already */
+  CHECK(json_object_object_get(j.request, "profile") == NULL);
+  sbr_job_free(&j);
+  sbr_env_set_best(env, NULL, NULL); /* the profile is absent: back to missing */
+  adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK_STR(j.missing, "julia");
+  CHECK_STR(j.profile, "");
+  sbr_job_free(&j);
+}
+
 static void test_ml_fl(const sbr_env *env) {
   sbr_job j;
   adapt(SBR_ML, 43, "{\"custom_categoey\":1,\"custom_features\":{\"language\":\"Java\"},\"question\":\"class Main { public static void main(String[] a) {} }\",\"gt\":\"\"}", env, &j);
@@ -183,6 +210,7 @@ int main(void) {
   test_tc(&env);
   test_rl(&env);
   test_ml_fl(&env);
+  test_best_profile(&env);
   sbr_env_free(&env);
   return check_exit();
 }
