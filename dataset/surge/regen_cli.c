@@ -112,6 +112,10 @@ static void record(task *t, json_object *out_item) {
       char fmt[48];
       snprintf(fmt, sizeof fmt, "%.4f seconds", in); /* SURGE's own format */
       json_object_object_add(exec, "time", json_object_new_string(fmt));
+      json_object *runs = json_object_new_array(); /* every repeat: the spread `surgebox bins` flags edges with */
+      for (int r = 0; r < t->got; r++)
+        if (t->inproc[r] >= 0) json_object_array_add(runs, num(t->inproc[r]));
+      json_object_object_add(exec, "inproc_cpu_s_runs", runs);
     }
     json_object_object_add(exec, "matched", json_object_new_string(c.exact ? "exact" : c.normalized ? "normalized" : "no"));
     json_object_object_add(exec, "jaccard", num(c.jaccard));
@@ -379,6 +383,7 @@ int sbr_regen_main(int argc, char **argv) {
   sbr_env env;
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
   if (tcresp) json_object_put(tcresp);
+  snprintf(env.run_profile, sizeof env.run_profile, "%s", o.profile ? o.profile : "");
   best_profile(&c, &env, o.profile);
   env.inproc_time = o.inproc;
   env.bg_mimic_gcc9 = env.bg_mimic_gcc9 && o.mimic; /* never for a real GCC 9 */
