@@ -187,6 +187,12 @@ static void test_best_profile(sbr_env *env) {
   CHECK_STR(argv_at(json_object_array_get_idx(steps_of(j.request), 0), 0), "/usr/bin/python3"); /* numpy: the host's */
   CHECK_STR(j.profile, "");
   sbr_job_free(&j);
+  snprintf(env->run_profile, sizeof env->run_profile, "surge-2025"); /* --profile surge-2025: its own 3.8 */
+  adapt(SBR_TC, 17, tsp, env, &j);
+  CHECK_STR(argv_at(json_object_array_get_idx(steps_of(j.request), 0), 0), "/opt/py38/bin/python3");
+  CHECK_STR(j.profile, ""); /* the run's profile, not named per job */
+  sbr_job_free(&j);
+  env->run_profile[0] = '\0';
   sbr_env_set_best(env, NULL, NULL); /* the profile is absent: back to missing */
   adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
   CHECK_STR(j.missing, "julia");
