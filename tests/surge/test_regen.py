@@ -27,8 +27,32 @@ def check(cond, what):
         print("FAIL:", what, flush=True)
 
 
+SOCK = None  # the private daemon's socket (main)
+
+
+def start_daemon(bin_dir, out):
+    """A private daemon for the whole case: its own socket and compile cache
+    (the machine's shared ones stay untouched), and the build's surge-2025
+    profile when profiles.surge-2025 made it."""
+    global SOCK
+    SOCK = os.path.join(out, "d.sock")
+    cmd = [os.path.join(bin_dir, "surgeboxd"), "--socket", SOCK, "--cache-dir", os.path.join(out, "cache"),
+           "--jobs", str(os.cpu_count() or 2)]
+    if profile_ready(bin_dir):
+        cmd += ["--profiles-dir", os.environ["SURGEBOX_PROFILES"]]
+    d = subprocess.Popen(cmd)
+    for _ in range(1200):  # toolchain detection takes a while on a loaded machine
+        if os.path.exists(SOCK) or d.poll() is not None:
+            break
+        time.sleep(0.5)
+    if not os.path.exists(SOCK):
+        print("FAIL: the private daemon did not start")
+        sys.exit(1)
+    return d
+
+
 def regen(bin_dir, data, out, subsets, only=None, extra=()):
-    cmd = [os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "regen", "--data", data,
+    cmd = [os.path.join(bin_dir, "surgebox"), "regen", "--socket", SOCK, "--no-autostart", "--data", data,
            "--subset", subsets, "--out", out, "--summary", os.path.join(out, "summary.json")] + list(extra)
     if only:
         cmd += ["--only", only]
@@ -45,7 +69,7 @@ def items(out, subset):
 
 
 def toolchains(bin_dir, out):
-    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "toolchains", "--json"],
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", SOCK, "--no-autostart", "toolchains", "--json"],
                        capture_output=True, text=True, timeout=600)
     return {t["name"]: t for t in json.loads(p.stdout)["toolchains"] if t.get("available")}
 
@@ -112,23 +136,7 @@ def bins_case(bin_dir, data, out):
     surge-2025 (SURGE's Python 3.8) every item is in SURGE's bin or flagged."""
     prof = profile_ready(bin_dir)
     print("surge-2025 profile:", "yes" if prof else "no (timed items run on the host's python3)")
-    # a private daemon: its own socket and cache, the profiles found above
-    sock = os.path.join(out, "d.sock")
-    cmd = [os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--cache-dir", os.path.join(out, "cache"), "--jobs", "2"]
-    if prof:
-        cmd += ["--profiles-dir", os.environ["SURGEBOX_PROFILES"]]
-    d = subprocess.Popen(cmd)
-    try:
-        for _ in range(600):  # toolchain detection takes a while on a loaded machine
-            if os.path.exists(sock) or d.poll() is not None:
-                break
-            time.sleep(0.5)
-        check(os.path.exists(sock), "private daemon listening")
-        s = regen(bin_dir, data, out, "tc", only=",".join(map(str, TC_BINS_ONLY)),
-                  extra=["--repeat", "2", "--socket", sock, "--no-autostart"])
-    finally:
-        d.terminate()
-        d.wait(timeout=120)
+    s = regen(bin_dir, data, out, "tc", only=",".join(map(str, TC_BINS_ONLY)), extra=["--repeat", "2"])
     check(s["tc"]["ran"] == len(TC_BINS_ONLY), f"tc ran {s['tc']['ran']}")
     p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json")],
                        capture_output=True, text=True, timeout=60)
@@ -176,7 +184,12 @@ def main():
         print("SKIPPED: regeneration tests run as root")
         sys.exit(SKIP)
     out = tempfile.mkdtemp(prefix="sbregen-")
-    {"slice": slice_case, "full": full_case, "bins": bins_case}[case](bin_dir, data, out)
+    d = start_daemon(bin_dir, out)
+    try:
+        {"slice": slice_case, "full": full_case, "bins": bins_case}[case](bin_dir, data, out)
+    finally:
+        d.terminate()
+        d.wait(timeout=300)
     if failures:
         sys.exit(1)
     print("PASS")
