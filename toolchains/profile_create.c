@@ -782,6 +782,39 @@ static int stage_packages(ctx *c, json_object *versions) {
   return 0;
 }
 
+/* Appends to out the packages of list a that list b lacks, each prefixed. */
+static void missing_from(json_object *a, json_object *b, const char *prefix, char *out, size_t n) {
+  for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+    const char *p = json_object_get_string(json_object_array_get_idx(a, i));
+    bool found = false;
+    for (size_t k = 0; !found && b && k < json_object_array_length(b); k++)
+      found = !strcmp(p, json_object_get_string(json_object_array_get_idx(b, k)));
+    size_t len = strlen(out);
+    if (!found) snprintf(out + len, n - len, "%s%s%s", len ? " " : "", prefix, p);
+  }
+}
+
+/* Was the existing profile bootstrapped from what the definition asks for
+ * now (suite, variant, packages; the mirror may differ between machines)?
+ * 0 when it was, else 1 with what differs in `why`. */
+static int origin_differs(ctx *c, const char *manifest, char *why, size_t n) {
+  json_object *m = json_object_from_file(manifest), *had = jget(m, "origin", json_type_object);
+  why[0] = '\0';
+  if (had) {
+    const char *keys[] = {"suite", "variant"};
+    for (int k = 0; k < 2; k++) {
+      const char *a = jstr(had, keys[k]), *b = jstr(c->def, keys[k]);
+      size_t len = strlen(why);
+      if (a && b && strcmp(a, b)) snprintf(why + len, n - len, "%s%s %s -> %s", len ? " " : "", keys[k], a, b);
+    }
+    json_object *was = jget(had, "packages", json_type_array), *want = jget(c->def, "packages", json_type_array);
+    missing_from(want, was, "+", why, n);
+    missing_from(was, want, "-", why, n);
+  }
+  json_object_put(m);
+  return why[0] != '\0';
+}
+
 static int delete_profile(ctx *c) {
   sbf_unmount_under(c->path);
   int rc = sb_rm_rf(c->path);
@@ -819,6 +852,11 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
       sbf_profile p;
       char verr[1024];
       double t0 = now_s();
+      if (origin_differs(&c, manifest, verr, sizeof verr)) {
+        rc = fail(&c, -ESTALE, "profile %s was made from another definition (%s); `surgebox profile delete %s` or "
+                  "create --force makes it again", name, verr, name);
+        goto unlock;
+      }
       rc = sbf_profile_open_mode(o->dir, name, SBF_VERIFY_QUICK, &p, verr, sizeof verr);
       if (rc == 0) {
         char size[32];

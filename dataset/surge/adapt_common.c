@@ -22,17 +22,47 @@ int sbr_subset_parse(const char *s, sbr_subset *out) {
   return -1;
 }
 
-static json_object *find_tc(const sbr_env *e, const char *name) {
-  for (size_t i = 0; e->toolchains && i < json_object_array_length(e->toolchains); i++) {
-    json_object *t = json_object_array_get_idx(e->toolchains, i), *v;
+static json_object *find_in(json_object *list, const char *name) {
+  for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+    json_object *t = json_object_array_get_idx(list, i), *v;
     if (json_object_object_get_ex(t, "name", &v) && strcmp(json_object_get_string(v), name) == 0) return t;
   }
   return NULL;
 }
 
-bool sbr_env_has(const sbr_env *e, const char *toolchain) {
-  json_object *t = find_tc(e, toolchain), *v;
+static json_object *find_tc(const sbr_env *e, const char *name) { return find_in(e->toolchains, name); }
+
+static const char *tc_field(json_object *t, const char *key) {
+  json_object *v;
+  return json_object_object_get_ex(t, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+static bool available(json_object *t) {
+  json_object *v;
   return t && json_object_object_get_ex(t, "available", &v) && json_object_get_boolean(v);
+}
+
+bool sbr_env_has(const sbr_env *e, const char *toolchain) { return available(find_tc(e, toolchain)); }
+
+bool sbr_env_best_has(const sbr_env *e, const char *toolchain) {
+  return e->best_profile[0] && available(find_in(e->best_toolchains, toolchain));
+}
+
+void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn) {
+  /* on the host, pyenv's 3.8 lies under /root, which a raw step does not see */
+  json_object *t = e->run_profile[0] ? find_tc(e, "python3.8") : NULL;
+  profile[0] = '\0';
+  if (!available(t) && sbr_env_best_has(e, "python3.8")) {
+    t = find_in(e->best_toolchains, "python3.8");
+    snprintf(profile, pn, "%s", e->best_profile);
+  }
+  snprintf(path, n, "%s", available(t) ? tc_field(t, "path") : e->python);
+}
+
+void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains) {
+  if (e->best_toolchains) json_object_put(e->best_toolchains);
+  e->best_toolchains = json_object_get(toolchains);
+  snprintf(e->best_profile, sizeof e->best_profile, "%s", toolchains && name ? name : "");
 }
 
 const char *sbr_env_version(const sbr_env *e, const char *toolchain) {
@@ -40,10 +70,6 @@ const char *sbr_env_version(const sbr_env *e, const char *toolchain) {
   return t && json_object_object_get_ex(t, "version", &v) && v ? json_object_get_string(v) : NULL;
 }
 
-static const char *tc_field(json_object *t, const char *key) {
-  json_object *v;
-  return json_object_object_get_ex(t, key, &v) && v ? json_object_get_string(v) : "";
-}
 
 int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len) {
   memset(e, 0, sizeof *e);
@@ -92,7 +118,8 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
 
 void sbr_env_free(sbr_env *e) {
   if (e->toolchains) json_object_put(e->toolchains);
-  e->toolchains = NULL;
+  if (e->best_toolchains) json_object_put(e->best_toolchains);
+  e->toolchains = e->best_toolchains = NULL;
 }
 
 void sbr_job_free(sbr_job *j) {

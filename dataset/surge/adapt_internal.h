@@ -29,6 +29,9 @@ int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env 
 int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
 int sbr_adapt_fl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n);
 
+/* TC: the function whose calls SURGE timed, by script ("" = the whole script). */
+const char *sbr_tc_timed_span(const char *fid);
+
 /* The public class of a Java source (SURGE: /app/<C>.java), else the class
  * with main; NULL when neither. Caller frees. */
 char *sbr_java_class(const char *src);

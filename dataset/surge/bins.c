@@ -3,11 +3,14 @@
  *   surgebox bins --data FILE [--edges 0.001,0.01,0.1,1] [--json]
  *
  * FILE is a TC (or SC) file: the shipped one (custom_features.time, SURGE's
- * "%.4f seconds" measured inside the process) or one written by `surgebox
- * regen` (exec.inproc_cpu_s and exec.cpu_time_s as well). Prints items per
- * bin for every time source present, how many regenerated times fall into
- * the same bin as SURGE's, and the items within 30 % of a bin edge, which
- * may land on either side from one run to the next. */
+ * "%.4f seconds" measured inside the process around the solver) or one
+ * written by `surgebox regen` (exec.inproc_cpu_s, the same span, with every
+ * repeat in exec.inproc_cpu_s_runs; exec.cpu_time_s, the whole process tree,
+ * as well). Prints items per bin for every time source present, and the
+ * agreement with SURGE's own bins over the items both timed: the same bin,
+ * flagged (an edge lies within the spread the repeats measured, so either
+ * side is a fair outcome), or different; and the median ratio of our time to
+ * SURGE's (this machine's speed against SURGE's). */
 #include "cliopt.h"
 #include "regen.h"
 
@@ -18,16 +21,20 @@
 
 #define MAX_EDGES 32
 
-static int bin_of(double t, const double *edges, int n) {
+int sbr_bin_of(double t, const double *edges, int n) {
   int b = 0;
   while (b < n && t >= edges[b]) b++;
   return b;
 }
 
-static bool near_edge(double t, const double *edges, int n) {
-  for (int i = 0; i < n; i++)
-    if (t >= edges[i] / 1.3 && t <= edges[i] * 1.3) return true;
-  return false;
+sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n) {
+  int bp = sbr_bin_of(published, edges, n), bo = sbr_bin_of(ours, edges, n);
+  if (bp == bo) return SBR_BIN_SAME;
+  double spread = ours > 0 ? (hi - lo) / ours : 0;
+  /* the edges separating the two bins: edges[min(bp,bo)] .. edges[max(bp,bo)-1] */
+  for (int e = bp < bo ? bp : bo; e < (bp < bo ? bo : bp); e++)
+    if ((lo <= edges[e] && edges[e] <= hi) || fabs(published - edges[e]) <= published * spread) return SBR_BIN_FLAGGED;
+  return SBR_BIN_DIFFERENT;
 }
 
 /* SURGE stored "0.1234 seconds" (tsp) or a bare float (SC heat_eq). */
@@ -58,6 +65,32 @@ static const sbo_opt bins_opts[] = {{"data", O_DATA, "FILE", "a regenerated subs
 static const sbo_cmd bins_cmd = {"surgebox bins", "--data FILE [--edges LIST] [--json]",
                                  "CPU-time histogram of a regenerated subset (SURGE's Figure 4).", bins_opts, NULL, NULL,
                                  false};
+
+/* The smallest and largest of the repeats (exec.inproc_cpu_s_runs), else t. */
+static void spread_of(json_object *item, double t, double *lo, double *hi) {
+  json_object *e, *runs;
+  *lo = *hi = t;
+  if (!json_object_object_get_ex(item, "exec", &e) || !json_object_object_get_ex(e, "inproc_cpu_s_runs", &runs) ||
+      !json_object_is_type(runs, json_type_array))
+    return;
+  for (size_t i = 0; i < json_object_array_length(runs); i++) {
+    double v = json_object_get_double(json_object_array_get_idx(runs, i));
+    if (v < *lo) *lo = v;
+    if (v > *hi) *hi = v;
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void print_indices(const char *label, json_object *arr) {
+  size_t n = json_object_array_length(arr);
+  printf("  %s %zu%s", label, n, n ? ":" : "");
+  for (size_t i = 0; i < n; i++) printf("%s%d", i ? "," : " ", json_object_get_int(json_object_array_get_idx(arr, i)));
+  printf("\n");
+}
 
 int sbr_bins_main(int argc, char **argv) {
   const char *file = NULL, *edges_arg = "0.001,0.01,0.1,1";
@@ -93,24 +126,31 @@ int sbr_bins_main(int argc, char **argv) {
     return 2;
   }
   static const char *const sources[] = {"published", "inproc_cpu_s", "cpu_time_s"};
-  int hist[3][MAX_EDGES + 1] = {{0}}, have[3] = {0}, same[3] = {0}, both[3] = {0};
-  json_object *near = json_object_new_array();
-  size_t n = json_object_array_length(items);
+  int hist[3][MAX_EDGES + 1] = {{0}}, have[3] = {0};
+  json_object *same = json_object_new_array(), *flagged = json_object_new_array(), *different = json_object_new_array();
+  size_t n = json_object_array_length(items), nr = 0;
+  double *ratios = calloc(n + 1, sizeof *ratios);
   for (size_t i = 0; i < n; i++) {
     json_object *it = json_object_array_get_idx(items, i);
     double t[3] = {published_time(it), exec_time(it, "inproc_cpu_s"), exec_time(it, "cpu_time_s")};
     for (int s = 0; s < 3; s++) {
       if (isnan(t[s])) continue;
-      hist[s][bin_of(t[s], edges, ne)]++;
+      hist[s][sbr_bin_of(t[s], edges, ne)]++;
       have[s]++;
-      if (s > 0 && !isnan(t[0])) {
-        both[s]++;
-        same[s] += bin_of(t[s], edges, ne) == bin_of(t[0], edges, ne);
-      }
     }
-    double ours = !isnan(t[1]) ? t[1] : t[2];
-    if (!isnan(ours) && near_edge(ours, edges, ne)) json_object_array_add(near, json_object_new_int((int)i));
+    /* ours: the span SURGE timed when measured, else the whole tree's CPU */
+    double ours = !isnan(t[1]) ? t[1] : t[2], lo, hi;
+    if (isnan(t[0]) || isnan(ours)) continue;
+    spread_of(it, ours, &lo, &hi);
+    sbr_bin_agreement a = sbr_bin_agree(t[0], ours, lo, hi, edges, ne);
+    json_object_array_add(a == SBR_BIN_SAME ? same : a == SBR_BIN_FLAGGED ? flagged : different,
+                          json_object_new_int((int)i));
+    if (t[0] >= 0.1) ratios[nr++] = ours / t[0]; /* long enough for a ratio to mean speed */
   }
+  qsort(ratios, nr, sizeof *ratios, cmp_double);
+  double ratio = nr ? (nr % 2 ? ratios[nr / 2] : (ratios[nr / 2 - 1] + ratios[nr / 2]) / 2) : NAN;
+  free(ratios);
+  size_t compared = json_object_array_length(same) + json_object_array_length(flagged) + json_object_array_length(different);
   if (json) {
     json_object *o = json_object_new_object(), *e = json_object_new_array();
     for (int b = 0; b < ne; b++) json_object_array_add(e, json_object_new_double(edges[b]));
@@ -121,13 +161,17 @@ int sbr_bins_main(int argc, char **argv) {
       for (int b = 0; b <= ne; b++) json_object_array_add(h, json_object_new_int(hist[s][b]));
       json_object_object_add(so, "items", json_object_new_int(have[s]));
       json_object_object_add(so, "histogram", h);
-      if (s > 0 && both[s]) {
-        json_object_object_add(so, "with_published", json_object_new_int(both[s]));
-        json_object_object_add(so, "same_bin_as_published", json_object_new_int(same[s]));
-      }
       json_object_object_add(o, sources[s], so);
     }
-    json_object_object_add(o, "near_an_edge", json_object_get(near));
+    if (compared) {
+      json_object *ag = json_object_new_object();
+      json_object_object_add(ag, "items", json_object_new_int((int)compared));
+      json_object_object_add(ag, "same_bin", json_object_get(same));
+      json_object_object_add(ag, "flagged", json_object_get(flagged));
+      json_object_object_add(ag, "different", json_object_get(different));
+      json_object_object_add(ag, "median_ratio_to_published", isnan(ratio) ? NULL : json_object_new_double(ratio));
+      json_object_object_add(o, "agreement", ag);
+    }
     puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
     json_object_put(o);
   } else {
@@ -145,16 +189,17 @@ int sbr_bins_main(int argc, char **argv) {
         if (have[s]) printf(" %14d", hist[s][b]);
       printf("\n");
     }
-    for (int s = 1; s < 3; s++)
-      if (both[s]) printf("%s: %d of %d items in the same bin as SURGE's own time\n", sources[s], same[s], both[s]);
-    size_t nn = json_object_array_length(near);
-    if (nn) {
-      printf("within 30%% of a bin edge (may land on either side): %zu items:", nn);
-      for (size_t i = 0; i < nn; i++) printf("%s%d", i ? "," : " ", json_object_get_int(json_object_array_get_idx(near, i)));
-      printf("\n");
+    if (compared) {
+      printf("agreement with SURGE's bins over %zu timed items: %zu same bin, %zu flagged, %zu different\n", compared,
+             json_object_array_length(same), json_object_array_length(flagged), json_object_array_length(different));
+      print_indices("flagged (an edge within the spread the repeats measured):", flagged);
+      print_indices("different:", different);
+      if (!isnan(ratio)) printf("  median time here / SURGE's (items >= 0.1 s): %.2f\n", ratio);
     }
   }
-  json_object_put(near);
+  json_object_put(same);
+  json_object_put(flagged);
+  json_object_put(different);
   json_object_put(items);
   return 0;
 }

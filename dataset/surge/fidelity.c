@@ -50,11 +50,30 @@ static const char *const class_names[] = {"nondeterministic", "toolchain_drift",
 typedef struct {
   int n, ran, exact, normalized, missing, nondet;
   double jaccard_sum;
+  char envs[128];    /* where the items ran: "host", a profile's name, or several joined by '+' */
+  char absent[128];  /* toolchains missing here, joined by ", " */
 } counts;
 
+/* Append word to list (words separated by sep) unless it is there already. */
+static void add_word(char *list, size_t n, const char *word, const char *sep) {
+  size_t wl = strlen(word), sl = strlen(sep);
+  for (const char *p = list; *p;) {
+    const char *end = strstr(p, sep);
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == wl && !strncmp(p, word, wl)) return;
+    p = end ? end + sl : p + len;
+  }
+  size_t len = strlen(list);
+  snprintf(list + len, n - len, "%s%s", len ? sep : "", word);
+}
+
 static void add(counts *c, json_object *exec) {
-  json_object *v;
+  json_object *v, *pf;
   c->n++;
+  if (json_object_object_get_ex(exec, "missing", &v) && v)
+    add_word(c->absent, sizeof c->absent, json_object_get_string(v), ", ");
+  if (json_object_object_get_ex(exec, "profile", &pf) && json_object_object_get_ex(pf, "name", &v) && v)
+    add_word(c->envs, sizeof c->envs, json_object_get_string(v), "+");
   bool ran = json_object_object_get_ex(exec, "regenerated", &v) && json_object_get_boolean(v);
   if (!ran) {
     if (json_object_object_get_ex(exec, "class", &v) && v && !strcmp(json_object_get_string(v), "missing_toolchain"))
@@ -80,6 +99,8 @@ static json_object *counts_json(const counts *c) {
   json_object_object_add(o, "jaccard_mean", json_object_new_double_s(strtod(j, NULL), j));
   json_object_object_add(o, "missing_toolchain", json_object_new_int(c->missing));
   json_object_object_add(o, "nondeterministic", json_object_new_int(c->nondet));
+  /* which environment the items ran in (null: none ran) */
+  json_object_object_add(o, "environment", c->envs[0] ? json_object_new_string(c->envs) : NULL);
   return o;
 }
 
@@ -113,6 +134,17 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
     for (size_t k = 0; k < ng; k++) json_object_object_add(by, gnames[k], counts_json(&gcounts[k]));
     json_object *o = counts_json(&all);
     json_object_object_add(o, "by", by);
+    if (all.missing) { /* said once, not as a failure per item */
+      json_object *nr = json_object_new_object();
+      char why[192];
+      snprintf(why, sizeof why, "toolchain absent here: %s", all.absent[0] ? all.absent : "?");
+      json_object_object_add(nr, "count", json_object_new_int(all.missing));
+      json_object_object_add(nr, "reason", json_object_new_string(why));
+      json_object_object_add(nr, "all", json_object_new_boolean(all.missing == all.n));
+      json_object_object_add(o, "not_regenerated", nr);
+      if (all.missing == all.n) /* the whole subset: no list of n indices */
+        json_object_object_add(classes, "missing_toolchain", json_object_new_array());
+    }
     json_object_object_add(o, "mismatches", classes);
     json_object_object_add(root, sbr_subset_name(subsets[s]), o);
     free(gnames);
@@ -121,18 +153,24 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
   return root;
 }
 
+static const char *env_of(json_object *o) {
+  json_object *e = json_object_object_get(o, "environment");
+  return e ? json_object_get_string(e) : "-";
+}
+#define ENV(o) env_of(o)
+
 void sbr_print_table(json_object *summary, FILE *f) {
-  fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s\n", "subset / group", "n", "ran", "exact", "normalized",
-          "jaccard", "missing", "nondet");
+  fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s  %s\n", "subset / group", "n", "ran", "exact", "normalized",
+          "jaccard", "missing", "nondet", "environment");
   json_object_object_foreach(summary, subset, o) {
     json_object *by = NULL;
     json_object_object_get_ex(o, "by", &by);
 #define G(obj, k) json_object_get_int(json_object_object_get(obj, k))
     int n = G(o, "n"), ran = G(o, "ran");
-    fprintf(f, "%-22s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d\n", subset, n, ran, G(o, "exact"),
+    fprintf(f, "%-22s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d  %s\n", subset, n, ran, G(o, "exact"),
             ran ? 100.0 * G(o, "exact") / ran : 0.0, G(o, "normalized"), ran ? 100.0 * G(o, "normalized") / ran : 0.0,
             json_object_get_double(json_object_object_get(o, "jaccard_mean")), G(o, "missing_toolchain"),
-            G(o, "nondeterministic"));
+            G(o, "nondeterministic"), ENV(o));
     int groups = 0;
     json_object_object_foreach(by, g0, go0) {
       (void)g0;
@@ -142,21 +180,35 @@ void sbr_print_table(json_object *summary, FILE *f) {
     if (groups > 1 && groups <= 48) {
       json_object_object_foreach(by, g, go) {
         int gr = G(go, "ran");
-        fprintf(f, "  %-20.20s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d\n", g, G(go, "n"), gr, G(go, "exact"),
+        fprintf(f, "  %-20.20s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d  %s\n", g, G(go, "n"), gr, G(go, "exact"),
                 gr ? 100.0 * G(go, "exact") / gr : 0.0, G(go, "normalized"),
                 gr ? 100.0 * G(go, "normalized") / gr : 0.0,
                 json_object_get_double(json_object_object_get(go, "jaccard_mean")), G(go, "missing_toolchain"),
-                G(go, "nondeterministic"));
+                G(go, "nondeterministic"), ENV(go));
       }
     }
 #undef G
+  }
+  bool any = false;
+  json_object_object_foreach(summary, subset1, o1) {
+    json_object *nr = json_object_object_get(o1, "not_regenerated");
+    if (!nr) continue;
+    if (!any) fprintf(f, "\nnot regenerated:\n");
+    any = true;
+    json_object *mm = json_object_object_get(json_object_object_get(o1, "mismatches"), "missing_toolchain");
+    size_t n = json_object_array_length(mm);
+    fprintf(f, "  %-4s %d %s (%s)%s", subset1, json_object_get_int(json_object_object_get(nr, "count")),
+            json_object_get_boolean(json_object_object_get(nr, "all")) ? "items, the whole subset" : "items",
+            json_object_get_string(json_object_object_get(nr, "reason")), n ? ": " : "");
+    for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(mm, i)));
+    fprintf(f, "%s\n", n > 40 ? ",..." : "");
   }
   fprintf(f, "\nmismatches by class (item indices):\n");
   json_object_object_foreach(summary, subset2, o2) {
     json_object *mm = json_object_object_get(o2, "mismatches");
     json_object_object_foreach(mm, cls, arr) {
       size_t n = json_object_array_length(arr);
-      if (!n) continue;
+      if (!n || !strcmp(cls, "missing_toolchain")) continue; /* listed above as not regenerated */
       fprintf(f, "  %-4s %-18s %3zu: ", subset2, cls, n);
       for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(arr, i)));
       fprintf(f, "%s\n", n > 40 ? ",..." : "");

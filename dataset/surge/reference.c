@@ -144,7 +144,10 @@ char *sbr_reference(const sbr_job *j, json_object *resp, double *inproc_cpu_s) {
       raw = fl;
     }
     if (j->inproc_marker && inproc_cpu_s) {
-      const char *m = strstr(field(s, "stderr"), "SURGEBOX_INPROC_CPU=");
+      /* the wrapper's line is the last one: the script may print look-alikes */
+      const char *m = NULL;
+      for (const char *p = strstr(field(s, "stderr"), "SURGEBOX_INPROC_CPU="); p; p = strstr(p + 1, "SURGEBOX_INPROC_CPU="))
+        m = p;
       if (m) *inproc_cpu_s = strtod(m + strlen("SURGEBOX_INPROC_CPU="), NULL);
     }
   }

@@ -36,11 +36,27 @@ typedef struct {
   char python[256];                     /* python3 with numpy (TC/SC/RL) */
   bool bg_mimic_gcc9;                   /* -ftabstop=1 -Wno-vexing-parse (GCC 9 columns) */
   bool inproc_time;                     /* TC: time the script inside the interpreter too */
+  /* A profile whose toolchains reproduce some language better than this
+   * environment does (SBR_BEST_PROFILE: Julia 1.5 in surge-2025), with its
+   * toolchain list; empty when the run already uses it or it is absent. */
+  char best_profile[64];
+  json_object *best_toolchains;         /* owned */
+  char run_profile[64];                 /* the run's own profile ("" = host) */
 } sbr_env;
+
+#define SBR_BEST_PROFILE "surge-2025"
 
 int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len);
 void sbr_env_free(sbr_env *e);
 bool sbr_env_has(const sbr_env *e, const char *toolchain);
+/* Take `toolchains` (the daemon's list for profile `name`) as the better
+ * environment for the languages that prefer it. */
+void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains);
+bool sbr_env_best_has(const sbr_env *e, const char *toolchain);
+/* The interpreter for TC's timed items: SURGE's Python 3.8 where a raw step
+ * can reach it (inside a profile: the run's, else SBR_BEST_PROFILE, whose
+ * name goes to *profile), else python. */
+void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn);
 const char *sbr_env_version(const sbr_env *e, const char *toolchain);
 
 typedef struct {
@@ -48,6 +64,7 @@ typedef struct {
   char missing[256];      /* "julia" when the toolchain is absent here */
   char group[64];         /* the "by" key: language, or DR's compiler/standard/-O config */
   char toolchain[64];     /* what produced the answer (name as the daemon lists it) */
+  char profile[64];       /* the profile this job runs in when not the run's own (its request names it) */
   sbr_outmode mode;
   const char *out_step;   /* name of the step whose output is the reference */
   bool strip;             /* SURGE stripped this reference */
@@ -75,6 +92,15 @@ char *sbr_n6_whitespace_runs(const char *s); /* runs of whitespace -> one space 
 /* N1-N5, plus N6 when whitespace_free. */
 char *sbr_normalize(const char *s, bool whitespace_free);
 char *sbr_strip(const char *s);              /* Python's str.strip() for ASCII whitespace */
+
+/* ---- CPU-time bins (bins.c) ---- */
+int sbr_bin_of(double t, const double *edges, int n_edges); /* 0 .. n_edges */
+typedef enum { SBR_BIN_SAME, SBR_BIN_FLAGGED, SBR_BIN_DIFFERENT } sbr_bin_agreement;
+/* Our time `ours` (median of repeats lo..hi) against SURGE's `published`:
+ * the same bin; flagged when an edge between the two bins lies within the
+ * measured spread (lo <= edge <= hi, or SURGE's figure within the relative
+ * spread (hi-lo)/ours of the edge); else different. */
+sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n_edges);
 
 /* ---- the regen and bins commands ---- */
 int sbr_regen_main(int argc, char **argv);

@@ -117,6 +117,10 @@ static void record(task *t, json_object *out_item) {
       char fmt[48];
       snprintf(fmt, sizeof fmt, "%.4f seconds", in); /* SURGE's own format */
       json_object_object_add(exec, "time", json_object_new_string(fmt));
+      json_object *runs = json_object_new_array(); /* every repeat: the spread `surgebox bins` flags edges with */
+      for (int r = 0; r < t->got; r++)
+        if (t->inproc[r] >= 0) json_object_array_add(runs, num(t->inproc[r]));
+      json_object_object_add(exec, "inproc_cpu_s_runs", runs);
     }
     json_object_object_add(exec, "matched", json_object_new_string(c.exact ? "exact" : c.normalized ? "normalized" : "no"));
     json_object_object_add(exec, "jaccard", num(c.jaccard));
@@ -162,7 +166,7 @@ static json_object *make_request(size_t i, void *ctx) {
   task *t = &rs->tasks[i % rs->total];
   if ((int)(i / rs->total) >= t->wanted) return NULL;
   json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
-  if (rs->profile) json_object_object_add(req, "profile", json_object_new_string(rs->profile));
+  if (rs->profile && !t->job.profile[0]) json_object_object_add(req, "profile", json_object_new_string(rs->profile));
   return req;
 }
 
@@ -221,6 +225,26 @@ static void save_outputs(void *ctx) {
     snprintf(path, sizeof path, "%s/%s.json", rs->out_dir, sbr_subset_name(rs->subsets[s]));
     if (sbr_write_json_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
   }
+}
+
+/* The toolchains of SBR_BEST_PROFILE, when the daemon has that profile and
+ * the run is not already in it: languages that SURGE's own environment
+ * reproduces better (Julia) run there. Absent: they run here, or are missing. */
+static void best_profile(sbc_conn *c, sbr_env *env, const char *run_profile) {
+  if (run_profile && !strcmp(run_profile, SBR_BEST_PROFILE)) return;
+  json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
+  json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
+  sbc_send(c, req);
+  json_object_put(req);
+  json_object *resp = sbc_recv(c);
+  if (resp && !sbp_response_error_code(resp))
+    sbr_env_set_best(env, SBR_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
+  else
+    fprintf(stderr, "regen: profile %s not available (%s): Julia runs here when this environment has it\n",
+            SBR_BEST_PROFILE,
+            resp ? json_object_get_string(json_object_object_get(json_object_object_get(resp, "error"), "message"))
+                 : "no answer");
+  if (resp) json_object_put(resp);
 }
 
 enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_SOCKET, O_ONLY, O_PROFILE, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM,
@@ -399,10 +423,13 @@ int sbr_regen_main(int argc, char **argv) {
   sbr_env env;
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
   if (tcresp) json_object_put(tcresp);
+  snprintf(env.run_profile, sizeof env.run_profile, "%s", o.profile ? o.profile : "");
+  best_profile(&c, &env, o.profile);
   env.inproc_time = o.inproc;
   env.bg_mimic_gcc9 = env.bg_mimic_gcc9 && o.mimic; /* never for a real GCC 9 */
-  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s\n", o.profile ? o.profile : "host", env.gxx_name[0] ? env.gxx_name : "none",
-          env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python);
+  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s%s%s\n", o.profile ? o.profile : "host", env.gxx_name[0] ? env.gxx_name : "none",
+          env.clang_name[0] ? env.clang_name : "none", env.clang_dir, env.bg_python, env.python,
+          env.best_profile[0] ? "; julia from profile " : "", env.best_profile);
   bool *mine[SBR_N_SUBSETS] = {0};
   if (shard.count) { /* this shard's items, and its manifest before anything runs */
     json_object *owned;

@@ -2,7 +2,8 @@
 """The surge-2025 profile for real: create it (or reuse it when it already
 exists in DIR and verifies), then run its toolchains through
 `surgebox-run --root <rootfs>`: g++ is GCC 9, libc is glibc 2.31, javac is
-JDK 11, python3 is 3.9 (with numpy and scipy), python3.8 (when imported)
+JDK 11, python3 is 3.9 (with numpy and scipy), julia is 1.5 and
+reproduces SURGE's 26 ML Julia items (when the SURGE data is there), python3.8 (when imported)
 runs with subprocesses, and the host's clang 19 plumbing compiles, links
 with the profile's /usr/bin/ld and prints SURGE's clang++ diagnostics byte
 for byte (DR items 65 and 72), GCC 9 header paths included.
@@ -116,7 +117,7 @@ class Box:
     def __init__(self, run, root):
         self.run_bin, self.root = run, root
 
-    def run(self, argv, files=None, merge=False, time_limit=120):
+    def run(self, argv, files=None, merge=False, time_limit=120, env=None):
         work = tempfile.mkdtemp(prefix="sbprof-")
         try:
             for name, text in (files or {}).items():
@@ -126,6 +127,8 @@ class Box:
                    "--cpu-limit", str(time_limit), "--memory-limit", "4096", "--pids-limit", "512"]
             if merge:
                 cmd.append("--merge-output")
+            for k, v in (env or {}).items():
+                cmd += ["--env", "%s=%s" % (k, v)]
             p = subprocess.run(cmd + ["--"] + argv, capture_output=True, text=True, timeout=time_limit + 60)
             if p.returncode != 0:
                 return {"status": "sandbox_error", "stdout": p.stdout, "stderr": p.stderr, "exit_code": -1}
@@ -196,7 +199,9 @@ def main():
     ap.add_argument("--run", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--defs", required=True)
+    ap.add_argument("--surge-data", default="")
     a = ap.parse_args()
+    a.surge_data = os.environ.get("SURGE_DATA", a.surge_data)
     if os.geteuid() != 0:
         skip("creating a profile needs root (debootstrap, chroot)")
     os.makedirs(a.dir, exist_ok=True)
@@ -302,6 +307,33 @@ def main():
         out = re.sub(r"/tmp/test-[0-9a-f]+\.o", "/tmp/test-X.o", r["stdout"])
         check("/usr/bin/ld: /tmp/test-X.o: in function `main':" in out and "undefined reference to `pthread_create'" in out,
               "clang++ on glibc 2.31: pthread_create undefined", out)
+
+    # ---- Julia 1.5 (bullseye's julia): SURGE's 26 ML Julia items, stripped stdout == gt, no stderr
+    check(pv.get("julia", "").startswith("1.5."), "manifest: julia 1.5", pv.get("julia", ""))
+    with open(os.path.join(a.dir, NAME, "toolchains", "julia.json")) as f:
+        jl = json.load(f)
+    r = box.run(["julia", "--version"])
+    check(r["status"] == "ok" and r["stdout"].startswith("julia version 1.5."), "julia --version is 1.5", both(r))
+    ml_file = os.path.join(a.surge_data, "ml.json")
+    if not os.path.exists(ml_file):
+        print("note: SURGE data not at %s (set SURGE_DATA): ML Julia items not checked" % a.surge_data)
+    else:
+        with open(ml_file) as f:
+            ml = [(i, it) for i, it in enumerate(json.load(f)) if it["custom_features"].get("language") == "Julia"]
+        check(len(ml) == 26, "ML has 26 Julia items", str(len(ml)))
+        bin_ = jl["binaries"][0]["path"]
+        argv = [x.replace("{bin}", bin_).replace("{main}", jl["default_source"]) for x in jl["run"] if x != "{args}"]
+        env = {k: v.replace("{bin_dir}", os.path.dirname(bin_)) for k, v in jl["env"].items()}
+        exact = []
+        for i, it in ml:
+            r = box.run(argv, files={jl["default_source"]: it["question"]}, env=env)
+            ok = r["status"] == "ok" and (r["stdout"] or "").strip() == it["gt"] and not r["stderr"]
+            if ok:
+                exact.append(i)
+            else:
+                print("  ML %d: status %s, stderr %r, stdout %r, gt %r" % (i, r["status"], (r["stderr"] or "")[:300],
+                                                                         (r["stdout"] or "")[:200], it["gt"][:200]))
+        check(len(exact) == len(ml), "ML Julia items exact with empty stderr: %d/%d" % (len(exact), len(ml)))
 
     # `profile run` (chroot through sbf_enter_root): javac answers, the rootfs stays as sealed
     p = tool(a, "run", NAME, "--", "javac", "-version")

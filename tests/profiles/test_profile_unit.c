@@ -340,11 +340,33 @@ int main(void) {
   sbt_registry reg;
   char terr[SBT_ERR_MAX];
   CHECK(sbt_registry_load(&reg, SURGEBOX_PROFILE_DEFS "/surge-2025", terr) == 0);
-  CHECK(reg.n_defs == 7);
-  bool has_clang = false;
-  for (size_t i = 0; i < reg.n_defs; i++) has_clang |= strcmp(reg.defs[i].name, "clang++-19") == 0;
+  CHECK(reg.n_defs == 8);
+  bool has_clang = false, has_julia = false;
+  for (size_t i = 0; i < reg.n_defs; i++) {
+    has_clang |= strcmp(reg.defs[i].name, "clang++-19") == 0;
+    has_julia |= strcmp(reg.defs[i].name, "julia") == 0; /* bullseye's julia 1.5.3 */
+  }
   CHECK(has_clang);
+  CHECK(has_julia);
   sbt_registry_free(&reg);
+
+  /* create on a profile made from an older definition (a package added
+   * since): refused, naming the difference, never reported as up to date */
+  mk("defs", 0755);
+  mk("stale", 0755);
+  snprintf(p, sizeof p, "%s/defs", base);
+  write_at(p, "stale.json", "{\"name\":\"stale\",\"description\":\"d\",\"suite\":\"bullseye\",\"variant\":\"minbase\","
+                            "\"mirror\":\"http://mirror.example.org/debian\",\"packages\":[\"make\",\"julia\"]}");
+  snprintf(p, sizeof p, "%s/stale", base);
+  write_at(p, "manifest.json", "{\"name\":\"stale\",\"origin\":{\"suite\":\"bullseye\",\"mirror\":\"http://other.example.org/debian\","
+                               "\"variant\":\"minbase\",\"packages\":[\"make\",\"bash\"]}}");
+  char defs[512];
+  snprintf(defs, sizeof defs, "%s/defs", base);
+  sbf_create_opts co = {.dir = base, .defs = defs, .quiet = true};
+  err[0] = '\0';
+  CHECK(sbf_profile_create("stale", &co, err, sizeof err) == -ESTALE);
+  CHECK(strstr(err, "made from another definition (+julia -bash)") != NULL); /* another mirror is no difference */
+  if (!strstr(err, "+julia -bash")) fprintf(stderr, "stale: %s\n", err);
 
   json_object_put(origin);
   json_object_put(versions);

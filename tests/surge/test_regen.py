@@ -4,6 +4,7 @@ surgebox CLI and an embedded daemon, inside the unshare wrapper.
 
   test_regen.py BIN_DIR DATA_DIR slice   bounded slice for CI (label surge-data)
   test_regen.py BIN_DIR DATA_DIR full    every subset, the issue's targets (label long)
+  test_regen.py BIN_DIR DATA_DIR bins    SURGE's CPU-time bins on the timed TC items up to 10 cities
 
 Thresholds are the targets stated for this machine's Debian 12 toolchains;
 where a toolchain is absent the item must be reported as missing_toolchain,
@@ -14,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 SKIP = 77
 failures = []
@@ -25,8 +27,32 @@ def check(cond, what):
         print("FAIL:", what, flush=True)
 
 
+SOCK = None  # the private daemon's socket (main)
+
+
+def start_daemon(bin_dir, out):
+    """A private daemon for the whole case: its own socket and compile cache
+    (the machine's shared ones stay untouched), and the build's surge-2025
+    profile when profiles.surge-2025 made it."""
+    global SOCK
+    SOCK = os.path.join(out, "d.sock")
+    cmd = [os.path.join(bin_dir, "surgeboxd"), "--socket", SOCK, "--cache-dir", os.path.join(out, "cache"),
+           "--jobs", str(os.cpu_count() or 2)]
+    if profile_ready(bin_dir):
+        cmd += ["--profiles-dir", os.environ["SURGEBOX_PROFILES"]]
+    d = subprocess.Popen(cmd)
+    for _ in range(1200):  # toolchain detection takes a while on a loaded machine
+        if os.path.exists(SOCK) or d.poll() is not None:
+            break
+        time.sleep(0.5)
+    if not os.path.exists(SOCK):
+        print("FAIL: the private daemon did not start")
+        sys.exit(1)
+    return d
+
+
 def regen(bin_dir, data, out, subsets, only=None, extra=()):
-    cmd = [os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "regen", "--data", data,
+    cmd = [os.path.join(bin_dir, "surgebox"), "regen", "--socket", SOCK, "--no-autostart", "--data", data,
            "--subset", subsets, "--out", out, "--summary", os.path.join(out, "summary.json")] + list(extra)
     if only:
         cmd += ["--only", only]
@@ -43,7 +69,7 @@ def items(out, subset):
 
 
 def toolchains(bin_dir, out):
-    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", os.path.join(out, "none.sock"), "toolchains", "--json"],
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", SOCK, "--no-autostart", "toolchains", "--json"],
                        capture_output=True, text=True, timeout=600)
     return {t["name"]: t for t in json.loads(p.stdout)["toolchains"] if t.get("available")}
 
@@ -90,6 +116,44 @@ def slice_case(bin_dir, data, out):
     check(s2["dr"]["exact"] == dr["exact"], "resume keeps results")
 
 
+def profile_ready(bin_dir):
+    """Points the embedded daemon at the build's surge-2025 profile (made by
+    the profiles.surge-2025 test) unless SURGEBOX_PROFILES says otherwise."""
+    d = os.environ.get("SURGEBOX_PROFILES") or os.path.join(bin_dir, "..", "test-profiles")
+    if not os.path.exists(os.path.join(d, "surge-2025", "manifest.json")):
+        return False
+    os.environ["SURGEBOX_PROFILES"] = os.path.abspath(d)
+    return True
+
+
+TC_BINS_ONLY = list(range(0, 27))  # 3-, 5- and 10-city TSP: up to ~1.5 s each
+
+
+def bins_case(bin_dir, data, out):
+    """SURGE's CPU-time bins on the timed TC items up to 10 cities, two
+    repeats: the span SURGE timed (the solver) puts every 3- and 5-city item
+    below 1 ms as SURGE's did (the whole script takes ~15 ms); with
+    surge-2025 (SURGE's Python 3.8) every item is in SURGE's bin or flagged."""
+    prof = profile_ready(bin_dir)
+    print("surge-2025 profile:", "yes" if prof else "no (timed items run on the host's python3)")
+    s = regen(bin_dir, data, out, "tc", only=",".join(map(str, TC_BINS_ONLY)), extra=["--repeat", "2"])
+    check(s["tc"]["ran"] == len(TC_BINS_ONLY), f"tc ran {s['tc']['ran']}")
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json")],
+                       capture_output=True, text=True, timeout=60)
+    print(p.stdout)
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json"), "--json"],
+                       capture_output=True, text=True, timeout=60)
+    ag = json.loads(p.stdout)["agreement"]
+    check(ag["items"] == len(TC_BINS_ONLY), f"bins compared {ag['items']} items")
+    small = [i for i in range(0, 17) if i not in ag["same_bin"]]
+    check(not small, f"3- and 5-city items outside SURGE's bin (< 1 ms): {small}")
+    for it in items(out, "tc")[:27]:
+        e = it["exec"]
+        check(len(e.get("inproc_cpu_s_runs", [])) == 2, f"two timed repeats recorded: {e.get('inproc_cpu_s_runs')}")
+    if prof:
+        check(not ag["different"], f"with SURGE's Python 3.8: items in another bin, not flagged: {ag['different']}")
+
+
 def full_case(bin_dir, data, out):
     tcs = toolchains(bin_dir, out)
     s = regen(bin_dir, data, out, "all", extra=["--repeat", "2"])
@@ -120,7 +184,12 @@ def main():
         print("SKIPPED: regeneration tests run as root")
         sys.exit(SKIP)
     out = tempfile.mkdtemp(prefix="sbregen-")
-    (slice_case if case == "slice" else full_case)(bin_dir, data, out)
+    d = start_daemon(bin_dir, out)
+    try:
+        {"slice": slice_case, "full": full_case, "bins": bins_case}[case](bin_dir, data, out)
+    finally:
+        d.terminate()
+        d.wait(timeout=300)
     if failures:
         sys.exit(1)
     print("PASS")

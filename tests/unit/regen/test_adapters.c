@@ -101,7 +101,8 @@ static void test_tc(const sbr_env *env) {
   size_t n = json_object_array_length(json_object_object_get(run, "argv"));
   CHECK_STR(argv_at(run, 0), "/usr/bin/python3");
   CHECK_STR(argv_at(run, 1), "-c"); /* the in-process timing wrapper */
-  CHECK_STR(argv_at(run, 3), "qr_r.py");
+  CHECK_STR(argv_at(run, 3), "");    /* span: the whole script */
+  CHECK_STR(argv_at(run, 4), "qr_r.py");
   CHECK_STR(argv_at(run, n - 2), "--A");
   CHECK_STR(argv_at(run, n - 1), "91 53 ;36 54"); /* one argument, as SURGE passed it */
   CHECK_STR(file_path(j.request, 0), "qr_r.py");
@@ -110,6 +111,20 @@ static void test_tc(const sbr_env *env) {
   CHECK_STR(r, "13.23"); /* stripped */
   CHECK_NEAR(inproc, 0.0125, 1e-9);
   free(r);
+  /* the script printed a look-alike first: the wrapper's line (the last) counts */
+  r = ref(&j, "{\"status\":\"ok\",\"steps\":[{\"name\":\"run\",\"status\":\"ok\",\"stdout\":\"1\\n\",\"stderr\":\"SURGEBOX_INPROC_CPU=9.5\\n\\nSURGEBOX_INPROC_CPU=0.000300\\n\"}]}", &inproc);
+  CHECK_NEAR(inproc, 0.0003, 1e-9);
+  free(r);
+  sbr_job_free(&j);
+  /* tsp.py: SURGE timed the solver only */
+  adapt(SBR_TC, 7, "{\"custom_features\":{\"fid\":\"tsp.py\",\"time\":\"0.0001 seconds\"},\"question\":\"code:```\\nx\\n```\\ncommand:```\\npython tsp.py --vertices 3 --positions \\\"1,2 3,4\\\" \\n```\",\"gt\":\"\"}", env, &j);
+  run = json_object_array_get_idx(steps_of(j.request), 0);
+  CHECK_STR(argv_at(run, 3), "tsp_bruteforce");
+  CHECK_STR(argv_at(run, 4), "tsp.py");
+  CHECK_STR(argv_at(run, 8), "1,2 3,4");
+  CHECK(strstr(argv_at(run, 2), "time.thread_time()") != NULL); /* not the tick-granular process clock */
+  CHECK_STR(argv_at(run, 0), "/usr/bin/python3"); /* the host's pyenv 3.8 is not reachable from a raw step */
+  CHECK_STR(j.profile, "");
   sbr_job_free(&j);
   adapt(SBR_SC, 1, "{\"custom_features\":{\"fid\":\"tsp.py\"},\"question\":\"code:```\\nx\\n```\\ncommand:```\\npython tsp.py --positions \\\"8.39,9.71 0.91,1.16\\\" --v 3\\n```\",\"gt\":\"\"}", env, &j);
   run = json_object_array_get_idx(steps_of(j.request), 0);
@@ -138,6 +153,50 @@ static void test_rl(const sbr_env *env) {
   char *r = ref(&j, "{\"status\":\"ok\",\"steps\":[{\"name\":\"compile\",\"status\":\"ok\",\"stdout\":\"\"},{\"name\":\"run\",\"status\":\"ok\",\"stdout\":\"\"},{\"name\":\"collect\",\"status\":\"ok\",\"stdout\":\"7 9 5 \\n\"}]}", NULL);
   CHECK_STR(r, "7 9 5 \n"); /* the file sudoku.txt, raw */
   free(r);
+  sbr_job_free(&j);
+}
+
+/* Julia runs in the surge-2025 profile when the daemon has it; nothing else moves there. */
+static void test_best_profile(sbr_env *env) {
+  json_object *prof = json_tokener_parse(
+      "[{\"name\":\"julia\",\"family\":\"julia\",\"version\":\"1.5.3\",\"path\":\"/usr/bin/julia\",\"available\":true},"
+      "{\"name\":\"python3\",\"family\":\"python3\",\"version\":\"3.9.2\",\"path\":\"/usr/bin/python3\",\"available\":true},"
+      "{\"name\":\"python3.8\",\"family\":\"python3.8\",\"version\":\"3.8.18\",\"path\":\"/usr/local/python3.8/bin/python3.8\",\"available\":true}]");
+  sbr_env_set_best(env, "surge-2025", prof);
+  json_object_put(prof);
+  sbr_job j;
+  adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK(j.request != NULL);
+  CHECK_STR(j.missing, "");
+  CHECK_STR(j.profile, "surge-2025");
+  CHECK_STR(json_object_get_string(json_object_object_get(j.request, "profile")), "surge-2025");
+  CHECK_STR(json_object_get_string(json_object_object_get(j.request, "toolchain")), "julia");
+  CHECK_STR(file_path(j.request, 0), "main.jl");
+  sbr_job_free(&j);
+  adapt(SBR_ML, 6, "{\"custom_features\":{\"language\":\"Python\"},\"question\":\"print(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK_STR(j.profile, ""); /* the host's python3 reproduces ML Python already */
+  CHECK(json_object_object_get(j.request, "profile") == NULL);
+  sbr_job_free(&j);
+  const char *tsp = "{\"custom_features\":{\"fid\":\"tsp.py\",\"time\":\"1.1037 seconds\"},\"question\":\"code:```\\nx\\n```\\ncommand:```\\npython tsp.py --vertices 3 \\n```\",\"gt\":\"\"}";
+  adapt(SBR_TC, 17, tsp, env, &j); /* SURGE's Python 3.8 for the timed items */
+  CHECK_STR(argv_at(json_object_array_get_idx(steps_of(j.request), 0), 0), "/usr/local/python3.8/bin/python3.8");
+  CHECK_STR(j.profile, "surge-2025");
+  CHECK_STR(j.toolchain, "python3.8");
+  sbr_job_free(&j);
+  adapt(SBR_TC, 60, "{\"custom_features\":{\"fid\":\"lu_l.py\",\"time\":null},\"question\":\"code:```\\nx\\n```\\ncommand:```\\npython lu_l.py \\n```\",\"gt\":\"\"}", env, &j);
+  CHECK_STR(argv_at(json_object_array_get_idx(steps_of(j.request), 0), 0), "/usr/bin/python3"); /* numpy: the host's */
+  CHECK_STR(j.profile, "");
+  sbr_job_free(&j);
+  snprintf(env->run_profile, sizeof env->run_profile, "surge-2025"); /* --profile surge-2025: its own 3.8 */
+  adapt(SBR_TC, 17, tsp, env, &j);
+  CHECK_STR(argv_at(json_object_array_get_idx(steps_of(j.request), 0), 0), "/opt/py38/bin/python3");
+  CHECK_STR(j.profile, ""); /* the run's profile, not named per job */
+  sbr_job_free(&j);
+  env->run_profile[0] = '\0';
+  sbr_env_set_best(env, NULL, NULL); /* the profile is absent: back to missing */
+  adapt(SBR_ML, 5, "{\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}", env, &j);
+  CHECK_STR(j.missing, "julia");
+  CHECK_STR(j.profile, "");
   sbr_job_free(&j);
 }
 
@@ -183,6 +242,7 @@ int main(void) {
   test_tc(&env);
   test_rl(&env);
   test_ml_fl(&env);
+  test_best_profile(&env);
   sbr_env_free(&env);
   return check_exit();
 }
