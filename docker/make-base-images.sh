@@ -106,7 +106,14 @@ for suite in "$@"; do
     tarball="$WORK/$suite.tar"
   fi
   if [ -s "$tarball" ]; then note "$suite: cached $tarball"; else make_tar "$suite" "$tarball"; fi
-  if [ "$IMPORT" = 1 ]; then
+  # An image already imported from this tarball (created after it) is kept:
+  # a new import gets a new id, which voids the build cache of every layer
+  # built on it.
+  created=$("${DOCKER:-docker}" image inspect -f '{{.Created}}' "$tag" 2>/dev/null || true)
+  if [ "$IMPORT" = 1 ] && [ -n "$created" ] &&
+     [ "$(date -d "$created" +%s 2>/dev/null || echo 0)" -gt "$(stat -c %Y "$tarball")" ]; then
+    note "$suite: $tag is newer than $tarball: kept"
+  elif [ "$IMPORT" = 1 ]; then
     "${DOCKER:-docker}" import \
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change 'CMD ["bash"]' "$tarball" "$tag" >/dev/null
