@@ -5,7 +5,7 @@
 #   docker run IMAGE --jobs 4 ...     the same, extra surgeboxd options
 #   docker run IMAGE bash             any other command instead of the daemon
 #
-# Before the daemon starts, cgroup v2 is prepared the way surgebox needs it
+# Before the daemon starts, cgroups are prepared the way surgebox needs it
 # inside a container (see docker/README.md, "cgroups"):
 #   * the container must have its own cgroup namespace (--cgroupns=private),
 #     so that /sys/fs/cgroup is the container's own sub-tree;
@@ -18,6 +18,8 @@
 #     one cgroup per job. cgroup v2 forbids processes in a cgroup whose
 #     children have controllers ("no internal processes"): that is why
 #     nothing may stay in the root or beside the daemon.
+# On a cgroup v1 (or hybrid) host each controller's hierarchy is remounted
+# read-write instead (setup_cgroup_v1).
 # When any of this is impossible the daemon still starts; it then falls back
 # to rlimits and says so in the "warnings" of every result.
 #
@@ -40,11 +42,31 @@ if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
 fi
 
 cgroup_ready=0
+# cgroup v1 (or a hybrid host): one hierarchy per controller, each mounted
+# read-only by Docker. One `remount,bind,rw` per controller surgebox uses
+# (memory, pids, cpuacct; cpu where it is a mount of its own) makes the
+# container's own sub-tree writable (CAP_SYS_ADMIN, no AppArmor mount
+# denial); v1 has no "no internal processes" rule, so nothing moves.
+setup_cgroup_v1() {
+  missing=''
+  for c in memory pids cpuacct cpu; do
+    d="$CG/$c"
+    [ -d "$d" ] || { [ "$c" = cpu ] || missing="$missing $c"; continue; }
+    [ -w "$d/cgroup.procs" ] || mount -o remount,bind,rw "$d" 2>/dev/null || true
+    [ -w "$d/cgroup.procs" ] || { [ "$c" = cpu ] || missing="$missing $c"; }
+  done
+  if [ -n "$missing" ]; then
+    note "cgroup v1:$missing not writable (needs CAP_SYS_ADMIN and apparmor=unconfined, or --privileged): limits by rlimits"
+  else
+    note "cgroup v1: memory, pids and cpuacct writable"
+    cgroup_ready=v1
+  fi
+}
 setup_cgroup() {
   [ "${SURGEBOX_CGROUP_SETUP:-1}" = 1 ] || { note "SURGEBOX_CGROUP_SETUP=0: cgroups left as they are"; return 0; }
   [ "$(id -u)" = 0 ] || return 0 # user-namespace mode: nothing of ours to prepare
   if [ "$(stat -fc %T "$CG" 2>/dev/null || true)" != cgroup2fs ]; then
-    note "$CG is not cgroup v2: left as it is (surgebox tries cgroup v1, else rlimits)"
+    setup_cgroup_v1
     return 0
   fi
   if [ "$(cat /proc/self/cgroup)" != "0::/" ]; then

@@ -8,6 +8,7 @@
  * libseccomp-dev 2.5.1, libuv1-dev 1.40, libcap-dev 2.44, nettle-dev 3.7):
  *   SYS_close_range, CLOSE_RANGE_CLOEXEC   runners/child.c   (Linux 5.9/5.11)
  *   SYS_mount_setattr, struct mount_attr   runners/mounts.c  (Linux 5.12)
+ *   SYS_openat2                            runners/wsfs.c    (Linux 5.6)
  *   sigabbrev_np                           runners/accounting.c, result.c (glibc 2.32)
  * Only names are supplied here: what the kernel offers is decided at run
  * time by the host's kernel, which Docker shares with every image. */
@@ -21,6 +22,9 @@
 /* Syscall numbers from 424 on are the same on every architecture. */
 #ifndef SYS_close_range
 #define SYS_close_range 436
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
 #endif
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
