@@ -49,7 +49,7 @@ static void usage(FILE *f) {
           "  --cache-dir DIR  compile cache and toolchain detection cache (default /var/cache/surgebox as root)\n"
           "  --profile NAME   default root file system of jobs (default host; see surgebox profile)\n"
           "  --uid-range F-L  as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
-          "  --pool N         prepared sandbox roots kept for reuse (default 8, or $SURGEBOX_POOL; 0: each job builds its own)\n"
+          "  --pool N         prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)\n"
           "  SIGHUP           detect toolchains again\n");
 }
 

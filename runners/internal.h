@@ -262,15 +262,16 @@ const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
 
 /* ---- pool.c (parent) ---- */
 typedef struct sb_pool_tmpl sb_pool_tmpl;
-/* The template mount namespace for the plan's root and extra mounts (built
- * on first use, kept while among the rt->opts.pool most recently used): an
+/* The template mount namespace of worker slot `slot` for the plan's root and
+ * extra mounts (built on first use; up to rt->opts.pool per slot are kept,
+ * least recently used dropped first): an
  * fd the pool owns, or -ENOTSUP when the pool is off or the plan does not
  * fit it (then the job builds its own root), or another -errno. */
-int sb_pool_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB_ERR_MAX]);
+int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]);
 /* For one run: *tmpl_fd (owned by the pool) and *app_tree_fd (a detached
  * clone of the workspace's mount, the caller closes it), or both -1: the
  * run builds its own root. */
-void sb_pool_prepare(sb_runtime *rt, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
+void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
                      int *app_tree_fd);
 void sb_pool_init(sb_runtime *rt);
 void sb_pool_fini(sb_runtime *rt);

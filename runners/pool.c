@@ -9,6 +9,12 @@
  * per job as without the pool. HACKING.md ("Prepared sandboxes") says why
  * nothing flows from one job to the next.
  *
+ * Templates are per worker slot (the spec's netns_slot, like the shared
+ * network namespaces): jobs running at the same time never share one, so
+ * not even a lock on the template's own directories (/, /dev) is seen by a
+ * concurrent job; consecutive jobs of a slot share it only after every
+ * process of the earlier one is gone.
+ *
  * The template is never changed after it is built: its root and every bind
  * are read-only mounts, a job's copy is private (no propagation), and jobs
  * hold no capability to remount anything.
@@ -47,12 +53,12 @@ static bool under_job_paths(const char *t) {
   return strcmp(t, "/") == 0 || strstr(t, "/..") != NULL;
 }
 
-static char *make_key(const char *root, const sb_mount *m, size_t n) {
-  size_t len = strlen(root) + 2;
+static char *make_key(int slot, const char *root, const sb_mount *m, size_t n) {
+  size_t len = strlen(root) + 16;
   for (size_t i = 0; i < n; i++) len += strlen(m[i].source) + strlen(m[i].target) + 4;
   char *k = malloc(len);
   if (!k) return NULL;
-  char *p = k + sprintf(k, "%s\n", root);
+  char *p = k + sprintf(k, "%d\n%s\n", slot, root);
   for (size_t i = 0; i < n; i++) p += sprintf(p, "%s\t%s\t%c\n", m[i].source, m[i].target, m[i].writable ? 'w' : 'r');
   return k;
 }
@@ -107,11 +113,12 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
   return fd;
 }
 
-int sb_pool_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
+int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
   if (rt->opts.pool <= 0 || rt->userns || !rt->can_mount) return -ENOTSUP;
   for (size_t i = 0; i < plan->n_extra; i++)
     if (under_job_paths(plan->extra[i].target)) return -ENOTSUP;
-  char *key = make_key(plan->root, plan->extra, plan->n_extra);
+  char *key = make_key(slot, plan->root, plan->extra, plan->n_extra);
+  int cap = rt->opts.pool * (rt->n_netns > 0 ? rt->n_netns : 1);
   if (!key) return -ENOMEM;
   rt->pool_clock++;
   sb_pool_tmpl *lru = NULL;
@@ -129,13 +136,13 @@ int sb_pool_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB_ERR_
     free(key);
     return fd;
   }
-  if (!rt->pool) rt->pool = calloc((size_t)rt->opts.pool, sizeof *rt->pool);
+  if (!rt->pool) rt->pool = calloc((size_t)cap, sizeof *rt->pool);
   if (!rt->pool) {
     close(fd);
     free(key);
     return -ENOMEM;
   }
-  sb_pool_tmpl *t = rt->n_pool < rt->opts.pool ? &rt->pool[rt->n_pool++] : lru;
+  sb_pool_tmpl *t = rt->n_pool < cap ? &rt->pool[rt->n_pool++] : lru;
   if (t == lru) { /* running jobs entered it already: their copies do not need it */
     free(t->key);
     sb_pool_defer_close(rt, t->fd);
@@ -161,13 +168,13 @@ static int app_tree(const sb_workspace *ws) {
   return fd;
 }
 
-void sb_pool_prepare(sb_runtime *rt, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
+void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
                      int *app_tree_fd) {
   *tmpl_fd = *app_tree_fd = -1;
   sb_mount_plan tp = *plan;
   tp.template = true;
   char err[SB_ERR_MAX] = "";
-  int t = sb_pool_template(rt, &tp, err);
+  int t = sb_pool_template(rt, slot, &tp, err);
   if (t < 0) { /* off, does not fit, or cannot be built: the fresh path (which reports real errors) */
     if (t != -ENOTSUP) rt->pool_fallbacks++;
     return;

@@ -1311,7 +1311,8 @@ IPC_CREAT, IPC_EXCL = 0o1000, 0o2000
 KEY = 0x5b0c16
 def out(k, v):
     print(f"{k}={v}", flush=True)
-out("rootdev", os.stat("/").st_dev)
+st = os.stat("/")
+out("root", (st.st_dev, st.st_mtime_ns))   # the root tmpfs; built at mtime
 """
 REUSE_PLANT = REUSE_COMMON + r"""
 out("shm", libc.shmget(KEY, 1 << 20, IPC_CREAT | 0o666) >= 0)
@@ -1405,8 +1406,8 @@ def case_pool_reuse(d):
     """Issue 16: nothing of job 1 reaches job 2 in the same slot, and job
     2's counters are its own. Runs with the pool (default) and without
     (SURGEBOX_POOL=0, ctest's .pool0 variant): the verdicts are the same;
-    only the shared read-only root (same st_dev of / in both jobs) tells the
-    two apart, and is checked so that a pool that silently fell back fails."""
+    only the shared read-only root (the same tmpfs, built once: the same
+    st_dev and mtime of / in both jobs) tells the two apart, and is checked so that a pool that silently fell back fails."""
     pooled = os.environ.get("SURGEBOX_POOL", "") != "0"
     c = Client(d.sock)
     files = [{"path": "plant.py", "content": REUSE_PLANT}, {"path": "look.py", "content": REUSE_LOOK}]
@@ -1445,8 +1446,8 @@ def case_pool_reuse(d):
     check(s2.get("cgroup") == "none" or 0 < (s2.get("cgroup_peak_kb") or 0) < 100 * 1024,
           f"job 2's memory peak includes job 1's balloon: {s2.get('cgroup_peak_kb')} kB")
     check(not sandbox_procs("plant.py"), f"job 1's escapee still runs: {sandbox_procs('plant.py')}")
-    same_root = p.get("rootdev") == q.get("rootdev")
-    check(same_root == pooled, f"pool {'on' if pooled else 'off'}: root st_dev {p.get('rootdev')} vs {q.get('rootdev')}")
+    same_root = p.get("root") == q.get("root")
+    check(same_root == pooled, f"pool {'on' if pooled else 'off'}: root (st_dev, mtime) {p.get('root')} vs {q.get('root')}")
 
 
 CASES = {
