@@ -278,6 +278,8 @@ void sb_pool_fini(sb_runtime *rt);
 /* Close fd on the teardown thread (a job's mount namespace: its umounts
  * are off the loop thread and off the job's critical path). */
 void sb_pool_defer_close(sb_runtime *rt, int fd);
+/* A pooled job's mount namespace (its init still alive): fd or -errno. */
+int sb_pool_job_ns(int pidfd, pid_t pid);
 
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -75,9 +76,11 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
   if (pid == 0) {
     close(st[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    char what[SB_ERR_MAX];
-    what[0] = '\0';
-    int rc = sb_mounts_build_root(plan, what, sizeof what);
+    char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
+    what[0] = 'n';
+    what[1] = '\0';
+    int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
+    if (rc >= 0) what[0] = 'y';
     if (write(st[1], what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
     pause();
     _exit(0);
@@ -95,7 +98,7 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
   }
   close(st[0]);
   int fd = -EIO;
-  if (n == 1 && what[0] == '\0') {
+  if (n == 1 && what[0] == 'y') {
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -105,7 +108,7 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
     }
   } else {
     what[n > 0 ? n : 0] = '\0';
-    sb_err(err, "pool: template: %s", n > 0 ? what : "builder died");
+    sb_err(err, "pool: template: %s", n > 1 ? what + 1 : "builder died");
   }
   kill((pid_t)pid, SIGKILL);
   while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
@@ -188,6 +191,22 @@ void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_
     *app_tree_fd = a;
   }
   *tmpl_fd = t;
+}
+
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3) /* linux/pidfd.h, 6.11+ */
+#endif
+
+int sb_pool_job_ns(int pidfd, pid_t pid) {
+  int fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+  if (fd >= 0) {
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+  }
+  /* older kernels: by pid, which the init keeps until we reap it */
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+  return open(ns, O_RDONLY | O_CLOEXEC);
 }
 
 static void *teardown_main(void *arg) {

@@ -363,11 +363,7 @@ static void go(sb_proc *p) {
     internal_error(p, err);
     return;
   }
-  if (p->pooled) { /* keep its mount namespace: torn down later, on the pool's thread */
-    char ns[64];
-    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)p->pid);
-    p->job_ns_fd = open(ns, O_RDONLY | O_CLOEXEC);
-  }
+  if (p->pooled) p->job_ns_fd = sb_pool_job_ns(p->pidfd, p->pid); /* torn down later, on the pool's thread */
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
   p->t_go = sb_now_ns(); /* before the send: the program may start at once */
