@@ -49,6 +49,7 @@ static void usage(FILE *f) {
           "  --cache-dir DIR  compile cache and toolchain detection cache (default /var/cache/surgebox as root)\n"
           "  --profile NAME   default root file system of jobs (default host; see surgebox profile)\n"
           "  --uid-range F-L  as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
+          "  --pool N         prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)\n"
           "  SIGHUP           detect toolchains again\n");
 }
 
@@ -62,7 +63,7 @@ static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
 }
 
 int sbd_config_parse(sbd_config *c, int argc, char **argv) {
-  enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY, O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_HELP };
+  enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY, O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_HELP, O_POOL };
   static const struct option opts[] = {
       {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
       {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
@@ -74,6 +75,7 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
       {"cache-max-mib", required_argument, 0, O_CACHEMAX}, {"no-cache", no_argument, 0, O_NOCACHE},
       {"profiles-dir", required_argument, 0, O_PROFDIR}, {"profile", required_argument, 0, O_PROFILE},
       {"uid-range", required_argument, 0, O_UIDRANGE},
+      {"pool", required_argument, 0, O_POOL},
       {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
   /* The daemon's own uid and root are always allowed. */
   c->allow_uid[c->n_allow_uid++] = geteuid();
@@ -114,6 +116,7 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
     case O_PROFDIR: c->profiles_dir = optarg; break;
     case O_PROFILE: c->profile = optarg; break;
     case O_UIDRANGE: bad = sb_uid_range_parse(optarg, &c->runtime.uid_first, &c->runtime.uid_count) < 0; break;
+    case O_POOL: bad = parse_ul(optarg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
     case O_HELP: usage(stdout); return -1;
     default: usage(stderr); return 1;
     }
