@@ -31,6 +31,7 @@ static void usage(FILE *f) {
           "  status [--json]      daemon state and counters\n"
           "  toolchains [--json]  available toolchains\n"
           "  ping                 check the daemon answers\n"
+          "  metrics              the daemon's counters, OpenMetrics text (never starts a daemon)\n"
           "  regen --data DIR [--subset dr,bg,tc|all] [--out DIR] [--summary FILE] [--jobs N]\n"
           "        [--repeat K] [--check-determinism] [--only I,J,...]\n"
           "                       regenerate SURGE's references by running every item; fidelity report\n"
@@ -388,6 +389,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "profile") == 0) return sbf_profile_main(sub_argc, sub_argv);
   if (strcmp(cmd, "bins") == 0) return sbr_bins_main(sub_argc, sub_argv);
   if (strcmp(cmd, "dr-matrix") == 0) return sbr_drmatrix_main(sub_argc, sub_argv);
+  if (strcmp(cmd, "metrics") == 0) return sbc_metrics_main(sub_argc, sub_argv, g.socket);
   if (strcmp(cmd, "status") == 0 || strcmp(cmd, "toolchains") == 0 || strcmp(cmd, "ping") == 0)
     return cmd_simple(&g, cmd, sub_argc, sub_argv);
   fprintf(stderr, "surgebox: unknown command %s\n", cmd);

@@ -49,6 +49,15 @@ int sbd_runtime_dir(char *out, size_t cap) {
   return -1;
 }
 
+void sbd_default_state_dir(char *out, size_t cap) {
+  char dir[4096];
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
+  /* the layout runners/runtime.c has always used: $XDG_RUNTIME_DIR/surgebox/state */
+  if (sb_host_euid() != 0 && xdg && strcmp(dir, xdg) == 0) snprintf(out, cap, "%s/surgebox/state", dir);
+  else snprintf(out, cap, "%s/state", dir);
+}
+
 void sbd_default_socket(char *out, size_t cap) {
   char dir[4096];
   if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());

@@ -59,6 +59,9 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv);
  * unless it is a real directory of ours that nobody else can write).
  * 0, or -1 (out holds the reason). */
 int sbd_runtime_dir(char *out, size_t cap);
+/* Leases shared with other surgebox processes: <runtime dir>/state
+ * ($XDG_RUNTIME_DIR/surgebox/state when that is the runtime dir). */
+void sbd_default_state_dir(char *out, size_t cap);
 /* <runtime dir>/surgebox.sock */
 void sbd_default_socket(char *out, size_t cap);
 

@@ -227,6 +227,7 @@ void sbd_count_status(sbd_server *srv, const char *status);
 json_object *sbd_status_json(sbd_server *srv, json_object *id);
 /* Called when a job ends: finishes a drain once nothing runs. */
 void sbd_server_job_ended(sbd_server *srv);
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid);
+/* fd: the peer's socket (its supplementary groups, for the socket's group) */
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd);
 
 #endif

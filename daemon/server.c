@@ -3,10 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <malloc.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,26 +25,23 @@ void sbd_count_status(sbd_server *srv, const char *status) {
     if (strcmp(status, sbd_status_names[i]) == 0) srv->totals[i]++;
 }
 
-/* Is uid a member of gid (its primary group or a supplementary one)? */
-static bool user_in_group(uid_t uid, gid_t gid) {
-  struct passwd *pw = getpwuid(uid);
-  if (!pw) return false;
-  if (pw->pw_gid == gid) return true;
+/* Was the peer in group gid when it connected (SO_PEERGROUPS, Linux 4.13)? */
+static bool peer_in_group(int fd, gid_t gid) {
   gid_t groups[256];
-  int n = 256;
-  if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0) return false;
-  for (int i = 0; i < n; i++)
+  socklen_t len = sizeof groups;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return false;
+  for (size_t i = 0; i < len / sizeof(gid_t); i++)
     if (groups[i] == gid) return true;
   return false;
 }
 
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid) {
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd) {
   for (size_t i = 0; i < srv->cfg->n_allow_uid; i++)
     if (srv->cfg->allow_uid[i] == uid) return true;
   for (size_t i = 0; i < srv->cfg->n_allow_gid; i++)
     if (srv->cfg->allow_gid[i] == gid) return true;
   /* the socket's group (--socket-group, systemd's SocketGroup=) is the policy */
-  if (srv->has_socket_gid && (gid == srv->socket_gid || user_in_group(uid, srv->socket_gid))) return true;
+  if (srv->has_socket_gid && (gid == srv->socket_gid || peer_in_group(fd, srv->socket_gid))) return true;
   return false;
 }
 
@@ -340,6 +335,13 @@ int sbd_run(sbd_config *cfg) {
   /* Before libuv exists: the runtime unshares a mount namespace, which a
    * threaded process cannot. */
   cfg->runtime.netns_slots = cfg->jobs;
+  /* the same runtime-dir rules as the socket's: an inherited $XDG_RUNTIME_DIR
+   * we cannot write must not stop the daemon */
+  char state_dir[4096];
+  if (!cfg->runtime.state_dir) {
+    sbd_default_state_dir(state_dir, sizeof state_dir);
+    cfg->runtime.state_dir = state_dir;
+  }
   char err[SB_ERR_MAX] = "";
   if (sb_runtime_open(&cfg->runtime, &srv->rt, err) < 0) {
     fprintf(stderr, "surgeboxd: %s\n", err);

@@ -258,6 +258,21 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   return 0;
 }
 
+/* A detection that takes more than a second (a cold cache: versions and
+ * option probes of every compiler) says once, on stderr, what it is doing. */
+static uint64_t detect_t0;
+static bool detect_announced = true; /* only sbt_registry_detect arms it */
+static const char *detect_cache_file;
+static void announce_if_slow(void) {
+  if (detect_announced || now_ms() - detect_t0 < 1000) return;
+  detect_announced = true;
+  if (detect_cache_file && detect_cache_file[0])
+    fprintf(stderr, "surgebox: detecting the installed toolchains and their options (once: cached in %s)\n",
+            detect_cache_file);
+  else
+    fprintf(stderr, "surgebox: detecting the installed toolchains and their options (no writable cache directory)\n");
+}
+
 /* Run every probe not in the cache, MAX_PARALLEL at a time. */
 static void probe_all(sbt_registry *r, json_object *new_cache) {
   typedef struct {
@@ -308,6 +323,7 @@ static void probe_all(sbt_registry *r, json_object *new_cache) {
       free_strv(argv);
     }
     wait_all(pids, status, m, now_ms() + PROBE_TIMEOUT_MS);
+    announce_if_slow();
     for (size_t i = 0; i < m; i++) {
       job *j = &jobs[start + i];
       bool ok = status[i] == 0;
@@ -354,11 +370,15 @@ static void detect_with(sbt_registry *r, json_object *cache, json_object *new_ca
         char *p = sbt_expand_env(bin->path);
         if (access(p, X_OK) == 0) add_toolchain(r, d, bin, p, cache, new_cache);
         free(p);
+        announce_if_slow();
         continue;
       }
       glob_t g;
       if (glob(bin->glob, 0, NULL, &g) == 0) {
-        for (size_t k = 0; k < g.gl_pathc; k++) add_toolchain(r, d, bin, g.gl_pathv[k], cache, new_cache);
+        for (size_t k = 0; k < g.gl_pathc; k++) {
+          add_toolchain(r, d, bin, g.gl_pathv[k], cache, new_cache);
+          announce_if_slow();
+        }
         globfree(&g);
       }
     }
@@ -380,6 +400,7 @@ int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ER
   snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
   json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
   json_object *new_cache = json_object_new_object();
+  detect_t0 = t0, detect_announced = false, detect_cache_file = cache_file;
   detect_with(r, cache, new_cache);
   /* Several daemons may share the file with other toolchain directories (a
    * daemon with none would otherwise leave "{}" and make every other one
