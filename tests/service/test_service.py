@@ -419,6 +419,39 @@ def case_cache_fallback():
     check(os.path.isfile(os.path.join(xdg, "surgebox", "toolchains.json")), f"detection cached under {xdg}")
 
 
+def case_detect_notice():
+    """A detection that has to run something and takes more than a second prints
+    one line saying what it does; with a warm cache it runs nothing and prints nothing."""
+    d = tmpdir()
+    tc = os.path.join(d, "tc")
+    os.makedirs(tc)
+    tool, twin = os.path.join(d, "slowmake"), os.path.join(d, "slowmake-twin")
+    for t in (tool, twin):
+        with open(t, "w") as f:
+            f.write("#!/bin/sh\nsleep 1.5\necho 'GNU Make 4.3'\n")
+        os.chmod(t, 0o755)
+    with open(os.path.join(SRC, "toolchains", "defs", "make.json")) as f:
+        deff = json.load(f)
+    deff["name"] = "slowmake"
+    # the twin declares the same name: the first wins, and the twin's version
+    # is cached too (a warm start must not run it again)
+    deff["binaries"] = [{"path": tool, "name": "slowmake"}, {"path": twin, "name": "slowmake"}]
+    with open(os.path.join(tc, "slowmake.json"), "w") as f:
+        json.dump(deff, f)
+    for n, want in ((1, 1), (2, 0)):
+        sock = os.path.join(d, f"s{n}.sock")
+        log = open(os.path.join(d, f"log{n}"), "w+")
+        p = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", sock, "--toolchains", tc, "--cache-dir",
+                              os.path.join(d, "cache"), "--quiet"], stderr=log)
+        wait_for(lambda: pingable(sock) or p.poll() is not None, timeout=120)
+        st = Client(sock).call({"id": 1, "type": "toolchains"})
+        stop(p)
+        log.seek(0)
+        lines = [ln for ln in log.read().split("\n") if "detecting" in ln]
+        check(len(lines) == want, f"start {n}: {want} notice line(s), got {lines}")
+        check([t["name"] for t in st["toolchains"] if t.get("available")] == ["slowmake"], f"detected: {st}")
+
+
 def case_metrics():
     """surgebox metrics after a few jobs: OpenMetrics text that a parser written
     from the spec accepts, with the counts of what ran."""
