@@ -221,6 +221,7 @@ struct sbd_server {
   gid_t socket_gid;
   uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
   uint64_t idle_since;      /* uv_hrtime() when the last client/job went, 0: busy */
+  uint64_t idle_seen_conns; /* connections_total at the last idle check */
 };
 void sbd_toolchains_reload(sbd_server *srv);
 void sbd_count_status(sbd_server *srv, const char *status);

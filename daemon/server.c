@@ -195,7 +195,10 @@ static void on_hangup_check(uv_timer_t *t) {
  * and starts a new daemon; none is left in a closed backlog. */
 static void on_idle_check(uv_timer_t *t) {
   sbd_server *srv = t->data;
-  if (srv->draining || srv->conns || srv->running || srv->queued) {
+  /* a client that came and went between two checks counts as activity too */
+  bool came = srv->connections_total != srv->idle_seen_conns;
+  srv->idle_seen_conns = srv->connections_total;
+  if (srv->draining || srv->conns || srv->running || srv->queued || came) {
     srv->idle_since = 0;
     return;
   }

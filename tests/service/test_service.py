@@ -359,6 +359,22 @@ def case_linger():
     check(r.returncode == 0 and r.stdout == b"once\n" and not daemons(), "SURGEBOX_IDLE_TIMEOUT=0: it stops with its client")
 
 
+def case_linger_activity():
+    """Short calls keep the lingering daemon: with a 2 s idle timeout, calls every
+    0.3 s for 5 s all reach one daemon (a client that came and went between two
+    of its idle checks is activity too)."""
+    d = tmpdir()
+    env = surgebox_env(d, 2)
+    cli = [os.path.join(BIN, "surgebox"), "--socket", os.path.join(d, "nobody.sock")]
+    pids = []
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        r = run(cli + ["status", "--json"], env=env)
+        pids.append(json.loads(r.stdout)["pid"] if r.returncode == 0 else None)
+        time.sleep(0.3)  # spacing of the calls, not an assertion
+    check(len(pids) > 3 and len(set(pids)) == 1, f"one daemon throughout: {pids}")
+
+
 def case_linger_race():
     """Clients arriving while the lingering daemon times out lose no job: with a
     0.2 s idle timeout, calls spaced around it either reach the old daemon or
