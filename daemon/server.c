@@ -331,6 +331,9 @@ int sbd_run(sbd_config *cfg) {
   srv->cfg = cfg;
   if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
   else sbd_default_socket(srv->socket_path, sizeof srv->socket_path);
+  /* systemd's socket first, before anything else opens descriptors */
+  char lerr[256] = "";
+  int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);
   if (cfg->jobs <= 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->jobs = n > 0 ? (int)n : 1;
@@ -375,8 +378,6 @@ int sbd_run(sbd_config *cfg) {
   srv->n_slots = cfg->jobs;
   srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
   int code = 0;
-  char lerr[256] = "";
-  int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);
   if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
   if (!srv->slot_busy || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;

@@ -220,8 +220,10 @@ def case_activation():
     argv = [os.path.join(BIN, "surgeboxd"), "--socket", os.path.join(d, "unused.sock")] + daemon_args(d)
     pid = os.fork()
     if pid == 0:
-        os.dup2(ls.fileno(), 3)
         os.dup2(log.fileno(), 2)
+        if ls.fileno() != 3:
+            os.dup2(ls.fileno(), 3)
+        os.set_inheritable(3, True)  # dup2 onto itself would keep close-on-exec
         env = dict(os.environ, LISTEN_FDS="1", LISTEN_PID=str(os.getpid()), LISTEN_FDNAMES="surgebox",
                    NOTIFY_SOCKET="@" + name)
         os.execve(argv[0], argv, env)
