@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bench/exec_percall.sh: per-call wall time of `surgebox exec` of a trivial
 # program (/bin/true), N calls back to back from a shell, with a running
-# daemon and without one (each call then starts and stops its private
-# daemon). Prints the medians and ratios; asserts nothing. Without a daemon
-# it is measured twice: detecting no toolchain (the floor: start, one job,
-# stop) and detecting every installed one from a warm detection cache (what
-# a user's call costs; one untimed call fills the cache first).
+# daemon, with the CLI's lingering private daemon (its default: the first
+# call starts it, the others reuse it) and with a private daemon per call
+# (SURGEBOX_IDLE_TIMEOUT=0: each call starts and stops its own). Prints the
+# medians, the totals and their ratios; asserts nothing. Private daemons are
+# measured twice: detecting no toolchain (the floor) and detecting every
+# installed one from a warm detection cache (what a user's call costs; one
+# untimed call fills the cache first).
 #
 #   bench/exec_percall.sh [--build-dir DIR] [--calls N]
 #
@@ -16,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=build
-CALLS=30
+CALLS=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) BUILD=$2; shift ;;
@@ -37,31 +39,49 @@ printf '#!/bin/sh\nexec %s "$@" --cache-dir %s --toolchains %s\n' "$BIN/surgebox
 printf '#!/bin/sh\nexec %s "$@" --cache-dir %s\n' "$BIN/surgeboxd" "$T/cache" >"$T/surgeboxd-all"
 chmod 755 "$T/surgeboxd" "$T/surgeboxd-all"
 
-# one call per line: seconds (python for a monotonic clock with sub-ms resolution)
-percall() { # SOCKET DAEMON
-  python3 - "$BIN/surgebox" "$1" "$CALLS" "$2" <<'EOF'
+# N calls back to back: "median min max total" in seconds (python for a
+# monotonic clock with sub-ms resolution). IDLE: SURGEBOX_IDLE_TIMEOUT of the calls.
+percall() { # SOCKET DAEMON IDLE
+  python3 - "$BIN/surgebox" "$1" "$CALLS" "$2" "$3" <<'EOF'
 import os, statistics, subprocess, sys, time
-cli, sock, n, daemon = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-env = dict(os.environ, SURGEBOXD=daemon)
+cli, sock, n, daemon, idle = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+env = dict(os.environ, SURGEBOXD=daemon, SURGEBOX_IDLE_TIMEOUT=idle)
 times = []
 for _ in range(n):
     t = time.monotonic()
     subprocess.run([cli, "--socket", sock, "exec", "--", "/bin/true"], env=env, check=True)
     times.append(time.monotonic() - t)
-print(f"{statistics.median(times):.4f} {min(times):.4f} {max(times):.4f}")
+print(f"{statistics.median(times):.4f} {min(times):.4f} {max(times):.4f} {sum(times):.4f}")
 EOF
 }
+# stop the lingering private daemon of SOCKET (its pid from its status)
+stop_lingering() { # SOCKET DAEMON
+  local pid
+  pid=$(SURGEBOXD="$2" "$BIN/surgebox" --socket "$1" status --json 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])' 2>/dev/null || true)
+  if [ -n "$pid" ]; then kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done; fi
+}
 
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$T/surgeboxd" --socket "$T/s.sock" --quiet &
 DPID=$!
 for _ in $(seq 300); do "$BIN/surgebox" --socket "$T/s.sock" --no-autostart ping >/dev/null 2>&1 && break; sleep 0.1; done
-read -r with wmin wmax < <(percall "$T/s.sock" "$T/surgeboxd")
+read -r with wmin wmax wtot < <(percall "$T/s.sock" "$T/surgeboxd" 0)
 kill "$DPID"; wait "$DPID" || true
-read -r without omin omax < <(percall "$T/nobody.sock" "$T/surgeboxd")
-SURGEBOXD="$T/surgeboxd-all" "$BIN/surgebox" --socket "$T/nobody.sock" exec -- /bin/true # fills the detection cache
-read -r withoutall amin amax < <(percall "$T/nobody.sock" "$T/surgeboxd-all")
-echo "surgebox exec /bin/true, $CALLS calls back to back (median, min-max):"
-echo "  with a running daemon:                         ${with}s  (${wmin}-${wmax})"
-echo "  without, private daemon, no toolchains:        ${without}s  (${omin}-${omax})"
-echo "  without, private daemon, installed toolchains: ${withoutall}s  (${amin}-${amax})"
-python3 -c "print(f'  ratios to a running daemon: {$without / $with:.1f}x and {$withoutall / $with:.1f}x')"
+# the CLI's default: a private daemon that lingers (the first call starts it)
+read -r linger lmin lmax ltot < <(percall "$T/nobody.sock" "$T/surgeboxd" 300)
+stop_lingering "$T/nobody.sock" "$T/surgeboxd"
+SURGEBOXD="$T/surgeboxd-all" SURGEBOX_IDLE_TIMEOUT=0 "$BIN/surgebox" --socket "$T/nobody.sock" exec -- /bin/true # fills the detection cache
+read -r lingerall lamin lamax latot < <(percall "$T/nobody.sock" "$T/surgeboxd-all" 300)
+stop_lingering "$T/nobody.sock" "$T/surgeboxd-all"
+# SURGEBOX_IDLE_TIMEOUT=0: every call starts and stops its own daemon (before issue 13)
+read -r without omin omax otot < <(percall "$T/nobody.sock" "$T/surgeboxd" 0)
+read -r withoutall amin amax atot < <(percall "$T/nobody.sock" "$T/surgeboxd-all" 0)
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "surgebox exec /bin/true, $CALLS calls back to back (median, min-max, total):"
+echo "  with a running daemon:                                  ${with}s  (${wmin}-${wmax})  ${wtot}s"
+echo "  lingering private daemon, no toolchains:                ${linger}s  (${lmin}-${lmax})  ${ltot}s"
+echo "  lingering private daemon, installed toolchains:         ${lingerall}s  (${lamin}-${lamax})  ${latot}s"
+echo "  private daemon per call (idle 0), no toolchains:        ${without}s  (${omin}-${omax})  ${otot}s"
+echo "  private daemon per call (idle 0), installed toolchains: ${withoutall}s  (${amin}-${amax})  ${atot}s"
+python3 -c "print(f'  totals against a running daemon: lingering {$ltot / $wtot:.1f}x and {$latot / $wtot:.1f}x; a daemon per call {$otot / $wtot:.1f}x and {$atot / $wtot:.1f}x')"

@@ -4,6 +4,7 @@
  * in the libraries; this is their table. */
 #include "batch.h"
 #include "cli.h"
+#include "client.h"
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "merge.h"
@@ -24,6 +25,7 @@ static int run_batch(const sbc_global *g, int argc, char **argv) {
   return sbr_batch_main(argc, argv, g->socket, g->autostart, g->profile);
 }
 static int run_merge(const sbc_global *g, int argc, char **argv) { return sbr_merge_main(argc, argv); }
+static int run_metrics(const sbc_global *g, int argc, char **argv) { return sbc_metrics_main(argc, argv, g->socket); }
 static int run_verify(const sbc_global *g, int argc, char **argv) { return sbr_verify_main(argc, argv); }
 static int run_profile(const sbc_global *g, int argc, char **argv) { return sbf_profile_main(argc, argv); }
 static int run_bins(const sbc_global *g, int argc, char **argv) { return sbr_bins_main(argc, argv); }
@@ -38,6 +40,7 @@ static const struct {
     {"toolchains", "the available toolchains and their options", sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", sbc_ping_main},
     {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", run_batch},
+    {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", run_metrics},
     {"regen", "regenerate SURGE's references by running every item; fidelity report", run_regen},
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", run_bins},
     {"dr-matrix", "every DR snippet under every compiler configuration", run_drmatrix},

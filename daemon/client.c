@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,9 +58,138 @@ static void daemon_binary(char *out, size_t cap) {
   snprintf(out, cap, "surgeboxd");
 }
 
+/* Wait for "ready\n" on the pipe the daemon got as --ready-fd. */
+static int wait_ready(int fd, const char *bin, char *err, size_t err_len) {
+  char buf[16] = "";
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  /* a first toolchain detection may take long on a loaded machine (it says so on stderr) */
+  ssize_t got = poll(&p, 1, 120000) == 1 ? read(fd, buf, sizeof buf - 1) : -1;
+  close(fd);
+  if (got < 6 || strncmp(buf, "ready\n", 6) != 0) {
+    snprintf(err, err_len, "the embedded daemon (%s) did not start; see its messages above", bin);
+    return -1;
+  }
+  return 0;
+}
+
+/* Fork and exec a daemon given ready[1] as its --ready-fd. lingering: in
+ * its own session and not our child (double fork), stdin/stdout /dev/null
+ * (`out=$(surgebox exec ...)` must not wait for it); else in its own
+ * process group (a Ctrl-C reaches us; we stop it cleanly) and killed if we
+ * die. Returns its pid (lingering: 0), or -1; closes ready[1] either way. */
+static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering, char *err, size_t err_len) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, err_len, "fork: %s", strerror(errno));
+    close(ready[0]);
+    close(ready[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    if (lingering) {
+      setsid();
+      if (fork() != 0) _exit(0);
+      int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+      if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+      }
+    } else {
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+    }
+    fcntl(ready[1], F_SETFD, 0); /* the one descriptor it inherits on purpose */
+    execvp(argv[0], (char *const *)argv);
+    fprintf(stderr, "surgebox: cannot start %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(ready[1]);
+  if (!lingering) return pid;
+  int st;
+  waitpid(pid, &st, 0);
+  return 0;
+}
+
+/* $SURGEBOX_IDLE_TIMEOUT, else 300 s: how long a private daemon lingers. 0: it stops with its client. */
+static double idle_timeout(void) {
+  const char *s = getenv("SURGEBOX_IDLE_TIMEOUT");
+  char *end;
+  double v = s && *s ? strtod(s, &end) : 300;
+  return s && *s && (*end || !(v >= 0)) ? 300 : v;
+}
+
+/* The lingering daemon's socket: next to the one asked for, named after the
+ * daemon binary (path, size, mtime: a rebuilt binary gets a new daemon). */
+static int linger_path(const char *sock, const char *bin, char *out, size_t cap) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  struct stat st;
+  char id[PATH_MAX + 64];
+  int n = snprintf(id, sizeof id, "%s|%lld|%lld", bin, stat(bin, &st) == 0 ? (long long)st.st_size : 0ll,
+                   stat(bin, &st) == 0 ? (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec : 0ll);
+  for (int i = 0; i < n; i++) h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+  struct sockaddr_un a;
+  n = snprintf(out, cap, "%s.private-%08x", sock, (unsigned)(h ^ (h >> 32)));
+  return n > 0 && (size_t)n < cap && (size_t)n < sizeof a.sun_path ? 0 : -1;
+}
+
+/* Start a private daemon that outlives us: its own session, not our child
+ * (double fork), stdin/stdout /dev/null, our stderr until it listens (its
+ * start-up messages and warnings are for the user, once), then its log
+ * file. It exits after --idle-timeout with nobody connected. */
+static int start_lingering(sbc_conn *c, const char *bin, double idle, char *err, size_t err_len) {
+  char idle_arg[32], log[4200], fdarg[16];
+  snprintf(idle_arg, sizeof idle_arg, "%g", idle);
+  snprintf(log, sizeof log, "%s.log", c->socket_path);
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) < 0) {
+    snprintf(err, err_len, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  snprintf(fdarg, sizeof fdarg, "%d", ready[1]);
+  const char *argv[] = {bin, "--socket", c->socket_path, "--ready-fd", fdarg, "--quiet", "--grace", "2",
+                        "--idle-timeout", idle_arg, "--log-file", log, NULL};
+  if (spawn_daemon(argv, ready, true, err, err_len) < 0) return -1;
+  return wait_ready(ready[0], bin, err, err_len);
+}
+
+/* Connect to the lingering private daemon for sock, starting it if needed.
+ * Under <linger socket>.lock: the daemon takes the same lock before it
+ * leaves (server.c), so we either connect before it looks or find no socket. */
+static int open_lingering(sbc_conn *c, const char *sock, double idle, char *err, size_t err_len) {
+  char bin[PATH_MAX], lock[4300];
+  daemon_binary(bin, sizeof bin);
+  if (linger_path(sock, bin, c->socket_path, sizeof c->socket_path) < 0) return 1;
+  snprintf(lock, sizeof lock, "%s.lock", c->socket_path);
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", c->socket_path);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = '\0';
+    mkdir(dir, 0755);
+  }
+  int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lfd < 0) return 1; /* not writable here: the private daemon that stops with us */
+  while (flock(lfd, LOCK_EX) < 0 && errno == EINTR) {
+  }
+  c->fd = connect_to(c->socket_path);
+  int rc = 0;
+  if (c->fd < 0) {
+    rc = start_lingering(c, bin, idle, err, err_len);
+    if (rc == 0 && (c->fd = connect_to(c->socket_path)) < 0) {
+      snprintf(err, err_len, "cannot connect to the embedded daemon at %s: %s", c->socket_path, strerror(errno));
+      rc = -1;
+    }
+  }
+  close(lfd);
+  return rc;
+}
+
 static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size_t err_len) {
-  const char *base = getenv("XDG_RUNTIME_DIR");
-  if (!base || !*base || access(base, W_OK) != 0) base = "/tmp";
+  char base[4096];
+  if (sbd_runtime_dir(base, sizeof base) < 0 || (mkdir(base, 0755) < 0 && errno != EEXIST)) {
+    snprintf(err, err_len, "no runtime directory for the embedded daemon: %s", base);
+    return -1;
+  }
   snprintf(c->private_dir, sizeof c->private_dir, "%s/surgebox-embedded-XXXXXX", base);
   if (!mkdtemp(c->private_dir)) {
     snprintf(err, err_len, "mkdtemp %s: %s", c->private_dir, strerror(errno));
@@ -79,32 +210,10 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   size_t n = 8;
   for (; extra && *extra && n < 62; extra++) argv[n++] = *extra;
   argv[n] = NULL;
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(err, err_len, "fork: %s", strerror(errno));
-    close(ready[0]);
-    close(ready[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    fcntl(ready[1], F_SETFD, 0); /* the one descriptor it inherits on purpose */
-    setpgid(0, 0);               /* a Ctrl-C reaches us; we stop it cleanly */
-    prctl(PR_SET_PDEATHSIG, SIGTERM); /* and if we die, it goes too */
-    execvp(bin, (char *const *)argv);
-    fprintf(stderr, "surgebox: cannot start %s: %s\n", bin, strerror(errno));
-    _exit(127);
-  }
-  close(ready[1]);
+  pid_t pid = spawn_daemon(argv, ready, false, err, err_len);
+  if (pid < 0) return -1;
   c->daemon_pid = pid;
-  char buf[16] = "";
-  struct pollfd p = {.fd = ready[0], .events = POLLIN};
-  ssize_t got = poll(&p, 1, 30000) == 1 ? read(ready[0], buf, sizeof buf - 1) : -1;
-  close(ready[0]);
-  if (got < 6 || strncmp(buf, "ready\n", 6) != 0) {
-    snprintf(err, err_len, "the embedded daemon (%s) did not start; see its messages above", bin);
-    return -1;
-  }
-  return 0;
+  return wait_ready(ready[0], bin, err, err_len);
 }
 
 int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *const *extra_args, char *err,
@@ -122,6 +231,20 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
     snprintf(err, err_len, "cannot connect to %s: %s%s", c->socket_path, strerror(e),
              autostart ? "" : " (and --no-autostart was given)");
     return -1;
+  }
+  /* The CLI's one-off calls share a lingering daemon; runs that ask for
+   * their own settings (extra_args) get one that stops with them. */
+  double idle = idle_timeout();
+  if (idle > 0 && !extra_args) {
+    char sock[sizeof c->socket_path];
+    snprintf(sock, sizeof sock, "%s", c->socket_path);
+    int rc = open_lingering(c, sock, idle, err, err_len);
+    if (rc == 0) return 0;
+    if (rc < 0) {
+      sbc_close(c);
+      return -1;
+    }
+    snprintf(c->socket_path, sizeof c->socket_path, "%s", sock); /* rc 1: no place for it */
   }
   if (start_embedded(c, extra_args, err, err_len) < 0) {
     sbc_close(c);

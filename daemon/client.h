@@ -28,4 +28,7 @@ int sbc_send(sbc_conn *c, json_object *req);  /* 0 or -1 */
 json_object *sbc_recv(sbc_conn *c);
 void sbc_close(sbc_conn *c);
 
+/* surgebox metrics [--help] (metrics_cli.c): exit status 0, 1 or 2. */
+int sbc_metrics_main(int argc, char **argv, const char *socket_path);
+
 #endif

@@ -1,11 +1,15 @@
-/* surgeboxd's command line. */
+/* surgeboxd's command line and config file. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void sbd_config_default(sbd_config *c) {
@@ -15,42 +19,109 @@ void sbd_config_default(sbd_config *c) {
   c->max_line = SBP_DEFAULT_MAX_LINE;
   c->ready_fd = -1;
   c->cache_max_mib = 4096;
+  c->socket_mode = -1;
   sb_runtime_options_default(&c->runtime);
 }
 
-/* sb_host_euid: an unprivileged runtime is uid 0 of its own user namespace. */
-void sbd_default_socket(char *out, size_t cap) {
+/* A directory we may put sockets in: ours, a directory, nobody else writes it. */
+static bool private_dir_ok(const char *dir) {
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) &&
+         access(dir, W_OK | X_OK) == 0;
+}
+
+int sbd_runtime_dir(char *out, size_t cap) {
+  if (sb_host_euid() == 0) {
+    snprintf(out, cap, "/run/surgebox");
+    return 0;
+  }
   const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (sb_host_euid() == 0) snprintf(out, cap, "/run/surgebox/surgebox.sock");
-  else if (xdg && *xdg) snprintf(out, cap, "%s/surgebox.sock", xdg);
-  else snprintf(out, cap, "/tmp/surgebox-%u/surgebox.sock", (unsigned)sb_host_euid());
+  if (xdg && xdg[0] == '/' && private_dir_ok(xdg)) {
+    snprintf(out, cap, "%s", xdg);
+    return 0;
+  }
+  snprintf(out, cap, "/tmp/surgebox-%u", (unsigned)geteuid());
+  if (mkdir(out, 0700) < 0 && errno != EEXIST) return -1;
+  if (private_dir_ok(out)) return 0;
+  char why[256];
+  snprintf(why, sizeof why, "%s is not a private directory of uid %u", out, (unsigned)geteuid());
+  snprintf(out, cap, "%s", why);
+  return -1;
+}
+
+void sbd_default_state_dir(char *out, size_t cap) {
+  char dir[4096];
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
+  /* the layout runners/runtime.c has always used: $XDG_RUNTIME_DIR/surgebox/state */
+  if (sb_host_euid() != 0 && xdg && strcmp(dir, xdg) == 0) snprintf(out, cap, "%s/surgebox/state", dir);
+  else snprintf(out, cap, "%s/state", dir);
+}
+
+void sbd_default_socket(char *out, size_t cap) {
+  char dir[4096];
+  if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
+  snprintf(out, cap, "%s/surgebox.sock", dir);
+}
+
+static void user_cache_dir(char *out, size_t cap) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && *xdg == '/') {
+    snprintf(out, cap, "%s/surgebox", xdg);
+    return;
+  }
+  if (!home || *home != '/') {
+    struct passwd *pw = getpwuid(geteuid());
+    home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
+  }
+  snprintf(out, cap, "%s/.cache/surgebox", home);
 }
 
 void sbd_default_cache_dir(char *out, size_t cap) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (sb_host_euid() == 0) snprintf(out, cap, "/var/cache/surgebox");
-  else if (xdg && *xdg) snprintf(out, cap, "%s/surgebox", xdg);
-  else snprintf(out, cap, "%s/.cache/surgebox", home && *home ? home : "/tmp");
+  if (sb_host_euid() != 0) {
+    user_cache_dir(out, cap);
+    return;
+  }
+  snprintf(out, cap, "/var/cache/surgebox");
+  if (sb_mkdir_p(out, 0755) == 0 && access(out, W_OK) == 0) return;
+  user_cache_dir(out, cap); /* uid 0 of a user namespace: /var/cache is not ours */
 }
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: surgeboxd [--socket PATH] [--jobs N] [--max-queue N] [--allow-uid UID]...\n"
-          "                 [--allow-gid GID]... [--log-json] [--grace S] [--max-line BYTES]\n"
-          "                 [--cgroup auto|v2|v1|none] [--state-dir DIR] [--quiet]\n"
-          "                 [--toolchains DIR] [--cache-dir DIR] [--cache-max-mib N] [--no-cache]\n"
-          "                 [--profiles-dir DIR] [--profile NAME] [--uid-range FIRST-LAST]\n"
-          "  --socket PATH    default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock\n"
-          "  --jobs N         sandboxes at once (default: number of CPUs)\n"
-          "  --max-queue N    queued jobs beyond the running ones before 'busy' (default 10000)\n"
-          "  --allow-uid/gid  peers allowed besides the daemon's own uid and root\n"
-          "  --grace S        on SIGTERM, how long running jobs may finish (default 30)\n"
-          "  --toolchains DIR toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)\n"
-          "  --cache-dir DIR  compile cache and toolchain detection cache (default /var/cache/surgebox as root)\n"
-          "  --profile NAME   default root file system of jobs (default host; see surgebox profile)\n"
-          "  --uid-range F-L  as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
-          "  --pool N         prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)\n"
-          "  SIGHUP           detect toolchains again\n");
+          "usage: surgeboxd [OPTION]...\n"
+          "The surgebox daemon: runs sandboxed jobs for clients of its Unix socket.\n"
+          "  --socket PATH       default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock\n"
+          "  --socket-group NAME group of the socket file (name or number); its members may connect\n"
+          "  --socket-mode OCTAL mode of the socket file (default 0660; 0666 with --allow-uid/--allow-gid)\n"
+          "  --jobs N            sandboxes at once (default: number of CPUs)\n"
+          "  --max-queue N       queued jobs beyond the running ones before 'busy' (default 10000)\n"
+          "  --allow-uid UID     a peer allowed besides the daemon's own uid and root (repeatable)\n"
+          "  --allow-gid GID     peers whose primary group is GID are allowed (repeatable)\n"
+          "  --log-json          log as JSON Lines\n"
+          "  --log-file FILE     once listening, log to FILE instead of stderr\n"
+          "  --quiet             warnings and errors only\n"
+          "  --grace S           on SIGTERM, how long running jobs may finish (default 30)\n"
+          "  --idle-timeout S    exit after S seconds with no client and no job (default 0: never)\n"
+          "  --max-line BYTES    longest request line\n"
+          "  --cgroup KIND       auto|v2|v1|none\n"
+          "  --state-dir DIR     leases and state shared with other daemons\n"
+          "  --toolchains DIR    toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)\n"
+          "  --cache-dir DIR     compile and detection cache (default /var/cache/surgebox as root)\n"
+          "  --cache-max-mib N   compile cache bound (default 4096)\n"
+          "  --no-cache          no compile cache\n"
+          "  --profiles-dir DIR  where profiles live\n"
+          "  --profile NAME      default root file system of jobs (default host; see surgebox profile)\n"
+          "  --uid-range F-L     as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
+          "  --pool N            prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL;\n"
+          "                      0: each job builds its own)\n"
+          "  --ready-fd FD       write \"ready\\n\" to FD once listening\n"
+          "  --config FILE       read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists);\n"
+          "                      'key = value' lines, keys are the long options; flags override it\n"
+          "  --help              this text\n"
+          "  --version           the version\n"
+          "Signals: SIGHUP detects toolchains again; SIGTERM/SIGINT drain and exit.\n"
+          "Exit status: 0 stopped cleanly, 1 usage error, 2 could not start.\n");
 }
 
 static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
@@ -62,71 +133,229 @@ static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
   return 0;
 }
 
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= 0) || v > 1e9) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_group(const char *s, gid_t *out) {
+  unsigned long v;
+  if (parse_ul(s, 0xfffffffe, &v) == 0) {
+    *out = (gid_t)v;
+    return 0;
+  }
+  struct group *g = getgrnam(s);
+  if (!g) return -1;
+  *out = g->gr_gid;
+  return 0;
+}
+
+enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
+       O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
+       O_SMODE, O_LOGFILE, O_CONFIG, O_HELP, O_VERSION, O_POOL };
+static const struct option opts[] = {
+    {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
+    {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
+    {"allow-gid", required_argument, 0, O_GID},   {"log-json", no_argument, 0, O_LOGJSON},
+    {"grace", required_argument, 0, O_GRACE},     {"max-line", required_argument, 0, O_MAXLINE},
+    {"cgroup", required_argument, 0, O_CGROUP},   {"state-dir", required_argument, 0, O_STATE},
+    {"ready-fd", required_argument, 0, O_READY},  {"quiet", no_argument, 0, O_QUIET},
+    {"toolchains", required_argument, 0, O_TCDIR}, {"cache-dir", required_argument, 0, O_CACHEDIR},
+    {"cache-max-mib", required_argument, 0, O_CACHEMAX}, {"no-cache", no_argument, 0, O_NOCACHE},
+    {"profiles-dir", required_argument, 0, O_PROFDIR}, {"profile", required_argument, 0, O_PROFILE},
+    {"uid-range", required_argument, 0, O_UIDRANGE}, {"idle-timeout", required_argument, 0, O_IDLE},
+    {"socket-group", required_argument, 0, O_SGROUP}, {"socket-mode", required_argument, 0, O_SMODE},
+    {"log-file", required_argument, 0, O_LOGFILE}, {"config", required_argument, 0, O_CONFIG},
+    {"pool", required_argument, 0, O_POOL},
+    {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
+    {0, 0, 0, 0}};
+
+/* One option's value into c. 0, 1 (bad value), or -1 (help/version printed). */
+static int apply(sbd_config *c, int o, const char *arg) {
+  unsigned long v = 0;
+  bool bad = false;
+  switch (o) {
+  case O_SOCKET: c->socket_path = arg; break;
+  case O_JOBS: bad = parse_ul(arg, 4096, &v) < 0 || v == 0; c->jobs = (int)v; break;
+  case O_QUEUE: bad = parse_ul(arg, 100000000, &v) < 0; c->max_queue = v; break;
+  case O_UID:
+    bad = parse_ul(arg, 0xfffffffe, &v) < 0 || c->n_allow_uid >= SBD_MAX_ALLOW;
+    if (!bad) c->allow_uid[c->n_allow_uid++] = (uid_t)v;
+    break;
+  case O_GID:
+    bad = parse_ul(arg, 0xfffffffe, &v) < 0 || c->n_allow_gid >= SBD_MAX_ALLOW;
+    if (!bad) c->allow_gid[c->n_allow_gid++] = (gid_t)v;
+    break;
+  case O_LOGJSON: c->log_json = true; break;
+  case O_GRACE: bad = parse_double(arg, &c->grace_s) < 0; break;
+  case O_MAXLINE: bad = parse_ul(arg, (unsigned long)SBP_DEFAULT_MAX_LINE * 16, &v) < 0 || v < 1024; c->max_line = v; break;
+  case O_CGROUP: bad = sb_cgroup_kind_parse(arg, &c->runtime.cgroup) < 0; break;
+  case O_STATE: c->runtime.state_dir = arg; break;
+  case O_READY: bad = parse_ul(arg, 65535, &v) < 0; c->ready_fd = (int)v; break;
+  case O_QUIET: c->quiet = true; break;
+  case O_TCDIR: c->toolchains_dir = arg; break;
+  case O_CACHEDIR: c->cache_dir = arg; break;
+  case O_CACHEMAX: bad = parse_ul(arg, 1ul << 30, &v) < 0 || v == 0; c->cache_max_mib = v; break;
+  case O_NOCACHE: c->no_cache = true; break;
+  case O_PROFDIR: c->profiles_dir = arg; break;
+  case O_PROFILE: c->profile = arg; break;
+  case O_UIDRANGE: bad = sb_uid_range_parse(arg, &c->runtime.uid_first, &c->runtime.uid_count) < 0; break;
+  case O_IDLE: bad = parse_double(arg, &c->idle_timeout_s) < 0; break;
+  case O_SGROUP:
+    bad = parse_group(arg, &c->socket_gid) < 0;
+    c->has_socket_gid = !bad;
+    c->socket_group = arg;
+    break;
+  case O_SMODE: {
+    char *end;
+    errno = 0;
+    long m = strtol(arg, &end, 8);
+    bad = errno || end == arg || *end || m < 0 || m > 0777;
+    c->socket_mode = (int)m;
+    break;
+  }
+  case O_LOGFILE: c->log_file = arg; break;
+  case O_CONFIG: break; /* read before everything else */
+  case O_HELP: usage(stdout); return -1;
+  case O_POOL: bad = parse_ul(arg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
+  case O_VERSION: printf("surgeboxd %s\n", SURGEBOX_VERSION); return -1;
+  }
+  return bad ? 1 : 0;
+}
+
+static const struct option *find_opt(const char *name) {
+  for (const struct option *o = opts; o->name; o++)
+    if (strcmp(o->name, name) == 0) return o;
+  return NULL;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
+/* The config file's values live as long as the process (the config points into them). */
+static char *conf_text;
+
+/* 'key = value' lines, '#' comments; keys are the long options (flags:
+ * true/false). 0, or 1 with a file:line message printed. */
+static int read_config(sbd_config *c, const char *path, bool must_exist) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (!must_exist && errno == ENOENT) return 0;
+    fprintf(stderr, "surgeboxd: cannot read config %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  size_t cap = 0, len = 0;
+  char line[4096];
+  int lineno = 0, rc = 0;
+  free(conf_text);
+  conf_text = NULL;
+  /* values are copied into one buffer that is never freed or moved: count first */
+  while (fgets(line, sizeof line, f)) cap += strlen(line) + 1;
+  conf_text = malloc(cap + 1);
+  rewind(f);
+  while (conf_text && rc == 0 && fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    char *s = trim(line);
+    if (!*s) continue;
+    char *eq = strchr(s, '=');
+    char *key = s, *val = NULL;
+    if (eq) {
+      *eq = '\0';
+      key = trim(s);
+      val = trim(eq + 1);
+    }
+    const struct option *o = find_opt(key);
+    if (!o || o->val == O_CONFIG || o->val == O_HELP || o->val == O_VERSION || o->val == O_READY) {
+      fprintf(stderr, "surgeboxd: %s:%d: unknown key '%s'\n", path, lineno, key);
+      rc = 1;
+      break;
+    }
+    if (o->has_arg == no_argument) {
+      bool on = !val || !strcmp(val, "true") || !strcmp(val, "yes") || !strcmp(val, "1");
+      bool off = val && (!strcmp(val, "false") || !strcmp(val, "no") || !strcmp(val, "0"));
+      if (!on && !off) {
+        fprintf(stderr, "surgeboxd: %s:%d: %s takes true or false, not '%s'\n", path, lineno, key, val);
+        rc = 1;
+      } else if (on) {
+        apply(c, o->val, NULL);
+      }
+      continue;
+    }
+    if (!val || !*val) {
+      fprintf(stderr, "surgeboxd: %s:%d: %s needs a value ('%s = VALUE')\n", path, lineno, key, key);
+      rc = 1;
+      break;
+    }
+    char *keep = conf_text + len;
+    memcpy(keep, val, strlen(val) + 1);
+    len += strlen(val) + 1;
+    if (apply(c, o->val, keep) != 0) {
+      fprintf(stderr, "surgeboxd: %s:%d: bad value for %s: '%s'\n", path, lineno, key, val);
+      rc = 1;
+    }
+  }
+  fclose(f);
+  if (!conf_text) {
+    fprintf(stderr, "surgeboxd: out of memory reading %s\n", path);
+    return 1;
+  }
+  if (rc == 0) c->config_file = path;
+  return rc;
+}
+
+/* --config FILE or --config=FILE anywhere before "--": NULL if absent. */
+static const char *config_arg(int argc, char **argv) {
+  const char *found = NULL;
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) found = argv[++i];
+    else if (strncmp(argv[i], "--config=", 9) == 0) found = argv[i] + 9;
+  }
+  return found;
+}
+
 int sbd_config_parse(sbd_config *c, int argc, char **argv) {
-  enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY, O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_HELP, O_POOL };
-  static const struct option opts[] = {
-      {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
-      {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
-      {"allow-gid", required_argument, 0, O_GID},   {"log-json", no_argument, 0, O_LOGJSON},
-      {"grace", required_argument, 0, O_GRACE},     {"max-line", required_argument, 0, O_MAXLINE},
-      {"cgroup", required_argument, 0, O_CGROUP},   {"state-dir", required_argument, 0, O_STATE},
-      {"ready-fd", required_argument, 0, O_READY},  {"quiet", no_argument, 0, O_QUIET},
-      {"toolchains", required_argument, 0, O_TCDIR}, {"cache-dir", required_argument, 0, O_CACHEDIR},
-      {"cache-max-mib", required_argument, 0, O_CACHEMAX}, {"no-cache", no_argument, 0, O_NOCACHE},
-      {"profiles-dir", required_argument, 0, O_PROFDIR}, {"profile", required_argument, 0, O_PROFILE},
-      {"uid-range", required_argument, 0, O_UIDRANGE},
-      {"pool", required_argument, 0, O_POOL},
-      {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
   /* The daemon's own uid and root are always allowed. */
   c->allow_uid[c->n_allow_uid++] = geteuid();
   if (geteuid() != 0) c->allow_uid[c->n_allow_uid++] = 0;
+  const char *conf = config_arg(argc, argv);
+  if (read_config(c, conf ? conf : SBD_SYSTEM_CONFIG, conf != NULL) != 0) return 1;
   int o;
-  unsigned long v;
-  optind = 1;
-  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    bool bad = false;
-    switch (o) {
-    case O_SOCKET: c->socket_path = optarg; break;
-    case O_JOBS: bad = parse_ul(optarg, 4096, &v) < 0 || v == 0; c->jobs = (int)v; break;
-    case O_QUEUE: bad = parse_ul(optarg, 100000000, &v) < 0; c->max_queue = v; break;
-    case O_UID:
-      bad = parse_ul(optarg, 0xfffffffe, &v) < 0 || c->n_allow_uid >= SBD_MAX_ALLOW;
-      if (!bad) c->allow_uid[c->n_allow_uid++] = (uid_t)v;
-      break;
-    case O_GID:
-      bad = parse_ul(optarg, 0xfffffffe, &v) < 0 || c->n_allow_gid >= SBD_MAX_ALLOW;
-      if (!bad) c->allow_gid[c->n_allow_gid++] = (gid_t)v;
-      break;
-    case O_LOGJSON: c->log_json = true; break;
-    case O_GRACE: {
-      char *end;
-      c->grace_s = strtod(optarg, &end);
-      bad = *end || end == optarg || c->grace_s < 0;
-      break;
+  optind = 0; /* glibc: a full reset */
+  opterr = 0; /* our own one-line messages */
+  while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    if (o == '?' || o == ':') {
+      char name[128];
+      snprintf(name, sizeof name, "%s", argv[optind - 1]);
+      char *eq = strchr(name, '=');
+      if (eq && o == '?') *eq = '\0';
+      if (o == '?')
+        fprintf(stderr, "surgeboxd: unknown option '%s' (see surgeboxd --help)\n", name);
+      else
+        fprintf(stderr, "surgeboxd: option '%s' needs a value (see surgeboxd --help)\n", name);
+      return 1;
     }
-    case O_MAXLINE: bad = parse_ul(optarg, (unsigned long)SBP_DEFAULT_MAX_LINE * 16, &v) < 0 || v < 1024; c->max_line = v; break;
-    case O_CGROUP: bad = sb_cgroup_kind_parse(optarg, &c->runtime.cgroup) < 0; break;
-    case O_STATE: c->runtime.state_dir = optarg; break;
-    case O_READY: bad = parse_ul(optarg, 65535, &v) < 0; c->ready_fd = (int)v; break;
-    case O_QUIET: c->quiet = true; break;
-    case O_TCDIR: c->toolchains_dir = optarg; break;
-    case O_CACHEDIR: c->cache_dir = optarg; break;
-    case O_CACHEMAX: bad = parse_ul(optarg, 1ul << 30, &v) < 0 || v == 0; c->cache_max_mib = v; break;
-    case O_NOCACHE: c->no_cache = true; break;
-    case O_PROFDIR: c->profiles_dir = optarg; break;
-    case O_PROFILE: c->profile = optarg; break;
-    case O_UIDRANGE: bad = sb_uid_range_parse(optarg, &c->runtime.uid_first, &c->runtime.uid_count) < 0; break;
-    case O_POOL: bad = parse_ul(optarg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
-    case O_HELP: usage(stdout); return -1;
-    default: usage(stderr); return 1;
-    }
-    if (bad) {
-      fprintf(stderr, "surgeboxd: bad value for an option: %s\n", optarg);
+    int rc = apply(c, o, optarg);
+    if (rc < 0) return -1;
+    if (rc > 0) {
+      const char *name = "?";
+      for (const struct option *p = opts; p->name; p++)
+        if (p->val == o) name = p->name;
+      fprintf(stderr, "surgeboxd: bad value for --%s: '%s' (see surgeboxd --help)\n", name, optarg);
       return 1;
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "surgeboxd: unexpected argument %s\n", argv[optind]);
+    fprintf(stderr, "surgeboxd: unexpected argument '%s' (see surgeboxd --help)\n", argv[optind]);
     return 1;
   }
   return 0;

@@ -212,7 +212,7 @@ void sbd_conn_accept(sbd_server *srv) {
   bool uid_known = sb_runtime_host_uid(srv->rt, cred.uid, &c->uid);
   bool gid_known = sb_runtime_host_gid(srv->rt, cred.gid, &c->gid);
   c->pid = cred.pid;
-  if (!uid_known || !sbd_peer_allowed(srv, c->uid, gid_known ? c->gid : (gid_t)-1)) {
+  if (!uid_known || !sbd_peer_allowed(srv, c->uid, gid_known ? c->gid : (gid_t)-1, fd)) {
     char who[64];
     if (uid_known) snprintf(who, sizeof who, "uid %u", (unsigned)c->uid);
     else snprintf(who, sizeof who, "a uid other than the daemon's own");

@@ -36,17 +36,37 @@ typedef struct {
   bool no_cache;
   const char *profiles_dir; /* NULL: sbf_default_dir() */
   const char *profile;      /* the default profile of jobs that name none (NULL: host) */
+  double idle_timeout_s;    /* > 0: exit after this long with no client and no job */
+  const char *socket_group; /* --socket-group as given */
+  gid_t socket_gid;         /* resolved; valid when has_socket_gid */
+  bool has_socket_gid;
+  int socket_mode;          /* --socket-mode; -1: 0660, or 0666 with extra allow entries */
+  const char *log_file;     /* once listening, stderr goes here (the lingering private daemon) */
+  const char *config_file;  /* the file that was read, NULL if none */
 } sbd_config;
 
 void sbd_config_default(sbd_config *c);
-/* Parse surgeboxd's command line. Returns 0, 1 for a usage error (message
- * printed), or -1 when --help was printed. */
+/* Parse surgeboxd's command line, after the config file (--config FILE, or
+ * /etc/surgebox/surgeboxd.conf when it exists and no --config is given;
+ * flags override it). Returns 0, 1 for a usage error (one line printed), or
+ * -1 when --help or --version was printed. */
 int sbd_config_parse(sbd_config *c, int argc, char **argv);
-/* /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock
- * (or /tmp/surgebox-<uid>/surgebox.sock without XDG_RUNTIME_DIR). */
+#define SBD_SYSTEM_CONFIG "/etc/surgebox/surgeboxd.conf"
+
+/* The one rule for where sockets live, shared by the client and the daemon:
+ * /run/surgebox as root; else $XDG_RUNTIME_DIR if it is an absolute directory
+ * we own and can write; else /tmp/surgebox-<uid> (created 0700, refused
+ * unless it is a real directory of ours that nobody else can write).
+ * 0, or -1 (out holds the reason). */
+int sbd_runtime_dir(char *out, size_t cap);
+/* Leases shared with other surgebox processes: <runtime dir>/state
+ * ($XDG_RUNTIME_DIR/surgebox/state when that is the runtime dir). */
+void sbd_default_state_dir(char *out, size_t cap);
+/* <runtime dir>/surgebox.sock */
 void sbd_default_socket(char *out, size_t cap);
 
-/* /var/cache/surgebox as root, else $XDG_CACHE_HOME/surgebox or ~/.cache/surgebox. */
+/* /var/cache/surgebox as root, else $XDG_CACHE_HOME/surgebox or ~/.cache/surgebox;
+ * when that cannot be written (root of a user namespace), the user's one. */
 void sbd_default_cache_dir(char *out, size_t cap);
 
 /* Run until SIGTERM/SIGINT. Returns the process exit code. */

@@ -194,6 +194,14 @@ void sbd_dispatch(sbd_conn *c, sbp_request *req) {
   case SBP_REQ_STATUS:
     reply(c, sbd_status_json(c->srv, req->id));
     break;
+  case SBP_REQ_METRICS: {
+    char *text = sbd_metrics_text(c->srv);
+    resp = text ? sbp_response_new(req->id, "metrics") : sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory");
+    if (resp && text) json_object_object_add(resp, "text", json_object_new_string(text));
+    free(text);
+    reply(c, resp);
+    break;
+  }
   case SBP_REQ_TOOLCHAINS: { /* of a profile, when the request names one */
     char perr[512] = "";
     sbd_profile *prof = sbd_profile_get(c->srv, req->exec.profile, perr, sizeof perr);

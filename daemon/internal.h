@@ -169,6 +169,23 @@ void sbd_sched_release(sbd_server *srv, int slot);
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status);
 
+/* ---- metrics.c: OpenMetrics text of the counters ---- */
+#define SBD_HIST_N 13 /* finite buckets; +Inf is the count */
+typedef struct {
+  uint64_t bucket[SBD_HIST_N]; /* cumulative: observations <= the bound */
+  uint64_t count;
+  double sum;
+} sbd_hist;
+extern const double sbd_metrics_bounds[SBD_HIST_N];
+void sbd_metrics_step(sbd_server *srv, double cpu_s, double wall_s); /* one finished step */
+char *sbd_metrics_text(sbd_server *srv); /* malloc'd, ends with "# EOF\n"; NULL: no memory */
+
+/* ---- systemd.c: sd_notify and socket activation, without libsystemd ---- */
+void sbd_notify(const char *state); /* a datagram to $NOTIFY_SOCKET, if set */
+/* The socket systemd passed (LISTEN_PID is ours): its fd (3) and its path;
+ * -1 when none was passed, -2 on error (err set). Unsets LISTEN_*. */
+int sbd_listen_fd(char *path, size_t cap, char *err, size_t err_len);
+
 /* ---- server.c ---- */
 #define SBD_N_STATUS 11
 extern const char *const sbd_status_names[SBD_N_STATUS];
@@ -198,12 +215,20 @@ struct sbd_server {
   char toolchain_error[SBT_ERR_MAX];
   sbd_cache *cache;
   sbd_profile *profiles;    /* opened on demand */
+  sbd_hist step_cpu, step_wall;
+  bool socket_adopted;      /* from systemd: never unlinked by us */
+  bool has_socket_gid;      /* members of socket_gid may connect (group of the socket file) */
+  gid_t socket_gid;
+  uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
+  uint64_t idle_since;      /* uv_hrtime() when the last client/job went, 0: busy */
+  uint64_t idle_seen_conns; /* connections_total at the last idle check */
 };
 void sbd_toolchains_reload(sbd_server *srv);
 void sbd_count_status(sbd_server *srv, const char *status);
 json_object *sbd_status_json(sbd_server *srv, json_object *id);
 /* Called when a job ends: finishes a drain once nothing runs. */
 void sbd_server_job_ended(sbd_server *srv);
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid);
+/* fd: the peer's socket (its supplementary groups, for the socket's group) */
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd);
 
 #endif

@@ -209,6 +209,7 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
   add_outputs(job, &job->steps[job->step], doc); /* after the store: never cached */
   double cpu = r->cpu_time_s, wall = r->wall_time_s;
   sb_result_free(r);
+  sbd_metrics_step(job->srv, cpu, wall); /* a step that ran (not a cache hit) */
   step_finished(job, doc, ok, cpu, wall);
 }
 

@@ -3,14 +3,26 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+/* RFC 3339 UTC with milliseconds: 2026-11-24T03:14:20.123Z */
 static void stamp(char *out, size_t cap) {
-  time_t t = time(NULL);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   struct tm tm;
-  gmtime_r(&t, &tm);
-  strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  gmtime_r(&ts.tv_sec, &tm);
+  char sec[24];
+  strftime(sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(out, cap, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+}
+
+/* Seconds rounded to the millisecond, printed as such in JSON (no 0.30000000000000004). */
+static json_object *seconds_json(double s) {
+  char txt[32];
+  snprintf(txt, sizeof txt, "%.3f", s);
+  return json_object_new_double_s(strtod(txt, NULL), txt);
 }
 
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) {
@@ -49,8 +61,8 @@ void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status) {
     json_object_object_add(o, "toolchain", json_object_new_string(tc));
     json_object_object_add(o, "status", json_object_new_string(status));
     json_object_object_add(o, "steps", json_object_new_int64((int64_t)job->step));
-    json_object_object_add(o, "wall_s", json_object_new_double(job->wall_s));
-    json_object_object_add(o, "cpu_s", json_object_new_double(job->cpu_s));
+    json_object_object_add(o, "wall_s", seconds_json(job->wall_s));
+    json_object_object_add(o, "cpu_s", seconds_json(job->cpu_s));
     fprintf(stderr, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
   } else {

@@ -2,10 +2,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -22,11 +25,23 @@ void sbd_count_status(sbd_server *srv, const char *status) {
     if (strcmp(status, sbd_status_names[i]) == 0) srv->totals[i]++;
 }
 
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid) {
+/* Was the peer in group gid when it connected (SO_PEERGROUPS, Linux 4.13)? */
+static bool peer_in_group(int fd, gid_t gid) {
+  gid_t groups[256];
+  socklen_t len = sizeof groups;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return false;
+  for (size_t i = 0; i < len / sizeof(gid_t); i++)
+    if (groups[i] == gid) return true;
+  return false;
+}
+
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd) {
   for (size_t i = 0; i < srv->cfg->n_allow_uid; i++)
     if (srv->cfg->allow_uid[i] == uid) return true;
   for (size_t i = 0; i < srv->cfg->n_allow_gid; i++)
     if (srv->cfg->allow_gid[i] == gid) return true;
+  /* the socket's group (--socket-group, systemd's SocketGroup=) is the policy */
+  if (srv->has_socket_gid && (gid == srv->socket_gid || peer_in_group(fd, srv->socket_gid))) return true;
   return false;
 }
 
@@ -100,18 +115,23 @@ void sbd_toolchains_reload(sbd_server *srv) {
           fresh.detect_s, fresh.probes_run, fresh.probes_cached);
 }
 
+/* A socket systemd gave us stays: it is systemd's (the next start gets it). */
+static void close_listener(sbd_server *srv) {
+  if (!srv->listening) return;
+  uv_close((uv_handle_t *)&srv->listener, on_closed_noop);
+  srv->listening = false;
+  if (!srv->socket_adopted) unlink(srv->socket_path);
+}
+
 static void stop_everything(sbd_server *srv) {
-  if (srv->listening) {
-    uv_close((uv_handle_t *)&srv->listener, on_closed_noop);
-    srv->listening = false;
-    unlink(srv->socket_path);
-  }
+  close_listener(srv);
   for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
   uv_signal_stop(&srv->sig_term);
   uv_signal_stop(&srv->sig_int);
   uv_signal_stop(&srv->sig_hup);
   uv_timer_stop(&srv->grace);
   uv_timer_stop(&srv->hangups);
+  uv_timer_stop(&srv->idle);
 }
 
 void sbd_server_job_ended(sbd_server *srv) {
@@ -134,12 +154,9 @@ static void on_grace_over(uv_timer_t *t) {
 static void drain(sbd_server *srv, const char *why) {
   if (srv->draining) return;
   srv->draining = true;
+  sbd_notify("STOPPING=1");
   sbd_log(srv, "info", "%s: no new connections, finishing %d running job(s)", why, srv->running);
-  if (srv->listening) {
-    uv_close((uv_handle_t *)&srv->listener, on_closed_noop);
-    srv->listening = false;
-    unlink(srv->socket_path);
-  }
+  close_listener(srv);
   /* Queued jobs will never start: answer them now. */
   for (sbd_conn *c = srv->conns; c; c = c->next)
     while (c->queued_head) {
@@ -169,6 +186,45 @@ static void on_hangup_check(uv_timer_t *t) {
   sbd_server *srv = t->data;
   for (sbd_conn *c = srv->conns; c; c = c->next)
     if (c->read_eof && sbd_conn_hung_up(c)) sbd_conn_close(c);
+}
+
+/* --idle-timeout: no client and no job for that long, then exit. Clients
+ * connect to a lingering daemon holding <socket>.lock (daemon/client.c), so
+ * under the same lock "nothing waits to be accepted" and "the socket is
+ * gone" become one step: a client either got in before, or finds no socket
+ * and starts a new daemon; none is left in a closed backlog. */
+static void on_idle_check(uv_timer_t *t) {
+  sbd_server *srv = t->data;
+  /* a client that came and went between two checks counts as activity too */
+  bool came = srv->connections_total != srv->idle_seen_conns;
+  srv->idle_seen_conns = srv->connections_total;
+  if (srv->draining || srv->conns || srv->running || srv->queued || came) {
+    srv->idle_since = 0;
+    return;
+  }
+  uint64_t now = uv_hrtime();
+  if (!srv->idle_since) srv->idle_since = now;
+  if ((double)(now - srv->idle_since) / 1e9 < srv->cfg->idle_timeout_s) return;
+  char lock[4200];
+  snprintf(lock, sizeof lock, "%s.lock", srv->socket_path);
+  int fd = srv->socket_adopted ? -1 : open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    close(fd); /* a client is connecting: look again next time */
+    return;
+  }
+  uv_os_fd_t lfd;
+  struct pollfd p = {.fd = -1, .events = POLLIN};
+  if (srv->listening && uv_fileno((uv_handle_t *)&srv->listener, &lfd) == 0) p.fd = lfd;
+  if (p.fd >= 0 && poll(&p, 1, 0) == 1) { /* someone is in the backlog: serve them */
+    if (fd >= 0) close(fd);
+    srv->idle_since = 0;
+    return;
+  }
+  close_listener(srv);
+  if (fd >= 0) close(fd);
+  char why[64];
+  snprintf(why, sizeof why, "idle for %gs", srv->cfg->idle_timeout_s);
+  drain(srv, why);
 }
 
 static void on_connection(uv_stream_t *s, int status) {
@@ -203,8 +259,42 @@ static int claim_socket_path(sbd_server *srv) {
   return 0;
 }
 
+/* The socket file's mode: --socket-mode, else 0660, or 0666 when --allow-uid
+ * or --allow-gid name peers who are neither root nor in the socket's group
+ * (the daemon's peer check is then the gate). */
+static mode_t socket_mode(const sbd_config *cfg) {
+  if (cfg->socket_mode >= 0) return (mode_t)cfg->socket_mode;
+  size_t own = geteuid() != 0 ? 2 : 1; /* our uid and root, always there */
+  return cfg->n_allow_uid > own || cfg->n_allow_gid > 0 ? 0666 : 0660;
+}
+
+/* A socket systemd passed: used as it is; its group (SocketGroup=) may connect. */
+static int adopt_socket(sbd_server *srv, int fd) {
+  int rc = uv_pipe_init(&srv->loop, &srv->listener, 0);
+  if (rc == 0) rc = uv_pipe_open(&srv->listener, fd);
+  srv->listener.data = srv;
+  if (rc == 0) rc = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
+  if (rc < 0) {
+    sbd_log(srv, "error", "cannot use the socket systemd passed (%s): %s", srv->socket_path, uv_strerror(rc));
+    uv_close((uv_handle_t *)&srv->listener, NULL);
+    return rc;
+  }
+  struct stat st;
+  if (srv->socket_path[0] == '/' && stat(srv->socket_path, &st) == 0 && st.st_gid != 0 && (st.st_mode & 060)) {
+    srv->has_socket_gid = true;
+    srv->socket_gid = st.st_gid;
+  }
+  srv->socket_adopted = true;
+  srv->listening = true;
+  return 0;
+}
+
 static int listen_socket(sbd_server *srv) {
   char dir[4096];
+  if (srv->cfg->has_socket_gid) {
+    srv->has_socket_gid = true;
+    srv->socket_gid = srv->cfg->socket_gid;
+  }
   snprintf(dir, sizeof dir, "%s", srv->socket_path);
   char *slash = strrchr(dir, '/');
   if (slash && slash != dir) {
@@ -215,9 +305,16 @@ static int listen_socket(sbd_server *srv) {
   if (rc < 0) return rc;
   uv_pipe_init(&srv->loop, &srv->listener, 0);
   srv->listener.data = srv;
-  mode_t old = umask(0117); /* the socket is born 0660: no window where others may connect */
+  mode_t mode = socket_mode(srv->cfg);
+  mode_t old = umask(~mode & 0777); /* born with its mode: no window where others may connect */
   rc = uv_pipe_bind(&srv->listener, srv->socket_path);
   umask(old);
+  /* lchown: never follow a link someone put in the socket's place */
+  if (rc == 0 && srv->has_socket_gid && lchown(srv->socket_path, (uid_t)-1, srv->socket_gid) < 0) {
+    sbd_log(srv, "error", "cannot give %s to group %u: %s", srv->socket_path, (unsigned)srv->socket_gid,
+            strerror(errno));
+    rc = UV_EPERM;
+  }
   if (rc == 0) rc = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
   if (rc < 0) {
     sbd_log(srv, "error", "cannot listen on %s: %s", srv->socket_path, uv_strerror(rc));
@@ -234,6 +331,9 @@ int sbd_run(sbd_config *cfg) {
   srv->cfg = cfg;
   if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
   else sbd_default_socket(srv->socket_path, sizeof srv->socket_path);
+  /* systemd's socket first, before anything else opens descriptors */
+  char lerr[256] = "";
+  int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);
   if (cfg->jobs <= 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->jobs = n > 0 ? (int)n : 1;
@@ -241,6 +341,13 @@ int sbd_run(sbd_config *cfg) {
   /* Before libuv exists: the runtime unshares a mount namespace, which a
    * threaded process cannot. */
   cfg->runtime.netns_slots = cfg->jobs;
+  /* the same runtime-dir rules as the socket's: an inherited $XDG_RUNTIME_DIR
+   * we cannot write must not stop the daemon */
+  char state_dir[4096];
+  if (!cfg->runtime.state_dir) {
+    sbd_default_state_dir(state_dir, sizeof state_dir);
+    cfg->runtime.state_dir = state_dir;
+  }
   char err[SB_ERR_MAX] = "";
   if (sb_runtime_open(&cfg->runtime, &srv->rt, err) < 0) {
     fprintf(stderr, "surgeboxd: %s\n", err);
@@ -271,7 +378,8 @@ int sbd_run(sbd_config *cfg) {
   srv->n_slots = cfg->jobs;
   srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
   int code = 0;
-  if (!srv->slot_busy || listen_socket(srv) < 0) {
+  if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
+  if (!srv->slot_busy || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
   } else {
     const char *w = sb_runtime_warning(srv->rt);
@@ -291,6 +399,24 @@ int sbd_run(sbd_config *cfg) {
     srv->hangups.data = srv;
     uv_timer_start(&srv->hangups, on_hangup_check, 1000, 1000);
     uv_unref((uv_handle_t *)&srv->hangups);
+    uv_timer_init(&srv->loop, &srv->idle);
+    srv->idle.data = srv;
+    if (cfg->idle_timeout_s > 0) {
+      double period = cfg->idle_timeout_s * 1000 / 4;
+      uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;
+      uv_timer_start(&srv->idle, on_idle_check, ms, ms);
+      uv_unref((uv_handle_t *)&srv->idle);
+    }
+    if (cfg->log_file) { /* from now on (a lingering private daemon): its client's stderr is left alone */
+      int lf = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (lf >= 0) {
+        dup2(lf, STDERR_FILENO);
+        close(lf);
+      }
+    }
+    char st[4300];
+    snprintf(st, sizeof st, "READY=1\nSTATUS=listening on %s, %d workers", srv->socket_path, srv->n_slots);
+    sbd_notify(st);
     if (cfg->ready_fd >= 0) {
       if (write(cfg->ready_fd, "ready\n", 6) < 0) {
       }
@@ -302,6 +428,7 @@ int sbd_run(sbd_config *cfg) {
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
     uv_close((uv_handle_t *)&srv->grace, NULL);
     uv_close((uv_handle_t *)&srv->hangups, NULL);
+    uv_close((uv_handle_t *)&srv->idle, NULL);
     sbd_cache_close(srv->cache);
     srv->cache = NULL;
     uv_run(&srv->loop, UV_RUN_DEFAULT);

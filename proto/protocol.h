@@ -164,6 +164,7 @@ typedef enum {
   SBP_REQ_TOOLCHAINS,
   SBP_REQ_STATUS,
   SBP_REQ_PING,
+  SBP_REQ_METRICS, /* the counters as OpenMetrics text */
 } sbp_request_type;
 
 const char *sbp_request_type_name(sbp_request_type t); /* "exec", ...; "?" if unknown */

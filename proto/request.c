@@ -9,6 +9,7 @@
 static const char *const type_names[] = {
     [SBP_REQ_EXEC] = "exec",     [SBP_REQ_CANCEL] = "cancel", [SBP_REQ_TOOLCHAINS] = "toolchains",
     [SBP_REQ_STATUS] = "status", [SBP_REQ_PING] = "ping",
+    [SBP_REQ_METRICS] = "metrics",
 };
 #define N_TYPES (sizeof type_names / sizeof type_names[0])
 
@@ -136,7 +137,7 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
   if (sbp_request_type_parse(json_object_get_string(v), &req->type) != 0) {
     char clip[SBP_CLIP_MAX];
     return sbp_fail(&c, SBP_E_UNKNOWN_TYPE,
-                    "unknown request type \"%s\" (expected exec, cancel, toolchains, status or ping)",
+                    "unknown request type \"%s\" (expected exec, cancel, toolchains, status, ping or metrics)",
                     sbp_clip(json_object_get_string(v), (size_t)json_object_get_string_len(v), clip));
   }
 
@@ -166,6 +167,7 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
   }
   case SBP_REQ_STATUS:
   case SBP_REQ_PING:
+  case SBP_REQ_METRICS:
     break;
   }
   *out = sbp_steal(&req);

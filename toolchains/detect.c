@@ -164,6 +164,22 @@ static char *name_for(const char *tmpl, const char *path, const char *version) {
   return strdup(out);
 }
 
+/* A detection that runs what the cache did not know (versions, option
+ * probes) and takes more than a second says once, on stderr, what it is doing. */
+static uint64_t detect_t0;
+static bool detect_announced = true; /* only sbt_registry_detect arms it */
+static const char *detect_cache_file;
+static bool detect_missed; /* something had to be run */
+static void announce_if_slow(void) {
+  if (detect_announced || !detect_missed || now_ms() - detect_t0 < 1000) return;
+  detect_announced = true;
+  if (detect_cache_file && detect_cache_file[0])
+    fprintf(stderr, "surgebox: detecting the installed toolchains and their options (once: cached in %s)\n",
+            detect_cache_file);
+  else
+    fprintf(stderr, "surgebox: detecting the installed toolchains and their options (no writable cache directory)\n");
+}
+
 /* ---- the cache file ---- */
 static json_object *cache_entry(json_object *cache, const char *bin, const char *real, const struct stat *st) {
   json_object *e, *v;
@@ -186,7 +202,10 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   char *bin_dir = strdup(real);
   *strrchr(bin_dir, '/') = '\0';
   sbt_vars vars = {.bin = bin, .bin_real = real, .bin_dir = bin_dir};
-  if (!version) version = read_version(d, &vars);
+  if (!version) {
+    detect_missed = true;
+    version = read_version(d, &vars);
+  }
   char *level_raw = NULL;
   if (version && d->level_argv) {
     json_object *lr = NULL; /* cached for this very regex only: a file may have changed since */
@@ -203,6 +222,19 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   char *name = name_for(b->name, bin, version);
   for (size_t i = 0; i < r->n_tcs; i++)
     if (strcmp(r->tcs[i].name, name) == 0) { /* first declaration wins */
+      /* but remember its version: else every start runs it again */
+      json_object *ne = json_object_new_object();
+      json_object_object_add(ne, "real", json_object_new_string(real));
+      json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)((uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+                                                                              (uint64_t)st.st_mtim.tv_nsec)));
+      json_object_object_add(ne, "size", json_object_new_int64((int64_t)st.st_size));
+      json_object_object_add(ne, "version", json_object_new_string(version));
+      if (level_raw) {
+        json_object_object_add(ne, "level", json_object_new_string(level_raw));
+        json_object_object_add(ne, "level_regex", json_object_new_string(d->level_regex));
+      }
+      if (!json_object_object_get_ex(new_cache, bin, NULL)) json_object_object_add(new_cache, bin, ne);
+      else json_object_put(ne);
       free(name);
       free(version);
       free(bin_dir);
@@ -294,6 +326,7 @@ static void probe_all(sbt_registry *r, json_object *new_cache) {
       }
     }
   }
+  if (n) detect_missed = true;
   for (size_t start = 0; start < n; start += MAX_PARALLEL) {
     size_t m = n - start < MAX_PARALLEL ? n - start : MAX_PARALLEL;
     pid_t pids[MAX_PARALLEL];
@@ -308,6 +341,7 @@ static void probe_all(sbt_registry *r, json_object *new_cache) {
       free_strv(argv);
     }
     wait_all(pids, status, m, now_ms() + PROBE_TIMEOUT_MS);
+    announce_if_slow();
     for (size_t i = 0; i < m; i++) {
       job *j = &jobs[start + i];
       bool ok = status[i] == 0;
@@ -354,11 +388,15 @@ static void detect_with(sbt_registry *r, json_object *cache, json_object *new_ca
         char *p = sbt_expand_env(bin->path);
         if (access(p, X_OK) == 0) add_toolchain(r, d, bin, p, cache, new_cache);
         free(p);
+        announce_if_slow();
         continue;
       }
       glob_t g;
       if (glob(bin->glob, 0, NULL, &g) == 0) {
-        for (size_t k = 0; k < g.gl_pathc; k++) add_toolchain(r, d, bin, g.gl_pathv[k], cache, new_cache);
+        for (size_t k = 0; k < g.gl_pathc; k++) {
+          add_toolchain(r, d, bin, g.gl_pathv[k], cache, new_cache);
+          announce_if_slow();
+        }
         globfree(&g);
       }
     }
@@ -380,6 +418,7 @@ int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ER
   snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
   json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
   json_object *new_cache = json_object_new_object();
+  detect_t0 = t0, detect_announced = false, detect_missed = false, detect_cache_file = cache_file;
   detect_with(r, cache, new_cache);
   /* Several daemons may share the file with other toolchain directories (a
    * daemon with none would otherwise leave "{}" and make every other one

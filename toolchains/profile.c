@@ -51,6 +51,7 @@ const char *sbf_defs_dir(void) {
   static char buf[4096];
   const char *env = getenv("SURGEBOX_PROFILE_DEFS");
   if (env && *env) return env;
+  if (sbt_installed_dir("profiles", buf, sizeof buf)) return buf;
   if (realpath(SURGEBOX_PROFILE_DEFS_SOURCE_DIR, buf) && access(buf, R_OK) == 0) return buf;
   return "/usr/share/surgebox/profiles";
 }

@@ -13,6 +13,8 @@
 const char *sbt_default_dir(void) {
   const char *env = getenv("SURGEBOX_TOOLCHAINS");
   if (env && *env) return env;
+  static char installed[4096];
+  if (sbt_installed_dir("toolchains", installed, sizeof installed)) return installed;
   if (access(SURGEBOX_TOOLCHAINS_SOURCE_DIR, R_OK) == 0) return SURGEBOX_TOOLCHAINS_SOURCE_DIR;
   return "/usr/share/surgebox/toolchains";
 }

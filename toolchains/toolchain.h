@@ -120,6 +120,9 @@ void sbt_registry_free(sbt_registry *r);
 /* The directory holding the toolchain files: $SURGEBOX_TOOLCHAINS, else the
  * source tree's (compiled in), else /usr/share/surgebox/toolchains. */
 const char *sbt_default_dir(void);
+/* <prefix>/share/surgebox/<sub> when this binary is <prefix>/bin/... and that
+ * directory exists (an installed surgebox), else NULL (datadir.c). */
+const char *sbt_installed_dir(const char *sub, char *buf, size_t cap);
 
 const sbt_toolchain *sbt_find(const sbt_registry *r, const char *name);
 /* A family that would own this name if it were installed (for
