@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const sbo_opt metrics_opts[] = {{NULL, 0, NULL, NULL}};
-static const sbo_cmd metrics_cmd = {"surgebox metrics", "",
+static const sbo_cmd metrics_cmd = {"surgebox metrics", "[--help]",
                                     "The daemon's counters in the OpenMetrics text format (ends with '# EOF'),\n"
                                     "for node_exporter's textfile collector. Never starts a daemon.",
                                     metrics_opts, NULL, "exit: 0 printed, 1 usage error, 2 no daemon answered", false};
