@@ -9,6 +9,7 @@
 #include "merge.h"
 
 #include "cruxeval/cruxeval.h"
+#include "surge/drmatrix_shard.h"
 
 #include "cliopt.h"
 #include <stdbool.h>
@@ -91,7 +92,7 @@ static int check_disjoint(sbr_merge_shard *sh, size_t n) {
 }
 
 static const sbo_opt merge_opts[] = {
-    {"out", 'o', "OUT", "where the merged output goes (a directory for regen, a file for verify and batch)"},
+    {"out", 'o', "OUT", "where the merged output goes (a directory for regen, a file for verify, batch and dr-matrix)"},
     {"summary", 's', "FILE", "regen: the fidelity report as JSON"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd merge_cmd = {
@@ -155,6 +156,7 @@ int sbr_merge_main(int argc, char **argv) {
     if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
     else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbr_drmatrix_merge(sh, n, out);
     else {
       fprintf(stderr, "merge: %s: shards of \"%s\" cannot be merged\n", sh[0].dir, cmd ? cmd : "?");
       rc = 2;

@@ -2,6 +2,7 @@
  *
  *   surgebox dr-matrix --data DIR [--compilers g++,clang++] [--stds 03,11,14,17]
  *                      [--opts O0,O1,O2,O3,Os] [--out FILE] [--jobs N] [--only I,J,...]
+ *                      [--shard I/N|auto [--shards N]]
  *
  * SURGE built DR by keeping the snippets whose output changes with the
  * configuration; custom_features.dependencies says which of compiler /
@@ -12,10 +13,13 @@
  * cache), writes every output as JSON Lines to --out (resumable: lines
  * already there are not run again), and reports per snippet how many
  * distinct outputs it has and which factors change them, against the
- * published dependencies. */
+ * published dependencies. With --shard only this shard's cells (snippet,
+ * configuration) run, and <out>.shard.json says which (drmatrix_shard.c);
+ * `surgebox merge` joins the shards. */
 #include "adapt_internal.h"
 #include "client.h"
 #include "cliopt.h"
+#include "drmatrix_shard.h"
 #include "protocol.h"
 #include "pump.h"
 
@@ -45,6 +49,7 @@ typedef struct {
   const sbr_env *env;
   FILE *out;
   json_object *done; /* "snippet/config" -> output, from an earlier run */
+  bool *mine;        /* [snippet * n_configs + config]: this shard's; NULL: all */
 } matrix;
 
 static volatile sig_atomic_t interrupted;
@@ -70,7 +75,7 @@ static void config_key(const matrix *m, size_t c, char *out, size_t cap) {
 static json_object *make(size_t i, void *ctx) {
   matrix *m = ctx;
   size_t s = i / n_configs(m), c = i % n_configs(m);
-  if (m->outputs[s][c]) return NULL; /* resumed */
+  if (m->outputs[s][c] || (m->mine && !m->mine[i])) return NULL; /* resumed, or another shard's */
   int ci, si, oi;
   config_of(m, c, &ci, &si, &oi);
   char key[64], std[16], cmd[1024], path[512], tc[64];
@@ -145,7 +150,7 @@ static bool factor_matters(const matrix *m, size_t s, int f) {
   return false;
 }
 
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_JOBS, O_SOCKET, O_ONLY, O_DUMP, O_NO_AUTOSTART };
+enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_JOBS, O_SOCKET, O_ONLY, O_DUMP, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
 static const sbo_opt drmatrix_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
     {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
@@ -157,13 +162,17 @@ static const sbo_opt drmatrix_opts[] = {
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {"socket", O_SOCKET, "PATH", "the daemon's socket"},
     {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
+    {"shard", O_SHARD, "I/N|auto", "run only shard I of N of the (snippet, configuration) cells (auto: "
+                                   "SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX); needs --out"},
+    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
                                      "Every DR snippet under every compiler, standard and optimisation level.",
                                      drmatrix_opts, NULL, NULL, false};
 
 int sbr_drmatrix_main(int argc, char **argv) {
-  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL;
+  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL, *shard_arg = NULL,
+             *shards_arg = NULL;
   const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";
   int jobs = 0;
   bool autostart = true;
@@ -188,12 +197,20 @@ int sbr_drmatrix_main(int argc, char **argv) {
     case O_ONLY: only = v; break;
     case O_DUMP: dump = v; break;
     case O_NO_AUTOSTART: autostart = false; break;
+    case O_SHARD: shard_arg = v; break;
+    case O_SHARDS: shards_arg = v; break;
     }
   }
   if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
   if (rc == 0 && k != SBO_STOP && !data) rc = sbo_usage_error(&p, "--data DIR is required");
   sbo_done(&p);
   if (rc || k == SBO_STOP) return rc;
+  }
+  sbr_shard shard;
+  if (sbr_shard_from_args("dr-matrix", shard_arg, shards_arg, &shard) < 0) return 1;
+  if (shard.count && !out_path) {
+    fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");
+    return 1;
   }
   matrix m = {0};
   m.nc = split_list(comps, m.comp, MAXV, sizeof m.comp[0]);
@@ -259,9 +276,18 @@ int sbr_drmatrix_main(int argc, char **argv) {
     m.out = fopen(out_path, "a");
   }
   char jobs_arg[16], err[512];
+  sbr_env env;
+  sbc_conn c;
+  int rc = 0;
+  if (!shard.count && resumed == m.n_snips * n_configs(&m) && !dump) {
+    /* every cell known (a finished run, or merged shards): no daemon */
+    sbr_env_init(&env, NULL, err, sizeof err);
+    if (m.out) fclose(m.out);
+    m.out = NULL;
+    goto report;
+  }
   snprintf(jobs_arg, sizeof jobs_arg, "%d", jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
   const char *extra[] = {"--jobs", jobs_arg, NULL};
-  sbc_conn c;
   if (sbc_open(&c, socket, autostart, extra, err, sizeof err) < 0) {
     fprintf(stderr, "dr-matrix: %s\n", err);
     return 2;
@@ -270,8 +296,32 @@ int sbr_drmatrix_main(int argc, char **argv) {
   sbc_send(&c, tcreq);
   json_object_put(tcreq);
   json_object *tcresp = sbc_recv(&c);
-  sbr_env env;
   sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
+  if (shard.count) { /* this shard's cells, and its manifest before anything runs */
+    const char **qs = calloc(m.n_snips + 1, sizeof *qs), **cfgs = calloc(n_configs(&m) + 1, sizeof *cfgs);
+    char(*keys)[64] = calloc(n_configs(&m) + 1, sizeof *keys);
+    for (size_t s = 0; s < m.n_snips; s++) qs[s] = m.snips[s].question;
+    for (size_t k = 0; k < n_configs(&m); k++) {
+      int ci, si, oi;
+      char cmd[1024], pth[512], tc[64];
+      config_of(&m, k, &ci, &si, &oi);
+      config_key(&m, k, keys[k], sizeof keys[k]);
+      cfgs[k] = sbr_dr_command(&env, m.comp[ci], "c++11", m.opt[oi], cmd, sizeof cmd, pth, sizeof pth, tc, sizeof tc) < 0
+                    ? NULL /* its compiler is missing: make() runs none of its cells */
+                    : keys[k];
+    }
+    m.mine = calloc(m.n_snips * n_configs(&m) + 1, sizeof *m.mine);
+    sbr_drmatrix_run run = {path, comps, stds, opts, only, out_path};
+    int prc = sbr_drmatrix_shard_plan(&shard, &run, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, qs,
+                                      m.n_snips, cfgs, n_configs(&m), m.mine);
+    free(qs);
+    free(cfgs);
+    free(keys);
+    if (prc < 0) {
+      sbc_close(&c);
+      return 2; /* a one-shot tool: the OS frees the rest */
+    }
+  }
   if (tcresp) json_object_put(tcresp);
   m.env = &env;
   fprintf(stderr, "dr-matrix: %zu snippets x %zu configurations (%zu resumed), g++ = %s, clang++ = %s\n", m.n_snips,
@@ -289,9 +339,10 @@ int sbr_drmatrix_main(int argc, char **argv) {
     sbc_close(&c);
     return drc < 0 ? 2 : 0; /* a one-shot tool: the OS frees the rest */
   }
-  int rc = sbr_pump_run(&c, &pump);
+  rc = sbr_pump_run(&c, &pump);
   sbc_close(&c);
   if (m.out) fclose(m.out);
+report:;
   /* the report */
   static const char *const factor[] = {"compiler", "standard", "optimisation"};
   int varying = 0, agree = 0, with_deps = 0, factor_count[3] = {0};
@@ -335,6 +386,7 @@ int sbr_drmatrix_main(int argc, char **argv) {
   }
   free(m.outputs);
   free(m.snips);
+  free(m.mine);
   sbr_env_free(&env);
   json_object_put(dr);
   return rc < 0 ? (interrupted ? 130 : 2) : 0;

@@ -77,7 +77,7 @@ int sbr_regen_shard_plan(const sbr_shard *sh, json_object *const *published, con
 
 /* SHA-256 over every toolchain's name, version and availability, in the
  * daemon's order: two machines with the same identity give the same hex. */
-static void toolchain_identity(json_object *toolchains, char hex[65]) {
+void sbr_toolchains_sha256(json_object *toolchains, char hex[65]) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -118,7 +118,7 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
   json_object_object_add(m, "options", opts);
   json_object_object_add(m, "profile", json_object_new_string(o->profile ? o->profile : "host"));
   char hex[65];
-  toolchain_identity(toolchains, hex);
+  sbr_toolchains_sha256(toolchains, hex);
   json_object_object_add(m, "toolchains_sha256", json_object_new_string(hex));
   char sh_s[32];
   snprintf(sh_s, sizeof sh_s, "%.6f", share);

@@ -22,6 +22,10 @@ typedef struct {
   bool inproc, mimic;
 } sbr_regen_manifest_opts;
 
+/* The toolchains' identity (name, version, availability of each, in the
+ * daemon's order) as SHA-256 hex: shards of one run must agree on it. */
+void sbr_toolchains_sha256(json_object *toolchains, char hex[65]);
+
 /* The manifest written to <out>/shard.json (owned: from the plan). */
 json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const sbr_subset *subsets, size_t n_subsets,
                                 const sbr_regen_manifest_opts *o, json_object *toolchains, json_object *owned,
