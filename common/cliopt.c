@@ -165,7 +165,7 @@ void sbo_usage(const sbo_cmd *c, FILE *f) {
   if (c->footer) fprintf(f, "\n%s", c->footer);
 }
 
-static int vfail(const char *name, bool json, int status, const char *hint, const char *fmt, va_list ap) {
+__attribute__((format(printf, 5, 0))) static int vfail(const char *name, bool json, int status, const char *hint, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
   if (json) {
