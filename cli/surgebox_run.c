@@ -95,30 +95,30 @@ int main(int argc, char **argv) {
   sbo_parser p;
   sbo_init(&p, &run_cmd, argc, argv);
   int c;
-  const char *optarg;
+  const char *oval;
   bool bad = false;
-  while (!bad && (c = sbo_next(&p, &optarg)) > 0) {
+  while (!bad && (c = sbo_next(&p, &oval)) > 0) {
     switch (c) {
-    case O_DIR: dir = optarg; break;
-    case O_TIME: bad = parse_double(optarg, &spec.limits.wall_time_s) < 0; break;
-    case O_CPU: bad = parse_double(optarg, &spec.limits.cpu_time_s) < 0; break;
-    case O_MEM: bad = parse_u64(optarg, &spec.limits.memory_mib) < 0; break;
-    case O_PIDS: bad = parse_u64(optarg, &spec.limits.pids) < 0; break;
-    case O_OUT: bad = parse_u64(optarg, &spec.limits.output_bytes) < 0; break;
-    case O_FSIZE: bad = parse_u64(optarg, &spec.limits.file_size_mib) < 0; break;
-    case O_TMP: bad = parse_u64(optarg, &spec.limits.tmp_mib) < 0; break;
-    case O_NOFILE: bad = parse_u64(optarg, &spec.limits.open_files) < 0; break;
-    case O_STDIN: stdin_path = optarg; break;
+    case O_DIR: dir = oval; break;
+    case O_TIME: bad = parse_double(oval, &spec.limits.wall_time_s) < 0; break;
+    case O_CPU: bad = parse_double(oval, &spec.limits.cpu_time_s) < 0; break;
+    case O_MEM: bad = parse_u64(oval, &spec.limits.memory_mib) < 0; break;
+    case O_PIDS: bad = parse_u64(oval, &spec.limits.pids) < 0; break;
+    case O_OUT: bad = parse_u64(oval, &spec.limits.output_bytes) < 0; break;
+    case O_FSIZE: bad = parse_u64(oval, &spec.limits.file_size_mib) < 0; break;
+    case O_TMP: bad = parse_u64(oval, &spec.limits.tmp_mib) < 0; break;
+    case O_NOFILE: bad = parse_u64(oval, &spec.limits.open_files) < 0; break;
+    case O_STDIN: stdin_path = oval; break;
     case O_MERGE: spec.merge_output = true; break;
-    case O_CG: bad = sb_cgroup_kind_parse(optarg, &ro.cgroup) < 0; break;
+    case O_CG: bad = sb_cgroup_kind_parse(oval, &ro.cgroup) < 0; break;
     case O_ENV:
-      bad = !strchr(optarg, '=');
-      env[n_env++] = optarg;
+      bad = !strchr(oval, '=');
+      env[n_env++] = oval;
       break;
-    case O_CWD: spec.cwd = optarg; break;
-    case O_ROOT: spec.root = optarg; break;
+    case O_CWD: spec.cwd = oval; break;
+    case O_ROOT: spec.root = oval; break;
     case O_JSON: json = true; break;
-    case O_UIDRANGE: bad = sb_uid_range_parse(optarg, &ro.uid_first, &ro.uid_count) < 0; break;
+    case O_UIDRANGE: bad = sb_uid_range_parse(oval, &ro.uid_first, &ro.uid_count) < 0; break;
     case O_B64: spec.output_base64 = true; break;
     case O_VERSION:
       printf("surgebox-run %s\n", SURGEBOX_VERSION);
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
       free(env);
       return 0;
     }
-    if (bad) sbo_bad_value(&p, c, optarg);
+    if (bad) sbo_bad_value(&p, c, oval);
   }
   sbo_done(&p);
   /* in order: PROGRAM is the first positional, or what follows "--" */
