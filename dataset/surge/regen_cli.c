@@ -248,7 +248,7 @@ static void best_profile(sbc_conn *c, sbr_env *env, const char *run_profile) {
 }
 
 enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_SOCKET, O_ONLY, O_PROFILE, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM,
-       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY, O_SHARD, O_SHARDS, O_PLAN };
+       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY, O_SHARD, O_SHARDS, O_PLAN, O_PLAN_JSON };
 static const sbo_opt regen_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
     {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
@@ -268,7 +268,8 @@ static const sbo_opt regen_opts[] = {
     {"shard", O_SHARD, "I/N|auto", "run only shard I of N (auto: SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX); "
                                    "`surgebox merge` joins the --out dirs"},
     {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
-    {"plan", O_PLAN, NULL, "print every shard's items and expected cost, run nothing (no daemon)"},
+    {"plan", O_PLAN, NULL, "print every shard's item count and expected cost, run nothing (no daemon)"},
+    {"plan-json", O_PLAN_JSON, NULL, "like --plan, as JSON naming every shard's items (subset: indices)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
                                   "Regenerate SURGE's references by running every item; a fidelity report.",
@@ -278,7 +279,7 @@ typedef struct {
   const char *data, *out, *summary, *socket, *only, *profile, *dump, *shard, *shards;
   char subsets_arg[128];
   int jobs, repeat;
-  bool autostart, inproc, mimic, retry_failed, plan;
+  bool autostart, inproc, mimic, retry_failed, plan, plan_json;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -317,6 +318,7 @@ static int parse(int argc, char **argv, opts *o) {
     case O_SHARD: o->shard = v; break;
     case O_SHARDS: o->shards = v; break;
     case O_PLAN: o->plan = true; break;
+    case O_PLAN_JSON: o->plan = o->plan_json = true; break;
     }
   }
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
@@ -391,7 +393,7 @@ int sbr_regen_main(int argc, char **argv) {
       fprintf(stderr, "regen: --plan needs --shard I/N (or --shard auto --shards N)\n");
       return 1;
     }
-    return sbr_regen_shard_print_plan(shard.count, published, subsets, n_subsets, o.only, stdout);
+    return sbr_regen_shard_print_plan(shard.count, published, subsets, n_subsets, o.only, o.plan_json, stdout);
   }
   if (o.out && sb_mkdir_p(o.out, 0755) < 0) {
     fprintf(stderr, "regen: cannot create %s: %s\n", o.out, strerror(errno));

@@ -142,9 +142,10 @@ int sbr_regen_shard_check_resume(const char *path, json_object *manifest) {
 }
 
 int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, const sbr_subset *subsets,
-                               size_t n_subsets, const char *only, FILE *f) {
+                               size_t n_subsets, const char *only, bool as_json, FILE *f) {
   double largest = 0, total = 0;
-  fprintf(f, "%-8s %6s %14s %8s\n", "shard", "items", "expected (s)", "share");
+  json_object *doc = json_object_new_object(), *plan = json_object_new_array();
+  if (!as_json) fprintf(f, "%-8s %6s %14s %8s\n", "shard", "items", "expected (s)", "share");
   for (unsigned k = 0; k < count; k++) {
     sbr_shard sh = {k, count};
     bool *mine[SBR_N_SUBSETS] = {0};
@@ -160,12 +161,31 @@ int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, co
         }
       free(mine[s]);
     }
-    json_object_put(owned);
-    fprintf(f, "%u/%-6u %6zu %14.1f %7.2f%%\n", k, count, items, cost, share * 100);
+    if (as_json) {
+      json_object *row = json_object_new_object();
+      json_object_object_add(row, "shard", json_object_new_int((int)k));
+      json_object_object_add(row, "n_items", json_object_new_int64((int64_t)items));
+      json_object_object_add(row, "expected_s", json_object_new_double(cost));
+      json_object_object_add(row, "items", owned);
+      json_object_array_add(plan, row);
+    } else {
+      json_object_put(owned);
+      fprintf(f, "%u/%-6u %6zu %14.1f %7.2f%%\n", k, count, items, cost, share * 100);
+    }
     total += cost;
     if (cost > largest) largest = cost;
   }
-  fprintf(f, "largest shard: %.4f of the expected total %.1f s (ideal 1/%u = %.4f)\n", total > 0 ? largest / total : 0,
-          total, count, 1.0 / count);
+  if (as_json) {
+    json_object_object_add(doc, "shards", json_object_new_int((int)count));
+    json_object_object_add(doc, "expected_total_s", json_object_new_double(total));
+    json_object_object_add(doc, "largest_share", json_object_new_double(total > 0 ? largest / total : 0));
+    json_object_object_add(doc, "plan", plan);
+    fprintf(f, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+  } else {
+    json_object_put(plan);
+    fprintf(f, "largest shard: %.4f of the expected total %.1f s (ideal 1/%u = %.4f)\n",
+            total > 0 ? largest / total : 0, total, count, 1.0 / count);
+  }
+  json_object_put(doc);
   return 0;
 }

@@ -35,9 +35,11 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
  * the same run: 0, or -1 with a message. */
 int sbr_regen_shard_check_resume(const char *path, json_object *manifest);
 
-/* regen --plan: every shard's items and expected cost, and the largest
- * shard's share of the total against the ideal 1/N. */
+/* regen --plan: every shard's item count and expected cost, and the largest
+ * shard's share of the total against the ideal 1/N; as_json: one JSON
+ * document that also names each shard's items (bench/shards.sh sums
+ * measured item costs with it). */
 int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, const sbr_subset *subsets,
-                               size_t n_subsets, const char *only, FILE *f);
+                               size_t n_subsets, const char *only, bool as_json, FILE *f);
 
 #endif
