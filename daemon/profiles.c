@@ -31,8 +31,8 @@ sbd_profile *sbd_profile_get(sbd_server *srv, const char *name, char *err, size_
   }
   char perr[SBF_ERR_MAX] = "", dir[4096], cache_dir[4096], cache_file[4300];
   if (sbf_profile_open(profiles_dir(srv), name, &p->prof, perr, sizeof perr) < 0) {
-    snprintf(err, n, "unknown profile \"%s\" in %s: %s (create it with: surgebox profile create %s)", name,
-             profiles_dir(srv), perr, name);
+    /* perr names the directory and, where creating it helps, the command */
+    snprintf(err, n, "unknown profile \"%s\": %s", name, perr);
     free(p);
     return NULL;
   }
