@@ -205,6 +205,61 @@ def case_ping_no_daemon():
     check(p.returncode == 2 and os.path.exists(marker), f"status does autostart: {p.returncode} {os.path.exists(marker)}")
 
 
+def case_daemon_options():
+    """surgeboxd parses like every other command: generated usage on stdout for
+    --help/-h (exit 0, even with a broken --config), a mistake on the command
+    line or in the config file is one line naming it and pointing at --help,
+    exit 1. No daemon starts: every call below ends before listening."""
+    d = os.path.join(BIN, "surgeboxd")
+
+    def daemon(args):
+        return subprocess.run([d] + args, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    t = tmpdir()
+    bad_conf = write(t, "bad.conf", "jobs = 2\n# a comment\nfrobnicate = 1\n")
+    ref = run(["ping", "--help"]).stdout  # the layout every command's usage has
+    for args in (["--help"], ["-h"], ["--config", bad_conf, "--help"]):
+        p = daemon(args)
+        out = p.stdout.decode()
+        check(p.returncode == 0 and out.startswith("usage: surgeboxd [options]\n") and not p.stderr
+              and "\noptions:\n" in out and "\noptions:\n" in ref.decode()
+              and re.search(r"^      --jobs N +sandboxes at once", out, re.M)
+              and re.search(r"^  -h, --help +print this help and exit$", out, re.M),
+              f"surgeboxd {' '.join(args)}: exit {p.returncode}, stdout {out[:200]!r}, stderr {p.stderr[:200]!r}")
+    # written by hand: the same sentences as `surgebox regen --jobs=many` etc.
+    conf_val = write(t, "val.conf", "jobs = many\n")
+    hint = " (see surgeboxd --help)\n"
+    for args, want in ((["--jobs", "x"], "surgeboxd: bad value 'x' for --jobs" + hint),
+                       (["--jobs=x"], "surgeboxd: bad value 'x' for --jobs" + hint),
+                       (["--no-such-option"], "surgeboxd: unknown option '--no-such-option'" + hint),
+                       (["--jobs"], "surgeboxd: option '--jobs' needs a value (N)" + hint),
+                       (["--quiet=yes"], "surgeboxd: option '--quiet' takes no value" + hint),
+                       (["stray"], "surgeboxd: unexpected argument 'stray'" + hint),
+                       (["--config", bad_conf], f"surgeboxd: {bad_conf}:3: unknown key 'frobnicate'" + hint),
+                       (["--config=" + conf_val], f"surgeboxd: {conf_val}:1: bad value 'many' for jobs" + hint)):
+        p = daemon(args)
+        check(p.returncode == 1 and p.stderr.decode() == want and not p.stdout,
+              f"surgeboxd {' '.join(args)}: exit {p.returncode}, stderr {p.stderr!r} (want {want!r})")
+    # every key the daemon has always taken (written by hand): all accepted, so the
+    # mistake reported is the last line's; the command line's own are refused as keys
+    keys = ["socket = /nonexistent/s.sock", "socket-group = 0", "socket-mode = 0660", "jobs = 2", "max-queue = 5",
+            "allow-uid = 1000", "allow-gid = 1000", "log-json = true", "log-file = /nonexistent/log", "quiet = yes",
+            "grace = 3", "idle-timeout = 0", "max-line = 4096", "cgroup = auto", "state-dir = /nonexistent/st",
+            "toolchains = /nonexistent/tc", "cache-dir = /nonexistent/c", "cache-max-mib = 10", "no-cache = false",
+            "profiles-dir = /nonexistent/p", "profile = host", "uid-range = 1879048192-1879052287"]
+    for last in ("frobnicate = 1", "ready-fd = 3", "config = /x", "help", "version"):
+        conf = write(t, "all.conf", "\n".join(keys + [last]) + "\n")
+        key = last.split(" ")[0]
+        want = f"surgeboxd: {conf}:{len(keys) + 1}: unknown key '{key}'" + hint
+        p = daemon(["--config", conf])
+        check(p.returncode == 1 and p.stderr.decode() == want, f"every key, then {last!r}: {p.returncode} {p.stderr!r}")
+    p = run(["regen", "--jobs=many", "--data", "x"])
+    check(p.returncode == 1 and p.stderr == b"surgebox regen: bad value 'many' for --jobs (see surgebox regen --help)\n",
+          f"the other commands' sentence: {p.stderr!r}")
+    p = daemon(["--vers"])  # a unique prefix, as getopt_long and the other commands take it
+    check(p.returncode == 0 and re.fullmatch(rb"surgeboxd \d+\.\d+\.\d+\n", p.stdout) is not None,
+          f"surgeboxd --vers: {p.returncode} {p.stdout!r} {p.stderr!r}")
+
+
 # ---------------------------------------------------------------- with a daemon
 
 def with_daemon(fn):
