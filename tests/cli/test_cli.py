@@ -260,6 +260,74 @@ def case_daemon_options():
           f"surgeboxd --vers: {p.returncode} {p.stdout!r} {p.stderr!r}")
 
 
+def case_python_socket():
+    """The Python client's runtime directory and default socket are the C
+    client's (sbd_runtime_dir/sbd_default_socket), for several environments.
+    The C answer is the path `surgebox ping` (which never starts a daemon)
+    reports it could not connect to."""
+    if os.geteuid() != 0:
+        skip("needs root (other uids, directories owned by them)")
+    if os.getpid() != 1:
+        skip("not inside the unshare wrapper (a private /tmp is mounted here)")
+    # a private /tmp: /tmp/surgebox-<uid> of this run only (other tests use the real ones)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "sbcli-tmp", "/tmp"], check=True)
+    pysrc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python")
+    uid, other = 4242, 4243
+    base = tempfile.mkdtemp(prefix="sbcli-xdg-", dir="/tmp")
+    os.chmod(base, 0o755)
+
+    def mk(name, owner, mode):
+        path = os.path.join(base, name)
+        os.mkdir(path)
+        os.chown(path, owner, owner)
+        os.chmod(path, mode)
+        return path
+    mine = mk("mine", uid, 0o700)
+    os.symlink(mine, os.path.join(base, "link"))
+    envs = [("SURGEBOX_SOCKET", {"SURGEBOX_SOCKET": "/x/y.sock", "XDG_RUNTIME_DIR": mine}),
+            ("private XDG_RUNTIME_DIR", {"XDG_RUNTIME_DIR": mine}),
+            ("empty SURGEBOX_SOCKET", {"SURGEBOX_SOCKET": "", "XDG_RUNTIME_DIR": mine}),
+            ("trailing slash", {"XDG_RUNTIME_DIR": mine + "/"}),
+            ("group-writable", {"XDG_RUNTIME_DIR": mk("gw", uid, 0o770)}),
+            ("someone else's", {"XDG_RUNTIME_DIR": mk("theirs", other, 0o700)}),
+            ("read-only", {"XDG_RUNTIME_DIR": mk("ro", uid, 0o500)}),
+            ("a link", {"XDG_RUNTIME_DIR": os.path.join(base, "link")}),
+            ("relative", {"XDG_RUNTIME_DIR": "mine"}),
+            ("absent", {"XDG_RUNTIME_DIR": os.path.join(base, "nosuch")}),
+            ("unset", {})]
+    python = "/usr/bin/python3"  # Debian's: other uids can run it (the client's own tests use it too)
+    if not os.access(python, os.X_OK):
+        skip("no /usr/bin/python3")
+    script = ("import sys; sys.path.insert(0, %r); import surgebox\n"
+              "print(surgebox.default_socket())\n" % pysrc)
+
+    def answers(env, as_uid):
+        def become():
+            if as_uid:
+                os.setgroups([])
+                os.setgid(as_uid)
+                os.setuid(as_uid)
+        full = {"PATH": os.environ["PATH"], "HOME": "/nonexistent"}
+        full.update(env)
+        py = subprocess.run([python, "-c", script], env=full, cwd=base, capture_output=True,
+                            preexec_fn=become, timeout=60)
+        c = subprocess.run([SURGEBOX, "ping"], env=full, cwd=base, capture_output=True, preexec_fn=become, timeout=60)
+        m = re.search(rb"cannot connect to (.+?): [A-Z]", c.stderr)
+        return (py.stdout.decode().strip() if py.returncode == 0 else "python failed: %r" % py.stderr[-300:],
+                m.group(1).decode() if m else "no path in %r" % c.stderr)
+    for what, env in envs:
+        py, c = answers(env, uid)
+        check(py == c, f"uid {uid}, {what}: python {py!r}, C {c!r}")
+    py, c = answers({"XDG_RUNTIME_DIR": mine}, 0)
+    check(py == c == "/run/surgebox/surgebox.sock", f"root: python {py!r}, C {c!r}")
+    # /tmp/surgebox-<uid> refused (not private): both still name the socket in it
+    os.chmod("/tmp/surgebox-%d" % uid, 0o777)
+    py, c = answers({}, uid)
+    check(py == c == "/tmp/surgebox-%d/surgebox.sock" % uid, f"fallback refused: python {py!r}, C {c!r}")
+    # the answers checked above are not all the same one
+    check(answers({"XDG_RUNTIME_DIR": mine}, uid)[1] == mine + "/surgebox.sock", "a private XDG_RUNTIME_DIR is used")
+
+
 # ---------------------------------------------------------------- with a daemon
 
 def with_daemon(fn):
