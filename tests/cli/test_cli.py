@@ -14,7 +14,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from private_daemon import PrivateDaemon  # noqa: E402
 
 BIN = sys.argv[1]
 SEED = sys.argv[3] if len(sys.argv) > 3 else None
@@ -54,43 +56,20 @@ def run(args, env=None, input=None, stdin=subprocess.DEVNULL, timeout=300, cwd=N
     return subprocess.run([SURGEBOX] + args, env=env, capture_output=True, timeout=timeout, cwd=cwd, **kw)
 
 
-class Daemon:
-    """A private surgeboxd (own socket and compile cache); its log on stderr."""
+class Daemon(PrivateDaemon):
+    """A private surgeboxd (own socket and compile cache); its log on stderr.
+    SEED carries toolchain detection from one case's daemon to the next."""
 
     def __init__(self):
-        self.dir = tmpdir()
-        os.chmod(self.dir, 0o755)
-        self.sock = os.path.join(self.dir, "s.sock")
-        cache = os.path.join(self.dir, "cache")
+        cache = os.path.join(tmpdir(), "cache")
         os.makedirs(cache)
         if SEED and os.path.exists(SEED):
             shutil.copyfile(SEED, os.path.join(cache, "toolchains.json"))
-        self.log = open(os.path.join(self.dir, "log"), "w+")
-        self.proc = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", self.sock,
-                                      "--cache-dir", cache],
-                                     stdin=subprocess.DEVNULL, stderr=self.log)
+        super().__init__(BIN, cache)
         self.env = dict(os.environ, SURGEBOX_SOCKET=self.sock)
-        deadline = time.time() + 400
-        while time.time() < deadline:
-            if run(["ping"], env=self.env).returncode == 0:
-                if SEED and not os.path.exists(SEED) and os.path.exists(os.path.join(cache, "toolchains.json")):
-                    shutil.copyfile(os.path.join(cache, "toolchains.json"), SEED + ".tmp%d" % os.getpid())
-                    os.replace(SEED + ".tmp%d" % os.getpid(), SEED)
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise RuntimeError("daemon did not start: " + self.logtext())
-
-    def logtext(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(60)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if SEED and not os.path.exists(SEED) and os.path.exists(os.path.join(cache, "toolchains.json")):
+            shutil.copyfile(os.path.join(cache, "toolchains.json"), SEED + ".tmp%d" % os.getpid())
+            os.replace(SEED + ".tmp%d" % os.getpid(), SEED)
 
 
 def need_gxx(d):
