@@ -1,9 +1,10 @@
 /* surgeboxd's command line and config file. */
 #include "internal.h"
 
+#include "cliopt.h"
+
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -87,41 +88,6 @@ void sbd_default_cache_dir(char *out, size_t cap) {
   user_cache_dir(out, cap); /* uid 0 of a user namespace: /var/cache is not ours */
 }
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: surgeboxd [OPTION]...\n"
-          "The surgebox daemon: runs sandboxed jobs for clients of its Unix socket.\n"
-          "  --socket PATH       default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock\n"
-          "  --socket-group NAME group of the socket file (name or number); its members may connect\n"
-          "  --socket-mode OCTAL mode of the socket file (default 0660; 0666 with --allow-uid/--allow-gid)\n"
-          "  --jobs N            sandboxes at once (default: number of CPUs)\n"
-          "  --max-queue N       queued jobs beyond the running ones before 'busy' (default 10000)\n"
-          "  --allow-uid UID     a peer allowed besides the daemon's own uid and root (repeatable)\n"
-          "  --allow-gid GID     peers whose primary group is GID are allowed (repeatable)\n"
-          "  --log-json          log as JSON Lines\n"
-          "  --log-file FILE     once listening, log to FILE instead of stderr\n"
-          "  --quiet             warnings and errors only\n"
-          "  --grace S           on SIGTERM, how long running jobs may finish (default 30)\n"
-          "  --idle-timeout S    exit after S seconds with no client and no job (default 0: never)\n"
-          "  --max-line BYTES    longest request line\n"
-          "  --cgroup KIND       auto|v2|v1|none\n"
-          "  --state-dir DIR     leases and state shared with other daemons\n"
-          "  --toolchains DIR    toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)\n"
-          "  --cache-dir DIR     compile and detection cache (default /var/cache/surgebox as root)\n"
-          "  --cache-max-mib N   compile cache bound (default 4096)\n"
-          "  --no-cache          no compile cache\n"
-          "  --profiles-dir DIR  where profiles live\n"
-          "  --profile NAME      default root file system of jobs (default host; see surgebox profile)\n"
-          "  --uid-range F-L     as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
-          "  --ready-fd FD       write \"ready\\n\" to FD once listening\n"
-          "  --config FILE       read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists);\n"
-          "                      'key = value' lines, keys are the long options; flags override it\n"
-          "  --help              this text\n"
-          "  --version           the version\n"
-          "Signals: SIGHUP detects toolchains again; SIGTERM/SIGINT drain and exit.\n"
-          "Exit status: 0 stopped cleanly, 1 usage error, 2 could not start.\n");
-}
-
 static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
   char *end;
   errno = 0;
@@ -152,26 +118,51 @@ static int parse_group(const char *s, gid_t *out) {
   return 0;
 }
 
+/* The options, with their help: the usage is generated from this table (the
+ * order here is the order of --help). Config file keys are the same long
+ * names, except the command line's own (cli_only). */
 enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
        O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
-       O_SMODE, O_LOGFILE, O_CONFIG, O_HELP, O_VERSION };
-static const struct option opts[] = {
-    {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
-    {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
-    {"allow-gid", required_argument, 0, O_GID},   {"log-json", no_argument, 0, O_LOGJSON},
-    {"grace", required_argument, 0, O_GRACE},     {"max-line", required_argument, 0, O_MAXLINE},
-    {"cgroup", required_argument, 0, O_CGROUP},   {"state-dir", required_argument, 0, O_STATE},
-    {"ready-fd", required_argument, 0, O_READY},  {"quiet", no_argument, 0, O_QUIET},
-    {"toolchains", required_argument, 0, O_TCDIR}, {"cache-dir", required_argument, 0, O_CACHEDIR},
-    {"cache-max-mib", required_argument, 0, O_CACHEMAX}, {"no-cache", no_argument, 0, O_NOCACHE},
-    {"profiles-dir", required_argument, 0, O_PROFDIR}, {"profile", required_argument, 0, O_PROFILE},
-    {"uid-range", required_argument, 0, O_UIDRANGE}, {"idle-timeout", required_argument, 0, O_IDLE},
-    {"socket-group", required_argument, 0, O_SGROUP}, {"socket-mode", required_argument, 0, O_SMODE},
-    {"log-file", required_argument, 0, O_LOGFILE}, {"config", required_argument, 0, O_CONFIG},
-    {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
-    {0, 0, 0, 0}};
+       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION };
+static const sbo_opt opts[] = {
+    {"socket", O_SOCKET, "PATH", "default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock"},
+    {"socket-group", O_SGROUP, "NAME", "group of the socket file (name or number); its members may connect"},
+    {"socket-mode", O_SMODE, "OCTAL", "mode of the socket file (default 0660; 0666 with --allow-uid/--allow-gid)"},
+    {"jobs", O_JOBS, "N", "sandboxes at once (default: number of CPUs)"},
+    {"max-queue", O_QUEUE, "N", "queued jobs beyond the running ones before 'busy' (default 10000)"},
+    {"allow-uid", O_UID, "UID", "a peer allowed besides the daemon's own uid and root (repeatable)"},
+    {"allow-gid", O_GID, "GID", "peers whose primary group is GID are allowed (repeatable)"},
+    {"log-json", O_LOGJSON, NULL, "log as JSON Lines"},
+    {"log-file", O_LOGFILE, "FILE", "once listening, log to FILE instead of stderr"},
+    {"quiet", O_QUIET, NULL, "warnings and errors only"},
+    {"grace", O_GRACE, "S", "on SIGTERM, how long running jobs may finish (default 30)"},
+    {"idle-timeout", O_IDLE, "S", "exit after S seconds with no client and no job (default 0: never)"},
+    {"max-line", O_MAXLINE, "BYTES", "longest request line"},
+    {"cgroup", O_CGROUP, "KIND", "auto|v2|v1|none"},
+    {"state-dir", O_STATE, "DIR", "leases and state shared with other daemons"},
+    {"toolchains", O_TCDIR, "DIR", "toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)"},
+    {"cache-dir", O_CACHEDIR, "DIR", "compile and detection cache (default /var/cache/surgebox as root)"},
+    {"cache-max-mib", O_CACHEMAX, "N", "compile cache bound (default 4096)"},
+    {"no-cache", O_NOCACHE, NULL, "no compile cache"},
+    {"profiles-dir", O_PROFDIR, "DIR", "where profiles live"},
+    {"profile", O_PROFILE, "NAME", "default root file system of jobs (default host; see surgebox profile)"},
+    {"uid-range", O_UIDRANGE, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)"},
+    {"ready-fd", O_READY, "FD", "write \"ready\\n\" to FD once listening (not in a config file)"},
+    {"config", O_CONFIG, "FILE", "read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists)"},
+    {"version", O_VERSION, NULL, "print the version and exit"},
+    {NULL, 0, NULL, NULL}};
 
-/* One option's value into c. 0, 1 (bad value), or -1 (help/version printed). */
+static const sbo_cmd cmd = {
+    .name = "surgeboxd",
+    .about = "The surgebox daemon: runs sandboxed jobs for clients of its Unix socket.",
+    .opts = opts,
+    .footer = "Config file: 'key = value' lines ('#' comments), keys are the long options (a flag takes\n"
+              "true or false); flags given on the command line override it.\n"
+              "Signals: SIGHUP detects toolchains again; SIGTERM/SIGINT drain and exit.\n"
+              "Exit status: 0 stopped cleanly, 1 usage error, 2 could not start.\n",
+};
+
+/* One option's value into c: 0, or 1 for a bad value. */
 static int apply(sbd_config *c, int o, const char *arg) {
   unsigned long v = 0;
   bool bad = false;
@@ -217,14 +208,15 @@ static int apply(sbd_config *c, int o, const char *arg) {
   }
   case O_LOGFILE: c->log_file = arg; break;
   case O_CONFIG: break; /* read before everything else */
-  case O_HELP: usage(stdout); return -1;
-  case O_VERSION: printf("surgeboxd %s\n", SURGEBOX_VERSION); return -1;
+  case O_VERSION: break; /* answered while the command line is read */
   }
   return bad ? 1 : 0;
 }
 
-static const struct option *find_opt(const char *name) {
-  for (const struct option *o = opts; o->name; o++)
+static bool cli_only(int key) { return key == O_CONFIG || key == O_VERSION || key == O_READY; }
+
+static const sbo_opt *find_opt(const char *name) {
+  for (const sbo_opt *o = opts; o->name; o++)
     if (strcmp(o->name, name) == 0) return o;
   return NULL;
 }
@@ -240,13 +232,12 @@ static char *trim(char *s) {
 static char *conf_text;
 
 /* 'key = value' lines, '#' comments; keys are the long options (flags:
- * true/false). 0, or 1 with a file:line message printed. */
-static int read_config(sbd_config *c, const char *path, bool must_exist) {
+ * true/false). 0, or 1 with a "FILE:LINE: ..." usage error printed. */
+static int read_config(sbd_config *c, const sbo_parser *p, const char *path, bool must_exist) {
   FILE *f = fopen(path, "r");
   if (!f) {
     if (!must_exist && errno == ENOENT) return 0;
-    fprintf(stderr, "surgeboxd: cannot read config %s: %s\n", path, strerror(errno));
-    return 1;
+    return sbo_fail(cmd.name, false, SBO_EXIT_USAGE, "cannot read config %s: %s", path, strerror(errno));
   }
   size_t cap = 0, len = 0;
   char line[4096];
@@ -270,89 +261,68 @@ static int read_config(sbd_config *c, const char *path, bool must_exist) {
       key = trim(s);
       val = trim(eq + 1);
     }
-    const struct option *o = find_opt(key);
-    if (!o || o->val == O_CONFIG || o->val == O_HELP || o->val == O_VERSION || o->val == O_READY) {
-      fprintf(stderr, "surgeboxd: %s:%d: unknown key '%s'\n", path, lineno, key);
-      rc = 1;
+    const sbo_opt *o = find_opt(key);
+    if (!o || cli_only(o->key)) {
+      rc = sbo_usage_error(p, "%s:%d: unknown key '%s'", path, lineno, key);
       break;
     }
-    if (o->has_arg == no_argument) {
+    if (!o->arg) {
       bool on = !val || !strcmp(val, "true") || !strcmp(val, "yes") || !strcmp(val, "1");
       bool off = val && (!strcmp(val, "false") || !strcmp(val, "no") || !strcmp(val, "0"));
-      if (!on && !off) {
-        fprintf(stderr, "surgeboxd: %s:%d: %s takes true or false, not '%s'\n", path, lineno, key, val);
-        rc = 1;
-      } else if (on) {
-        apply(c, o->val, NULL);
-      }
+      if (!on && !off) rc = sbo_usage_error(p, "%s:%d: %s takes true or false, not '%s'", path, lineno, key, val);
+      else if (on) apply(c, o->key, NULL);
       continue;
     }
     if (!val || !*val) {
-      fprintf(stderr, "surgeboxd: %s:%d: %s needs a value ('%s = VALUE')\n", path, lineno, key, key);
-      rc = 1;
+      rc = sbo_usage_error(p, "%s:%d: %s needs a value ('%s = VALUE')", path, lineno, key, key);
       break;
     }
     char *keep = conf_text + len;
     memcpy(keep, val, strlen(val) + 1);
     len += strlen(val) + 1;
-    if (apply(c, o->val, keep) != 0) {
-      fprintf(stderr, "surgeboxd: %s:%d: bad value for %s: '%s'\n", path, lineno, key, val);
-      rc = 1;
-    }
+    if (apply(c, o->key, keep) != 0) rc = sbo_usage_error(p, "%s:%d: bad value '%s' for %s", path, lineno, val, key);
   }
   fclose(f);
-  if (!conf_text) {
-    fprintf(stderr, "surgeboxd: out of memory reading %s\n", path);
-    return 1;
-  }
+  if (!conf_text) return sbo_fail(cmd.name, false, SBO_EXIT_FAILURE, "out of memory reading %s", path);
   if (rc == 0) c->config_file = path;
   return rc;
 }
 
-/* --config FILE or --config=FILE anywhere before "--": NULL if absent. */
-static const char *config_arg(int argc, char **argv) {
-  const char *found = NULL;
-  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) found = argv[++i];
-    else if (strncmp(argv[i], "--config=", 9) == 0) found = argv[i] + 9;
-  }
-  return found;
-}
-
+/* The command line is read first (--help, --version and mistakes answered
+ * before any file is opened), then the config file, then the flags applied
+ * over it in their order. */
 int sbd_config_parse(sbd_config *c, int argc, char **argv) {
   /* The daemon's own uid and root are always allowed. */
   c->allow_uid[c->n_allow_uid++] = geteuid();
   if (geteuid() != 0) c->allow_uid[c->n_allow_uid++] = 0;
-  const char *conf = config_arg(argc, argv);
-  if (read_config(c, conf ? conf : SBD_SYSTEM_CONFIG, conf != NULL) != 0) return 1;
-  int o;
-  optind = 0; /* glibc: a full reset */
-  opterr = 0; /* our own one-line messages */
-  while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-    if (o == '?' || o == ':') {
-      char name[128];
-      snprintf(name, sizeof name, "%s", argv[optind - 1]);
-      char *eq = strchr(name, '=');
-      if (eq && o == '?') *eq = '\0';
-      if (o == '?')
-        fprintf(stderr, "surgeboxd: unknown option '%s' (see surgeboxd --help)\n", name);
-      else
-        fprintf(stderr, "surgeboxd: option '%s' needs a value (see surgeboxd --help)\n", name);
-      return 1;
-    }
-    int rc = apply(c, o, optarg);
-    if (rc < 0) return -1;
-    if (rc > 0) {
-      const char *name = "?";
-      for (const struct option *p = opts; p->name; p++)
-        if (p->val == o) name = p->name;
-      fprintf(stderr, "surgeboxd: bad value for --%s: '%s' (see surgeboxd --help)\n", name, optarg);
-      return 1;
-    }
+  int *keys = calloc((size_t)argc + 1, sizeof *keys);
+  const char **vals = calloc((size_t)argc + 1, sizeof *vals);
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return sbo_fail(cmd.name, false, SBO_EXIT_FAILURE, "out of memory");
   }
-  if (optind < argc) {
-    fprintf(stderr, "surgeboxd: unexpected argument '%s' (see surgeboxd --help)\n", argv[optind]);
-    return 1;
+  sbo_parser p;
+  sbo_init(&p, &cmd, argc, argv);
+  int n = 0, k, rc = 0;
+  const char *val, *conf = NULL;
+  while ((k = sbo_next(&p, &val)) > 0) {
+    if (k == O_VERSION) {
+      printf("surgeboxd %s\n", SURGEBOX_VERSION);
+      break;
+    }
+    if (k == O_CONFIG) conf = val;
+    keys[n] = k;
+    vals[n++] = val;
   }
-  return 0;
+  if (k == SBO_STOP) rc = p.status == SBO_EXIT_OK ? -1 : p.status;
+  else if (k == O_VERSION) rc = -1;
+  else rc = sbo_no_args(&p);
+  if (rc == 0) rc = read_config(c, &p, conf ? conf : SBD_SYSTEM_CONFIG, conf != NULL);
+  for (int i = 0; rc == 0 && i < n; i++)
+    if (apply(c, keys[i], vals[i]) != 0) rc = sbo_bad_value(&p, keys[i], vals[i]);
+  sbo_done(&p);
+  free(keys);
+  free(vals);
+  return rc;
 }

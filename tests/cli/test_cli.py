@@ -14,7 +14,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from private_daemon import PrivateDaemon  # noqa: E402
 
 BIN = sys.argv[1]
 SEED = sys.argv[3] if len(sys.argv) > 3 else None
@@ -54,43 +56,20 @@ def run(args, env=None, input=None, stdin=subprocess.DEVNULL, timeout=300, cwd=N
     return subprocess.run([SURGEBOX] + args, env=env, capture_output=True, timeout=timeout, cwd=cwd, **kw)
 
 
-class Daemon:
-    """A private surgeboxd (own socket and compile cache); its log on stderr."""
+class Daemon(PrivateDaemon):
+    """A private surgeboxd (own socket and compile cache); its log on stderr.
+    SEED carries toolchain detection from one case's daemon to the next."""
 
     def __init__(self):
-        self.dir = tmpdir()
-        os.chmod(self.dir, 0o755)
-        self.sock = os.path.join(self.dir, "s.sock")
-        cache = os.path.join(self.dir, "cache")
+        cache = os.path.join(tmpdir(), "cache")
         os.makedirs(cache)
         if SEED and os.path.exists(SEED):
             shutil.copyfile(SEED, os.path.join(cache, "toolchains.json"))
-        self.log = open(os.path.join(self.dir, "log"), "w+")
-        self.proc = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", self.sock,
-                                      "--cache-dir", cache],
-                                     stdin=subprocess.DEVNULL, stderr=self.log)
+        super().__init__(BIN, cache)
         self.env = dict(os.environ, SURGEBOX_SOCKET=self.sock)
-        deadline = time.time() + 400
-        while time.time() < deadline:
-            if run(["ping"], env=self.env).returncode == 0:
-                if SEED and not os.path.exists(SEED) and os.path.exists(os.path.join(cache, "toolchains.json")):
-                    shutil.copyfile(os.path.join(cache, "toolchains.json"), SEED + ".tmp%d" % os.getpid())
-                    os.replace(SEED + ".tmp%d" % os.getpid(), SEED)
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise RuntimeError("daemon did not start: " + self.logtext())
-
-    def logtext(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(60)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if SEED and not os.path.exists(SEED) and os.path.exists(os.path.join(cache, "toolchains.json")):
+            shutil.copyfile(os.path.join(cache, "toolchains.json"), SEED + ".tmp%d" % os.getpid())
+            os.replace(SEED + ".tmp%d" % os.getpid(), SEED)
 
 
 def need_gxx(d):
@@ -203,6 +182,129 @@ def case_ping_no_daemon():
     check(sorted(os.listdir(t)) == ["fake-surgeboxd"], f"nothing left behind: {os.listdir(t)}")
     p = run(["status"], env=env)  # status may start one (the embedded default): the fake runs
     check(p.returncode == 2 and os.path.exists(marker), f"status does autostart: {p.returncode} {os.path.exists(marker)}")
+
+
+def case_daemon_options():
+    """surgeboxd parses like every other command: generated usage on stdout for
+    --help/-h (exit 0, even with a broken --config), a mistake on the command
+    line or in the config file is one line naming it and pointing at --help,
+    exit 1. No daemon starts: every call below ends before listening."""
+    d = os.path.join(BIN, "surgeboxd")
+
+    def daemon(args):
+        return subprocess.run([d] + args, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    t = tmpdir()
+    bad_conf = write(t, "bad.conf", "jobs = 2\n# a comment\nfrobnicate = 1\n")
+    ref = run(["ping", "--help"]).stdout  # the layout every command's usage has
+    for args in (["--help"], ["-h"], ["--config", bad_conf, "--help"]):
+        p = daemon(args)
+        out = p.stdout.decode()
+        check(p.returncode == 0 and out.startswith("usage: surgeboxd [options]\n") and not p.stderr
+              and "\noptions:\n" in out and "\noptions:\n" in ref.decode()
+              and re.search(r"^      --jobs N +sandboxes at once", out, re.M)
+              and re.search(r"^  -h, --help +print this help and exit$", out, re.M),
+              f"surgeboxd {' '.join(args)}: exit {p.returncode}, stdout {out[:200]!r}, stderr {p.stderr[:200]!r}")
+    # written by hand: the same sentences as `surgebox regen --jobs=many` etc.
+    conf_val = write(t, "val.conf", "jobs = many\n")
+    hint = " (see surgeboxd --help)\n"
+    for args, want in ((["--jobs", "x"], "surgeboxd: bad value 'x' for --jobs" + hint),
+                       (["--jobs=x"], "surgeboxd: bad value 'x' for --jobs" + hint),
+                       (["--no-such-option"], "surgeboxd: unknown option '--no-such-option'" + hint),
+                       (["--jobs"], "surgeboxd: option '--jobs' needs a value (N)" + hint),
+                       (["--quiet=yes"], "surgeboxd: option '--quiet' takes no value" + hint),
+                       (["stray"], "surgeboxd: unexpected argument 'stray'" + hint),
+                       (["--config", bad_conf], f"surgeboxd: {bad_conf}:3: unknown key 'frobnicate'" + hint),
+                       (["--config=" + conf_val], f"surgeboxd: {conf_val}:1: bad value 'many' for jobs" + hint)):
+        p = daemon(args)
+        check(p.returncode == 1 and p.stderr.decode() == want and not p.stdout,
+              f"surgeboxd {' '.join(args)}: exit {p.returncode}, stderr {p.stderr!r} (want {want!r})")
+    # every key the daemon has always taken (written by hand): all accepted, so the
+    # mistake reported is the last line's; the command line's own are refused as keys
+    keys = ["socket = /nonexistent/s.sock", "socket-group = 0", "socket-mode = 0660", "jobs = 2", "max-queue = 5",
+            "allow-uid = 1000", "allow-gid = 1000", "log-json = true", "log-file = /nonexistent/log", "quiet = yes",
+            "grace = 3", "idle-timeout = 0", "max-line = 4096", "cgroup = auto", "state-dir = /nonexistent/st",
+            "toolchains = /nonexistent/tc", "cache-dir = /nonexistent/c", "cache-max-mib = 10", "no-cache = false",
+            "profiles-dir = /nonexistent/p", "profile = host", "uid-range = 1879048192-1879052287"]
+    for last in ("frobnicate = 1", "ready-fd = 3", "config = /x", "help", "version"):
+        conf = write(t, "all.conf", "\n".join(keys + [last]) + "\n")
+        key = last.split(" ")[0]
+        want = f"surgeboxd: {conf}:{len(keys) + 1}: unknown key '{key}'" + hint
+        p = daemon(["--config", conf])
+        check(p.returncode == 1 and p.stderr.decode() == want, f"every key, then {last!r}: {p.returncode} {p.stderr!r}")
+    p = run(["regen", "--jobs=many", "--data", "x"])
+    check(p.returncode == 1 and p.stderr == b"surgebox regen: bad value 'many' for --jobs (see surgebox regen --help)\n",
+          f"the other commands' sentence: {p.stderr!r}")
+    p = daemon(["--vers"])  # a unique prefix, as getopt_long and the other commands take it
+    check(p.returncode == 0 and re.fullmatch(rb"surgeboxd \d+\.\d+\.\d+\n", p.stdout) is not None,
+          f"surgeboxd --vers: {p.returncode} {p.stdout!r} {p.stderr!r}")
+
+
+def case_python_socket():
+    """The Python client's runtime directory and default socket are the C
+    client's (sbd_runtime_dir/sbd_default_socket), for several environments.
+    The C answer is the path `surgebox ping` (which never starts a daemon)
+    reports it could not connect to."""
+    if os.geteuid() != 0:
+        skip("needs root (other uids, directories owned by them)")
+    if os.getpid() != 1:
+        skip("not inside the unshare wrapper (a private /tmp is mounted here)")
+    # a private /tmp: /tmp/surgebox-<uid> of this run only (other tests use the real ones)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "sbcli-tmp", "/tmp"], check=True)
+    pysrc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python")
+    uid, other = 4242, 4243
+    base = tempfile.mkdtemp(prefix="sbcli-xdg-", dir="/tmp")
+    os.chmod(base, 0o755)
+
+    def mk(name, owner, mode):
+        path = os.path.join(base, name)
+        os.mkdir(path)
+        os.chown(path, owner, owner)
+        os.chmod(path, mode)
+        return path
+    mine = mk("mine", uid, 0o700)
+    os.symlink(mine, os.path.join(base, "link"))
+    envs = [("SURGEBOX_SOCKET", {"SURGEBOX_SOCKET": "/x/y.sock", "XDG_RUNTIME_DIR": mine}),
+            ("private XDG_RUNTIME_DIR", {"XDG_RUNTIME_DIR": mine}),
+            ("empty SURGEBOX_SOCKET", {"SURGEBOX_SOCKET": "", "XDG_RUNTIME_DIR": mine}),
+            ("trailing slash", {"XDG_RUNTIME_DIR": mine + "/"}),
+            ("group-writable", {"XDG_RUNTIME_DIR": mk("gw", uid, 0o770)}),
+            ("someone else's", {"XDG_RUNTIME_DIR": mk("theirs", other, 0o700)}),
+            ("read-only", {"XDG_RUNTIME_DIR": mk("ro", uid, 0o500)}),
+            ("a link", {"XDG_RUNTIME_DIR": os.path.join(base, "link")}),
+            ("relative", {"XDG_RUNTIME_DIR": "mine"}),
+            ("absent", {"XDG_RUNTIME_DIR": os.path.join(base, "nosuch")}),
+            ("unset", {})]
+    python = "/usr/bin/python3"  # Debian's: other uids can run it (the client's own tests use it too)
+    if not os.access(python, os.X_OK):
+        skip("no /usr/bin/python3")
+    script = ("import sys; sys.path.insert(0, %r); import surgebox\n"
+              "print(surgebox.default_socket())\n" % pysrc)
+
+    def answers(env, as_uid):
+        def become():
+            if as_uid:
+                os.setgroups([])
+                os.setgid(as_uid)
+                os.setuid(as_uid)
+        full = {"PATH": os.environ["PATH"], "HOME": "/nonexistent"}
+        full.update(env)
+        py = subprocess.run([python, "-c", script], env=full, cwd=base, capture_output=True,
+                            preexec_fn=become, timeout=60)
+        c = subprocess.run([SURGEBOX, "ping"], env=full, cwd=base, capture_output=True, preexec_fn=become, timeout=60)
+        m = re.search(rb"cannot connect to (.+?): [A-Z]", c.stderr)
+        return (py.stdout.decode().strip() if py.returncode == 0 else "python failed: %r" % py.stderr[-300:],
+                m.group(1).decode() if m else "no path in %r" % c.stderr)
+    for what, env in envs:
+        py, c = answers(env, uid)
+        check(py == c, f"uid {uid}, {what}: python {py!r}, C {c!r}")
+    py, c = answers({"XDG_RUNTIME_DIR": mine}, 0)
+    check(py == c == "/run/surgebox/surgebox.sock", f"root: python {py!r}, C {c!r}")
+    # /tmp/surgebox-<uid> refused (not private): both still name the socket in it
+    os.chmod("/tmp/surgebox-%d" % uid, 0o777)
+    py, c = answers({}, uid)
+    check(py == c == "/tmp/surgebox-%d/surgebox.sock" % uid, f"fallback refused: python {py!r}, C {c!r}")
+    # the answers checked above are not all the same one
+    check(answers({"XDG_RUNTIME_DIR": mine}, uid)[1] == mine + "/surgebox.sock", "a private XDG_RUNTIME_DIR is used")
 
 
 # ---------------------------------------------------------------- with a daemon

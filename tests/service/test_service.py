@@ -159,7 +159,7 @@ def case_cli():
     check(p.returncode == 1 and p.stdout == b"" and p.stderr == b"surgeboxd: unknown option '--x' (see surgeboxd --help)\n",
           f"unknown option: {p.returncode} {p.stderr!r}")
     p = run([d, "--jobs=abc"])
-    check(p.returncode == 1 and p.stderr == b"surgeboxd: bad value for --jobs: 'abc' (see surgeboxd --help)\n",
+    check(p.returncode == 1 and p.stderr == b"surgeboxd: bad value 'abc' for --jobs (see surgeboxd --help)\n",
           f"bad value: {p.stderr!r}")
     p = run([d, "--jobs"])
     check(p.returncode == 1 and p.stderr.count(b"\n") == 1 and b"'--jobs' needs a value" in p.stderr,
@@ -185,12 +185,12 @@ def case_config():
     with open(conf, "w") as f:
         f.write("jobs = 2\n# fine\nfrobnicate = 1\n")
     r = run([os.path.join(BIN, "surgeboxd"), "--config", conf, "--socket", os.path.join(d, "x.sock")])
-    check(r.returncode == 1 and r.stderr == f"surgeboxd: {conf}:3: unknown key 'frobnicate'\n".encode(),
+    check(r.returncode == 1 and r.stderr == f"surgeboxd: {conf}:3: unknown key 'frobnicate' (see surgeboxd --help)\n".encode(),
           f"unknown key: {r.returncode} {r.stderr!r}")
     with open(conf, "w") as f:
         f.write("jobs = many\n")
     r = run([os.path.join(BIN, "surgeboxd"), "--config", conf, "--socket", os.path.join(d, "x.sock")])
-    check(r.returncode == 1 and f"{conf}:1: bad value for jobs".encode() in r.stderr, f"bad value: {r.stderr!r}")
+    check(r.returncode == 1 and f"{conf}:1: bad value 'many' for jobs".encode() in r.stderr, f"bad value: {r.stderr!r}")
     r = run([os.path.join(BIN, "surgeboxd"), "--config", os.path.join(d, "absent.conf")])
     check(r.returncode == 1 and b"absent.conf" in r.stderr, f"missing --config file: {r.stderr!r}")
 

@@ -18,11 +18,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 from test_daemon import Client  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from private_daemon import PrivateDaemon  # noqa: E402
 
 SKIP = 77
 failures = []
@@ -39,34 +41,9 @@ def skip(why):
     sys.exit(SKIP)
 
 
-class Daemon:
-    def __init__(self, bin_dir, cache_dir, *extra, env=None):
-        self.dir = tempfile.mkdtemp(prefix="sbtc-")
-        self.sock = os.path.join(self.dir, "s.sock")
-        self.log = open(os.path.join(self.dir, "log"), "w+")
-        self.proc = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--cache-dir", cache_dir,
-                                      "--jobs", "2"] + list(extra), stderr=self.log, env=env)
-        deadline = time.time() + 120  # first detection runs every option probe
-        while time.time() < deadline:
-            if os.path.exists(self.sock):
-                try:
-                    Client(self.sock).close()
-                    return
-                except OSError:
-                    pass
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError("daemon did not start: " + self.logtext())
-
-    def logtext(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(30)
+def Daemon(bin_dir, cache_dir, *extra, env=None):
+    """A private daemon (tests/cli/private_daemon.py) with two workers."""
+    return PrivateDaemon(bin_dir, cache_dir, "--jobs", "2", *extra, env=env)
 
 
 def toolchains(c):

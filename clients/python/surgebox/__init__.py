@@ -5,7 +5,7 @@
         r = c.run(toolchain="python3", files={"main.py": "print(6 * 7)"})
         print(r.status, r.stdout)             # ok b'42\\n'
 """
-from ._daemon import PrivateDaemon, default_socket, find_surgeboxd
+from ._daemon import PrivateDaemon, default_socket, find_surgeboxd, runtime_dir
 from ._jobs import ConnectionLost, Result, SurgeboxError, build_exec, exact_bytes
 from .aio import AsyncClient
 from .client import Client
@@ -14,4 +14,4 @@ from .progress import Progress, aprogress, progress
 __version__ = "0.1.0"
 __all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
-           "find_surgeboxd"]
+           "find_surgeboxd", "runtime_dir"]

@@ -1,30 +1,63 @@
 """Finding the daemon's socket, and starting a private daemon.
 
 Mirrors the C client (daemon/client.c, daemon/config.c): socket from the
-argument, else $SURGEBOX_SOCKET, else the default path; a private daemon is
-`surgeboxd --socket <private dir>/surgebox.sock --ready-fd N --quiet --grace 2`
-found via the explicit path, else $SURGEBOXD, else PATH.
+argument, else $SURGEBOX_SOCKET, else <runtime dir>/surgebox.sock; a private
+daemon is `surgeboxd --socket <runtime dir>/surgebox-private-XXXXXX/surgebox.sock
+--ready-fd N --quiet --grace 2` found via the explicit path, else $SURGEBOXD,
+else PATH. tests/cli (cli.python_socket) compares these answers with the C ones.
 """
 import ctypes
 import os
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
 
 
+def _private_dir_ok(path):
+    """Ours, a real directory (not a link), nobody else may write it, we can."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o022
+            and os.access(path, os.W_OK | os.X_OK))
+
+
+def runtime_dir():
+    """Where sockets live, by the C side's one rule (sbd_runtime_dir): /run/surgebox
+    as root; else $XDG_RUNTIME_DIR if it is an absolute directory of ours that
+    nobody else can write; else /tmp/surgebox-<uid> (created 0700, refused with
+    OSError unless it is a real directory of ours that nobody else can write)."""
+    if os.geteuid() == 0:
+        return "/run/surgebox"
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and xdg.startswith("/") and _private_dir_ok(xdg):
+        return xdg
+    d = "/tmp/surgebox-%d" % os.geteuid()
+    try:
+        os.mkdir(d, 0o700)
+    except FileExistsError:
+        pass
+    if not _private_dir_ok(d):
+        raise OSError("%s is not a private directory of uid %d" % (d, os.geteuid()))
+    return d
+
+
 def default_socket():
+    """$SURGEBOX_SOCKET if set and not empty, else <runtime dir>/surgebox.sock
+    (sbd_default_socket: /tmp/surgebox-<uid> even when that directory is refused)."""
     env = os.environ.get("SURGEBOX_SOCKET")
     if env:
         return env
-    if os.geteuid() == 0:
-        return "/run/surgebox/surgebox.sock"
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    if xdg:
-        return os.path.join(xdg, "surgebox.sock")
-    return "/tmp/surgebox-%d/surgebox.sock" % os.geteuid()
+    try:
+        d = runtime_dir()
+    except OSError:
+        d = "/tmp/surgebox-%d" % os.geteuid()
+    return d + "/surgebox.sock"
 
 
 def find_surgeboxd(explicit=None):
@@ -62,9 +95,11 @@ class PrivateDaemon:
 
     def __init__(self, surgeboxd=None, args=(), start_timeout=120.0, wait=True):
         self.binary = find_surgeboxd(surgeboxd)
-        base = os.environ.get("XDG_RUNTIME_DIR")
-        if not base or not os.access(base, os.W_OK):
-            base = None
+        base = runtime_dir()  # as the C client's embedded daemon (start_embedded)
+        try:
+            os.mkdir(base, 0o755)
+        except FileExistsError:
+            pass
         self.dir = tempfile.mkdtemp(prefix="surgebox-private-", dir=base)
         self.socket = os.path.join(self.dir, "surgebox.sock")
         rfd, wfd = os.pipe()
