@@ -6,12 +6,16 @@
 #
 # expected  from `surgebox regen --plan` (the costs the partition balances:
 #           subset typical costs plus SURGE's recorded times); no daemon
-# measured  (--measure) every shard of the largest N run one after another
+# measured  (--measure) every shard of each N run one after another
 #           through one private daemon (private socket and cache in W, the
 #           compile cache emptied before each shard, so no shard profits
 #           from another's compiles); the largest shard's wall time over the
 #           sum of all of them. Every N is its own full regeneration (~30 min of 2 busy cores each): only
-#           on a quiet machine. Run it inside the unshare wrapper:
+#           on a quiet machine; `--shards 8` alone is one regeneration.
+#           Then, from the items' recorded run-step CPU in those outputs
+#           (bench/shard_costs.py), the largest shard's share for 2, 4 and 8
+#           whatever N ran: one run measures every N's partition.
+#           Run it inside the unshare wrapper:
 #             unshare --mount --propagation private --pid --fork --mount-proc bash bench/shards.sh ... --measure
 # Prints a table; nothing is asserted.
 set -euo pipefail
@@ -60,3 +64,5 @@ for n in $NS; do
   printf '%s\n' "${walls[@]}" | awk -v n="$n" '{ s += $1; if ($1 > m) m = $1; w = w sprintf(" %.0f", $1) }
     END { printf "%4s  %-22.4f  %-12.0f %s\n", n, m / s, s, w }'
 done
+echo "measured item costs (bench/shard_costs.py over the N=$n run's outputs):"
+"${PYTHON:-python3}" "$(dirname "$0")/shard_costs.py" "$BIN" "$DATA" "$WORK/n$n"/*
