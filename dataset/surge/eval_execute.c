@@ -245,6 +245,10 @@ int sbr_verify_surge_main(int argc, char **argv) {
     fprintf(stderr, "verify: --shard needs --out DIR (what surgebox merge reads)\n");
     return 1;
   }
+  if (shard.count && o.items) { /* a shard scores nothing; the merge writes the report alone */
+    fprintf(stderr, "verify: --items is not for --shard (surgebox merge writes the scored report only)\n");
+    return 1;
+  }
   sbe_run check = {0};
   sbr_vs_items items = {0};
   json_object *published[SBR_N_SUBSETS] = {0};
