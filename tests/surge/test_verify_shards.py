@@ -27,14 +27,7 @@ import shardcheck as sc  # noqa: E402
 import surgebox  # noqa: E402
 
 check = sc.check
-BOOKKEEPING = ("attempted", "reused", "dir")  # what this run did, not what it found
-
-
-def scored(doc):
-    doc = sc.strip_timing(doc)
-    refs = doc.get("references", {})
-    doc["references"] = {k: v for k, v in refs.items() if k not in BOOKKEEPING}
-    return doc
+scored = sc.verify_report
 
 
 def write_preds(path, rows):
