@@ -10,7 +10,8 @@ shards, on a small prediction file over the shipped SURGE data.
   references.attempted/reused/dir, aside);
 - a shard's --out keeps serving it with another prediction file: the items
   both files predict keep their shard, and nothing runs again;
-- refused: a missing shard, a shard last run with other predictions (named).
+- refused: a missing shard, a shard last run with other predictions (named),
+  a prediction file changed since the shards ran.
 
 Label surge-data; runs sandboxes: inside the unshare wrapper (ctest does).
 """
@@ -119,6 +120,13 @@ def main():
         check(jobs() == before, f"shard 1/3 resumed ran {jobs() - before} job(s)")
         p = sc.merge(bin_dir, out, shards)
         check(p.returncode == 0 and scored(sc.load(out)) == scored(want), f"merge after resume: {p.stderr}")
+        # the prediction file changed after the shards ran: refused, nothing written
+        with open(preds, "a") as f:
+            f.write("\n")
+        os.unlink(out)
+        p = sc.merge(bin_dir, out, shards)
+        check(p.returncode == 2 and "not the prediction file the shards read" in p.stderr and not os.path.exists(out),
+              f"changed predictions: {p.returncode} {p.stderr}")
     finally:
         d.terminate()
         d.wait(timeout=120)
