@@ -131,11 +131,11 @@ def refusals_case(bin_dir, root):
 
 def main():
     bin_dir, data, case = sys.argv[1:4]
+    if case == "slice" and not os.path.exists(os.path.join(data, "dr.json")):
+        print(f"SKIPPED: no SURGE data at {data}")
+        return SKIP
     work = tempfile.mkdtemp(prefix="surgebox-shard-")
     if case == "slice":
-        if not os.path.exists(os.path.join(data, "dr.json")):
-            print(f"SKIPPED: no SURGE data at {data}")
-            return SKIP
         slice_case(bin_dir, data, work)
     else:
         refusals_case(bin_dir, work)
