@@ -100,6 +100,7 @@ static const sbo_cmd merge_cmd = {
     "Join the --out of each shard into what one machine would have written:\n"
     "  regen --shard I/N --out DIR (OUT: a directory),\n"
     "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file),\n"
+    "  verify --benchmark surge --shard I/N --out DIR (OUT: the scored report, as verify --json prints it),\n"
     "  batch IN --shard I/N --out FILE (OUT: every answer, in input order).\n"
     "Refuses shards of different runs (data, options, profile, toolchains), a shard given twice or a\n"
     "missing one, and says which.",
@@ -155,6 +156,7 @@ int sbr_merge_main(int argc, char **argv) {
     const char *cmd = json_object_get_string(json_object_object_get(sh[0].manifest, "command"));
     if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
     else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "verify-surge")) rc = sbr_vs_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbr_drmatrix_merge(sh, n, out);
     else {

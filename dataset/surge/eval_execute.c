@@ -8,7 +8,9 @@
  *   3. an item whose reference was not regenerated here (toolchain missing,
  *      timeout, failure) is left out of the scores and counted by reason;
  *   4. the rest is scored by the evaluator against the regenerated references.
- * Under --json stdout holds one JSON document; progress goes to stderr. */
+ * Under --json stdout holds one JSON document; progress goes to stderr.
+ * With --shard I/N only this shard's predicted items run into --out DIR
+ * (verify_shard.c); nothing is scored until `surgebox merge` joins them. */
 #include "cli.h"
 #include "client.h"
 #include "cliopt.h"
@@ -24,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+enum { O_SHARD = 0x7100, O_SHARDS };
+
 /* eval's own option table (--execute, --subset and --jobs are for this
  * command) plus the daemon's: the same options as `surgebox eval --execute`. */
 static const sbo_opt vs_opts[] = {
@@ -31,6 +35,9 @@ static const sbo_opt vs_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
+    {"shard", O_SHARD, "I/N|auto", "run only shard I of N of the predicted items into --out DIR; surgebox merge scores "
+                                   "the shards"},
+    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                "--data DIR --predictions FILE [--out DIR] [options]\n"
@@ -73,6 +80,8 @@ static int parse(int argc, char **argv, sbr_vs_opts *o) {
     case SBC_O_SOCKET: o->socket = v; break;
     case SBC_O_NO_AUTOSTART: o->autostart = false; break;
     case SBC_O_PROFILE: o->profile = v; break;
+    case O_SHARD: o->shard = v; break;
+    case O_SHARDS: o->shards = v; break;
     default: rc = sbo_usage_error(&p, "unexpected option");
     }
   }
@@ -164,18 +173,89 @@ static int check_predictions(const char *path, sbe_run *run) {
   return 0;
 }
 
+/* Arguments' data and predictions, checked: 0, or -1 (said why). */
+static int prepare(const sbr_vs_opts *o, sbe_run *check, sbr_vs_items *items, json_object **published) {
+  if (load_data(o, check, published) != 0 || check_predictions(o->preds, check) != 0) return -1;
+  return sbr_vs_items_init(items, check, published);
+}
+
+/* The predictions scored against the references regenerated in out (the
+ * excluded left out), printed to f as the options say: 0, or 2. */
+static int score(const sbr_vs_opts *o, sbr_vs_items *items, const char *out, FILE *f) {
+  sbe_run run = {0};
+  int status = 2;
+  if (sbr_vs_exclusions(items, out) != 0) goto done;
+  run.options = o->fl_extract ? SBE_SCORE_FL_EXTRACT : 0;
+  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+    if (!items->n_needed[s]) continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
+    if (sbe_refs_load_file(&run.refs, path) != 0) goto done;
+    run.exclude[cat_of((sbr_subset)s)] = items->excluded[s];
+  }
+  if (sbe_run_predictions(&run, o->preds) != 0) goto done;
+  if (o->items && sbe_write_items(&run, o->items) != 0) goto done;
+  if (o->json) {
+    json_object *root = sbe_json(&run, o->by);
+    json_object_object_add(root, "benchmark", json_object_new_string("surge"));
+    sbr_vs_report_json(items, root, o->out);
+    fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(root);
+  } else {
+    sbe_print_table(&run, f);
+    if (o->by) sbe_print_by(&run, o->by, f);
+    sbr_vs_report_text(items, f, o->out);
+  }
+  status = fflush(f) == 0 ? 0 : 2;
+done:
+  sbe_run_free(&run);
+  return status;
+}
+
+/* A shard's own report: what it owns and ran, not scores (a part of the
+ * predictions would score differently from the whole). */
+static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_items *items, const char *out) {
+  if (o->json) {
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "benchmark", json_object_new_string("surge"));
+    json_object_object_add(r, "shard", json_object_new_int((int)sh->index));
+    json_object_object_add(r, "shards", json_object_new_int((int)sh->count));
+    json_object_object_add(r, "predicted_items", json_object_new_int64((int64_t)items->total_needed));
+    json_object_object_add(r, "attempted", json_object_new_int64((int64_t)items->ran));
+    json_object_object_add(r, "reused", json_object_new_int64((int64_t)items->reused));
+    json_object_object_add(r, "dir", json_object_new_string(out));
+    printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(r);
+  } else {
+    printf("shard %u/%u: %zu predicted item(s) of this shard, %zu attempted now, %zu reused, in %s\n", sh->index,
+           sh->count, items->total_needed, items->ran, items->reused, out);
+  }
+  fprintf(stderr, "verify: shard %u/%u done; surgebox merge --out FILE over every shard's --out scores them\n",
+          sh->index, sh->count);
+  return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int sbr_verify_surge_main(int argc, char **argv) {
   sbr_vs_opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;
-  sbe_run check = {0}, run = {0};
+  sbr_shard shard;
+  if (sbr_shard_from_args("verify", o.shard, o.shards, &shard) < 0) return 1;
+  if (shard.count && !o.out) {
+    fprintf(stderr, "verify: --shard needs --out DIR (what surgebox merge reads)\n");
+    return 1;
+  }
+  if (shard.count && o.items) { /* a shard scores nothing; the merge writes the report alone */
+    fprintf(stderr, "verify: --items is not for --shard (surgebox merge writes the scored report only)\n");
+    return 1;
+  }
+  sbe_run check = {0};
   sbr_vs_items items = {0};
   json_object *published[SBR_N_SUBSETS] = {0};
   char tmp[] = "/tmp/surgebox-verify-XXXXXX";
   const char *out = o.out;
   int status = 1; /* bad input until everything is checked */
-  if (load_data(&o, &check, published) != 0 || check_predictions(o.preds, &check) != 0) goto done;
-  if (sbr_vs_items_init(&items, &check, published) != 0) goto done;
+  if (prepare(&o, &check, &items, published) != 0) goto done;
   if (!out) {
     if (!mkdtemp(tmp)) {
       fprintf(stderr, "verify: mkdtemp: %s\n", strerror(errno));
@@ -186,40 +266,32 @@ int sbr_verify_surge_main(int argc, char **argv) {
     fprintf(stderr, "verify: cannot create %s: %s\n", out, strerror(errno));
     goto done;
   }
+  if (shard.count && sbr_vs_shard_begin(&o, &shard, &items, published, out) != 0) goto done;
   if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
   status = sbr_vs_regenerate(&o, &items, out);
-  if (status) goto done;
-  /* scored against the regenerated references, the excluded left out */
-  status = 2;
-  if (sbr_vs_exclusions(&items, out) != 0) goto done;
-  run.options = o.fl_extract ? SBE_SCORE_FL_EXTRACT : 0;
-  for (int s = 0; s < SBR_N_SUBSETS; s++) {
-    if (!items.n_needed[s]) continue;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
-    if (sbe_refs_load_file(&run.refs, path) != 0) goto done;
-    run.exclude[cat_of((sbr_subset)s)] = items.excluded[s];
-  }
-  if (sbe_run_predictions(&run, o.preds) != 0) goto done;
-  if (o.items && sbe_write_items(&run, o.items) != 0) goto done;
-  if (o.json) {
-    json_object *root = sbe_json(&run, o.by);
-    json_object_object_add(root, "benchmark", json_object_new_string("surge"));
-    sbr_vs_report_json(&items, root, o.out);
-    printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(root);
-  } else {
-    sbe_print_table(&run, stdout);
-    if (o.by) sbe_print_by(&run, o.by, stdout);
-    sbr_vs_report_text(&items, stdout, o.out);
-  }
-  status = fflush(stdout) == 0 ? 0 : 2;
+  if (!status) status = shard.count ? shard_report(&o, &shard, &items, out) : score(&o, &items, out, stdout);
 done:
   if (out == tmp) sbr_vs_remove_dir(tmp);
   sbr_vs_items_free(&items);
   for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
   sbe_run_free(&check);
-  sbe_run_free(&run);
+  return status;
+}
+
+int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
+  sbe_run check = {0};
+  sbr_vs_items items = {0};
+  json_object *published[SBR_N_SUBSETS] = {0};
+  int status = 2;
+  if (prepare(o, &check, &items, published) == 0 && sbr_vs_items_resume(&items, dir, published) == 0) {
+    size_t missing = 0;
+    for (int s = 0; s < SBR_N_SUBSETS; s++) missing += items.n_to_run[s];
+    if (missing) fprintf(stderr, "verify: %zu predicted item(s) have no regenerated record in %s\n", missing, dir);
+    else status = score(o, &items, dir, f);
+  }
+  sbr_vs_items_free(&items);
+  for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
+  sbe_run_free(&check);
   return status;
 }
 

@@ -17,8 +17,7 @@ static bool complete(json_object *item) {
          json_object_get_boolean(c);
 }
 
-/* subset s of every shard, merged; NULL with a message */
-static json_object *merge_subset(const sbr_merge_shard *sh, size_t n, const char *name) {
+json_object *sbr_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const char *name) {
   json_object **arr = calloc(n, sizeof *arr), *merged = NULL;
   size_t len = 0;
   bool ok = true;
@@ -74,7 +73,7 @@ int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const 
     if (ns == SBR_N_SUBSETS || !name || sbr_subset_parse(name, &subsets[ns]) < 0) {
       fprintf(stderr, "merge: %s/shard.json: unknown subset %s\n", sh[0].dir, name ? name : "?");
       rc = 2;
-    } else if (!(merged[ns++] = merge_subset(sh, n, name))) {
+    } else if (!(merged[ns++] = sbr_regen_merge_subset(sh, n, name))) {
       rc = 2;
     }
   }

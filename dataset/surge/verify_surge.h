@@ -1,15 +1,17 @@
 /* verify --benchmark surge, internals (eval_execute.c the command,
- * verify_items.c which items run, which are excluded, and the report). */
+ * verify_items.c which items run, which are excluded, and the report,
+ * verify_shard.c --shard I/N and the merge of its shards). */
 #ifndef SURGEBOX_VERIFY_SURGE_H
 #define SURGEBOX_VERIFY_SURGE_H
 #include "eval_run.h"
 #include "regen.h"
+#include "shard.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
 typedef struct {
-  const char *data, *preds, *out, *items, *by, *socket, *profile;
+  const char *data, *preds, *out, *items, *by, *socket, *profile, *shard, *shards;
   char jobs[16];
   bool json, fl_extract, autostart, subsets_given;
   bool want[SBR_N_SUBSETS];
@@ -41,4 +43,17 @@ void sbr_vs_report_text(const sbr_vs_items *it, FILE *f, const char *out);
 void sbr_vs_items_free(sbr_vs_items *it);
 void sbr_vs_remove_dir(const char *dir); /* a private --out: its <subset>.json, then itself */
 int sbr_verify_surge_main(int argc, char **argv);
+
+/* Scores the predictions against dir, where every predicted item is already
+ * regenerated (nothing runs), writing what verify prints to f (the merge of
+ * shards). 0, or 2 with a message. */
+int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f);
+
+/* --shard: keeps in `it` only this shard's predicted items (the partition
+ * of regen --shard I/N over every item of the loaded subsets, so that it does
+ * not depend on which items a prediction file covers), gives out a
+ * <subset>.json for every predicted subset, and writes out/shard.json (or
+ * refuses one of another run). 0, or -1 with a message. */
+int sbr_vs_shard_begin(const sbr_vs_opts *o, const sbr_shard *sh, sbr_vs_items *it, json_object *const *published,
+                       const char *out);
 #endif

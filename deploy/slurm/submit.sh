@@ -2,11 +2,12 @@
 # Submit a sharded SURGE regeneration and its merge to Slurm:
 #
 #   deploy/slurm/submit.sh --shards 8 --data /path/to/surge --out /shared/run1 [-- REGEN ARGS...]
-#       [--bin DIR] [--sbatch-args "--partition=cpu --time=2:00:00"]
+#       [--bin DIR] [--sbatch-args "--partition=cpu --time=2:00:00"] [--predictions FILE]
 #
 # Prints the array job's id and the merge job's id. Everything after -- goes
 # to surgebox regen (default: --subset all). The run is in OUT/merged when
-# the merge job ends (OUT/merged/exit-code: 0).
+# the merge job ends (OUT/merged/exit-code: 0). With --predictions the shards
+# verify FILE (verify --benchmark surge) and OUT/merged/scores.json is the report.
 set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 shards=8 data='' out='' bin='' extra=()
@@ -18,8 +19,9 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --bin) bin=$2; shift 2 ;;
     --sbatch-args) sbatch_args=$2; shift 2 ;;
+    --predictions) SURGEBOX_PREDICTIONS=$(readlink -f "$2"); export SURGEBOX_PREDICTIONS; shift 2 ;;
     --) shift; extra=("$@"); break ;;
-    *) echo "usage: $0 --shards N --data DIR --out DIR [--bin DIR] [--sbatch-args ARGS] [-- REGEN ARGS]" >&2; exit 2 ;;
+    *) echo "usage: $0 --shards N --data DIR --out DIR [--bin DIR] [--sbatch-args ARGS] [--predictions FILE] [-- REGEN ARGS]" >&2; exit 2 ;;
   esac
 done
 if [ -z "$data" ] || [ -z "$out" ]; then echo "$0: --data and --out are required" >&2; exit 2; fi

@@ -3,7 +3,8 @@
 slurm-wlm and munge, configured in a temporary directory), a 4-shard
 regeneration of a SURGE slice submitted with deploy/slurm/submit.sh, its
 merge, compared with the unsharded run of the same slice (timing fields
-removed). Everything started here is stopped at the end, also on failure.
+removed); then a 3-shard verify --benchmark surge of four predictions
+(submit.sh --predictions), its merged report compared with the unsharded one. Everything started here is stopped at the end, also on failure.
 
   test_slurm.py SOURCE_DIR BIN_DIR DATA_DIR
 
@@ -21,12 +22,12 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
 SUBSETS, ONLY = "dr,bg,tc", "0,1,2,3,4,5"
 procs = []
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "surge"))
-from test_shard_merge import check, failures, strip_timing  # noqa: E402  (one definition of "timing fields")
+from shardcheck import SKIP, check, failures, finish, load, same_files, start_daemon, verify_report  # noqa: E402
+from shardcheck import run as run_ok  # noqa: E402
 
 
 def free_port():
@@ -120,20 +121,50 @@ PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
     return env
 
 
-def unsharded(bin_dir, data, t):
-    """the same slice on one machine, through its own private daemon"""
-    sock = f"{t}/one.sock"
-    d = start([f"{bin_dir}/surgeboxd", "--socket", sock, "--cache-dir", f"{t}/one-cache", "--jobs", "2"],
-              f"{t}/one-daemon.log", os.environ.copy())
-    wait_for("private daemon", lambda: os.path.exists(sock), 600, [d])
+def predictions(data, t):
+    """four CL Python items (one answered wrong): verify's part of the test"""
+    cl = load(os.path.join(data, "cl.json"))
+    py = [i for i, it in enumerate(cl) if it["custom_features"]["language"] == "Python"][:4]
+    path = f"{t}/preds.jsonl"
+    with open(path, "w") as f:
+        for k, i in enumerate(py):
+            answer = cl[i]["gt"] if k != 1 else "not " + cl[i]["gt"]
+            f.write(json.dumps({"subset": "cl", "index": i, "model": "m", "prediction": f"Output: `{answer}`"}) + "\n")
+    return path
+
+
+def unsharded(bin_dir, data, t, preds):
+    """the same slice, and the same verification, on one machine through its own private daemon"""
+    d, sock = start_daemon(bin_dir, t, "one")
+    procs.append(d)
     out = f"{t}/one"
-    p = subprocess.run([f"{bin_dir}/surgebox", "regen", "--data", data, "--subset", SUBSETS, "--only", ONLY,
-                        "--socket", sock, "--no-autostart", "--out", out, "--summary", f"{out}/summary.json"],
-                       capture_output=True, text=True, timeout=1800)
-    check(p.returncode == 0, f"unsharded regen exit {p.returncode}: {p.stderr[-2000:]}")
+    run_ok([f"{bin_dir}/surgebox", "regen", "--data", data, "--subset", SUBSETS, "--only", ONLY,
+            "--socket", sock, "--no-autostart", "--out", out, "--summary", f"{out}/summary.json"], "unsharded regen")
+    p = run_ok([f"{bin_dir}/surgebox", "verify", "--benchmark", "surge", "--data", data, "--subset", "cl",
+                "--predictions", preds, "--json", "--socket", sock, "--no-autostart"], "unsharded verify")
     d.send_signal(signal.SIGTERM)
     d.wait(timeout=120)
-    return out
+    return out, json.loads(p.stdout) if p.returncode == 0 else {}
+
+
+def submitted(src, env, bin_dir, data, run, shards, args):
+    """deploy/slurm/submit.sh, then its merge job waited for: True when it ended with 0"""
+    p = subprocess.run(["bash", f"{src}/deploy/slurm/submit.sh", "--shards", str(shards), "--data", data, "--out",
+                        run, "--bin", bin_dir, "--sbatch-args", "--cpus-per-task=1"] + args,
+                       capture_output=True, text=True, env=env, cwd=src)
+    print(p.stdout, p.stderr)
+    check(p.returncode == 0, f"submit.sh exit {p.returncode}")
+    if p.returncode:
+        return False
+    done = f"{run}/merged/exit-code"
+    wait_for("the merge job", lambda: os.path.exists(done), 3000)
+    ok = os.path.exists(done) and open(done).read().strip() == "0"
+    check(ok, f"the merge job of {run} ended with exit code 0")
+    if os.path.exists(f"{run}/merged/fidelity.txt"):
+        print(open(f"{run}/merged/fidelity.txt").read())
+    got = sorted(os.listdir(f"{run}/shards")) if os.path.isdir(f"{run}/shards") else []
+    check(got == [str(i) for i in range(shards)], f"{shards} shard outputs: {got}")
+    return ok
 
 
 def main():
@@ -155,7 +186,8 @@ def main():
     env = None
     t0 = time.monotonic()
     try:
-        one = unsharded(bin_dir, data, t)
+        preds = predictions(data, t)
+        one, verified = unsharded(bin_dir, data, t, preds)
         env = cluster(t)
         check(env is not None, "the single-node cluster came up")
         if env is None:
@@ -163,27 +195,14 @@ def main():
         run = f"{t}/run"
         # the unsharded run's toolchain detection seeds each task's private cache
         env["SURGEBOX_CACHE_SEED"] = f"{t}/one-cache"
-        p = subprocess.run(["bash", f"{src}/deploy/slurm/submit.sh", "--shards", "4", "--data", data, "--out", run,
-                            "--bin", bin_dir, "--sbatch-args", "--cpus-per-task=1", "--",
-                            "--subset", SUBSETS, "--only", ONLY], capture_output=True, text=True, env=env, cwd=src)
-        print(p.stdout, p.stderr)
-        check(p.returncode == 0, f"submit.sh exit {p.returncode}")
-        if p.returncode:
-            return 1
-        done = f"{run}/merged/exit-code"
-        wait_for("the merge job", lambda: os.path.exists(done), 3000)
-        ok = os.path.exists(done) and open(done).read().strip() == "0"
-        check(ok, "the merge job ended with exit code 0")
-        if os.path.exists(f"{run}/merged/fidelity.txt"):
-            print(open(f"{run}/merged/fidelity.txt").read())
-        shards = sorted(os.listdir(f"{run}/shards")) if os.path.isdir(f"{run}/shards") else []
-        check(shards == ["0", "1", "2", "3"], f"four shard outputs: {shards}")
-        for f in ("dr.json", "bg.json", "tc.json", "summary.json"):
-            if not ok:
-                break
-            a = strip_timing(json.load(open(f"{one}/{f}")))
-            b = strip_timing(json.load(open(f"{run}/merged/{f}")))
-            check(a == b, f"merged {f} == the unsharded run's")
+        if submitted(src, env, bin_dir, data, run, 4, ["--", "--subset", SUBSETS, "--only", ONLY]):
+            same_files(one, f"{run}/merged", ("dr.json", "bg.json", "tc.json", "summary.json"))
+        # verify --benchmark surge in 3 shards (--predictions): the unsharded report
+        run = f"{t}/verify"
+        if submitted(src, env, bin_dir, data, run, 3, ["--predictions", preds, "--", "--subset", "cl"]):
+            got = load(f"{run}/merged/scores.json")
+            check(verify_report(got) == verify_report(verified) and got.get("scored_items") == 4,
+                  f"merged verify report {got} differs from the unsharded {verified}")
         print(f"slurm test: {time.monotonic() - t0:.0f} s wall (load {os.getloadavg()[0]:.1f})")
     finally:
         if env:
@@ -200,16 +219,11 @@ def main():
             for log in ("slurmctld.log", "slurmd.log", "munge/munged.log"):
                 if os.path.exists(f"{t}/{log}"):
                     print(f"---- {log}\n" + open(f"{t}/{log}").read()[-3000:])
-            for root, _, files in os.walk(f"{t}/run"):
+            for root, _, files in (x for r in ("run", "verify") for x in os.walk(f"{t}/{r}")):
                 for f in files:
                     if f.endswith(".out"):
                         print(f"---- {f}\n" + open(os.path.join(root, f)).read()[-2000:])
-    if failures:
-        print(f"{len(failures)} failures; kept {t}")
-        return 1
-    shutil.rmtree(t, ignore_errors=True)
-    print("ok")
-    return 0
+    return finish(t)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_shard_merge as tsm  # noqa: E402  (start_daemon, check, failures)
+import shardcheck as sc  # noqa: E402
 
-SKIP = 77
-check = tsm.check
+check = sc.check
 
 
 def lines(path):
@@ -31,28 +30,16 @@ def cell(o):
     return f"{o['snippet']}/{o['config']}"
 
 
-def merge(bin_dir, out, files):
-    return subprocess.run([os.path.join(bin_dir, "surgebox"), "merge", "--out", out] + files,
-                          capture_output=True, text=True, timeout=600)
-
-
 def run(bin_dir, data, work):
-    d, sock = tsm.start_daemon(bin_dir, work)
+    d, sock = sc.start_daemon(bin_dir, work)
     # not item 2: it reads past an array, its output varies from run to run
     base = [os.path.join(bin_dir, "surgebox"), "dr-matrix", "--data", data, "--only", "0,1,4,5",
             "--compilers", "g++,clang++", "--stds", "03,11", "--opts", "O0,O2"]
     live = base + ["--socket", sock, "--no-autostart"]
     try:
         full = os.path.join(work, "full.jsonl")
-        p = subprocess.run(live + ["--out", full], capture_output=True, text=True, timeout=1800)
-        check(p.returncode == 0, f"unsharded dr-matrix exit {p.returncode}: {p.stderr[-2000:]}")
-        report = p.stdout
-        shards = []
-        for i in range(3):
-            out = os.path.join(work, f"shard{i}.jsonl")
-            p = subprocess.run(live + ["--shard", f"{i}/3", "--out", out], capture_output=True, text=True, timeout=1800)
-            check(p.returncode == 0, f"shard {i}/3 exit {p.returncode}: {p.stderr[-2000:]}")
-            shards.append(out)
+        shards = [os.path.join(work, f"shard{i}.jsonl") for i in range(3)]
+        report = sc.unsharded_then_shards(live, full, shards)[0].stdout
         # a finished shard run again: everything resumed, nothing appended
         before = len(lines(shards[1]))
         p = subprocess.run(live + ["--shard", "1/3", "--out", shards[1]], capture_output=True, text=True, timeout=600)
@@ -78,7 +65,7 @@ def run(bin_dir, data, work):
         check(sorted(map(cell, lines(s))) == sorted(cells), f"shard {i} ran exactly its cells")
     check(sorted(owned) == sorted(map(cell, want)), "the shards own exactly the unsharded run's cells")
     merged = os.path.join(work, "merged.jsonl")
-    p = merge(bin_dir, merged, [shards[2], shards[0], shards[1]])  # any order
+    p = sc.merge(bin_dir, merged, [shards[2], shards[0], shards[1]])  # any order
     print(p.stdout[-3000:])
     check(p.returncode == 0, f"merge exit {p.returncode}: {p.stderr}")
     if p.returncode == 0:
@@ -96,7 +83,7 @@ def run(bin_dir, data, work):
         check(p.returncode == 0 and p.stdout == report, f"dr-matrix on the merged file: {p.returncode} {p.stderr}")
     # refusals: a missing shard; an unfinished one
     out = os.path.join(work, "refused.jsonl")
-    p = merge(bin_dir, out, shards[:2])
+    p = sc.merge(bin_dir, out, shards[:2])
     check(p.returncode == 2 and "shard 2/3 is missing" in p.stderr, f"missing shard: {p.returncode} {p.stderr}")
     check(not os.path.exists(out), "a refused merge wrote its --out")
     cut = os.path.join(work, "cut.jsonl")
@@ -105,7 +92,7 @@ def run(bin_dir, data, work):
     with open(cut, "w") as f:
         f.writelines(kept)
     shutil.copy(shards[2] + ".shard.json", cut + ".shard.json")
-    p = merge(bin_dir, out, [shards[0], shards[1], cut])
+    p = sc.merge(bin_dir, out, [shards[0], shards[1], cut])
     check(p.returncode == 2 and "unfinished" in p.stderr and "cut.jsonl" in p.stderr,
           f"unfinished shard: {p.returncode} {p.stderr}")
     check(not os.path.exists(out), "a refused merge wrote its --out")
@@ -115,15 +102,10 @@ def main():
     bin_dir, data = sys.argv[1:3]
     if not os.path.exists(os.path.join(data, "dr.json")):
         print(f"SKIPPED: no SURGE data at {data}")
-        return SKIP
+        return sc.SKIP
     work = tempfile.mkdtemp(prefix="surgebox-drshard-")
     run(bin_dir, data, work)
-    if tsm.failures:
-        print(f"{len(tsm.failures)} failures; work dir kept: {work}")
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return sc.finish(work)
 
 
 if __name__ == "__main__":

@@ -8,72 +8,30 @@
                                                or toolchains, duplicated, missing, unfinished
                                                shards and items owned twice are refused (unit)
 """
-import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-SKIP = 77
-TIMING = {"cpu_time_s", "wall_time_s", "max_rss_kb", "inproc_cpu_s", "inproc_cpu_s_runs", "time"}
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def strip_timing(o):
-    if isinstance(o, dict):
-        return {k: strip_timing(v) for k, v in o.items() if k not in TIMING}
-    if isinstance(o, list):
-        return [strip_timing(v) for v in o]
-    return o
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shardcheck import SKIP, check, finish, load, same_files, start_daemon  # noqa: E402
+import shardcheck  # noqa: E402
 
 
 def merge(bin_dir, out, dirs):
-    return subprocess.run([os.path.join(bin_dir, "surgebox"), "merge", "--out", out, "--summary",
-                           os.path.join(out, "summary.json")] + dirs, capture_output=True, text=True, timeout=600)
+    return shardcheck.merge(bin_dir, out, dirs, "--summary", os.path.join(out, "summary.json"))
 
 
 # ---- slice: real runs through a private daemon ----
-def start_daemon(bin_dir, work):
-    sock = os.path.join(work, "d.sock")
-    log = open(os.path.join(work, "daemon.log"), "w")
-    d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--cache-dir", os.path.join(work, "cache"),
-                          "--jobs", "2"], stdout=log, stderr=log)
-    for _ in range(1200):  # toolchain detection on an empty cache: about a minute here
-        if os.path.exists(sock) or d.poll() is not None:
-            break
-        time.sleep(0.25)
-    return d, sock
-
-
 def slice_case(bin_dir, data, work):
     d, sock = start_daemon(bin_dir, work)
     try:
         base = [os.path.join(bin_dir, "surgebox"), "regen", "--data", data, "--subset", "dr,bg,tc",
                 "--only", "0,1,2,3,4,5", "--socket", sock, "--no-autostart"]
         full = os.path.join(work, "full")
-        p = subprocess.run(base + ["--out", full, "--summary", os.path.join(full, "summary.json")],
-                           capture_output=True, text=True, timeout=1800)
-        check(p.returncode == 0, f"unsharded regen exit {p.returncode}: {p.stderr[-2000:]}")
-        shards = []
-        for i in range(4):
-            out = os.path.join(work, f"shard{i}")
-            p = subprocess.run(base + ["--shard", f"{i}/4", "--out", out], capture_output=True, text=True, timeout=1800)
-            check(p.returncode == 0, f"shard {i}/4 exit {p.returncode}: {p.stderr[-2000:]}")
-            shards.append(out)
+        shards = [os.path.join(work, f"shard{i}") for i in range(4)]
+        shardcheck.unsharded_then_shards(base, full, shards, ["--summary", os.path.join(full, "summary.json")])
         # a second run of a finished shard resumes: nothing runs again
         p = subprocess.run(base + ["--shard", "1/4", "--out", shards[1]], capture_output=True, text=True, timeout=600)
         check(p.returncode == 0 and "\n0 items in" in p.stdout, f"shard 1/4 again should run nothing: {p.stdout[-300:]}")
@@ -95,11 +53,9 @@ def slice_case(bin_dir, data, work):
     p = merge(bin_dir, merged, shards)
     print(p.stdout[-3000:])
     check(p.returncode == 0, f"merge exit {p.returncode}: {p.stderr}")
-    for f in ("dr.json", "bg.json", "tc.json", "summary.json"):
-        a, b = strip_timing(load(os.path.join(full, f))), strip_timing(load(os.path.join(merged, f)))
-        check(a == b, f"merged {f} differs from the unsharded run's")
-        if isinstance(a, list):
-            check(sum(1 for it in a if "exec" in it) == 6, f"{f}: 6 items ran")
+    same_files(full, merged, ("dr.json", "bg.json", "tc.json", "summary.json"))
+    for f in ("dr.json", "bg.json", "tc.json"):
+        check(sum(1 for it in load(os.path.join(full, f)) if "exec" in it) == 6, f"{f}: 6 items ran")
 
 
 # ---- refusals: hand-made shards of a 4-item "dr" run ----
@@ -175,20 +131,15 @@ def refusals_case(bin_dir, root):
 
 def main():
     bin_dir, data, case = sys.argv[1:4]
+    if case == "slice" and not os.path.exists(os.path.join(data, "dr.json")):
+        print(f"SKIPPED: no SURGE data at {data}")
+        return SKIP
     work = tempfile.mkdtemp(prefix="surgebox-shard-")
     if case == "slice":
-        if not os.path.exists(os.path.join(data, "dr.json")):
-            print(f"SKIPPED: no SURGE data at {data}")
-            return SKIP
         slice_case(bin_dir, data, work)
     else:
         refusals_case(bin_dir, work)
-    if failures:
-        print(f"{len(failures)} failures; work dir kept: {work}")
-        return 1
-    shutil.rmtree(work, ignore_errors=True)
-    print("ok")
-    return 0
+    return finish(work)
 
 
 if __name__ == "__main__":
