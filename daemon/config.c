@@ -113,6 +113,8 @@ static void usage(FILE *f) {
           "  --profiles-dir DIR  where profiles live\n"
           "  --profile NAME      default root file system of jobs (default host; see surgebox profile)\n"
           "  --uid-range F-L     as root, one uid per concurrent job from F-L (default 1879048192-1879052287)\n"
+          "  --pool N            prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL;\n"
+          "                      0: each job builds its own)\n"
           "  --ready-fd FD       write \"ready\\n\" to FD once listening\n"
           "  --config FILE       read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists);\n"
           "                      'key = value' lines, keys are the long options; flags override it\n"
@@ -154,7 +156,7 @@ static int parse_group(const char *s, gid_t *out) {
 
 enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
        O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
-       O_SMODE, O_LOGFILE, O_CONFIG, O_HELP, O_VERSION };
+       O_SMODE, O_LOGFILE, O_CONFIG, O_HELP, O_VERSION, O_POOL };
 static const struct option opts[] = {
     {"socket", required_argument, 0, O_SOCKET},   {"jobs", required_argument, 0, O_JOBS},
     {"max-queue", required_argument, 0, O_QUEUE}, {"allow-uid", required_argument, 0, O_UID},
@@ -168,6 +170,7 @@ static const struct option opts[] = {
     {"uid-range", required_argument, 0, O_UIDRANGE}, {"idle-timeout", required_argument, 0, O_IDLE},
     {"socket-group", required_argument, 0, O_SGROUP}, {"socket-mode", required_argument, 0, O_SMODE},
     {"log-file", required_argument, 0, O_LOGFILE}, {"config", required_argument, 0, O_CONFIG},
+    {"pool", required_argument, 0, O_POOL},
     {"help", no_argument, 0, O_HELP},             {"version", no_argument, 0, O_VERSION},
     {0, 0, 0, 0}};
 
@@ -218,6 +221,7 @@ static int apply(sbd_config *c, int o, const char *arg) {
   case O_LOGFILE: c->log_file = arg; break;
   case O_CONFIG: break; /* read before everything else */
   case O_HELP: usage(stdout); return -1;
+  case O_POOL: bad = parse_ul(arg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
   case O_VERSION: printf("surgeboxd %s\n", SURGEBOX_VERSION); return -1;
   }
   return bad ? 1 : 0;
