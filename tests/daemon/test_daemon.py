@@ -992,6 +992,28 @@ def case_restart_new_pidns(_d, backend="v1"):
             found[c] = sorted(x for x in os.listdir(d) if any(x.startswith(f"surgebox-i1-{n}") for n in nss))
         return found
 
+    def explain_count(d, c):
+        """What a wrong count was: every process here (a job's may be alive
+        with an unreadable cmdline), the answers that came back, the log."""
+        for pid in sorted(filter(str.isdigit, os.listdir("/proc")), key=int):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            comm, rest = st[st.index("(") + 1:st.rindex(")")], st[st.rindex(")") + 2:].split()
+            print(f"  pid {pid} ({comm}) state {rest[0]} ppid {rest[1]} cmdline {open_cmdline(pid)!r}")
+        print("  'sleep 38.5' processes 0.5 s later:", [(p, open_cmdline(p)) for p in sandbox_procs("38.5")])
+        try:
+            while True:  # whatever answers arrived, without waiting for the rest
+                r = c.recv(0.5)
+                st = (r.get("steps") or [{}])[0]
+                print("  answer:", r.get("id"), r.get("status"), r.get("error"), st.get("status"), st.get("error"),
+                      st.get("signal"), st.get("exit_code"))
+        except (socket.timeout, OSError, EOFError) as e:
+            print("  no more answers:", repr(e))
+        print("  daemon log tail:\n" + d.logtext()[-1500:])
+
     def load_and_kill(d):
         c = Client(sock)
         for i in range(4):
@@ -1012,6 +1034,8 @@ def case_restart_new_pidns(_d, backend="v1"):
             print("WARN: more than 2 'sleep 38.5' processes seen on the way:", seen_other[:3])
         procs = sandbox_procs("38.5")
         check(len(procs) == 2, f"two jobs running before the kill: {[(p, open_cmdline(p)) for p in procs]}")
+        if len(procs) != 2:
+            explain_count(d, c)
         os.kill(d.pid, signal.SIGKILL)
         d.outer.wait(20)
         c.close()
