@@ -47,7 +47,7 @@
 
 #define MAXK 2
 
-typedef enum { K_RAW, K_RAW_TRUE, K_LIB, K_LIB_REUSE, K_CLI, K_DAEMON_UPLOAD, K_DAEMON_TRUE, K_DAEMON_TRUE_V2, K_BWRAP } kind;
+typedef enum { K_RAW, K_RAW_TRUE, K_LIB, K_LIB_REUSE, K_CLI, K_DAEMON_UPLOAD, K_DAEMON_TRUE, K_DAEMON_TRUE_V2, K_DAEMON_TRUE_POOL0, K_BWRAP } kind;
 
 typedef struct {
   const char *id, *what;
@@ -83,6 +83,11 @@ static struct {
   int devnull;
   double batch_s;
   bool want_v2;
+  /* the same with --pool 0: every job builds its own root (issue 16's
+   * before, measured interleaved with the pool) */
+  bc_daemon d0[MAXK + 1];
+  sbc_conn conn0[MAXK + 1][MAXK];
+  bool want_pool0;
 } G;
 
 static char *const *argv_for(kind k) {
@@ -305,7 +310,7 @@ static double batch_lib(row *r, bool record) {
 /* ---- the daemon ---- */
 static double batch_daemon(row *r, bool record) {
   int k = r->workers;
-  sbc_conn *conns = r->k == K_DAEMON_TRUE_V2 ? G.conn2[k] : G.conn[k];
+  sbc_conn *conns = r->k == K_DAEMON_TRUE_V2 ? G.conn2[k] : r->k == K_DAEMON_TRUE_POOL0 ? G.conn0[k] : G.conn[k];
   double sent[MAXK] = {0};
   bool busy[MAXK] = {false};
   int inflight = 0;
@@ -432,12 +437,21 @@ static int setup(bool need_lib, bool need_daemon) {
     for (int k = 1; k <= MAXK; k++) {
       char jobs[8];
       snprintf(jobs, sizeof jobs, "%d", k);
-      const char *extra[] = {"--jobs", jobs, NULL};
+      /* no toolchains to detect (/bin/true and noop need none): several daemons
+       * probing at once on a loaded machine outlast the start-up timeout */
+#define NO_TC "--toolchains", "/nonexistent-surgebox-toolchains"
+      const char *extra[] = {"--jobs", jobs, NO_TC, NULL};
       if (bc_daemon_start(&G.d[k], G.bin_dir, extra, true) < 0) return -1;
       for (int i = 0; i < k; i++)
         if (bc_connect(&G.conn[k][i], G.d[k].sock) < 0) return -1;
+      if (G.want_pool0) {
+        const char *extra0[] = {"--jobs", jobs, "--pool", "0", NO_TC, NULL};
+        if (bc_daemon_start(&G.d0[k], G.bin_dir, extra0, true) < 0) return -1;
+        for (int i = 0; i < k; i++)
+          if (bc_connect(&G.conn0[k][i], G.d0[k].sock) < 0) return -1;
+      }
       if (G.want_v2) {
-        const char *extra2[] = {"--jobs", jobs, "--cgroup", "v2", NULL};
+        const char *extra2[] = {"--jobs", jobs, "--cgroup", "v2", NO_TC, NULL};
         if (bc_daemon_start(&G.d2[k], G.bin_dir, extra2, true) < 0) return -1;
         for (int i = 0; i < k; i++)
           if (bc_connect(&G.conn2[k][i], G.d2[k].sock) < 0) return -1;
@@ -455,6 +469,9 @@ static void teardown(void) {
     for (int i = 0; i < k; i++)
       if (G.conn2[k][i].fd > 0) sbc_close(&G.conn2[k][i]);
     if (G.d2[k].pid > 0) bc_daemon_stop(&G.d2[k]);
+    for (int i = 0; i < k; i++)
+      if (G.conn0[k][i].fd > 0) sbc_close(&G.conn0[k][i]);
+    if (G.d0[k].pid > 0) bc_daemon_stop(&G.d0[k]);
   }
   if (G.reuse_ws) sb_workspace_destroy(G.reuse_ws);
   if (G.rt) sb_runtime_close(G.rt);
@@ -512,6 +529,8 @@ int main(int argc, char **argv) {
       {"daemon-true", "surgeboxd exec of /bin/true", K_DAEMON_TRUE},
       {"daemon-true-v2", "the same, surgeboxd --cgroup v2: init born in its cgroup (clone3), no cgroup.procs write",
        K_DAEMON_TRUE_V2},
+      {"daemon-true-pool0", "the same, surgeboxd --pool 0: each job builds its own root (before issue 16)",
+       K_DAEMON_TRUE_POOL0},
       {"bwrap", "bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc noop", K_BWRAP},
   };
   enum { NP = sizeof paths / sizeof *paths };
@@ -531,7 +550,9 @@ int main(int argc, char **argv) {
       r->floor_true = (k - 1) * NP + 1;
       r->enabled = p <= 1 || selected(only, r->id); /* both floors always */
       if (r->enabled && (r->k == K_LIB || r->k == K_LIB_REUSE)) need_lib = true;
-      if (r->enabled && (r->k == K_DAEMON_UPLOAD || r->k == K_DAEMON_TRUE || r->k == K_DAEMON_TRUE_V2)) need_daemon = true;
+      if (r->enabled && (r->k == K_DAEMON_UPLOAD || r->k == K_DAEMON_TRUE || r->k == K_DAEMON_TRUE_V2 ||
+                         r->k == K_DAEMON_TRUE_POOL0)) need_daemon = true;
+      if (r->enabled && r->k == K_DAEMON_TRUE_POOL0) G.want_pool0 = true;
       if (r->k == K_DAEMON_TRUE_V2 && r->enabled) {
         if (access("/sys/fs/cgroup/cgroup.controllers", R_OK) != 0 && access("/sys/fs/cgroup/unified/cgroup.controllers", R_OK) != 0) {
           r->enabled = false;
@@ -584,7 +605,7 @@ int main(int argc, char **argv) {
   /* Isolated runs: one run at a time with `gap` seconds of idleness before
    * each, as a lone interactive job sees it (back-to-back loops keep kernel
    * state warm that a lone job does not find). Interleaved across paths. */
-  static const kind iso_kinds[] = {K_RAW_TRUE, K_LIB_REUSE, K_DAEMON_TRUE, K_DAEMON_TRUE_V2, K_CLI};
+  static const kind iso_kinds[] = {K_RAW_TRUE, K_LIB_REUSE, K_DAEMON_TRUE, K_DAEMON_TRUE_POOL0, K_DAEMON_TRUE_V2, K_CLI};
   enum { NI = sizeof iso_kinds / sizeof *iso_kinds };
   row iso[NI];
   memset(iso, 0, sizeof iso);

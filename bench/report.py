@@ -152,6 +152,8 @@ def main():
         regen_section(body, rg, targets)
     if dm:
         drmatrix_section(body, dm, targets)
+    pool_section(body, [load(out, "pool-w1"), load(out, "pool-w2")],
+                 [load(out, "cruxeval-pool8"), load(out, "cruxeval-pool0")], targets)
     later_section(body, out)
 
     R("## Targets (issue 8)")
@@ -624,6 +626,48 @@ def drmatrix_section(R, dm, targets):
                         % (secs(cold), n, "" if full else " — a slice only (`--only %s`)" % dm["only"],
                            secs(by.get("warm", {}).get("wall"))),
                         verdict(cold / 60 <= TARGETS["drmatrix_min"]) if full else "not measured (a slice)"])
+
+
+def pool_section(R, pools, cruxes, targets):
+    """Issue 16: prepared roots (--pool 8) against --pool 0, and CRUXEval."""
+    pools = [p for p in pools if p and "summary" in p]
+    cruxes = [c for c in cruxes if c and "ratio" in c]
+    if not pools and not cruxes:
+        return
+    R("## Prepared sandboxes (issue 16)")
+    R()
+    if pools:
+        R("CPU per trivial job (`/bin/true` through surgeboxd): the daemon's whole process tree "
+          "(the daemon, its teardown thread, every sandbox init and program it reaped), per "
+          "batch, the two daemons' batches interleaved round after round; the ratio is paired "
+          "per round. On 2 cores CPU per job, not wall time, bounds throughput.")
+        R()
+        rows = []
+        for p in pools:
+            s = p["summary"]
+            lo, hi = s["pool_vs_pool0_cpu_range"]
+            rows.append([p["workers"], "%.2f ms" % s["pool"]["cpu_ms_per_job"], "%.2f ms" % s["pool0"]["cpu_ms_per_job"],
+                         "%.2f× (%.2f–%.2f)" % (s["pool_vs_pool0_cpu_median"], lo, hi),
+                         "%.2f ms" % s["pool"]["wall_ms_per_job"], "%.2f ms" % s["pool0"]["wall_ms_per_job"],
+                         "%.2f×" % s["pool_vs_pool0_wall_median"], "%s → %s" % (" ".join(p["load_start"]),
+                                                                                 " ".join(p["load_end"]))])
+        R.table(["workers", "CPU/job pool", "CPU/job pool 0", "pool ÷ pool 0 (min–max)", "wall/job pool",
+                 "wall/job pool 0", "wall ratio", "load average"], rows)
+        R()
+    if cruxes:
+        R("CRUXEval, output mode: every generation (the reference output, K copies) checked "
+          "through `surgebox verify` and a daemon, against `bench_baseline` running the very same "
+          "requests unsandboxed with /usr/bin/python3, one process each, same parallelism.")
+        R()
+        R.table(["daemon", "programs", "passed", "unsandboxed", "sandboxed", "ratio"],
+                [["--pool %s" % c["pool"], c["programs"], c["passed"], "%.1f s" % c["baseline_s"],
+                  "%.1f s" % c["surgebox_s"], "%.2f×" % c["ratio"]] for c in cruxes])
+        R()
+        for c in cruxes:
+            if c["pool"] != "0":
+                targets.append(["CRUXEval output checks ≤ 1.15× unsandboxed (issue 16)",
+                                "%.2f× (%d programs, %d workers)" % (c["ratio"], c["programs"], c["jobs"]),
+                                verdict(c["ratio"] <= 1.15)])
 
 
 def later_section(R, out):

@@ -123,7 +123,7 @@ static int parse_group(const char *s, gid_t *out) {
  * names, except the command line's own (cli_only). */
 enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
        O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
-       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION };
+       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION, O_POOL };
 static const sbo_opt opts[] = {
     {"socket", O_SOCKET, "PATH", "default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock"},
     {"socket-group", O_SGROUP, "NAME", "group of the socket file (name or number); its members may connect"},
@@ -147,6 +147,7 @@ static const sbo_opt opts[] = {
     {"profiles-dir", O_PROFDIR, "DIR", "where profiles live"},
     {"profile", O_PROFILE, "NAME", "default root file system of jobs (default host; see surgebox profile)"},
     {"uid-range", O_UIDRANGE, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)"},
+    {"pool", O_POOL, "N", "prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)"},
     {"ready-fd", O_READY, "FD", "write \"ready\\n\" to FD once listening (not in a config file)"},
     {"config", O_CONFIG, "FILE", "read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists)"},
     {"version", O_VERSION, NULL, "print the version and exit"},
@@ -207,6 +208,7 @@ static int apply(sbd_config *c, int o, const char *arg) {
     break;
   }
   case O_LOGFILE: c->log_file = arg; break;
+  case O_POOL: bad = parse_ul(arg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
   case O_CONFIG: break; /* read before everything else */
   case O_VERSION: break; /* answered while the command line is read */
   }

@@ -3,7 +3,8 @@
  *
  *   1. (user-namespace mode) wait until the parent wrote our id maps;
  *   2. enter the shared empty network namespace; hostname "surgebox";
- *   3. build the private root and pivot into it (mounts.c);
+ *   3. build the private root and pivot into it (mounts.c), or, pooled,
+ *      enter a copy of a prepared one and mount the job's own parts;
  *   4. READY to the parent, which attaches us to the job's cgroup, then
  *      waits for GO (so sandbox set-up is not charged to the program);
  *   5. unshare the cgroup namespace (its root is now the job's cgroup);
@@ -208,8 +209,8 @@ void sb_child_main(const sb_child_args *a) {
    * controlling terminal. We are never a group leader here (a fresh clone). */
   if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
   int ctl = a->ctl_fd;
-  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd};
-  close_all_except(keep, 5);
+  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd, a->app_tree_fd};
+  close_all_except(keep, 7);
   /* If the parent dies, so does the sandbox: the kernel then kills the
    * whole pid namespace with us. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
@@ -221,7 +222,11 @@ void sb_child_main(const sb_child_args *a) {
   int rc = sb_ns_uts_setup();
   if (rc < 0) die(ctl, "sethostname", -rc);
   char what[SB_ERR_MAX];
-  if (sb_mounts_build_root(&a->mounts, what, sizeof what) < 0) {
+  int mrc = a->tmpl_fd >= 0 ? sb_mounts_enter_template(&a->mounts, a->tmpl_fd, a->app_tree_fd, what, sizeof what)
+                            : sb_mounts_build_root(&a->mounts, what, sizeof what);
+  if (a->tmpl_fd >= 0) close(a->tmpl_fd);
+  if (a->app_tree_fd >= 0) close(a->app_tree_fd);
+  if (mrc < 0) {
     sb_msg m;
     memset(&m, 0, sizeof m);
     m.type = SB_MSG_ERROR;

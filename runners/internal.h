@@ -169,8 +169,14 @@ typedef struct {
   const char *etc_passwd, *etc_group; /* bound over /etc/passwd, /etc/group; NULL: the root's own */
   const sb_mount *extra;
   size_t n_extra;
+  bool template;                /* pool.c: mount points only for /app, /tmp, /dev/shm, /proc; no identity */
 } sb_mount_plan;
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+/* A pooled job (child, after clone into new pid/ipc/uts namespaces): enter
+ * a private copy of the template mount namespace tmpl_fd and mount what is
+ * the job's own: /app (app_tree_fd, a detached bind of the workspace from
+ * open_tree, or -1: a tmpfs), /tmp, /dev/shm, /proc, /etc/passwd and group. */
+int sb_mounts_enter_template(const sb_mount_plan *p, int tmpl_fd, int app_tree_fd, char *what, size_t what_len);
 /* Inode cap of a job-writable tmpfs of size_mib (/tmp, /dev/shm, /app): one
  * inode per 4 KiB page of its size, so empty files (which cost kernel memory
  * but no pages, not counted by size=) cannot outnumber what one page each
@@ -211,6 +217,7 @@ typedef struct {
 typedef struct {
   int ctl_fd, stdin_fd, stdout_fd, stderr_fd;
   int netns_fd;
+  int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
   bool userns;
   sb_mount_plan mounts;
   const char *const *argv;
@@ -253,6 +260,27 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
 int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
 const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
 
+/* ---- pool.c (parent) ---- */
+typedef struct sb_pool_tmpl sb_pool_tmpl;
+/* The template mount namespace of worker slot `slot` for the plan's root and
+ * extra mounts (built on first use; up to rt->opts.pool per slot are kept,
+ * least recently used dropped first): an
+ * fd the pool owns, or -ENOTSUP when the pool is off or the plan does not
+ * fit it (then the job builds its own root), or another -errno. */
+int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]);
+/* For one run: *tmpl_fd (owned by the pool) and *app_tree_fd (a detached
+ * clone of the workspace's mount, the caller closes it), or both -1: the
+ * run builds its own root. */
+void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
+                     int *app_tree_fd);
+void sb_pool_init(sb_runtime *rt);
+void sb_pool_fini(sb_runtime *rt);
+/* Close fd on the teardown thread (a job's mount namespace: its umounts
+ * are off the loop thread and off the job's critical path). */
+void sb_pool_defer_close(sb_runtime *rt, int fd);
+/* A pooled job's mount namespace (its init still alive): fd or -errno. */
+int sb_pool_job_ns(int pidfd, pid_t pid);
+
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random
  * bits>": unique per start
@@ -294,6 +322,13 @@ struct sb_runtime {
   uint64_t counter;
   char uid_dir[PATH_MAX];    /* uids.c: the shared lock directory */
   uint32_t uid_next, uids_in_use;
+  sb_pool_tmpl *pool;        /* pool.c: up to opts.pool templates */
+  int n_pool;
+  uint64_t pool_clock;
+  int teardown_pipe[2];
+  pthread_t teardown_thread;
+  bool teardown_started;
+  uint64_t pool_fallbacks;   /* runs that fit the pool but built their own root */
 };
 
 #endif

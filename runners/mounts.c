@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -171,6 +172,10 @@ static int build_dev(ctx *c, const sb_mount_plan *p) {
   /* POSIX shared memory (Python multiprocessing, some JVM paths). Its pages
    * are charged to the job's memory cgroup like any tmpfs. */
   snprintf(path, sizeof path, "%s/shm", dev);
+  if (p->template) { /* the job mounts its own (sb_mounts_enter_template) */
+    if (sb_mkdir_p(path, 0755) < 0) return fail(c, "mkdir", path);
+    return set_attrs(dev, MOUNT_ATTR_RDONLY, false) < 0 ? fail(c, "remount", dev) : 0;
+  }
   char opts[96];
   snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=1777", (unsigned long long)p->tmp_mib,
            sb_tmpfs_inodes(p->tmp_mib));
@@ -192,6 +197,13 @@ static int pivot(ctx *c, const sb_mount_plan *p) {
   return 0;
 }
 
+/* A template (pool.c) has mount points where a job's own file systems go:
+ * /app, /tmp, /dev/shm and /proc stay empty directories, and /etc/passwd and
+ * /etc/group are the root's own until the job binds its identity over them. */
+static int mountpoint_only(ctx *c, const char *path, mode_t mode) {
+  return sb_mkdir_p(path, mode) < 0 ? fail(c, "mkdir", path) : 0;
+}
+
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   ctx c = {what, what_len};
   char path[PATH_MAX], opts[128];
@@ -204,11 +216,13 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     else if (access(src, F_OK) == 0) rc = bind(&c, p, src, *b, false);
   }
   if (!rc) rc = mask_secrets(&c, p);
-  if (!rc) rc = private_identity(&c, p, "/etc/passwd", p->etc_passwd);
-  if (!rc) rc = private_identity(&c, p, "/etc/group", p->etc_group);
+  if (!rc && !p->template) rc = private_identity(&c, p, "/etc/passwd", p->etc_passwd);
+  if (!rc && !p->template) rc = private_identity(&c, p, "/etc/group", p->etc_group);
   if (!rc) {
     join(path, sizeof path, p->newroot, "/app");
-    if (p->workspace) {
+    if (p->template) {
+      rc = mountpoint_only(&c, path, 0755);
+    } else if (p->workspace) {
       rc = bind(&c, p, p->workspace, "/app", true);
     } else {
       snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=0755,uid=%u,gid=%u",
@@ -220,13 +234,13 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     join(path, sizeof path, p->newroot, "/tmp");
     snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=1777", (unsigned long long)p->tmp_mib,
              sb_tmpfs_inodes(p->tmp_mib));
-    rc = tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
+    rc = p->template ? mountpoint_only(&c, path, 0755) : tmpfs(&c, path, opts, MS_NOSUID | MS_NODEV);
   }
   if (!rc) rc = build_dev(&c, p);
   if (!rc) {
     join(path, sizeof path, p->newroot, "/proc");
     if (sb_mkdir_p(path, 0555) < 0) rc = fail(&c, "mkdir", path);
-    else if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+    else if (!p->template && mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
       rc = fail(&c, "mount", "/proc");
   }
   for (size_t i = 0; !rc && i < p->n_extra; i++) {
@@ -234,5 +248,52 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     rc = bind(&c, p, p->extra[i].source, p->extra[i].target, p->extra[i].writable);
   }
   if (!rc) rc = pivot(&c, p);
+  return rc;
+}
+
+/* The job's identity file: staged in its fresh /tmp (the template's root is
+ * read-only and shared), bound read-only over the root's, then unlinked so
+ * the job's /tmp looks empty; the bind keeps the inode. */
+static int job_identity(ctx *c, const char *name, const char *stage, const char *text) {
+  struct stat st;
+  if (!text || lstat(name, &st) < 0 || !S_ISREG(st.st_mode)) return 0;
+  int fd = open(stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return fail(c, "create", stage);
+  size_t len = strlen(text);
+  ssize_t n = write(fd, text, len);
+  close(fd);
+  if (n != (ssize_t)len) return fail(c, "write", stage);
+  if (mount(stage, name, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", name);
+  if (set_attrs(name, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false) < 0)
+    return fail(c, "remount", name);
+  if (unlink(stage) < 0) return fail(c, "unlink", stage);
+  return 0;
+}
+
+int sb_mounts_enter_template(const sb_mount_plan *p, int tmpl_fd, int app_tree_fd, char *what, size_t what_len) {
+  ctx c = {what, what_len};
+  char opts[128];
+  /* Into the template (root and cwd become its root), then a private copy
+   * of it: what this job mounts never reaches the template or another job. */
+  if (setns(tmpl_fd, CLONE_NEWNS) < 0) return fail(&c, "setns", "template");
+  if (unshare(CLONE_NEWNS) < 0) return fail(&c, "unshare", "mount namespace");
+  int rc = 0;
+  if (app_tree_fd >= 0) {
+    if (syscall(SYS_move_mount, app_tree_fd, "", AT_FDCWD, "/app", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+      rc = fail(&c, "move_mount", "/app");
+  } else {
+    snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=0755,uid=%u,gid=%u",
+             (unsigned long long)p->app_mib, sb_tmpfs_inodes(p->app_mib), (unsigned)p->uid, (unsigned)p->gid);
+    if (mount("tmpfs", "/app", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) rc = fail(&c, "mount tmpfs", "/app");
+  }
+  snprintf(opts, sizeof opts, "size=%llum,nr_inodes=%llu,mode=1777", (unsigned long long)p->tmp_mib,
+           sb_tmpfs_inodes(p->tmp_mib));
+  if (!rc && mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) rc = fail(&c, "mount tmpfs", "/tmp");
+  if (!rc && mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+    rc = fail(&c, "mount tmpfs", "/dev/shm");
+  if (!rc && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+    rc = fail(&c, "mount", "/proc");
+  if (!rc) rc = job_identity(&c, "/etc/passwd", "/tmp/.sb-passwd", p->etc_passwd);
+  if (!rc) rc = job_identity(&c, "/etc/group", "/tmp/.sb-group", p->etc_group);
   return rc;
 }

@@ -95,6 +95,7 @@ static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
 }
 
 void sb_proc_free(sb_proc *p) {
+  if (p->job_ns_fd >= 0) sb_pool_defer_close(p->rt, p->job_ns_fd);
   sb_closep(&p->pidfd);
   sb_closep(&p->ctl_fd);
   sb_closep(&p->out_fd);
@@ -203,7 +204,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   }
   p->rt = rt;
   p->limits = spec->limits;
-  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = -1;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = -1;
   p->t_start = sb_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   int rc = copy_spec_strings(p, spec);
@@ -259,11 +260,14 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.uid = p->uid;
   a.gid = p->gid;
   a.empty_caps = rt->empty_caps;
+  a.tmpl_fd = a.app_tree_fd = -1;
+  if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd);
 
   if (!rc) {
     unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
     if (rt->userns) flags |= CLONE_NEWUSER;
     if (a.netns_fd < 0) flags |= CLONE_NEWNET;
+    if (a.tmpl_fd >= 0) flags &= ~(unsigned long)CLONE_NEWNS; /* the init enters a copy of the template */
     int pidfd = -1;
     /* Raw clone with no new stack: the child continues here like after
      * fork(), without running glibc's atfork handlers. On cgroup v2, born
@@ -300,6 +304,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (outp[1] >= 0) close(outp[1]);
   if (errp[1] >= 0) close(errp[1]);
   if (in_fd >= 0) close(in_fd);
+  if (a.app_tree_fd >= 0) close(a.app_tree_fd);
+  p->pooled = a.tmpl_fd >= 0;
   p->ctl_fd = ctl[0];
   p->out_fd = outp[0];
   p->err_fd = errp[0];
@@ -357,6 +363,7 @@ static void go(sb_proc *p) {
     internal_error(p, err);
     return;
   }
+  if (p->pooled) p->job_ns_fd = sb_pool_job_ns(p->pidfd, p->pid); /* torn down later, on the pool's thread */
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
   p->t_go = sb_now_ns(); /* before the send: the program may start at once */

@@ -23,6 +23,8 @@ struct sb_proc {
   phase phase;
   pid_t pid;
   int pidfd, ctl_fd, out_fd, err_fd;
+  bool pooled;   /* the init entered a prepared root (pool.c) */
+  int job_ns_fd; /* pooled: its mount namespace, closed on the teardown thread */
   sb_cg_job cg;
   sb_bpf own_filter; /* when the spec extends the runtime's policy */
   uint64_t t_start, t_go, setup_deadline, wall_deadline, next_cpu_check;

@@ -27,6 +27,11 @@ void sb_runtime_options_default(sb_runtime_options *o) {
    * Debian policy leaves 65536-4294967293 to local dynamic allocation). */
   o->uid_first = 1879048192;
   o->uid_count = 4096;
+  o->pool = 8;
+  const char *pool = getenv("SURGEBOX_POOL");
+  char *end;
+  long v = pool && *pool ? strtol(pool, &end, 10) : -1;
+  if (v >= 0 && v <= 1024 && *end == '\0') o->pool = (int)v;
 }
 
 static void default_state_dir(char out[PATH_MAX]) {
@@ -236,6 +241,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->opts = *opts;
   rt->n_netns = 0;
   rt->lock_fd = -1;
+  rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
   rt->host_uid = rt->outer_uid;
@@ -275,6 +281,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
              "cgroup v2 without memory/pids controllers (%s): memory and processes limited by "
              "rlimits (RLIMIT_DATA per process, RLIMIT_NPROC per uid)",
              rt->cg.describe);
+  if (!rc) sb_pool_init(rt);
   if (!rc) rc = sb_seccomp_build(opts->seccomp_extra_deny, opts->seccomp_extra_allow, NULL, &rt->filter, err);
   if (!rc) {
     rt->empty_caps = cap_init();
@@ -306,6 +313,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
+  sb_pool_fini(rt);
   for (int i = 0; i < rt->n_netns; i++) close(rt->netns_fds[i]);
   free(rt->netns_fds);
   sb_seccomp_free(&rt->filter);

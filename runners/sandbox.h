@@ -48,6 +48,8 @@ typedef struct {
   const char *uid_lock_dir;   /* NULL: /run/surgebox/uids (shared by every surgebox process) */
   const char *const *seccomp_extra_deny;  /* NULL-terminated syscall names, may be NULL */
   const char *const *seccomp_extra_allow; /* names removed from the default deny list */
+  int pool;                   /* prepared roots kept per worker slot (pool.c); 0: every run builds its own.
+                               * Default 8, or $SURGEBOX_POOL when set (tests run both ways) */
 } sb_runtime_options;
 
 void sb_runtime_options_default(sb_runtime_options *o);

@@ -1,0 +1,257 @@
+/* Prepared sandboxes (parent side). Building a sandbox's root costs ~35
+ * mounts and a pivot_root per job (bench/FINDINGS.md); none of it depends
+ * on the job. The pool builds it once per distinct (profile root, extra
+ * mounts) and keeps the result as a mount namespace (a "template", pinned by
+ * an fd; the process that built it is gone). A job's init enters a private
+ * copy of it and mounts only what is the job's own (mounts.c:
+ * sb_mounts_enter_template): /app, /tmp, /dev/shm, /proc and its identity
+ * files. Its pid, ipc and uts namespaces, session, uid and cgroup are new
+ * per job as without the pool. HACKING.md ("Prepared sandboxes") says why
+ * nothing flows from one job to the next.
+ *
+ * Templates are per worker slot (the spec's netns_slot, like the shared
+ * network namespaces): jobs running at the same time never share one, so
+ * not even a lock on the template's own directories (/, /dev) is seen by a
+ * concurrent job; consecutive jobs of a slot share it only after every
+ * process of the earlier one is gone.
+ *
+ * The template is never changed after it is built: its root and every bind
+ * are read-only mounts, a job's copy is private (no propagation), and jobs
+ * hold no capability to remount anything.
+ *
+ * Also here: the teardown thread. A job's mount namespace (~40 mounts) is
+ * torn down when its last reference goes; without a reference of ours that
+ * happens in the exiting init, before the exit is visible to us, i.e. on the
+ * job's critical path. We hold one from READY and close it on this thread. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+struct sb_pool_tmpl {
+  char *key;
+  int fd;
+  uint64_t used;
+};
+
+/* Paths a job mounts itself: an extra mount at or under them would be
+ * covered, so such a spec takes the fresh path. */
+static bool under_job_paths(const char *t) {
+  static const char *const own[] = {"/app", "/tmp", "/dev", "/proc", "/etc/passwd", "/etc/group", NULL};
+  for (const char *const *o = own; *o; o++) {
+    size_t n = strlen(*o);
+    if (strncmp(t, *o, n) == 0 && (t[n] == '\0' || t[n] == '/')) return true;
+  }
+  return strcmp(t, "/") == 0 || strstr(t, "/..") != NULL;
+}
+
+static char *make_key(int slot, const char *root, const sb_mount *m, size_t n) {
+  size_t len = strlen(root) + 16;
+  for (size_t i = 0; i < n; i++) len += strlen(m[i].source) + strlen(m[i].target) + 4;
+  char *k = malloc(len);
+  if (!k) return NULL;
+  char *p = k + sprintf(k, "%d\n%s\n", slot, root);
+  for (size_t i = 0; i < n; i++) p += sprintf(p, "%s\t%s\t%c\n", m[i].source, m[i].target, m[i].writable ? 'w' : 'r');
+  return k;
+}
+
+/* A short-lived process builds the root in a mount namespace of its own and
+ * waits; we open its namespace and kill it. Child side: no malloc, no stdio. */
+static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
+  int st[2];
+  if (pipe2(st, O_CLOEXEC) < 0) {
+    sb_err(err, "pool: pipe: %s", strerror(errno));
+    return -errno;
+  }
+  long pid = syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+  if (pid == 0) {
+    close(st[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
+    what[0] = 'n';
+    what[1] = '\0';
+    int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
+    if (rc >= 0) what[0] = 'y';
+    if (write(st[1], what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
+    pause();
+    _exit(0);
+  }
+  close(st[1]);
+  if (pid < 0) {
+    int e = errno;
+    close(st[0]);
+    sb_err(err, "pool: clone: %s", strerror(e));
+    return -e;
+  }
+  char what[SB_ERR_MAX];
+  ssize_t n;
+  while ((n = read(st[0], what, sizeof what - 1)) < 0 && errno == EINTR) {
+  }
+  close(st[0]);
+  int fd = -EIO;
+  if (n == 1 && what[0] == 'y') {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/ns/mnt", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      fd = -errno;
+      sb_err(err, "pool: open %s: %s", path, strerror(errno));
+    }
+  } else {
+    what[n > 0 ? n : 0] = '\0';
+    sb_err(err, "pool: template: %s", n > 1 ? what + 1 : "builder died");
+  }
+  kill((pid_t)pid, SIGKILL);
+  while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
+int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
+  if (rt->opts.pool <= 0 || rt->userns || !rt->can_mount) return -ENOTSUP;
+  for (size_t i = 0; i < plan->n_extra; i++)
+    if (under_job_paths(plan->extra[i].target)) return -ENOTSUP;
+  char *key = make_key(slot, plan->root, plan->extra, plan->n_extra);
+  int cap = rt->opts.pool * (rt->n_netns > 0 ? rt->n_netns : 1);
+  if (!key) return -ENOMEM;
+  rt->pool_clock++;
+  sb_pool_tmpl *lru = NULL;
+  for (int i = 0; i < rt->n_pool; i++) {
+    sb_pool_tmpl *t = &rt->pool[i];
+    if (strcmp(t->key, key) == 0) {
+      free(key);
+      t->used = rt->pool_clock;
+      return t->fd;
+    }
+    if (!lru || t->used < lru->used) lru = t;
+  }
+  int fd = build_template(rt, plan, err);
+  if (fd < 0) {
+    free(key);
+    return fd;
+  }
+  if (!rt->pool) rt->pool = calloc((size_t)cap, sizeof *rt->pool);
+  if (!rt->pool) {
+    close(fd);
+    free(key);
+    return -ENOMEM;
+  }
+  sb_pool_tmpl *t = rt->n_pool < cap ? &rt->pool[rt->n_pool++] : lru;
+  if (t == lru) { /* running jobs entered it already: their copies do not need it */
+    free(t->key);
+    sb_pool_defer_close(rt, t->fd);
+  }
+  t->key = key;
+  t->fd = fd;
+  t->used = rt->pool_clock;
+  return fd;
+}
+
+/* /app for a pooled job: the workspace's mount, cloned as a detached tree
+ * here (the template cannot see host paths) and moved into place by the
+ * init. Taken from the workspace's own directory fd, not its path. */
+static int app_tree(const sb_workspace *ws) {
+  int fd = (int)syscall(SYS_open_tree, ws->dirfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+  if (fd < 0) return -errno;
+  struct mount_attr ma = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+  if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof ma) < 0) {
+    int e = errno;
+    close(fd);
+    return -e;
+  }
+  return fd;
+}
+
+void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
+                     int *app_tree_fd) {
+  *tmpl_fd = *app_tree_fd = -1;
+  sb_mount_plan tp = *plan;
+  tp.template = true;
+  char err[SB_ERR_MAX] = "";
+  int t = sb_pool_template(rt, slot, &tp, err);
+  if (t < 0) { /* off, does not fit, or cannot be built: the fresh path (which reports real errors) */
+    if (t != -ENOTSUP) rt->pool_fallbacks++;
+    return;
+  }
+  if (ws) {
+    int a = app_tree(ws);
+    if (a < 0) {
+      rt->pool_fallbacks++;
+      return;
+    }
+    *app_tree_fd = a;
+  }
+  *tmpl_fd = t;
+}
+
+#ifndef PIDFD_GET_MNT_NAMESPACE
+#define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3) /* linux/pidfd.h, 6.11+ */
+#endif
+
+int sb_pool_job_ns(int pidfd, pid_t pid) {
+  int fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
+  if (fd >= 0) {
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+  }
+  /* older kernels: by pid, which the init keeps until we reap it */
+  char ns[64];
+  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+  return open(ns, O_RDONLY | O_CLOEXEC);
+}
+
+static void *teardown_main(void *arg) {
+  sb_runtime *rt = arg;
+  int fd;
+  for (;;) {
+    ssize_t n = read(rt->teardown_pipe[0], &fd, sizeof fd);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != (ssize_t)sizeof fd) break; /* EOF: sb_pool_fini */
+    close(fd);
+  }
+  return NULL;
+}
+
+void sb_pool_init(sb_runtime *rt) {
+  rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
+  if (rt->opts.pool <= 0) return;
+  if (pipe2(rt->teardown_pipe, O_CLOEXEC) < 0) return;
+  if (pthread_create(&rt->teardown_thread, NULL, teardown_main, rt) != 0) {
+    sb_closep(&rt->teardown_pipe[0]);
+    sb_closep(&rt->teardown_pipe[1]);
+    return;
+  }
+  rt->teardown_started = true;
+}
+
+void sb_pool_defer_close(sb_runtime *rt, int fd) {
+  if (fd < 0) return;
+  /* A pipe write of an int is atomic; a full pipe (thousands queued) blocks
+   * briefly, which only means the thread is behind. */
+  if (!rt->teardown_started || write(rt->teardown_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) close(fd);
+}
+
+void sb_pool_fini(sb_runtime *rt) {
+  for (int i = 0; i < rt->n_pool; i++) {
+    free(rt->pool[i].key);
+    close(rt->pool[i].fd);
+  }
+  free(rt->pool);
+  rt->pool = NULL;
+  rt->n_pool = 0;
+  if (rt->teardown_started) {
+    sb_closep(&rt->teardown_pipe[1]);
+    pthread_join(rt->teardown_thread, NULL);
+    sb_closep(&rt->teardown_pipe[0]);
+    rt->teardown_started = false;
+  }
+}
