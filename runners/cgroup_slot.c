@@ -182,8 +182,8 @@ static bool fence_passed(sb_cg_slot *s) {
 
 void sb_cg_slot_fence(sb_runtime *rt, int index) {
   sb_cg_backend *b = &rt->cg;
-  if (index < 0 || index >= b->n_slots || !b->slots[index].created) return;
-  sb_cg_slot *s = &b->slots[index];
+  if (index < 0 || index >= b->n_slots || !b->slots[index] || !b->slots[index]->created) return;
+  sb_cg_slot *s = b->slots[index];
   int p[2];
   sb_closep(&s->fence_fd);
   if (pipe2(p, O_CLOEXEC) < 0) {
@@ -304,18 +304,21 @@ static void baseline(const sb_cg_backend *b, sb_cg_slot *s, sb_cg_job *j) {
 int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j) {
   sb_cg_backend *b = &rt->cg;
   if (rt->opts.pool <= 0 || b->kind == SB_CGROUP_NONE || index < 0) return -ENOTSUP;
-  if (index >= b->n_slots) {
-    sb_cg_slot *ns = realloc(b->slots, (size_t)(index + 1) * sizeof *ns);
+  if (index >= b->n_slots) { /* an array of pointers: running jobs hold theirs */
+    sb_cg_slot **ns = realloc(b->slots, (size_t)(index + 1) * sizeof *ns);
     if (!ns) return -ENOMEM;
-    for (int i = b->n_slots; i <= index; i++) {
-      memset(&ns[i], 0, sizeof ns[i]);
-      for (int k = 0; k < SB_SLOT_NFD; k++) ns[i].fd[k] = -1;
-      ns[i].dirs.v2_fd = ns[i].dirs.v2_peak_fd = ns[i].fence_fd = -1;
-    }
+    for (int i = b->n_slots; i <= index; i++) ns[i] = NULL;
     b->slots = ns;
     b->n_slots = index + 1;
   }
-  sb_cg_slot *s = &b->slots[index];
+  if (!b->slots[index]) {
+    sb_cg_slot *n = calloc(1, sizeof *n);
+    if (!n) return -ENOMEM;
+    for (int k = 0; k < SB_SLOT_NFD; k++) n->fd[k] = -1;
+    n->dirs.v2_fd = n->dirs.v2_peak_fd = n->fence_fd = -1;
+    b->slots[index] = n;
+  }
+  sb_cg_slot *s = b->slots[index];
   if (s->busy || s->broken) return -EBUSY; /* concurrent runs on one slot (the CLI), or given up */
   if (!s->created && slot_create(b, s, index) < 0) {
     s->broken = true;
@@ -405,12 +408,14 @@ void sb_cg_slot_release(sb_cg_slot *s) { s->busy = false; }
 
 void sb_cg_slots_close(sb_cg_backend *b) {
   for (int i = 0; i < b->n_slots; i++) {
-    sb_cg_slot *s = &b->slots[i];
-    if (!s->created) continue;
-    emptied(b, s);
-    slot_close_fds(s);
-    if (b->kind == SB_CGROUP_V1) sb_cg1_job_destroy(&s->dirs);
-    else sb_cg2_job_destroy(&s->dirs);
+    sb_cg_slot *s = b->slots[i];
+    if (s && s->created) {
+      emptied(b, s);
+      slot_close_fds(s);
+      if (b->kind == SB_CGROUP_V1) sb_cg1_job_destroy(&s->dirs);
+      else sb_cg2_job_destroy(&s->dirs);
+    }
+    free(s);
   }
   free(b->slots);
   b->slots = NULL;

@@ -65,7 +65,7 @@ typedef struct {
   char v2[PATH_MAX];
   bool v2_memory, v2_pids, v2_cpu, v2_kill;
   char describe[256];
-  sb_cg_slot *slots;    /* cgroup_slot.c: one per worker slot, made at its first job */
+  sb_cg_slot **slots;   /* cgroup_slot.c: one per worker slot, made at its first job */
   int n_slots;
   /* the instance directories, open and flocked while we live (runtime.c) */
   int inst_fd[3];
