@@ -286,6 +286,11 @@ void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s)
 }
 
 bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns) {
+  if (j->slot) { /* the CPU-limit poll: one read, not every counter */
+    bool ok = sb_cg_slot_cpu_ns(b, j->slot, ns);
+    *ns = minus(*ns, j->base_cpu_ns);
+    return ok;
+  }
   sb_cg_stats s;
   sb_cg_job_stats(b, j, &s);
   *ns = s.cpu_ns;

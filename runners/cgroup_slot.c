@@ -402,6 +402,13 @@ void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *
 }
 
 
+bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns) {
+  bool ok = b->kind == SB_CGROUP_V1 || b->v2_cpu;
+  if (b->kind == SB_CGROUP_V1) *ns = fd_u64(s, SB_SF_CPU, &ok);
+  else *ns = ok ? fd_keyed(s, SB_SF_CPU, "usage_usec", &ok) * 1000 : 0;
+  return ok;
+}
+
 void sb_cg_slot_reset_peak(const sb_cg_slot *s) { put(s, SB_SF_PEAK, "reset\n"); }
 
 void sb_cg_slot_release(sb_cg_slot *s) { s->busy = false; }

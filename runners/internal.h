@@ -135,6 +135,7 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
 void sb_cg_slot_fence(sb_runtime *rt, int index);
 int sb_cg_slot_attach(const sb_cg_slot *s, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *st); /* raw counters */
+bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns); /* raw; false: none */
 void sb_cg_slot_reset_peak(const sb_cg_slot *s);
 void sb_cg_slot_release(sb_cg_slot *s);
 void sb_cg_slots_close(sb_cg_backend *b);
