@@ -223,6 +223,7 @@ int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, cons
 }
 
 void sb_cg_close(sb_cg_backend *b) {
+  sb_cg_slots_close(b);
   if (b->kind == SB_CGROUP_V1) sb_cg1_close(b);
   if (b->kind == SB_CGROUP_V2) sb_cg2_close(b);
   unlock_instance(b); /* after the rmdir: never a moment when it looks dead */
@@ -232,6 +233,7 @@ int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *
                      char err[SB_ERR_MAX]) {
   memset(j, 0, sizeof *j);
   j->v2_fd = j->v2_peak_fd = -1;
+  j->slot_index = -1;
   switch (b->kind) {
   case SB_CGROUP_V1: return sb_cg1_job_create(b, name, l, j, err);
   case SB_CGROUP_V2: return sb_cg2_job_create(b, name, l, j, err);
@@ -240,6 +242,7 @@ int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *
 }
 
 int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]) {
+  if (j->slot) return sb_cg_slot_attach(j->slot, pid, err);
   switch (b->kind) {
   case SB_CGROUP_V1: return sb_cg1_job_attach(j, pid, err);
   case SB_CGROUP_V2: return sb_cg2_job_attach(j, pid, err);
@@ -247,15 +250,23 @@ int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char
   }
 }
 
+/* The counters as the kernel has them (only sb_cg_job_stats subtracts). */
+static void raw_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s) {
+  memset(s, 0, sizeof *s);
+  if (j->slot) sb_cg_slot_stats(b, j->slot, s);
+  else if (b->kind == SB_CGROUP_V1) sb_cg1_job_stats(j, s);
+  else if (b->kind == SB_CGROUP_V2) sb_cg2_job_stats(b, j, s);
+}
+
 void sb_cg_job_mark_go(const sb_cg_backend *b, sb_cg_job *j) {
   if (!j->created || !j->born_inside || b->kind != SB_CGROUP_V2) return;
   sb_cg_stats s;
-  memset(&s, 0, sizeof s);
-  sb_cg2_job_stats(b, j, &s); /* the raw counters (only sb_cg_job_stats subtracts) */
+  raw_stats(b, j, &s);
   j->base_cpu_ns = s.cpu_ns;
   j->base_user_ns = s.user_ns;
   j->base_sys_ns = s.sys_ns;
-  sb_cg2_job_reset_peak(b, j);
+  if (j->slot) sb_cg_slot_reset_peak(j->slot);
+  else sb_cg2_job_reset_peak(b, j);
 }
 
 static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
@@ -263,16 +274,23 @@ static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s) {
   memset(s, 0, sizeof *s);
   if (!j->created) return;
-  if (b->kind == SB_CGROUP_V1) sb_cg1_job_stats(j, s);
-  if (b->kind == SB_CGROUP_V2) sb_cg2_job_stats(b, j, s);
-  if (j->born_inside) { /* what ran before GO was the sandbox's set-up, not the program */
-    s->cpu_ns = minus(s->cpu_ns, j->base_cpu_ns);
-    s->user_ns = minus(s->user_ns, j->base_user_ns);
-    s->sys_ns = minus(s->sys_ns, j->base_sys_ns);
-  }
+  raw_stats(b, j, s);
+  /* Baselines: what ran before GO when born inside (the sandbox's set-up,
+   * not the program), and what a reused slot's counters held before. */
+  s->cpu_ns = minus(s->cpu_ns, j->base_cpu_ns);
+  s->user_ns = minus(s->user_ns, j->base_user_ns);
+  s->sys_ns = minus(s->sys_ns, j->base_sys_ns);
+  s->oom_kills = minus(s->oom_kills, j->base_oom);
+  s->pids_max_events = minus(s->pids_max_events, j->base_pids_events);
+  s->mem_peak_bytes = minus(s->mem_peak_bytes, j->base_mem);
 }
 
 bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns) {
+  if (j->slot) { /* the CPU-limit poll: one read, not every counter */
+    bool ok = sb_cg_slot_cpu_ns(b, j->slot, ns);
+    *ns = minus(*ns, j->base_cpu_ns);
+    return ok;
+  }
   sb_cg_stats s;
   sb_cg_job_stats(b, j, &s);
   *ns = s.cpu_ns;
@@ -280,11 +298,19 @@ bool sb_cg_job_cpu_ns(const sb_cg_backend *b, const sb_cg_job *j, uint64_t *ns) 
 }
 
 void sb_cg_job_kill(const sb_cg_backend *b, const sb_cg_job *j) {
-  if (b->kind == SB_CGROUP_V2 && j->created) sb_cg2_job_kill(b, j);
+  /* A slot: the init's SIGKILL ends its pid namespace, i.e. the job, and
+   * the next job checks the slot is empty (cgroup_slot.c: no cgroup.kill). */
+  if (b->kind == SB_CGROUP_V2 && j->created && !j->slot) sb_cg2_job_kill(b, j);
 }
 
 void sb_cg_job_destroy(const sb_cg_backend *b, sb_cg_job *j) {
   if (!j->created) return;
+  if (j->slot) { /* emptied and reset when the slot's next job takes it */
+    sb_cg_slot_release(j->slot);
+    j->slot = NULL;
+    j->created = false;
+    return;
+  }
   if (b->kind == SB_CGROUP_V1) sb_cg1_job_destroy(j);
   if (b->kind == SB_CGROUP_V2) sb_cg2_job_destroy(j);
   j->created = false;
@@ -300,19 +326,24 @@ bool sb_cg_counts_cpu(const sb_cg_backend *b) {
   return b->kind == SB_CGROUP_V1 || (b->kind == SB_CGROUP_V2 && b->v2_cpu);
 }
 
-uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bool *found) {
-  char path[PATH_MAX], buf[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
+uint64_t sb_cg_keyed(const char *text, const char *key, bool *found) {
   if (found) *found = false;
-  if (sb_read_file(path, buf, sizeof buf) <= 0) return 0;
   size_t kl = strlen(key);
-  for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
     if (strncmp(line, key, kl) == 0 && line[kl] == ' ') {
       if (found) *found = true;
       return strtoull(line + kl + 1, NULL, 10);
     }
   }
   return 0;
+}
+
+uint64_t sb_cg_read_keyed(const char *dir, const char *file, const char *key, bool *found) {
+  char path[PATH_MAX], buf[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (found) *found = false;
+  if (sb_read_file(path, buf, sizeof buf) <= 0) return 0;
+  return sb_cg_keyed(buf, key, found);
 }
 
 int sb_cg_put(const char *dir, const char *file, const char *val, char err[SB_ERR_MAX]) {

@@ -51,8 +51,7 @@ void sb_cg1_close(sb_cg_backend *b) {
 }
 
 
-int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
-                      char err[SB_ERR_MAX]) {
+int sb_cg1_job_dirs(const sb_cg_backend *b, const char *name, sb_cg_job *j, char err[SB_ERR_MAX]) {
   sb_cg_backend *bb = (sb_cg_backend *)b;
   for (int i = 0; i < 3; i++) {
     snprintf(jslot(j, i), PATH_MAX, "%s/%s", slot(bb, i), name);
@@ -63,6 +62,13 @@ int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits 
       return rc;
     }
   }
+  return 0;
+}
+
+int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
+                      char err[SB_ERR_MAX]) {
+  int mk = sb_cg1_job_dirs(b, name, j, err);
+  if (mk < 0) return mk;
   j->created = true;
   char v[32];
   snprintf(v, sizeof v, "%llu", (unsigned long long)l->memory_mib << 20);
@@ -97,12 +103,7 @@ static uint64_t read_u64(const char *dir, const char *file, bool *ok) {
 }
 
 
-void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s) {
-  bool ok = true;
-  s->cpu_ns = read_u64(j->v1_cpuacct, "cpuacct.usage", &ok);
-  s->user_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_user", &ok);
-  s->sys_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_sys", &ok);
-  s->has_cpu = ok;
+void sb_cg1_scale_user_sys(sb_cg_stats *s) {
   /* usage_user/usage_sys come from tick sampling while usage is exact:
    * keep their ratio, scaled to the exact total. */
   if (s->user_ns + s->sys_ns > 0) {
@@ -110,6 +111,15 @@ void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s) {
     s->user_ns = user;
     s->sys_ns = s->cpu_ns - user;
   }
+}
+
+void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s) {
+  bool ok = true;
+  s->cpu_ns = read_u64(j->v1_cpuacct, "cpuacct.usage", &ok);
+  s->user_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_user", &ok);
+  s->sys_ns = read_u64(j->v1_cpuacct, "cpuacct.usage_sys", &ok);
+  s->has_cpu = ok;
+  sb_cg1_scale_user_sys(s);
   ok = true;
   s->mem_peak_bytes = read_u64(j->v1_memory, "memory.max_usage_in_bytes", &ok);
   s->has_peak = ok;

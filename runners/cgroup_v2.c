@@ -98,16 +98,22 @@ int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bo
 void sb_cg2_close(sb_cg_backend *b) { sb_cg_rmdir_retry(b->v2); }
 
 
-int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
-                      char err[SB_ERR_MAX]) {
+int sb_cg2_job_dirs(const sb_cg_backend *b, const char *name, sb_cg_job *j, char err[SB_ERR_MAX]) {
   snprintf(j->v2, sizeof j->v2, "%s/%s", b->v2, name);
   int mk = sb_cg_mkdir_job(j->v2);
   if (mk < 0) {
     sb_err(err, "cannot create %s: %s", j->v2, strerror(-mk));
     return mk;
   }
-  j->created = true;
   j->v2_fd = open(j->v2, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* for CLONE_INTO_CGROUP; -1 is fine */
+  return 0;
+}
+
+int sb_cg2_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
+                      char err[SB_ERR_MAX]) {
+  int mk = sb_cg2_job_dirs(b, name, j, err);
+  if (mk < 0) return mk;
+  j->created = true;
   char v[32];
   int rc = 0;
   if (b->v2_memory) {

@@ -46,7 +46,8 @@ static inline void sb_closep(int *fd) {
 }
 #define sb_cleanup_fd __attribute__((cleanup(sb_closep)))
 
-/* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c (parent) ---- */
+/* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
+typedef struct sb_cg_slot sb_cg_slot;
 typedef struct {
   uint64_t cpu_ns, user_ns, sys_ns; /* 0 when !has_cpu */
   uint64_t mem_peak_bytes;          /* 0 when unknown */
@@ -64,6 +65,8 @@ typedef struct {
   char v2[PATH_MAX];
   bool v2_memory, v2_pids, v2_cpu, v2_kill;
   char describe[256];
+  sb_cg_slot **slots;   /* cgroup_slot.c: one per worker slot, made at its first job */
+  int n_slots;
   /* the instance directories, open and flocked while we live (runtime.c) */
   int inst_fd[3];
   int n_inst_fd;
@@ -73,14 +76,32 @@ typedef struct {
   char v1_memory[PATH_MAX], v1_pids[PATH_MAX], v1_cpuacct[PATH_MAX];
   char v2[PATH_MAX];
   bool created;
+  sb_cg_slot *slot; /* the worker slot's cgroup, borrowed (cgroup_slot.c); NULL: the job's own */
+  int slot_index;   /* which slot it was (kept after the job for the fence); -1: none */
   /* v2: the job directory, open, for clone3(CLONE_INTO_CGROUP); -1 if not */
   int v2_fd;
   /* the init was born in the job's cgroup (no attach): its set-up is in the
    * counters, so they are read relative to a baseline taken at GO */
   bool born_inside;
   uint64_t base_cpu_ns, base_user_ns, base_sys_ns;
+  uint64_t base_oom, base_pids_events, base_mem; /* a reused slot's counters when the job took it */
   int v2_peak_fd; /* memory.peak, reset at GO (6.12+); -1 if not */
 } sb_cg_job;
+
+/* cgroup_slot.c: the control files a slot keeps open (v1 and v2 names in
+ * its tables; -1 where absent). */
+enum {
+  SB_SF_PROCS_MEM, SB_SF_PROCS_PIDS, SB_SF_PROCS_CPU, SB_SF_MEM_LIMIT, SB_SF_MEMSW_LIMIT, SB_SF_PIDS_MAX,
+  SB_SF_CPU, SB_SF_CPU_USER, SB_SF_CPU_SYS, SB_SF_PEAK, SB_SF_MEM_STAT, SB_SF_USAGE, SB_SF_FAILCNT, SB_SF_OOM,
+  SB_SF_PIDS_EVENTS, SB_SF_FREEZE, SB_SF_RECLAIM, SB_SLOT_NFD
+};
+struct sb_cg_slot {
+  bool created, busy, broken;
+  sb_cg_job dirs;       /* its directories (and v2's open directory for CLONE_INTO_CGROUP) */
+  int fd[SB_SLOT_NFD];
+  int fence_fd;         /* EOF once the previous job's mount namespace is torn down; -1: none pending */
+  uint64_t last_mem, last_memsw, last_pids; /* limits as written; 0: unknown */
+};
 
 int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, const char *lock_dir, char *warning,
                char err[SB_ERR_MAX]);
@@ -105,11 +126,30 @@ int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path,
 /* mkdir a job cgroup; one already there is a predecessor's: emptied and replaced. */
 int sb_cg_mkdir_job(const char *path);
 
+/* cgroup_slot.c: a job in the worker slot's reused cgroup. 0, or -errno
+ * and the caller creates the job's own (sb_cg_job_create): the pool off, no
+ * cgroup, the slot busy, given up, or not clean yet. */
+int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j);
+/* After a pooled job's mount namespace went to the pool's thread: the next
+ * job of the slot waits until it is torn down. */
+void sb_cg_slot_fence(sb_runtime *rt, int index);
+int sb_cg_slot_attach(const sb_cg_slot *s, pid_t pid, char err[SB_ERR_MAX]);
+void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *st); /* raw counters */
+bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns); /* raw; false: none */
+void sb_cg_slot_reset_peak(const sb_cg_slot *s);
+void sb_cg_slot_release(sb_cg_slot *s);
+void sb_cg_slots_close(sb_cg_backend *b);
+/* The value of "key N" lines in text (memory.oom_control, cpu.stat ...). */
+uint64_t sb_cg_keyed(const char *text, const char *key, bool *found);
+
 /* v1 / v2 specifics, called by cgroup.c only */
+int sb_cg1_job_dirs(const sb_cg_backend *b, const char *name, sb_cg_job *j, char err[SB_ERR_MAX]);
+int sb_cg2_job_dirs(const sb_cg_backend *b, const char *name, sb_cg_job *j, char err[SB_ERR_MAX]);
 int sb_cg1_open(sb_cg_backend *b, const char *instance, const char *lock_dir, char err[SB_ERR_MAX]);
 int sb_cg1_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j, char err[SB_ERR_MAX]);
 int sb_cg1_job_attach(const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s);
+void sb_cg1_scale_user_sys(sb_cg_stats *s); /* user/sys (tick-sampled) scaled to the exact total */
 void sb_cg1_job_destroy(sb_cg_job *j);
 void sb_cg1_close(sb_cg_backend *b);
 int sb_cg2_open(sb_cg_backend *b, const char *instance, const char *lock_dir, bool require_controllers,
@@ -329,6 +369,7 @@ struct sb_runtime {
   pthread_t teardown_thread;
   bool teardown_started;
   uint64_t pool_fallbacks;   /* runs that fit the pool but built their own root */
+  uint64_t slot_fallbacks;   /* runs that took a cgroup of their own while their slot's was not clean */
 };
 
 #endif

@@ -95,7 +95,10 @@ static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
 }
 
 void sb_proc_free(sb_proc *p) {
-  if (p->job_ns_fd >= 0) sb_pool_defer_close(p->rt, p->job_ns_fd);
+  if (p->job_ns_fd >= 0) {
+    sb_pool_defer_close(p->rt, p->job_ns_fd);
+    sb_cg_slot_fence(p->rt, p->cg.slot_index); /* its tmpfs pages are charged to the slot until then */
+  }
   sb_closep(&p->pidfd);
   sb_closep(&p->ctl_fd);
   sb_closep(&p->out_fd);
@@ -205,6 +208,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   p->rt = rt;
   p->limits = spec->limits;
   p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = -1;
+  p->cg.slot_index = -1;
   p->t_start = sb_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   int rc = copy_spec_strings(p, spec);
@@ -225,7 +229,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (rc && !err[0]) sb_err(err, "cannot set up pipes: %s", strerror(-rc));
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
-  if (!rc) rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
+  if (!rc && sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) /* else the job's own */
+    rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
   if (!rc && rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes at READY */
 
   sb_child_args a;

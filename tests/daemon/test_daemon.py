@@ -1522,6 +1522,131 @@ def case_pool_reuse(d):
     check(same_root == pooled, f"pool {'on' if pooled else 'off'}: root (st_dev, mtime) {p.get('root')} vs {q.get('root')}")
 
 
+SLOT_HOSTILE = r"""
+import os, signal, sys, time   # slot-hostile-marker
+def out(k, v):
+    print(f"{k}={v}", flush=True)
+for d in ("/tmp", "/dev/shm"):   # 150 MB of tmpfs pages in each, charged to the job
+    with open(d + "/fill", "wb") as f:
+        for _ in range(150):
+            f.write(b"\x5a" * (1 << 20))
+out("tmpfs", os.path.getsize("/tmp/fill") + os.path.getsize("/dev/shm/fill"))
+r, w = os.pipe()
+if os.fork() == 0:               # double fork + setsid: an escapee ignoring what it can, burning CPU
+    os.setsid()
+    if os.fork() == 0:
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        os.write(w, b"x")
+        while True:
+            pass
+    os._exit(0)
+os.read(r, 1)
+stopped = os.fork()
+if stopped == 0:
+    while True:
+        time.sleep(1)
+os.kill(stopped, signal.SIGSTOP)
+out("escaped", True)
+kids = []
+try:                             # up to the pids limit
+    for _ in range(1000):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        kids.append(pid)
+except OSError as e:
+    out("fork_failed", e.errno)
+for pid in kids:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+t = time.process_time()
+while time.process_time() - t < 0.6:
+    pass
+out("balloon", "start")
+chunks = []
+while True:                      # to the memory limit
+    chunks.append(bytearray(16 << 20))
+"""
+SLOT_LOOK = r"""
+import os, time   # slot-look-marker
+time.sleep(0.5)                  # anything left of an earlier job would act meanwhile
+print("pids=" + str(sorted(int(p) for p in os.listdir("/proc") if p.isdigit())))
+print("me=" + str(os.getpid()))
+"""
+
+
+def case_cgroup_slot(d):
+    """Issue 16: a worker slot's cgroup is reused by its consecutive jobs
+    (one directory, no mkdir/rmdir per job), and a hostile job 1 in it
+    leaves job 2 nothing: no process (an escapee that double-forked,
+    setsid'ed and ignores signals, a SIGSTOP'd child), no tmpfs pages
+    counted in job 2's peak or limit (job 1 filled /tmp and /dev/shm), and
+    no counter (CPU burnt, an OOM kill, the pids limit hit). Job 2's peak is
+    compared with the same program run first in the slot."""
+    pooled = os.environ.get("SURGEBOX_POOL", "") != "0"
+    c = Client(d.sock)
+
+    def cgroup_of(marker):
+        """The job's cgroup as the host sees it, while it runs (the sandbox has a cgroup namespace)."""
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            for pid in sandbox_procs(marker):
+                try:
+                    with open(f"/proc/{pid}/cgroup") as f:
+                        lines = f.read().splitlines()
+                except OSError:
+                    continue
+                want = "pids" if mode == "v1" else ""
+                return [x.split(":", 2)[2] for x in lines if x.split(":")[1] == want][0]
+            time.sleep(0.01)
+        return None
+
+    def run(id_, script, marker, **limits):
+        step = run_step(["python3", "-c", script])
+        if limits:
+            step["limits"] = limits
+        c.send({"id": id_, "type": "exec", "files": [], "steps": [step]})
+        cg = cgroup_of(marker) if mode != "none" else None
+        r = c.recv(timeout=120)
+        s = r["steps"][0] if r.get("steps") else {}
+        kv = dict(line.split("=", 1) for line in s.get("stdout", "").splitlines() if "=" in line)
+        kv["host_cgroup"] = cg
+        if not r.get("steps"):
+            print("response:", r)
+        return r, s, kv
+
+    mode = c.call({"id": "st", "type": "status"}).get("cgroup")
+    r0, s0, q0 = run("ref", SLOT_LOOK, "slot-look-marker")
+    check(r0.get("status") == "ok", f"reference job: {r0.get('status')} {s0.get('stderr', '')[-800:]}")
+    r1, s1, p = run("hostile", SLOT_HOSTILE, "slot-hostile-marker", memory_mib=512, pids=32)
+    check(p.get("tmpfs") == str(300 << 20) and p.get("escaped") == "True" and p.get("balloon") == "start",
+          f"job 1 planted everything: {p} {s1.get('stderr', '')[-800:]}")
+    check(s1.get("status") == "memory_limit", f"job 1 hit its memory limit: {s1.get('status')}")
+    if mode == "v1":
+        check(s1.get("pids_limit_hit") is True and p.get("fork_failed") == "11",
+              f"job 1 hit its pids limit: {s1.get('pids_limit_hit')} {p.get('fork_failed')}")
+    r2, s2, q = run("look", SLOT_LOOK, "slot-look-marker")
+    check(r2.get("status") == "ok" and s2.get("status") == "ok" and s2.get("limit_hit") is None,
+          f"job 2 ran undisturbed: {s2.get('status')} limit_hit={s2.get('limit_hit')} {s2.get('error')} "
+          f"{s2.get('stderr', '')[-800:]}")
+    check(s2.get("pids_limit_hit") is False, f"job 2 inherits job 1's pids events: {s2.get('pids_limit_hit')}")
+    me = q.get("me")
+    check(q.get("pids") == f"[1, {me}]", f"job 2 sees others: {q.get('pids')} (me {me})")
+    check(0 <= (s2.get("cpu_time_s") or 0) < 0.3, f"job 2's cpu_time_s includes job 1's: {s2.get('cpu_time_s')}")
+    if mode != "none" and s0.get("cgroup_peak_kb"):
+        ref = s0["cgroup_peak_kb"]
+        check(0 < (s2.get("cgroup_peak_kb") or 0) <= ref + 16 * 1024,
+              f"job 2's peak {s2.get('cgroup_peak_kb')} kB against {ref} kB for the same program run first")
+    check(not sandbox_procs("slot-hostile-marker"), f"job 1's processes outlive it: {sandbox_procs('slot-hostile-marker')}")
+    # the slot's cgroup (pool on): the same directory for all three jobs
+    paths = [x.get("host_cgroup") or "" for x in (q0, p, q)]
+    if mode != "none":
+        same = len(set(paths)) == 1 and paths[0].endswith("/slot0")
+        check(same == pooled, f"pool {'on' if pooled else 'off'}: the jobs' cgroups {paths}")
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -1559,6 +1684,9 @@ CASES = {
     "probe_cache_shared": (case_probe_cache_shared, None),
     "exec_failure": (case_exec_failure, []),
     "pool_reuse": (case_pool_reuse, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
+    "cgroup_slot": (case_cgroup_slot, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
+    "cgroup_slot_v2": (case_cgroup_slot, ["--jobs", "1", "--no-cache", "--cgroup", "v2"] + NO_TOOLCHAINS),
+    "cgroup_slot_none": (case_cgroup_slot, ["--jobs", "1", "--no-cache", "--cgroup", "none"] + NO_TOOLCHAINS),
 }
 
 
