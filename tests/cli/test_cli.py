@@ -248,9 +248,16 @@ def case_python_socket():
         skip("needs root (other uids, directories owned by them)")
     if os.getpid() != 1:
         skip("not inside the unshare wrapper (a private /tmp is mounted here)")
+    # The tree may itself live under /tmp (a CI clone is made there): reach it
+    # through binds under a private /mnt before /tmp is covered.
+    src_root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755", "sbcli-mnt", "/mnt"], check=True)
+    for d, what in (("/mnt/src", src_root), ("/mnt/bin", os.path.dirname(SURGEBOX))):
+        os.mkdir(d)
+        subprocess.run(["mount", "--bind", what, d], check=True)
+    surgebox, pysrc = "/mnt/bin/surgebox", "/mnt/src/clients/python"
     # a private /tmp: /tmp/surgebox-<uid> of this run only (other tests use the real ones)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "sbcli-tmp", "/tmp"], check=True)
-    pysrc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python")
     uid, other = 4242, 4243
     base = tempfile.mkdtemp(prefix="sbcli-xdg-", dir="/tmp")
     os.chmod(base, 0o755)
@@ -290,7 +297,7 @@ def case_python_socket():
         full.update(env)
         py = subprocess.run([python, "-c", script], env=full, cwd=base, capture_output=True,
                             preexec_fn=become, timeout=60)
-        c = subprocess.run([SURGEBOX, "ping"], env=full, cwd=base, capture_output=True, preexec_fn=become, timeout=60)
+        c = subprocess.run([surgebox, "ping"], env=full, cwd=base, capture_output=True, preexec_fn=become, timeout=60)
         m = re.search(rb"cannot connect to (.+?): [A-Z]", c.stderr)
         return (py.stdout.decode().strip() if py.returncode == 0 else "python failed: %r" % py.stderr[-300:],
                 m.group(1).decode() if m else "no path in %r" % c.stderr)
