@@ -140,6 +140,25 @@ static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd
   _exit(127);
 }
 
+/* clone()'s entry for the program: the descriptors only the init keeps are
+ * closed in the program's own descriptor table (no CLONE_FILES). */
+struct program_start {
+  const sb_child_args *a;
+  int err_fd;
+  int close_fds[2];
+};
+
+static int program_entry(void *arg) {
+  const struct program_start *ps = arg;
+  close(ps->close_fds[0]);
+  close(ps->close_fds[1]);
+  program(ps->a, ps->err_fd);
+}
+
+/* The program's stack until its exec: PATH lookup's PATH_MAX buffer and
+ * libc's formatting need a few kB; only the pages it touches are faulted. */
+static char program_stack[64 * 1024] __attribute__((aligned(64)));
+
 /* The init is a clone of the supervisor and starts with copies of all its
  * descriptors: client sockets, the listening socket, other jobs' pipes.
  * Keep only ours, so that nothing of the daemon lives on in a sandbox. */
@@ -254,15 +273,17 @@ void sb_child_main(const sb_child_args *a) {
   memset(&done, 0, sizeof done);
   done.type = SB_MSG_DONE;
   done.start_ns = sb_now_ns();
-  /* Raw clone = fork without glibc's atfork handlers (malloc locks copied
-   * from a threaded parent could be held forever). */
-  pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
-  if (pid < 0) die(ctl, "fork program", errno);
-  if (pid == 0) {
-    close(errpipe[0]);
-    close(ctl);
-    program(a, errpipe[1]);
-  }
+  /* The program starts as a vfork-style child (CLONE_VM | CLONE_VFORK) on
+   * a stack of its own: the init is a copy of the supervisor's address
+   * space, and a fork would copy its page tables only for the exec to throw
+   * them away (bench/FINDINGS.md, issue 16). We stay suspended until the
+   * program's exec or its _exit, so nothing here runs while it uses our
+   * memory; it writes only its own stack and our errno. glibc's clone()
+   * runs no atfork handlers (malloc locks copied from a threaded parent
+   * could be held forever). */
+  struct program_start ps = {.a = a, .err_fd = errpipe[1], .close_fds = {errpipe[0], ctl}};
+  pid_t pid = clone(program_entry, program_stack + sizeof program_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &ps);
+  if (pid < 0) die(ctl, "start program", errno);
   close(errpipe[1]);
   close(a->stdin_fd);
   close(a->stdout_fd);
