@@ -1,46 +1,89 @@
 #!/usr/bin/env python3
-"""CPU per trivial job by process name (daemon, sandbox init, program), pool on
-and --pool 0 (issue 16): perf record -a while N /bin/true jobs run back to
-back on one connection of a --jobs 1 daemon; samples x period per comm / N.
+"""CPU per trivial job by process name (daemon, sandbox init, program) for
+one or more daemons (issue 16): perf record -a while N /bin/true jobs run
+back to back on one connection of a --jobs 1 daemon; samples x period per
+comm / N. Each CONFIG is LABEL=BIN_DIR[:ARG,ARG...] (extra surgeboxd
+arguments), so two builds (before/after a change) or two modes of one build
+(--pool 8 / --pool 0) compare in one run; repeat a label to alternate.
 
   unshare --mount --propagation private --pid --fork --mount-proc \\
-    python3 bench/perf_by_process.py BUILD/bin N OUT.json
+    python3 bench/perf_by_process.py N OUT.json CONFIG...
+  e.g. ... 600 out.json before=/tmp/old/build/bin after=build/bin:--pool,8
 
-Needs perf and root. Prints a table; asserts nothing."""
-import json, os, socket, subprocess, sys, tempfile, time, collections, re
-BIN = sys.argv[1]; N = int(sys.argv[2]); OUT = sys.argv[3]
-res = {}
-for pool in ("8", "0"):
+Needs perf and root. Prints a line per run; writes every run; asserts
+nothing. The init is counted under both names it carries (the clone is
+"surgeboxd" until it renames itself, the vfork-started program
+"surgebox-init" until its exec)."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+FREQ = 4999
+
+
+def run(label, bin_dir, extra, n):
     top = tempfile.mkdtemp(prefix="perfjobs-")
     sock = os.path.join(top, "s.sock")
-    d = subprocess.Popen([os.path.join(BIN, "surgeboxd"), "--socket", sock, "--state-dir", top + "/st",
-                          "--cache-dir", top + "/c", "--toolchains", top, "--no-cache", "--jobs", "1",
-                          "--pool", pool], stderr=subprocess.DEVNULL)
-    while not os.path.exists(sock): time.sleep(0.05)
-    s = socket.socket(socket.AF_UNIX); s.connect(sock); f = s.makefile("rb")
-    def one(i):
-        s.sendall((json.dumps({"id": i, "type": "exec", "files": [], "steps": [{"argv": ["/bin/true"]}]}) + "\n").encode())
-        r = json.loads(f.readline()); assert r.get("status") == "ok", r
-    for i in range(50): one(i)  # warm: templates, slot cgroups
+    d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--state-dir", top + "/st",
+                          "--cache-dir", top + "/c", "--toolchains", top, "--no-cache", "--jobs", "1"] + extra,
+                         stderr=subprocess.DEVNULL)
+    while not os.path.exists(sock):
+        time.sleep(0.05)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock)
+    f = s.makefile("rb")
+
+    def one():
+        s.sendall(b'{"id":1,"type":"exec","files":[],"steps":[{"argv":["/bin/true"]}]}\n')
+        r = json.loads(f.readline())
+        assert r.get("status") == "ok", r
+
+    for _ in range(50):  # warm: templates, slot cgroups
+        one()
     data = os.path.join(top, "perf.data")
-    p = subprocess.Popen(["perf", "record", "-a", "-F", "4999", "-o", data, "-q", "--", "sleep", "3600"],
+    p = subprocess.Popen(["perf", "record", "-a", "-F", str(FREQ), "-o", data, "-q", "--", "sleep", "3600"],
                          stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     t0 = time.time()
-    for i in range(N): one(1000 + i)
+    for _ in range(n):
+        one()
     wall = time.time() - t0
-    p.send_signal(2); p.wait()
+    p.send_signal(2)
+    p.wait()
+    d.terminate()
+    d.wait()
     rep = subprocess.run(["perf", "report", "-i", data, "--sort", "comm", "--stdio", "-F", "sample,comm", "-q"],
                          capture_output=True, text=True).stdout
     per = {}
     for line in rep.splitlines():
         m = re.match(r"\s*(\d+)\s+(.+?)\s*$", line)
-        if m: per[m.group(2)] = int(m.group(1)) / 4999 / N * 1000  # ms per job
-    d.terminate(); d.wait()
-    res["pool" + pool] = {"wall_ms_per_job": wall / N * 1000, "cpu_ms_per_job_by_comm": per}
-json.dump(res, open(OUT, "w"), indent=1)
-for k, v in res.items():
-    tot = sum(c for n, c in v["cpu_ms_per_job_by_comm"].items() if n not in ("swapper",))
-    print(k, "wall/job %.2f ms" % v["wall_ms_per_job"], "cpu/job (no idle) %.2f ms" % tot)
-    for n, c in sorted(v["cpu_ms_per_job_by_comm"].items(), key=lambda x: -x[1])[:12]:
-        print("   %-24s %.3f ms" % (n, c))
+        if m:
+            comm = "surgebox-init" if m.group(2).startswith("surgebox-") else m.group(2)  # comm is 15 bytes
+            per[comm] = per.get(comm, 0.0) + int(m.group(1)) / FREQ / n * 1000
+    return {"label": label, "bin": bin_dir, "args": extra, "wall_ms_per_job": wall / n * 1000,
+            "cpu_ms_per_job_by_comm": per}
+
+
+def main():
+    n, out, configs = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    runs = []
+    for c in configs:
+        label, rest = c.split("=", 1)
+        bin_dir, _, args = rest.partition(":")
+        r = run(label, bin_dir, args.split(",") if args else [], n)
+        runs.append(r)
+        per = r["cpu_ms_per_job_by_comm"]
+        mine = sum(per.get(k, 0.0) for k in ("surgeboxd", "surgebox-init", "true"))
+        print("%-10s wall/job %.2f ms  daemon %.3f  init %.3f  program %.3f  sum %.3f ms" %
+              (label, r["wall_ms_per_job"], per.get("surgeboxd", 0), per.get("surgebox-init", 0), per.get("true", 0),
+               mine))
+    json.dump(runs, open(out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
