@@ -157,7 +157,10 @@ void sb_workspace_destroy(sb_workspace *ws) {
   if (!ws) return;
   if (ws->dirfd >= 0) close(ws->dirfd);
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
-  sb_rm_rf(ws->path);
+  /* Unmounted, the mountpoint is an empty directory of ours: one rmdir
+   * (it never follows a symlink). Anything else left there (no tmpfs, or
+   * the unmount failed) goes through the link-safe walker. */
+  if (rmdir(ws->path) < 0 && errno != ENOENT) sb_rm_rf(ws->path);
   sb_uid_release(ws->lease);
   free(ws);
 }
