@@ -66,7 +66,8 @@ def main():
     paths = ["baseline"] + ["pool %s" % p for p in pools]
     secs = {k: [] for k in paths}
     proc_secs = []
-    programs = passed = 0
+    programs = {p: 0 for p in pools}
+    passed = {p: 0 for p in pools}
     try:
         for i in range(a.copies):
             chunk = os.path.join(a.work, "chunk%d" % i)
@@ -101,27 +102,27 @@ def main():
                 s = json.load(open(out))
                 n = sum(len(v) for v in s["raw_scored_generations"].values())
                 ok = sum(sum(v) for v in s["raw_scored_generations"].values())
-                if p == pools[0]:
-                    programs += n
-                    passed += ok
+                programs[p] += n
+                passed[p] += ok
             print("chunk %d: %s" % (i, ", ".join("%s %.1f s" % (k, secs[k][-1]) for k in paths)), file=sys.stderr)
     finally:
         for d, _ in daemons.values():
             d.terminate()
             d.wait()
 
-    res = {"benchmark": "cruxeval", "jobs": a.jobs, "programs": programs, "passed": passed, "chunks": a.copies,
+    res = {"benchmark": "cruxeval", "jobs": a.jobs, "programs": programs[pools[0]], "chunks": a.copies,
            "baseline_s": sum(secs["baseline"]), "baseline_process_s": sum(proc_secs), "paths": {}}
     for p in pools:
         k = "pool %s" % p
         per = [s / b for s, b in zip(secs[k], secs["baseline"])]
-        res["paths"][p] = {"surgebox_s": sum(secs[k]), "ratio": sum(secs[k]) / sum(secs["baseline"]),
+        res["paths"][p] = {"programs": programs[p], "passed": passed[p], "surgebox_s": sum(secs[k]), "ratio": sum(secs[k]) / sum(secs["baseline"]),
                            "chunk_ratio_median": statistics.median(per), "chunk_ratio_range": [min(per), max(per)]}
-    print("baseline (no sandbox): %d programs, %.1f s" % (programs, res["baseline_s"]))
+    print("baseline (no sandbox): %d programs, %.1f s" % (res["programs"], res["baseline_s"]))
     for p, r in res["paths"].items():
         print("surgebox --pool %s:    %.1f s, ratio %.2fx (chunks: median %.2fx, %.2f-%.2fx)" %
               (p, r["surgebox_s"], r["ratio"], r["chunk_ratio_median"], *r["chunk_ratio_range"]))
-    print("passed %d of %d" % (passed, programs))
+    for p in pools:
+        print("--pool %s: passed %d of %d" % (p, passed[p], programs[p]))
     if a.out:
         json.dump(res, open(a.out, "w"), indent=1)
 

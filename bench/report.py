@@ -665,7 +665,7 @@ def pool_section(R, pools, crux, targets):
         R()
         R.table(["daemon", "programs", "passed", "unsandboxed", "sandboxed", "ratio of sums",
                  "per-chunk ratio, median (min–max)"],
-                [["--pool %s" % p, crux["programs"], crux["passed"], "%.1f s" % crux["baseline_s"],
+                [["--pool %s" % p, r["programs"], r["passed"], "%.1f s" % crux["baseline_s"],
                   "%.1f s" % r["surgebox_s"], "%.2f×" % r["ratio"],
                   "%.2f× (%.2f–%.2f)" % (r["chunk_ratio_median"], *r["chunk_ratio_range"])]
                  for p, r in crux["paths"].items()])
@@ -673,7 +673,7 @@ def pool_section(R, pools, crux, targets):
         for p, r in crux["paths"].items():
             if p != "0":
                 targets.append(["CRUXEval output checks ≤ 1.15× unsandboxed (issue 16)",
-                                "%.2f× (%d programs, %d workers, --pool %s)" % (r["ratio"], crux["programs"],
+                                "%.2f× (%d programs, %d workers, --pool %s)" % (r["ratio"], r["programs"],
                                                                                crux["jobs"], p),
                                 verdict(r["ratio"] <= 1.15)])
 
