@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include "cliopt.h"
+#include "runtime_paths.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,45 +25,13 @@ void sbd_config_default(sbd_config *c) {
   sb_runtime_options_default(&c->runtime);
 }
 
-/* A directory we may put sockets in: ours, a directory, nobody else writes it. */
-static bool private_dir_ok(const char *dir) {
-  struct stat st;
-  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) &&
-         access(dir, W_OK | X_OK) == 0;
-}
-
-int sbd_runtime_dir(char *out, size_t cap) {
-  if (sb_host_euid() == 0) {
-    snprintf(out, cap, "/run/surgebox");
-    return 0;
-  }
-  const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (xdg && xdg[0] == '/' && private_dir_ok(xdg)) {
-    snprintf(out, cap, "%s", xdg);
-    return 0;
-  }
-  snprintf(out, cap, "/tmp/surgebox-%u", (unsigned)geteuid());
-  if (mkdir(out, 0700) < 0 && errno != EEXIST) return -1;
-  if (private_dir_ok(out)) return 0;
-  char why[256];
-  snprintf(why, sizeof why, "%s is not a private directory of uid %u", out, (unsigned)geteuid());
-  snprintf(out, cap, "%s", why);
-  return -1;
-}
-
 void sbd_default_state_dir(char *out, size_t cap) {
   char dir[4096];
   const char *xdg = getenv("XDG_RUNTIME_DIR");
-  if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
+  if (sbu_runtime_dir(sb_host_euid(), dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
   /* the layout runners/runtime.c has always used: $XDG_RUNTIME_DIR/surgebox/state */
   if (sb_host_euid() != 0 && xdg && strcmp(dir, xdg) == 0) snprintf(out, cap, "%s/surgebox/state", dir);
   else snprintf(out, cap, "%s/state", dir);
-}
-
-void sbd_default_socket(char *out, size_t cap) {
-  char dir[4096];
-  if (sbd_runtime_dir(dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
-  snprintf(out, cap, "%s/surgebox.sock", dir);
 }
 
 static void user_cache_dir(char *out, size_t cap) {

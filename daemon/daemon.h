@@ -17,7 +17,7 @@
 #define SBD_MAX_ALLOW 32
 
 typedef struct {
-  const char *socket_path;  /* NULL: default (see sbd_default_socket) */
+  const char *socket_path;  /* NULL: default (see sbu_default_socket) */
   int jobs;                 /* concurrent sandboxes; 0: number of CPUs */
   size_t max_queue;         /* queued jobs beyond the running ones */
   uid_t allow_uid[SBD_MAX_ALLOW];
@@ -53,17 +53,10 @@ void sbd_config_default(sbd_config *c);
 int sbd_config_parse(sbd_config *c, int argc, char **argv);
 #define SBD_SYSTEM_CONFIG "/etc/surgebox/surgeboxd.conf"
 
-/* The one rule for where sockets live, shared by the client and the daemon:
- * /run/surgebox as root; else $XDG_RUNTIME_DIR if it is an absolute directory
- * we own and can write; else /tmp/surgebox-<uid> (created 0700, refused
- * unless it is a real directory of ours that nobody else can write).
- * 0, or -1 (out holds the reason). */
-int sbd_runtime_dir(char *out, size_t cap);
+/* The runtime directory and default socket: common/runtime_paths.h (sbu_). */
 /* Leases shared with other surgebox processes: <runtime dir>/state
  * ($XDG_RUNTIME_DIR/surgebox/state when that is the runtime dir). */
 void sbd_default_state_dir(char *out, size_t cap);
-/* <runtime dir>/surgebox.sock */
-void sbd_default_socket(char *out, size_t cap);
 
 /* /var/cache/surgebox as root, else $XDG_CACHE_HOME/surgebox or ~/.cache/surgebox;
  * when that cannot be written (root of a user namespace), the user's one. */

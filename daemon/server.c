@@ -1,5 +1,6 @@
 /* The server: runtime, listening socket, signals, counters, shutdown. */
 #include "internal.h"
+#include "runtime_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,7 +331,7 @@ int sbd_run(sbd_config *cfg) {
   if (!srv) return 2;
   srv->cfg = cfg;
   if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
-  else sbd_default_socket(srv->socket_path, sizeof srv->socket_path);
+  else sbu_default_socket(sb_host_euid(), srv->socket_path, sizeof srv->socket_path);
   /* systemd's socket first, before anything else opens descriptors */
   char lerr[256] = "";
   int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);

@@ -1,6 +1,6 @@
 /* Client connection and the embedded daemon. */
 #include "client.h"
-#include "daemon.h"
+#include "runtime_paths.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -186,7 +186,7 @@ static int open_lingering(sbc_conn *c, const char *sock, double idle, char *err,
 
 static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size_t err_len) {
   char base[4096];
-  if (sbd_runtime_dir(base, sizeof base) < 0 || (mkdir(base, 0755) < 0 && errno != EEXIST)) {
+  if (sbu_runtime_dir(geteuid(), base, sizeof base) < 0 || (mkdir(base, 0755) < 0 && errno != EEXIST)) {
     snprintf(err, err_len, "no runtime directory for the embedded daemon: %s", base);
     return -1;
   }
@@ -223,7 +223,7 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
   const char *env = getenv("SURGEBOX_SOCKET");
   if (socket_path) snprintf(c->socket_path, sizeof c->socket_path, "%s", socket_path);
   else if (env && *env) snprintf(c->socket_path, sizeof c->socket_path, "%s", env);
-  else sbd_default_socket(c->socket_path, sizeof c->socket_path);
+  else sbu_default_socket(geteuid(), c->socket_path, sizeof c->socket_path);
   c->fd = connect_to(c->socket_path);
   if (c->fd >= 0) return 0;
   int e = errno;

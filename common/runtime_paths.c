@@ -1,0 +1,41 @@
+/* The default socket's directory: see runtime_paths.h. */
+#include "runtime_paths.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A directory we may put sockets in: ours, a directory, nobody else writes it. */
+static bool private_dir_ok(const char *dir) {
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) &&
+         access(dir, W_OK | X_OK) == 0;
+}
+
+int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap) {
+  if (host_euid == 0) {
+    snprintf(out, cap, "/run/surgebox");
+    return 0;
+  }
+  const char *xdg = getenv("XDG_RUNTIME_DIR");
+  if (xdg && xdg[0] == '/' && private_dir_ok(xdg)) {
+    snprintf(out, cap, "%s", xdg);
+    return 0;
+  }
+  snprintf(out, cap, "/tmp/surgebox-%u", (unsigned)geteuid());
+  if (mkdir(out, 0700) < 0 && errno != EEXIST) return -1;
+  if (private_dir_ok(out)) return 0;
+  char why[256];
+  snprintf(why, sizeof why, "%s is not a private directory of uid %u", out, (unsigned)geteuid());
+  snprintf(out, cap, "%s", why);
+  return -1;
+}
+
+void sbu_default_socket(uid_t host_euid, char *out, size_t cap) {
+  char dir[4096];
+  if (sbu_runtime_dir(host_euid, dir, sizeof dir) < 0) snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
+  snprintf(out, cap, "%s/surgebox.sock", dir);
+}

@@ -1,0 +1,18 @@
+/* Where a surgebox daemon's socket lives by default, shared by the daemon
+ * (which listens there) and its clients (which connect there). Prefix sbu_
+ * (common utilities). */
+#ifndef SURGEBOX_RUNTIME_PATHS_H
+#define SURGEBOX_RUNTIME_PATHS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The runtime directory for host_euid (root: /run/surgebox; else
+ * $XDG_RUNTIME_DIR when private, else /tmp/surgebox-UID, made 0700). 0, or
+ * -1 with the reason in out. host_euid is the uid outside any user namespace
+ * of the caller's own (the daemon's sb_host_euid(); a client's geteuid()). */
+int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap);
+/* <runtime dir>/surgebox.sock */
+void sbu_default_socket(uid_t host_euid, char *out, size_t cap);
+
+#endif
