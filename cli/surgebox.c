@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "cli.h"
 #include "client.h"
+#include "command.h"
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "merge.h"
@@ -15,39 +16,32 @@
 #include <stdio.h>
 #include <string.h>
 
-static int run_eval(const sbc_global *g, int argc, char **argv) {
+/* eval scores files unless --execute asks it to run the items (then it is verify --benchmark surge). */
+static int eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
-    if (!strcmp(argv[k], "--execute")) return sbr_eval_execute_main(argc, argv);
-  return sbe_eval_main(argc, argv);
+    if (!strcmp(argv[k], "--execute")) return sbr_eval_execute_main(ctx, argc, argv);
+  return sbe_eval_main(ctx, argc, argv);
 }
-static int run_regen(const sbc_global *g, int argc, char **argv) { return sbr_regen_main(argc, argv); }
-static int run_batch(const sbc_global *g, int argc, char **argv) {
-  return sbr_batch_main(argc, argv, g->socket, g->autostart, g->profile);
-}
-static int run_merge(const sbc_global *g, int argc, char **argv) { return sbr_merge_main(argc, argv); }
-static int run_metrics(const sbc_global *g, int argc, char **argv) { return sbc_metrics_main(argc, argv, g->socket); }
-static int run_verify(const sbc_global *g, int argc, char **argv) { return sbr_verify_main(argc, argv); }
-static int run_profile(const sbc_global *g, int argc, char **argv) { return sbf_profile_main(argc, argv); }
-static int run_bins(const sbc_global *g, int argc, char **argv) { return sbr_bins_main(argc, argv); }
-static int run_drmatrix(const sbc_global *g, int argc, char **argv) { return sbr_drmatrix_main(argc, argv); }
+/* profile works on local root file systems: it takes none of the global options */
+static int profile_main(const sbc_ctx *ctx, int argc, char **argv) { return sbf_profile_main(argc, argv); }
 
-static const struct {
-  const char *name, *summary;
-  int (*run)(const sbc_global *, int, char **);
-} commands[] = {
-    {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", sbc_exec_main},
-    {"status", "the daemon's state and counters", sbc_status_main},
-    {"toolchains", "the available toolchains and their options", sbc_toolchains_main},
-    {"ping", "check that a daemon answers (never starts one)", sbc_ping_main},
-    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", run_batch},
-    {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", run_metrics},
-    {"regen", "regenerate SURGE's references by running every item; fidelity report", run_regen},
-    {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", run_bins},
-    {"dr-matrix", "every DR snippet under every compiler configuration", run_drmatrix},
-    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", run_eval},
-    {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", run_merge},
-    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge)", run_verify},
-    {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", run_profile},
+enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE };
+static const sbc_command commands[] = {
+    {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
+    {"status", "the daemon's state and counters", D | A, sbc_status_main},
+    {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
+    {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
+    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S, sbr_batch_main},
+    {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
+    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S, sbr_regen_main},
+    {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
+    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S, sbr_drmatrix_main},
+    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
+    {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
+     sbr_merge_main},
+    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge)", D | A | P | S,
+     sbr_verify_main},
+    {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", 0, profile_main},
 };
 
 enum { O_VERSION = 0x7100 };
@@ -56,7 +50,7 @@ static const sbo_opt top_opts[] = {{"version", O_VERSION, NULL, "print the versi
 static char footer[4096];
 static const sbo_cmd top = {"surgebox", "[options] COMMAND [command options] [ARGS...]",
                             "Run programs in surgebox's sandbox and benchmarks over many of them.",
-                            sbc_global_opts, top_opts, footer, true};
+                            sbc_daemon_opts, top_opts, footer, true, NULL};
 
 static void build_footer(void) {
   size_t n = 0;
@@ -71,7 +65,8 @@ static void build_footer(void) {
 }
 
 int main(int argc, char **argv) {
-  sbc_global g = {NULL, true, NULL};
+  sbc_ctx g;
+  sbc_ctx_init(&g);
   build_footer();
   sbo_parser p;
   sbo_init(&p, &top, argc, argv);
@@ -83,12 +78,24 @@ int main(int argc, char **argv) {
       sbo_done(&p);
       return 0;
     }
-    sbc_global_apply(&g, k, v);
+    sbc_ctx_apply(&g, k, v);
   }
   int rc = k == SBO_STOP ? p.status : -1;
   if (rc < 0 && p.n_pos == 0) rc = sbo_usage_error(&p, "no COMMAND given");
-  for (size_t i = 0; rc < 0 && i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(p.pos[0], commands[i].name)) rc = commands[i].run(&g, p.argc - (int)(p.pos - p.argv), p.pos);
+  for (size_t i = 0; rc < 0 && i < sizeof commands / sizeof *commands; i++) {
+    const sbc_command *c = &commands[i];
+    if (strcmp(p.pos[0], c->name) != 0) continue;
+    /* a global option given before the name must apply to the command */
+    const char *bad = (g.given & SBC_GIVEN_SOCKET) && !(c->flags & SBC_CMD_DAEMON)         ? "--socket"
+                      : (g.given & SBC_GIVEN_NO_AUTOSTART) && !(c->flags & SBC_CMD_DAEMON) ? "--no-autostart"
+                      : (g.given & SBC_GIVEN_PROFILE) && !(c->flags & SBC_CMD_PROFILE)     ? "--profile"
+                                                                                          : NULL;
+    if (bad)
+      rc = sbo_usage_error(&p, "%s does not apply to '%s' (it %s); drop it", bad, c->name,
+                           c->flags & SBC_CMD_DAEMON ? "runs no jobs in a root file system" : "talks to no daemon");
+    else
+      rc = c->main(&g, p.argc - (int)(p.pos - p.argv), p.pos);
+  }
   if (rc < 0) rc = sbo_usage_error(&p, "unknown command '%s'", p.pos[0]);
   sbo_done(&p);
   return rc;

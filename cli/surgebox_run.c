@@ -41,7 +41,7 @@ static const sbo_opt run_opts[] = {
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd run_cmd = {
     "surgebox-run", "[options] -- PROGRAM [ARGS...]", "Run one program in the sandbox (a debugging tool).", run_opts,
-    NULL, "exit status: 0 the sandbox worked (whatever the program did), 1 usage error, 2 sandbox failure\n", true};
+    NULL, "exit status: 0 the sandbox worked (whatever the program did), 1 usage error, 2 sandbox failure\n", true, NULL};
 
 static int parse_double(const char *s, double *out) {
   char *end;

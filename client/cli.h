@@ -5,28 +5,17 @@
 #define SURGEBOX_CLI_H
 
 #include "cliopt.h"
+#include "command.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Options every daemon-talking command takes, before or after its name. */
-typedef struct {
-  const char *socket;  /* NULL: $SURGEBOX_SOCKET, else the default */
-  bool autostart;      /* start a private daemon when none listens */
-  const char *profile; /* root file system of jobs (default: the daemon's) */
-} sbc_global;
-
-enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE };
-extern const sbo_opt sbc_global_opts[];
-/* Apply one of sbc_global_opts; false if key is not one of them. */
-bool sbc_global_apply(sbc_global *g, int key, const char *val);
-
-int sbc_exec_main(const sbc_global *g, int argc, char **argv);
-int sbc_status_main(const sbc_global *g, int argc, char **argv);
-int sbc_toolchains_main(const sbc_global *g, int argc, char **argv);
-int sbc_ping_main(const sbc_global *g, int argc, char **argv);
+int sbc_exec_main(const sbc_ctx *g, int argc, char **argv);
+int sbc_status_main(const sbc_ctx *g, int argc, char **argv);
+int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv);
+int sbc_ping_main(const sbc_ctx *g, int argc, char **argv);
 
 /* --- cli_common.c --- */
 /* A request object with a fresh id ("exec-<pid>-<n>": distinct per request,
@@ -34,7 +23,7 @@ int sbc_ping_main(const sbc_global *g, int argc, char **argv);
 json_object *sbc_request_new(const char *type);
 /* Send req, receive the answer. 0 with *resp set; on failure the error is
  * reported (JSON on stdout when json) and the exit status (2) returned. */
-int sbc_roundtrip(const sbc_global *g, const char *name, bool json, json_object *req, json_object **resp);
+int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp);
 void sbc_print_json(json_object *o);
 
 /* --- cli_files.c: what exec uploads --- */

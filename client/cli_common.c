@@ -5,20 +5,41 @@
 #include "protocol.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-const sbo_opt sbc_global_opts[] = {
+const sbo_opt sbc_daemon_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
     {NULL, 0, NULL, NULL}};
 
-bool sbc_global_apply(sbc_global *g, int key, const char *val) {
+void sbc_ctx_init(sbc_ctx *ctx) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->autostart = true;
+  const char *env = getenv("SURGEBOX_SOCKET");
+  if (env && *env) {
+    ctx->socket = env;
+    ctx->socket_explicit = true;
+  }
+}
+
+bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   switch (key) {
-  case SBC_O_SOCKET: g->socket = val; return true;
-  case SBC_O_NO_AUTOSTART: g->autostart = false; return true;
-  case SBC_O_PROFILE: g->profile = val; return true;
+  case SBC_O_SOCKET:
+    ctx->socket = val;
+    ctx->socket_explicit = true;
+    ctx->given |= SBC_GIVEN_SOCKET;
+    return true;
+  case SBC_O_NO_AUTOSTART:
+    ctx->autostart = false;
+    ctx->given |= SBC_GIVEN_NO_AUTOSTART;
+    return true;
+  case SBC_O_PROFILE:
+    ctx->profile = val;
+    ctx->given |= SBC_GIVEN_PROFILE;
+    return true;
   default: return false;
   }
 }
@@ -33,7 +54,7 @@ json_object *sbc_request_new(const char *type) {
   return req;
 }
 
-int sbc_roundtrip(const sbc_global *g, const char *name, bool json, json_object *req, json_object **resp) {
+int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp) {
   sbc_conn c;
   char err[512];
   *resp = NULL;

@@ -40,12 +40,12 @@ static const sbo_cmd exec_cmd = {
     "Run PROGRAM in /app holding FILEs, or compile and run them with a toolchain.\n"
     "A relative path keeps its directories (src/a.c is /app/src/a.c); an absolute one, or one with '..',\n"
     "goes under its last component; a directory is uploaded whole (symlinks leaving it are refused).",
-    exec_opts, sbc_global_opts,
+    exec_opts, sbc_daemon_opts,
     "Plain output: every other step's output (a compile's warnings) on stderr, then the program's\n"
     "stdout and stderr. Exit status: 0 the job ran (whatever the program did), 1 usage error,\n"
     "2 daemon or sandbox failure; with --exit-code program, the program's own status\n"
     "(128+N when signal N killed it; the failed step's status when it never ran).\n",
-    false};
+    false, NULL};
 
 static int add_limit(json_object *limits, const char *key, const char *val, bool integer) {
   if (integer) {
@@ -197,8 +197,8 @@ static int read_stdin(const exec_req *e, json_object *holder, char *err, size_t 
   return 0;
 }
 
-int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
-  sbc_global g = *g0;
+int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
+  sbc_ctx g = *g0;
   exec_req e = {json_object_new_object(), json_object_new_object(), json_object_new_object(), json_object_new_array(),
                 NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false};
   sbo_parser p;
@@ -231,7 +231,7 @@ int sbc_exec_main(const sbc_global *g0, int argc, char **argv) {
     case O_OPT: json_object_object_add(e.options, "opt", json_object_new_string(v)); break;
     case O_ARG: json_object_array_add(e.args, json_object_new_string(v)); break;
     case O_CARG: json_object_array_add(e.cargs, json_object_new_string(v)); break;
-    default: sbc_global_apply(&g, k, v);
+    default: sbc_ctx_apply(&g, k, v);
     }
     if (bad) rc = sbo_bad_value(&p, k, v);
   }

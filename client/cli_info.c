@@ -15,14 +15,14 @@ static const sbo_opt globals_but_autostart[] = {
     {NULL, 0, NULL, NULL}};
 
 static const sbo_cmd status_cmd = {"surgebox status", "[--json]", "The daemon's state and counters.", json_opt,
-                                   sbc_global_opts, NULL, false};
+                                   sbc_daemon_opts, NULL, false, NULL};
 static const sbo_cmd toolchains_cmd = {
     "surgebox toolchains", "[--json]",
     "The toolchains the daemon found, their options (default first) and what to install for the others.", json_opt,
-    sbc_global_opts, NULL, false};
+    sbc_daemon_opts, NULL, false, NULL};
 static const sbo_cmd ping_cmd = {"surgebox ping", "[--json]",
                                  "Check that a daemon answers (never starts one: exit 2 when none listens).", json_opt,
-                                 globals_but_autostart, NULL, false};
+                                 globals_but_autostart, NULL, false, NULL};
 
 static const char *str(json_object *o, const char *key) {
   json_object *v = NULL;
@@ -30,14 +30,14 @@ static const char *str(json_object *o, const char *key) {
 }
 
 /* Parse [--json] plus the global options; 0 to go on, else *rc is the exit. */
-static bool parse(const sbo_cmd *cmd, sbc_global *g, int argc, char **argv, bool *json, int *rc) {
+static bool parse(const sbo_cmd *cmd, sbc_ctx *g, int argc, char **argv, bool *json, int *rc) {
   sbo_parser p;
   sbo_init(&p, cmd, argc, argv);
   *json = p.json;
   int k;
   const char *v;
   while ((k = sbo_next(&p, &v)) > 0)
-    if (k != O_JSON) sbc_global_apply(g, k, v);
+    if (k != O_JSON) sbc_ctx_apply(g, k, v);
   *rc = k == SBO_STOP ? p.status : p.n_pos || p.dashdash ? sbo_usage_error(&p, "takes no arguments") : 0;
   bool go = k != SBO_STOP && *rc == 0;
   sbo_done(&p);
@@ -99,8 +99,8 @@ static void print_toolchains(json_object *resp) {
   }
 }
 
-static int simple(const sbc_global *g0, const sbo_cmd *cmd, const char *type, int argc, char **argv) {
-  sbc_global g = *g0;
+static int simple(const sbc_ctx *g0, const sbo_cmd *cmd, const char *type, int argc, char **argv) {
+  sbc_ctx g = *g0;
   bool json;
   int rc;
   if (!parse(cmd, &g, argc, argv, &json, &rc)) return rc;
@@ -119,8 +119,8 @@ static int simple(const sbc_global *g0, const sbo_cmd *cmd, const char *type, in
   return rc;
 }
 
-int sbc_status_main(const sbc_global *g, int argc, char **argv) { return simple(g, &status_cmd, "status", argc, argv); }
-int sbc_toolchains_main(const sbc_global *g, int argc, char **argv) {
+int sbc_status_main(const sbc_ctx *g, int argc, char **argv) { return simple(g, &status_cmd, "status", argc, argv); }
+int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv) {
   return simple(g, &toolchains_cmd, "toolchains", argc, argv);
 }
-int sbc_ping_main(const sbc_global *g, int argc, char **argv) { return simple(g, &ping_cmd, "ping", argc, argv); }
+int sbc_ping_main(const sbc_ctx *g, int argc, char **argv) { return simple(g, &ping_cmd, "ping", argc, argv); }

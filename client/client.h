@@ -4,6 +4,8 @@
 #ifndef SURGEBOX_CLIENT_H
 #define SURGEBOX_CLIENT_H
 
+#include "command.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +31,6 @@ json_object *sbc_recv(sbc_conn *c);
 void sbc_close(sbc_conn *c);
 
 /* surgebox metrics [--help] (metrics_cli.c): exit status 0, 1 or 2. */
-int sbc_metrics_main(int argc, char **argv, const char *socket_path);
+int sbc_metrics_main(const sbc_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -12,9 +12,10 @@ static const sbo_opt metrics_opts[] = {{NULL, 0, NULL, NULL}};
 static const sbo_cmd metrics_cmd = {"surgebox metrics", "[--help]",
                                     "The daemon's counters in the OpenMetrics text format (ends with '# EOF'),\n"
                                     "for node_exporter's textfile collector. Never starts a daemon.",
-                                    metrics_opts, NULL, "exit: 0 printed, 1 usage error, 2 no daemon answered", false};
+                                    metrics_opts, NULL, "exit: 0 printed, 1 usage error, 2 no daemon answered", false, NULL};
 
-int sbc_metrics_main(int argc, char **argv, const char *socket_path) {
+int sbc_metrics_main(const sbc_ctx *ctx, int argc, char **argv) {
+  const char *socket_path = ctx->socket;
   sbo_parser p;
   sbo_init(&p, &metrics_cmd, argc, argv);
   const char *v;

@@ -18,6 +18,9 @@ static const sbo_opt *nth(const sbo_cmd *c, int i) {
     if (i-- == 0) return t;
   for (const sbo_opt *t = c->more; t && t->name; t++)
     if (i-- == 0) return t;
+  for (const sbo_opt *const *g = c->groups; g && *g; g++)
+    for (const sbo_opt *t = *g; t->name; t++)
+      if (i-- == 0) return t;
   return i == 0 ? &help_opt : NULL;
 }
 

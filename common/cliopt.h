@@ -31,6 +31,9 @@ typedef struct {
   const sbo_opt *more;  /* a second table (options several commands share), or NULL */
   const char *footer;   /* printed after the options, or NULL */
   bool in_order;        /* stop at the first positional (a command word follows) */
+  /* option groups several commands share, declared once each (the daemon's
+   * --socket/--no-autostart/--profile, --shard/--shards, ...): NULL-terminated */
+  const sbo_opt *const *groups;
 } sbo_cmd;
 
 #define SBO_MAX_OPTS 64

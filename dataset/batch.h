@@ -2,6 +2,7 @@
  * (batch_cli.c). */
 #ifndef SURGEBOX_BATCH_H
 #define SURGEBOX_BATCH_H
+#include "command.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -9,7 +10,7 @@
 
 /* socket_path/autostart/profile: the CLI's global options (batch's own
  * override them; profile goes to requests that name none). */
-int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile);
+int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv);
 
 /* batch --shard (batch_shard.c): mine[i] = item keys[i] is this shard's;
  * writes OUT.shard.json (or refuses another run's: -1). */

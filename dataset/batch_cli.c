@@ -415,9 +415,11 @@ static const sbo_cmd batch_cmd = {
     "surgebox batch", "IN.jsonl [options]",
     "Run a file of exec requests (PROTOCOL.md), one a line; a missing id is the line number (an integer).\n"
     "Answers as JSON Lines.",
-    batch_opts, NULL, NULL, false};
+    batch_opts, NULL, NULL, false, NULL};
 
-int sbr_batch_main(int argc, char **argv, const char *socket_path, bool autostart, const char *profile) {
+int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
+  const char *socket_path = ctx->socket, *profile = ctx->profile;
+  bool autostart = ctx->autostart;
   const char *in = NULL, *out = NULL, *shard_arg = NULL, *shards_arg = NULL;
   long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   double interval = 0;

@@ -2,6 +2,7 @@
  * each command's own merge beside its driver (surge/regen_merge.c). */
 #ifndef SURGEBOX_MERGE_H
 #define SURGEBOX_MERGE_H
+#include "command.h"
 
 #include <json-c/json.h>
 #include <stddef.h>
@@ -12,7 +13,7 @@ typedef struct {
   int index, count;
 } sbr_merge_shard;
 
-int sbr_merge_main(int argc, char **argv);
+int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv);
 
 /* Shards already checked to be one run, complete and disjoint. Writes out
  * (and summary when not NULL); 0, or 2 with a message. */

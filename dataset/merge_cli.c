@@ -104,9 +104,9 @@ static const sbo_cmd merge_cmd = {
     "  batch IN --shard I/N --out FILE (OUT: every answer, in input order).\n"
     "Refuses shards of different runs (data, options, profile, toolchains), a shard given twice or a\n"
     "missing one, and says which.",
-    merge_opts, NULL, NULL, false};
+    merge_opts, NULL, NULL, false, NULL};
 
-int sbr_merge_main(int argc, char **argv) {
+int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
   const char *out = NULL, *summary = NULL;
   sbo_parser p;
   sbo_init(&p, &merge_cmd, argc, argv);

@@ -2,5 +2,6 @@
  * benchmarks); argv[0] is "verify". Exit status: 0 done, 1 usage, 2 failure. */
 #ifndef SURGEBOX_VERIFY_H
 #define SURGEBOX_VERIFY_H
-int sbr_verify_main(int argc, char **argv);
+#include "command.h"
+int sbr_verify_main(const sbc_ctx *ctx, int argc, char **argv);
 #endif

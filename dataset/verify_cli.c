@@ -10,7 +10,7 @@
 
 typedef struct {
   const char *name, *summary;
-  int (*verify)(int argc, char **argv); /* argv[0] "verify", --benchmark NAME left out */
+  int (*verify)(const sbc_ctx *ctx, int argc, char **argv); /* argv[0] "verify", --benchmark NAME left out */
 } benchmark;
 
 static const benchmark benchmarks[] = {
@@ -25,7 +25,7 @@ static void usage(FILE *f) {
   for (size_t b = 0; b < N_BENCHMARKS; b++) fprintf(f, "  %-9s %s\n", benchmarks[b].name, benchmarks[b].summary);
 }
 
-int sbr_verify_main(int argc, char **argv) {
+int sbr_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
   const char *name = NULL;
   char *sub[argc + 1];
   int n = 0;
@@ -39,7 +39,7 @@ int sbr_verify_main(int argc, char **argv) {
   }
   sub[n] = NULL;
   for (size_t b = 0; name && b < N_BENCHMARKS; b++)
-    if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].verify(n, sub);
+    if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].verify(ctx, n, sub);
   if (name) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", name);
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
   else fprintf(stderr, "surgebox verify: --benchmark NAME is required (see surgebox verify --help)\n");

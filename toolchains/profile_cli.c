@@ -31,7 +31,7 @@ static const sbo_cmd profile_cmd = {
     "list [--dir PATH] [--json]\nshow NAME [--dir PATH]\ndelete NAME [--dir PATH]\n"
     "verify NAME [--dir PATH] [--quick]\nrun NAME [--dir PATH] -- COMMAND [ARGS...]",
     "Profiles are root file systems the sandbox uses instead of the host's /usr, /lib*, /bin, /sbin and /etc.",
-    profile_opts, NULL, profile_footer, false};
+    profile_opts, NULL, profile_footer, false, NULL};
 
 static void fill_footer(void) {
   snprintf(profile_footer, sizeof profile_footer,

@@ -140,7 +140,7 @@ static const sbo_opt verify_opts[] = {
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
-                                   verify_opts, NULL, NULL, false};
+                                   verify_opts, NULL, NULL, false, NULL};
 
 typedef struct {
   const char *mode, *gens, *out, *data, *socket, *cache_dir, *dump, *shard, *shards;
@@ -258,7 +258,7 @@ static int shard_begin(const sbr_shard *sh, const opts *o, run_state *rs) {
   return rc;
 }
 
-int sbx_verify_main(int argc, char **argv) {
+int sbx_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;

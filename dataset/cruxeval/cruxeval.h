@@ -4,6 +4,7 @@
  * ../shared/cruxeval/SCORING.md; prefix sbx_. */
 #ifndef SURGEBOX_CRUXEVAL_H
 #define SURGEBOX_CRUXEVAL_H
+#include "command.h"
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,5 +70,5 @@ int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
 
 /* ---- cli.c ---- */
 /* surgebox verify --benchmark cruxeval ...; argv[0] is "verify". */
-int sbx_verify_main(int argc, char **argv);
+int sbx_verify_main(const sbc_ctx *ctx, int argc, char **argv);
 #endif

@@ -91,7 +91,9 @@ int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
                   "--generations", (char *)json_object_get_string(json_object_object_get(m, "generations_path")),
                   "--data", (char *)json_object_get_string(json_object_object_get(m, "data_path")),
                   "--out", (char *)out, "--no-autostart", NULL};
-  rc = sbx_verify_main(10, argv);
+  sbc_ctx ctx;
+  sbc_ctx_init(&ctx);
+  rc = sbx_verify_main(&ctx, 10, argv); /* FIXME(issue 21): an options struct, not an argv */
   if (rc) unlink(progress);
   return rc ? 2 : 0;
 }

@@ -25,9 +25,9 @@ const sbo_cmd sbe_eval_cmd = {"surgebox eval",
                               "(--references FILE... | --data DIR) --predictions FILE [options]\n"
                               "--execute --data DIR --predictions FILE [--subset LIST] [--jobs N] [options]",
                               "Score LLM predictions with SURGE's metrics (no daemon needed without --execute).",
-                              sbe_eval_opts, NULL, NULL, false};
+                              sbe_eval_opts, NULL, NULL, false, NULL};
 
-int sbe_eval_main(int argc, char **argv) {
+int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbe_run run = {0};
   const char *data = NULL, *preds = NULL, *items = NULL, *by = NULL;
   int json = 0, nrefs = 0, status = 1; /* usage error until the arguments are good */

@@ -1,11 +1,12 @@
 /* `surgebox eval`: scores model predictions against SURGE references. */
 #ifndef SURGEBOX_EVAL_CLI_H
 #define SURGEBOX_EVAL_CLI_H
+#include "command.h"
 
 /* argv[0] is the command name ("eval"). Returns the exit status:
  * 0 done, 1 usage error, 2 an input could not be read (the surgebox CLI's
  * convention: 1 usage, 2 failure). */
-int sbe_eval_main(int argc, char **argv);
+int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv);
 
 #include "cliopt.h"
 /* eval's options, also parsed by eval --execute (dataset/surge/eval_execute.c) */

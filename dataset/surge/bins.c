@@ -64,7 +64,7 @@ static const sbo_opt bins_opts[] = {{"data", O_DATA, "FILE", "a regenerated subs
                                     {NULL, 0, NULL, NULL}};
 static const sbo_cmd bins_cmd = {"surgebox bins", "--data FILE [--edges LIST] [--json]",
                                  "CPU-time histogram of a regenerated subset (SURGE's Figure 4).", bins_opts, NULL, NULL,
-                                 false};
+                                 false, NULL};
 
 /* The smallest and largest of the repeats (exec.inproc_cpu_s_runs), else t. */
 static void spread_of(json_object *item, double t, double *lo, double *hi) {
@@ -92,7 +92,7 @@ static void print_indices(const char *label, json_object *arr) {
   printf("\n");
 }
 
-int sbr_bins_main(int argc, char **argv) {
+int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
   const char *file = NULL, *edges_arg = "0.001,0.01,0.1,1";
   bool json = false;
   sbo_parser cl;

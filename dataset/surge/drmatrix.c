@@ -168,9 +168,9 @@ static const sbo_opt drmatrix_opts[] = {
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
                                      "Every DR snippet under every compiler, standard and optimisation level.",
-                                     drmatrix_opts, NULL, NULL, false};
+                                     drmatrix_opts, NULL, NULL, false, NULL};
 
-int sbr_drmatrix_main(int argc, char **argv) {
+int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL, *shard_arg = NULL,
              *shards_arg = NULL;
   const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";

@@ -187,5 +187,7 @@ int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   }
   printf("%zu shards merged into %s\n\n", n, out);
   fflush(stdout);
-  return sbr_drmatrix_main(argc, argv) ? 2 : 0;
+  sbc_ctx ctx;
+  sbc_ctx_init(&ctx);
+  return sbr_drmatrix_main(&ctx, argc, argv) ? 2 : 0; /* FIXME(issue 21): an options struct, not an argv */
 }

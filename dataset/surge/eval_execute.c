@@ -49,7 +49,7 @@ static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                sbe_eval_opts, vs_opts,
                                "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, "
                                "130 interrupted",
-                               false};
+                               false, NULL};
 
 /* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
 static int parse(int argc, char **argv, sbr_vs_opts *o) {
@@ -235,7 +235,7 @@ static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_
   return fflush(stdout) == 0 ? 0 : 2;
 }
 
-int sbr_verify_surge_main(int argc, char **argv) {
+int sbr_verify_surge_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbr_vs_opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;
@@ -295,4 +295,4 @@ int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
   return status;
 }
 
-int sbr_eval_execute_main(int argc, char **argv) { return sbr_verify_surge_main(argc, argv); }
+int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return sbr_verify_surge_main(ctx, argc, argv); }

@@ -9,6 +9,7 @@
  */
 #ifndef SURGEBOX_REGEN_H
 #define SURGEBOX_REGEN_H
+#include "command.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -103,10 +104,10 @@ typedef enum { SBR_BIN_SAME, SBR_BIN_FLAGGED, SBR_BIN_DIFFERENT } sbr_bin_agreem
 sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n_edges);
 
 /* ---- the regen and bins commands ---- */
-int sbr_regen_main(int argc, char **argv);
-int sbr_bins_main(int argc, char **argv);
-int sbr_drmatrix_main(int argc, char **argv);
-int sbr_eval_execute_main(int argc, char **argv); /* eval --execute */
+int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv);
+int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv);
+int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv);
+int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv); /* eval --execute */
 bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
 int sbr_write_json_atomic(const char *path, json_object *o); /* pretty, via path.tmp and rename */
 

@@ -273,7 +273,7 @@ static const sbo_opt regen_opts[] = {
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
                                   "Regenerate SURGE's references by running every item; a fidelity report.",
-                                  regen_opts, NULL, NULL, false};
+                                  regen_opts, NULL, NULL, false, NULL};
 
 typedef struct {
   const char *data, *out, *summary, *socket, *only, *profile, *dump, *shard, *shards;
@@ -340,7 +340,7 @@ bool sbr_in_only(const char *only, size_t index) {
   return false;
 }
 
-int sbr_regen_main(int argc, char **argv) {
+int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : 1;

@@ -92,7 +92,9 @@ static int regen_subset(const sbr_vs_opts *o, sbr_vs_items *it, int s, const cha
     free(only);
     return 2;
   }
-  int rc = sbr_regen_main(argc, argv);
+  sbc_ctx ctx;
+  sbc_ctx_init(&ctx);
+  int rc = sbr_regen_main(&ctx, argc, argv); /* FIXME(issue 21): an options struct, not an argv */
   fflush(stdout);
   dup2(saved, STDOUT_FILENO);
   close(saved);

@@ -3,6 +3,7 @@
  * verify_shard.c --shard I/N and the merge of its shards). */
 #ifndef SURGEBOX_VERIFY_SURGE_H
 #define SURGEBOX_VERIFY_SURGE_H
+#include "command.h"
 #include "eval_run.h"
 #include "regen.h"
 #include "shard.h"
@@ -42,7 +43,7 @@ void sbr_vs_report_json(const sbr_vs_items *it, json_object *root, const char *o
 void sbr_vs_report_text(const sbr_vs_items *it, FILE *f, const char *out);
 void sbr_vs_items_free(sbr_vs_items *it);
 void sbr_vs_remove_dir(const char *dir); /* a private --out: its <subset>.json, then itself */
-int sbr_verify_surge_main(int argc, char **argv);
+int sbr_verify_surge_main(const sbc_ctx *ctx, int argc, char **argv);
 
 /* Scores the predictions against dir, where every predicted item is already
  * regenerated (nothing runs), writing what verify prints to f (the merge of

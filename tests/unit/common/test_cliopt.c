@@ -10,8 +10,8 @@ static const sbo_opt opts[] = {{"out", O_OUT, "FILE", "where"},
                                {"json", O_JSON, NULL, "as JSON"},
                                {"n", O_N, "N", "how many"},
                                {NULL, 0, NULL, NULL}};
-static const sbo_cmd cmd = {"surgebox t", "[options] ARG...", "a test", opts, NULL, NULL, false};
-static const sbo_cmd cmd_in_order = {"surgebox-t", "[options] PROGRAM...", "a test", opts, NULL, NULL, true};
+static const sbo_cmd cmd = {"surgebox t", "[options] ARG...", "a test", opts, NULL, NULL, false, NULL};
+static const sbo_cmd cmd_in_order = {"surgebox-t", "[options] PROGRAM...", "a test", opts, NULL, NULL, true, NULL};
 
 typedef struct {
   const char *out, *n;

@@ -44,7 +44,9 @@ static int run_eval(const char *out_path, const char **args) {
   int fe = open(sc("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(fd, 1);
   dup2(fe, 2);
-  int status = sbe_eval_main(argc, argv);
+  sbc_ctx ctx;
+  sbc_ctx_init(&ctx);
+  int status = sbe_eval_main(&ctx, argc, argv);
   fflush(stdout);
   fflush(stderr);
   dup2(so, 1);

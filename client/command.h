@@ -1,0 +1,49 @@
+/* Commands as entries (tmux's cmd_entry is the model): every `surgebox`
+ * command is a name, a summary, flags saying which global option groups
+ * apply to it, and a main that parses its argv into the command's own
+ * options struct and calls its X_run(ctx, opts). Commands never call one
+ * another's main: a command that needs another's work calls its X_run with
+ * an options struct. cli/surgebox.c holds the table. Prefix sbc_. */
+#ifndef SURGEBOX_COMMAND_H
+#define SURGEBOX_COMMAND_H
+
+#include "cliopt.h"
+
+#include <stdbool.h>
+
+/* The global options, as given before or after a command's name. */
+typedef struct {
+  const char *socket;   /* --socket PATH, else $SURGEBOX_SOCKET, else NULL (the default socket) */
+  bool socket_explicit; /* named by --socket or $SURGEBOX_SOCKET: never start a daemon beside it */
+  bool autostart;       /* false after --no-autostart */
+  const char *profile;  /* --profile NAME, else NULL (the daemon's default root) */
+  unsigned given;       /* SBC_GIVEN_* bits: which of them the user wrote */
+} sbc_ctx;
+
+enum { SBC_GIVEN_SOCKET = 1u << 0, SBC_GIVEN_NO_AUTOSTART = 1u << 1, SBC_GIVEN_PROFILE = 1u << 2 };
+
+/* What a command is, for the table and for refusing global options that do not apply. */
+enum {
+  SBC_CMD_DAEMON = 1u << 0,    /* talks to a daemon: takes --socket and --no-autostart */
+  SBC_CMD_AUTOSTART = 1u << 1, /* may start a private daemon when the default socket has none */
+  SBC_CMD_PROFILE = 1u << 2,   /* its jobs run in a root file system: takes --profile */
+  SBC_CMD_SHARDABLE = 1u << 3, /* takes --shard I/N|auto and --shards N */
+};
+
+typedef struct {
+  const char *name, *summary;
+  unsigned flags;
+  int (*main)(const sbc_ctx *ctx, int argc, char **argv); /* argv[0] is the command's name */
+} sbc_command;
+
+/* The daemon group (--socket, --no-autostart, --profile), declared once:
+ * put it in a command's sbo_cmd.groups, and hand every key sbo_next returns
+ * to sbc_ctx_apply. */
+enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE };
+extern const sbo_opt sbc_daemon_opts[];
+/* The ctx every command starts from: $SURGEBOX_SOCKET read, autostart on. */
+void sbc_ctx_init(sbc_ctx *ctx);
+/* Apply one of sbc_daemon_opts; false if key is not one of them. */
+bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val);
+
+#endif
