@@ -86,13 +86,9 @@ int main(int argc, char **argv) {
     const sbc_command *c = &commands[i];
     if (strcmp(p.pos[0], c->name) != 0) continue;
     /* a global option given before the name must apply to the command */
-    const char *bad = (g.given & SBC_GIVEN_SOCKET) && !(c->flags & SBC_CMD_DAEMON)         ? "--socket"
-                      : (g.given & SBC_GIVEN_NO_AUTOSTART) && !(c->flags & SBC_CMD_DAEMON) ? "--no-autostart"
-                      : (g.given & SBC_GIVEN_PROFILE) && !(c->flags & SBC_CMD_PROFILE)     ? "--profile"
-                                                                                          : NULL;
+    const char *bad = sbc_refused_option(g.given, c->flags);
     if (bad)
-      rc = sbo_usage_error(&p, "%s does not apply to '%s' (it %s); drop it", bad, c->name,
-                           c->flags & SBC_CMD_DAEMON ? "runs no jobs in a root file system" : "talks to no daemon");
+      rc = sbc_refuse(&p, bad, c->name, c->flags);
     else
       rc = c->main(&g, p.argc - (int)(p.pos - p.argv), p.pos);
   }

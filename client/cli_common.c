@@ -14,6 +14,23 @@ const sbo_opt sbc_daemon_opts[] = {
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
     {NULL, 0, NULL, NULL}};
+const sbo_opt sbc_socket_opts[] = {
+    {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
+    {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
+    {"profile", SBC_O_PROFILE, "NAME", NULL}, /* hidden: refused with the reason (sbc_refuse) */
+    {NULL, 0, NULL, NULL}};
+
+const char *sbc_refused_option(unsigned given, unsigned flags) {
+  if ((given & SBC_GIVEN_SOCKET) && !(flags & SBC_CMD_DAEMON)) return "--socket";
+  if ((given & SBC_GIVEN_NO_AUTOSTART) && !(flags & SBC_CMD_DAEMON)) return "--no-autostart";
+  if ((given & SBC_GIVEN_PROFILE) && !(flags & SBC_CMD_PROFILE)) return "--profile";
+  return NULL;
+}
+
+int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned flags) {
+  return sbo_usage_error(p, "%s does not apply to '%s' (it %s); drop it", opt, cmd,
+                         flags & SBC_CMD_DAEMON ? "runs no jobs in a root file system" : "talks to no daemon");
+}
 
 void sbc_ctx_init(sbc_ctx *ctx) {
   memset(ctx, 0, sizeof *ctx);
@@ -58,7 +75,7 @@ int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *re
   sbc_conn c;
   char err[512];
   *resp = NULL;
-  if (sbc_open(&c, g->socket, g->autostart, NULL, err, sizeof err) < 0)
+  if (sbc_open_ctx(&c, g, NULL, err, sizeof err) < 0)
     return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
   int rc = sbc_send(&c, req);
   *resp = rc == 0 ? sbc_recv(&c) : NULL;

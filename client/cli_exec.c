@@ -1,11 +1,11 @@
 /* surgebox exec: one job from the command line. */
 #include "cli.h"
 #include "protocol.h"
+#include "result.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,88 +70,31 @@ static int add_kv(json_object *obj, const char *kv) {
   return 0;
 }
 
-static const char *str_field(json_object *o, const char *key) {
-  json_object *v = NULL;
-  return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
+static void put(const sbc_stream *s, FILE *f) { fwrite(s->data, 1, s->len, f); }
 
-/* The program's step: "run" (the toolchain form's last), else the last. */
-static json_object *program_step(json_object *steps) {
-  size_t n = steps ? json_object_array_length(steps) : 0;
-  for (size_t i = 0; i < n; i++) {
-    json_object *s = json_object_array_get_idx(steps, i);
-    const char *name = str_field(s, "name");
-    if (name && !strcmp(name, "run")) return s;
-  }
-  return n == 1 ? json_object_array_get_idx(steps, 0) : NULL;
-}
-
-static void put_stream(json_object *step, const char *key, FILE *f) {
-  json_object *v = NULL;
-  char b64[32];
-  snprintf(b64, sizeof b64, "%s_b64", key);
-  if (json_object_object_get_ex(step, b64, &v) && v) {
-    size_t len = 0;
-    unsigned char *d = NULL;
-    if (sbp_base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), &d, &len, NULL) == SBP_B64_OK)
-      fwrite(d, 1, len, f);
-    free(d);
-  } else if (json_object_object_get_ex(step, key, &v) && v) {
-    fwrite(json_object_get_string(v), 1, (size_t)json_object_get_string_len(v), f);
-  }
-}
-
-/* Diagnostics of every other step on stderr, then the program's output. */
-static void print_plain(json_object *resp) {
-  json_object *steps = NULL;
-  json_object_object_get_ex(resp, "steps", &steps);
-  json_object *prog = program_step(steps);
-  size_t n = steps ? json_object_array_length(steps) : 0;
-  for (size_t i = 0; i < n; i++) {
-    json_object *s = json_object_array_get_idx(steps, i);
-    if (s == prog) continue;
-    put_stream(s, "stdout", stderr);
-    put_stream(s, "stderr", stderr);
+/* Diagnostics of every other step on stderr, then the program's output;
+ * a job that did not end ok says so on stderr, with the error's text. */
+static void print_plain(const sbc_result *r) {
+  const sbc_step *prog = sbc_result_program_step(r), *last = sbc_result_last_step(r);
+  for (size_t i = 0; i < r->n_steps; i++) {
+    if (&r->steps[i] == prog) continue;
+    put(&r->steps[i].out, stderr);
+    put(&r->steps[i].err, stderr);
   }
   fflush(stderr);
   if (prog) {
-    put_stream(prog, "stdout", stdout);
+    put(&prog->out, stdout);
     fflush(stdout);
-    put_stream(prog, "stderr", stderr);
+    put(&prog->err, stderr);
   }
-  const char *st = str_field(resp, "status");
-  if (!st || strcmp(st, "ok") != 0) {
-    json_object *last = n ? json_object_array_get_idx(steps, n - 1) : NULL;
-    json_object *code = NULL;
-    const char *sig = str_field(last, "signal"), *error = str_field(resp, "error");
-    fprintf(stderr, "surgebox: %s", st ? st : "?");
-    const char *step = str_field(last, "name");
-    if (last && n > 1) fprintf(stderr, " in step %s", step ? step : "?");
-    if (error) fprintf(stderr, ": %s", error);
-    if (last && json_object_object_get_ex(last, "exit_code", &code) && code && json_object_get_int(code) != 0)
-      fprintf(stderr, " (exit %d)", json_object_get_int(code));
-    if (sig) fprintf(stderr, " (%s)", sig);
-    fputc('\n', stderr);
-  }
-}
-
-/* The last step's status as a shell reports it: exit code, or 128+N. */
-static int program_status(json_object *resp) {
-  json_object *steps = NULL, *code = NULL;
-  json_object_object_get_ex(resp, "steps", &steps);
-  size_t n = steps ? json_object_array_length(steps) : 0;
-  if (!n) return SBO_EXIT_FAILURE;
-  json_object *last = json_object_array_get_idx(steps, n - 1);
-  const char *sig = str_field(last, "signal");
-  if (sig) {
-    if (!strncmp(sig, "SIG", 3)) sig += 3;
-    for (int s = 1; s < NSIG; s++) {
-      const char *ab = sigabbrev_np(s);
-      if (ab && !strcmp(ab, sig)) return 128 + s;
-    }
-    return 128 + SIGKILL;
-  }
-  return json_object_object_get_ex(last, "exit_code", &code) && code ? json_object_get_int(code) & 0xff : 0;
+  if (!strcmp(r->status, SBP_STATUS_OK)) return;
+  const char *why = sbc_result_why(r);
+  fprintf(stderr, "surgebox: %s", r->status);
+  if (last && r->n_steps > 1) fprintf(stderr, " in step %s", last->name);
+  if (why) fprintf(stderr, ": %s", why);
+  if (last && last->has_exit_code && last->exit_code != 0) fprintf(stderr, " (exit %d)", last->exit_code);
+  if (last && last->signal) fprintf(stderr, " (%s)", last->signal);
+  fputc('\n', stderr);
 }
 
 typedef struct {
@@ -279,18 +222,17 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     json_object_object_add(req, "steps", steps);
   }
   if (rc == 0) rc = sbc_roundtrip(&g, name, e.json, req, &resp);
-  if (rc == 0) {
+  sbc_result r = {0};
+  if (rc == 0 && sbc_result_parse(resp, &r, err, sizeof err) < 0) {
+    rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "the daemon's answer: %s", err);
+  } else if (rc == 0) {
     if (e.json) sbc_print_json(resp);
-    else print_plain(resp);
-    const char *s = str_field(resp, "status");
-    if (!s) s = SBP_STATUS_INTERNAL_ERROR;
-    /* the job did not run: the machine, not the program, is at fault */
-    if (!strcmp(s, SBP_STATUS_INTERNAL_ERROR) || !strcmp(s, SBP_STATUS_TOOLCHAIN_MISSING) ||
-        !strcmp(s, SBP_STATUS_UNSUPPORTED))
-      rc = SBO_EXIT_FAILURE;
-    else if (e.exit_program)
-      rc = program_status(resp);
+    else print_plain(&r);
+    /* the job did not run as asked: the machine, not the program, is at fault */
+    if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
+    else if (e.exit_program) rc = sbc_result_shell_status(&r) < 0 ? SBO_EXIT_FAILURE : sbc_result_shell_status(&r);
   }
+  sbc_result_free(&r);
   fflush(stdout);
   json_object_put(resp);
   json_object_put(req);

@@ -9,36 +9,39 @@
 enum { O_JSON = 256 };
 static const sbo_opt json_opt[] = {{"json", O_JSON, NULL, "print the daemon's answer (and errors) as JSON on stdout"},
                                    {NULL, 0, NULL, NULL}};
-static const sbo_opt globals_but_autostart[] = {
-    {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
-    {"no-autostart", SBC_O_NO_AUTOSTART, NULL, NULL}, /* accepted: ping never starts one */
-    {NULL, 0, NULL, NULL}};
-
 static const sbo_cmd status_cmd = {"surgebox status", "[--json]", "The daemon's state and counters.", json_opt,
-                                   sbc_daemon_opts, NULL, false, NULL};
+                                   sbc_socket_opts, NULL, false, NULL};
 static const sbo_cmd toolchains_cmd = {
     "surgebox toolchains", "[--json]",
     "The toolchains the daemon found, their options (default first) and what to install for the others.", json_opt,
     sbc_daemon_opts, NULL, false, NULL};
 static const sbo_cmd ping_cmd = {"surgebox ping", "[--json]",
                                  "Check that a daemon answers (never starts one: exit 2 when none listens).", json_opt,
-                                 globals_but_autostart, NULL, false, NULL};
+                                 sbc_socket_opts, NULL, false, NULL};
 
 static const char *str(json_object *o, const char *key) {
   json_object *v = NULL;
   return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
 }
 
-/* Parse [--json] plus the global options; 0 to go on, else *rc is the exit. */
-static bool parse(const sbo_cmd *cmd, sbc_ctx *g, int argc, char **argv, bool *json, int *rc) {
+/* Parse [--json] plus the global options that apply (flags: SBC_CMD_*);
+ * true to go on, else *rc is the exit. */
+static bool parse(const sbo_cmd *cmd, unsigned flags, sbc_ctx *g, int argc, char **argv, bool *json, int *rc) {
   sbo_parser p;
   sbo_init(&p, cmd, argc, argv);
   *json = p.json;
-  int k;
+  int k = SBO_END;
   const char *v;
-  while ((k = sbo_next(&p, &v)) > 0)
-    if (k != O_JSON) sbc_ctx_apply(g, k, v);
-  *rc = k == SBO_STOP ? p.status : p.n_pos || p.dashdash ? sbo_usage_error(&p, "takes no arguments") : 0;
+  *rc = 0;
+  while (*rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    if (k == O_JSON) continue;
+    sbc_ctx g2 = {0};
+    sbc_ctx_apply(&g2, k, v);
+    const char *bad = sbc_refused_option(g2.given, flags);
+    if (bad) *rc = sbc_refuse(&p, bad, argv[0], flags);
+    else sbc_ctx_apply(g, k, v);
+  }
+  if (*rc == 0) *rc = k == SBO_STOP ? p.status : p.n_pos || p.dashdash ? sbo_usage_error(&p, "takes no arguments") : 0;
   bool go = k != SBO_STOP && *rc == 0;
   sbo_done(&p);
   return go;
@@ -99,11 +102,11 @@ static void print_toolchains(json_object *resp) {
   }
 }
 
-static int simple(const sbc_ctx *g0, const sbo_cmd *cmd, const char *type, int argc, char **argv) {
+static int simple(const sbc_ctx *g0, const sbo_cmd *cmd, unsigned flags, const char *type, int argc, char **argv) {
   sbc_ctx g = *g0;
   bool json;
   int rc;
-  if (!parse(cmd, &g, argc, argv, &json, &rc)) return rc;
+  if (!parse(cmd, flags, &g, argc, argv, &json, &rc)) return rc;
   if (!strcmp(type, "ping")) g.autostart = false; /* asking whether one runs must not start one */
   json_object *req = sbc_request_new(type), *resp = NULL;
   if (g.profile && !strcmp(type, "toolchains")) json_object_object_add(req, "profile", json_object_new_string(g.profile));
@@ -119,8 +122,13 @@ static int simple(const sbc_ctx *g0, const sbo_cmd *cmd, const char *type, int a
   return rc;
 }
 
-int sbc_status_main(const sbc_ctx *g, int argc, char **argv) { return simple(g, &status_cmd, "status", argc, argv); }
-int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv) {
-  return simple(g, &toolchains_cmd, "toolchains", argc, argv);
+/* flags as in cli/surgebox.c's table: which global options apply after the name too */
+int sbc_status_main(const sbc_ctx *g, int argc, char **argv) {
+  return simple(g, &status_cmd, SBC_CMD_DAEMON | SBC_CMD_AUTOSTART, "status", argc, argv);
 }
-int sbc_ping_main(const sbc_ctx *g, int argc, char **argv) { return simple(g, &ping_cmd, "ping", argc, argv); }
+int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv) {
+  return simple(g, &toolchains_cmd, SBC_CMD_DAEMON | SBC_CMD_AUTOSTART | SBC_CMD_PROFILE, "toolchains", argc, argv);
+}
+int sbc_ping_main(const sbc_ctx *g, int argc, char **argv) {
+  return simple(g, &ping_cmd, SBC_CMD_DAEMON, "ping", argc, argv);
+}

@@ -216,20 +216,38 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   return wait_ready(ready[0], bin, err, err_len);
 }
 
+/* Why nothing answers at an explicitly named socket, and what to do. */
+static void explicit_error(const char *path, int e, bool from_env, char *err, size_t err_len) {
+  if (e == ENOENT || e == ECONNREFUSED)
+    snprintf(err, err_len, "no daemon answers at %s: start one with surgeboxd --socket %s, or %s", path, path,
+             from_env ? "unset SURGEBOX_SOCKET" : "drop --socket");
+  else
+    snprintf(err, err_len, "cannot connect to %s: %s", path, strerror(e));
+}
+
 int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *const *extra_args, char *err,
              size_t err_len) {
   memset(c, 0, sizeof *c);
   c->fd = -1;
   const char *env = getenv("SURGEBOX_SOCKET");
+  bool from_env = !socket_path && env && *env;
   if (socket_path) snprintf(c->socket_path, sizeof c->socket_path, "%s", socket_path);
-  else if (env && *env) snprintf(c->socket_path, sizeof c->socket_path, "%s", env);
+  else if (from_env) snprintf(c->socket_path, sizeof c->socket_path, "%s", env);
   else sbu_default_socket(geteuid(), c->socket_path, sizeof c->socket_path);
   c->fd = connect_to(c->socket_path);
   if (c->fd >= 0) return 0;
   int e = errno;
+  /* a socket named explicitly is the one asked for: never a daemon beside it */
+  if (socket_path || from_env) {
+    explicit_error(c->socket_path, e, from_env || (env && !strcmp(env, socket_path)), err, err_len);
+    return -1;
+  }
   if (!autostart || (e != ENOENT && e != ECONNREFUSED)) {
-    snprintf(err, err_len, "cannot connect to %s: %s%s", c->socket_path, strerror(e),
-             autostart ? "" : " (and --no-autostart was given)");
+    if (e == ENOENT || e == ECONNREFUSED)
+      snprintf(err, err_len, "no daemon answers at %s (the default socket; --no-autostart was given): start one "
+               "with surgeboxd, or drop --no-autostart", c->socket_path);
+    else
+      snprintf(err, err_len, "cannot connect to %s: %s", c->socket_path, strerror(e));
     return -1;
   }
   /* The CLI's one-off calls share a lingering daemon; runs that ask for
@@ -327,4 +345,8 @@ void sbc_close(sbc_conn *c) {
   free(c->buf);
   c->buf = NULL;
   c->len = c->cap = 0;
+}
+
+int sbc_open_ctx(sbc_conn *c, const sbc_ctx *ctx, const char *const *extra_args, char *err, size_t err_len) {
+  return sbc_open(c, ctx->socket, ctx->autostart, extra_args, err, err_len);
 }

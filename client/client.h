@@ -1,6 +1,7 @@
 /* The client side of the socket (prefix sbc_), used by the surgebox CLI.
- * When nothing listens on the socket, sbc_open can start a private
- * surgeboxd (the "embedded default") and stops it again in sbc_close. */
+ * When nothing listens on the default socket, sbc_open can start a private
+ * surgeboxd (the "embedded default") and stops it again in sbc_close; an
+ * explicitly named socket is never replaced by one. */
 #ifndef SURGEBOX_CLIENT_H
 #define SURGEBOX_CLIENT_H
 
@@ -20,11 +21,15 @@ typedef struct {
   size_t len, cap;
 } sbc_conn;
 
-/* socket_path NULL: $SURGEBOX_SOCKET, else the daemon's default. extra_args:
- * NULL-terminated arguments for an embedded daemon (e.g. "--jobs", "4").
- * Returns 0 or -1 with err set. */
+/* socket_path NULL: $SURGEBOX_SOCKET, else the default socket. A socket
+ * named explicitly (socket_path, or $SURGEBOX_SOCKET) that does not answer is
+ * an error naming it and the next step; only the default socket, with
+ * autostart, may start a private daemon. extra_args: NULL-terminated
+ * arguments for that daemon (e.g. "--jobs", "4"). 0, or -1 with err set. */
 int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *const *extra_args, char *err,
              size_t err_len);
+/* The same, from a command's ctx (its --socket/$SURGEBOX_SOCKET and --no-autostart). */
+int sbc_open_ctx(sbc_conn *c, const sbc_ctx *ctx, const char *const *extra_args, char *err, size_t err_len);
 int sbc_send(sbc_conn *c, json_object *req);  /* 0 or -1 */
 /* Next response line, parsed; NULL on EOF or error. Caller owns it. */
 json_object *sbc_recv(sbc_conn *c);

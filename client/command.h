@@ -41,6 +41,14 @@ typedef struct {
  * to sbc_ctx_apply. */
 enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE };
 extern const sbo_opt sbc_daemon_opts[];
+/* --socket and --no-autostart (and --profile hidden, to be refused with
+ * sbc_refuse): commands that run no jobs (status, ping, metrics). */
+extern const sbo_opt sbc_socket_opts[];
+/* Which of the global options in `given` (SBC_GIVEN_*) does not apply to a
+ * command with these flags (SBC_CMD_*): "--socket", ..., or NULL. */
+const char *sbc_refused_option(unsigned given, unsigned flags);
+/* The usage error for it: "OPT does not apply to 'CMD' (it ...); drop it". */
+int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned flags);
 /* The ctx every command starts from: $SURGEBOX_SOCKET read, autostart on. */
 void sbc_ctx_init(sbc_ctx *ctx);
 /* Apply one of sbc_daemon_opts; false if key is not one of them. */

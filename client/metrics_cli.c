@@ -12,22 +12,25 @@ static const sbo_opt metrics_opts[] = {{NULL, 0, NULL, NULL}};
 static const sbo_cmd metrics_cmd = {"surgebox metrics", "[--help]",
                                     "The daemon's counters in the OpenMetrics text format (ends with '# EOF'),\n"
                                     "for node_exporter's textfile collector. Never starts a daemon.",
-                                    metrics_opts, NULL, "exit: 0 printed, 1 usage error, 2 no daemon answered", false, NULL};
+                                    metrics_opts, sbc_socket_opts, "exit: 0 printed, 1 usage error, 2 no daemon answered", false, NULL};
 
 int sbc_metrics_main(const sbc_ctx *ctx, int argc, char **argv) {
-  const char *socket_path = ctx->socket;
+  sbc_ctx g = *ctx;
   sbo_parser p;
   sbo_init(&p, &metrics_cmd, argc, argv);
   const char *v;
-  int k;
-  while ((k = sbo_next(&p, &v)) > 0) {
+  int k, st = 0;
+  while (st == 0 && (k = sbo_next(&p, &v)) > 0) {
+    if (k == SBC_O_PROFILE) st = sbc_refuse(&p, "--profile", "metrics", SBC_CMD_DAEMON);
+    else sbc_ctx_apply(&g, k, v);
   }
-  int st = k == SBO_STOP ? p.status : sbo_no_args(&p);
+  if (st == 0) st = k == SBO_STOP ? p.status : sbo_no_args(&p);
   sbo_done(&p);
   if (k == SBO_STOP || st) return st;
+  g.autostart = false; /* the counters of a daemon started for the question would say nothing */
   sbc_conn c;
   char err[512];
-  if (sbc_open(&c, socket_path, false, NULL, err, sizeof err) < 0) {
+  if (sbc_open_ctx(&c, &g, NULL, err, sizeof err) < 0) {
     fprintf(stderr, "surgebox metrics: %s\n", err);
     return 2;
   }

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK };
+enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK, O_G_SOCKET, O_G_NO_AUTOSTART, O_G_PROFILE };
 static const sbo_opt profile_opts[] = {
     {"dir", O_DIR, "PATH", "where profiles live (default below)"},
     {"mirror", O_MIRROR, "URL", "create: the package mirror (default: the machine's apt configuration)"},
@@ -23,7 +23,29 @@ static const sbo_opt profile_opts[] = {
     {"quiet", O_QUIET, NULL, "create: no progress"},
     {"json", O_JSON, NULL, "list: as JSON"},
     {"quick", O_QUICK, NULL, "verify: sizes and modes only, not every file's hash"},
+    /* the global options, hidden: refused with the reason (profile talks to no daemon) */
+    {"socket", O_G_SOCKET, "PATH", NULL},
+    {"no-autostart", O_G_NO_AUTOSTART, NULL, NULL},
+    {"profile", O_G_PROFILE, "NAME", NULL},
     {NULL, 0, NULL, NULL}};
+
+/* "--socket" when arg is one of the global options (--socket, --socket=P, ...), else NULL. */
+static const char *global_option(const char *arg) {
+  static const char *const names[] = {"--socket", "--no-autostart", "--profile"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    size_t n = strlen(names[i]);
+    if (!strncmp(arg, names[i], n) && (arg[n] == '\0' || arg[n] == '=')) return names[i];
+  }
+  return NULL;
+}
+
+static int refuse_global(const char *opt) {
+  fprintf(stderr,
+          "surgebox profile: %s does not apply to 'profile' (it works on local root file systems and talks to no "
+          "daemon); drop it\n",
+          opt);
+  return 1;
+}
 static char profile_footer[1024];
 static const sbo_cmd profile_cmd = {
     "surgebox profile",
@@ -225,6 +247,7 @@ int sbf_profile_main(int argc, char **argv) {
     else usage(stdout);
     return argc < 2 ? 1 : 0;
   }
+  if (global_option(argv[1])) return refuse_global(global_option(argv[1]));
   const char *cmd = argv[1];
   const char *dir = NULL, *mirror = NULL, *defs = NULL;
   bool force = false, quiet = false, json = false, quick = false;
@@ -234,8 +257,12 @@ int sbf_profile_main(int argc, char **argv) {
   sbo_init(&p, &profile_cmd, argc - 1, argv + 1);
   int c;
   const char *v;
-  while ((c = sbo_next(&p, &v)) > 0) {
+  const char *refused = NULL;
+  while (!refused && (c = sbo_next(&p, &v)) > 0) {
     switch (c) {
+    case O_G_SOCKET: refused = "--socket"; break;
+    case O_G_NO_AUTOSTART: refused = "--no-autostart"; break;
+    case O_G_PROFILE: refused = "--profile"; break;
     case O_DIR: dir = v; break;
     case O_MIRROR: mirror = v; break;
     case O_DEFS: defs = v; break;
@@ -246,6 +273,7 @@ int sbf_profile_main(int argc, char **argv) {
     }
   }
   sbo_done(&p);
+  if (refused) return refuse_global(refused);
   if (c == SBO_STOP) return p.status;
   /* run NAME -- COMMAND...: the command after "--" (or the positionals after NAME) */
   int rest = p.n_pos;
