@@ -244,8 +244,7 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
   }
   if (!autostart || (e != ENOENT && e != ECONNREFUSED)) {
     if (e == ENOENT || e == ECONNREFUSED)
-      snprintf(err, err_len, "no daemon answers at %s (the default socket; --no-autostart was given): start one "
-               "with surgeboxd, or drop --no-autostart", c->socket_path);
+      snprintf(err, err_len, "no daemon answers at %s (the default socket): start one with surgeboxd", c->socket_path);
     else
       snprintf(err, err_len, "cannot connect to %s: %s", c->socket_path, strerror(e));
     return -1;

@@ -175,7 +175,9 @@ def case_ping_no_daemon():
     marker = os.path.join(t, "started")
     fake = write(t, "fake-surgeboxd", f"#!/bin/sh\ntouch {marker}\nexit 1\n")
     os.chmod(fake, 0o755)
-    env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "nobody.sock"), SURGEBOXD=fake, XDG_RUNTIME_DIR=t)
+    # the default socket (in SURGEBOX_RUNTIME_DIR): the only one a daemon may be started for
+    env = dict(os.environ, SURGEBOXD=fake, SURGEBOX_RUNTIME_DIR=t)
+    env.pop("SURGEBOX_SOCKET", None)
     p = run(["ping"], env=env)
     check(p.returncode == 2 and not os.path.exists(marker), f"ping without a daemon: exit {p.returncode}, "
           f"daemon started: {os.path.exists(marker)}, {p.stderr!r}")
@@ -280,7 +282,10 @@ def case_python_socket():
             ("a link", {"XDG_RUNTIME_DIR": os.path.join(base, "link")}),
             ("relative", {"XDG_RUNTIME_DIR": "mine"}),
             ("absent", {"XDG_RUNTIME_DIR": os.path.join(base, "nosuch")}),
-            ("unset", {})]
+            ("unset", {}),
+            ("SURGEBOX_RUNTIME_DIR", {"SURGEBOX_RUNTIME_DIR": mine, "XDG_RUNTIME_DIR": mk("xdg", uid, 0o700)}),
+            ("SURGEBOX_RUNTIME_DIR not private", {"SURGEBOX_RUNTIME_DIR": mk("gw2", uid, 0o770)}),
+            ("SURGEBOX_RUNTIME_DIR relative", {"SURGEBOX_RUNTIME_DIR": "mine"})]
     python = "/usr/bin/python3"  # Debian's: other uids can run it (the client's own tests use it too)
     if not os.access(python, os.X_OK):
         skip("no /usr/bin/python3")
@@ -298,7 +303,7 @@ def case_python_socket():
         py = subprocess.run([python, "-c", script], env=full, cwd=base, capture_output=True,
                             preexec_fn=become, timeout=60)
         c = subprocess.run([surgebox, "ping"], env=full, cwd=base, capture_output=True, preexec_fn=become, timeout=60)
-        m = re.search(rb"cannot connect to (.+?): [A-Z]", c.stderr)
+        m = re.search(rb"(?:cannot connect to|no daemon answers at) (.+?)(?:: | \()", c.stderr)
         return (py.stdout.decode().strip() if py.returncode == 0 else "python failed: %r" % py.stderr[-300:],
                 m.group(1).decode() if m else "no path in %r" % c.stderr)
     for what, env in envs:

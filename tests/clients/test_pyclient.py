@@ -93,6 +93,11 @@ class RunTest(WithDaemon):
         with self.assertRaises(surgebox.SurgeboxError) as cm:
             self.c.run(toolchain="cobol-85", files={"a.cob": ""})
         self.assertEqual(cm.exception.code, "unknown_toolchain")
+        with self.assertRaises(surgebox.UnknownProfile) as cm:
+            self.c.run([["true"]], profile="nope")
+        self.assertIn('unknown profile "nope"', str(cm.exception))
+        with self.assertRaises(surgebox.UnknownProfile):
+            self.c.toolchains(profile="nope")
         # the connection stays usable
         self.assertEqual(self.c.ping()["type"], "ping")
 
@@ -269,7 +274,8 @@ class PrivateTest(unittest.TestCase):
     def test_autostart_when_nothing_listens_and_env_binary(self):
         tmp, args = private_dirs()
         old = dict(os.environ)
-        os.environ["SURGEBOX_SOCKET"] = os.path.join(tmp, "nobody-here.sock")
+        os.environ.pop("SURGEBOX_SOCKET", None)
+        os.environ["SURGEBOX_RUNTIME_DIR"] = tmp  # the default socket, here: nothing answers there
         os.environ["SURGEBOXD"] = SURGEBOXD
         try:
             with surgebox.Client(daemon_args=args) as c:
@@ -278,8 +284,12 @@ class PrivateTest(unittest.TestCase):
                 self.assertEqual(c.run([["echo", "auto"]]).stdout, b"auto\n")
             self.assertFalse(pid_alive(pid))
             # an explicit socket is never replaced by a private daemon
-            with self.assertRaises(FileNotFoundError):
+            with self.assertRaises(surgebox.NoDaemon):
                 surgebox.Client(os.path.join(tmp, "nobody-here.sock"))
+            os.environ["SURGEBOX_SOCKET"] = os.path.join(tmp, "nobody-here.sock")
+            with self.assertRaises(surgebox.NoDaemon):
+                surgebox.Client(daemon_args=args)
+            self.assertEqual([x for x in os.listdir(tmp) if x.startswith("surgebox-private")], [])
         finally:
             os.environ.clear()
             os.environ.update(old)
@@ -332,6 +342,10 @@ class AsyncTest(unittest.TestCase):
             self.assertEqual(r.stdout, b"42\n")
             with self.assertRaises(surgebox.SurgeboxError):
                 await c.run([["true"]], files={"../x": ""})
+            with self.assertRaises(surgebox.UnknownProfile):
+                await c.run([["true"]], profile="nope")
+            with self.assertRaises(surgebox.UnknownProfile):
+                await c.toolchains(profile="nope")
 
             taken = [0]
 

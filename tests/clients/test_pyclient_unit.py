@@ -2,9 +2,12 @@
 """The Python client's pure parts: request building, exact bytes, progress.
 No daemon; runs with any Python >= 3.8 (`test_pyclient_unit.py` or with a
 path to another interpreter through ctest's pyclient.unit_py38)."""
+import asyncio
 import io
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
@@ -110,6 +113,69 @@ class SocketTest(unittest.TestCase):
         finally:
             os.environ.clear()
             os.environ.update(old)
+
+
+class ExplicitSocketTest(unittest.TestCase):
+    """A socket named explicitly (argument or $SURGEBOX_SOCKET) that does not
+    answer raises NoDaemon naming it and the next step, and no daemon is
+    started (the fake surgeboxd would leave a mark); only the default socket
+    (here in $SURGEBOX_RUNTIME_DIR) starts one. No daemon runs here."""
+
+    def setUp(self):
+        self.old = dict(os.environ)
+        self.t = tempfile.mkdtemp(prefix="sbpy-unit-")
+        self.mark = os.path.join(self.t, "started")
+        self.fake = os.path.join(self.t, "fake-surgeboxd")
+        with open(self.fake, "w") as f:
+            f.write("#!/bin/sh\ntouch %s\nexit 1\n" % self.mark)
+        os.chmod(self.fake, 0o755)
+        self.dead = os.path.join(self.t, "dead.sock")
+        os.environ.pop("SURGEBOX_SOCKET", None)
+        os.environ["SURGEBOXD"] = self.fake
+        os.environ["SURGEBOX_RUNTIME_DIR"] = self.t
+
+    def tearDown(self):
+        os.environ.clear()
+        os.environ.update(self.old)
+        shutil.rmtree(self.t, ignore_errors=True)
+
+    def expect_no_daemon(self, make, hint):
+        with self.assertRaises(surgebox.NoDaemon) as cm:
+            make()
+        e = cm.exception
+        self.assertIsInstance(e, surgebox.SurgeboxError)
+        self.assertEqual(e.path, self.dead)
+        self.assertEqual(str(e), "no_daemon: no daemon answers at %s: start one with surgeboxd --socket %s, or %s"
+                         % (self.dead, self.dead, hint))
+        self.assertFalse(os.path.exists(self.mark), "a daemon was started beside an explicit socket")
+
+    def test_argument(self):
+        self.expect_no_daemon(lambda: surgebox.Client(self.dead), "drop socket=")
+        self.expect_no_daemon(lambda: asyncio.run(surgebox.AsyncClient(self.dead).open()), "drop socket=")
+
+    def test_environment(self):
+        os.environ["SURGEBOX_SOCKET"] = self.dead
+        self.expect_no_daemon(lambda: surgebox.Client(), "unset SURGEBOX_SOCKET")
+        self.expect_no_daemon(lambda: asyncio.run(surgebox.AsyncClient().open()), "unset SURGEBOX_SOCKET")
+
+    def test_default_socket_may_start_one(self):
+        with self.assertRaises(surgebox.NoDaemon) as cm:
+            surgebox.Client(autostart=False)
+        self.assertEqual(cm.exception.path, os.path.join(self.t, "surgebox.sock"))
+        self.assertFalse(os.path.exists(self.mark))
+        with self.assertRaises(RuntimeError):  # the fake "starts" and fails: it was tried
+            surgebox.Client()
+        self.assertTrue(os.path.exists(self.mark))
+
+
+class ErrorOfTest(unittest.TestCase):
+    def test_unknown_profile(self):
+        e = surgebox._jobs.error_of({"id": 1, "type": "error", "error": {
+            "code": "bad_request", "message": 'unknown profile "nope": no profile nope in /p'}})
+        self.assertIsInstance(e, surgebox.UnknownProfile)
+        self.assertEqual(str(e), 'bad_request: unknown profile "nope": no profile nope in /p')
+        e = surgebox._jobs.error_of({"id": 1, "type": "error", "error": {"code": "bad_request", "message": "x"}})
+        self.assertIs(type(e), surgebox.SurgeboxError)
 
 
 if __name__ == "__main__":

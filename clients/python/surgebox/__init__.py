@@ -6,12 +6,12 @@
         print(r.status, r.stdout)             # ok b'42\\n'
 """
 from ._daemon import PrivateDaemon, default_socket, find_surgeboxd, runtime_dir
-from ._jobs import ConnectionLost, Result, SurgeboxError, build_exec, exact_bytes
+from ._jobs import ConnectionLost, NoDaemon, Result, SurgeboxError, UnknownProfile, build_exec, exact_bytes
 from .aio import AsyncClient
 from .client import Client
 from .progress import Progress, aprogress, progress
 
 __version__ = "0.1.0"
-__all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "PrivateDaemon",
+__all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
            "find_surgeboxd", "runtime_dir"]

@@ -1,10 +1,11 @@
 """What the blocking and asyncio clients share: opening, ids, busy back-off."""
 import errno
 import json
+import os
 import random
 
 from ._daemon import PrivateDaemon, default_socket
-from ._jobs import Result
+from ._jobs import NoDaemon, Result
 
 _AUTOSTART_ERRNOS = (errno.ENOENT, errno.ECONNREFUSED)
 
@@ -15,10 +16,25 @@ def encode(obj):
 
 
 def plan_socket(socket_path, private):
-    """(path to try first or None, whether a failed connect may start a private daemon)."""
+    """(path to try first or None, how it was named: "argument", "environment",
+    or None for the default socket, the only one a private daemon may replace)."""
     if private:
-        return None, True
-    return (socket_path or default_socket()), socket_path is None
+        return None, None
+    if socket_path:
+        return socket_path, "argument"
+    if os.environ.get("SURGEBOX_SOCKET"):
+        return os.environ["SURGEBOX_SOCKET"], "environment"
+    return default_socket(), None
+
+
+def connect_failed(path, named_by, autostart, exc):
+    """After a failed connect to path: None when a private daemon may start,
+    else the exception to raise (NoDaemon for a connect error)."""
+    if not isinstance(exc, OSError):
+        return exc
+    if named_by is None and autostart and may_autostart(exc):
+        return None
+    return NoDaemon(path, named_by, exc)
 
 
 def start_private(surgeboxd, daemon_args, wait=True):

@@ -1,7 +1,8 @@
 """Finding the daemon's socket, and starting a private daemon.
 
-Mirrors the C client (daemon/client.c, daemon/config.c): socket from the
-argument, else $SURGEBOX_SOCKET, else <runtime dir>/surgebox.sock; a private
+Mirrors the C client (client/client.c, common/runtime_paths.c): socket from
+the argument, else $SURGEBOX_SOCKET (both explicit: never replaced by a
+private daemon), else <runtime dir>/surgebox.sock; a private
 daemon is `surgeboxd --socket <runtime dir>/surgebox-private-XXXXXX/surgebox.sock
 --ready-fd N --quiet --grace 2` found via the explicit path, else $SURGEBOXD,
 else PATH. tests/cli (cli.python_socket) compares these answers with the C ones.
@@ -28,10 +29,16 @@ def _private_dir_ok(path):
 
 
 def runtime_dir():
-    """Where sockets live, by the C side's one rule (sbd_runtime_dir): /run/surgebox
-    as root; else $XDG_RUNTIME_DIR if it is an absolute directory of ours that
+    """Where sockets live, by the C side's one rule (sbu_runtime_dir):
+    $SURGEBOX_RUNTIME_DIR when set (an absolute directory of ours nobody else
+    can write, else OSError); /run/surgebox as root; else $XDG_RUNTIME_DIR if it is an absolute directory of ours that
     nobody else can write; else /tmp/surgebox-<uid> (created 0700, refused with
     OSError unless it is a real directory of ours that nobody else can write)."""
+    own = os.environ.get("SURGEBOX_RUNTIME_DIR")
+    if own:
+        if own.startswith("/") and _private_dir_ok(own):
+            return own
+        raise OSError("SURGEBOX_RUNTIME_DIR=%s is not an absolute private directory of uid %d" % (own, os.geteuid()))
     if os.geteuid() == 0:
         return "/run/surgebox"
     xdg = os.environ.get("XDG_RUNTIME_DIR")
@@ -49,14 +56,15 @@ def runtime_dir():
 
 def default_socket():
     """$SURGEBOX_SOCKET if set and not empty, else <runtime dir>/surgebox.sock
-    (sbd_default_socket: /tmp/surgebox-<uid> even when that directory is refused)."""
+    (sbu_default_socket: in $SURGEBOX_RUNTIME_DIR or /tmp/surgebox-<uid> even
+    when that directory is refused)."""
     env = os.environ.get("SURGEBOX_SOCKET")
     if env:
         return env
     try:
         d = runtime_dir()
     except OSError:
-        d = "/tmp/surgebox-%d" % os.geteuid()
+        d = os.environ.get("SURGEBOX_RUNTIME_DIR") or "/tmp/surgebox-%d" % os.geteuid()
     return d + "/surgebox.sock"
 
 

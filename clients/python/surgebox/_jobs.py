@@ -5,6 +5,7 @@ fields are checked against the protocol's two forms (raw steps or toolchain).
 """
 import base64
 import binascii
+import errno
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
                "outputs_max_bytes", "output_encoding", "profile")
@@ -25,6 +26,40 @@ class SurgeboxError(Exception):
 class ConnectionLost(SurgeboxError):
     def __init__(self, message):
         super().__init__("connection_lost", message)
+
+
+class NoDaemon(SurgeboxError):
+    """No daemon answers at the socket asked for. A socket named explicitly
+    (the `socket` argument or $SURGEBOX_SOCKET) is never replaced by a private
+    daemon: the message names the path and the next step (as the C CLI's).
+    `path`: the socket; `errno`: the connect's errno."""
+
+    def __init__(self, path, named_by, exc):
+        self.path = path
+        self.errno = getattr(exc, "errno", None)
+        if self.errno not in (errno.ENOENT, errno.ECONNREFUSED):
+            msg = "cannot connect to %s: %s" % (path, getattr(exc, "strerror", None) or exc)
+        elif named_by is None:
+            msg = "no daemon answers at %s (the default socket): start one with surgeboxd" % path
+        else:
+            msg = "no daemon answers at %s: start one with surgeboxd --socket %s, or %s" % (
+                path, path, "unset SURGEBOX_SOCKET" if named_by == "environment" else "drop socket=")
+        super().__init__("no_daemon", msg)
+
+
+class UnknownProfile(SurgeboxError):
+    """The daemon knows no profile of that name (a `bad_request`): the message
+    names it and how to create it."""
+
+
+def error_of(resp):
+    """The exception for an error response (UnknownProfile for an unknown profile)."""
+    err = resp.get("error") if isinstance(resp, dict) else None
+    err = err if isinstance(err, dict) else {}
+    code, message = err.get("code"), err.get("message")
+    if code == "bad_request" and isinstance(message, str) and message.startswith("unknown profile"):
+        return UnknownProfile(code, message, resp)
+    return SurgeboxError(code, message, resp)
 
 
 def _b64(data):

@@ -3,7 +3,7 @@ import asyncio
 import json
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec
+from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec, error_of
 
 
 class AsyncClient:
@@ -24,13 +24,14 @@ class AsyncClient:
 
     async def open(self):
         socket, private, autostart, surgeboxd, daemon_args = self._opts
-        path, may_start = _conn.plan_socket(socket, private)
+        path, named_by = _conn.plan_socket(socket, private)
         if path is not None:
             try:
                 await self._connect(path)
             except OSError as e:
-                if not (autostart and may_start and _conn.may_autostart(e)):
-                    raise
+                err = _conn.connect_failed(path, named_by, autostart, e)
+                if err is not None:
+                    raise err from e
         if self._writer is None:
             # started from the loop's thread (its death signal follows that
             # thread); the wait for "ready" blocks, so it runs off the loop
@@ -127,7 +128,7 @@ class AsyncClient:
         resp = await (await self._call(req))
         if resp.get("type") == "error":
             err = resp.get("error") or {}
-            raise SurgeboxError(err.get("code"), err.get("message"), resp)
+            raise error_of(resp)
         return resp
 
     async def ping(self):
@@ -136,8 +137,9 @@ class AsyncClient:
     async def status(self):
         return await self.request({"type": "status"})
 
-    async def toolchains(self):
-        return (await self.request({"type": "toolchains"}))["toolchains"]
+    async def toolchains(self, profile=None):
+        """As Client.toolchains."""
+        return (await self.request({"type": "toolchains", **({"profile": profile} if profile else {})}))["toolchains"]
 
     async def run(self, steps=None, **job):
         """As Client.run: one job, its Result; SurgeboxError on an error response."""
@@ -145,7 +147,7 @@ class AsyncClient:
             job["steps"] = steps
         res = await self._run_job(job, 0, None)
         if res.get("type") == "error":
-            raise SurgeboxError(res["error"].get("code"), res["error"].get("message"), res)
+            raise error_of(res)
         return res
 
     async def _run_job(self, item, index, default_timeout):

@@ -8,7 +8,7 @@ import socket as _socket
 import time
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec
+from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec, error_of
 
 
 class _Job:
@@ -20,8 +20,10 @@ class Client:
 
     socket: the daemon's socket (default: $SURGEBOX_SOCKET, else the C CLI's
       default path); private=True: always start a private daemon;
-    autostart: when no socket was given and none answers at the default
-      path, start a private daemon (as the `surgebox` CLI does);
+    autostart: when neither `socket` nor $SURGEBOX_SOCKET names one and none
+      answers at the default path, start a private daemon (as the `surgebox`
+      CLI does). A socket named explicitly that does not answer raises
+      NoDaemon (naming the path and the next step), never a daemon beside it;
     surgeboxd: the daemon binary for a private daemon (else $SURGEBOXD, else PATH);
     daemon_args: extra arguments for it (e.g. ["--jobs", "4", "--cache-dir", d]);
     busy_backoff: (first, max) seconds between retries of a `busy` exec;
@@ -39,13 +41,14 @@ class Client:
         self.busy_backoff = busy_backoff
         self.busy_timeout = busy_timeout
         self.busy_retries = 0  # how many times an exec was sent again after `busy`
-        path, may_start = _conn.plan_socket(socket, private)
+        path, named_by = _conn.plan_socket(socket, private)
         if path is not None:
             try:
                 self._connect(path)
             except OSError as e:
-                if not (autostart and may_start and _conn.may_autostart(e)):
-                    raise
+                err = _conn.connect_failed(path, named_by, autostart, e)
+                if err is not None:
+                    raise err from e
         if self._sock is None:
             self.daemon = _conn.start_private(surgeboxd, daemon_args)
             try:
@@ -146,7 +149,7 @@ class Client:
         resp = self._next_response({wid}, None)
         if resp.get("type") == "error":
             err = resp.get("error") or {}
-            raise SurgeboxError(err.get("code"), err.get("message"), resp)
+            raise error_of(resp)
         return resp
 
     def ping(self):
@@ -155,8 +158,9 @@ class Client:
     def status(self):
         return self.request({"type": "status"})
 
-    def toolchains(self):
-        return self.request({"type": "toolchains"})["toolchains"]
+    def toolchains(self, profile=None):
+        """The toolchains (of `profile`'s root when given: UnknownProfile if the daemon has none of that name)."""
+        return self.request({"type": "toolchains", **({"profile": profile} if profile else {})})["toolchains"]
 
     # --- jobs --------------------------------------------------------------
     def run(self, steps=None, **job):
@@ -172,7 +176,7 @@ class Client:
             job["steps"] = steps
         res = next(self.run_many([job], concurrency=1))
         if res.get("type") == "error":
-            raise SurgeboxError(res["error"].get("code"), res["error"].get("message"), res)
+            raise error_of(res)
         return res
 
     def run_many(self, jobs, concurrency=8, timeout=None):
