@@ -186,7 +186,7 @@ static int open_lingering(sbc_conn *c, const char *sock, double idle, char *err,
 
 static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size_t err_len) {
   char base[4096];
-  if (sbu_runtime_dir(geteuid(), base, sizeof base) < 0 || (mkdir(base, 0755) < 0 && errno != EEXIST)) {
+  if (sbu_socket_dir(geteuid(), base, sizeof base) < 0 || (mkdir(base, 0755) < 0 && errno != EEXIST)) {
     snprintf(err, err_len, "no runtime directory for the embedded daemon: %s", base);
     return -1;
   }

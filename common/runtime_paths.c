@@ -16,16 +16,6 @@ static bool private_dir_ok(const char *dir) {
 }
 
 int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap) {
-  const char *own = getenv("SURGEBOX_RUNTIME_DIR"); /* a separate set-up (tests): its own default socket */
-  if (own && *own) {
-    if (own[0] == '/' && private_dir_ok(own)) {
-      snprintf(out, cap, "%s", own);
-      return 0;
-    }
-    snprintf(out, cap, "SURGEBOX_RUNTIME_DIR=%s is not an absolute private directory of uid %u", own,
-             (unsigned)geteuid());
-    return -1;
-  }
   if (host_euid == 0) {
     snprintf(out, cap, "/run/surgebox");
     return 0;
@@ -44,10 +34,21 @@ int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap) {
   return -1;
 }
 
+int sbu_socket_dir(uid_t host_euid, char *out, size_t cap) {
+  const char *own = getenv("SURGEBOX_SOCKET_DIR"); /* a set-up of its own (tests): its own default socket */
+  if (!own || !*own) return sbu_runtime_dir(host_euid, out, cap);
+  if (own[0] == '/' && private_dir_ok(own)) {
+    snprintf(out, cap, "%s", own);
+    return 0;
+  }
+  snprintf(out, cap, "SURGEBOX_SOCKET_DIR=%s is not an absolute private directory of uid %u", own, (unsigned)geteuid());
+  return -1;
+}
+
 void sbu_default_socket(uid_t host_euid, char *out, size_t cap) {
   char dir[4096];
-  if (sbu_runtime_dir(host_euid, dir, sizeof dir) < 0) { /* the path anyway: connecting to it says why */
-    const char *own = getenv("SURGEBOX_RUNTIME_DIR");
+  if (sbu_socket_dir(host_euid, dir, sizeof dir) < 0) { /* the path anyway: connecting to it says why */
+    const char *own = getenv("SURGEBOX_SOCKET_DIR");
     if (own && *own) snprintf(dir, sizeof dir, "%s", own);
     else snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
   }

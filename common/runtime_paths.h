@@ -7,14 +7,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The runtime directory for host_euid ($SURGEBOX_RUNTIME_DIR when set: an
- * absolute directory of ours nobody else can write, else an error; root:
- * /run/surgebox; else
+/* The runtime directory for host_euid (root: /run/surgebox; else
  * $XDG_RUNTIME_DIR when private, else /tmp/surgebox-UID, made 0700). 0, or
  * -1 with the reason in out. host_euid is the uid outside any user namespace
  * of the caller's own (the daemon's sb_host_euid(); a client's geteuid()). */
 int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap);
-/* <runtime dir>/surgebox.sock */
+/* Where sockets go (the default one, private daemons'): $SURGEBOX_SOCKET_DIR
+ * when set (an absolute directory of ours nobody else can write, else -1
+ * with the reason), else the runtime directory. */
+int sbu_socket_dir(uid_t host_euid, char *out, size_t cap);
+/* <socket dir>/surgebox.sock */
 void sbu_default_socket(uid_t host_euid, char *out, size_t cap);
 
 #endif

@@ -175,8 +175,8 @@ def case_ping_no_daemon():
     marker = os.path.join(t, "started")
     fake = write(t, "fake-surgeboxd", f"#!/bin/sh\ntouch {marker}\nexit 1\n")
     os.chmod(fake, 0o755)
-    # the default socket (in SURGEBOX_RUNTIME_DIR): the only one a daemon may be started for
-    env = dict(os.environ, SURGEBOXD=fake, SURGEBOX_RUNTIME_DIR=t)
+    # the default socket (in SURGEBOX_SOCKET_DIR): the only one a daemon may be started for
+    env = dict(os.environ, SURGEBOXD=fake, SURGEBOX_SOCKET_DIR=t)
     env.pop("SURGEBOX_SOCKET", None)
     p = run(["ping"], env=env)
     check(p.returncode == 2 and not os.path.exists(marker), f"ping without a daemon: exit {p.returncode}, "
@@ -283,9 +283,9 @@ def case_python_socket():
             ("relative", {"XDG_RUNTIME_DIR": "mine"}),
             ("absent", {"XDG_RUNTIME_DIR": os.path.join(base, "nosuch")}),
             ("unset", {}),
-            ("SURGEBOX_RUNTIME_DIR", {"SURGEBOX_RUNTIME_DIR": mine, "XDG_RUNTIME_DIR": mk("xdg", uid, 0o700)}),
-            ("SURGEBOX_RUNTIME_DIR not private", {"SURGEBOX_RUNTIME_DIR": mk("gw2", uid, 0o770)}),
-            ("SURGEBOX_RUNTIME_DIR relative", {"SURGEBOX_RUNTIME_DIR": "mine"})]
+            ("SURGEBOX_SOCKET_DIR", {"SURGEBOX_SOCKET_DIR": mine, "XDG_RUNTIME_DIR": mk("xdg", uid, 0o700)}),
+            ("SURGEBOX_SOCKET_DIR not private", {"SURGEBOX_SOCKET_DIR": mk("gw2", uid, 0o770)}),
+            ("SURGEBOX_SOCKET_DIR relative", {"SURGEBOX_SOCKET_DIR": "mine"})]
     python = "/usr/bin/python3"  # Debian's: other uids can run it (the client's own tests use it too)
     if not os.access(python, os.X_OK):
         skip("no /usr/bin/python3")

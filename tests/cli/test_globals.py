@@ -28,7 +28,7 @@ _dirs = []
 
 
 def tmpdir():
-    d = tempfile.mkdtemp(prefix="sbglob-")  # 0700, ours: a valid SURGEBOX_RUNTIME_DIR
+    d = tempfile.mkdtemp(prefix="sbglob-")  # 0700, ours: a valid SURGEBOX_SOCKET_DIR
     _dirs.append(d)
     return d
 
@@ -122,7 +122,7 @@ def case_dead_socket():
     t = tmpdir()
     fake, mark = fake_surgeboxd(t)
     dead = os.path.join(t, "dead.sock")
-    base = dict(os.environ, SURGEBOXD=fake, SURGEBOX_RUNTIME_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
+    base = dict(os.environ, SURGEBOXD=fake, SURGEBOX_SOCKET_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
     base.pop("SURGEBOX_SOCKET", None)
     for name, rest in COMMANDS:
         for where, args in (("before", ["--socket", dead, name] + rest), ("after", [name, "--socket", dead] + rest)):

@@ -275,7 +275,7 @@ class PrivateTest(unittest.TestCase):
         tmp, args = private_dirs()
         old = dict(os.environ)
         os.environ.pop("SURGEBOX_SOCKET", None)
-        os.environ["SURGEBOX_RUNTIME_DIR"] = tmp  # the default socket, here: nothing answers there
+        os.environ["SURGEBOX_SOCKET_DIR"] = tmp  # the default socket, here: nothing answers there
         os.environ["SURGEBOXD"] = SURGEBOXD
         try:
             with surgebox.Client(daemon_args=args) as c:

@@ -119,7 +119,7 @@ class ExplicitSocketTest(unittest.TestCase):
     """A socket named explicitly (argument or $SURGEBOX_SOCKET) that does not
     answer raises NoDaemon naming it and the next step, and no daemon is
     started (the fake surgeboxd would leave a mark); only the default socket
-    (here in $SURGEBOX_RUNTIME_DIR) starts one. No daemon runs here."""
+    (here in $SURGEBOX_SOCKET_DIR) starts one. No daemon runs here."""
 
     def setUp(self):
         self.old = dict(os.environ)
@@ -132,7 +132,7 @@ class ExplicitSocketTest(unittest.TestCase):
         self.dead = os.path.join(self.t, "dead.sock")
         os.environ.pop("SURGEBOX_SOCKET", None)
         os.environ["SURGEBOXD"] = self.fake
-        os.environ["SURGEBOX_RUNTIME_DIR"] = self.t
+        os.environ["SURGEBOX_SOCKET_DIR"] = self.t
 
     def tearDown(self):
         os.environ.clear()

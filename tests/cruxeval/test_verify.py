@@ -79,7 +79,7 @@ def verify(bin_dir, d, mode, gens, out, data, extra=(), wait=True):
     if out:
         cmd += ["--out", out]
     cmd += list(extra)
-    env = dict(os.environ, SURGEBOX_RUNTIME_DIR=d)  # the default socket, here: a private daemon of its own
+    env = dict(os.environ, SURGEBOX_SOCKET_DIR=d)  # the default socket, here: a private daemon of its own
     env.pop("SURGEBOX_SOCKET", None)
     if not wait:
         return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)

@@ -556,8 +556,8 @@ def case_client_cli(d):
         check(p.returncode == 1, f"usage error exit 1: {p.returncode}")
         # embedded default: nothing listens on this socket
         # (the form that stops with its client; the lingering one: tests/service)
-        # (the default socket, here in SURGEBOX_RUNTIME_DIR: an explicitly named one never autostarts)
-        env2 = dict(os.environ, SURGEBOX_RUNTIME_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
+        # (the default socket, here in SURGEBOX_SOCKET_DIR: an explicitly named one never autostarts)
+        env2 = dict(os.environ, SURGEBOX_SOCKET_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
         env2.pop("SURGEBOX_SOCKET", None)
         p = subprocess.run([cli, "exec", "--", "/bin/echo", "embedded"], env=env2, capture_output=True, timeout=60)
         check(p.returncode == 0 and p.stdout == b"embedded\n", f"embedded default: {p.returncode} {p.stdout!r} {p.stderr!r}")

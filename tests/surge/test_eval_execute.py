@@ -13,10 +13,10 @@ SKIP = 77
 
 
 def private_env(d):
-    """The default socket in d (SURGEBOX_RUNTIME_DIR): nothing answers there, so
+    """The default socket in d (SURGEBOX_SOCKET_DIR): nothing answers there, so
     a private daemon of this run's own is started (a socket named explicitly
     never is)."""
-    env = dict(os.environ, SURGEBOX_RUNTIME_DIR=d)
+    env = dict(os.environ, SURGEBOX_SOCKET_DIR=d)
     env.pop("SURGEBOX_SOCKET", None)
     return env
 

@@ -29,16 +29,16 @@ def _private_dir_ok(path):
 
 
 def runtime_dir():
-    """Where sockets live, by the C side's one rule (sbu_runtime_dir):
-    $SURGEBOX_RUNTIME_DIR when set (an absolute directory of ours nobody else
+    """Where sockets live, by the C side's one rule (sbu_socket_dir):
+    $SURGEBOX_SOCKET_DIR when set (an absolute directory of ours nobody else
     can write, else OSError); /run/surgebox as root; else $XDG_RUNTIME_DIR if it is an absolute directory of ours that
     nobody else can write; else /tmp/surgebox-<uid> (created 0700, refused with
     OSError unless it is a real directory of ours that nobody else can write)."""
-    own = os.environ.get("SURGEBOX_RUNTIME_DIR")
+    own = os.environ.get("SURGEBOX_SOCKET_DIR")
     if own:
         if own.startswith("/") and _private_dir_ok(own):
             return own
-        raise OSError("SURGEBOX_RUNTIME_DIR=%s is not an absolute private directory of uid %d" % (own, os.geteuid()))
+        raise OSError("SURGEBOX_SOCKET_DIR=%s is not an absolute private directory of uid %d" % (own, os.geteuid()))
     if os.geteuid() == 0:
         return "/run/surgebox"
     xdg = os.environ.get("XDG_RUNTIME_DIR")
@@ -56,7 +56,7 @@ def runtime_dir():
 
 def default_socket():
     """$SURGEBOX_SOCKET if set and not empty, else <runtime dir>/surgebox.sock
-    (sbu_default_socket: in $SURGEBOX_RUNTIME_DIR or /tmp/surgebox-<uid> even
+    (sbu_default_socket: in $SURGEBOX_SOCKET_DIR or /tmp/surgebox-<uid> even
     when that directory is refused)."""
     env = os.environ.get("SURGEBOX_SOCKET")
     if env:
@@ -64,7 +64,7 @@ def default_socket():
     try:
         d = runtime_dir()
     except OSError:
-        d = os.environ.get("SURGEBOX_RUNTIME_DIR") or "/tmp/surgebox-%d" % os.geteuid()
+        d = os.environ.get("SURGEBOX_SOCKET_DIR") or "/tmp/surgebox-%d" % os.geteuid()
     return d + "/surgebox.sock"
 
 
