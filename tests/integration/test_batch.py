@@ -225,16 +225,20 @@ def case_progress(env):
 
 
 def case_embedded(env):
-    """No daemon on the socket: the CLI starts its private one (here with a private cache, through SURGEBOXD)."""
+    """No daemon on the default socket (here in SURGEBOX_SOCKET_DIR; a socket named explicitly never
+    starts one): the CLI starts its private one (here with a private cache, through SURGEBOXD)."""
     wrapper = env.path("surgeboxd-private")
     with open(wrapper, "w") as f:
         f.write(f'#!/bin/sh\nexec {os.path.join(env.bin, "surgeboxd")} "$@" --cache-dir {env.path("cache2")} '
                 f'--toolchains {env.path("toolchains")}\n')
     os.chmod(wrapper, 0o755)
     inp = env.write_in([sleeper(None, 0, "e1"), sleeper(None, 0, "e2")])
-    p = subprocess.run([os.path.join(env.bin, "surgebox"), "--socket", env.path("nobody.sock"), "batch", inp,
-                        "--order", "input"], capture_output=True, text=True, timeout=120,
-                       env=dict(os.environ, SURGEBOXD=wrapper))
+    sockdir = env.path("sockets")
+    os.mkdir(sockdir, 0o700)
+    penv = dict(os.environ, SURGEBOXD=wrapper, SURGEBOX_SOCKET_DIR=sockdir)
+    penv.pop("SURGEBOX_SOCKET", None)
+    p = subprocess.run([os.path.join(env.bin, "surgebox"), "batch", inp, "--order", "input"], capture_output=True,
+                       text=True, timeout=120, env=penv)
     print(p.stderr)
     got = answers(p.stdout)
     check(p.returncode == 0 and [(a.get("id"), a.get("status")) for a in got] == [(1, "ok"), (2, "ok")],
