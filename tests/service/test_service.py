@@ -306,12 +306,15 @@ def case_allow_uid():
 
 
 def surgebox_env(d, idle, extra=()):
-    """A SURGEBOXD wrapper with a private cache and toolchain directory."""
+    """A SURGEBOXD wrapper with a private cache and toolchain directory; the
+    default socket in d (SURGEBOX_SOCKET_DIR): only it may start a private daemon."""
     w = os.path.join(d, "surgeboxd-wrapper")
     with open(w, "w") as f:
         f.write("#!/bin/sh\nexec %s \"$@\" %s\n" % (os.path.join(BIN, "surgeboxd"), " ".join(daemon_args(d) + list(extra))))
     os.chmod(w, 0o755)
-    return dict(os.environ, SURGEBOXD=w, SURGEBOX_IDLE_TIMEOUT=str(idle))
+    env = dict(os.environ, SURGEBOXD=w, SURGEBOX_IDLE_TIMEOUT=str(idle), SURGEBOX_SOCKET_DIR=d)
+    env.pop("SURGEBOX_SOCKET", None)
+    return env
 
 
 def daemons():
@@ -333,7 +336,7 @@ def case_linger():
     timeout it exits cleanly and leaves no socket and no process behind."""
     d = tmpdir()
     env = surgebox_env(d, 3, ["--cgroup", "none"])  # --cgroup none: a start-up warning
-    cli = [os.path.join(BIN, "surgebox"), "--socket", os.path.join(d, "nobody.sock")]
+    cli = [os.path.join(BIN, "surgebox")]
     pids, errs = [], []
     for i in range(3):
         r = run(cli + ["exec", "--", "/bin/echo", f"call{i}"], env=env)  # pipes: would hang if the daemon kept them
@@ -367,14 +370,14 @@ def case_linger_activity():
     of its idle checks is activity too)."""
     d = tmpdir()
     env = surgebox_env(d, 2)
-    cli = [os.path.join(BIN, "surgebox"), "--socket", os.path.join(d, "nobody.sock")]
+    cli = [os.path.join(BIN, "surgebox")]
     pids = []
     t0 = time.monotonic()
     while time.monotonic() - t0 < 5:
         r = run(cli + ["status", "--json"], env=env)
         pids.append(json.loads(r.stdout)["pid"] if r.returncode == 0 else None)
         time.sleep(0.3)  # spacing of the calls, not an assertion
-    check(len(pids) > 3 and len(set(pids)) == 1, f"one daemon throughout: {pids}")
+    check(len(pids) > 3 and len(set(pids)) == 1 and pids[0], f"one daemon throughout: {pids}")
 
 
 def case_linger_race():
@@ -383,7 +386,7 @@ def case_linger_race():
     start a new one."""
     d = tmpdir()
     env = surgebox_env(d, 0.2)
-    cli = [os.path.join(BIN, "surgebox"), "--socket", os.path.join(d, "nobody.sock")]
+    cli = [os.path.join(BIN, "surgebox")]
     bad = []
     for i in range(40):
         r = run(cli + ["exec", "--", "/bin/echo", str(i)], env=env)
@@ -406,6 +409,7 @@ def case_runtime_dir():
     env = surgebox_env(d, 0)
     env.update(XDG_RUNTIME_DIR=ro, HOME=home)
     env.pop("SURGEBOX_SOCKET", None)
+    env.pop("SURGEBOX_SOCKET_DIR", None)  # the rule under test decides
     os.chown(os.path.join(d, "tc"), 4242, 4343)
     os.makedirs(os.path.join(d, "cache"), exist_ok=True)
     os.chown(os.path.join(d, "cache"), 4242, 4343)
