@@ -142,6 +142,11 @@ def case_dead_socket():
             p = run(args, base)
             check(p.returncode == 2 and not os.path.exists(mark) and os.path.join(t, "surgebox.sock") in p.stderr.decode(),
                   f"{' '.join(args)}: exit {p.returncode}, started: {os.path.exists(mark)}, {p.stderr!r}")
+    # ping and metrics never start one, even for the default socket
+    for name in ("ping", "metrics"):
+        p = run([name], base)
+        check(p.returncode == 2 and not os.path.exists(mark), f"{name} on the default socket: exit {p.returncode}, "
+              f"started: {os.path.exists(mark)}, {p.stderr!r}")
     # the default socket may start one: the fake runs (and fails, said)
     p = run(["exec", "--", "true"], base)
     check(p.returncode == 2 and os.path.exists(mark), f"default socket autostarts: exit {p.returncode}, "
