@@ -191,6 +191,16 @@ def case_unknown_profile():
                     text = "not JSON: %r" % p.stdout
             check(p.returncode == 2 and 'unknown profile "nope"' in text and after[1] == before[1]
                   and ("--json" in args or one_line(p)), f"{' '.join(args)}: exit {p.returncode} {text!r}")
+        # a profile the daemon has ("host", the machine's own root) is honoured both ways
+        for args in (["--profile", "host", "exec", "--json", "--", "true"], ["exec", "--profile", "host", "--json", "--", "true"],
+                     ["--profile", "host", "toolchains", "--json"], ["toolchains", "--json", "--profile", "host"]):
+            p = run(args, env)
+            try:
+                prof = json.loads(p.stdout).get("profile") or {}
+            except ValueError:
+                prof = {}
+            check(p.returncode == 0 and prof.get("name") == "host", f"{' '.join(args)}: exit {p.returncode} "
+                  f"profile {prof!r} {p.stderr[-200:]!r}")
     finally:
         d.stop()
 
