@@ -40,21 +40,6 @@ void sbd_job_free(sbd_job *job) {
   free(job);
 }
 
-/* The daemon's defaults, overridden by what the step asked for. A wall
- * limit alone also raises the CPU limit: "time_s: 120" means the program may
- * compute for two minutes. */
-static void step_limits(const sbp_step_limits *in, sb_limits *out) {
-  sb_limits_default(out);
-  if (in->has_time_s) {
-    out->wall_time_s = in->time_s;
-    out->cpu_time_s = in->time_s;
-  }
-  if (in->has_cpu_time_s) out->cpu_time_s = in->cpu_time_s;
-  if (in->has_memory_mib) out->memory_mib = in->memory_mib;
-  if (in->has_pids) out->pids = in->pids;
-  if (in->has_output_bytes) out->output_bytes = in->output_bytes;
-}
-
 /* The steps to run, from the request or the plan. */
 static int build_steps(sbd_job *job) {
   const sbp_exec *ex = &job->req->exec;
@@ -75,7 +60,7 @@ static int build_steps(sbd_job *job) {
       js->cacheable = s->cache;
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
-      step_limits(&s->limits, &js->limits);
+      sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
     }
     return 0;
   }

@@ -180,6 +180,19 @@ typedef struct {
   uint64_t output_bytes; /* per stream, in [1, SBP_LIMIT_MAX_OUTPUT_BYTES] */
 } sbp_step_limits;
 
+/* The one reader of a "limits" object (a request's step, a toolchain file's
+ * "compile" or "run"): only the five keys above, each a positive number
+ * within the SBP_LIMIT_MAX_* caps. v NULL: nothing set. field names the
+ * object in err ("steps[0].limits"). How overrides combine with the
+ * defaults is sbt_limits_resolve (toolchains/toolchain.h). */
+typedef enum {
+  SBP_LIMITS_OK = 0,
+  SBP_LIMITS_NOT_OBJECT = -1,    /* bad_request */
+  SBP_LIMITS_UNKNOWN_FIELD = -2, /* unknown_field */
+  SBP_LIMITS_BAD_VALUE = -3,     /* bad_limits */
+} sbp_limits_read_result;
+sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_step_limits *out, char *err, size_t n);
+
 typedef struct {
   char *path;          /* normalised (see sbp_path_normalize), unique in the job */
   unsigned char *data; /* decoded content; data[len] == 0 as a convenience */
