@@ -93,7 +93,7 @@ static void put_stream(json_object *step, const char *key, FILE *f) {
   if (json_object_object_get_ex(step, b64, &v) && v) {
     size_t len = 0;
     unsigned char *d = NULL;
-    if (sbp_base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), &d, &len, NULL) == SBP_B64_OK)
+    if (sbu_base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), &d, &len, NULL) == SBU_B64_OK)
       fwrite(d, 1, len, f);
     free(d);
   } else if (json_object_object_get_ex(step, key, &v) && v) {

@@ -55,7 +55,7 @@ void sbc_content_field(json_object *o, const char *key, const unsigned char *dat
   } else {
     char b64key[32];
     snprintf(b64key, sizeof b64key, "%s_b64", key);
-    char *enc = sbp_base64_encode(data, len, NULL);
+    char *enc = sbu_base64_encode(data, len, NULL);
     json_object_object_add(o, b64key, json_object_new_string(enc ? enc : ""));
     free(enc);
   }

@@ -135,7 +135,7 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
       snprintf(err, sizeof err, "%s: larger than the %llu bytes left of outputs_max_bytes", js->outputs[i],
                (unsigned long long)job->outputs_left);
     size_t b64_len = 0;
-    char *b64 = rc == 0 ? sbp_base64_encode(data, len, &b64_len) : NULL;
+    char *b64 = rc == 0 ? sbu_base64_encode(data, len, &b64_len) : NULL;
     if (rc == 0 && b64) {
       struct sha256_ctx h;
       uint8_t d[SHA256_DIGEST_SIZE];
