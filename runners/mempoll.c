@@ -344,7 +344,7 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
   free(t.buf);
   m->last_bytes = total;
   if (total > m->peak_bytes) m->peak_bytes = total;
-  uint64_t cost = sb_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
+  uint64_t cost = sbu_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
   m->next_ns = now + (cost * COST_FACTOR > gap ? cost * COST_FACTOR : gap);
   return t.incomplete || total > limit;
 }

@@ -209,7 +209,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   p->limits = spec->limits;
   p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = -1;
   p->cg.slot_index = -1;
-  p->t_start = sb_now_ns();
+  p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   int rc = copy_spec_strings(p, spec);
   if (rc) sb_err(err, "out of memory");
@@ -371,7 +371,7 @@ static void go(sb_proc *p) {
   if (p->pooled) p->job_ns_fd = sb_pool_job_ns(p->pidfd, p->pid); /* torn down later, on the pool's thread */
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
-  p->t_go = sb_now_ns(); /* before the send: the program may start at once */
+  p->t_go = sbu_now_ns(); /* before the send: the program may start at once */
   if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
     internal_error(p, "sandbox init vanished before GO");
     return;
@@ -433,7 +433,7 @@ void sb_proc_on_exit(sb_proc *p) {
 
 int sb_proc_tick(sb_proc *p) {
   if (p->reaped) return -1;
-  uint64_t now = sb_now_ns();
+  uint64_t now = sbu_now_ns();
   if (p->phase == PHASE_SETUP) {
     if (now >= p->setup_deadline) {
       internal_error(p, "sandbox set-up timed out");
