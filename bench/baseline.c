@@ -187,7 +187,11 @@ static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "
 static sbt_registry registry;
 static bool have_registry;
 
-static double step_wall_s(const sbp_step_limits *l) { return l->has_time_s ? l->time_s : 30; }
+static double step_wall_s(const sbp_step_limits *l) {
+  sb_limits r;
+  sbt_limits_resolve(&r, NULL, l);
+  return r.wall_time_s;
+}
 
 /* One job, in a child of the driver: exit code as run_step's. */
 static int run_job(const char *line, size_t len, const char *work, size_t index) {
