@@ -21,11 +21,13 @@
 
 #include <json-c/json.h>
 
+/* Also by hand, on a descriptor kept in a struct: closes it and leaves -1. */
 static inline void sbu_closep(int *fd) {
   if (*fd >= 0) {
     int e = errno;
     close(*fd);
     errno = e;
+    *fd = -1;
   }
 }
 static inline void sbu_freep(void *p) {

@@ -86,7 +86,7 @@ static int path_cmp(const void *pa, const void *pb) {
 
 static int check_unique_paths(sbp_pctx *c, const sbp_file *files, size_t n) {
   if (n < 2) return 0;
-  SBP_AUTOFREE path_ref *refs = calloc(n, sizeof *refs);
+  SBU_AUTOFREE path_ref *refs = calloc(n, sizeof *refs);
   if (!refs) return sbp_fail_oom(c);
   for (size_t i = 0; i < n; i++) refs[i] = (path_ref){files[i].path, i};
   qsort(refs, n, sizeof *refs, path_cmp);

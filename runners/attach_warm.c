@@ -106,6 +106,6 @@ void sb_attach_warm_fini(sb_attach_warm *w) {
   if (w->started) pthread_join(w->thread, NULL);
   pthread_cond_destroy(&w->cv);
   pthread_mutex_destroy(&w->mu);
-  sb_closep(&w->fd);
+  sbu_closep(&w->fd);
   w->usable = false;
 }

@@ -6,6 +6,7 @@
 #ifndef SURGEBOX_RUNNERS_INTERNAL_H
 #define SURGEBOX_RUNNERS_INTERNAL_H
 
+#include "cleanup.h"
 #include "clock.h"
 #include "sandbox.h"
 
@@ -41,13 +42,9 @@ void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(pr
 #define sb_now_ns sbu_now_ns
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
-static inline void sb_closep(int *fd) {
-  if (*fd >= 0) {
-    close(*fd);
-    *fd = -1;
-  }
-}
-#define sb_cleanup_fd __attribute__((cleanup(sb_closep)))
+/* common/cleanup.h's sbu_closep (close, leave -1); pool.c (changed on
+ * another branch) still says sb_closep */
+#define sb_closep sbu_closep
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
 typedef struct sb_cg_slot sb_cg_slot;

@@ -97,9 +97,10 @@ static bool tmpfs_used(pid_t init, const char *dir, uint64_t *bytes) {
  * caller's capabilities, so one of our own file mappings tells (only those
  * have an entry: the first line may be anonymous, e.g. ASan's shadow). */
 static bool can_follow_map_files(void) {
-  char *line = NULL, path[128];
+  SBU_AUTOFREE char *line = NULL;
+  char path[128];
   size_t cap = 0;
-  FILE *f = fopen("/proc/self/maps", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/maps", "re");
   if (!f) return false;
   bool ok = false;
   unsigned long a, b, ino;
@@ -110,8 +111,6 @@ static bool can_follow_map_files(void) {
     ok = stat(path, &st) == 0;
     break;
   }
-  free(line);
-  fclose(f);
   return ok;
 }
 
@@ -122,11 +121,12 @@ void sb_mempoll_start(sb_proc *p) {
   if (!m->active) return;
   /* Every memfd, MAP_SHARED anonymous mapping and SysV segment lives on the
    * kernel's one internal shm mount: a memfd of ours tells its device. */
-  int fd = memfd_create("surgebox-mempoll", MFD_CLOEXEC);
-  struct stat st;
-  m->shm_dev_known = fd >= 0 && fstat(fd, &st) == 0;
-  if (m->shm_dev_known) m->shm_dev = st.st_dev;
-  if (fd >= 0) close(fd);
+  {
+    SBU_AUTOCLOSE int fd = memfd_create("surgebox-mempoll", MFD_CLOEXEC);
+    struct stat st;
+    m->shm_dev_known = fd >= 0 && fstat(fd, &st) == 0;
+    if (m->shm_dev_known) m->shm_dev = st.st_dev;
+  }
   m->see_maps = m->shm_dev_known && can_follow_map_files();
   for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
     /* Unprivileged, /app is a host directory: not memory (and a host

@@ -34,6 +34,16 @@ int main(void) {
   CHECK(errno == ENOSPC);
   CHECK(!fd_open(fd)); /* closed */
 
+  /* by hand, on a descriptor kept in a struct: closed and marked -1 */
+  struct {
+    int fd;
+  } holder = {open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  int was = holder.fd;
+  sbu_closep(&holder.fd);
+  CHECK(holder.fd == -1 && was >= 0 && !fd_open(was));
+  sbu_closep(&holder.fd); /* twice: nothing */
+  CHECK(holder.fd == -1);
+
   int kept = open_and_hand_over();
   CHECK(kept >= 0 && fd_open(kept)); /* handed over: still open */
   close(kept);
