@@ -35,6 +35,8 @@ int sbp_fail_oom(sbp_pctx *c);
 #define SBP_CLIP_MAX 72
 const char *sbp_clip(const char *s, size_t len, char out[SBP_CLIP_MAX]);
 
+/* The first key of obj not in allowed (NULL-terminated), or NULL. */
+const char *sbp_unknown_field(json_object *obj, const char *const *allowed);
 /* Reject members of obj not in the NULL-terminated `allowed` list
  * (unknown_field naming the first one). `where` prefixes the message. */
 int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed);

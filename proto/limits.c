@@ -43,15 +43,11 @@ sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_st
   if (!v) return SBP_LIMITS_OK;
   if (!json_object_is_type(v, json_type_object)) return snprintf(err, n, "%s must be an object", field), SBP_LIMITS_NOT_OBJECT;
   static const char *const allowed[] = {"time_s", "cpu_time_s", "memory_mib", "pids", "output_bytes", NULL};
-  json_object_object_foreach(v, key, val) {
-    (void)val;
-    bool ok = false;
-    for (size_t i = 0; allowed[i] && !ok; i++) ok = strcmp(allowed[i], key) == 0;
-    if (!ok) {
-      char clip[SBP_CLIP_MAX];
-      snprintf(err, n, "%s: unknown field \"%s\"", field, sbp_clip(key, strlen(key), clip));
-      return SBP_LIMITS_UNKNOWN_FIELD;
-    }
+  const char *key = sbp_unknown_field(v, allowed);
+  if (key) {
+    char clip[SBP_CLIP_MAX];
+    snprintf(err, n, "%s: unknown field \"%s\"", field, sbp_clip(key, strlen(key), clip));
+    return SBP_LIMITS_UNKNOWN_FIELD;
   }
   json_object *x;
   if (json_object_object_get_ex(v, "time_s", &x)) {
