@@ -52,7 +52,7 @@ static bool has_token(const char *list, const char *tok) {
 
 /* Our own path in a hierarchy, from /proc/self/cgroup. */
 static int own_path(const char *controller, char own[PATH_MAX]) {
-  FILE *f = fopen("/proc/self/cgroup", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/cgroup", "re");
   if (!f) return -errno;
   char line[4096];
   int rc = -ENOENT;
@@ -69,12 +69,11 @@ static int own_path(const char *controller, char own[PATH_MAX]) {
     rc = 0;
     break;
   }
-  fclose(f);
   return rc;
 }
 
 int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH_MAX]) {
-  FILE *f = fopen("/proc/self/mountinfo", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/mountinfo", "re");
   if (!f) return -errno;
   char line[4096];
   int rc = -ENOENT;
@@ -93,7 +92,6 @@ int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH
     rc = 0;
     break;
   }
-  fclose(f);
   if (rc) return rc;
   rc = own_path(controller, own);
   if (rc) return rc;

@@ -242,10 +242,10 @@ static void scan_fds(tree *t, pid_t pid) {
 static void scan_maps(tree *t, pid_t pid) {
   char path[96];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-  FILE *f = fopen(path, "re");
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
   if (!f) return;
   unsigned maj = major(t->m->shm_dev), min = minor(t->m->shm_dev);
-  char *line = NULL;
+  SBU_AUTOFREE char *line = NULL;
   size_t cap = 0;
   while (!t->incomplete && getline(&line, &cap, f) > 0) {
     unsigned long a, b, ino;
@@ -263,8 +263,6 @@ static void scan_maps(tree *t, pid_t pid) {
     snprintf(path, sizeof path, "/proc/%d/map_files/%lx-%lx", (int)pid, a, b);
     if (stat(path, &st) == 0) add_obj_stat(t, &st);
   }
-  free(line);
-  fclose(f);
 }
 
 static int by_ino(const void *a, const void *b) {

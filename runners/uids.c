@@ -32,7 +32,7 @@ struct sb_uid_lease {
 /* "name:x:ID:..." (passwd, group) or "name:FIRST:COUNT" (subuid, subgid):
  * the first line whose ids meet [first, first+count), described in what. */
 static bool file_collides(const char *path, bool sub, uint64_t first, uint64_t count, char *what, size_t cap) {
-  FILE *f = fopen(path, "re");
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
   if (!f) return false; /* absent: nothing allocated there */
   char line[1024];
   bool hit = false;
@@ -57,7 +57,6 @@ static bool file_collides(const char *path, bool sub, uint64_t first, uint64_t c
         snprintf(what, cap, "%s: %s has id %llu", path, fields[0], lo);
     }
   }
-  fclose(f);
   return hit;
 }
 
