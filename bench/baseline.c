@@ -35,15 +35,10 @@
 
 extern char **environ;
 
+#include "clock.h"
 #include "protocol.h"
 #include "sandbox.h"
 #include "toolchain.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* "/app" as a path prefix (at the start or after '=', ':' or a space) -> dir */
 static char *rewrite_app(const char *s, const char *dir) {
@@ -143,14 +138,14 @@ static int run_step(const step *s, const char *cwd, const char *dir) {
   close(in);
   close(out[1]);
   close(err[1]);
-  double deadline = now_s() + s->wall_s;
+  double deadline = sbu_now_s() + s->wall_s;
   struct pollfd fds[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
   int open_fds = 2;
   bool timed_out = false;
   char buf[65536], head[600];
   size_t head_len = 0;
   while (open_fds > 0) {
-    double left = deadline - now_s();
+    double left = deadline - sbu_now_s();
     if (left <= 0) {
       timed_out = true;
       kill(-pid, SIGKILL);
@@ -192,7 +187,11 @@ static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "
 static sbt_registry registry;
 static bool have_registry;
 
-static double step_wall_s(const sbp_step_limits *l) { return l->has_time_s ? l->time_s : 30; }
+static double step_wall_s(const sbp_step_limits *l) {
+  sb_limits r;
+  sbt_limits_resolve(&r, NULL, l);
+  return r.wall_time_s;
+}
 
 /* One job, in a child of the driver: exit code as run_step's. */
 static int run_job(const char *line, size_t len, const char *work, size_t index) {
@@ -324,7 +323,7 @@ int main(int argc, char **argv) {
   double *job_wall = calloc(n_lines + 1, sizeof(double));
   int *job_rc = calloc(n_lines + 1, sizeof(int));
   size_t next = 0, running = 0, counts[4] = {0};
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   struct rusage ru0;
   getrusage(RUSAGE_CHILDREN, &ru0);
   while (next < n_lines || running > 0) {
@@ -338,7 +337,7 @@ int main(int argc, char **argv) {
         perror("fork");
         return 2;
       }
-      slots[k] = (slot){pid, next++, now_s()};
+      slots[k] = (slot){pid, next++, sbu_now_s()};
       running++;
     }
     int status;
@@ -349,7 +348,7 @@ int main(int argc, char **argv) {
     }
     for (int k = 0; k < jobs; k++)
       if (slots[k].pid == pid) {
-        job_wall[slots[k].index] = now_s() - slots[k].t0;
+        job_wall[slots[k].index] = sbu_now_s() - slots[k].t0;
         int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
         job_rc[slots[k].index] = rc > 3 ? 3 : rc;
         counts[job_rc[slots[k].index]]++;
@@ -357,7 +356,7 @@ int main(int argc, char **argv) {
         running--;
       }
   }
-  double wall = now_s() - t0;
+  double wall = sbu_now_s() - t0;
   struct rusage ru1;
   getrusage(RUSAGE_CHILDREN, &ru1);
   double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +

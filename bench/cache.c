@@ -59,9 +59,9 @@ static json_object *toolchain_req(const char *tc, const char *id, const char *sr
 
 /* Send, time, check; returns the response (caller frees) or NULL. */
 static json_object *timed(sbc_conn *c, json_object *req, double *secs) {
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   json_object *resp = bc_call(c, req);
-  *secs = bc_now() - t0;
+  *secs = sbu_now_s() - t0;
   json_object_put(req);
   return resp;
 }
@@ -210,12 +210,12 @@ int main(int argc, char **argv) {
     rc = 2;
     goto done;
   }
-  char *bin_b64 = bc_base64(bin, bin_len);
+  char *bin_b64 = sbu_base64_encode(bin, bin_len, NULL);
   free(bin);
   json_object_object_add(doc, "binary_bytes", json_object_new_int64((int64_t)bin_len));
   bc_vec paired = {0}; /* hit − run-only, same iteration */
   unsigned long long salt = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
-  double t_start = bc_now();
+  double t_start = sbu_now_s();
   for (int i = 0; i < n; i++) {
     double whole_of[NK] = {NAN, NAN, NAN, NAN};
     for (int j = 0; j < NK; j++) {
@@ -269,7 +269,7 @@ int main(int argc, char **argv) {
       json_object_put(r);
     }
     if (isfinite(whole_of[1]) && isfinite(whole_of[2])) bc_vec_push(&paired, whole_of[1] - whole_of[2]);
-    fprintf(stderr, "bench_cache: %d/%d (%.0f s)\n", i + 1, n, bc_now() - t_start);
+    fprintf(stderr, "bench_cache: %d/%d (%.0f s)\n", i + 1, n, sbu_now_s() - t_start);
   }
   json_object *arr = json_object_new_array();
   for (int k = 0; k < NK; k++) {
@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
   json_object_put(q);
   json_object_object_add(doc, "daemon_cache_stats", json_object_get(bc_jget(st, "cache")));
   json_object_put(st);
-  json_object_object_add(doc, "duration_s", json_object_new_double(bc_now() - t_start));
+  json_object_object_add(doc, "duration_s", json_object_new_double(sbu_now_s() - t_start));
 done:
   sbc_close(&conn);
   bc_daemon_stop(&d);

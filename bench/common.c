@@ -17,12 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double bc_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void bc_sleep(double s) {
   struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
   while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
@@ -108,35 +102,6 @@ unsigned char *bc_read_file(const char *path, size_t *len) {
   }
   close(fd);
   return buf;
-}
-
-char *bc_base64(const unsigned char *d, size_t len) {
-  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
-  if (!out) return NULL;
-  size_t i = 0;
-  for (; i + 3 <= len; i += 3) {
-    uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
-    *o++ = tab[v >> 18];
-    *o++ = tab[(v >> 12) & 63];
-    *o++ = tab[(v >> 6) & 63];
-    *o++ = tab[v & 63];
-  }
-  if (len - i == 1) {
-    uint32_t v = (uint32_t)d[i] << 16;
-    *o++ = tab[v >> 18];
-    *o++ = tab[(v >> 12) & 63];
-    *o++ = '=';
-    *o++ = '=';
-  } else if (len - i == 2) {
-    uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8;
-    *o++ = tab[v >> 18];
-    *o++ = tab[(v >> 12) & 63];
-    *o++ = tab[(v >> 6) & 63];
-    *o++ = '=';
-  }
-  *o = '\0';
-  return out;
 }
 
 int bc_mkdtemp(const char *prefix, char *out, size_t cap) {
@@ -229,9 +194,9 @@ void bc_daemon_stop(bc_daemon *d) {
   if (d->pid > 0) {
     kill(d->pid, SIGTERM);
     int st;
-    double deadline = bc_now() + 30;
+    double deadline = sbu_now_s() + 30;
     while (waitpid(d->pid, &st, WNOHANG) == 0) {
-      if (bc_now() > deadline) {
+      if (sbu_now_s() > deadline) {
         kill(d->pid, SIGKILL);
         waitpid(d->pid, &st, 0);
         break;

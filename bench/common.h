@@ -17,9 +17,10 @@
 #include <sys/types.h>
 
 #include "client.h"
+#include "base64.h"
+#include "clock.h" /* sbu_now_s, the bench clock */
 
 /* ---- clocks ---- */
-double bc_now(void); /* CLOCK_MONOTONIC, seconds */
 void bc_sleep(double s);
 
 /* ---- samples ---- */
@@ -39,7 +40,6 @@ json_object *bc_summary(const bc_vec *s);
 
 /* ---- files ---- */
 unsigned char *bc_read_file(const char *path, size_t *len);
-char *bc_base64(const unsigned char *data, size_t len);
 /* A fresh directory /tmp/<prefix>XXXXXX (mode 0755); removed by bc_rm_rf. */
 int bc_mkdtemp(const char *prefix, char *out, size_t cap);
 void bc_rm_rf(const char *path);

@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   json_object_object_add(doc, "connections", json_object_new_int(nconn));
   json_object_object_add(doc, "cycles_run", json_object_new_int(cycles));
   int rc = 0;
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   sbc_conn st, lc, conns[MAXC];
   if (bc_connect(&st, d.sock) < 0 || bc_connect(&lc, d.sock) < 0) {
     bc_daemon_stop(&d);
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
   }
   bc_sleep(0.5);
   json_object_put(status(&st));
-  json_object_array_add(samples, sample(pid, "idle (started, one status request)", bc_now() - t0));
+  json_object_array_add(samples, sample(pid, "idle (started, one status request)", sbu_now_s() - t0));
 
   /* one small job, so that the idle figure after work is known too */
   static const char small_fmt[] = "{\"id\":%ld,\"type\":\"exec\",\"steps\":[{\"argv\":[\"/bin/true\"]}]}\n";
@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
   }
   json_object_put(r);
   bc_sleep(0.3);
-  json_object_array_add(samples, sample(pid, "idle (after one job)", bc_now() - t0));
+  json_object_array_add(samples, sample(pid, "idle (after one job)", sbu_now_s() - t0));
 
   for (int i = 0; i < nconn; i++)
     if (bc_connect(&conns[i], d.sock) < 0) return 2;
@@ -129,9 +129,9 @@ int main(int argc, char **argv) {
     static const char long_req[] =
         "{\"id\":\"long\",\"type\":\"exec\",\"steps\":[{\"argv\":[\"/bin/sleep\",\"3600\"],\"limits\":{\"time_s\":7200}}]}\n";
     bc_send_raw(lc.fd, long_req, sizeof long_req - 1);
-    while (status_int(&st, "running") < 1 && bc_now() - t0 < 30) bc_sleep(0.01);
+    while (status_int(&st, "running") < 1 && sbu_now_s() - t0 < 30) bc_sleep(0.01);
 
-    double t_submit = bc_now();
+    double t_submit = sbu_now_s();
     for (long i = 0; i < n; i++) {
       len = snprintf(line, sizeof line, small_fmt, i);
       if (bc_send_raw(conns[i % nconn].fd, line, (size_t)len) < 0) {
@@ -140,17 +140,17 @@ int main(int argc, char **argv) {
       }
     }
     long queued = 0;
-    while ((queued = status_int(&st, "queued")) < n && bc_now() - t_submit < 300) bc_sleep(0.02);
-    double t_queued = bc_now();
+    while ((queued = status_int(&st, "queued")) < n && sbu_now_s() - t_submit < 300) bc_sleep(0.02);
+    double t_queued = sbu_now_s();
     json_object_object_add(cy, "queued_seen", json_object_new_int64(queued));
     json_object_object_add(cy, "submit_s", json_object_new_double(t_queued - t_submit));
     bc_sleep(0.3);
-    json_object_array_add(samples, sample(pid, label(lbl, sizeof lbl, "queued", cycle), bc_now() - t0));
+    json_object_array_add(samples, sample(pid, label(lbl, sizeof lbl, "queued", cycle), sbu_now_s() - t0));
 
     /* cancel the long job; read everything while the queue drains */
     static const char cancel[] = "{\"id\":\"cancel\",\"type\":\"cancel\",\"target\":\"long\"}\n";
     bc_send_raw(lc.fd, cancel, sizeof cancel - 1);
-    double t_drain = bc_now();
+    double t_drain = sbu_now_s();
     long got = 0, ok = 0, peak_rss = 0;
     char first_bad[512] = "";
     double last_sample = 0;
@@ -182,18 +182,18 @@ int main(int argc, char **argv) {
           json_object_put(resp);
         }
       }
-      if (bc_now() - last_sample > 0.1) {
+      if (sbu_now_s() - last_sample > 0.1) {
         long rss = bc_proc_status_kb(pid, "VmRSS");
         if (rss > peak_rss) peak_rss = rss;
-        last_sample = bc_now();
+        last_sample = sbu_now_s();
       }
-      if (bc_now() - t_drain > 1800) {
+      if (sbu_now_s() - t_drain > 1800) {
         fprintf(stderr, "bench_memory: drain took more than 30 min\n");
         rc = 2;
         break;
       }
     }
-    double drain_s = bc_now() - t_drain;
+    double drain_s = sbu_now_s() - t_drain;
     json_object_object_add(cy, "drain_s", json_object_new_double(drain_s));
     json_object_object_add(cy, "drain_jobs_per_s", json_object_new_double((double)got / drain_s));
     json_object_object_add(cy, "responses", json_object_new_int64(got));
@@ -202,16 +202,16 @@ int main(int argc, char **argv) {
     json_object_object_add(cy, "peak_rss_sampled_kb", json_object_new_int64(peak_rss));
     json_object_put(sbc_recv(&lc)); /* the cancel's answer and the long job's */
     json_object_put(sbc_recv(&lc));
-    while (status_int(&st, "running") + status_int(&st, "queued") > 0 && bc_now() - t_drain < 1900) bc_sleep(0.05);
+    while (status_int(&st, "running") + status_int(&st, "queued") > 0 && sbu_now_s() - t_drain < 1900) bc_sleep(0.05);
     bc_sleep(1.0);
-    json_object_array_add(samples, sample(pid, label(lbl, sizeof lbl, "drained (1 s after the last response)", cycle), bc_now() - t0));
+    json_object_array_add(samples, sample(pid, label(lbl, sizeof lbl, "drained (1 s after the last response)", cycle), sbu_now_s() - t0));
     if (ok != n) rc = 2;
     json_object_array_add(cycles_arr, cy);
   }
   json_object_object_add(doc, "cycles", cycles_arr);
   for (int i = 0; i < nconn; i++) sbc_close(&conns[i]);
   bc_sleep(1.0);
-  json_object_array_add(samples, sample(pid, "drained, client connections closed", bc_now() - t0));
+  json_object_array_add(samples, sample(pid, "drained, client connections closed", sbu_now_s() - t0));
   json_object_object_add(doc, "samples", samples);
   sbc_close(&lc);
   sbc_close(&st);

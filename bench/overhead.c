@@ -128,7 +128,7 @@ __attribute__((format(printf, 2, 3))) static void fail(row *r, const char *fmt, 
 }
 
 static bool more(double t0, size_t started, int k) {
-  return started < (size_t)k || bc_now() - t0 < G.batch_s;
+  return started < (size_t)k || sbu_now_s() - t0 < G.batch_s;
 }
 
 /* ---- spawned processes: raw, raw-true, cli, bwrap ---- */
@@ -140,11 +140,11 @@ static double batch_spawn(row *r, bool record) {
   } fly[MAXK] = {{0}};
   int inflight = 0;
   size_t started = 0, done = 0;
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   for (;;) {
     for (int i = 0; i < r->workers && inflight < r->workers && more(t0, started, r->workers); i++) {
       if (fly[i].pid) continue;
-      double t = bc_now();
+      double t = sbu_now_s();
       pid_t pid = fork();
       if (pid == 0) {
         dup2(G.devnull, 1);
@@ -168,7 +168,7 @@ static double batch_spawn(row *r, bool record) {
       if (errno == EINTR) continue;
       break;
     }
-    double t = bc_now();
+    double t = sbu_now_s();
     for (int i = 0; i < r->workers; i++) {
       if (fly[i].pid != pid) continue;
       fly[i].pid = 0;
@@ -183,7 +183,7 @@ static double batch_spawn(row *r, bool record) {
       }
     }
   }
-  return (double)done / (bc_now() - t0);
+  return (double)done / (sbu_now_s() - t0);
 }
 
 /* ---- the runner library ---- */
@@ -221,11 +221,11 @@ static void lib_check(row *r, sb_result *res, double lat, bool record) {
 
 static double batch_lib(row *r, bool record) {
   size_t started = 0, done = 0;
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   char err[SB_ERR_MAX];
   if (r->workers == 1) { /* literally sb_run in a loop */
     while (more(t0, started, 1)) {
-      double t = bc_now();
+      double t = sbu_now_s();
       sb_spec spec;
       sb_workspace *ws;
       started++;
@@ -237,9 +237,9 @@ static double batch_lib(row *r, bool record) {
       sb_run(G.rt, &spec, &res);
       sb_workspace_destroy(ws);
       done++;
-      lib_check(r, &res, bc_now() - t, record);
+      lib_check(r, &res, sbu_now_s() - t, record);
     }
-    return (double)done / (bc_now() - t0);
+    return (double)done / (sbu_now_s() - t0);
   }
   /* K in flight: the event-driven interface, driven by poll() the way
    * sb_run drives one (and the daemon's libuv loop drives many). */
@@ -252,7 +252,7 @@ static double batch_lib(row *r, bool record) {
   for (;;) {
     for (int i = 0; i < r->workers && more(t0, started, r->workers); i++) {
       if (fly[i].p) continue;
-      double t = bc_now();
+      double t = sbu_now_s();
       sb_spec spec;
       started++;
       if (lib_spec(r, &spec, &fly[i].ws, i, err) < 0 || sb_proc_start(G.rt, &spec, &fly[i].p, err) < 0) {
@@ -296,7 +296,7 @@ static double batch_lib(row *r, bool record) {
       sb_result res;
       sb_proc_finish(fly[i].p, &res);
       sb_workspace_destroy(fly[i].ws);
-      double lat = bc_now() - fly[i].t;
+      double lat = sbu_now_s() - fly[i].t;
       fly[i].p = NULL;
       fly[i].ws = NULL;
       inflight--;
@@ -304,7 +304,7 @@ static double batch_lib(row *r, bool record) {
       lib_check(r, &res, lat, record);
     }
   }
-  return (double)done / (bc_now() - t0);
+  return (double)done / (sbu_now_s() - t0);
 }
 
 /* ---- the daemon ---- */
@@ -315,13 +315,13 @@ static double batch_daemon(row *r, bool record) {
   bool busy[MAXK] = {false};
   int inflight = 0;
   size_t started = 0, done = 0;
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   for (;;) {
     for (int i = 0; i < k && more(t0, started, k); i++) {
       if (busy[i]) continue;
       const char *line = r->k == K_DAEMON_UPLOAD ? G.line_upload[i] : G.line_true[i];
       size_t len = r->k == K_DAEMON_UPLOAD ? G.len_upload[i] : G.len_true[i];
-      sent[i] = bc_now();
+      sent[i] = sbu_now_s();
       if (bc_send_raw(conns[i].fd, line, len) < 0) {
         fail(r, "send: %s", strerror(errno));
         r->broken = true;
@@ -348,7 +348,7 @@ static double batch_daemon(row *r, bool record) {
       if (!pfd[j].revents) continue;
       int i = who[j];
       json_object *resp = sbc_recv(&conns[i]);
-      double t = bc_now();
+      double t = sbu_now_s();
       busy[i] = false;
       inflight--;
       done++;
@@ -370,7 +370,7 @@ static double batch_daemon(row *r, bool record) {
       json_object_put(resp);
     }
   }
-  return (double)done / (bc_now() - t0);
+  return (double)done / (sbu_now_s() - t0);
 }
 
 static double batch(row *r, bool record) {
@@ -422,7 +422,7 @@ static int setup(bool need_lib, bool need_daemon) {
     }
   }
   if (need_daemon) {
-    char *b64 = bc_base64(G.noop_data, G.noop_len);
+    char *b64 = sbu_base64_encode(G.noop_data, G.noop_len, NULL);
     size_t bl = strlen(b64) + 256;
     char *upload = malloc(bl);
     snprintf(upload, bl, "\"files\":[{\"path\":\"noop\",\"content_b64\":\"%s\",\"mode\":493}],\"steps\":[{\"argv\":[\"/app/noop\"]}]", b64);
@@ -571,7 +571,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   /* A process per round on a noisy machine: announce progress on stderr. */
-  double t_start = bc_now();
+  double t_start = sbu_now_s();
   for (int i = 0; i < nrows; i++) /* warm-up batch of each, not recorded */
     if (rows[i].enabled) {
       double save = G.batch_s;
@@ -599,7 +599,7 @@ int main(int argc, char **argv) {
       if (isfinite(rows[r->floor_true].round_thr))
         bc_vec_push(&r->ratio_true, r->round_thr / rows[r->floor_true].round_thr);
     }
-    fprintf(stderr, "bench_overhead: round %d/%d done (%.0f s)\n", round + 1, rounds, bc_now() - t_start);
+    fprintf(stderr, "bench_overhead: round %d/%d done (%.0f s)\n", round + 1, rounds, sbu_now_s() - t_start);
   }
 
   /* Isolated runs: one run at a time with `gap` seconds of idleness before
@@ -630,7 +630,7 @@ int main(int argc, char **argv) {
     }
   }
   G.batch_s = save_batch;
-  if (isolated) fprintf(stderr, "bench_overhead: isolated runs done (%.0f s)\n", bc_now() - t_start);
+  if (isolated) fprintf(stderr, "bench_overhead: isolated runs done (%.0f s)\n", sbu_now_s() - t_start);
 
   json_object *doc = json_object_new_object();
   json_object_object_add(doc, "benchmark", json_object_new_string("overhead"));
@@ -639,7 +639,7 @@ int main(int argc, char **argv) {
   json_object_object_add(doc, "batch_s", json_object_new_double(G.batch_s));
   json_object_object_add(doc, "noop_bytes", json_object_new_int64((int64_t)G.noop_len));
   json_object_object_add(doc, "upload_request_bytes", json_object_new_int64((int64_t)G.len_upload[0]));
-  json_object_object_add(doc, "duration_s", json_object_new_double(bc_now() - t_start));
+  json_object_object_add(doc, "duration_s", json_object_new_double(sbu_now_s() - t_start));
   if (G.rt) json_object_object_add(doc, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(G.rt))));
   json_object *daemons = json_object_new_array();
   for (int k = 1; k <= MAXK; k++)

@@ -30,7 +30,7 @@ static double tv(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec
 static int run_raw(const char *path, const char *arg, double *cpu, double *wall) {
   struct rusage before, after;
   getrusage(RUSAGE_CHILDREN, &before);
-  double t0 = bc_now();
+  double t0 = sbu_now_s();
   pid_t pid = fork();
   if (pid == 0) {
     execl(path, path, arg, (char *)NULL);
@@ -40,7 +40,7 @@ static int run_raw(const char *path, const char *arg, double *cpu, double *wall)
   int st;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
-  *wall = bc_now() - t0;
+  *wall = sbu_now_s() - t0;
   getrusage(RUSAGE_CHILDREN, &after);
   *cpu = tv(after.ru_utime) - tv(before.ru_utime) + tv(after.ru_stime) - tv(before.ru_stime);
   return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
   }
   const char *source = NULL;
   int failures = 0;
-  double t_start = bc_now();
+  double t_start = sbu_now_s();
   for (int r = 0; r < runs; r++) {
     for (int i = 0; i < 2; i++) {
       double scpu = NAN, swall = NAN, rcpu = NAN, rwall = NAN;
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
       bc_vec_push(&v[i].raw_wall, rwall);
       bc_vec_push(&v[i].diff, scpu - rcpu);
     }
-    fprintf(stderr, "bench_timing: run %d/%d (%.0f s)\n", r + 1, runs, bc_now() - t_start);
+    fprintf(stderr, "bench_timing: run %d/%d (%.0f s)\n", r + 1, runs, sbu_now_s() - t_start);
   }
   json_object *doc = json_object_new_object();
   json_object_object_add(doc, "benchmark", json_object_new_string("timing"));
@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
   json_object_object_add(doc, "failures", json_object_new_int(failures));
   json_object_object_add(doc, "cpu_source", source ? json_object_new_string(source) : NULL);
   json_object_object_add(doc, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(rt))));
-  json_object_object_add(doc, "duration_s", json_object_new_double(bc_now() - t_start));
+  json_object_object_add(doc, "duration_s", json_object_new_double(sbu_now_s() - t_start));
   json_object *arr = json_object_new_array();
   for (int i = 0; i < 2; i++) json_object_array_add(arr, variant_json(&v[i]));
   json_object_object_add(doc, "variants", arr);

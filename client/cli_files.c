@@ -3,6 +3,7 @@
  * workspace is involved), read by path. */
 #include "cli.h"
 #include "protocol.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,25 +38,13 @@ unsigned char *sbc_read_fd(int fd, size_t *len) {
   return buf;
 }
 
-static bool valid_utf8_text(const unsigned char *s, size_t n) {
-  for (size_t i = 0; i < n;) {
-    unsigned char c = s[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (!len || c == 0 || i + len > n) return false;
-    for (size_t k = 1; k < len; k++)
-      if ((s[i + k] & 0xC0) != 0x80) return false;
-    i += len;
-  }
-  return true;
-}
-
 void sbc_content_field(json_object *o, const char *key, const unsigned char *data, size_t len) {
-  if (valid_utf8_text(data, len)) {
+  if (sbu_utf8_valid(data, len)) {
     json_object_object_add(o, key, json_object_new_string_len((const char *)data, (int)len));
   } else {
     char b64key[32];
     snprintf(b64key, sizeof b64key, "%s_b64", key);
-    char *enc = sbp_base64_encode(data, len, NULL);
+    char *enc = sbu_base64_encode(data, len, NULL);
     json_object_object_add(o, b64key, json_object_new_string(enc ? enc : ""));
     free(enc);
   }

@@ -52,8 +52,8 @@ static int read_stream(json_object *step, const char *key, sbc_stream *s, char *
   if (b64 && json_object_is_type(b64, json_type_string)) {
     unsigned char *d = NULL;
     size_t n = 0;
-    if (sbp_base64_decode(json_object_get_string(b64), (size_t)json_object_get_string_len(b64), &d, &n, NULL) !=
-        SBP_B64_OK) {
+    if (sbu_base64_decode(json_object_get_string(b64), (size_t)json_object_get_string_len(b64), &d, &n, NULL) !=
+        SBU_B64_OK) {
       free(d);
       snprintf(err, err_len, "%s is not base64", k);
       return -1;

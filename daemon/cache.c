@@ -11,7 +11,9 @@
  * Bounded: least recently used entries (by the entry directory's mtime,
  * touched on every hit) go when the total passes max_bytes. Concurrent
  * identical jobs: the first compiles, the others wait for it. */
+#include "clock.h"
 #include "internal.h"
+#include "sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +59,6 @@ struct sbd_cache {
 /* ---- small file helpers ---- */
 static uint64_t du(const char *path);
 
-static int64_t now_s(void) { return (int64_t)(uv_hrtime() / 1000000000ull); }
 
 static void entry_dir(const sbd_cache *c, const char *key, char *out, size_t cap) {
   snprintf(out, cap, "%s/objects/%.2s/%s", c->dir, key, key);
@@ -357,9 +358,7 @@ int sbd_cache_key(const sbd_job *job, char out[65]) {
   free(order);
   free(names);
   if (job->ran_program && hash_workspace(&h, job->ws) < 0) return -1;
-  uint8_t digest[SHA256_DIGEST_SIZE];
-  sha256_digest(&h, sizeof digest, digest);
-  for (int i = 0; i < SHA256_DIGEST_SIZE; i++) snprintf(out + 2 * i, 3, "%02x", digest[i]);
+  sbu_sha256_digest_hex(&h, out);
   return 0;
 }
 
@@ -484,7 +483,7 @@ sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job 
   }
   int rc = e ? restore(c, key, ws, doc) : -1;
   if (rc == 0) {
-    e->last_use = now_s();
+    e->last_use = (int64_t)sbu_now_s();
     c->hits++;
     return SBD_CACHE_HIT;
   }
@@ -609,7 +608,7 @@ void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspa
   *slash = '/';
   if (rc == 0 && rename(tmp, dst) == 0) {
     c->stores++;
-    add_entry(c, key, du(dst), now_s());
+    add_entry(c, key, du(dst), (int64_t)sbu_now_s());
     evict(c);
   } else {
     c->store_failures++; /* too big, or another daemon stored it first */

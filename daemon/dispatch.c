@@ -90,15 +90,8 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
   sbt_file *files = calloc(ex->n_files + 1, sizeof *files);
   for (size_t i = 0; files && i < ex->n_files; i++)
     files[i] = (sbt_file){ex->files[i].path, ex->files[i].data, ex->files[i].len};
-  sbt_limits over = {0};
-  const sbp_step_limits *l = &ex->limits;
-  over.has_time_s = l->has_time_s, over.time_s = l->time_s;
-  over.has_cpu_time_s = l->has_cpu_time_s, over.cpu_time_s = l->cpu_time_s;
-  over.has_memory_mib = l->has_memory_mib, over.memory_mib = l->memory_mib;
-  over.has_pids = l->has_pids, over.pids = l->pids;
-  over.has_output_bytes = l->has_output_bytes, over.output_bytes = l->output_bytes;
   sbt_plan_result pr = files ? sbt_plan_make(tc, ex->options, files, ex->n_files, (const char *const *)ex->args,
-                                              &over, &job->plan, msg)
+                                              &ex->limits, &job->plan, msg)
                              : SBT_NOMEM;
   free(files);
   switch (pr) {

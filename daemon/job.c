@@ -2,15 +2,15 @@
  * only when the earlier ones ended "ok"), and its response. Steps come from
  * the request (raw form) or from a toolchain plan (toolchain form); a
  * toolchain's compile step goes through the compile cache. */
+#include "clock.h"
 #include "internal.h"
+#include "sha256.h"
 
 #include <errno.h>
-#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t now_ns(void) { return uv_hrtime(); }
 
 sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req) {
   sbd_job *job = calloc(1, sizeof *job);
@@ -19,7 +19,7 @@ sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req) {
   job->conn = conn;
   job->req = req;
   job->slot = -1;
-  job->t_queued = now_ns();
+  job->t_queued = sbu_now_ns();
   sbd_conn_ref(conn);
   return job;
 }
@@ -38,21 +38,6 @@ void sbd_job_free(sbd_job *job) {
   sbp_request_free(job->req);
   if (job->conn) sbd_conn_unref(job->conn);
   free(job);
-}
-
-/* The daemon's defaults, overridden by what the step asked for. A wall
- * limit alone also raises the CPU limit: "time_s: 120" means the program may
- * compute for two minutes. */
-static void step_limits(const sbp_step_limits *in, sb_limits *out) {
-  sb_limits_default(out);
-  if (in->has_time_s) {
-    out->wall_time_s = in->time_s;
-    out->cpu_time_s = in->time_s;
-  }
-  if (in->has_cpu_time_s) out->cpu_time_s = in->cpu_time_s;
-  if (in->has_memory_mib) out->memory_mib = in->memory_mib;
-  if (in->has_pids) out->pids = in->pids;
-  if (in->has_output_bytes) out->output_bytes = in->output_bytes;
 }
 
 /* The steps to run, from the request or the plan. */
@@ -75,7 +60,7 @@ static int build_steps(sbd_job *job) {
       js->cacheable = s->cache;
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
-      step_limits(&s->limits, &js->limits);
+      sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
     }
     return 0;
   }
@@ -150,15 +135,10 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
       snprintf(err, sizeof err, "%s: larger than the %llu bytes left of outputs_max_bytes", js->outputs[i],
                (unsigned long long)job->outputs_left);
     size_t b64_len = 0;
-    char *b64 = rc == 0 ? sbp_base64_encode(data, len, &b64_len) : NULL;
+    char *b64 = rc == 0 ? sbu_base64_encode(data, len, &b64_len) : NULL;
     if (rc == 0 && b64) {
-      struct sha256_ctx h;
-      uint8_t d[SHA256_DIGEST_SIZE];
-      char hex[2 * SHA256_DIGEST_SIZE + 1];
-      sha256_init(&h);
-      sha256_update(&h, len, data);
-      sha256_digest(&h, sizeof d, d);
-      for (size_t k = 0; k < sizeof d; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+      char hex[SBU_SHA256_HEX];
+      sbu_sha256_hex(data, len, hex);
       json_object_object_add(o, "size", json_object_new_int64((int64_t)len));
       json_object_object_add(o, "sha256", json_object_new_string(hex));
       json_object_object_add(o, "content_b64", json_object_new_string_len(b64, (int)b64_len));
@@ -288,7 +268,7 @@ void sbd_job_resume(sbd_job *job) {
 void sbd_job_start(sbd_job *job, int slot) {
   sbd_server *srv = job->srv;
   job->slot = slot;
-  job->t_started = now_ns();
+  job->t_started = sbu_now_ns();
   sbd_conn_link_running(job->conn, job);
   job->resp = sbp_exec_response_new(job->req->id);
   uint64_t want = job->req->exec.outputs_max_bytes ? job->req->exec.outputs_max_bytes : SBP_DEFAULT_OUTPUTS_BYTES;
@@ -354,7 +334,7 @@ void sbd_job_cancel_running(sbd_job *job, const char *why) {
 
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why) {
   sbd_server *srv = job->srv;
-  job->t_started = now_ns();
+  job->t_started = sbu_now_ns();
   json_object *resp = sbp_exec_response_new(job->req->id);
   if (resp) {
     sbp_exec_response_set_status(resp, status);

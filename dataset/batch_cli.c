@@ -12,6 +12,7 @@
  * not items. Resume: an item whose key already has an answer in OUT is not
  * run again (--retry-failed: unless that answer's status is not "ok"); a
  * partial last line of OUT (an interrupted write) is dropped. */
+#include "atomic_write.h"
 #include "batch.h"
 #include "cliopt.h"
 #include "client.h"
@@ -279,16 +280,14 @@ static size_t load_previous(const char *path, batch *b, const keytab *keys, bool
 
 /* OUT rewritten as: every known answer in input order, then the foreign ones. */
 static int rewrite_out(const char *path, const batch *b, const strlist *foreign, bool only_kept) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
+  sbu_atomic a;
+  if (sbu_atomic_open(&a, path, 0666) < 0) return -1;
+  FILE *f = a.f;
   for (size_t i = 0; i < b->n; i++)
     if (b->items[i].answer && (b->items[i].kept || (!only_kept && b->items[i].emitted)))
       fprintf(f, "%s\n", b->items[i].answer);
   for (size_t i = 0; i < foreign->n; i++) fprintf(f, "%s\n", foreign->lines[i]);
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0) return -1;
-  return rename(tmp, path);
+  return sbu_atomic_commit(&a);
 }
 
 /* ---- writing answers ---- */
@@ -508,7 +507,7 @@ int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
     }
   if (kept) fprintf(stderr, "batch: %zu items already answered in %s, %zu to run\n", kept, out, b.n_run);
   int rc = 0;
-  double t0 = sbr_now_s();
+  double t0 = sbu_now_s();
   if (b.n_run) {
     char jobs_arg[16];
     snprintf(jobs_arg, sizeof jobs_arg, "%ld", concurrency);
@@ -562,7 +561,7 @@ int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
   }
   fprintf(stderr, "batch: %zu items, %zu answered before, %zu answered now", b.n, kept, answered - kept);
   for (size_t i = 0; i < b.n_status; i++) fprintf(stderr, "%s %s %zu", i ? "," : ":", b.status_names[i], b.status_counts[i]);
-  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b.cpu, b.wall, sbr_now_s() - t0);
+  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b.cpu, b.wall, sbu_now_s() - t0);
   if (answered < b.n)
     fprintf(stderr, "batch: %zu items not answered%s\n", b.n - answered,
             out ? ": run the same command again to resume" : "");

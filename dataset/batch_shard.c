@@ -5,6 +5,7 @@
  * the partition balances by count. A shard's OUT holds its answers and
  * OUT.shard.json its ids; the merge writes every answer in input order
  * (what `batch --order input` writes on one machine). */
+#include "atomic_write.h"
 #include "batch.h"
 #include "merge.h"
 #include "shard.h"
@@ -104,11 +105,10 @@ int sbr_batch_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   for (size_t i = 0; i < n && !rc; i++) rc = read_shard(&sh[i], &all, &na, &cap);
   if (!rc) {
     qsort(all, na, sizeof *all, by_line);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    FILE *f = fopen(tmp, "w");
+    sbu_atomic a;
+    FILE *f = sbu_atomic_open(&a, out, 0666) == 0 ? a.f : NULL;
     for (size_t k = 0; f && k < na; k++) fprintf(f, "%s\n", all[k].text);
-    if (!f || fclose(f) != 0 || rename(tmp, out) < 0) {
+    if (!f || sbu_atomic_commit(&a) < 0) {
       fprintf(stderr, "merge: cannot write %s\n", out);
       rc = -1;
     } else {

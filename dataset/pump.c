@@ -8,12 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double sbr_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static volatile sig_atomic_t *interrupt_flag;
 static void on_interrupt(int s) {
   (void)s;
@@ -31,7 +25,7 @@ void sbr_catch_interrupts(volatile sig_atomic_t *flag) {
  * bar on a TTY. The ETA is a rate estimate and is labelled as one. */
 static void progress(const sbr_pump *p, size_t done, size_t inflight, size_t failed, double t0, bool tty,
                      double *last) {
-  double now = sbr_now_s(), every = tty ? 0.2 : p->progress_interval > 0 ? p->progress_interval : 10;
+  double now = sbu_now_s(), every = tty ? 0.2 : p->progress_interval > 0 ? p->progress_interval : 10;
   if (done < p->total && now - *last < every) return;
   *last = now;
   double el = now - t0, rate = el > 0 ? (double)done / el : 0;
@@ -76,7 +70,7 @@ static int dump_all(const sbr_pump *p) {
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   if (p->dump) return dump_all(p);
   size_t next = 0, inflight = 0, done = 0, failed = 0;
-  double t0 = sbr_now_s(), last = sbr_now_s(), last_checkpoint = sbr_now_s();
+  double t0 = sbu_now_s(), last = sbu_now_s(), last_checkpoint = sbu_now_s();
   bool tty = isatty(2);
   int rc = 0;
   for (;;) {
@@ -125,9 +119,9 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       done++;
     }
     json_object_put(resp);
-    if (p->checkpoint && sbr_now_s() - last_checkpoint > 10) {
+    if (p->checkpoint && sbu_now_s() - last_checkpoint > 10) {
       p->checkpoint(p->ctx);
-      last_checkpoint = sbr_now_s();
+      last_checkpoint = sbu_now_s();
     }
     progress(p, done, inflight, failed, t0, tty, &last);
   }

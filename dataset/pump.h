@@ -9,6 +9,7 @@
 #ifndef SURGEBOX_PUMP_H
 #define SURGEBOX_PUMP_H
 #include "client.h"
+#include "clock.h" /* sbu_now_s */
 
 #include <json-c/json.h>
 #include <signal.h>
@@ -35,8 +36,6 @@ typedef struct {
   double progress_interval;
 } sbr_pump;
 
-/* CLOCK_MONOTONIC in seconds. */
-double sbr_now_s(void);
 /* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */
 void sbr_catch_interrupts(volatile sig_atomic_t *flag);
 

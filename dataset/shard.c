@@ -1,5 +1,6 @@
 /* The partition of a benchmark's items into shards; see shard.h. */
 #include "shard.h"
+#include "atomic_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,38 +145,6 @@ void sbr_shard_assign(const sbr_shard_item *items, size_t n, unsigned count, uns
   free(l);
 }
 
-static void to_hex(const uint8_t *d, char hex[65]) {
-  for (int i = 0; i < SHA256_DIGEST_SIZE; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
-}
-
-int sbr_shard_file_sha256(const char *path, char hex[65]) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  struct sha256_ctx h;
-  sha256_init(&h);
-  uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
-  ssize_t r;
-  while ((r = read(fd, buf, sizeof buf)) > 0) sha256_update(&h, (size_t)r, buf);
-  int e = errno;
-  close(fd);
-  if (r < 0) {
-    errno = e;
-    return -1;
-  }
-  sha256_digest(&h, sizeof d, d);
-  to_hex(d, hex);
-  return 0;
-}
-
-void sbr_shard_sha256_hex(const void *data, size_t len, char hex[65]) {
-  struct sha256_ctx h;
-  uint8_t d[SHA256_DIGEST_SIZE];
-  sha256_init(&h);
-  sha256_update(&h, len, data);
-  sha256_digest(&h, sizeof d, d);
-  to_hex(d, hex);
-}
-
 /* m without the fields that may differ between machines (*_path) */
 static json_object *without_paths(json_object *m) {
   json_object *c = json_tokener_parse(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN)), *drop = json_object_new_array();
@@ -206,10 +175,7 @@ int sbr_shard_write_manifest(const char *path, json_object *m, const char *prog)
     json_object_put(b);
     json_object_put(prev);
   }
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (!rc && (json_object_to_file_ext(tmp, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
-              rename(tmp, path) < 0)) {
+  if (!rc && sbu_write_json_atomic(path, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
     fprintf(stderr, "%s: cannot write %s\n", prog, path);
     rc = -1;
   }
@@ -218,7 +184,7 @@ int sbr_shard_write_manifest(const char *path, json_object *m, const char *prog)
 
 void sbr_shard_add_file(json_object *m, const char *name, const char *path) {
   char key[128], hex[65];
-  if (sbr_shard_file_sha256(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
+  if (sbu_sha256_file_hex(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
   snprintf(key, sizeof key, "%s_sha256", name);
   json_object_object_add(m, key, json_object_new_string(hex));
   char *abs = realpath(path, NULL);

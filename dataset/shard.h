@@ -10,6 +10,8 @@
 #define SURGEBOX_SHARD_H
 
 #include <json-c/json.h>
+
+#include "sha256.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,11 +39,7 @@ typedef struct {
  * `count` entries) receives each shard's expected cost. */
 void sbr_shard_assign(const sbr_shard_item *items, size_t n, unsigned count, unsigned *owner, double *load);
 
-/* SHA-256 of bytes as 64 hex digits (+ NUL) in hex[65]. */
-void sbr_shard_sha256_hex(const void *data, size_t len, char hex[65]);
-
-/* SHA-256 of a file as 64 hex digits (+ NUL) in hex[65]. 0, or -1 (errno). */
-int sbr_shard_file_sha256(const char *path, char hex[65]);
+/* hashes of a shard's inputs: sbu_sha256_hex, sbu_sha256_file_hex (common/sha256.h) */
 
 /* "--shard I/N" as the option parsers take it: fills *out from the
  * arguments (shard may be NULL: not sharded). Prints the error. 0 or -1. */

@@ -48,9 +48,9 @@ static int parse_file(sbp_pctx *c, json_object *v, size_t i, sbp_file *f) {
     snprintf(field, sizeof field, "%s.content_b64", where);
     size_t blen, bad = 0;
     if (sbp_get_string(c, b64, field, true, true, NULL, &blen) != 0) return -1;
-    sbp_b64_result r = sbp_base64_decode(json_object_get_string(b64), blen, &f->data, &f->len, &bad);
-    if (r == SBP_B64_NOMEM) return sbp_fail_oom(c);
-    if (r != SBP_B64_OK)
+    sbu_b64_result r = sbu_base64_decode(json_object_get_string(b64), blen, &f->data, &f->len, &bad);
+    if (r == SBU_B64_NOMEM) return sbp_fail_oom(c);
+    if (r != SBU_B64_OK)
       return sbp_fail(c, SBP_E_BAD_BASE64, "%s is not valid base64 (at character %zu)", field, bad);
   }
 
@@ -86,7 +86,7 @@ static int path_cmp(const void *pa, const void *pb) {
 
 static int check_unique_paths(sbp_pctx *c, const sbp_file *files, size_t n) {
   if (n < 2) return 0;
-  SBP_AUTOFREE path_ref *refs = calloc(n, sizeof *refs);
+  SBU_AUTOFREE path_ref *refs = calloc(n, sizeof *refs);
   if (!refs) return sbp_fail_oom(c);
   for (size_t i = 0; i < n; i++) refs[i] = (path_ref){files[i].path, i};
   qsort(refs, n, sizeof *refs, path_cmp);

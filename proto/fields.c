@@ -32,18 +32,22 @@ const char *sbp_clip(const char *s, size_t len, char out[SBP_CLIP_MAX]) {
   return out;
 }
 
-int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed) {
+const char *sbp_unknown_field(json_object *obj, const char *const *allowed) {
   json_object_object_foreach(obj, key, val) {
     (void)val;
     bool ok = false;
     for (size_t i = 0; allowed[i] && !ok; i++) ok = strcmp(allowed[i], key) == 0;
-    if (!ok) {
-      char clip[SBP_CLIP_MAX];
-      return sbp_fail(c, SBP_E_UNKNOWN_FIELD, "%s%sunknown field \"%s\"", where, *where ? ": " : "",
-                      sbp_clip(key, strlen(key), clip));
-    }
+    if (!ok) return key;
   }
-  return 0;
+  return NULL;
+}
+
+int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed) {
+  const char *key = sbp_unknown_field(obj, allowed);
+  if (!key) return 0;
+  char clip[SBP_CLIP_MAX];
+  return sbp_fail(c, SBP_E_UNKNOWN_FIELD, "%s%sunknown field \"%s\"", where, *where ? ": " : "",
+                  sbp_clip(key, strlen(key), clip));
 }
 
 int sbp_get_string(sbp_pctx *c, json_object *v, const char *where, bool allow_empty, bool allow_nul,
@@ -91,9 +95,9 @@ int sbp_get_stdin(sbp_pctx *c, json_object *obj, const char *where, unsigned cha
     size_t blen;
     if (sbp_get_string(c, b64, field, true, true, NULL, &blen) != 0) return -1;
     size_t bad = 0;
-    sbp_b64_result r = sbp_base64_decode(json_object_get_string(b64), blen, data, len, &bad);
-    if (r == SBP_B64_NOMEM) return sbp_fail_oom(c);
-    if (r != SBP_B64_OK)
+    sbu_b64_result r = sbu_base64_decode(json_object_get_string(b64), blen, data, len, &bad);
+    if (r == SBU_B64_NOMEM) return sbp_fail_oom(c);
+    if (r != SBU_B64_OK)
       return sbp_fail(c, SBP_E_BAD_BASE64, "%s is not valid base64 (at character %zu)", field, bad);
     *has = true;
   }

@@ -4,31 +4,20 @@
 
 #include <stdlib.h>
 
+#include "cleanup.h"
 #include "protocol.h"
 
 /* ---- scope-bound cleanup ------------------------------------------------
- * A variable declared SBP_AUTOFREE / SBP_AUTOPUT / SBP_AUTOREQ is released
- * when it goes out of scope, so every early return is leak-free. Hand the
- * value out with sbp_steal(&var), which nulls the variable. */
-static inline void sbp_freep_(void *p) { free(*(void **)p); }
-static inline void sbp_putp_(json_object **o) {
-  if (*o) json_object_put(*o);
-}
+ * A variable declared SBU_AUTOFREE / SBU_AUTOPUT (common/cleanup.h) or
+ * SBP_AUTOTOK / SBP_AUTOREQ is released when it goes out of scope, so every
+ * early return is leak-free. Hand the value out with sbu_take_ptr(&var),
+ * which nulls the variable. */
 static inline void sbp_tokener_freep_(struct json_tokener **t) {
   if (*t) json_tokener_free(*t);
 }
 static inline void sbp_reqp_(sbp_request **r) { sbp_request_free(*r); }
-#define SBP_AUTOFREE __attribute__((cleanup(sbp_freep_)))
-#define SBP_AUTOPUT __attribute__((cleanup(sbp_putp_)))
 #define SBP_AUTOTOK __attribute__((cleanup(sbp_tokener_freep_)))
 #define SBP_AUTOREQ __attribute__((cleanup(sbp_reqp_)))
-
-static inline void *sbp_steal(void *pp) {
-  void **p = pp;
-  void *v = *p;
-  *p = NULL;
-  return v;
-}
 
 /* ---- parser context -------------------------------------------------------- */
 typedef struct {
@@ -46,6 +35,8 @@ int sbp_fail_oom(sbp_pctx *c);
 #define SBP_CLIP_MAX 72
 const char *sbp_clip(const char *s, size_t len, char out[SBP_CLIP_MAX]);
 
+/* The first key of obj not in allowed (NULL-terminated), or NULL. */
+const char *sbp_unknown_field(json_object *obj, const char *const *allowed);
 /* Reject members of obj not in the NULL-terminated `allowed` list
  * (unknown_field naming the first one). `where` prefixes the message. */
 int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed);

@@ -26,6 +26,8 @@
 
 #include <json-c/json.h>
 
+#include "base64.h" /* content_b64, stdin_b64 (common/) */
+
 /* ---- error codes (stable words; the "code" of an error response) ------- */
 #define SBP_E_BAD_JSON          "bad_json"          /* line is not JSON; id is null */
 #define SBP_E_BAD_REQUEST       "bad_request"       /* missing or ill-typed field */
@@ -129,26 +131,6 @@ size_t sbp_linesplit_buffered(const sbp_linesplit *ls);
 /* The error response for SBP_LINE_TOO_LARGE: too_large, id null. */
 json_object *sbp_too_large_response(size_t max_line);
 
-/* ---- base64 (RFC 4648 section 4, standard alphabet) --------------------- */
-typedef enum {
-  SBP_B64_OK = 0,
-  SBP_B64_INVALID = -1, /* bad character, misplaced '=', bad length or non-zero pad bits */
-  SBP_B64_NOMEM = -2,
-} sbp_b64_result;
-
-/* Length of the padded encoding of n bytes (without NUL); SIZE_MAX on overflow. */
-size_t sbp_base64_encoded_len(size_t n);
-/* malloc'd, padded, NUL-terminated; *out_len (may be NULL) excludes the NUL.
- * NULL on allocation failure or overflow. */
-char *sbp_base64_encode(const void *data, size_t len, size_t *out_len);
-/* Strict decoder: no whitespace, '=' only as 1-2 trailing pad characters of a
- * length that is a multiple of 4 (unpadded input is accepted), the unused bits
- * of the last character must be zero. *out is malloc'd with one extra NUL byte
- * after *out_len bytes. On SBP_B64_INVALID, *bad_pos (may be NULL) is the
- * offset of the first offending character (len if the input is truncated). */
-sbp_b64_result sbp_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len,
-                                 size_t *bad_pos);
-
 /* ---- paths --------------------------------------------------------------- *
  * A file path must be relative, non-empty, at most SBP_MAX_PATH bytes, free of
  * NUL bytes and ".." components, with components of at most SBP_MAX_NAME bytes
@@ -179,6 +161,19 @@ typedef struct {
   uint64_t pids;         /* in [1, SBP_LIMIT_MAX_PIDS] */
   uint64_t output_bytes; /* per stream, in [1, SBP_LIMIT_MAX_OUTPUT_BYTES] */
 } sbp_step_limits;
+
+/* The one reader of a "limits" object (a request's step, a toolchain file's
+ * "compile" or "run"): only the five keys above, each a positive number
+ * within the SBP_LIMIT_MAX_* caps. v NULL: nothing set. field names the
+ * object in err ("steps[0].limits"). How overrides combine with the
+ * defaults is sbt_limits_resolve (toolchains/toolchain.h). */
+typedef enum {
+  SBP_LIMITS_OK = 0,
+  SBP_LIMITS_NOT_OBJECT = -1,    /* bad_request */
+  SBP_LIMITS_UNKNOWN_FIELD = -2, /* unknown_field */
+  SBP_LIMITS_BAD_VALUE = -3,     /* bad_limits */
+} sbp_limits_read_result;
+sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_step_limits *out, char *err, size_t n);
 
 typedef struct {
   char *path;          /* normalised (see sbp_path_normalize), unique in the job */

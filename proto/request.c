@@ -32,7 +32,7 @@ int sbp_parse_id_value(sbp_pctx *c, json_object *v, const char *field, char **ke
     size_t n;
     if (sbp_get_string(c, v, field, false, false, key, &n) != 0) return -1;
     if (n > SBP_MAX_ID_LEN) {
-      free(sbp_steal(key));
+      free(sbu_take_ptr(key));
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be at most %d bytes", field, SBP_MAX_ID_LEN);
     }
     return 0;
@@ -66,7 +66,7 @@ static int decode_line(sbp_pctx *c, const char *line, size_t len, json_object **
   SBP_AUTOTOK struct json_tokener *tok = json_tokener_new();
   if (!tok) return sbp_fail_oom(c);
   json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  SBP_AUTOPUT json_object *obj = json_tokener_parse_ex(tok, line, (int)len);
+  SBU_AUTOPUT json_object *obj = json_tokener_parse_ex(tok, line, (int)len);
   enum json_tokener_error jerr = json_tokener_get_error(tok);
   size_t end = json_tokener_get_parse_end(tok);
   if (jerr == json_tokener_continue && end == len && !all_space(line, len)) {
@@ -82,7 +82,7 @@ static int decode_line(sbp_pctx *c, const char *line, size_t len, json_object **
     return sbp_fail(c, SBP_E_BAD_JSON, "trailing characters after the JSON value at byte %zu", end);
   if (!json_object_is_type(obj, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "a request must be a JSON object");
-  *root = sbp_steal(&obj);
+  *root = sbu_take_ptr(&obj);
   return 0;
 }
 
@@ -117,7 +117,7 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
     return sbp_fail(&c, SBP_E_TOO_LARGE, "request line is %zu bytes, at most %zu are accepted", len, max);
 
   if (!line || len == 0) return sbp_fail(&c, SBP_E_BAD_JSON, "empty request line");
-  SBP_AUTOPUT json_object *root = NULL;
+  SBU_AUTOPUT json_object *root = NULL;
   if (decode_line(&c, line, len, &root) != 0) return -1;
 
   SBP_AUTOREQ sbp_request *req = calloc(1, sizeof *req);
@@ -170,7 +170,7 @@ int sbp_request_parse(const char *line, size_t len, const sbp_limits *lim, sbp_r
   case SBP_REQ_METRICS:
     break;
   }
-  *out = sbp_steal(&req);
+  *out = sbu_take_ptr(&req);
   return 0;
 }
 

@@ -29,20 +29,20 @@ static int add(json_object *obj, const char *key, json_object *val) {
 }
 
 json_object *sbp_response_new(json_object *id, const char *type) {
-  SBP_AUTOPUT json_object *r = json_object_new_object();
+  SBU_AUTOPUT json_object *r = json_object_new_object();
   if (!r) return NULL;
   /* json_object_get(NULL) is NULL, which json-c writes as null. */
   if (add(r, "id", json_object_get(id)) != 0) return NULL;
   json_object *t = json_object_new_string(type);
   if (!t || add(r, "type", t) != 0) return NULL;
-  return sbp_steal(&r);
+  return sbu_take_ptr(&r);
 }
 
 json_object *sbp_error_responsev(json_object *id, const char *code, const char *fmt, va_list ap) {
   char msg[1024];
   int n = vsnprintf(msg, sizeof msg, fmt, ap);
   if (n < 0) snprintf(msg, sizeof msg, "%s", code);
-  SBP_AUTOPUT json_object *r = sbp_response_new(id, "error");
+  SBU_AUTOPUT json_object *r = sbp_response_new(id, "error");
   if (!r) return NULL;
   json_object *e = json_object_new_object();
   if (!e || add(r, "error", e) != 0) return NULL;
@@ -50,7 +50,7 @@ json_object *sbp_error_responsev(json_object *id, const char *code, const char *
   if (!c || add(e, "code", c) != 0) return NULL;
   json_object *m = json_object_new_string(msg);
   if (!m || add(e, "message", m) != 0) return NULL;
-  return sbp_steal(&r);
+  return sbu_take_ptr(&r);
 }
 
 json_object *sbp_error_response(json_object *id, const char *code, const char *fmt, ...) {
@@ -79,13 +79,13 @@ const char *sbp_response_error_code(json_object *resp) {
 
 /* ---- exec ---------------------------------------------------------------- */
 json_object *sbp_exec_response_new(json_object *id) {
-  SBP_AUTOPUT json_object *r = sbp_response_new(id, "exec");
+  SBU_AUTOPUT json_object *r = sbp_response_new(id, "exec");
   if (!r) return NULL;
   json_object *s = json_object_new_string(SBP_STATUS_OK);
   if (!s || add(r, "status", s) != 0) return NULL;
   json_object *steps = json_object_new_array();
   if (!steps || add(r, "steps", steps) != 0) return NULL;
-  return sbp_steal(&r);
+  return sbu_take_ptr(&r);
 }
 
 static json_object *exec_steps(json_object *resp) {
@@ -99,7 +99,7 @@ static json_object *exec_steps(json_object *resp) {
 }
 
 int sbp_exec_response_add_step(json_object *resp, const char *name, json_object *result) {
-  SBP_AUTOPUT json_object *doc = result;
+  SBU_AUTOPUT json_object *doc = result;
   json_object *steps = exec_steps(resp);
   if (!steps || !json_object_is_type(doc, json_type_object)) return -1;
   if (name) {
@@ -107,7 +107,7 @@ int sbp_exec_response_add_step(json_object *resp, const char *name, json_object 
     if (!n || add(doc, "name", n) != 0) return -1;
   }
   if (json_object_array_add(steps, doc) != 0) return -1;
-  sbp_steal(&doc);
+  sbu_take_ptr(&doc);
   return 0;
 }
 

@@ -112,7 +112,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   classify(p, &cg, r);
   if (p->internal_error) snprintf(r->error, sizeof r->error, "%s", p->error);
   else if (!p->have_done && !p->killed && !cg.oom_kills) r->status = SB_INTERNAL_ERROR; /* error set by classify */
-  uint64_t end = sb_now_ns();
+  uint64_t end = sbu_now_ns();
   if (p->have_done && p->done.end_ns > p->done.start_ns)
     r->wall_time_s = (double)(p->done.end_ns - p->done.start_ns) / 1e9;
   else if (p->t_go)

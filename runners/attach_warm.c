@@ -51,7 +51,7 @@ static void *warm_thread(void *arg) {
   int n = snprintf(pid, sizeof pid, "%d", (int)getpid());
   pthread_mutex_lock(&w->mu);
   while (!w->stop) {
-    if (sb_now_ns() < w->until_ns) {
+    if (sbu_now_ns() < w->until_ns) {
       pthread_mutex_unlock(&w->mu);
       if (write(w->fd, pid, (size_t)n) < 0) { /* not allowed here after all: stop trying */
         pthread_mutex_lock(&w->mu);
@@ -88,7 +88,7 @@ void sb_attach_warm_poke(sb_attach_warm *w) {
   if (!w->usable) return;
   pthread_mutex_lock(&w->mu);
   if (!w->broken) {
-    w->until_ns = sb_now_ns() + (uint64_t)SB_WARM_IDLE_MS * 1000000ull;
+    w->until_ns = sbu_now_ns() + (uint64_t)SB_WARM_IDLE_MS * 1000000ull;
     /* started on the first job, so that a runtime that never runs one
      * (a client, a test) never has a second thread */
     if (!w->started && pthread_create(&w->thread, NULL, warm_thread, w) == 0) w->started = true;
@@ -106,6 +106,6 @@ void sb_attach_warm_fini(sb_attach_warm *w) {
   if (w->started) pthread_join(w->thread, NULL);
   pthread_cond_destroy(&w->cv);
   pthread_mutex_destroy(&w->mu);
-  sb_closep(&w->fd);
+  sbu_closep(&w->fd);
   w->usable = false;
 }

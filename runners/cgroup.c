@@ -52,7 +52,7 @@ static bool has_token(const char *list, const char *tok) {
 
 /* Our own path in a hierarchy, from /proc/self/cgroup. */
 static int own_path(const char *controller, char own[PATH_MAX]) {
-  FILE *f = fopen("/proc/self/cgroup", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/cgroup", "re");
   if (!f) return -errno;
   char line[4096];
   int rc = -ENOENT;
@@ -69,12 +69,11 @@ static int own_path(const char *controller, char own[PATH_MAX]) {
     rc = 0;
     break;
   }
-  fclose(f);
   return rc;
 }
 
 int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH_MAX]) {
-  FILE *f = fopen("/proc/self/mountinfo", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/mountinfo", "re");
   if (!f) return -errno;
   char line[4096];
   int rc = -ENOENT;
@@ -93,7 +92,6 @@ int sb_cg_find_mount(const char *controller, char mount[PATH_MAX], char own[PATH
     rc = 0;
     break;
   }
-  fclose(f);
   if (rc) return rc;
   rc = own_path(controller, own);
   if (rc) return rc;
@@ -167,11 +165,10 @@ int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path,
                          char err[SB_ERR_MAX]) {
   /* The parent's flock: no other instance judges ours between mkdir and
    * flock. Where it cannot be taken, judge and create without it. */
-  int pfd = sb_lock_dir(parent, true);
+  SBU_AUTOCLOSE int pfd = sb_lock_dir(parent, true); /* held until we return */
   sb_cg_remove_stale(parent, lock_dir);
   int rc = mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
   int fd = rc < 0 ? rc : sb_lock_dir(path, false);
-  if (pfd >= 0) close(pfd);
   if (rc < 0 || fd < 0) {
     sb_err(err, "cannot %s %s: %s", rc < 0 ? "create" : "lock", path, strerror(rc < 0 ? -rc : -fd));
     return rc < 0 ? rc : fd;
@@ -181,7 +178,7 @@ int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path,
 }
 
 static void unlock_instance(sb_cg_backend *b) {
-  for (int i = 0; i < b->n_inst_fd; i++) close(b->inst_fd[i]);
+  for (int i = 0; i < b->n_inst_fd; i++) sbu_closep(&b->inst_fd[i]);
   b->n_inst_fd = 0;
 }
 

@@ -134,9 +134,9 @@ static int put(const sb_cg_slot *s, int f, const char *val) {
 }
 
 static void slot_close_fds(sb_cg_slot *s) {
-  for (int i = 0; i < SB_SLOT_NFD; i++) sb_closep(&s->fd[i]);
-  sb_closep(&s->dirs.v2_fd);
-  sb_closep(&s->fence_fd);
+  for (int i = 0; i < SB_SLOT_NFD; i++) sbu_closep(&s->fd[i]);
+  sbu_closep(&s->dirs.v2_fd);
+  sbu_closep(&s->fence_fd);
 }
 
 /* First job of the slot: the directories (claimed like a job's, so a
@@ -176,7 +176,7 @@ static bool fence_passed(sb_cg_slot *s) {
   do n = poll(&pfd, 1, FENCE_WAIT_MS);
   while (n < 0 && errno == EINTR);
   if (n <= 0) return false;
-  sb_closep(&s->fence_fd);
+  sbu_closep(&s->fence_fd);
   return true;
 }
 
@@ -185,7 +185,7 @@ void sb_cg_slot_fence(sb_runtime *rt, int index) {
   if (index < 0 || index >= b->n_slots || !b->slots[index] || !b->slots[index]->created) return;
   sb_cg_slot *s = b->slots[index];
   int p[2];
-  sb_closep(&s->fence_fd);
+  sbu_closep(&s->fence_fd);
   if (pipe2(p, O_CLOEXEC) < 0) {
     s->broken = true; /* cannot know when the teardown ends: never reuse */
     return;

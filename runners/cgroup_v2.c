@@ -174,14 +174,12 @@ void sb_cg2_job_reset_peak(const sb_cg_backend *b, sb_cg_job *j) {
   if (!b->v2_memory || j->v2_peak_fd >= 0) return;
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/memory.peak", j->v2);
-  int fd = open(path, O_RDWR | O_CLOEXEC);
-  if (fd < 0) return;
-  if (write(fd, "reset\n", 6) == 6) j->v2_peak_fd = fd;
-  else close(fd); /* before 6.12 memory.peak is read-only */
+  SBU_AUTOCLOSE int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd >= 0 && write(fd, "reset\n", 6) == 6) j->v2_peak_fd = sbu_take_fd(&fd); /* else closed: read-only before 6.12 */
 }
 
 void sb_cg2_job_destroy(sb_cg_job *j) {
-  sb_closep(&j->v2_peak_fd);
-  sb_closep(&j->v2_fd);
+  sbu_closep(&j->v2_peak_fd);
+  sbu_closep(&j->v2_fd);
   if (j->v2[0]) sb_cg_rmdir_retry(j->v2);
 }

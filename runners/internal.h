@@ -6,6 +6,8 @@
 #ifndef SURGEBOX_RUNNERS_INTERNAL_H
 #define SURGEBOX_RUNNERS_INTERNAL_H
 
+#include "cleanup.h"
+#include "clock.h"
 #include "sandbox.h"
 
 #include <limits.h>
@@ -35,16 +37,14 @@ void sb_attach_warm_fini(sb_attach_warm *w);
 
 /* ---- util.c (parent and child) ---- */
 void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-uint64_t sb_now_ns(void);          /* CLOCK_MONOTONIC */
+/* the one monotonic clock is common/clock.h's sbu_now_ns; child.c (changed on
+ * another branch) still says sb_now_ns */
+#define sb_now_ns sbu_now_ns
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
-static inline void sb_closep(int *fd) {
-  if (*fd >= 0) {
-    close(*fd);
-    *fd = -1;
-  }
-}
-#define sb_cleanup_fd __attribute__((cleanup(sb_closep)))
+/* common/cleanup.h's sbu_closep (close, leave -1); pool.c (changed on
+ * another branch) still says sb_closep */
+#define sb_closep sbu_closep
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
 typedef struct sb_cg_slot sb_cg_slot;
@@ -231,10 +231,6 @@ static inline unsigned long long sb_tmpfs_inodes(uint64_t size_mib) {
 bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
-/* SHA-256 of the bytes as 64 lowercase hex digits. */
-void sb_sha256_hex(const unsigned char *data, size_t len, char out[65]);
-/* RFC 4648 base64 with padding, NUL-terminated; NULL when out of memory. */
-char *sb_base64(const unsigned char *data, size_t len);
 
 /* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
 enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };

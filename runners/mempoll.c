@@ -97,9 +97,10 @@ static bool tmpfs_used(pid_t init, const char *dir, uint64_t *bytes) {
  * caller's capabilities, so one of our own file mappings tells (only those
  * have an entry: the first line may be anonymous, e.g. ASan's shadow). */
 static bool can_follow_map_files(void) {
-  char *line = NULL, path[128];
+  SBU_AUTOFREE char *line = NULL;
+  char path[128];
   size_t cap = 0;
-  FILE *f = fopen("/proc/self/maps", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/maps", "re");
   if (!f) return false;
   bool ok = false;
   unsigned long a, b, ino;
@@ -110,8 +111,6 @@ static bool can_follow_map_files(void) {
     ok = stat(path, &st) == 0;
     break;
   }
-  free(line);
-  fclose(f);
   return ok;
 }
 
@@ -122,11 +121,12 @@ void sb_mempoll_start(sb_proc *p) {
   if (!m->active) return;
   /* Every memfd, MAP_SHARED anonymous mapping and SysV segment lives on the
    * kernel's one internal shm mount: a memfd of ours tells its device. */
-  int fd = memfd_create("surgebox-mempoll", MFD_CLOEXEC);
-  struct stat st;
-  m->shm_dev_known = fd >= 0 && fstat(fd, &st) == 0;
-  if (m->shm_dev_known) m->shm_dev = st.st_dev;
-  if (fd >= 0) close(fd);
+  {
+    SBU_AUTOCLOSE int fd = memfd_create("surgebox-mempoll", MFD_CLOEXEC);
+    struct stat st;
+    m->shm_dev_known = fd >= 0 && fstat(fd, &st) == 0;
+    if (m->shm_dev_known) m->shm_dev = st.st_dev;
+  }
   m->see_maps = m->shm_dev_known && can_follow_map_files();
   for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
     /* Unprivileged, /app is a host directory: not memory (and a host
@@ -242,10 +242,10 @@ static void scan_fds(tree *t, pid_t pid) {
 static void scan_maps(tree *t, pid_t pid) {
   char path[96];
   snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-  FILE *f = fopen(path, "re");
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
   if (!f) return;
   unsigned maj = major(t->m->shm_dev), min = minor(t->m->shm_dev);
-  char *line = NULL;
+  SBU_AUTOFREE char *line = NULL;
   size_t cap = 0;
   while (!t->incomplete && getline(&line, &cap, f) > 0) {
     unsigned long a, b, ino;
@@ -263,8 +263,6 @@ static void scan_maps(tree *t, pid_t pid) {
     snprintf(path, sizeof path, "/proc/%d/map_files/%lx-%lx", (int)pid, a, b);
     if (stat(path, &st) == 0) add_obj_stat(t, &st);
   }
-  free(line);
-  fclose(f);
 }
 
 static int by_ino(const void *a, const void *b) {
@@ -344,7 +342,7 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
   free(t.buf);
   m->last_bytes = total;
   if (total > m->peak_bytes) m->peak_bytes = total;
-  uint64_t cost = sb_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
+  uint64_t cost = sbu_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
   m->next_ns = now + (cost * COST_FACTOR > gap ? cost * COST_FACTOR : gap);
   return t.incomplete || total > limit;
 }

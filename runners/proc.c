@@ -30,25 +30,21 @@ void sb_spec_init(sb_spec *s) {
 }
 
 static int memfd_with(const void *data, size_t len) {
-  int fd = memfd_create("surgebox-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  SBU_AUTOCLOSE int fd = memfd_create("surgebox-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -errno;
   const unsigned char *p = data;
   size_t left = len;
   while (left) {
     ssize_t n = write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      return -e;
-    }
+    if (n < 0) return -errno;
     p += n;
     left -= (size_t)n;
   }
   lseek(fd, 0, SEEK_SET);
   /* The program reads a regular (seekable) file, as with SURGE's "< input". */
   fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  return fd;
+  return sbu_take_fd(&fd);
 }
 
 static int open_stdin(const sb_spec *spec) {
@@ -99,10 +95,10 @@ void sb_proc_free(sb_proc *p) {
     sb_pool_defer_close(p->rt, p->job_ns_fd);
     sb_cg_slot_fence(p->rt, p->cg.slot_index); /* its tmpfs pages are charged to the slot until then */
   }
-  sb_closep(&p->pidfd);
-  sb_closep(&p->ctl_fd);
-  sb_closep(&p->out_fd);
-  sb_closep(&p->err_fd);
+  sbu_closep(&p->pidfd);
+  sbu_closep(&p->ctl_fd);
+  sbu_closep(&p->out_fd);
+  sbu_closep(&p->err_fd);
   sb_seccomp_free(&p->own_filter);
   free_strv(p->argv);
   free_strv(p->envp);
@@ -209,7 +205,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   p->limits = spec->limits;
   p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = -1;
   p->cg.slot_index = -1;
-  p->t_start = sb_now_ns();
+  p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   int rc = copy_spec_strings(p, spec);
   if (rc) sb_err(err, "out of memory");
@@ -371,7 +367,7 @@ static void go(sb_proc *p) {
   if (p->pooled) p->job_ns_fd = sb_pool_job_ns(p->pidfd, p->pid); /* torn down later, on the pool's thread */
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
-  p->t_go = sb_now_ns(); /* before the send: the program may start at once */
+  p->t_go = sbu_now_ns(); /* before the send: the program may start at once */
   if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
     internal_error(p, "sandbox init vanished before GO");
     return;
@@ -388,7 +384,7 @@ void sb_proc_on_control(sb_proc *p) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) { /* EOF: the init is gone */
-      sb_closep(&p->ctl_fd);
+      sbu_closep(&p->ctl_fd);
       return;
     }
     if (n != (ssize_t)sizeof m) continue;
@@ -410,7 +406,7 @@ void sb_proc_on_output(sb_proc *p, int fd) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {
-      sb_closep(slot);
+      sbu_closep(slot);
       return;
     }
     if (sb_buf_append(b, chunk, (size_t)n, p->limits.output_bytes) && !p->killed) sb_proc_kill(p, "output");
@@ -433,7 +429,7 @@ void sb_proc_on_exit(sb_proc *p) {
 
 int sb_proc_tick(sb_proc *p) {
   if (p->reaped) return -1;
-  uint64_t now = sb_now_ns();
+  uint64_t now = sbu_now_ns();
   if (p->phase == PHASE_SETUP) {
     if (now >= p->setup_deadline) {
       internal_error(p, "sandbox set-up timed out");

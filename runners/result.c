@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
+#include "sha256.h"
+
 const char *sb_status_name(sb_status s) {
   switch (s) {
   case SB_OK: return "ok";
@@ -43,21 +46,19 @@ static json_object *seconds(double s) {
 static void add_stream(json_object *o, const char *name, const sb_buf *b, bool want_b64) {
   bool lossy = false;
   const unsigned char *data = b->data ? b->data : (const unsigned char *)"";
-  char *text = sb_utf8_sanitize(data, b->len, &lossy);
-  char key[32], hex[65];
+  SBU_AUTOFREE char *text = sb_utf8_sanitize(data, b->len, &lossy);
+  char key[32], hex[SBU_SHA256_HEX];
   json_object_object_add(o, name, json_object_new_string(text ? text : ""));
-  free(text);
   snprintf(key, sizeof key, "%s_lossy", name);
   json_object_object_add(o, key, json_object_new_boolean(lossy));
-  sb_sha256_hex(data, b->len, hex);
+  sbu_sha256_hex(data, b->len, hex);
   snprintf(key, sizeof key, "%s_sha256", name);
   json_object_object_add(o, key, json_object_new_string(hex));
   if (lossy || want_b64) {
-    char *b64 = sb_base64(data, b->len);
+    SBU_AUTOFREE char *b64 = sbu_base64_encode(data, b->len, NULL);
     snprintf(key, sizeof key, "%s_b64", name);
     /* out of memory: null, and the hash still says what the bytes were */
     json_object_object_add(o, key, b64 ? json_object_new_string(b64) : NULL);
-    free(b64);
   }
   snprintf(key, sizeof key, "%s_truncated", name);
   json_object_object_add(o, key, json_object_new_boolean(b->truncated));

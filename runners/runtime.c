@@ -45,14 +45,10 @@ static void default_state_dir(char out[PATH_MAX]) {
 }
 
 int sb_lock_dir(const char *dir, bool wait) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  SBU_AUTOCLOSE int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return -errno;
-  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
-    int e = errno;
-    close(fd);
-    return -e;
-  }
-  return fd;
+  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) return -errno;
+  return sbu_take_fd(&fd);
 }
 
 /* "...-x<hex>": a name whose directory carries its own lock. */
@@ -62,17 +58,13 @@ bool sb_instance_is_stale(const char *parent, const char *name, const char *lock
   char path[PATH_MAX];
   if (locks_itself(name)) {
     if (snprintf(path, sizeof path, "%s/%s", parent, name) >= (int)sizeof path) return false;
-    int fd = sb_lock_dir(path, false);
-    if (fd < 0) return false; /* held (alive), or not a directory we can judge */
-    close(fd); /* releases the probe lock */
-    return true;
+    SBU_AUTOCLOSE int fd = sb_lock_dir(path, false); /* the close releases the probe lock */
+    return fd >= 0; /* else held (alive), or not a directory we can judge */
   }
   if (snprintf(path, sizeof path, "%s/%s.lock", lock_dir, name) >= (int)sizeof path) return false;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  SBU_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false; /* no lock file: not ours to judge */
-  bool stale = flock(fd, LOCK_EX | LOCK_NB) == 0;
-  close(fd);
-  return stale;
+  return flock(fd, LOCK_EX | LOCK_NB) == 0;
 }
 
 /* State of runtimes that died without cleaning up (caller holds the state
@@ -120,14 +112,13 @@ static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   snprintf(rt->name, sizeof rt->name, SB_INSTANCE_PREFIX "%d-%llu-x%016llx", (int)getpid(),
            (unsigned long long)ns.st_ino, (unsigned long long)rnd);
   snprintf(rt->instance, sizeof rt->instance, "%s/%s", rt->state_dir, rt->name);
-  int parent = sb_lock_dir(rt->state_dir, true);
+  SBU_AUTOCLOSE int parent = sb_lock_dir(rt->state_dir, true); /* held until we return */
   if (parent < 0) {
     sb_err(err, "cannot lock %s: %s", rt->state_dir, strerror(-parent));
     return parent;
   }
   rc = mkdir(rt->instance, 0755) < 0 ? -errno : sb_lock_dir(rt->instance, false);
   if (rc < 0 && rc != -EEXIST) rmdir(rt->instance);
-  close(parent);
   if (rc < 0) {
     sb_err(err, "cannot create and lock %s: %s", rt->instance, strerror(-rc));
     rt->instance[0] = '\0';
@@ -200,10 +191,9 @@ static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
 
 static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
   int rc;
-  int parent = sb_lock_dir(rt->state_dir, true);
-  if (parent >= 0) {
-    remove_stale_instances(rt->state_dir);
-    close(parent);
+  {
+    SBU_AUTOCLOSE int parent = sb_lock_dir(rt->state_dir, true); /* held while the stale ones go */
+    if (parent >= 0) remove_stale_instances(rt->state_dir);
   }
   char jobs[PATH_MAX];
   snprintf(rt->newroot, sizeof rt->newroot, "%s/root", rt->instance);
@@ -222,12 +212,11 @@ static int create_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
     sb_err(err, "mount tmpfs on %s: %s", jobs, strerror(errno));
     return -errno;
   }
-  int fd = open(rt->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0000);
+  SBU_AUTOCLOSE int fd = open(rt->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0000);
   if (fd < 0) {
     sb_err(err, "cannot create %s: %s", rt->empty_file, strerror(errno));
     return -errno;
   }
-  close(fd);
   return 0;
 }
 
@@ -314,7 +303,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
   sb_pool_fini(rt);
-  for (int i = 0; i < rt->n_netns; i++) close(rt->netns_fds[i]);
+  for (int i = 0; i < rt->n_netns; i++) sbu_closep(&rt->netns_fds[i]);
   free(rt->netns_fds);
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
@@ -326,7 +315,7 @@ void sb_runtime_close(sb_runtime *rt) {
     umount2(jobs, MNT_DETACH);
     sb_rm_rf(rt->instance);
   }
-  if (rt->lock_fd >= 0) close(rt->lock_fd); /* after the directory is gone */
+  sbu_closep(&rt->lock_fd); /* after the directory is gone */
   free(rt);
 }
 

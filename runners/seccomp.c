@@ -89,7 +89,7 @@ static int add_conditional_rules(scmp_filter_ctx ctx, const char *const *allow, 
 
 static int export_bpf(scmp_filter_ctx ctx, sb_bpf *out, char err[SB_ERR_MAX]) {
   /* libseccomp 2.5 exports only to an fd: go through a memfd. */
-  int fd = memfd_create("surgebox-bpf", MFD_CLOEXEC);
+  SBU_AUTOCLOSE int fd = memfd_create("surgebox-bpf", MFD_CLOEXEC);
   if (fd < 0) {
     sb_err(err, "seccomp: memfd_create: %s", strerror(errno));
     return -errno;
@@ -98,18 +98,15 @@ static int export_bpf(scmp_filter_ctx ctx, sb_bpf *out, char err[SB_ERR_MAX]) {
   off_t len = rc == 0 ? lseek(fd, 0, SEEK_END) : -1;
   if (rc < 0 || len <= 0 || len % (off_t)sizeof(struct sock_filter) != 0 ||
       len / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
-    close(fd);
     sb_err(err, "seccomp: cannot export the filter (%s)", rc < 0 ? strerror(-rc) : "bad size");
     return -EINVAL;
   }
   out->insns = malloc((size_t)len);
   if (!out->insns) {
-    close(fd);
     sb_err(err, "seccomp: out of memory");
     return -ENOMEM;
   }
   ssize_t n = pread(fd, out->insns, (size_t)len, 0);
-  close(fd);
   if (n != len) {
     free(out->insns);
     out->insns = NULL;

@@ -32,7 +32,7 @@ struct sb_uid_lease {
 /* "name:x:ID:..." (passwd, group) or "name:FIRST:COUNT" (subuid, subgid):
  * the first line whose ids meet [first, first+count), described in what. */
 static bool file_collides(const char *path, bool sub, uint64_t first, uint64_t count, char *what, size_t cap) {
-  FILE *f = fopen(path, "re");
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
   if (!f) return false; /* absent: nothing allocated there */
   char line[1024];
   bool hit = false;
@@ -57,7 +57,6 @@ static bool file_collides(const char *path, bool sub, uint64_t first, uint64_t c
         snprintf(what, cap, "%s: %s has id %llu", path, fields[0], lo);
     }
   }
-  fclose(f);
   return hit;
 }
 
@@ -100,7 +99,7 @@ int sb_uid_range_check(uid_t first, uint32_t count, const char *etc, char err[SB
 
 int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
   *out = NULL;
-  sb_uid_lease *l = calloc(1, sizeof *l);
+  SBU_AUTOFREE sb_uid_lease *l = calloc(1, sizeof *l);
   if (!l) {
     sb_err(err, "out of memory");
     return -ENOMEM;
@@ -110,7 +109,7 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
   if (rt->userns) {
     l->uid = rt->opts.sandbox_uid;
     rt->uids_in_use++;
-    *out = l;
+    *out = sbu_take_ptr(&l);
     return 0;
   }
   uint32_t count = rt->opts.uid_count;
@@ -120,27 +119,24 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
     uid_t uid = rt->opts.uid_first + (rt->uid_next++ % count);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%u.lock", rt->uid_dir, (unsigned)uid);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    SBU_AUTOCLOSE int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600); /* closed unless kept */
     if (fd < 0) {
       int e = errno;
       sb_err(err, "cannot open %s: %s", path, strerror(e));
-      free(l);
       return -e;
     }
     struct stat by_fd, by_path;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &by_fd) == 0 && stat(path, &by_path) == 0 &&
         by_fd.st_ino == by_path.st_ino && by_fd.st_dev == by_path.st_dev) {
       l->uid = uid;
-      l->fd = fd;
+      l->fd = sbu_take_fd(&fd);
       rt->uids_in_use++;
-      *out = l;
+      *out = sbu_take_ptr(&l);
       return 0;
     }
-    close(fd);
   }
   sb_err(err, "all %u sandbox uids (%u-%u) are in use", (unsigned)count, (unsigned)rt->opts.uid_first,
          (unsigned)(rt->opts.uid_first + count - 1));
-  free(l);
   return -EAGAIN;
 }
 
@@ -154,7 +150,7 @@ void sb_uid_release(sb_uid_lease *l) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%u.lock", l->rt->uid_dir, (unsigned)l->uid);
     unlink(path); /* still holding the lock: see the top of this file */
-    close(l->fd); /* drops the flock */
+    sbu_closep(&l->fd); /* drops the flock */
   }
   free(l);
 }

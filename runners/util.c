@@ -18,12 +18,6 @@ void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) {
   va_end(ap);
 }
 
-uint64_t sb_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int sb_write_file(const char *path, const char *text) {
   int fd = open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return -errno;

@@ -109,31 +109,24 @@ static int copy_entry(const char *path, const struct stat *st, int flag, struct 
     return sb_wsfs_symlink(copy_ws, rel, target, copy_err) < 0 ? -1 : 0;
   }
   if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0; /* sockets, fifos, devices: skipped */
-  int in = open(path, O_RDONLY | O_CLOEXEC);
+  SBU_AUTOCLOSE int in = open(path, O_RDONLY | O_CLOEXEC);
   if (in < 0) {
     sb_err(copy_err, "open %s: %s", path, strerror(errno));
     return -1;
   }
-  int outfd = sb_wsfs_create(copy_ws, rel, copy_err);
-  if (outfd < 0) {
-    close(in);
-    return -1;
-  }
+  SBU_AUTOCLOSE int outfd = sb_wsfs_create(copy_ws, rel, copy_err);
+  if (outfd < 0) return -1;
   off_t left = st->st_size;
   while (left > 0) {
     ssize_t n = sendfile(outfd, in, NULL, (size_t)left); /* copy_file_range refuses cross-fs copies */
     if (n <= 0) {
       if (n < 0) sb_err(copy_err, "copy %s: %s", path, strerror(errno));
       else sb_err(copy_err, "copy %s: file shrank", path);
-      close(in);
-      close(outfd);
       return -1;
     }
     left -= n;
   }
   sb_wsfs_own(copy_ws, outfd, st->st_mode);
-  close(in);
-  close(outfd);
   return 0;
 }
 
@@ -155,7 +148,7 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
 
 void sb_workspace_destroy(sb_workspace *ws) {
   if (!ws) return;
-  if (ws->dirfd >= 0) close(ws->dirfd);
+  sbu_closep(&ws->dirfd);
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   /* Unmounted, the mountpoint is an empty directory of ours: one rmdir
    * (it never follows a symlink). Anything else left there (no tmpfs, or

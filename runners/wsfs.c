@@ -31,7 +31,7 @@
 static int open_compat(int dirfd, const char *rel, int flags, mode_t mode) {
   struct stat root, st;
   if (fstat(dirfd, &root) < 0) return -errno;
-  int cur = dup(dirfd);
+  SBU_AUTOCLOSE int cur = dup(dirfd);
   if (cur < 0) return -errno;
   const char *s = rel;
   for (;;) {
@@ -42,29 +42,20 @@ static int open_compat(int dirfd, const char *rel, int flags, mode_t mode) {
     bool last = *next == '\0';
     char comp[NAME_MAX + 1];
     size_t n = (size_t)(e - s);
-    if (n > NAME_MAX) {
-      close(cur);
-      return -ENAMETOOLONG;
-    }
+    if (n > NAME_MAX) return -ENAMETOOLONG;
     memcpy(comp, n ? s : ".", n ? n : 1);
     comp[n ? n : 1] = '\0';
-    if (strcmp(comp, "..") == 0) {
-      close(cur);
-      return -EXDEV;
-    }
-    int fd = last ? openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-                  : openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (strcmp(comp, "..") == 0) return -EXDEV;
+    SBU_AUTOCLOSE int fd = last ? openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+                                : openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int e2 = errno;
     if (fd < 0 && e2 == ENOTDIR && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
       e2 = ELOOP; /* as openat2 says it */
-    close(cur);
     if (fd < 0) return -e2;
-    if (fstat(fd, &st) < 0 || st.st_dev != root.st_dev) {
-      close(fd);
-      return -EXDEV;
-    }
-    if (last) return fd;
-    cur = fd;
+    if (fstat(fd, &st) < 0 || st.st_dev != root.st_dev) return -EXDEV;
+    if (last) return sbu_take_fd(&fd);
+    sbu_closep(&cur); /* one level down */
+    cur = sbu_take_fd(&fd);
     s = next;
   }
 }
@@ -100,16 +91,13 @@ static void own_fd(const sb_workspace *ws, int fd, mode_t mode) {
 /* The directory holding rel's last component, created (0755, the sandbox
  * uid's) where missing; *leaf points into rel. An fd, or -errno. */
 static int open_parent(sb_workspace *ws, const char *rel, const char **leaf) {
-  int cur = dup(ws->dirfd);
+  SBU_AUTOCLOSE int cur = dup(ws->dirfd);
   if (cur < 0) return -errno;
   const char *s = rel;
   for (const char *e; (e = strchr(s, '/')); s = e + 1) {
     char comp[NAME_MAX + 1];
     size_t n = (size_t)(e - s);
-    if (n == 0 || n > NAME_MAX) {
-      close(cur);
-      return -EINVAL;
-    }
+    if (n == 0 || n > NAME_MAX) return -EINVAL;
     memcpy(comp, s, n);
     comp[n] = '\0';
     int next = sb_wsfs_open(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
@@ -117,12 +105,12 @@ static int open_parent(sb_workspace *ws, const char *rel, const char **leaf) {
       next = sb_wsfs_open(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
       if (next >= 0) own_fd(ws, next, 0755);
     }
-    close(cur);
     if (next < 0) return next;
+    sbu_closep(&cur); /* one level down */
     cur = next;
   }
   *leaf = s;
-  return cur;
+  return sbu_take_fd(&cur);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len) {
@@ -138,7 +126,7 @@ static int write_all(int fd, const unsigned char *p, size_t len) {
 
 int sb_wsfs_create(sb_workspace *ws, const char *rel, char err[SB_ERR_MAX]) {
   const char *leaf = NULL;
-  int dir = open_parent(ws, rel, &leaf);
+  SBU_AUTOCLOSE int dir = open_parent(ws, rel, &leaf);
   if (dir < 0) {
     sb_err(err, "directory for %s: %s", rel, strerror(-dir));
     return dir;
@@ -147,12 +135,10 @@ int sb_wsfs_create(sb_workspace *ws, const char *rel, char err[SB_ERR_MAX]) {
    * O_CREAT|O_EXCL|O_NOFOLLOW then makes a fresh inode or fails. */
   if (unlinkat(dir, leaf, 0) < 0 && errno != ENOENT) {
     int e = errno;
-    close(dir);
     sb_err(err, "replace %s: %s", rel, strerror(e));
     return -e;
   }
   int fd = sb_wsfs_open(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-  close(dir);
   if (fd < 0) sb_err(err, "create %s: %s", rel, strerror(-fd));
   return fd;
 }
@@ -161,29 +147,25 @@ void sb_wsfs_own(const sb_workspace *ws, int fd, mode_t mode) { own_fd(ws, fd, m
 
 int sb_wsfs_write(sb_workspace *ws, const char *rel, const void *data, size_t len, mode_t mode,
                   char err[SB_ERR_MAX]) {
-  int fd = sb_wsfs_create(ws, rel, err);
+  SBU_AUTOCLOSE int fd = sb_wsfs_create(ws, rel, err);
   if (fd < 0) return fd;
   int rc = write_all(fd, data, len);
   if (rc < 0) sb_err(err, "write %s: %s", rel, strerror(-rc));
   else own_fd(ws, fd, mode);
-  close(fd);
   return rc;
 }
 
 int sb_wsfs_symlink(sb_workspace *ws, const char *rel, const char *target, char err[SB_ERR_MAX]) {
   const char *leaf = NULL;
-  int dir = open_parent(ws, rel, &leaf);
+  SBU_AUTOCLOSE int dir = open_parent(ws, rel, &leaf);
   if (dir < 0 || symlinkat(target, dir, leaf) < 0) {
     int e = dir < 0 ? -dir : errno;
-    if (dir >= 0) close(dir);
     sb_err(err, "symlink %s: %s", rel, strerror(e));
     return -e;
   }
-  int fd = openat(dir, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  SBU_AUTOCLOSE int fd = openat(dir, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0 && !ws->rt->userns && fchownat(fd, "", ws->uid, ws->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
   }
-  if (fd >= 0) close(fd);
-  close(dir);
   return 0;
 }
 
@@ -191,13 +173,12 @@ int sb_wsfs_mkdir(sb_workspace *ws, const char *rel, mode_t mode, char err[SB_ER
   char tmp[PATH_MAX];
   if (snprintf(tmp, sizeof tmp, "%s/", rel) >= (int)sizeof tmp) return -ENAMETOOLONG;
   const char *leaf = NULL;
-  int dir = open_parent(ws, tmp, &leaf); /* the trailing slash: rel itself is a parent */
+  SBU_AUTOCLOSE int dir = open_parent(ws, tmp, &leaf); /* the trailing slash: rel itself is a parent */
   if (dir < 0) {
     sb_err(err, "mkdir %s: %s", rel, strerror(-dir));
     return dir;
   }
   own_fd(ws, dir, mode);
-  close(dir);
   return 0;
 }
 
@@ -218,7 +199,7 @@ static int read_regular(int fd, const char *rel, size_t max_bytes, unsigned char
     return -EFBIG;
   }
   size_t cap = (size_t)st.st_size, got = 0;
-  unsigned char *buf = malloc(cap + 1);
+  SBU_AUTOFREE unsigned char *buf = malloc(cap + 1);
   if (!buf) {
     sb_err(err, "out of memory");
     return -ENOMEM;
@@ -228,19 +209,17 @@ static int read_regular(int fd, const char *rel, size_t max_bytes, unsigned char
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int e = errno;
-      free(buf);
       sb_err(err, "read %s: %s", rel, strerror(e));
       return -e;
     }
     if (n == 0) break;
     got += (size_t)n;
     if (got > cap) {
-      free(buf);
       sb_err(err, "%s: changed while read", rel);
       return -EAGAIN;
     }
   }
-  *data = buf;
+  *data = sbu_take_ptr(&buf);
   *len = got;
   if (mode) *mode = st.st_mode & 0777;
   return 0;
@@ -250,16 +229,14 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
                     char err[SB_ERR_MAX]) {
   *data = NULL;
   *len = 0;
-  int fd = sb_wsfs_open(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+  SBU_AUTOCLOSE int fd = sb_wsfs_open(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
   if (fd < 0) {
     if (fd == -ELOOP) sb_err(err, "%s: a symbolic link on the way (not followed)", rel);
     else if (fd == -EXDEV) sb_err(err, "%s: outside the workspace", rel);
     else sb_err(err, "%s: %s", rel, strerror(-fd));
     return fd;
   }
-  int rc = read_regular(fd, rel, max_bytes, data, len, mode, err);
-  close(fd);
-  return rc;
+  return read_regular(fd, rel, max_bytes, data, len, mode, err);
 }
 
 int sb_workspace_read_at(int dirfd, const char *name, size_t max_bytes, unsigned char **data, size_t *len,
@@ -342,15 +319,14 @@ static int walk_dir(walker *w, int dfd, size_t rel_len, int depth) {
 int sb_workspace_walk(sb_workspace *ws, sb_workspace_visit fn, void *ud, char err[SB_ERR_MAX]) {
   walker w = {.fn = fn, .ud = ud, .err = err};
   struct stat st;
-  int fd = sb_wsfs_open(ws->dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
+  SBU_AUTOCLOSE int fd = sb_wsfs_open(ws->dirfd, ".", O_RDONLY | O_DIRECTORY, 0);
   if (fd < 0 || fstat(fd, &st) < 0) {
     int e = fd < 0 ? -fd : errno;
-    if (fd >= 0) close(fd);
     sb_err(err, "workspace: %s", strerror(e));
     return -e;
   }
   w.dev = st.st_dev;
-  return walk_dir(&w, fd, 0, 0);
+  return walk_dir(&w, sbu_take_fd(&fd), 0, 0); /* walk_dir consumes it */
 }
 
 /* ---- removal ---- */
@@ -360,13 +336,11 @@ int sb_workspace_walk(sb_workspace *ws, sb_workspace_visit fn, void *ud, char er
 static int open_for_removal(int parent, const char *name) {
   int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 && errno == EACCES) {
-    int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    SBU_AUTOCLOSE int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (p < 0) return -errno;
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
-    int rc = chmod(proc, 0700);
-    close(p);
-    if (rc < 0) return -EACCES;
+    if (chmod(proc, 0700) < 0) return -EACCES;
     fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   }
   if (fd < 0) return -errno;
@@ -428,13 +402,12 @@ static int empty_dir(int dfd, int top, dev_t dev, int depth) {
 }
 
 int sb_rm_rf(const char *path) {
-  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  SBU_AUTOCLOSE int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 && errno == EACCES) { /* a mode-000 top directory of our own */
-    int p = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    SBU_AUTOCLOSE int p = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
     if (p >= 0 && chmod(proc, 0700) == 0) fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (p >= 0) close(p);
   }
   if (fd < 0) {
     if (errno == ENOENT) return 0;
@@ -442,12 +415,9 @@ int sb_rm_rf(const char *path) {
     return -errno;
   }
   struct stat st;
-  if (fstat(fd, &st) < 0) {
-    close(fd);
-    return -errno;
-  }
+  if (fstat(fd, &st) < 0) return -errno;
   if (geteuid() != 0 && (st.st_mode & 0700) != 0700) fchmod(fd, st.st_mode | 0700);
-  empty_dir(fd, -1, st.st_dev, 0);
+  empty_dir(sbu_take_fd(&fd), -1, st.st_dev, 0); /* consumes it */
   if (rmdir(path) < 0 && errno != ENOENT) return -errno;
   return 0;
 }

@@ -57,19 +57,19 @@ static int strv_from(ctx *c, const char *key, json_object *v, char ***out) {
   return a ? 0 : bad(c, key, "out of memory");
 }
 
-static int get_limits(ctx *c, json_object *obj, sbt_limits *l) {
-  memset(l, 0, sizeof *l);
-  if (!obj) return 0;
-  json_object *v;
-  if (json_object_object_get_ex(obj, "time_s", &v)) l->has_time_s = true, l->time_s = json_object_get_double(v);
-  if (json_object_object_get_ex(obj, "cpu_time_s", &v))
-    l->has_cpu_time_s = true, l->cpu_time_s = json_object_get_double(v);
-  if (json_object_object_get_ex(obj, "memory_mib", &v))
-    l->has_memory_mib = true, l->memory_mib = (uint64_t)json_object_get_int64(v);
-  if (json_object_object_get_ex(obj, "pids", &v)) l->has_pids = true, l->pids = (uint64_t)json_object_get_int64(v);
-  if ((l->has_time_s && !(l->time_s > 0)) || (l->has_cpu_time_s && !(l->cpu_time_s > 0)) ||
-      (l->has_memory_mib && !l->memory_mib) || (l->has_pids && !l->pids))
-    return bad(c, "limits", "values must be positive");
+/* "limits": {"compile": {...}, "run": {...}}, each read as a request's limits are. */
+static int get_limits(ctx *c, json_object *v, sbp_step_limits *compile, sbp_step_limits *run) {
+  memset(compile, 0, sizeof *compile);
+  memset(run, 0, sizeof *run);
+  if (!v) return 0;
+  if (!json_object_is_type(v, json_type_object)) return bad(c, "limits", "must be an object");
+  json_object_object_foreach(v, key, val) {
+    char field[64], why[256];
+    if (strcmp(key, "compile") && strcmp(key, "run")) return bad(c, "limits", "only \"compile\" and \"run\" are allowed");
+    snprintf(field, sizeof field, "limits.%s", key);
+    if (sbp_limits_read(val, field, strcmp(key, "run") ? compile : run, why, sizeof why) != SBP_LIMITS_OK)
+      return bad(c, "limits", why);
+  }
   return 0;
 }
 
@@ -179,12 +179,8 @@ static int parse_def(ctx *c, json_object *root, sbt_def *d) {
     }
   }
   /* limits */
-  if (json_object_object_get_ex(root, "limits", &v)) {
-    json_object *cl = NULL, *rl = NULL;
-    json_object_object_get_ex(v, "compile", &cl);
-    json_object_object_get_ex(v, "run", &rl);
-    if (get_limits(c, cl, &d->compile_limits) || get_limits(c, rl, &d->run_limits)) return -1;
-  }
+  if (get_limits(c, json_object_object_get_ex(root, "limits", &v) ? v : NULL, &d->compile_limits, &d->run_limits))
+    return -1;
   /* seccomp additions */
   if (json_object_object_get_ex(root, "seccomp", &v) && get_strv(c, v, "deny", false, &d->seccomp_deny)) return -1;
   if (json_object_object_get_ex(root, "libraries", &v)) {

@@ -3,8 +3,10 @@
  * binaries are trusted: they run here without a sandbox, only to print a
  * version or to compile /dev/null. Results are cached in a JSON file keyed
  * by path, real path, mtime and size, so a restart costs nothing. */
-#include "toolchain.h"
+#include "atomic_write.h"
+#include "clock.h"
 #include "profile.h"
+#include "toolchain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +26,6 @@
 #define MAX_PARALLEL 16
 
 void sbt_defs_free(sbt_def *defs, size_t n);
-
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Start argv with stdout+stderr to out_fd (or /dev/null when < 0). */
 static pid_t spawn(char **argv, int out_fd) {
@@ -61,7 +57,7 @@ static void wait_all(pid_t *pids, int *status, size_t n, uint64_t deadline) {
       }
     }
     if (!left) break;
-    if (now_ms() > deadline) {
+    if (sbu_now_ns() / 1000000 > deadline) {
       for (size_t i = 0; i < n; i++)
         if (pids[i] > 0) {
           kill(pids[i], SIGKILL);
@@ -100,7 +96,7 @@ static char *run_match(char *const *tmpl, const char *regex, int group, const sb
   char **argv = expand_argv(tmpl, v);
   pid_t pid = argv ? spawn(argv, fd) : -1;
   int status = -1;
-  if (pid > 0) wait_all(&pid, &status, 1, now_ms() + PROBE_TIMEOUT_MS);
+  if (pid > 0) wait_all(&pid, &status, 1, sbu_now_ns() / 1000000 + PROBE_TIMEOUT_MS);
   free_strv(argv);
   char out[8192] = "";
   ssize_t n = pread(fd, out, sizeof out - 1, 0);
@@ -171,7 +167,7 @@ static bool detect_announced = true; /* only sbt_registry_detect arms it */
 static const char *detect_cache_file;
 static bool detect_missed; /* something had to be run */
 static void announce_if_slow(void) {
-  if (detect_announced || !detect_missed || now_ms() - detect_t0 < 1000) return;
+  if (detect_announced || !detect_missed || sbu_now_ns() / 1000000 - detect_t0 < 1000) return;
   detect_announced = true;
   if (detect_cache_file && detect_cache_file[0])
     fprintf(stderr, "surgebox: detecting the installed toolchains and their options (once: cached in %s)\n",
@@ -340,7 +336,7 @@ static void probe_all(sbt_registry *r, json_object *new_cache) {
       status[i] = -1;
       free_strv(argv);
     }
-    wait_all(pids, status, m, now_ms() + PROBE_TIMEOUT_MS);
+    wait_all(pids, status, m, sbu_now_ns() / 1000000 + PROBE_TIMEOUT_MS);
     announce_if_slow();
     for (size_t i = 0; i < m; i++) {
       job *j = &jobs[start + i];
@@ -406,15 +402,12 @@ static void detect_with(sbt_registry *r, json_object *cache, json_object *new_ca
 
 static void save_cache(const char *cache_file, json_object *cache) {
   if (!cache_file || !cache_file[0]) return;
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp%d", cache_file, (int)getpid());
-  if (json_object_to_file_ext(tmp, cache, JSON_C_TO_STRING_PRETTY) == 0) rename(tmp, cache_file);
-  else unlink(tmp);
+  sbu_write_json_atomic(cache_file, cache, JSON_C_TO_STRING_PRETTY); /* a cache: not written, detected again */
 }
 
 int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]) {
   (void)err;
-  uint64_t t0 = now_ms();
+  uint64_t t0 = sbu_now_ns() / 1000000;
   snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
   json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
   json_object *new_cache = json_object_new_object();
@@ -433,7 +426,7 @@ int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ER
   save_cache(cache_file, new_cache);
   if (cache) json_object_put(cache);
   json_object_put(new_cache);
-  r->detect_s = (double)(now_ms() - t0) / 1000.0;
+  r->detect_s = (double)(sbu_now_ns() / 1000000 - t0) / 1000.0;
   return 0;
 }
 
@@ -502,7 +495,7 @@ static void tc_from_json(sbt_registry *r, json_object *o) {
 }
 
 int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *cache_file, char err[SBT_ERR_MAX]) {
-  uint64_t t0 = now_ms();
+  uint64_t t0 = sbu_now_ns() / 1000000;
   free_toolchains(r);
   json_object *cache = cache_file ? json_object_from_file(cache_file) : NULL;
   char tmp[] = "/tmp/surgebox-detect-XXXXXX";
@@ -557,7 +550,7 @@ int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *c
   snprintf(r->cache_file, sizeof r->cache_file, "%s", cache_file ? cache_file : "");
   snprintf(r->root, sizeof r->root, "%s", root);
   json_object_put(res);
-  r->detect_s = (double)(now_ms() - t0) / 1000.0;
+  r->detect_s = (double)(sbu_now_ns() / 1000000 - t0) / 1000.0;
   return 0;
 }
 

@@ -93,7 +93,7 @@ static char *renamed(const sbt_def *d, const char *path, const unsigned char *da
   return out;
 }
 
-static void apply_limits(sb_limits *l, const sbt_limits *o) {
+static void apply_limits(sb_limits *l, const sbp_step_limits *o) {
   if (!o) return;
   if (o->has_time_s) {
     l->wall_time_s = o->time_s;
@@ -103,6 +103,12 @@ static void apply_limits(sb_limits *l, const sbt_limits *o) {
   if (o->has_memory_mib) l->memory_mib = o->memory_mib;
   if (o->has_pids) l->pids = o->pids;
   if (o->has_output_bytes) l->output_bytes = o->output_bytes;
+}
+
+void sbt_limits_resolve(sb_limits *out, const sbp_step_limits *toolchain, const sbp_step_limits *request) {
+  sb_limits_default(out);
+  apply_limits(out, toolchain);
+  apply_limits(out, request);
 }
 
 typedef struct {
@@ -136,7 +142,7 @@ static char **expand_argv(char *const *tmpl, const expand_ctx *c) {
 }
 
 sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
-                              const char *const *args, const sbt_limits *run_override, sbt_plan *out,
+                              const char *const *args, const sbp_step_limits *run_override, sbt_plan *out,
                               char err[SBT_ERR_MAX]) {
   const sbt_def *d = tc->def;
   memset(out, 0, sizeof *out);
@@ -223,15 +229,12 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
       out->steps[s].name = strdup("compile");
       out->steps[s].argv = expand_argv(d->compile, &c);
       out->steps[s].is_compile = true;
-      sb_limits_default(&out->steps[s].limits);
-      apply_limits(&out->steps[s].limits, &d->compile_limits);
+      sbt_limits_resolve(&out->steps[s].limits, &d->compile_limits, NULL);
       s++;
     }
     out->steps[s].name = strdup("run");
     out->steps[s].argv = expand_argv(d->run, &c);
-    sb_limits_default(&out->steps[s].limits);
-    apply_limits(&out->steps[s].limits, &d->run_limits);
-    apply_limits(&out->steps[s].limits, run_override);
+    sbt_limits_resolve(&out->steps[s].limits, &d->run_limits, run_override);
     out->n_steps = s + 1;
     strv env = {0};
     strv_push(&env, NULL);

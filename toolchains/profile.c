@@ -1,5 +1,6 @@
 /* Profiles: where they live, opening one (manifest checks and verification),
  * sealing a new one, and small helpers the create command shares. */
+#include "atomic_write.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "sandbox.h"
@@ -481,21 +482,18 @@ int sbf_profile_refresh_quick(sbf_profile *p, char *err, size_t n) {
   if (rc) return rc;
   sbf_tree_hash h;
   if ((rc = sbf_hash_tree(p->root, false, NULL, &h, err, n))) return rc;
-  char file[4200], tmp[4300], now[32];
+  char file[4200], now[32];
   snprintf(file, sizeof file, "%s/manifest.json", p->path);
-  snprintf(tmp, sizeof tmp, "%s.tmp", file);
   sbf_iso_now(now);
   json_object_object_add(p->manifest, "quick_hash", json_object_new_string(h.quick_hash));
   json_object_object_add(p->manifest, "quick_hash_refreshed", json_object_new_string(now));
   p->quick_hash = get_str(p->manifest, "quick_hash");
   p->created = get_str(p->manifest, "created");
   p->content_hash = get_str(p->manifest, "content_hash");
-  if (json_object_to_file_ext(tmp, p->manifest,
-                              JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0 ||
-      rename(tmp, file) < 0) {
+  if (sbu_write_json_atomic(file, p->manifest,
+                            JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
     int e = errno ? errno : EIO;
     snprintf(err, n, "cannot write %s: %s", file, strerror(e));
-    unlink(tmp);
     return -e;
   }
   return 0;
@@ -508,12 +506,11 @@ int sbf_profile_seal(const char *dir, const char *name, json_object *origin, jso
     snprintf(err, n, "bad profile name \"%s\"", name);
     return -EINVAL;
   }
-  char path[4096], root[4200], listing[4200], manifest[4200], tmp[4300];
+  char path[4096], root[4200], listing[4200], manifest[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(root, sizeof root, "%s/rootfs", path);
   snprintf(listing, sizeof listing, "%s/rootfs.sha256", path);
   snprintf(manifest, sizeof manifest, "%s/manifest.json", path);
-  snprintf(tmp, sizeof tmp, "%s.tmp", manifest);
   unlink(manifest); /* not sealed while the rootfs is hashed */
   sbf_tree_hash h;
   int rc = sbf_hash_tree(root, true, listing, &h, err, n);
@@ -544,12 +541,9 @@ int sbf_profile_seal(const char *dir, const char *name, json_object *origin, jso
   copy = NULL;
   if (package_versions) json_object_deep_copy(package_versions, &copy, NULL);
   json_object_object_add(m, "package_versions", copy ? copy : json_object_new_object());
-  if (json_object_to_file_ext(tmp, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) <
-          0 ||
-      rename(tmp, manifest) < 0) {
+  if (sbu_write_json_atomic(manifest, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
     rc = errno ? -errno : -EIO;
-    snprintf(err, n, "cannot write %s: %s", manifest, strerror(errno));
-    unlink(tmp);
+    snprintf(err, n, "cannot write %s: %s", manifest, strerror(-rc));
   }
   json_object_put(m);
   return rc;

@@ -1,5 +1,6 @@
 /* surgebox profile create|list|show|delete|verify */
 #include "cliopt.h"
+#include "clock.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "sandbox.h"
@@ -66,12 +67,6 @@ static void fill_footer(void) {
 static void usage(FILE *f) {
   fill_footer();
   sbo_usage(&profile_cmd, f);
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int cmd_list(const char *dir, bool json) {
@@ -173,7 +168,7 @@ static int cmd_delete(const char *dir, const char *name) {
     fprintf(stderr, "surgebox profile delete: cannot lock: %s\n", strerror(-lock));
     return 2;
   }
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   int um = sbf_unmount_under(path);
   int rc = sb_rm_rf(path);
   char lockpath[4400];
@@ -184,7 +179,7 @@ static int cmd_delete(const char *dir, const char *name) {
     fprintf(stderr, "surgebox profile delete: cannot remove %s: %s\n", path, strerror(-rc));
     return 2;
   }
-  printf("deleted profile %s (%s) in %.1f s%s\n", name, path, now_s() - t0,
+  printf("deleted profile %s (%s) in %.1f s%s\n", name, path, sbu_now_s() - t0,
          um > 0 ? " (stale mounts under it were unmounted)" : "");
   return 0;
 }
@@ -197,9 +192,9 @@ static int cmd_verify(const char *dir, const char *name, bool quick) {
     fprintf(stderr, "surgebox profile verify: %s\n", err);
     return 2;
   }
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   rc = sbf_profile_verify(&p, quick ? SBF_VERIFY_QUICK : SBF_VERIFY_FULL, err, sizeof err);
-  double dt = now_s() - t0;
+  double dt = sbu_now_s() - t0;
   if (rc) fprintf(stderr, "surgebox profile verify: %s\n", err);
   else if (p.is_host) printf("profile host: the host's own file system, nothing to verify\n");
   else {

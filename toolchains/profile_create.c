@@ -13,9 +13,12 @@
  *   5. package_versions from dpkg-query run in the rootfs (chroot)
  *   6. seal: hash the rootfs, write rootfs.sha256 and, last, manifest.json
  * Idempotent: a sealed profile that verifies is left as it is. */
+#include "atomic_write.h"
+#include "clock.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "sandbox.h"
+#include "sha256.h"
 #include "toolchain.h"
 
 #include <dirent.h>
@@ -47,12 +50,6 @@ typedef struct {
   int log_fd;
   char mirror[2048]; /* --mirror, else the definition's, else apt's own (apt_mirror.c) */
 } ctx;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((format(printf, 2, 3))) static void say(ctx *c, const char *fmt, ...) {
   char buf[2048];
@@ -265,17 +262,7 @@ static int copy_tree(copier *k, const char *src, const char *dst, const char *re
 }
 
 static int write_text(const char *path, const char *text, mode_t mode) {
-  if (mkparents(path)) return -errno;
-  char tmp[PATH_MAX + 8];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "we");
-  if (!f) return -errno;
-  fputs(text, f);
-  if (fclose(f) != 0 || chmod(tmp, mode) < 0 || rename(tmp, path) < 0) {
-    int e = errno;
-    unlink(tmp);
-    return -e;
-  }
+  if (mkparents(path) || sbu_write_atomic(path, text, strlen(text), mode) < 0) return -errno;
   return 0;
 }
 
@@ -298,22 +285,13 @@ static void in_root(ctx *c, const char *base, const char *p, char *out, size_t n
   else snprintf(out, n, "%s%s/%s", c->root, base, p);
 }
 
+/* "sha256:<hex>" of a file, malloc'd; NULL when unreadable. */
 static char *sha256_file(const char *path) {
-  FILE *f = fopen(path, "re");
-  if (!f) return NULL;
-  struct sha256_ctx h;
-  sha256_init(&h);
-  uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
-  size_t r;
-  while ((r = fread(buf, 1, sizeof buf, f)) > 0) sha256_update(&h, r, buf);
-  fclose(f);
-  sha256_digest(&h, sizeof d, d);
-  char *hex = malloc(72);
-  if (hex) {
-    memcpy(hex, "sha256:", 7);
-    sbf_hex(d, sizeof d, hex + 7);
-  }
-  return hex;
+  char hex[SBU_SHA256_HEX];
+  if (sbu_sha256_file_hex(path, hex) < 0) return NULL;
+  char *out = malloc(7 + sizeof hex);
+  if (out) snprintf(out, 7 + sizeof hex, "sha256:%s", hex);
+  return out;
 }
 
 /* ---- 1. debootstrap ---- */
@@ -415,10 +393,10 @@ static int stage_debootstrap(ctx *c, json_object *origin, double *secs, bool *re
   }
   say(c, "debootstrap %s (%s, %zu packages) from %s (log: %s)", jstr(origin, "suite"), jstr(origin, "variant"),
       json_object_array_length(json_object_object_get(origin, "packages")), jstr(origin, "mirror"), c->log);
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   int rc = run_debootstrap(c, origin);
   sbf_unmount_under(c->root);
-  *secs = now_s() - t0;
+  *secs = sbu_now_s() - t0;
   if (rc != 0) {
     log_tail(c, 15);
     if (rc < 0 || rc == 127)
@@ -573,7 +551,7 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
     return 0;
   }
   free(pattern);
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   char tdir[PATH_MAX];
   snprintf(tdir, sizeof tdir, "%s%s", c->root, target);
   sb_rm_rf(tdir); /* a rerun redoes the import from scratch */
@@ -721,7 +699,7 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
   json_object *tcs = jget(im, "toolchains", json_type_array);
   for (size_t i = 0; tcs && i < json_object_array_length(tcs); i++)
     json_object_array_add(toolchains, json_object_get(json_object_array_get_idx(tcs, i)));
-  double dt = now_s() - t0;
+  double dt = sbu_now_s() - t0;
   json_object_object_add(record, "seconds", sbf_json_seconds(dt));
   char size[32];
   sbf_human_size(k.bytes, size);
@@ -823,7 +801,7 @@ static int delete_profile(ctx *c) {
 
 int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, size_t n) {
   ctx c = {.name = name, .o = o, .err = err, .errn = n, .log_fd = -1};
-  double t_start = now_s();
+  double t_start = sbu_now_s();
   if (!sbf_name_ok(name) || strcmp(name, "host") == 0) return fail(&c, -EINVAL, "bad profile name \"%s\"", name);
   snprintf(c.def_file, sizeof c.def_file, "%s/%s.json", o->defs, name);
   if (access(c.def_file, R_OK) != 0) {
@@ -851,7 +829,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
     } else {
       sbf_profile p;
       char verr[1024];
-      double t0 = now_s();
+      double t0 = sbu_now_s();
       if (origin_differs(&c, manifest, verr, sizeof verr)) {
         rc = fail(&c, -ESTALE, "profile %s was made from another definition (%s); `surgebox profile delete %s` or "
                   "create --force makes it again", name, verr, name);
@@ -862,7 +840,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
         char size[32];
         sbf_human_size(p.size_bytes, size);
         printf("profile %s exists and verifies (quick, %.2f s): %s, created %s, %llu files, %s, %s\n", name,
-               now_s() - t0, c.path, p.created, (unsigned long long)p.files, size, p.content_hash);
+               sbu_now_s() - t0, c.path, p.created, (unsigned long long)p.files, size, p.content_hash);
         sbf_profile_close(&p);
         goto unlock;
       }
@@ -872,7 +850,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
         rc = sbf_profile_refresh_quick(&p, verr, sizeof verr);
         if (rc == 0)
           printf("profile %s exists and its content verifies (%.2f s; quick hash refreshed): %s, %s\n", name,
-                 now_s() - t0, c.path, p.content_hash);
+                 sbu_now_s() - t0, c.path, p.content_hash);
         sbf_profile_close(&p);
         if (rc == 0) goto unlock;
       }
@@ -905,7 +883,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
   bool deb_reused = false;
   sbf_unmount_under(c.root);
   rc = stage_debootstrap(&c, origin, &t_deb, &deb_reused);
-  t0 = now_s();
+  t0 = sbu_now_s();
   if (!rc) rc = stage_links_cleanup(&c);
   json_object *defs_imports = jget(c.def, "imports", json_type_array);
   for (size_t i = 0; !rc && defs_imports && i < json_object_array_length(defs_imports); i++) {
@@ -913,11 +891,11 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
     json_object_array_add(imports, rec);
     rc = do_import(&c, json_object_array_get_idx(defs_imports, i), rec, tcs);
   }
-  double t_imports = now_s() - t0;
+  double t_imports = sbu_now_s() - t0;
   if (!rc) rc = stage_toolchains(&c, tcs);
-  t0 = now_s();
+  t0 = sbu_now_s();
   if (!rc) rc = stage_packages(&c, versions);
-  double t_pkgs = now_s() - t0;
+  double t_pkgs = sbu_now_s() - t0;
   if (!rc) {
     if (!o->quiet) say(&c, "hashing the rootfs");
     json_object_object_add(timings, "debootstrap_s", sbf_json_seconds(t_deb));
@@ -940,7 +918,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
     sbf_tree_hash h;
     rc = sbf_profile_seal(o->dir, name, origin, versions, extra, &h, err, n);
     if (!rc) {
-      double total = now_s() - t_start;
+      double total = sbu_now_s() - t_start;
       char size[32];
       sbf_human_size(h.size_bytes, size);
       say(&c, "hash: %llu files, %s in %.1f s (%s)", (unsigned long long)h.files, size, h.seconds, h.content_hash);

@@ -2,8 +2,11 @@
  * format). The tree is walked with openat()/fstatat() so no path is ever
  * followed through a symlink, entries are sorted by their relative path, and
  * regular files are read (content mode) by two threads. */
+#include "atomic_write.h"
+#include "clock.h"
 #include "profile.h"
 #include "profile_internal.h"
+#include "sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,21 +34,6 @@ typedef struct {
   char *err;
   size_t errn;
 } walk;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void sbf_hex(const uint8_t *d, size_t len, char *out) {
-  static const char x[] = "0123456789abcdef";
-  for (size_t i = 0; i < len; i++) {
-    out[2 * i] = x[d[i] >> 4];
-    out[2 * i + 1] = x[d[i] & 15];
-  }
-  out[2 * len] = '\0';
-}
 
 static int add(walk *w, const char *path, const struct stat *st) {
   if (w->n == w->cap) {
@@ -116,15 +104,6 @@ static int walk_dir(walk *w, int dfd, const char *rel) {
 
 static int by_path(const void *a, const void *b) { return strcmp(((const entry *)a)->path, ((const entry *)b)->path); }
 
-static void sha256_of(const void *data, size_t len, char hex[65]) {
-  struct sha256_ctx c;
-  uint8_t d[SHA256_DIGEST_SIZE];
-  sha256_init(&c);
-  sha256_update(&c, len, data);
-  sha256_digest(&c, sizeof d, d);
-  sbf_hex(d, sizeof d, hex);
-}
-
 /* ---- content, in parallel ---- */
 typedef struct {
   walk *w;
@@ -141,7 +120,6 @@ static int hash_entry(pool *p, entry *e, uint8_t *buf, size_t cap) {
     if (fd < 0 && errno == EPERM) fd = openat(p->rootfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -errno;
     struct sha256_ctx c;
-    uint8_t d[SHA256_DIGEST_SIZE];
     sha256_init(&c);
     for (;;) {
       ssize_t r = read(fd, buf, cap);
@@ -155,20 +133,19 @@ static int hash_entry(pool *p, entry *e, uint8_t *buf, size_t cap) {
       sha256_update(&c, (size_t)r, buf);
     }
     close(fd);
-    sha256_digest(&c, sizeof d, d);
-    sbf_hex(d, sizeof d, e->hex);
+    sbu_sha256_digest_hex(&c, e->hex);
   } else if (S_ISLNK(e->st.st_mode)) {
     char target[4096];
     ssize_t r = readlinkat(p->rootfd, e->path, target, sizeof target);
     if (r < 0) return -errno;
-    sha256_of(target, (size_t)r, e->hex);
+    sbu_sha256_hex(target, (size_t)r, e->hex);
     e->st.st_size = r;
   } else if (S_ISCHR(e->st.st_mode) || S_ISBLK(e->st.st_mode)) {
     char dev[64];
     int len = snprintf(dev, sizeof dev, "%u:%u", major(e->st.st_rdev), minor(e->st.st_rdev));
-    sha256_of(dev, (size_t)len, e->hex);
+    sbu_sha256_hex(dev, (size_t)len, e->hex);
   } else {
-    sha256_of("", 0, e->hex);
+    sbu_sha256_hex("", 0, e->hex);
   }
   return 0;
 }
@@ -216,16 +193,14 @@ static void put(FILE *f, struct sha256_ctx *c, const char *s) {
 }
 
 static void finish(struct sha256_ctx *c, char out[72]) {
-  uint8_t d[SHA256_DIGEST_SIZE];
-  sha256_digest(c, sizeof d, d);
   memcpy(out, "sha256:", 7);
-  sbf_hex(d, sizeof d, out + 7);
+  sbu_sha256_digest_hex(c, out + 7);
 }
 
 int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_tree_hash *out, char *err,
                   size_t n) {
   memset(out, 0, sizeof *out);
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   walk w = {.err = err, .errn = n};
   int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
@@ -255,12 +230,13 @@ int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_
     if (p.rc) rc = p.rc, snprintf(err, n, "%s", p.err);
   }
   FILE *f = NULL;
-  char tmp[4200];
+  sbu_atomic listing;
   if (!rc && content && listing_path) {
-    snprintf(tmp, sizeof tmp, "%s.tmp", listing_path);
-    if (!(f = fopen(tmp, "we"))) {
+    if (sbu_atomic_open(&listing, listing_path, 0644) < 0) {
       rc = -errno;
-      snprintf(err, n, "cannot write %s: %s", tmp, strerror(errno));
+      snprintf(err, n, "cannot write %s: %s", listing_path, strerror(errno));
+    } else {
+      f = listing.f;
     }
   }
   if (!rc) {
@@ -287,14 +263,12 @@ int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_
     if (content) finish(&cc, out->content_hash);
     finish(&qc, out->quick_hash);
   }
-  if (f) {
-    if (fclose(f) != 0 && !rc) rc = -EIO, snprintf(err, n, "cannot write %s", tmp);
-    if (!rc && rename(tmp, listing_path) < 0) rc = -errno, snprintf(err, n, "rename %s: %s", tmp, strerror(errno));
-    if (rc) unlink(tmp);
-  }
+  if (f && rc) sbu_atomic_abort(&listing);
+  else if (f && sbu_atomic_commit(&listing) < 0)
+    rc = -errno, snprintf(err, n, "cannot write %s: %s", listing_path, strerror(errno));
   for (size_t i = 0; i < w.n; i++) free(w.v[i].path);
   free(w.v);
   close(rootfd);
-  out->seconds = now_s() - t0;
+  out->seconds = sbu_now_s() - t0;
   return rc;
 }

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void sbf_hex(const uint8_t *d, size_t len, char *out);
 
 /* Run argv (argv[0] looked up in PATH). stdout goes to out_fd (-1: captured
  * into *captured, malloc'd, when captured is not NULL; else inherited);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "protocol.h"
 #include "sandbox.h"
 
 #define SBT_ERR_MAX 512
@@ -37,11 +38,14 @@ typedef struct {
   char **probe;        /* argv template run once per binary and value; NULL: no probe */
 } sbt_option;
 
-typedef struct {
-  bool has_time_s, has_cpu_time_s, has_memory_mib, has_pids, has_output_bytes;
-  double time_s, cpu_time_s;
-  uint64_t memory_mib, pids, output_bytes;
-} sbt_limits;
+/* A toolchain file's "limits": {"compile": {...}, "run": {...}}, each read
+ * by the protocol's reader (sbp_limits_read), caps included. */
+
+/* The one merge rule for a step's limits: the sandbox's defaults
+ * (sb_limits_default), then the toolchain file's, then the request's (either
+ * may be NULL); a later layer's time_s without its cpu_time_s also sets the
+ * CPU limit ("time_s: 120" means the program may compute for two minutes). */
+void sbt_limits_resolve(sb_limits *out, const sbp_step_limits *toolchain, const sbp_step_limits *request);
 
 typedef struct {
   char *path;          /* exact path, or */
@@ -71,7 +75,7 @@ typedef struct {
    * (Java without a public class: the class that declares main) */
   char *rename_fallback_regex, *rename_fallback_before;
   int rename_fallback_group;
-  sbt_limits compile_limits, run_limits;
+  sbp_step_limits compile_limits, run_limits;
   char **seccomp_deny;
   /* libraries put on the path where installed (Java test libraries): each
    * used only if it exists under the default binds at detection */
@@ -170,7 +174,7 @@ typedef enum {
  * NULL-terminated program arguments (or NULL); run_override: the request's
  * limits, applied to the run step over the toolchain's own (or NULL). */
 sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
-                              const char *const *args, const sbt_limits *run_override, sbt_plan *out,
+                              const char *const *args, const sbp_step_limits *run_override, sbt_plan *out,
                               char err[SBT_ERR_MAX]);
 void sbt_plan_free(sbt_plan *p);
 

@@ -12,10 +12,12 @@
  * by count): OUT is not written, OUT.progress keeps the shard's verdicts and
  * OUT.shard.json says what it belongs to; `surgebox merge` scores them all
  * (this file again, with every verdict known and no daemon). */
+#include "atomic_write.h"
 #include "client.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "pump.h"
+#include "sha256.h"
 #include "shard.h"
 #include "sandbox.h"
 
@@ -54,15 +56,6 @@ static void on_sigint(int s) {
   interrupted = 1;
 }
 
-static void sha256_hex(const char *s, size_t len, char out[65]) {
-  struct sha256_ctx ctx;
-  uint8_t d[SHA256_DIGEST_SIZE];
-  sha256_init(&ctx);
-  sha256_update(&ctx, len, (const uint8_t *)s);
-  sha256_digest(&ctx, sizeof d, d);
-  for (size_t i = 0; i < sizeof d; i++) snprintf(out + 2 * i, 3, "%02x", d[i]);
-}
-
 static int cmp_prog(const void *a, const void *b) {
   return strcmp(((const program *)a)->hash, ((const program *)b)->hash);
 }
@@ -73,13 +66,6 @@ static program *find_prog(run_state *rs, const char *hash) {
   return bsearch(&key, rs->progs, rs->n, sizeof key, cmp_prog);
 }
 
-static int write_atomic(const char *path, json_object *o, int flags) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (json_object_to_file_ext(tmp, o, flags | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) return -1;
-  return rename(tmp, path);
-}
-
 static void save_progress(void *ctx) {
   run_state *rs = ctx;
   if (!rs->progress_path) return;
@@ -88,7 +74,7 @@ static void save_progress(void *ctx) {
   for (size_t i = 0; i < rs->n; i++)
     if (rs->progs[i].verdict >= 0 && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_new_boolean(rs->progs[i].verdict));
   json_object_object_add(o, "verdicts", v);
-  if (write_atomic(rs->progress_path, o, JSON_C_TO_STRING_PLAIN) < 0)
+  if (sbu_write_json_atomic(rs->progress_path, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
     fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
   json_object_put(o);
   rs->last_save = time(NULL);
@@ -203,7 +189,7 @@ static void build_programs(json_object *gens, const sbx_data *d, sbx_mode m, run
       if (rs->n == cap) rs->progs = realloc(rs->progs, (cap = cap ? cap * 2 : 256) * sizeof *rs->progs);
       program *p = &rs->progs[rs->n++];
       p->text = sbx_program(&d->v[i], json_object_get_string(g), (size_t)json_object_get_string_len(g), &p->len);
-      sha256_hex(p->text, p->len, p->hash);
+      sbu_sha256_hex(p->text, p->len, p->hash);
       p->verdict = -1;
       p->other = false;
     }
@@ -235,7 +221,7 @@ static json_object **score_lists(json_object *gens, const sbx_data *d, sbx_mode 
       if (!sbx_keeps(m, &d->v[i], s, len)) continue;
       size_t plen;
       char *text = sbx_program(&d->v[i], s, len, &plen), hash[65];
-      sha256_hex(text, plen, hash);
+      sbu_sha256_hex(text, plen, hash);
       free(text);
       v[j] = find_prog(rs, hash)->verdict;
     }
@@ -361,7 +347,7 @@ int sbx_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
   json_object *scored = sbx_scored_file(gens, &d, lists);
   free(lists);
   if (o.out) {
-    if (write_atomic(o.out, scored, JSON_C_TO_STRING_SPACED) < 0) {
+    if (sbu_write_json_atomic(o.out, scored, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
       fprintf(stderr, "verify: cannot write %s\n", o.out);
       rc = 2;
     } else {

@@ -37,7 +37,7 @@ int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const
 static bool unchanged(json_object *m, const char *path_key, const char *hash_key) {
   const char *path = json_object_get_string(json_object_object_get(m, path_key));
   char hex[65];
-  if (!path || sbr_shard_file_sha256(path, hex) < 0) {
+  if (!path || sbu_sha256_file_hex(path, hex) < 0) {
     fprintf(stderr, "merge: cannot read %s (%s of the shards)\n", path ? path : "?", path_key);
     return false;
   }

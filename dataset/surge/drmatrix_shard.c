@@ -8,6 +8,7 @@
  * the shards are balanced by count (40 configurations x 105 snippets
  * spread evenly, where snippets would be lumps of 40). A cell's key hashes
  * the snippet's text and the configuration's name. */
+#include "atomic_write.h"
 #include "drmatrix_shard.h"
 
 #include "regen.h" /* sbr_drmatrix_main */
@@ -119,20 +120,17 @@ static json_object *read_lines(const sbr_merge_shard *sh) {
 }
 
 static int write_cells(const char *out, cell *cells, size_t n) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", out);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
-  for (size_t i = 0; i < n; i++) fprintf(f, "%s\n", cells[i].line);
-  if (fclose(f) != 0 || rename(tmp, out) < 0) return -1;
-  return 0;
+  sbu_atomic a;
+  if (sbu_atomic_open(&a, out, 0666) < 0) return -1;
+  for (size_t i = 0; i < n; i++) fprintf(a.f, "%s\n", cells[i].line);
+  return sbu_atomic_commit(&a);
 }
 
 int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   json_object *m = sh[0].manifest, *opts = json_object_object_get(m, "options");
   const char *data = json_object_get_string(json_object_object_get(m, "data_path"));
   char hex[65];
-  if (!data || sbr_shard_file_sha256(data, hex) < 0 ||
+  if (!data || sbu_sha256_file_hex(data, hex) < 0 ||
       strcmp(hex, json_object_get_string(json_object_object_get(m, "data_sha256")))) {
     fprintf(stderr, "merge: %s is unreadable or changed since the shards ran (data_sha256 differs)\n", data ? data : "?");
     return 2;

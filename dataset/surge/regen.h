@@ -109,6 +109,6 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv); /* eval --execute */
 bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
-int sbr_write_json_atomic(const char *path, json_object *o); /* pretty, via path.tmp and rename */
+int sbr_write_json_atomic(const char *path, json_object *o); /* pretty, sbu_write_json_atomic */
 
 #endif

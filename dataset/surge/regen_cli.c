@@ -13,6 +13,7 @@
  * shard's items run (shard.h) and --out also gets shard.json, what
  * `surgebox merge` checks. */
 #include "adapt_internal.h"
+#include "atomic_write.h"
 #include "client.h"
 #include "cliopt.h"
 #include "fidelity.h"
@@ -51,12 +52,6 @@ static volatile sig_atomic_t interrupted;
 static void on_sigint(int s) {
   (void)s;
   interrupted = 1;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -136,10 +131,7 @@ static void record(task *t, json_object *out_item) {
 }
 
 int sbr_write_json_atomic(const char *path, json_object *o) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) return -1;
-  return rename(tmp, path);
+  return sbu_write_json_atomic(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 /* ---- the run, as callbacks of sbr_pump ---- */
@@ -507,14 +499,14 @@ int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv) {
     sbc_close(&c);
     return drc < 0 ? 2 : 0; /* a one-shot tool: the OS frees the rest */
   }
-  double t0 = now_s();
+  double t0 = sbu_now_s();
   sbr_pump_run(&c, &pump);
   size_t done = 0;
   for (size_t k = 0; k < total; k++) done += tasks[k].got >= tasks[k].wanted;
   sbc_close(&c);
   json_object *summary = sbr_summary(outs, subsets, n_subsets);
   sbr_print_table(summary, stdout);
-  printf("\n%zu items in %.1fs%s\n", done, now_s() - t0, interrupted ? " (interrupted: run again to resume)" : "");
+  printf("\n%zu items in %.1fs%s\n", done, sbu_now_s() - t0, interrupted ? " (interrupted: run again to resume)" : "");
   if (o.summary && sbr_write_json_atomic(o.summary, summary) < 0) fprintf(stderr, "regen: cannot write %s\n", o.summary);
   json_object_put(summary);
   for (size_t k = 0; k < total; k++) {

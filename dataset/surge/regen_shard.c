@@ -89,7 +89,7 @@ void sbr_toolchains_sha256(json_object *toolchains, char hex[65]) {
     fprintf(f, "%s%c%s%c%d%c", name ? name : "", 0, ver ? ver : "", 0, avail, 0);
   }
   if (f) fclose(f);
-  sbr_shard_sha256_hex(buf ? buf : "", buf ? len : 0, hex);
+  sbu_sha256_hex(buf ? buf : "", buf ? len : 0, hex);
   free(buf);
 }
 
@@ -104,7 +104,7 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
   for (size_t s = 0; s < n_subsets; s++) {
     char path[4200], hex[65];
     snprintf(path, sizeof path, "%s/%s.json", data_dir, sbr_subset_name(subsets[s]));
-    if (sbr_shard_file_sha256(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
+    if (sbu_sha256_file_hex(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
     json_object_object_add(data, sbr_subset_name(subsets[s]), json_object_new_string(hex));
     json_object_array_add(subs, json_object_new_string(sbr_subset_name(subsets[s])));
   }

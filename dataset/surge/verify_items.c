@@ -205,8 +205,6 @@ void sbr_vs_remove_dir(const char *dir) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", dir, sbr_subset_name((sbr_subset)s));
     unlink(path);
-    strncat(path, ".tmp", sizeof path - strlen(path) - 1);
-    unlink(path);
   }
   rmdir(dir);
 }

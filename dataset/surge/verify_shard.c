@@ -13,6 +13,7 @@
  * shard's items regenerated, the rest as published) and shard.json; the
  * merge joins the subsets as regen's merge does, then scores them with the
  * very code an unsharded verify uses (nothing runs). */
+#include "atomic_write.h"
 #include "client.h"
 #include "merge.h"
 #include "protocol.h"
@@ -90,7 +91,7 @@ int sbr_vs_shard_begin(const sbr_vs_opts *o, const sbr_shard *sh, sbr_vs_items *
     const char *name = sbr_subset_name(subs[k]);
     char path[4200], hex[65];
     snprintf(path, sizeof path, "%s/%s.json", o->data, name);
-    if (sbr_shard_file_sha256(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
+    if (sbu_sha256_file_hex(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
     json_object_object_add(data, name, json_object_new_string(hex));
     if (it->n_needed[s]) { /* a predicted subset: this shard's part of it */
       json_object *list = json_object_new_array();
@@ -163,13 +164,13 @@ static bool inputs_unchanged(json_object *m, const char *shard_dir) {
   json_object_object_foreach(data, name, hash) {
     snprintf(path, sizeof path, "%s/%s.json", dir, name);
     const char *h = json_object_get_string(hash);
-    if (ok && (sbr_shard_file_sha256(path, hex) < 0 || !h || strcmp(hex, h))) {
+    if (ok && (sbu_sha256_file_hex(path, hex) < 0 || !h || strcmp(hex, h))) {
       fprintf(stderr, "merge: %s is not the file the shards read (missing or changed since)\n", path);
       ok = false;
     }
   }
   const char *want = json_object_get_string(json_object_object_get(m, "predictions_sha256"));
-  if (ok && (sbr_shard_file_sha256(preds, hex) < 0 || !want || strcmp(hex, want))) {
+  if (ok && (sbu_sha256_file_hex(preds, hex) < 0 || !want || strcmp(hex, want))) {
     fprintf(stderr, "merge: %s is not the prediction file the shards read (missing or changed since)\n", preds);
     ok = false;
   }
@@ -219,21 +220,19 @@ int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
     sbr_subset s;
     if (sbr_subset_parse(name, &s) == 0) o.want[s] = true;
   }
-  char part[4200];
-  snprintf(part, sizeof part, "%s.tmp", out);
-  FILE *f = rc ? NULL : fopen(part, "w");
+  sbu_atomic part;
+  FILE *f = rc || sbu_atomic_open(&part, out, 0666) < 0 ? NULL : part.f;
   if (!rc && !f) {
-    fprintf(stderr, "merge: cannot write %s: %s\n", part, strerror(errno));
+    fprintf(stderr, "merge: cannot write %s: %s\n", out, strerror(errno));
     rc = 2;
   }
   if (f) {
     rc = sbr_vs_score_dir(&o, tmp, f);
-    if (fclose(f) != 0 && !rc) rc = 2;
-    if (!rc && rename(part, out) < 0) {
+    if (rc) sbu_atomic_abort(&part);
+    else if (sbu_atomic_commit(&part) < 0) {
       fprintf(stderr, "merge: cannot write %s: %s\n", out, strerror(errno));
       rc = 2;
     }
-    if (rc) unlink(part);
   }
   sbr_vs_remove_dir(tmp);
   if (!rc) printf("%zu shards of verify --benchmark surge merged and scored into %s\n", n, out);

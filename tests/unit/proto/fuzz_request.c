@@ -115,14 +115,14 @@ static int on_line(void *ctx, sbp_line_event ev, const char *line, size_t len) {
 static void fuzz_base64(const uint8_t *data, size_t size) {
   unsigned char *out = NULL;
   size_t out_len = 0, bad = 0;
-  sbp_b64_result r = sbp_base64_decode((const char *)data, size, &out, &out_len, &bad);
-  if (r != SBP_B64_OK) {
-    REQUIRE(r == SBP_B64_INVALID && out == NULL && bad <= size);
+  sbu_b64_result r = sbu_base64_decode((const char *)data, size, &out, &out_len, &bad);
+  if (r != SBU_B64_OK) {
+    REQUIRE(r == SBU_B64_INVALID && out == NULL && bad <= size);
     return;
   }
   /* only canonical input decodes: re-encoding gives it back (modulo padding) */
   size_t enc_len = 0;
-  char *enc = sbp_base64_encode(out, out_len, &enc_len);
+  char *enc = sbu_base64_encode(out, out_len, &enc_len);
   REQUIRE(enc != NULL);
   size_t a = size, b = enc_len;
   while (a && data[a - 1] == '=') a--;

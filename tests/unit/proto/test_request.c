@@ -476,7 +476,7 @@ static void test_paths(void) {
 static void test_round_trip(void) {
   unsigned char bin[300];
   for (size_t i = 0; i < sizeof bin; i++) bin[i] = (unsigned char)(255 - i);
-  char *b64 = sbp_base64_encode(bin, sizeof bin, NULL);
+  char *b64 = sbu_base64_encode(bin, sizeof bin, NULL);
 
   json_object *req = json_object_new_object();
   json_object_object_add(req, "id", json_object_new_string("rt-\xe2\x9c\x93"));

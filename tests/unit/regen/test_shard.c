@@ -68,7 +68,7 @@ static void test_key(void) {
   CHECK(sbr_shard_key("tc", 2, "{}", 2) == 0x435d5c87e7367f4eULL);
   CHECK(sbr_shard_key("t", 1, "c{}", 3) != sbr_shard_key("tc", 2, "{}", 2));
   char hex[65];
-  sbr_shard_sha256_hex("abc", 3, hex);
+  sbu_sha256_hex("abc", 3, hex);
   CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 

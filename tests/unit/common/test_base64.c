@@ -1,22 +1,23 @@
 /* base64: RFC 4648 section 10 vectors, round trips, strictness. */
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "protocol.h"
+#include "../check.h"
+#include "base64.h"
 
 static void check_encode(const char *in, const char *want) {
   size_t n = 0;
-  char *got = sbp_base64_encode(in, strlen(in), &n);
+  char *got = sbu_base64_encode(in, strlen(in), &n);
   CHECK_STR(got, want);
   CHECK(n == strlen(want));
-  CHECK(sbp_base64_encoded_len(strlen(in)) == strlen(want));
+  CHECK(sbu_base64_encoded_len(strlen(in)) == strlen(want));
   free(got);
 }
 
 static void check_decode(const char *in, const char *want) {
   unsigned char *out = NULL;
   size_t n = 99, bad = 99;
-  CHECK(sbp_base64_decode(in, strlen(in), &out, &n, &bad) == SBP_B64_OK);
+  CHECK(sbu_base64_decode(in, strlen(in), &out, &n, &bad) == SBU_B64_OK);
   CHECK(out != NULL);
   CHECK(n == strlen(want));
   if (out) {
@@ -29,8 +30,8 @@ static void check_decode(const char *in, const char *want) {
 static void check_invalid(const char *in, size_t want_pos) {
   unsigned char *out = (unsigned char *)"x";
   size_t n = 99, bad = 12345;
-  int r = sbp_base64_decode(in, strlen(in), &out, &n, &bad);
-  CHECK(r == SBP_B64_INVALID);
+  int r = sbu_base64_decode(in, strlen(in), &out, &n, &bad);
+  CHECK(r == SBU_B64_INVALID);
   CHECK(out == NULL);
   CHECK(n == 0);
   if (bad != want_pos) fprintf(stderr, "  input \"%s\": bad_pos %zu, expected %zu\n", in, bad, want_pos);
@@ -59,13 +60,13 @@ static void test_binary_round_trip(void) {
   for (size_t i = 0; i < sizeof all; i++) all[i] = (unsigned char)(i * 7 + 3);
   for (size_t len = 0; len <= sizeof all; len += (len < 10 ? 1 : 37)) {
     size_t elen = 0;
-    char *enc = sbp_base64_encode(all, len, &elen);
+    char *enc = sbu_base64_encode(all, len, &elen);
     CHECK(enc != NULL);
     CHECK(elen % 4 == 0);
-    CHECK(elen == sbp_base64_encoded_len(len));
+    CHECK(elen == sbu_base64_encoded_len(len));
     unsigned char *dec = NULL;
     size_t dlen = 0;
-    CHECK(sbp_base64_decode(enc, elen, &dec, &dlen, NULL) == SBP_B64_OK);
+    CHECK(sbu_base64_decode(enc, elen, &dec, &dlen, NULL) == SBU_B64_OK);
     CHECK(dlen == len);
     CHECK(dec && memcmp(dec, all, len) == 0);
     free(enc);
@@ -76,7 +77,7 @@ static void test_binary_round_trip(void) {
   check_encode("\xfb\xff\xbf", "+/+/");
   unsigned char *out = NULL;
   size_t n = 0;
-  CHECK(sbp_base64_decode("AAAA", 4, &out, &n, NULL) == SBP_B64_OK);
+  CHECK(sbu_base64_decode("AAAA", 4, &out, &n, NULL) == SBU_B64_OK);
   CHECK(n == 3 && out && out[0] == 0 && out[1] == 0 && out[2] == 0);
   free(out);
 }
@@ -101,18 +102,18 @@ static void test_invalid(void) {
   /* an embedded NUL is not silently the end of the input */
   unsigned char *out = NULL;
   size_t n = 0, bad = 0;
-  CHECK(sbp_base64_decode("Zm9v\0Zm9v", 9, &out, &n, &bad) == SBP_B64_INVALID);
+  CHECK(sbu_base64_decode("Zm9v\0Zm9v", 9, &out, &n, &bad) == SBU_B64_INVALID);
   CHECK(bad == 4);
   CHECK(out == NULL);
 }
 
 static void test_encoded_len(void) {
-  CHECK(sbp_base64_encoded_len(0) == 0);
-  CHECK(sbp_base64_encoded_len(1) == 4);
-  CHECK(sbp_base64_encoded_len(3) == 4);
-  CHECK(sbp_base64_encoded_len(4) == 8);
-  CHECK(sbp_base64_encoded_len(SIZE_MAX) == SIZE_MAX); /* overflow is reported */
-  CHECK(sbp_base64_encode("x", SIZE_MAX, NULL) == NULL);
+  CHECK(sbu_base64_encoded_len(0) == 0);
+  CHECK(sbu_base64_encoded_len(1) == 4);
+  CHECK(sbu_base64_encoded_len(3) == 4);
+  CHECK(sbu_base64_encoded_len(4) == 8);
+  CHECK(sbu_base64_encoded_len(SIZE_MAX) == SIZE_MAX); /* overflow is reported */
+  CHECK(sbu_base64_encode("x", SIZE_MAX, NULL) == NULL);
 }
 
 int main(void) {

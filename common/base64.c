@@ -8,13 +8,13 @@
  * single pass below. Uploads (a static binary in content_b64) are decoded on
  * the daemon's event loop, so this is on its critical path.
  * Tested against the RFC 4648 section 10 vectors plus malformed input in
- * tests/unit/proto/test_base64.c, and fuzzed. */
+ * tests/unit/common/test_base64.c, and fuzzed. */
 #include <nettle/base64.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol.h"
+#include "base64.h"
 
 /* 0..63 for alphabet characters, 0xFF for everything else (including '='). */
 static const unsigned char b64_table[256] = {
@@ -34,14 +34,14 @@ static unsigned char b64_value(unsigned char ch) {
   return v || ch == 'A' ? v : 0xFF;
 }
 
-size_t sbp_base64_encoded_len(size_t n) {
+size_t sbu_base64_encoded_len(size_t n) {
   size_t groups = n / 3 + (n % 3 != 0);
   if (groups > (SIZE_MAX - 1) / 4) return SIZE_MAX;
   return groups * 4;
 }
 
-char *sbp_base64_encode(const void *data, size_t len, size_t *out_len) {
-  size_t olen = sbp_base64_encoded_len(len);
+char *sbu_base64_encode(const void *data, size_t len, size_t *out_len) {
+  size_t olen = sbu_base64_encoded_len(len);
   if (olen == SIZE_MAX) return NULL;
   char *out = malloc(olen + 1);
   if (!out) return NULL;
@@ -51,9 +51,9 @@ char *sbp_base64_encode(const void *data, size_t len, size_t *out_len) {
   return out;
 }
 
-static sbp_b64_result b64_invalid(size_t pos, size_t *bad_pos) {
+static sbu_b64_result b64_invalid(size_t pos, size_t *bad_pos) {
   if (bad_pos) *bad_pos = pos;
-  return SBP_B64_INVALID;
+  return SBU_B64_INVALID;
 }
 
 /* the first character in [i, end) outside the alphabet, or end */
@@ -62,8 +62,7 @@ static size_t first_bad(const char *in, size_t i, size_t end) {
   return i;
 }
 
-sbp_b64_result sbp_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len,
-                                 size_t *bad_pos) {
+sbu_b64_result sbu_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len, size_t *bad_pos) {
   *out = NULL;
   *out_len = 0;
   /* Up to two trailing '=' are padding; everything before must be alphabet. */
@@ -72,7 +71,7 @@ sbp_b64_result sbp_base64_decode(const char *in, size_t len, unsigned char **out
   if (data_len > 0 && in[data_len - 1] == '=') data_len--;
   size_t rem = data_len % 4, full = data_len - rem;
   unsigned char *buf = malloc(full / 4 * 3 + 3);
-  if (!buf) return SBP_B64_NOMEM;
+  if (!buf) return SBU_B64_NOMEM;
   /* One pass that validates while it decodes: an invalid character's table
    * value (0xFF) sets bit 7 in the OR of the quantum. */
   size_t o = 0, i = 0;
@@ -116,5 +115,5 @@ sbp_b64_result sbp_base64_decode(const char *in, size_t len, unsigned char **out
   buf[o] = 0;
   *out = buf;
   *out_len = o;
-  return SBP_B64_OK;
+  return SBU_B64_OK;
 }
