@@ -125,7 +125,10 @@ void sbe_print_by(const sbe_run *run, const char *by, FILE *out) {
       for (size_t k = 0; k < g.nkeys; k++) {
         size_t n;
         double v = group_score(run, s, &g, &run->models[i], k, &n);
-        fprintf(out, " %8.2f", v);
+        if (n) /* "-": no prediction in the group (null in --json) */
+          fprintf(out, " %8.2f", v);
+        else
+          fprintf(out, " %8s", "-");
       }
       fprintf(out, "\n");
     }
@@ -148,7 +151,7 @@ json_object *sbe_by_json(const sbe_run *run, const char *by) {
       for (size_t k = 0; k < g.nkeys; k++) {
         size_t n;
         double v = group_score(run, s, &g, &run->models[i], k, &n);
-        json_object_object_add(sc, g.keys[k], sbe_json_num(v));
+        json_object_object_add(sc, g.keys[k], n ? sbe_json_num(v) : NULL);
         json_object_object_add(cn, g.keys[k], json_object_new_int64((int64_t)n));
       }
       json_object_object_add(mo, "model", json_object_new_string(run->models[i].name));

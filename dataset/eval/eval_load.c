@@ -65,7 +65,9 @@ int sbe_refs_load_file(sbe_refs *r, const char *path) {
       add_own_key(r, key);
     }
     r->items[c] = sbe_xrealloc(r->items[c], (r->count[c] + 1) * sizeof *r->items[c]);
-    r->items[c][r->count[c]++] = (sbe_ref){item, hash_str(item_question(item))};
+    char why[300];
+    const char *nr = sbe_not_regenerated(item, why, sizeof why);
+    r->items[c][r->count[c]++] = (sbe_ref){item, hash_str(item_question(item)), nr ? sbe_xstrndup(nr, strlen(nr)) : NULL, 0};
   }
   if (skipped) fprintf(stderr, "eval: %s: %zu item(s) without a known category skipped\n", path, skipped);
   r->skipped += skipped;
@@ -94,7 +96,10 @@ int sbe_refs_load_dir(sbe_refs *r, const char *dir) {
 void sbe_refs_free(sbe_refs *r) {
   for (size_t i = 0; i < r->nfiles; i++) json_object_put(r->files[i]);
   free(r->files);
-  for (int c = 0; c < SBE_CAT_COUNT; c++) free(r->items[c]);
+  for (int c = 0; c < SBE_CAT_COUNT; c++) {
+    for (size_t i = 0; i < r->count[c]; i++) free(r->items[c][i].not_regenerated);
+    free(r->items[c]);
+  }
   for (size_t i = 0; i < r->nown; i++) free(r->own_keys[i]);
   free(r->own_keys);
   memset(r, 0, sizeof *r);
@@ -118,6 +123,11 @@ static sbe_model *model_get(sbe_run *run, const char *name) {
 
 static void record(sbe_run *run, const char *model, sbe_category c, size_t index, const char *text) {
   if (run->exclude[c] && run->exclude[c][index]) return; /* the caller counts these */
+  sbe_ref *ref = &run->refs.items[c][index];
+  if (ref->not_regenerated) { /* a regen output's item still holding the published gt */
+    sbe_count_excluded(run, ref);
+    return;
+  }
   sbe_model *m = model_get(run, model);
   if (m->present[c][index]) {
     run->stats.duplicates++;
@@ -350,6 +360,7 @@ void sbe_run_free(sbe_run *run) {
     }
   }
   free(run->models);
+  if (run->excluded) json_object_put(run->excluded);
   sbe_refs_free(&run->refs);
   memset(run, 0, sizeof *run);
 }

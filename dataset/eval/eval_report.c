@@ -64,8 +64,9 @@ static int in_column(const sbe_run *run, int k, sbe_category c, size_t i) {
 
 typedef struct {
   double score[NCOLS]; /* mean x 100, 0 when empty (calc_avg) */
-  size_t count[NCOLS];
+  size_t count[NCOLS]; /* 0: no prediction in the group: "-", null in JSON */
   double avg;
+  int groups;          /* columns with a prediction (0: no Avg. either) */
 } row;
 
 static row compute_row(const sbe_run *run, const sbe_model *m) {
@@ -77,6 +78,7 @@ static row compute_row(const sbe_run *run, const sbe_model *m) {
     for (size_t i = 0; i < run->refs.count[c]; i++)
       if (m->present[c][i] && in_column(run, k, c, i)) sum += m->score[c][i], r.count[k]++;
     r.score[k] = r.count[k] ? sum / (double)r.count[k] * 100 : 0;
+    r.groups += r.count[k] != 0;
   }
   double sum = 0;
   size_t n = 0;
@@ -121,21 +123,26 @@ void sbe_print_table(const sbe_run *run, FILE *out) {
   for (size_t i = 0; i < run->nmodels; i++) {
     row r = compute_row(run, &run->models[i]);
     fprintf(out, "%-*s", w, run->models[i].name);
-    for (int k = 0; k < NCOLS; k++) { /* "-": no item in the group (0 in --json, as SURGE) */
+    for (int k = 0; k < NCOLS; k++) { /* "-": no prediction in the group (null in --json) */
       if (r.count[k])
         fprintf(out, " %7.2f", r.score[k]);
       else
         fprintf(out, " %7s", "-");
     }
-    fprintf(out, " %7.2f\n", r.avg);
+    if (r.groups)
+      fprintf(out, " %7.2f\n", r.avg);
+    else
+      fprintf(out, " %7s\n", "-");
   }
   if (run->nmodels == 0) fprintf(out, "(no predictions scored)\n");
   print_flags(run, out);
+  sbe_print_excluded(run, "", out);
 }
 
+/* items without a prediction (those not regenerated are counted apart) */
 static size_t missing_count(const sbe_run *run, const sbe_model *m, sbe_category c) {
   size_t n = 0;
-  for (size_t i = 0; i < run->refs.count[c]; i++) n += !m->present[c][i];
+  for (size_t i = 0; i < run->refs.count[c]; i++) n += !m->present[c][i] && !run->refs.items[c][i].not_regenerated;
   return n;
 }
 
@@ -150,7 +157,7 @@ json_object *sbe_json(const sbe_run *run, const char *by) {
     json_object *mo = json_object_new_object(), *sc = json_object_new_object(), *cn = json_object_new_object(),
                 *fl = json_object_new_object(), *mi = json_object_new_object();
     for (int k = 0; k < NCOLS; k++) {
-      json_object_object_add(sc, cols[k].label, sbe_json_num(r.score[k]));
+      json_object_object_add(sc, cols[k].label, r.count[k] ? sbe_json_num(r.score[k]) : NULL);
       json_object_object_add(cn, cols[k].label, json_object_new_int64((int64_t)r.count[k]));
     }
     for (int k = 0; k < 7; k++) json_object_object_add(fl, sbe_flag_names[k], json_object_new_int64((int64_t)m->flags[k]));
@@ -160,7 +167,7 @@ json_object *sbe_json(const sbe_run *run, const char *by) {
     json_object_object_add(mo, "model", json_object_new_string(m->name));
     json_object_object_add(mo, "scores", sc);
     json_object_object_add(mo, "counts", cn);
-    json_object_object_add(mo, "avg", sbe_json_num(r.avg));
+    json_object_object_add(mo, "avg", r.groups ? sbe_json_num(r.avg) : NULL);
     json_object_object_add(mo, "scored", json_object_new_int64((int64_t)m->nscored));
     json_object_object_add(mo, "missing", mi);
     json_object_object_add(mo, "flags", fl);
@@ -176,6 +183,7 @@ json_object *sbe_json(const sbe_run *run, const char *by) {
   json_object_object_add(un, "malformed", json_object_new_int64((int64_t)st->malformed));
   json_object_object_add(un, "duplicates", json_object_new_int64((int64_t)st->duplicates));
   json_object_object_add(root, "unmatched", un);
+  json_object_object_add(root, "excluded", sbe_excluded_json(run));
   if (by) json_object_object_add(root, "by", sbe_by_json(run, by));
   return root;
 }
@@ -225,6 +233,7 @@ void sbe_report_missing(const sbe_run *run, FILE *err) {
             unmatched, st->unknown_subset, st->bad_index, st->question_not_found, st->question_ambiguous, st->malformed);
   if (st->duplicates) fprintf(err, "eval: %zu duplicate prediction(s) ignored (the first one counts)\n", st->duplicates);
   if (st->non_text_keys) fprintf(err, "eval: %zu extra key(s) holding no text ignored\n", st->non_text_keys);
+  sbe_print_excluded(run, "eval: ", err);
   for (size_t i = 0; i < run->nmodels; i++) {
     const sbe_model *m = &run->models[i];
     size_t total = 0;

@@ -10,6 +10,8 @@
 typedef struct {
   json_object *item; /* borrowed from a loaded reference file */
   size_t question_hash;
+  char *not_regenerated;     /* a regen output's item whose "gt" is not this machine's (the reason), else NULL */
+  unsigned char excluded_counted; /* a prediction for it was left out and counted (sbe_run.excluded) */
 } sbe_ref;
 
 typedef struct {
@@ -43,6 +45,8 @@ typedef struct {
   sbe_pred_stats stats;
   unsigned options; /* SBE_SCORE_* */
   const unsigned char *exclude[SBE_CAT_COUNT]; /* per subset: items whose predictions are not scored (NULL: none) */
+  json_object *excluded;  /* predicted items of a regen output not regenerated: {"<reason>": n} (NULL: none) */
+  size_t excluded_total;
 } sbe_run;
 
 int sbe_refs_load_file(sbe_refs *r, const char *path);
@@ -53,6 +57,18 @@ int sbe_run_predictions(sbe_run *run, const char *path);
 void sbe_run_free(sbe_run *run);
 
 extern const char *const sbe_flag_names[7];
+
+/* Items of a regen output (eval_regen.c), as verify --benchmark surge judges
+ * them: why item's "gt" is not a reference regenerated here ("not_run",
+ * "missing_toolchain:julia", "timeout", "internal_error", ...), or NULL (it
+ * is, or item is a published one, without "exec"). buf holds composed reasons. */
+const char *sbe_not_regenerated(json_object *item, char *buf, size_t n);
+/* A prediction for such an item: left out, its item counted once. */
+void sbe_count_excluded(sbe_run *run, sbe_ref *ref);
+/* "excluded (...): N (reason n, ...)\n" when any, to out. */
+void sbe_print_excluded(const sbe_run *run, const char *prefix, FILE *out);
+/* {"<reason>": n} (a new object; {} when none). */
+json_object *sbe_excluded_json(const sbe_run *run);
 
 /* Output. */
 int sbe_write_items(const sbe_run *run, const char *path);

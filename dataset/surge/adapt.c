@@ -14,10 +14,8 @@ const char *sbr_feature_str(json_object *item, const char *key) {
   return json_object_object_get_ex(item, "custom_features", &f) ? sbr_item_str(f, key) : NULL;
 }
 
-int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
-              size_t err_len) {
-  memset(out, 0, sizeof *out);
-  out->out_step = "run";
+static int adapt_subset(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+                        size_t err_len) {
   switch (s) {
   case SBR_DR: return sbr_adapt_dr(index, item, env, out, err, err_len);
   case SBR_BG: return sbr_adapt_bg(index, item, env, out, err, err_len);
@@ -29,4 +27,13 @@ int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env,
   case SBR_FL: return sbr_adapt_fl(index, item, env, out, err, err_len);
   default: snprintf(err, err_len, "unknown subset"); return -1;
   }
+}
+
+int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+              size_t err_len) {
+  memset(out, 0, sizeof *out);
+  out->out_step = "run";
+  int rc = adapt_subset(s, index, item, env, out, err, err_len);
+  if (rc == 0) out->substituted = sbr_env_tag(env, s, out); /* not SURGE's environment: said and recorded */
+  return rc;
 }

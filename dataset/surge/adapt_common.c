@@ -22,7 +22,7 @@ int sbr_subset_parse(const char *s, sbr_subset *out) {
   return -1;
 }
 
-static json_object *find_in(json_object *list, const char *name) {
+json_object *sbr_tc_find(json_object *list, const char *name) {
   for (size_t i = 0; list && i < json_object_array_length(list); i++) {
     json_object *t = json_object_array_get_idx(list, i), *v;
     if (json_object_object_get_ex(t, "name", &v) && strcmp(json_object_get_string(v), name) == 0) return t;
@@ -30,7 +30,7 @@ static json_object *find_in(json_object *list, const char *name) {
   return NULL;
 }
 
-static json_object *find_tc(const sbr_env *e, const char *name) { return find_in(e->toolchains, name); }
+static json_object *find_tc(const sbr_env *e, const char *name) { return sbr_tc_find(e->toolchains, name); }
 
 static const char *tc_field(json_object *t, const char *key) {
   json_object *v;
@@ -45,7 +45,7 @@ static bool available(json_object *t) {
 bool sbr_env_has(const sbr_env *e, const char *toolchain) { return available(find_tc(e, toolchain)); }
 
 bool sbr_env_best_has(const sbr_env *e, const char *toolchain) {
-  return e->best_profile[0] && available(find_in(e->best_toolchains, toolchain));
+  return e->best_profile[0] && available(sbr_tc_find(e->best_toolchains, toolchain));
 }
 
 void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn) {
@@ -53,7 +53,7 @@ void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile,
   json_object *t = e->run_profile[0] ? find_tc(e, "python3.8") : NULL;
   profile[0] = '\0';
   if (!available(t) && sbr_env_best_has(e, "python3.8")) {
-    t = find_in(e->best_toolchains, "python3.8");
+    t = sbr_tc_find(e->best_toolchains, "python3.8");
     snprintf(profile, pn, "%s", e->best_profile);
   }
   snprintf(path, n, "%s", available(t) ? tc_field(t, "path") : e->python);
@@ -63,6 +63,7 @@ void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains) {
   if (e->best_toolchains) json_object_put(e->best_toolchains);
   e->best_toolchains = json_object_get(toolchains);
   snprintf(e->best_profile, sizeof e->best_profile, "%s", toolchains && name ? name : "");
+  sbr_env_fill_subs(e); /* Julia may come from there now */
 }
 
 const char *sbr_env_version(const sbr_env *e, const char *toolchain) {
@@ -111,8 +112,12 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
   }
   snprintf(e->bg_python, sizeof e->bg_python, "%s", sbr_env_has(e, "python3.8") ? "python3.8" : "python3");
   snprintf(e->python, sizeof e->python, "%s", sbr_env_has(e, "python3") ? tc_field(find_tc(e, "python3"), "path") : "python3");
-  (void)err;
-  (void)err_len;
+  e->subs = calloc(SBR_N_ENV, sizeof *e->subs);
+  if (!e->subs) {
+    snprintf(err, err_len, "out of memory");
+    return -1;
+  }
+  sbr_env_fill_subs(e);
   return 0;
 }
 
@@ -120,6 +125,8 @@ void sbr_env_free(sbr_env *e) {
   if (e->toolchains) json_object_put(e->toolchains);
   if (e->best_toolchains) json_object_put(e->best_toolchains);
   e->toolchains = e->best_toolchains = NULL;
+  free(e->subs);
+  e->subs = NULL;
 }
 
 void sbr_job_free(sbr_job *j) {

@@ -16,6 +16,9 @@ json_object *sbr_posix_env(const char *path);
 char **sbr_shell_split(const char *s, size_t *n);
 void sbr_strv_free(char **v);
 
+/* The toolchain named `name` in a daemon's toolchain list, or NULL. */
+json_object *sbr_tc_find(json_object *list, const char *name);
+
 /* item helpers */
 const char *sbr_item_str(json_object *item, const char *key);
 const char *sbr_feature_str(json_object *item, const char *key);

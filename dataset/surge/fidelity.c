@@ -8,7 +8,8 @@
  * Mismatch classes: missing_toolchain, timeout, nondeterministic (repeats
  * differ), toolchain_drift (equal once toolchain-controlled text is
  * normalised, or both sides are the same compile failure in another
- * compiler's words), other. */
+ * compiler's words, or any miss of an item run on another toolchain than
+ * SURGE's: sbr_exec_substitution), other. */
 #include "fidelity.h"
 #include "eval_metrics.h"
 
@@ -43,6 +44,18 @@ const char *sbr_classify(const char *status, bool missing, bool deterministic, c
   return "other";
 }
 
+void sbr_exec_substitution(json_object *exec, const sbr_job *j) {
+  if (!j->substituted) return;
+  json_object *sub = json_object_new_object(), *v;
+  json_object_object_add(sub, "used", json_object_new_string(j->substituted->used));
+  json_object_object_add(sub, "surge", json_object_new_string(j->substituted->surge));
+  json_object_object_add(exec, "substituted", sub);
+  bool ran = json_object_object_get_ex(exec, "regenerated", &v) && json_object_get_boolean(v);
+  const char *cls = json_object_object_get_ex(exec, "class", &v) && v ? json_object_get_string(v) : NULL;
+  if (ran && cls && !strcmp(cls, "other")) /* a miss nothing else explains: the other environment's */
+    json_object_object_add(exec, "class", json_object_new_string("toolchain_drift"));
+}
+
 /* ---- the report ---- */
 static const char *const class_names[] = {"nondeterministic", "toolchain_drift", "missing_toolchain", "timeout", "other"};
 #define N_CLASSES 5
@@ -52,6 +65,7 @@ typedef struct {
   double jaccard_sum;
   char envs[128];    /* where the items ran: "host", a profile's name, or several joined by '+' */
   char absent[128];  /* toolchains missing here, joined by ", " */
+  char substituted[256]; /* "python3 3.11.2 (SURGE: Python 3.8)", several joined by "; " */
 } counts;
 
 /* Append word to list (words separated by sep) unless it is there already. */
@@ -74,6 +88,13 @@ static void add(counts *c, json_object *exec) {
     add_word(c->absent, sizeof c->absent, json_object_get_string(v), ", ");
   if (json_object_object_get_ex(exec, "profile", &pf) && json_object_object_get_ex(pf, "name", &v) && v)
     add_word(c->envs, sizeof c->envs, json_object_get_string(v), "+");
+  json_object *sub, *used, *surge;
+  if (json_object_object_get_ex(exec, "substituted", &sub) && json_object_object_get_ex(sub, "used", &used) &&
+      json_object_object_get_ex(sub, "surge", &surge)) {
+    char word[200];
+    snprintf(word, sizeof word, "%s (SURGE: %s)", json_object_get_string(used), json_object_get_string(surge));
+    add_word(c->substituted, sizeof c->substituted, word, "; ");
+  }
   bool ran = json_object_object_get_ex(exec, "regenerated", &v) && json_object_get_boolean(v);
   if (!ran) {
     if (json_object_object_get_ex(exec, "class", &v) && v && !strcmp(json_object_get_string(v), "missing_toolchain"))
@@ -101,6 +122,8 @@ static json_object *counts_json(const counts *c) {
   json_object_object_add(o, "nondeterministic", json_object_new_int(c->nondet));
   /* which environment the items ran in (null: none ran) */
   json_object_object_add(o, "environment", c->envs[0] ? json_object_new_string(c->envs) : NULL);
+  /* the toolchains used instead of SURGE's (null: none) */
+  json_object_object_add(o, "substituted", c->substituted[0] ? json_object_new_string(c->substituted) : NULL);
   return o;
 }
 
@@ -153,13 +176,16 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
   return root;
 }
 
-static const char *env_of(json_object *o) {
-  json_object *e = json_object_object_get(o, "environment");
-  return e ? json_object_get_string(e) : "-";
+/* "host", or "host; python3 3.11.2 (SURGE: Python 3.8)" when substituted */
+static const char *env_of(json_object *o, char *buf, size_t n) {
+  json_object *e = json_object_object_get(o, "environment"), *sub = json_object_object_get(o, "substituted");
+  snprintf(buf, n, "%s%s%s", e ? json_object_get_string(e) : "-", sub ? "; " : "", sub ? json_object_get_string(sub) : "");
+  return buf;
 }
-#define ENV(o) env_of(o)
+#define ENV(o) env_of(o, envbuf, sizeof envbuf)
 
 void sbr_print_table(json_object *summary, FILE *f) {
+  char envbuf[512];
   fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s  %s\n", "subset / group", "n", "ran", "exact", "normalized",
           "jaccard", "missing", "nondet", "environment");
   json_object_object_foreach(summary, subset, o) {

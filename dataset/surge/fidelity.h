@@ -15,8 +15,12 @@ void sbr_compare(const char *published, const char *regenerated, bool whitespace
                  sbr_compare_result *out);
 /* The mismatch class of an item, NULL when it matched exactly. */
 const char *sbr_classify(const char *status, bool missing, bool deterministic, const sbr_compare_result *c);
+/* When job j ran on another toolchain than SURGE's (j->substituted): exec gets
+ * "substituted": {"used", "surge"}, and a miss classed "other" becomes
+ * "toolchain_drift". Called once exec holds "regenerated" and "class". */
+void sbr_exec_substitution(json_object *exec, const sbr_job *j);
 /* {"<subset>": {"n","ran","exact","normalized","jaccard_mean","missing_toolchain","nondeterministic",
- *               "by": {...same...}, "mismatches": {"<class>": [indices]}}} from items carrying "exec". */
+ *               "environment","substituted", "by": {...same...}, "mismatches": {"<class>": [indices]}}} from items carrying "exec". */
 json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *subsets, size_t n_subsets);
 void sbr_print_table(json_object *summary, FILE *f);
 #endif

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum { SBR_ML, SBR_CL, SBR_RL, SBR_SC, SBR_TC, SBR_BG, SBR_DR, SBR_FL, SBR_N_SUBSETS } sbr_subset;
 const char *sbr_subset_name(sbr_subset s); /* "ml", ... */
@@ -26,6 +27,22 @@ typedef enum {
   SBR_OUT_BG,                /* compile failed: "Compilation Error: " + its stderr; else stdout+stderr of the run */
   SBR_OUT_CONCAT,            /* every step's (merged) stdout, in order: DR's one pipe */
 } sbr_outmode;
+
+/* SURGE's recorded environment against the one chosen here, one record per
+ * toolchain whose version shows in the references (RECIPES.md's table):
+ * BG's Python 3.8, GCC 9 (DR g++, BG cpp), clang 17-20 on GCC 9's libstdc++
+ * (DR clang++), JDK 11-15 (BG java), Julia 1.5 (ML). Filled when the
+ * environment is chosen (sbr_env_init, sbr_env_set_best); each job built on
+ * a substituted one points at it (sbr_job.substituted), which regen says
+ * (sbr_env_say_substitutions) and fidelity.c records (sbr_exec_substitution). */
+typedef enum { SBR_ENV_BG_PYTHON, SBR_ENV_GXX, SBR_ENV_CLANG, SBR_ENV_JAVA, SBR_ENV_JULIA, SBR_N_ENV } sbr_env_role;
+typedef struct {
+  const char *items;  /* the items concerned: "BG python3" */
+  const char *surge;  /* SURGE's: "Python 3.8" */
+  char used[160];     /* chosen here: "python3 3.11.2" ("" when absent: missing_toolchain, not a substitution) */
+  bool substituted;   /* used is not SURGE's */
+  size_t jobs;        /* jobs built on it so far (the adapters count) */
+} sbr_env_sub;
 
 /* Toolchains chosen for this machine (from the daemon's toolchain list). */
 typedef struct {
@@ -43,6 +60,7 @@ typedef struct {
   char best_profile[64];
   json_object *best_toolchains;         /* owned */
   char run_profile[64];                 /* the run's own profile ("" = host) */
+  sbr_env_sub *subs;                    /* [SBR_N_ENV], owned; counted through a const sbr_env by the adapters */
 } sbr_env;
 
 #define SBR_BEST_PROFILE "surge-2025"
@@ -59,6 +77,11 @@ bool sbr_env_best_has(const sbr_env *e, const char *toolchain);
  * name goes to *profile), else python. */
 void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn);
 const char *sbr_env_version(const sbr_env *e, const char *toolchain);
+/* (Re)fill e->subs from the chosen toolchains (adapt_env.c). */
+void sbr_env_fill_subs(sbr_env *e);
+/* Each substitution some job was built on, once, to f: with strict one line
+ * each and -1 (the caller runs nothing), else a warning each and 0. */
+int sbr_env_say_substitutions(const sbr_env *e, const char *cmd, bool strict, FILE *f);
 
 typedef struct {
   json_object *request;   /* exec request without "id" (owned), NULL when it cannot run */
@@ -72,7 +95,12 @@ typedef struct {
   bool whitespace_free;   /* the reference is whitespace-insensitive (N6 allowed) */
   bool inproc_marker;     /* stderr carries SURGEBOX_INPROC_CPU=<s> */
   bool is_rl_sudoku, is_compile_prefixed;
+  const sbr_env_sub *substituted; /* SURGE's environment for it is not the one used (NULL: it is, or unknown) */
 } sbr_job;
+
+/* The record job j of subset s was built on when it is substituted (and
+ * count the job), else NULL. sbr_adapt sets j->substituted with it. */
+const sbr_env_sub *sbr_env_tag(const sbr_env *e, sbr_subset s, const sbr_job *j);
 
 /* Build the job for item `index` of subset s. 0, or -1 with err. */
 int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,

@@ -124,6 +124,7 @@ static void record(task *t, json_object *out_item) {
   }
   json_object_object_add(exec, "class", cls ? json_object_new_string(cls) : NULL);
   if (t->error[0]) json_object_object_add(exec, "error", json_object_new_string(t->error));
+  sbr_exec_substitution(exec, &t->job);
   json_object_object_add(exec, "complete", json_object_new_boolean(true));
   json_object_object_add(out_item, "gt", ran ? json_object_new_string(t->refs[0]) : json_object_new_string(published ? published : ""));
   json_object_object_add(out_item, "gt_published", published ? json_object_new_string(published) : NULL);
@@ -240,7 +241,7 @@ static void best_profile(sbc_conn *c, sbr_env *env, const char *run_profile) {
 }
 
 enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_SOCKET, O_ONLY, O_PROFILE, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM,
-       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY, O_SHARD, O_SHARDS, O_PLAN, O_PLAN_JSON };
+       O_NO_AUTOSTART, O_NO_INPROC, O_NO_MIMIC, O_RETRY, O_SHARD, O_SHARDS, O_PLAN, O_PLAN_JSON, O_STRICT };
 static const sbo_opt regen_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
     {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
@@ -254,6 +255,7 @@ static const sbo_opt regen_opts[] = {
     {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items"},
     {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics"},
     {"profile", O_PROFILE, "NAME", "run jobs in this root file system"},
+    {"strict", O_STRICT, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)"},
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {"socket", O_SOCKET, "PATH", "the daemon's socket"},
     {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
@@ -271,7 +273,7 @@ typedef struct {
   const char *data, *out, *summary, *socket, *only, *profile, *dump, *shard, *shards;
   char subsets_arg[128];
   int jobs, repeat;
-  bool autostart, inproc, mimic, retry_failed, plan, plan_json;
+  bool autostart, inproc, mimic, retry_failed, plan, plan_json, strict;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -311,6 +313,7 @@ static int parse(int argc, char **argv, opts *o) {
     case O_SHARDS: o->shards = v; break;
     case O_PLAN: o->plan = true; break;
     case O_PLAN_JSON: o->plan = o->plan_json = true; break;
+    case O_STRICT: o->strict = true; break;
     }
   }
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
@@ -469,6 +472,7 @@ int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv) {
       if (t->job.missing[0]) t->wanted = 0;
     }
   }
+  if (sbr_env_say_substitutions(&env, "regen", o.strict, stderr) < 0) return 2; /* --strict: nothing ran */
   signal(SIGINT, on_sigint);
   signal(SIGTERM, on_sigint);
   rs.tasks = tasks;

@@ -126,20 +126,10 @@ int sbr_vs_regenerate(const sbr_vs_opts *o, sbr_vs_items *it, const char *out) {
   return rc == 0 ? 0 : rc == 130 ? 130 : 2;
 }
 
-/* Why item's reference does not count as regenerated here, or NULL. */
+/* Why item's reference does not count as regenerated here, or NULL: eval's
+ * rule for a regen output (an item regen has not written yet: not_run). */
 static const char *exclusion(json_object *item, char *buf, size_t n) {
-  json_object *exec = get(item, "exec"), *v;
-  if (!exec || !complete(item)) return "not_run";
-  const char *st = (v = get(exec, "status")) ? json_object_get_string(v) : "?";
-  if (!strcmp(st, "missing_toolchain")) {
-    snprintf(buf, n, "missing_toolchain:%s", (v = get(exec, "missing")) ? json_object_get_string(v) : "?");
-    return buf;
-  }
-  v = get(exec, "regenerated");
-  if (!v || !json_object_get_boolean(v)) return st; /* an adapter or daemon error */
-  /* a cut-off run is this machine's speed, not the program's answer */
-  if (!strcmp(st, "timeout") || !strcmp(st, "internal_error") || !strcmp(st, "error")) return st;
-  return NULL;
+  return get(item, "exec") ? sbe_not_regenerated(item, buf, n) : "not_run";
 }
 
 int sbr_vs_exclusions(sbr_vs_items *it, const char *out) {

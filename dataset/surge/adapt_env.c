@@ -1,0 +1,133 @@
+/* SURGE's recorded environment (RECIPES.md: Python 3.8, GCC 9, clang 17-20
+ * on GCC 9's libstdc++, JDK 11-15; Julia 1.5 for ML) against the toolchains
+ * chosen here: which jobs run on something else, said before anything runs
+ * (or refused under --strict). Only toolchains whose version shows in the
+ * references are recorded: a traceback, a diagnostic's wording or column. */
+#include "adapt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  const char *items, *surge;
+} surge_env[SBR_N_ENV] = {
+    [SBR_ENV_BG_PYTHON] = {"BG python3", "Python 3.8"},
+    [SBR_ENV_GXX] = {"DR g++ and BG cpp", "GCC 9"},
+    [SBR_ENV_CLANG] = {"DR clang++", "clang 17-20 on GCC 9's libstdc++"},
+    [SBR_ENV_JAVA] = {"BG java", "JDK 11-15"},
+    [SBR_ENV_JULIA] = {"ML Julia", "Julia 1.5"},
+};
+
+static const char *version_in(json_object *list, const char *name) {
+  json_object *t = sbr_tc_find(list, name), *v;
+  return t && json_object_object_get_ex(t, "version", &v) && v ? json_object_get_string(v) : NULL;
+}
+
+/* "3.8.18" is 3.8, "3.80" is not */
+static bool has_prefix_version(const char *v, const char *want) {
+  size_t n = strlen(want);
+  return v && !strncmp(v, want, n) && (v[n] == '\0' || v[n] == '.');
+}
+
+static int java_major(const char *v) { /* "17.0.15" -> 17, "1.8.0" -> 8 */
+  int m = v ? atoi(v) : 0;
+  if (m == 1 && v[1] == '.') m = atoi(v + 2);
+  return m;
+}
+
+/* used = "<name> <version>", or "" when the toolchain is not there at all. */
+static bool set_used(sbr_env_sub *r, const char *name, const char *version) {
+  if (!name || !name[0] || !version) {
+    r->used[0] = '\0';
+    return false;
+  }
+  snprintf(r->used, sizeof r->used, "%s %s", name, version);
+  return true;
+}
+
+void sbr_env_fill_subs(sbr_env *e) {
+  if (!e->subs) return;
+  for (int k = 0; k < SBR_N_ENV; k++) {
+    e->subs[k].items = surge_env[k].items;
+    e->subs[k].surge = surge_env[k].surge;
+    e->subs[k].substituted = false;
+  }
+  sbr_env_sub *r = &e->subs[SBR_ENV_BG_PYTHON];
+  const char *v = sbr_env_has(e, e->bg_python) ? sbr_env_version(e, e->bg_python) : NULL;
+  r->substituted = set_used(r, e->bg_python, v) && !has_prefix_version(v, "3.8");
+
+  r = &e->subs[SBR_ENV_GXX];
+  v = e->gxx_name[0] ? sbr_env_version(e, e->gxx_name) : NULL;
+  r->substituted = set_used(r, e->gxx_name, v) && atoi(v) != 9;
+
+  r = &e->subs[SBR_ENV_CLANG];
+  v = e->clang_name[0] ? sbr_env_version(e, e->clang_name) : NULL;
+  if (set_used(r, e->clang_name, v)) {
+    int major = atoi(v);
+    /* the libstdc++ it compiles against: the GCC given by --gcc-install-dir
+     * (a profile's launcher passes its own: not seen from here) */
+    const char *gcc = e->gcc_install_dir[0] ? strrchr(e->gcc_install_dir, '/') : NULL;
+    bool other_gcc = gcc && strcmp(gcc + 1, "9") != 0;
+    if (other_gcc) {
+      size_t len = strlen(r->used);
+      snprintf(r->used + len, sizeof r->used - len, " on GCC %s's libstdc++", gcc + 1);
+    }
+    r->substituted = major < 17 || major > 20 || other_gcc;
+  }
+
+  r = &e->subs[SBR_ENV_JAVA];
+  v = sbr_env_has(e, "java") ? sbr_env_version(e, "java") : NULL;
+  r->substituted = set_used(r, "java", v) && (java_major(v) < 11 || java_major(v) > 15);
+
+  /* as adapt_mlcl.c chooses: the better profile's Julia first */
+  r = &e->subs[SBR_ENV_JULIA];
+  bool best = sbr_env_best_has(e, "julia");
+  v = best ? version_in(e->best_toolchains, "julia") : sbr_env_has(e, "julia") ? sbr_env_version(e, "julia") : NULL;
+  r->substituted = set_used(r, "julia", v) && !has_prefix_version(v, "1.5");
+}
+
+static int role_of(sbr_subset s, const sbr_job *j) {
+  switch (s) {
+  case SBR_BG:
+    if (!strcmp(j->group, "python3")) return SBR_ENV_BG_PYTHON;
+    if (!strcmp(j->group, "cpp")) return SBR_ENV_GXX;
+    if (!strcmp(j->group, "java")) return SBR_ENV_JAVA;
+    return -1;
+  case SBR_DR: /* the group is the key: "clang++-C++11--O1" */
+    if (!strncmp(j->group, "clang++-", 8)) return SBR_ENV_CLANG;
+    if (!strncmp(j->group, "g++-", 4)) return SBR_ENV_GXX;
+    return -1;
+  case SBR_ML: return !strcmp(j->group, "Julia") ? SBR_ENV_JULIA : -1;
+  default: return -1;
+  }
+}
+
+const sbr_env_sub *sbr_env_tag(const sbr_env *e, sbr_subset s, const sbr_job *j) {
+  int k = j->request && e->subs ? role_of(s, j) : -1;
+  if (k < 0 || !e->subs[k].substituted) return NULL;
+  e->subs[k].jobs++;
+  return &e->subs[k];
+}
+
+int sbr_env_say_substitutions(const sbr_env *e, const char *cmd, bool strict, FILE *f) {
+  size_t n = 0;
+  for (int k = 0; e->subs && k < SBR_N_ENV; k++) {
+    const sbr_env_sub *r = &e->subs[k];
+    if (!r->substituted || !r->jobs) continue;
+    n++;
+    if (strict)
+      fprintf(f, "%s: --strict: %s (%zu item(s)) would run on %s, not SURGE's %s\n", cmd, r->items, r->jobs, r->used,
+              r->surge);
+    else
+      fprintf(f, "%s: warning: %s (%zu item(s)) run on %s, not SURGE's %s: their misses are classed toolchain_drift\n",
+              cmd, r->items, r->jobs, r->used, r->surge);
+  }
+  if (!n) return 0;
+  /* how to get SURGE's: the profile (its Python 3.8 is pyenv's, imported when present at create time) */
+  bool in_best = !strcmp(e->run_profile, SBR_BEST_PROFILE);
+  fprintf(f, "%s: %s%s%s\n", cmd, strict ? "nothing ran; " : "",
+          in_best ? "profile " SBR_BEST_PROFILE " lacks these: surgebox profile create --force " SBR_BEST_PROFILE
+                  : "SURGE's environment: surgebox profile create " SBR_BEST_PROFILE ", then --profile " SBR_BEST_PROFILE,
+          strict ? "" : " (--strict refuses to run instead)");
+  return strict ? -1 : 0;
+}

@@ -1,0 +1,174 @@
+/* SURGE's recorded environment against the one chosen here
+ * (dataset/surge/adapt_env.c) and how fidelity.c records it, on hand-written
+ * toolchain lists: a non-root host (no Python 3.8, GCC 11, JDK 17), a
+ * surge-2025-like one (3.8, GCC 9, JDK 11, clang 19 without a host GCC dir),
+ * and Julia from the better profile. */
+#include "check.h"
+#include "fidelity.h"
+#include "regen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TC(name, fam, ver, path) \
+  "{\"name\":\"" name "\",\"family\":\"" fam "\",\"version\":\"" ver "\",\"path\":\"" path "\",\"real_path\":\"" path "\",\"available\":true}"
+
+/* as the daemon lists them to nobody on Debian 12 (pyenv's 3.8 is under /root) */
+static const char *host_json = "[" TC("g++-11", "g++", "11.3.0", "/usr/bin/g++-11") ","
+    TC("clang++-19", "clang++", "19.1.7", "/usr/lib/llvm-19/bin/clang") "," TC("java", "java", "17.0.15", "/usr/bin/javac") ","
+    TC("python3", "python3", "3.11.2", "/usr/bin/python3") "]";
+static const char *surge_json = "[" TC("g++-9", "g++", "9.3.0", "/usr/bin/g++-9") ","
+    TC("clang++-19", "clang++", "19.1.7", "/usr/lib/host-llvm-19/bin/clang") "," TC("java", "java", "11.0.23", "/usr/bin/javac") ","
+    TC("python3", "python3", "3.9.2", "/usr/bin/python3") "," TC("python3.8", "python3", "3.8.18", "/usr/local/bin/python3.8") "]";
+static const char *best_json = "[" TC("julia", "julia", "1.5.3", "/usr/bin/julia") "]";
+
+static void env_of(sbr_env *e, const char *json) {
+  json_object *tcs = json_tokener_parse(json);
+  char err[64];
+  CHECK(tcs && sbr_env_init(e, tcs, err, sizeof err) == 0);
+  json_object_put(tcs);
+}
+
+static void adapt(const sbr_env *e, sbr_subset s, const char *item_json, sbr_job *j) {
+  json_object *item = json_tokener_parse(item_json);
+  char err[128];
+  CHECK(sbr_adapt(s, 0, item, e, j, err, sizeof err) == 0);
+  json_object_put(item);
+}
+
+static char *said(const sbr_env *e, bool strict, int *rc) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  *rc = sbr_env_say_substitutions(e, "regen", strict, f);
+  fclose(f);
+  return text;
+}
+
+#define BG_PY "{\"custom_features\":{\"language\":\"python3\"},\"question\":\"print(1)\",\"gt\":\"1\\n\"}"
+#define BG_CPP "{\"custom_features\":{\"language\":\"cpp\"},\"question\":\"int main(){}\",\"gt\":\"\"}"
+#define DR_CLANG "{\"custom_features\":{\"key\":\"clang++-C++11--O1\"},\"question\":\"int main(){}\",\"gt\":\"\"}"
+#define ML_JULIA "{\"custom_categoey\":1,\"custom_features\":{\"language\":\"Julia\"},\"question\":\"println(1)\",\"gt\":\"1\"}"
+
+static void test_host(void) {
+  sbr_env e;
+  env_of(&e, host_json);
+  CHECK_STR(e.subs[SBR_ENV_BG_PYTHON].used, "python3 3.11.2");
+  CHECK(e.subs[SBR_ENV_BG_PYTHON].substituted);
+  CHECK_STR(e.subs[SBR_ENV_GXX].used, "g++-11 11.3.0");
+  CHECK(e.subs[SBR_ENV_GXX].substituted);
+  CHECK_STR(e.subs[SBR_ENV_JAVA].used, "java 17.0.15");
+  CHECK(e.subs[SBR_ENV_JAVA].substituted);
+  CHECK_STR(e.subs[SBR_ENV_JULIA].used, ""); /* absent: missing_toolchain, not a substitution */
+  CHECK(!e.subs[SBR_ENV_JULIA].substituted);
+  /* nothing built yet: nothing to say */
+  int rc;
+  char *t = said(&e, true, &rc);
+  CHECK(rc == 0 && !strcmp(t, ""));
+  free(t);
+  sbr_job j[3];
+  adapt(&e, SBR_BG, BG_PY, &j[0]);
+  adapt(&e, SBR_BG, BG_PY, &j[1]);
+  adapt(&e, SBR_BG, BG_CPP, &j[2]);
+  CHECK(j[0].substituted == &e.subs[SBR_ENV_BG_PYTHON] && j[2].substituted == &e.subs[SBR_ENV_GXX]);
+  CHECK(e.subs[SBR_ENV_BG_PYTHON].jobs == 2 && e.subs[SBR_ENV_GXX].jobs == 1 && e.subs[SBR_ENV_JAVA].jobs == 0);
+  t = said(&e, false, &rc);
+  CHECK(rc == 0);
+  CHECK_STR(t, "regen: warning: BG python3 (2 item(s)) run on python3 3.11.2, not SURGE's Python 3.8: their misses are "
+               "classed toolchain_drift\n"
+               "regen: warning: DR g++ and BG cpp (1 item(s)) run on g++-11 11.3.0, not SURGE's GCC 9: their misses are "
+               "classed toolchain_drift\n"
+               "regen: SURGE's environment: surgebox profile create surge-2025, then --profile surge-2025 (--strict "
+               "refuses to run instead)\n");
+  free(t);
+  t = said(&e, true, &rc);
+  CHECK(rc == -1);
+  CHECK_STR(t, "regen: --strict: BG python3 (2 item(s)) would run on python3 3.11.2, not SURGE's Python 3.8\n"
+               "regen: --strict: DR g++ and BG cpp (1 item(s)) would run on g++-11 11.3.0, not SURGE's GCC 9\n"
+               "regen: nothing ran; SURGE's environment: surgebox profile create surge-2025, then --profile surge-2025\n");
+  free(t);
+
+  /* the record: a miss classed other is the substitution's; an exact match stays unclassed */
+  json_object *miss = json_tokener_parse("{\"regenerated\":true,\"matched\":\"no\",\"class\":\"other\"}");
+  json_object *hit = json_tokener_parse("{\"regenerated\":true,\"matched\":\"exact\",\"class\":null}");
+  json_object *err = json_tokener_parse("{\"regenerated\":false,\"status\":\"internal_error\",\"class\":\"other\"}");
+  sbr_exec_substitution(miss, &j[0]);
+  sbr_exec_substitution(hit, &j[1]);
+  sbr_exec_substitution(err, &j[0]);
+  CHECK_STR(json_object_get_string(json_object_object_get(miss, "class")), "toolchain_drift");
+  CHECK(json_object_object_get(hit, "class") == NULL);
+  CHECK_STR(json_object_get_string(json_object_object_get(err, "class")), "other"); /* it did not run: not drift */
+  CHECK_STR(json_object_to_json_string_ext(json_object_object_get(miss, "substituted"), JSON_C_TO_STRING_PLAIN),
+            "{\"used\":\"python3 3.11.2\",\"surge\":\"Python 3.8\"}");
+
+  /* the summary and the table */
+  json_object *bg = json_object_new_array();
+  json_object *execs[2] = {miss, hit};
+  for (int k = 0; k < 2; k++) {
+    json_object *it = json_object_new_object();
+    json_object_object_add(execs[k], "group", json_object_new_string("python3"));
+    json_object *pf = json_tokener_parse("{\"name\":\"host\"}");
+    json_object_object_add(execs[k], "profile", pf);
+    json_object_object_add(it, "exec", execs[k]);
+    json_object_array_add(bg, it);
+  }
+  sbr_subset sub = SBR_BG;
+  json_object *s = sbr_summary(&bg, &sub, 1);
+  json_object *o = json_object_object_get(s, "bg");
+  CHECK_STR(json_object_get_string(json_object_object_get(o, "substituted")), "python3 3.11.2 (SURGE: Python 3.8)");
+  CHECK_STR(json_object_get_string(json_object_object_get(json_object_object_get(json_object_object_get(o, "by"), "python3"),
+                                                          "substituted")),
+            "python3 3.11.2 (SURGE: Python 3.8)");
+  CHECK(json_object_array_length(json_object_object_get(json_object_object_get(o, "mismatches"), "toolchain_drift")) == 1);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sbr_print_table(s, f);
+  fclose(f);
+  CHECK(strstr(text, "  host; python3 3.11.2 (SURGE: Python 3.8)\n") != NULL);
+  CHECK(strstr(text, "  bg   toolchain_drift      1: 0\n") != NULL);
+  if (check_failures_) fputs(text, stderr);
+  free(text);
+  json_object_put(s);
+  json_object_put(bg);
+  json_object_put(err);
+  for (int k = 0; k < 3; k++) sbr_job_free(&j[k]);
+  sbr_env_free(&e);
+}
+
+static void test_surge_like(void) {
+  sbr_env e;
+  env_of(&e, surge_json);
+  snprintf(e.run_profile, sizeof e.run_profile, "surge-2025");
+  for (int k = 0; k < SBR_N_ENV; k++) CHECK(!e.subs[k].substituted);
+  CHECK_STR(e.subs[SBR_ENV_BG_PYTHON].used, "python3.8 3.8.18");
+  CHECK_STR(e.subs[SBR_ENV_GXX].used, "g++-9 9.3.0");
+  CHECK_STR(e.subs[SBR_ENV_CLANG].used, "clang++-19 19.1.7"); /* the launcher's GCC 9: not seen from the host */
+  sbr_job j;
+  adapt(&e, SBR_BG, BG_PY, &j);
+  CHECK(j.substituted == NULL);
+  sbr_job_free(&j);
+  adapt(&e, SBR_DR, DR_CLANG, &j);
+  CHECK(j.substituted == NULL);
+  sbr_job_free(&j);
+  int rc;
+  char *t = said(&e, true, &rc);
+  CHECK(rc == 0 && !strcmp(t, ""));
+  free(t);
+  /* Julia: absent here, 1.5.3 in the better profile (as adapt_mlcl.c runs it) */
+  json_object *best = json_tokener_parse(best_json);
+  sbr_env_set_best(&e, "surge-2025", best);
+  json_object_put(best);
+  CHECK_STR(e.subs[SBR_ENV_JULIA].used, "julia 1.5.3");
+  CHECK(!e.subs[SBR_ENV_JULIA].substituted);
+  adapt(&e, SBR_ML, ML_JULIA, &j);
+  CHECK(j.request != NULL && j.substituted == NULL);
+  sbr_job_free(&j);
+  sbr_env_free(&e);
+}
+
+int main(void) {
+  test_host();
+  test_surge_like();
+  return check_exit();
+}
