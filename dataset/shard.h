@@ -9,6 +9,8 @@
 #ifndef SURGEBOX_SHARD_H
 #define SURGEBOX_SHARD_H
 
+#include "cliopt.h"
+
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +44,17 @@ void sbr_shard_sha256_hex(const void *data, size_t len, char hex[65]);
 
 /* SHA-256 of a file as 64 hex digits (+ NUL) in hex[65]. 0, or -1 (errno). */
 int sbr_shard_file_sha256(const char *path, char hex[65]);
+
+/* The shard group (--shard I/N|auto, --shards N), declared once: put it in
+ * a shardable command's sbo_cmd.groups and hand its keys to
+ * sbr_shard_apply. */
+enum { SBR_O_SHARD = 0x7200, SBR_O_SHARDS };
+extern const sbo_opt sbr_shard_opts[];
+typedef struct {
+  const char *shard, *shards; /* as given, NULL when not */
+} sbr_shard_args;
+/* Keep one of sbr_shard_opts; false if key is not one of them. */
+bool sbr_shard_apply(sbr_shard_args *a, int key, const char *val);
 
 /* "--shard I/N" as the option parsers take it: fills *out from the
  * arguments (shard may be NULL: not sharded). Prints the error. 0 or -1. */
