@@ -131,5 +131,10 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv); /* eval --execute */
 bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
+/* regen's summary of --out's items (fidelity.h's sbr_summary) with the
+ * failures of surgebox in a class of their own: per subset
+ * "internal_error": count and mismatches.internal_error: [indices]; their
+ * total in *failed (may be NULL). The same for a run and a merge. */
+json_object *sbr_regen_summary(json_object *const *outs, const sbr_subset *subsets, size_t n, size_t *failed);
 
 #endif

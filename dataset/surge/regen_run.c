@@ -175,8 +175,8 @@ static void report(const regen_state *rs, double t0) {
   FILE *f = o->report ? o->report : stdout;
   size_t done = 0;
   for (size_t k = 0; k < rs->total; k++) done += rs->tasks[k].got >= rs->tasks[k].wanted;
-  json_object *summary = sbr_summary(rs->outs, o->subsets, o->n_subsets);
-  size_t failed = sbr_regen_summary_failures(summary, rs->outs, o->subsets, o->n_subsets);
+  size_t failed;
+  json_object *summary = sbr_regen_summary(rs->outs, o->subsets, o->n_subsets, &failed);
   sbr_print_table(summary, f);
   if (failed)
     fprintf(f, "\n%zu item(s) not regenerated: a failure of surgebox (class %s), the published reference kept\n", failed,

@@ -163,7 +163,8 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
   json_object_object_add(out_item, "exec", exec);
 }
 
-size_t sbr_regen_summary_failures(json_object *summary, json_object *const *outs, const sbr_subset *subsets, size_t n) {
+json_object *sbr_regen_summary(json_object *const *outs, const sbr_subset *subsets, size_t n, size_t *failed) {
+  json_object *summary = sbr_summary(outs, subsets, n);
   size_t total = 0;
   for (size_t s = 0; s < n; s++) {
     json_object *o = json_object_object_get(summary, sbr_subset_name(subsets[s])), *idx = json_object_new_array();
@@ -182,5 +183,6 @@ size_t sbr_regen_summary_failures(json_object *summary, json_object *const *outs
     if (mm) json_object_object_add(mm, SBR_FAILURE_CLASS, idx);
     else json_object_put(idx);
   }
-  return total;
+  if (failed) *failed = total;
+  return summary;
 }

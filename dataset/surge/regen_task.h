@@ -34,8 +34,5 @@ void sbr_regen_task_answer(sbr_regen_task *t, json_object *resp, const sbr_env *
  * run runs it again). */
 void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item);
 
-/* The summary's failures of surgebox: per subset "internal_error": count and
- * mismatches.internal_error: [indices]; the total. */
-size_t sbr_regen_summary_failures(json_object *summary, json_object *const *outs, const sbr_subset *subsets, size_t n);
 
 #endif
