@@ -46,6 +46,23 @@ static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                "(also a failure of surgebox for any item: the rest is scored), 130 interrupted\n",
                                false, sbr_run_groups};
 
+/* --subset LIST (or all) into o->want: 0, or a usage error. */
+static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o) {
+  if (!strcmp(subsets, "all")) {
+    for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
+    return 0;
+  }
+  o->subsets_given = true;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", subsets);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    sbr_subset s;
+    if (sbr_subset_parse(tok, &s) < 0) return sbo_usage_error(p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
+    o->want[s] = true;
+  }
+  return 0;
+}
+
 /* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
 static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   memset(o, 0, sizeof *o);
@@ -89,21 +106,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   if (rc == 0 && (o->data && !*o->data)) rc = sbo_bad_value(&p, SBE_O_DATA, o->data);
   if (rc == 0 && (o->preds && !*o->preds)) rc = sbo_bad_value(&p, SBE_O_PREDS, o->preds);
   if (rc == 0 && (o->out && !*o->out)) rc = sbo_bad_value(&p, 'o', o->out);
-  if (rc == 0) {
-    if (strcmp(subsets, "all") != 0) {
-      o->subsets_given = true;
-      char buf[128];
-      snprintf(buf, sizeof buf, "%s", subsets);
-      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-        sbr_subset s;
-        if (sbr_subset_parse(tok, &s) < 0)
-          rc = sbo_usage_error(&p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
-        else o->want[s] = true;
-      }
-    } else {
-      for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
-    }
-  }
+  if (rc == 0) rc = want_subsets(&p, subsets, o);
   sbo_done(&p);
   if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out) {

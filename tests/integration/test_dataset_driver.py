@@ -9,7 +9,8 @@
   socket    --socket S before and after the command's name talks to S: S's
             jobs_done moves, the daemon $SURGEBOX_SOCKET names does not;
   profile   --profile nope before and after the name is an error before any
-            job runs.
+            job runs; --no-autostart before and after the name with a
+            socket nobody listens on is an error naming it.
 
 Usage: test_dataset_driver.py BIN_DIR CASE. Run inside the unshare wrapper
 (ctest does): it starts its own daemons."""
@@ -189,6 +190,12 @@ def case_profile(s):
                 check(p.returncode == 2 and "nope" in p.stderr,
                       f"{name} --profile nope {where} the name: an error naming it (exit {p.returncode})")
                 check(s.jobs_done(a.sock) == j, f"{name} --profile nope {where} the name: no job ran")
+                dead = os.path.join(s.d, "dead.sock")
+                full = (["--no-autostart"] + argv) if before else ([argv[0], "--no-autostart"] + argv[1:])
+                p = s.run(full, env_socket=dead)
+                check(p.returncode == 2 and "cannot connect to " + dead in p.stderr,
+                      f"{name} --no-autostart {where} the name: no private daemon, an error naming the socket "
+                      f"(exit {p.returncode})")
     finally:
         a.stop()
 
