@@ -416,7 +416,7 @@ static const sbo_cmd batch_cmd = {
     batch_opts, NULL,
     "exit: 0 every line answered, 1 bad arguments, 2 a failure (also a failure of surgebox answering any line:\n"
     "internal_error, toolchain_missing, the daemon's own error), 130 interrupted\n",
-    false, sbr_run_groups};
+    false, sbr_shardable_groups};
 
 typedef struct {
   const char *in, *out;
@@ -454,7 +454,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
   int k, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(ctx, &run, k, v)) rc = option(&p, o, k, v);
+    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   else if (rc == 0 && (p.n_pos != 1 || p.dashdash))
     rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");

@@ -10,11 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
-const sbo_opt *const sbr_daemon_groups[] = {sbc_daemon_opts, NULL};
+const sbo_opt sbr_jobs_opts[] = {{"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"}, {NULL, 0, NULL, NULL}};
+const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
+const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
 
-bool sbr_run_apply(sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val) {
-  return sbc_ctx_apply(ctx, key, val) || (o && sbr_shard_apply(&o->shard, key, val));
+bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc) {
+  if (key == SBR_O_JOBS) {
+    long n;
+    if (sbo_parse_long(val, 0, 4096, &n) < 0) *rc = sbo_bad_value(p, key, val);
+    else o->jobs = (int)n;
+    return true;
+  }
+  return sbc_ctx_apply(ctx, key, val) || sbr_shard_apply(&o->shard, key, val);
 }
 
 int sbr_run_jobs(int jobs) {

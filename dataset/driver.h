@@ -37,12 +37,18 @@ typedef struct {
   int jobs;             /* --jobs N; 0: the CPUs */
 } sbr_run_opts;
 
-/* {sbc_daemon_opts, sbr_shard_opts, NULL} and {sbc_daemon_opts, NULL}: sbo_cmd.groups */
+/* --jobs N (0: the CPUs), declared once */
+enum { SBR_O_JOBS = 0x7300 };
+extern const sbo_opt sbr_jobs_opts[];
+/* sbo_cmd.groups: {daemon, shard, jobs} for a benchmark run; {daemon,
+ * shard} for one whose jobs option is its own (batch's --concurrency, eval's
+ * --jobs). */
 extern const sbo_opt *const sbr_run_groups[];
-extern const sbo_opt *const sbr_daemon_groups[];
-/* A key of the daemon group (into ctx) or of the shard group (into o, may
- * be NULL): true if it was one. */
-bool sbr_run_apply(sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val);
+extern const sbo_opt *const sbr_shardable_groups[];
+/* A key of the daemon group (into ctx), of the shard or jobs group (into
+ * o): true if it was one; a bad --jobs value is reported through p and
+ * *rc set to the exit status. */
+bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc);
 /* jobs, else the CPUs (>= 1). */
 int sbr_run_jobs(int jobs);
 

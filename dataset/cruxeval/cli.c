@@ -101,14 +101,13 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_DUMP, O_JOBS };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_DUMP };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
     {"generations", O_GENS, "GENS.json", "the model's generations (required)"},
     {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
     {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
-    {"jobs", O_JOBS, "N", "jobs in flight"},
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
@@ -120,7 +119,6 @@ static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mo
                                    false, sbr_run_groups};
 
 static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
-  long n;
   switch (k) {
   case O_BENCH: break; /* the dispatcher's */
   case O_MODE: o->mode = v; break;
@@ -129,10 +127,6 @@ static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
   case O_DATA: o->data = v; break;
   case O_CACHE: o->cache_dir = v; break;
   case O_DUMP: o->dump = v; break;
-  case O_JOBS:
-    if (sbo_parse_long(v, 0, 4096, &n) < 0) return sbo_bad_value(p, k, v);
-    o->jobs = (int)n;
-    break;
   }
   return 0;
 }
@@ -146,12 +140,13 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   int k, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(ctx, &run, k, v)) rc = option(&p, o, k, v);
+    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
     rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
   sbo_done(&p);
+  o->jobs = run.jobs;
   if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out) {
     fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");

@@ -334,14 +334,13 @@ int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
 }
 
 /* ---- the command line ---- */
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_JOBS, O_ONLY, O_DUMP };
+enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY, O_DUMP };
 static const sbo_opt drmatrix_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
     {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
     {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)"},
     {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
     {"out", O_OUT, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)"},
-    {"jobs", O_JOBS, "N", "jobs in flight (default: the daemon's workers)"},
     {"only", O_ONLY, "I,J,...", "only these item indices"},
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
@@ -360,7 +359,6 @@ void sbr_drmatrix_opts_init(sbr_drmatrix_opts *o) {
 }
 
 static int option(sbo_parser *p, sbr_drmatrix_opts *o, int k, const char *v) {
-  long n;
   switch (k) {
   case O_DATA: o->data = v; break;
   case O_OUT: o->out = v; break;
@@ -369,10 +367,6 @@ static int option(sbo_parser *p, sbr_drmatrix_opts *o, int k, const char *v) {
   case O_OPTS: o->opts = v; break;
   case O_ONLY: o->only = v; break;
   case O_DUMP: o->dump = v; break;
-  case O_JOBS:
-    if (sbo_parse_long(v, 0, 4096, &n) < 0) return sbo_bad_value(p, k, v);
-    o->jobs = (int)n;
-    break;
   }
   return 0;
 }
@@ -387,11 +381,12 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   int k, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&c, &run, k, v)) rc = option(&p, &o, k, v);
+    if (!sbr_run_apply(&p, &c, &run, k, v, &rc)) rc = option(&p, &o, k, v);
   if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
   if (rc == 0 && k != SBO_STOP && !o.data) rc = sbo_usage_error(&p, "--data DIR is required");
   sbo_done(&p);
   if (rc || k == SBO_STOP) return rc;
+  o.jobs = run.jobs;
   if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;
   if (o.shard.count && !o.out) {
     fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");

@@ -44,7 +44,7 @@ static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                sbe_eval_opts, vs_opts,
                                "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running "
                                "(also a failure of surgebox for any item: the rest is scored), 130 interrupted\n",
-                               false, sbr_run_groups};
+                               false, sbr_shardable_groups};
 
 /* --subset LIST (or all) into o->want: 0, or a usage error. */
 static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o) {
@@ -74,7 +74,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   const char *v;
   long n = 0;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    if (sbr_run_apply(ctx, &run, k, v)) continue;
+    if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
     switch (k) {
     case SBE_O_EXECUTE: break; /* eval --execute's own flag */
     case O_BENCHMARK: break;

@@ -20,14 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_DUMP, O_JOBS, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
+enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_DUMP, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
        O_NO_MIMIC, O_RETRY, O_PLAN, O_PLAN_JSON };
 static const sbo_opt regen_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
     {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
     {"out", O_OUT, "DIR", "write <subset>.json there (an interrupted run resumes)"},
     {"summary", O_SUMMARY, "FILE", "the fidelity report as JSON"},
-    {"jobs", O_JOBS, "N", "jobs in flight (default: the daemon's workers)"},
     {"repeat", O_REPEAT, "K", "run every item K times"},
     {"check-determinism", O_DETERMINISM, NULL, "run every item at least twice and compare"},
     {"only", O_ONLY, "I,J,...", "only these item indices"},
@@ -83,10 +82,6 @@ static int option(sbo_parser *p, sbr_regen_opts *o, int k, const char *v) {
   case O_SUMMARY: o->summary = v; break;
   case O_ONLY: o->only = v; break;
   case O_DUMP: o->dump = v; break;
-  case O_JOBS:
-    if (sbo_parse_long(v, 0, 4096, &n) < 0) return sbo_bad_value(p, k, v);
-    o->jobs = (int)n;
-    break;
   case O_REPEAT:
     if (sbo_parse_long(v, 1, 1000, &n) < 0) return sbo_bad_value(p, k, v);
     o->repeat = (int)n;
@@ -110,11 +105,12 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   int k, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(ctx, &run, k, v)) rc = option(&p, o, k, v);
+    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o->data) rc = sbo_usage_error(&p, "--data DIR is required (SURGE's <subset>.json files)");
   sbo_done(&p);
+  o->jobs = run.jobs;
   if (rc == 0 && sbr_shard_from_args("regen", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out && !o->dump && !o->plan) {
     fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
