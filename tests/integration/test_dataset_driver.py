@@ -6,6 +6,8 @@
             directory made read-only, a real failure: each job ends
             internal_error): the command exits 2, says how many and the first
             error, and writes no reference, verdict, output or score from it;
+  lost      the daemon killed while jobs run: the command exits 2 naming
+            the lost connection, and records nothing of the jobs in flight;
   socket    --socket S before and after the command's name talks to S: S's
             jobs_done moves, the daemon $SURGEBOX_SOCKET names does not;
   profile   --profile nope before and after the name is an error before any
@@ -20,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from private_daemon import PrivateDaemon  # noqa: E402
@@ -160,6 +163,45 @@ def case_failures(s):
         d.stop()
 
 
+def case_lost(s):
+    sleeper = os.path.join(s.d, "sleeper")
+    os.makedirs(sleeper)
+    json.dump([{"custom_category": 7, "custom_features": {"key": "g++-C++17--O0", "dependencies": [False] * 3},
+                "question": "#include <unistd.h>\nint main() { sleep(60); }", "gt": ""}],
+              open(os.path.join(sleeper, "dr.json"), "w"))
+    runs = [("regen", ["regen", "--data", sleeper, "--subset", "dr", "--out", s.fresh("lost-regen")]),
+            ("dr-matrix", ["dr-matrix", "--data", sleeper, "--compilers", "g++", "--stds", "17", "--opts", "O0",
+                           "--out", s.fresh("lost-drm")]),
+            ("batch", ["batch", s.write("sleep.jsonl", json.dumps({"id": "z", "steps": [{"argv": ["sleep", "60"]}]}) + "\n"),
+                       "--out", s.fresh("lost-batch")])]
+    for name, argv in runs:
+        d = s.daemon("lost-" + name.replace(" ", "-"))
+        try:
+            env = dict(os.environ, SURGEBOX_SOCKET=d.sock)
+            p = subprocess.Popen([os.path.join(s.bin, "surgebox")] + argv, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and p.poll() is None:
+                st = subprocess.run([os.path.join(s.bin, "surgebox"), "--socket", d.sock, "status", "--json"],
+                                    capture_output=True, text=True, timeout=60)
+                if st.returncode == 0 and json.loads(st.stdout)["running"] >= 1:
+                    break
+                time.sleep(0.2)
+            d.proc.kill()
+            out, err = p.communicate(timeout=120)
+            print("$ surgebox", " ".join(argv), "->", p.returncode, "\n", out[-1500:], err[-2000:])
+            check(p.returncode == 2 and "failure(s) of surgebox" in err and "lost" in err,
+                  f"{name}: the daemon gone mid-run: exit 2 naming the lost connection (got {p.returncode})")
+            if name == "regen":
+                item = json.load(open(os.path.join(argv[-1], "dr.json")))[0]
+                check(item.get("exec", {}).get("regenerated") is not True,
+                      f"regen: nothing recorded as regenerated: {item.get('exec')}")
+            elif name == "dr-matrix":
+                check(not open(argv[-1]).read().strip(), "dr-matrix: no output line")
+        finally:
+            d.stop()
+
+
 def case_socket(s):
     a, b = s.daemon("a"), s.daemon("b")
     try:
@@ -206,7 +248,7 @@ def main():
         print("SKIPPED: runs as root (its daemons' jobs directory is remounted from inside their mount namespace)")
         sys.exit(SKIP)
     s = Setup(bin_dir)
-    {"failures": case_failures, "socket": case_socket, "profile": case_profile}[case](s)
+    {"failures": case_failures, "lost": case_lost, "socket": case_socket, "profile": case_profile}[case](s)
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")
         return 1
