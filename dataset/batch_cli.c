@@ -2,7 +2,8 @@
  * as JSON Lines, resumable.
  *
  *   surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]
- *                  [--retry-failed] [--socket PATH] [--no-autostart]
+ *                  [--retry-failed] [--shard I/N|auto [--shards N]]
+ *                  (and the daemon's --socket, --no-autostart, --profile)
  *
  * Ids: a request without "id" gets its line number (1-based) as a JSON
  * integer; ids are compared by their JSON text, so "3" and 3 differ. Every
@@ -11,13 +12,15 @@
  * error answer with "id": null, keyed by its line on resume. Blank lines are
  * not items. Resume: an item whose key already has an answer in OUT is not
  * run again (--retry-failed: unless that answer's status is not "ok"); a
- * partial last line of OUT (an interrupted write) is dropped. */
+ * partial last line of OUT (an interrupted write) is dropped. A failure of
+ * surgebox (an internal_error, a toolchain_missing, the daemon's own error)
+ * is that line's answer and is counted apart; any makes the exit status 2. */
 #include "atomic_write.h"
 #include "batch.h"
 #include "cliopt.h"
-#include "client.h"
+#include "clock.h"
+#include "driver.h"
 #include "protocol.h"
-#include "pump.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -51,9 +54,9 @@ typedef struct {
   char **status_names;
   size_t *status_counts, n_status;
   double cpu, wall;
+  const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
 } batch;
 
-static volatile sig_atomic_t interrupted;
 
 /* ---- keys: a small open-addressing table from key to item index ---- */
 typedef struct {
@@ -297,7 +300,7 @@ static void write_one(batch *b, item *it) {
   if (fprintf(b->out, "%s\n", it->answer) < 0 || fflush(b->out) != 0) {
     if (!b->write_failed) fprintf(stderr, "batch: cannot write an answer: %s\n", strerror(errno));
     b->write_failed = true;
-    interrupted = 1;
+    sbr_driver_stop(); /* nothing more can be saved */
   }
 }
 
@@ -398,175 +401,186 @@ static int shard_filter(const sbr_shard *sh, const char *in, const char *out, ba
   return rc;
 }
 
-enum { O_OUT = 256, O_SOCKET, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
+enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY };
 static const sbo_opt batch_opts[] = {
     {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
     {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
     {"order", O_ORDER, "input|completion", "order of the answers (default completion)"},
     {"retry-failed", O_RETRY, NULL, "rerun requests a resumed run answered with a failure"},
     {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
-    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
-    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
-    {"shard", O_SHARD, "I/N|auto", "run only shard I of N; `surgebox merge` joins the --out files"},
-    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd batch_cmd = {
     "surgebox batch", "IN.jsonl [options]",
     "Run a file of exec requests (PROTOCOL.md), one a line; a missing id is the line number (an integer).\n"
     "Answers as JSON Lines.",
-    batch_opts, NULL, NULL, false, NULL};
+    batch_opts, NULL,
+    "exit: 0 every line answered, 1 bad arguments, 2 a failure (also a failure of surgebox answering any line:\n"
+    "internal_error, toolchain_missing, the daemon's own error), 130 interrupted\n",
+    false, sbr_shardable_groups};
 
-int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
-  const char *socket_path = ctx->socket, *profile = ctx->profile;
-  bool autostart = ctx->autostart;
-  const char *in = NULL, *out = NULL, *shard_arg = NULL, *shards_arg = NULL;
-  long concurrency = sysconf(_SC_NPROCESSORS_ONLN);
-  double interval = 0;
-  bool retry_failed = false, by_input = false;
-  { /* the command line */
+typedef struct {
+  const char *in, *out;
+  long concurrency;
+  double interval;
+  bool retry_failed, by_input;
+  sbr_shard shard;
+} batch_opts_t;
+
+static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
+  switch (k) {
+  case O_OUT: o->out = v; break;
+  case O_CONCURRENCY:
+    if (sbo_parse_long(v, 1, 4096, &o->concurrency) < 0) return sbo_bad_value(p, k, v);
+    break;
+  case O_INTERVAL:
+    if (sbo_parse_double(v, &o->interval) < 0) return sbo_bad_value(p, k, v);
+    break;
+  case O_ORDER:
+    o->by_input = !strcmp(v, "input");
+    if (!o->by_input && strcmp(v, "completion") != 0) return sbo_bad_value(p, k, v);
+    break;
+  case O_RETRY: o->retry_failed = true; break;
+  }
+  return 0;
+}
+
+/* 0 parsed; -1 after --help; else the exit status of a mistake. */
+static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
+  memset(o, 0, sizeof *o);
+  o->concurrency = sysconf(_SC_NPROCESSORS_ONLN);
+  sbr_run_opts run = {0};
   sbo_parser p;
   sbo_init(&p, &batch_cmd, argc, argv);
   int k, rc = 0;
   const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    switch (k) {
-    case O_OUT: out = v; break;
-    case O_SOCKET: socket_path = v; break;
-    case O_CONCURRENCY:
-      if (sbo_parse_long(v, 1, 4096, &concurrency) < 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    case O_INTERVAL:
-      if (sbo_parse_double(v, &interval) < 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    case O_ORDER:
-      by_input = !strcmp(v, "input");
-      if (!by_input && strcmp(v, "completion") != 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    case O_RETRY: retry_failed = true; break;
-    case O_NO_AUTOSTART: autostart = false; break;
-    case O_SHARD: shard_arg = v; break;
-    case O_SHARDS: shards_arg = v; break;
-    }
-  }
-  if (rc == 0 && k == SBO_STOP) rc = p.status;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
+    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
+  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   else if (rc == 0 && (p.n_pos != 1 || p.dashdash))
     rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");
-  if (rc == 0 && k != SBO_STOP) in = p.pos[0];
+  if (rc == 0) o->in = p.pos[0];
   sbo_done(&p);
-  if (rc || k == SBO_STOP) return rc;
-  }
   struct stat si, so;
-  if (out && stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-    fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", out);
-    return 1;
+  if (rc == 0 && o->out && stat(o->in, &si) == 0 && stat(o->out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+    fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", o->out);
+    rc = 1;
   }
-  sbr_shard shard;
-  if (sbr_shard_from_args("batch", shard_arg, shards_arg, &shard) < 0) return 1;
-  if (shard.count && !out) {
+  if (rc == 0 && sbr_shard_from_args("batch", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
+  if (rc == 0 && o->shard.count && !o->out) {
     fprintf(stderr, "batch: --shard needs --out (what surgebox merge reads)\n");
-    return 1;
+    rc = 1;
   }
-  batch b = {.by_input = by_input};
-  keytab keys;
-  keytab_init(&keys, 64);
-  strlist foreign = {0};
-  if (read_input(in, &b, &keys, profile) < 0) {
-    batch_free(&b, &keys, &foreign);
+  return rc;
+}
+
+/* IN read (this shard's items), OUT's earlier answers kept, OUT opened: 0 or 2. */
+static int prepare(const batch_opts_t *o, const char *profile, batch *b, keytab *keys, strlist *foreign, size_t *kept) {
+  if (read_input(o->in, b, keys, profile) < 0) return 2;
+  if (o->shard.count && shard_filter(&o->shard, o->in, o->out, b, keys) < 0) return 2;
+  *kept = 0;
+  if (!o->out) {
+    b->out = stdout;
+    return 0;
+  }
+  *kept = load_previous(o->out, b, keys, o->retry_failed, foreign);
+  /* drops a partial last line and the answers --retry-failed replaces */
+  if (rewrite_out(o->out, b, foreign, true) < 0 || !(b->out = fopen(o->out, "a"))) {
+    fprintf(stderr, "batch: cannot write %s: %s\n", o->out, strerror(errno));
     return 2;
   }
-  if (shard.count && shard_filter(&shard, in, out, &b, &keys) < 0) {
-    batch_free(&b, &keys, &foreign);
-    return 2;
-  }
-  size_t kept = 0;
-  if (out) {
-    kept = load_previous(out, &b, &keys, retry_failed, &foreign);
-    /* drops a partial last line and the answers --retry-failed replaces */
-    if (rewrite_out(out, &b, &foreign, true) < 0 || !(b.out = fopen(out, "a"))) {
-      fprintf(stderr, "batch: cannot write %s: %s\n", out, strerror(errno));
-      batch_free(&b, &keys, &foreign);
-      return 2;
-    }
-  } else {
-    b.out = stdout;
-  }
-  b.run = calloc(b.n + 1, sizeof *b.run);
-  for (size_t i = 0; i < b.n; i++)
-    if (b.items[i].req && !b.items[i].kept) b.run[b.n_run++] = i;
-  sbr_catch_interrupts(&interrupted);
-  signal(SIGPIPE, SIG_IGN);
-  /* lines that cannot run are answered first */
-  for (size_t i = 0; i < b.n; i++)
-    if (!b.items[i].req && !b.items[i].kept) {
-      json_object *a = json_tokener_parse(b.items[i].answer);
+  return 0;
+}
+
+/* Lines that cannot run are answered first. */
+static void answer_refused(batch *b) {
+  for (size_t i = 0; i < b->n; i++)
+    if (!b->items[i].req && !b->items[i].kept) {
+      json_object *a = json_tokener_parse(b->items[i].answer);
       char status[80];
       snprintf(status, sizeof status, "error:%s", sbp_response_error_code(a));
       json_object_put(a);
-      count_status(&b, status);
-      emit(&b, &b.items[i]);
+      count_status(b, status);
+      emit(b, &b->items[i]);
     }
-  if (kept) fprintf(stderr, "batch: %zu items already answered in %s, %zu to run\n", kept, out, b.n_run);
-  int rc = 0;
-  double t0 = sbu_now_s();
-  if (b.n_run) {
-    char jobs_arg[16];
-    snprintf(jobs_arg, sizeof jobs_arg, "%ld", concurrency);
-    const char *extra[] = {"--jobs", jobs_arg, NULL};
-    sbc_conn c;
-    char err[512];
-    if (sbc_open(&c, socket_path, autostart, extra, err, sizeof err) < 0) {
-      fprintf(stderr, "batch: %s\n", err);
-      rc = 2;
-    } else {
-      sbr_pump pump = {.total = b.n_run,
-                       .window = (size_t)concurrency,
-                       .make = make_request,
-                       .done = on_response,
-                       .ctx = &b,
-                       .label = "batch",
-                       .interrupted = &interrupted,
-                       .progress_interval = interval};
-      if (sbr_pump_run(&c, &pump) < 0 && !interrupted) rc = 2;
-      sbc_close(&c);
-      /* the daemon answers some errors (too_large, bad_json) with "id": null: every item run but
-       * unanswered after a complete pass got one of those */
-      for (size_t k = 0; !rc && !interrupted && k < b.n_run; k++) {
-        item *it = &b.items[b.run[k]];
-        if (it->answer) continue;
-        char *text = error_answer(it->line, "unmatched", "the daemon answered without an id (a line it could not read, or too large)");
-        json_object *a = json_tokener_parse(text);
-        free(text);
-        json_object_object_add(a, "id", json_object_get(it->id));
-        it->answer = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(a);
-        count_status(&b, "error:unmatched");
-        emit(&b, it);
-      }
-    }
+}
+
+/* The daemon answers some errors (too_large, bad_json) with "id": null:
+ * every item run but unanswered after a complete pass got one of those. */
+static void answer_unmatched(batch *b) {
+  for (size_t k = 0; k < b->n_run; k++) {
+    item *it = &b->items[b->run[k]];
+    if (it->answer) continue;
+    char *text = error_answer(it->line, "unmatched", "the daemon answered without an id (a line it could not read, or too large)");
+    json_object *a = json_tokener_parse(text);
+    free(text);
+    json_object_object_add(a, "id", json_object_get(it->id));
+    it->answer = strdup(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(a);
+    count_status(b, "error:unmatched");
+    emit(b, it);
   }
-  /* what finished is saved, also behind an unfinished one under --order input */
-  for (size_t i = 0; i < b.n; i++)
-    if (b.items[i].answer) write_one(&b, &b.items[i]);
+}
+
+/* What finished is saved (also behind an unfinished one under --order
+ * input), and the summary said. Returns how many items are answered. */
+static size_t finish_out(const batch_opts_t *o, batch *b, const strlist *foreign, size_t kept, double t0) {
+  for (size_t i = 0; i < b->n; i++)
+    if (b->items[i].answer) write_one(b, &b->items[i]);
   size_t answered = 0;
-  for (size_t i = 0; i < b.n; i++) answered += b.items[i].answer != NULL;
-  if (out) {
-    if (fclose(b.out) != 0) b.write_failed = true;
+  for (size_t i = 0; i < b->n; i++) answered += b->items[i].answer != NULL;
+  if (o->out) {
+    if (fclose(b->out) != 0) b->write_failed = true;
     /* a resumed run under --order input: the whole file in input order */
-    if (by_input && kept && answered == b.n && !b.write_failed && rewrite_out(out, &b, &foreign, false) < 0) {
-      fprintf(stderr, "batch: cannot rewrite %s in input order: %s\n", out, strerror(errno));
-      b.write_failed = true;
+    if (o->by_input && kept && answered == b->n && !b->write_failed && rewrite_out(o->out, b, foreign, false) < 0) {
+      fprintf(stderr, "batch: cannot rewrite %s in input order: %s\n", o->out, strerror(errno));
+      b->write_failed = true;
     }
   } else if (fflush(stdout) != 0) {
-    b.write_failed = true;
+    b->write_failed = true;
   }
-  fprintf(stderr, "batch: %zu items, %zu answered before, %zu answered now", b.n, kept, answered - kept);
-  for (size_t i = 0; i < b.n_status; i++) fprintf(stderr, "%s %s %zu", i ? "," : ":", b.status_names[i], b.status_counts[i]);
-  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b.cpu, b.wall, sbu_now_s() - t0);
-  if (answered < b.n)
-    fprintf(stderr, "batch: %zu items not answered%s\n", b.n - answered,
-            out ? ": run the same command again to resume" : "");
+  fprintf(stderr, "batch: %zu items, %zu answered before, %zu answered now", b->n, kept, answered - kept);
+  for (size_t i = 0; i < b->n_status; i++) fprintf(stderr, "%s %s %zu", i ? "," : ":", b->status_names[i], b->status_counts[i]);
+  if (b->failures->count) fprintf(stderr, "; failures of surgebox (%s): %zu", SBR_FAILURE_CLASS, b->failures->count);
+  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b->cpu, b->wall, sbu_now_s() - t0);
+  if (answered < b->n)
+    fprintf(stderr, "batch: %zu items not answered%s\n", b->n - answered, o->out ? ": run the same command again to resume" : "");
+  return answered;
+}
+
+static int batch_run(const sbc_ctx *ctx, const batch_opts_t *o) {
+  sbr_driver d;
+  sbr_driver_init(&d, "batch", ctx, (int)o->concurrency);
+  batch b = {.by_input = o->by_input, .failures = &d.failures};
+  keytab keys;
+  keytab_init(&keys, 64);
+  strlist foreign = {0};
+  size_t kept = 0;
+  int rc = prepare(o, ctx->profile, &b, &keys, &foreign, &kept);
+  if (rc) goto out;
+  b.run = calloc(b.n + 1, sizeof *b.run);
+  for (size_t i = 0; i < b.n; i++)
+    if (b.items[i].req && !b.items[i].kept) b.run[b.n_run++] = i;
+  signal(SIGPIPE, SIG_IGN);
+  answer_refused(&b);
+  if (kept) fprintf(stderr, "batch: %zu items already answered in %s, %zu to run\n", kept, o->out, b.n_run);
+  double t0 = sbu_now_s();
+  /* the profile is checked before anything runs, even when nothing is left to run */
+  if (b.n_run || ctx->profile) rc = sbr_driver_connect(&d);
+  sbr_pump pump = {.total = b.n_run, .window = (size_t)o->concurrency, .make = make_request, .done = on_response,
+                   .ctx = &b, .progress_interval = o->interval, .failure_of = sbr_failure_of_request};
+  if (!rc && b.n_run) rc = sbr_driver_pump(&d, &pump);
+  if (!rc && b.n_run) answer_unmatched(&b);
+  finish_out(o, &b, &foreign, kept, t0);
   if (b.write_failed) rc = 2;
-  else if (interrupted && !rc) rc = 130;
+out:
   batch_free(&b, &keys, &foreign);
-  return rc;
+  return sbr_driver_finish(&d, rc);
+}
+
+int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
+  sbc_ctx c = *ctx;
+  batch_opts_t o;
+  int rc = parse(argc, argv, &c, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  return batch_run(&c, &o);
 }

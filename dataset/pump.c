@@ -115,6 +115,9 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     }
     inflight--;
     if (i < p->total) {
+      char why[512];
+      if (p->failures && (p->failure_of ? p->failure_of : sbr_failure_of)(resp, why, sizeof why))
+        sbr_failures_add(p->failures, why);
       if (p->done(i, resp, p->ctx)) failed++;
       done++;
     }
@@ -127,5 +130,6 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   }
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc) fprintf(stderr, "%s: the daemon went away\n", p->label);
+  if (rc && p->failures) sbr_failures_add(p->failures, "lost: the connection to the daemon ended with requests in flight");
   return rc || *p->interrupted ? -1 : 0;
 }

@@ -10,6 +10,7 @@
 #define SURGEBOX_PUMP_H
 #include "client.h"
 #include "clock.h" /* sbu_now_s */
+#include "failure.h"
 
 #include <json-c/json.h>
 #include <signal.h>
@@ -32,6 +33,12 @@ typedef struct {
   /* when set: write every request (with its "id") to it as JSON Lines and
    * run nothing (bench/ replays them without a sandbox) */
   FILE *dump;
+  /* when set: every response that is a failure of surgebox (failure.h),
+   * and a lost connection, counted there (done is still called: it must
+   * record nothing from such a response) */
+  sbr_failures *failures;
+  /* what counts there (NULL: sbr_failure_of; batch: sbr_failure_of_request) */
+  bool (*failure_of)(json_object *resp, char *why, size_t why_len);
   /* seconds between plain progress lines when stderr is not a TTY (0: 10 s) */
   double progress_interval;
 } sbr_pump;

@@ -85,6 +85,19 @@ bad:
   return -1;
 }
 
+const sbo_opt sbr_shard_opts[] = {
+    {"shard", SBR_O_SHARD, "I/N|auto", "run only shard I of N (auto: SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX); "
+                                       "`surgebox merge` joins the shards' --out"},
+    {"shards", SBR_O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
+    {NULL, 0, NULL, NULL}};
+
+bool sbr_shard_apply(sbr_shard_args *a, int key, const char *val) {
+  if (key == SBR_O_SHARD) a->shard = val;
+  else if (key == SBR_O_SHARDS) a->shards = val;
+  else return false;
+  return true;
+}
+
 int sbr_shard_from_args(const char *prog, const char *shard, const char *shards, sbr_shard *out) {
   unsigned n = 0;
   char err[256];

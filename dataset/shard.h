@@ -9,6 +9,8 @@
 #ifndef SURGEBOX_SHARD_H
 #define SURGEBOX_SHARD_H
 
+#include "cliopt.h"
+
 #include <json-c/json.h>
 
 #include "sha256.h"
@@ -40,6 +42,17 @@ typedef struct {
 void sbr_shard_assign(const sbr_shard_item *items, size_t n, unsigned count, unsigned *owner, double *load);
 
 /* hashes of a shard's inputs: sbu_sha256_hex, sbu_sha256_file_hex (common/sha256.h) */
+
+/* The shard group (--shard I/N|auto, --shards N), declared once: put it in
+ * a shardable command's sbo_cmd.groups and hand its keys to
+ * sbr_shard_apply. */
+enum { SBR_O_SHARD = 0x7200, SBR_O_SHARDS };
+extern const sbo_opt sbr_shard_opts[];
+typedef struct {
+  const char *shard, *shards; /* as given, NULL when not */
+} sbr_shard_args;
+/* Keep one of sbr_shard_opts; false if key is not one of them. */
+bool sbr_shard_apply(sbr_shard_args *a, int key, const char *val);
 
 /* "--shard I/N" as the option parsers take it: fills *out from the
  * arguments (shard may be NULL: not sharded). Prints the error. 0 or -1. */

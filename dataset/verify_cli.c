@@ -1,22 +1,24 @@
 /* surgebox verify --benchmark NAME: one entry point for every benchmark.
- * Adding a benchmark is adding its folder and a row below. */
+ * Adding a benchmark is adding its folder (an adapter, a scorer, a run on
+ * the driver, driver.h) and a row below. The row's command line gets argv
+ * as given: its option table takes --benchmark NAME too. */
 #include "verify.h"
 #include "cruxeval/cruxeval.h"
 #include "surge/verify_surge.h"
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 typedef struct {
   const char *name, *summary;
-  int (*verify)(const sbc_ctx *ctx, int argc, char **argv); /* argv[0] "verify", --benchmark NAME left out */
+  /* parses argv (argv[0] "verify") into its options struct and runs it */
+  int (*cmdline)(const sbc_ctx *ctx, int argc, char **argv);
 } benchmark;
 
 static const benchmark benchmarks[] = {
-    {"cruxeval", "CRUXEval's generations run sandboxed, scored as its authors do (pass@1, pass@5)", sbx_verify_main},
+    {"cruxeval", "CRUXEval's generations run sandboxed, scored as its authors do (pass@1, pass@5)", sbx_verify_cmdline},
     {"surge", "SURGE predictions scored against references regenerated here (= eval --execute)",
-     sbr_verify_surge_main},
+     sbr_verify_surge_cmdline},
 };
 #define N_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
@@ -27,19 +29,12 @@ static void usage(FILE *f) {
 
 int sbr_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
   const char *name = NULL;
-  char *sub[argc + 1];
-  int n = 0;
-  sub[n++] = argv[0];
-  bool options = true; /* before "--" */
-  for (int i = 1; i < argc; i++) {
-    if (options && !strcmp(argv[i], "--")) options = false;
-    if (options && !strcmp(argv[i], "--benchmark") && i + 1 < argc) name = argv[++i];
-    else if (options && !strncmp(argv[i], "--benchmark=", 12)) name = argv[i] + 12;
-    else sub[n++] = argv[i];
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+    if (!strcmp(argv[i], "--benchmark") && i + 1 < argc) name = argv[++i];
+    else if (!strncmp(argv[i], "--benchmark=", 12)) name = argv[i] + 12;
   }
-  sub[n] = NULL;
   for (size_t b = 0; name && b < N_BENCHMARKS; b++)
-    if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].verify(ctx, n, sub);
+    if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].cmdline(ctx, argc, argv);
   if (name) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", name);
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
   else fprintf(stderr, "surgebox verify: --benchmark NAME is required (see surgebox verify --help)\n");

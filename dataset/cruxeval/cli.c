@@ -11,19 +11,11 @@
  * --shard I/N runs only this shard's programs (keyed by their hash, balanced
  * by count): OUT is not written, OUT.progress keeps the shard's verdicts and
  * OUT.shard.json says what it belongs to; `surgebox merge` scores them all
- * (this file again, with every verdict known and no daemon). */
-#include "atomic_write.h"
-#include "client.h"
+ * (sbx_verify_run again, with every verdict known and no daemon). */
 #include "cliopt.h"
 #include "cruxeval.h"
-#include "pump.h"
-#include "sha256.h"
-#include "shard.h"
-#include "sandbox.h"
+#include "driver.h"
 
-#include <errno.h>
-#include <nettle/sha2.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +37,13 @@ typedef struct {
 typedef struct {
   program *progs;
   size_t n;
+  const sbr_driver *d;
   const char *progress_path;
   size_t ran, machinery_failed;
   time_t last_save; /* saved at most once a second */
 } run_state;
 
-static volatile sig_atomic_t interrupted;
-static void on_sigint(int s) {
-  (void)s;
-  interrupted = 1;
-}
+
 
 static int cmp_prog(const void *a, const void *b) {
   return strcmp(((const program *)a)->hash, ((const program *)b)->hash);
@@ -74,7 +63,7 @@ static void save_progress(void *ctx) {
   for (size_t i = 0; i < rs->n; i++)
     if (rs->progs[i].verdict >= 0 && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_new_boolean(rs->progs[i].verdict));
   json_object_object_add(o, "verdicts", v);
-  if (sbu_write_json_atomic(rs->progress_path, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
+  if (sbr_write_json_atomic_ext(rs->progress_path, o, JSON_C_TO_STRING_PLAIN) < 0)
     fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
   json_object_put(o);
   rs->last_save = time(NULL);
@@ -96,7 +85,10 @@ static void load_progress(run_state *rs) {
 
 static json_object *make_request(size_t i, void *ctx) {
   run_state *rs = ctx;
-  return rs->progs[i].verdict >= 0 || rs->progs[i].other ? NULL : sbx_request(rs->progs[i].text, rs->progs[i].len);
+  if (rs->progs[i].verdict >= 0 || rs->progs[i].other) return NULL;
+  json_object *req = sbx_request(rs->progs[i].text, rs->progs[i].len);
+  sbr_driver_profile(rs->d, req);
+  return req;
 }
 
 static bool on_response(size_t i, json_object *resp, void *ctx) {
@@ -109,66 +101,59 @@ static bool on_response(size_t i, json_object *resp, void *ctx) {
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_SOCKET, O_CACHE, O_DUMP, O_JOBS, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_DUMP };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
     {"generations", O_GENS, "GENS.json", "the model's generations (required)"},
     {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
     {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
-    {"jobs", O_JOBS, "N", "jobs in flight"},
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
     {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
-    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
-    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
-    {"shard", O_SHARD, "I/N|auto", "only shard I of N of the programs; surgebox merge scores the shards' --out"},
-    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
-                                   verify_opts, NULL, NULL, false, NULL};
+                                   verify_opts, NULL,
+                                   "exit: 0 scored, 1 bad arguments, 2 a failure (also a failure of surgebox for any "
+                                   "program: nothing scored, no verdict kept for it), 130 interrupted\n",
+                                   false, sbr_run_groups};
 
-typedef struct {
-  const char *mode, *gens, *out, *data, *socket, *cache_dir, *dump, *shard, *shards;
-  int jobs;
-  bool autostart;
-} opts;
+static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
+  switch (k) {
+  case O_BENCH: break; /* the dispatcher's */
+  case O_MODE: o->mode = v; break;
+  case O_GENS: o->gens = v; break;
+  case O_OUT: o->out = v; break;
+  case O_DATA: o->data = v; break;
+  case O_CACHE: o->cache_dir = v; break;
+  case O_DUMP: o->dump = v; break;
+  }
+  return 0;
+}
 
-static int parse(int argc, char **argv, opts *o) {
+/* 0 parsed; -1 after --help; else the exit status of a mistake. */
+static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   memset(o, 0, sizeof *o);
-  o->autostart = true;
+  sbr_run_opts run = {0};
   sbo_parser p;
   sbo_init(&p, &verify_cmd, argc, argv);
   int k, rc = 0;
   const char *v;
-  long n;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    switch (k) {
-    case O_BENCH: break; /* the dispatcher's */
-    case O_MODE: o->mode = v; break;
-    case O_GENS: o->gens = v; break;
-    case O_OUT: o->out = v; break;
-    case O_DATA: o->data = v; break;
-    case O_SOCKET: o->socket = v; break;
-    case O_CACHE: o->cache_dir = v; break;
-    case O_DUMP: o->dump = v; break;
-    case O_JOBS:
-      if (sbo_parse_long(v, 0, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
-      o->jobs = (int)n;
-      break;
-    case O_NO_AUTOSTART: o->autostart = false; break;
-    case O_SHARD: o->shard = v; break;
-    case O_SHARDS: o->shards = v; break;
-    }
-  }
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
+    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
     rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
   sbo_done(&p);
-  if (rc) return rc;
-  if (!o->data) o->data = getenv("CRUXEVAL_DATA") ? getenv("CRUXEVAL_DATA") : SBX_DEFAULT_DATA;
-  return 0;
+  o->jobs = run.jobs;
+  if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
+  if (rc == 0 && o->shard.count && !o->out) {
+    fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");
+    rc = 1;
+  }
+  if (rc == 0 && !o->data) o->data = getenv("CRUXEVAL_DATA") ? getenv("CRUXEVAL_DATA") : SBX_DEFAULT_DATA;
+  return rc;
 }
 
 /* Programs of the kept generations, deduplicated; gen_prog[i][j] is the
@@ -233,7 +218,7 @@ static json_object **score_lists(json_object *gens, const sbx_data *d, sbx_mode 
 
 /* --shard: which programs are this shard's (the others are marked), and
  * OUT.shard.json */
-static int shard_begin(const sbr_shard *sh, const opts *o, run_state *rs) {
+static int shard_begin(const sbr_shard *sh, const sbx_verify_opts *o, run_state *rs) {
   const char **hashes = malloc((rs->n + 1) * sizeof *hashes);
   bool *mine = calloc(rs->n + 1, sizeof *mine);
   for (size_t i = 0; i < rs->n; i++) hashes[i] = rs->progs[i].hash;
@@ -244,123 +229,107 @@ static int shard_begin(const sbr_shard *sh, const opts *o, run_state *rs) {
   return rc;
 }
 
-int sbx_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
-  opts o;
-  int rc = parse(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : 1;
-  sbx_mode mode = strcmp(o.mode, "input") ? SBX_OUTPUT : SBX_INPUT;
-  sbr_shard shard;
-  if (sbr_shard_from_args("verify", o.shard, o.shards, &shard) < 0) return 1;
-  if (shard.count && !o.out) {
-    fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");
-    return 1;
-  }
-  /* everything is checked before anything runs */
+/* The data and the generations, checked before anything runs: 0 or 2. */
+static int load(const sbx_verify_opts *o, sbx_data *d, json_object **gens) {
   char err[512];
-  sbx_data d;
-  if (sbx_data_load(o.data, &d, err, sizeof err) < 0) {
+  if (sbx_data_load(o->data, d, err, sizeof err) < 0) {
     fprintf(stderr, "verify: %s\n", err);
     return 2;
   }
-  json_object *gens = json_object_from_file(o.gens);
-  if (!gens) {
-    fprintf(stderr, "verify: cannot read %s: %s\n", o.gens, json_util_get_last_err());
-    sbx_data_free(&d);
+  if (!(*gens = json_object_from_file(o->gens))) {
+    fprintf(stderr, "verify: cannot read %s: %s\n", o->gens, json_util_get_last_err());
     return 2;
   }
-  if (sbx_generations_check(gens, &d, err, sizeof err) < 0) {
-    fprintf(stderr, "verify: %s: %s; nothing ran\n", o.gens, err);
-    json_object_put(gens);
-    sbx_data_free(&d);
+  if (sbx_generations_check(*gens, d, err, sizeof err) < 0) {
+    fprintf(stderr, "verify: %s: %s; nothing ran\n", o->gens, err);
     return 2;
   }
-  run_state rs = {0};
-  size_t n_gens, n_dropped;
-  build_programs(gens, &d, mode, &rs, &n_gens, &n_dropped);
-  char progress[4200];
-  if (o.out) {
-    snprintf(progress, sizeof progress, "%s.progress", o.out);
-    rs.progress_path = progress;
-    load_progress(&rs);
-  }
-  if (shard.count && shard_begin(&shard, &o, &rs) < 0) {
-    rc = 2;
-    goto out;
-  }
-  fprintf(stderr, "verify: cruxeval %s mode: %zu samples, %zu generations, %zu dropped by the rules, %zu distinct programs to run\n",
-          o.mode, d.n, n_gens, n_dropped, rs.n);
-  char jobs_arg[16];
-  snprintf(jobs_arg, sizeof jobs_arg, "%d", o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
-  const char *extra[] = {"--jobs", jobs_arg, o.cache_dir ? "--cache-dir" : NULL, o.cache_dir, NULL};
-  sbr_pump pump = {.total = rs.n,
-                   .window = (size_t)atoi(jobs_arg) * 2 + 2,
-                   .make = make_request,
-                   .done = on_response,
-                   .checkpoint = save_progress,
-                   .ctx = &rs,
-                   .label = "verify",
-                   .interrupted = &interrupted};
-  sbc_conn c;
-  rc = 0;
-  if (o.dump) { /* bench/ replays these without a sandbox */
-    FILE *f = strcmp(o.dump, "-") ? fopen(o.dump, "w") : stdout;
-    pump.dump = f;
-    rc = f ? sbr_pump_run(NULL, &pump) : -1;
-    if (f && f != stdout && fclose(f) != 0) rc = -1;
-    if (rc < 0) fprintf(stderr, "verify: cannot write %s: %s\n", o.dump, strerror(errno));
-    rc = rc < 0 ? 2 : 0;
-    goto out;
-  }
+  return 0;
+}
+
+/* The programs without a verdict through the driver: 0, 2 or 130. */
+static int run_programs(sbr_driver *d, const sbx_verify_opts *o, run_state *rs) {
   size_t pending = 0;
-  for (size_t i = 0; i < rs.n; i++) pending += rs.progs[i].verdict < 0 && !rs.progs[i].other;
-  if (!pending) { /* all known (a resumed run, or merge scoring the shards): no daemon */
-    fprintf(stderr, "verify: every verdict is known, nothing to run\n");
-  } else if (sbc_open(&c, o.socket, o.autostart, extra, err, sizeof err) < 0) {
-    fprintf(stderr, "verify: %s\n", err);
-    rc = 2;
-    goto out;
-  }
-  signal(SIGINT, on_sigint);
-  signal(SIGTERM, on_sigint);
+  for (size_t i = 0; i < rs->n; i++) pending += rs->progs[i].verdict < 0 && !rs->progs[i].other;
+  sbr_pump pump = {.total = rs->n, .make = make_request, .done = on_response, .checkpoint = save_progress, .ctx = rs};
+  if (o->dump) return sbr_driver_dump(d, &pump, o->dump); /* bench/ replays these without a sandbox */
+  int rc = 0;
+  if (!pending) fprintf(stderr, "verify: every verdict is known, nothing to run\n"); /* resumed, or merged shards */
+  if (pending || d->ctx.profile) rc = sbr_driver_connect(d); /* the profile is checked before anything runs */
   time_t t0 = time(NULL);
-  if (pending) {
-    sbr_pump_run(&c, &pump);
-    sbc_close(&c);
-  }
-  fprintf(stderr, "verify: %zu programs ran in %llds\n", rs.ran, (long long)(time(NULL) - t0));
+  if (pending && !rc) rc = sbr_driver_pump(d, &pump);
+  if (rc && rc != 130) return rc;
+  fprintf(stderr, "verify: %zu programs ran in %llds\n", rs->ran, (long long)(time(NULL) - t0));
   size_t unknown = 0;
-  for (size_t i = 0; i < rs.n; i++) unknown += rs.progs[i].verdict < 0 && !rs.progs[i].other;
-  if (interrupted || unknown) {
-    if (interrupted) fprintf(stderr, "verify: interrupted with %zu programs left%s\n", unknown, o.out ? ": run again to resume" : "");
-    else fprintf(stderr, "verify: %zu programs got no verdict (the sandbox or the daemon failed); nothing scored%s\n", unknown,
-                 o.out ? ": run again to retry them" : "");
-    rc = interrupted ? 130 : 2;
-    goto out;
-  }
-  if (shard.count) {
-    save_progress(&rs);
-    fprintf(stderr, "verify: shard %u/%u done: its verdicts are in %s; surgebox merge scores the shards\n", shard.index,
-            shard.count, progress);
-    goto out;
-  }
-  json_object **lists = score_lists(gens, &d, mode, &rs);
-  json_object *scored = sbx_scored_file(gens, &d, lists);
+  for (size_t i = 0; i < rs->n; i++) unknown += rs->progs[i].verdict < 0 && !rs->progs[i].other;
+  if (rc == 130) fprintf(stderr, "verify: interrupted with %zu programs left%s\n", unknown, o->out ? ": run again to resume" : "");
+  else if (unknown)
+    fprintf(stderr, "verify: %zu programs got no verdict (the sandbox or the daemon failed); nothing scored%s\n", unknown,
+            o->out ? ": run again to retry them" : "");
+  return rc ? rc : unknown ? 2 : 0;
+}
+
+/* Every verdict known: the scored file to --out, pass@k to stdout. 0 or 2. */
+static int score(const sbx_verify_opts *o, json_object *gens, const sbx_data *d, run_state *rs) {
+  json_object **lists = score_lists(gens, d, strcmp(o->mode, "input") ? SBX_OUTPUT : SBX_INPUT, rs);
+  json_object *scored = sbx_scored_file(gens, d, lists);
   free(lists);
-  if (o.out) {
-    if (sbu_write_json_atomic(o.out, scored, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
-      fprintf(stderr, "verify: cannot write %s\n", o.out);
-      rc = 2;
-    } else {
-      unlink(progress);
-    }
+  int rc = 0;
+  if (o->out && sbr_write_json_atomic_ext(o->out, scored, JSON_C_TO_STRING_SPACED) < 0) {
+    fprintf(stderr, "verify: cannot write %s\n", o->out);
+    rc = 2;
+  } else if (o->out) {
+    unlink(rs->progress_path);
   }
   printf("pass@1: %.1f pass@5: %.1f\n", json_object_get_double(json_object_object_get(scored, "pass_at_1")),
          json_object_get_double(json_object_object_get(scored, "pass_at_5")));
   json_object_put(scored);
+  return rc;
+}
+
+int sbx_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
+  sbc_ctx c = *ctx;
+  sbx_verify_opts o;
+  int rc = parse(argc, argv, &c, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  return sbx_verify_run(&c, &o);
+}
+
+int sbx_verify_run(const sbc_ctx *ctx, const sbx_verify_opts *o) {
+  sbr_driver d;
+  sbr_driver_init(&d, "verify", ctx, o->jobs);
+  d.cache_dir = o->cache_dir;
+  sbx_data data = {0};
+  json_object *gens = NULL;
+  run_state rs = {.d = &d};
+  char progress[4200];
+  int rc = load(o, &data, &gens);
+  if (rc) goto out;
+  size_t n_gens, n_dropped;
+  build_programs(gens, &data, strcmp(o->mode, "input") ? SBX_OUTPUT : SBX_INPUT, &rs, &n_gens, &n_dropped);
+  if (o->out) {
+    snprintf(progress, sizeof progress, "%s.progress", o->out);
+    rs.progress_path = progress;
+    load_progress(&rs);
+  }
+  if (o->shard.count && shard_begin(&o->shard, o, &rs) < 0) {
+    rc = 2;
+    goto out;
+  }
+  fprintf(stderr, "verify: cruxeval %s mode: %zu samples, %zu generations, %zu dropped by the rules, %zu distinct programs to run\n",
+          o->mode, data.n, n_gens, n_dropped, rs.n);
+  if ((rc = run_programs(&d, o, &rs)) || o->dump) goto out;
+  if (o->shard.count) {
+    save_progress(&rs);
+    fprintf(stderr, "verify: shard %u/%u done: its verdicts are in %s; surgebox merge scores the shards\n", o->shard.index,
+            o->shard.count, progress);
+  } else {
+    rc = score(o, gens, &data, &rs);
+  }
 out:
   for (size_t i = 0; i < rs.n; i++) free(rs.progs[i].text);
   free(rs.progs);
   json_object_put(gens);
-  sbx_data_free(&d);
-  return rc;
+  sbx_data_free(&data);
+  return sbr_driver_finish(&d, rc);
 }

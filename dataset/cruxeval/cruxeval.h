@@ -64,11 +64,21 @@ json_object *sbx_pyfloat(double v);
 int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const char *data, const char *gens,
                    const char *const *hashes, size_t n, bool *mine);
 /* surgebox merge of verify shards (shards checked by merge_cli.c): the
- * verdicts joined into OUT.progress, then scored by sbx_verify_main with
+ * verdicts joined into OUT.progress, then scored by sbx_verify_run with
  * nothing left to run. 0, or 2 with a message. */
 int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
 
 /* ---- cli.c ---- */
-/* surgebox verify --benchmark cruxeval ...; argv[0] is "verify". */
-int sbx_verify_main(const sbc_ctx *ctx, int argc, char **argv);
+typedef struct {
+  const char *mode;       /* "output" or "input" */
+  const char *gens, *out, *data, *cache_dir, *dump;
+  int jobs;               /* 0: the CPUs */
+  sbr_shard shard;        /* count 0: not sharded */
+} sbx_verify_opts;
+/* surgebox verify --benchmark cruxeval ...: the command line (argv[0] is
+ * "verify", --benchmark cruxeval among the options), and the run on the
+ * driver. 0 scored, 1 bad arguments, 2 a failure (a failure of surgebox for
+ * any program included: no verdict kept for it, nothing scored), 130. */
+int sbx_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv);
+int sbx_verify_run(const sbc_ctx *ctx, const sbx_verify_opts *o);
 #endif

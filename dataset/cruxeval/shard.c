@@ -6,7 +6,7 @@
  * OUT.shard.json; the merge joins the verdicts and scores them with the
  * very code a single run uses. */
 #include "cruxeval.h"
-#include "regen.h" /* sbr_write_json_atomic, for the merge */
+#include "driver.h" /* sbr_write_json_atomic */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,14 +86,16 @@ int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   }
   json_object_put(all);
   if (rc) return rc;
-  /* the single run's own scoring, with every verdict known: nothing runs */
-  char *argv[] = {"verify", "--mode", (char *)json_object_get_string(json_object_object_get(m, "mode")),
-                  "--generations", (char *)json_object_get_string(json_object_object_get(m, "generations_path")),
-                  "--data", (char *)json_object_get_string(json_object_object_get(m, "data_path")),
-                  "--out", (char *)out, "--no-autostart", NULL};
+  /* the single run's own scoring, with every verdict known: nothing runs
+   * (no daemon: one is never started for a merge) */
+  sbx_verify_opts o = {.mode = json_object_get_string(json_object_object_get(m, "mode")),
+                       .gens = json_object_get_string(json_object_object_get(m, "generations_path")),
+                       .data = json_object_get_string(json_object_object_get(m, "data_path")),
+                       .out = out};
   sbc_ctx ctx;
   sbc_ctx_init(&ctx);
-  rc = sbx_verify_main(&ctx, 10, argv); /* FIXME(issue 21): an options struct, not an argv */
+  ctx.autostart = false;
+  rc = sbx_verify_run(&ctx, &o);
   if (rc) unlink(progress);
   return rc ? 2 : 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval_run.h"
+#include "failure.h"
 
 static json_object *get(json_object *o, const char *key) {
   json_object *v = NULL;
@@ -15,6 +16,8 @@ static json_object *get(json_object *o, const char *key) {
 const char *sbe_not_regenerated(json_object *item, char *buf, size_t n) {
   json_object *exec = get(item, "exec"), *v;
   if (!exec) return NULL; /* a published item: its gt is the reference */
+  const char *cls = (v = get(exec, "class")) ? json_object_get_string(v) : NULL;
+  if (cls && !strcmp(cls, SBR_FAILURE_CLASS)) return SBR_FAILURE_CLASS; /* surgebox failed: never scored */
   if (!(v = get(exec, "complete")) || !json_object_get_boolean(v)) return "not_run";
   const char *st = (v = get(exec, "status")) ? json_object_get_string(v) : "?";
   if (!strcmp(st, "missing_toolchain")) {

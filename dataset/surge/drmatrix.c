@@ -17,13 +17,9 @@
  * configuration) run, and <out>.shard.json says which (drmatrix_shard.c);
  * `surgebox merge` joins the shards. */
 #include "adapt_internal.h"
-#include "client.h"
 #include "cliopt.h"
 #include "drmatrix_shard.h"
-#include "protocol.h"
-#include "pump.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,13 +46,9 @@ typedef struct {
   FILE *out;
   json_object *done; /* "snippet/config" -> output, from an earlier run */
   bool *mine;        /* [snippet * n_configs + config]: this shard's; NULL: all */
+  const sbr_driver *d;
+  size_t failed;     /* cells a failure of surgebox left without an output */
 } matrix;
-
-static volatile sig_atomic_t interrupted;
-static void on_sigint(int s) {
-  (void)s;
-  interrupted = 1;
-}
 
 static size_t n_configs(const matrix *m) { return (size_t)(m->nc * m->ns * m->no); }
 
@@ -94,12 +86,17 @@ static json_object *make(size_t i, void *ctx) {
   if (sbr_adapt(SBR_DR, 0, it, m->env, &job, err, sizeof err) == 0 && job.request) req = json_object_get(job.request);
   sbr_job_free(&job);
   json_object_put(it);
+  if (req) sbr_driver_profile(m->d, req);
   return req;
 }
 
 static bool done(size_t i, json_object *resp, void *ctx) {
   matrix *m = ctx;
   size_t s = i / n_configs(m), c = i % n_configs(m);
+  if (sbr_failure_of(resp, NULL, 0)) { /* never an output: no line, the cell runs again on a resume */
+    m->failed++;
+    return true;
+  }
   sbr_job job = {.mode = SBR_OUT_CONCAT};
   char *out = sbr_reference(&job, resp, NULL);
   const char *status = json_object_get_string(json_object_object_get(resp, "status"));
@@ -118,7 +115,7 @@ static bool done(size_t i, json_object *resp, void *ctx) {
     fprintf(m->out, "%s\n", json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(line);
   }
-  return !status || !strcmp(status, "internal_error");
+  return false;
 }
 
 static void flush_out(void *ctx) {
@@ -150,244 +147,250 @@ static bool factor_matters(const matrix *m, size_t s, int f) {
   return false;
 }
 
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_JOBS, O_SOCKET, O_ONLY, O_DUMP, O_NO_AUTOSTART, O_SHARD, O_SHARDS };
-static const sbo_opt drmatrix_opts[] = {
-    {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
-    {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
-    {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)"},
-    {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
-    {"out", O_OUT, "FILE", "the matrix as JSON"},
-    {"jobs", O_JOBS, "N", "jobs in flight (default: the daemon's workers)"},
-    {"only", O_ONLY, "I,J,...", "only these item indices"},
-    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
-    {"socket", O_SOCKET, "PATH", "the daemon's socket"},
-    {"no-autostart", O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon"},
-    {"shard", O_SHARD, "I/N|auto", "run only shard I of N of the (snippet, configuration) cells (auto: "
-                                   "SLURM_ARRAY_TASK_* or JOB_COMPLETION_INDEX); needs --out"},
-    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
-    {NULL, 0, NULL, NULL}};
-static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
-                                     "Every DR snippet under every compiler, standard and optimisation level.",
-                                     drmatrix_opts, NULL, NULL, false, NULL};
-
-int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
-  const char *data = NULL, *out_path = NULL, *socket = NULL, *only = NULL, *dump = NULL, *shard_arg = NULL,
-             *shards_arg = NULL;
-  const char *comps = "g++,clang++", *stds = "03,11,14,17", *opts = "O0,O1,O2,O3,Os";
-  int jobs = 0;
-  bool autostart = true;
-  { /* the command line */
-  sbo_parser p;
-  sbo_init(&p, &drmatrix_cmd, argc, argv);
-  int k, rc = 0;
-  const char *v;
-  long n;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    switch (k) {
-    case O_DATA: data = v; break;
-    case O_OUT: out_path = v; break;
-    case O_COMPILERS: comps = v; break;
-    case O_STDS: stds = v; break;
-    case O_OPTS: opts = v; break;
-    case O_JOBS:
-      if (sbo_parse_long(v, 0, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
-      jobs = (int)n;
-      break;
-    case O_SOCKET: socket = v; break;
-    case O_ONLY: only = v; break;
-    case O_DUMP: dump = v; break;
-    case O_NO_AUTOSTART: autostart = false; break;
-    case O_SHARD: shard_arg = v; break;
-    case O_SHARDS: shards_arg = v; break;
-    }
-  }
-  if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
-  if (rc == 0 && k != SBO_STOP && !data) rc = sbo_usage_error(&p, "--data DIR is required");
-  sbo_done(&p);
-  if (rc || k == SBO_STOP) return rc;
-  }
-  sbr_shard shard;
-  if (sbr_shard_from_args("dr-matrix", shard_arg, shards_arg, &shard) < 0) return 1;
-  if (shard.count && !out_path) {
-    fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");
-    return 1;
-  }
-  matrix m = {0};
-  m.nc = split_list(comps, m.comp, MAXV, sizeof m.comp[0]);
-  m.ns = split_list(stds, m.std, MAXV, sizeof m.std[0]);
+/* The distinct snippets of dr.json (one question may carry several
+ * configurations) and the configurations: 0, or 2 (said why). */
+static int load(const sbr_drmatrix_opts *o, matrix *m, json_object **dr) {
+  m->nc = split_list(o->compilers, m->comp, MAXV, sizeof m->comp[0]);
+  m->ns = split_list(o->stds, m->std, MAXV, sizeof m->std[0]);
   char ob[MAXV][16];
-  m.no = split_list(opts, ob, MAXV, sizeof ob[0]);
-  for (int k = 0; k < m.no; k++) snprintf(m.opt[k], sizeof m.opt[k], "%s", ob[k]);
+  m->no = split_list(o->opts, ob, MAXV, sizeof ob[0]);
+  for (int k = 0; k < m->no; k++) snprintf(m->opt[k], sizeof m->opt[k], "%s", ob[k]);
   char path[4200];
-  snprintf(path, sizeof path, "%s/dr.json", data);
-  json_object *dr = json_object_from_file(path);
-  if (!dr || !json_object_is_type(dr, json_type_array)) {
+  snprintf(path, sizeof path, "%s/dr.json", o->data);
+  *dr = json_object_from_file(path);
+  if (!*dr || !json_object_is_type(*dr, json_type_array)) {
     fprintf(stderr, "dr-matrix: cannot read %s\n", path);
     return 2;
   }
-  /* distinct snippets (one question may carry several configurations) */
-  size_t n = json_object_array_length(dr);
-  m.snips = calloc(n, sizeof *m.snips);
+  size_t n = json_object_array_length(*dr);
+  m->snips = calloc(n + 1, sizeof *m->snips);
   for (size_t i = 0; i < n; i++) {
-    json_object *it = json_object_array_get_idx(dr, i);
+    json_object *it = json_object_array_get_idx(*dr, i);
     const char *q = sbr_item_str(it, "question");
-    if (!q) continue;
-    if (only) {
-      char needle[32];
-      snprintf(needle, sizeof needle, ",%zu,", i);
-      char hay[1024];
-      snprintf(hay, sizeof hay, ",%s,", only);
-      if (!strstr(hay, needle)) continue;
-    }
+    if (!q || !sbr_in_only(o->only, i)) continue;
     size_t s = 0;
-    while (s < m.n_snips && strcmp(m.snips[s].question, q)) s++;
-    if (s == m.n_snips) {
-      m.snips[m.n_snips].question = q;
+    while (s < m->n_snips && strcmp(m->snips[s].question, q)) s++;
+    if (s == m->n_snips) {
+      m->snips[m->n_snips].question = q;
       json_object *f = json_object_object_get(it, "custom_features");
-      m.snips[m.n_snips++].deps = f ? json_object_object_get(f, "dependencies") : NULL;
+      m->snips[m->n_snips++].deps = f ? json_object_object_get(f, "dependencies") : NULL;
     }
-    if (m.snips[s].n_items < 64) m.snips[s].items[m.snips[s].n_items++] = (int)i;
+    if (m->snips[s].n_items < 64) m->snips[s].items[m->snips[s].n_items++] = (int)i;
   }
-  m.outputs = calloc(m.n_snips, sizeof *m.outputs);
-  for (size_t s = 0; s < m.n_snips; s++) m.outputs[s] = calloc(n_configs(&m), sizeof(char *));
-  /* resume: what an earlier run wrote */
+  m->outputs = calloc(m->n_snips + 1, sizeof *m->outputs);
+  for (size_t s = 0; s < m->n_snips; s++) m->outputs[s] = calloc(n_configs(m), sizeof(char *));
+  return 0;
+}
+
+/* Resume: the cells an earlier run wrote to --out. Returns how many. */
+static size_t resume(const char *out_path, matrix *m) {
   size_t resumed = 0;
-  if (out_path) {
-    FILE *prev = fopen(out_path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    while (prev && getline(&line, &cap, prev) > 0) {
-      json_object *o = json_tokener_parse(line);
-      if (!o) continue;
-      size_t s = (size_t)json_object_get_int(json_object_object_get(o, "snippet"));
-      const char *cfg = json_object_get_string(json_object_object_get(o, "config"));
-      for (size_t c = 0; s < m.n_snips && cfg && c < n_configs(&m); c++) {
-        char key[64];
-        config_key(&m, c, key, sizeof key);
-        if (!strcmp(key, cfg) && !m.outputs[s][c]) {
-          m.outputs[s][c] = strdup(json_object_get_string(json_object_object_get(o, "output")));
-          resumed++;
-        }
+  FILE *prev = out_path ? fopen(out_path, "r") : NULL;
+  char *line = NULL;
+  size_t cap = 0;
+  while (prev && getline(&line, &cap, prev) > 0) {
+    json_object *o = json_tokener_parse(line);
+    if (!o) continue;
+    size_t s = (size_t)json_object_get_int(json_object_object_get(o, "snippet"));
+    const char *cfg = json_object_get_string(json_object_object_get(o, "config"));
+    for (size_t c = 0; s < m->n_snips && cfg && c < n_configs(m); c++) {
+      char key[64];
+      config_key(m, c, key, sizeof key);
+      if (!strcmp(key, cfg) && !m->outputs[s][c]) {
+        m->outputs[s][c] = strdup(json_object_get_string(json_object_object_get(o, "output")));
+        resumed++;
       }
-      json_object_put(o);
     }
-    free(line);
-    if (prev) fclose(prev);
-    m.out = fopen(out_path, "a");
+    json_object_put(o);
   }
-  char jobs_arg[16], err[512];
-  sbr_env env;
-  sbc_conn c;
-  int rc = 0;
-  if (!shard.count && resumed == m.n_snips * n_configs(&m) && !dump) {
-    /* every cell known (a finished run, or merged shards): no daemon */
-    sbr_env_init(&env, NULL, err, sizeof err);
-    if (m.out) fclose(m.out);
-    m.out = NULL;
-    goto report;
+  free(line);
+  if (prev) fclose(prev);
+  return resumed;
+}
+
+/* --shard: this shard's cells, and its manifest before anything runs: 0 or 2. */
+static int shard_begin(const sbr_drmatrix_opts *o, matrix *m, json_object *toolchains) {
+  size_t nc = n_configs(m);
+  const char **qs = calloc(m->n_snips + 1, sizeof *qs), **cfgs = calloc(nc + 1, sizeof *cfgs);
+  char(*keys)[64] = calloc(nc + 1, sizeof *keys);
+  m->mine = calloc(m->n_snips * nc + 1, sizeof *m->mine);
+  if (!qs || !cfgs || !keys || !m->mine) return 2;
+  for (size_t s = 0; s < m->n_snips; s++) qs[s] = m->snips[s].question;
+  for (size_t k = 0; k < nc; k++) {
+    int ci, si, oi;
+    char cmd[1024], pth[512], tc[64];
+    config_of(m, k, &ci, &si, &oi);
+    config_key(m, k, keys[k], sizeof keys[k]);
+    cfgs[k] = sbr_dr_command(m->env, m->comp[ci], "c++11", m->opt[oi], cmd, sizeof cmd, pth, sizeof pth, tc, sizeof tc) < 0
+                  ? NULL /* its compiler is missing: make() runs none of its cells */
+                  : keys[k];
   }
-  snprintf(jobs_arg, sizeof jobs_arg, "%d", jobs > 0 ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
-  const char *extra[] = {"--jobs", jobs_arg, NULL};
-  if (sbc_open(&c, socket, autostart, extra, err, sizeof err) < 0) {
-    fprintf(stderr, "dr-matrix: %s\n", err);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/dr.json", o->data);
+  sbr_drmatrix_plan_args run = {path, o->compilers, o->stds, o->opts, o->only, o->out};
+  int rc = sbr_drmatrix_shard_plan(&o->shard, &run, toolchains, qs, m->n_snips, cfgs, nc, m->mine);
+  free(qs);
+  free(cfgs);
+  free(keys);
+  return rc < 0 ? 2 : 0;
+}
+
+/* The cells without an output through the driver: 0, 2 or 130. */
+static int run_cells(sbr_driver *d, const sbr_drmatrix_opts *o, matrix *m, sbr_env *env, size_t resumed) {
+  int rc = sbr_driver_connect(d);
+  if (rc) return rc;
+  char err[256];
+  sbr_env_init(env, d->toolchains, err, sizeof err);
+  m->env = env;
+  if (o->shard.count && (rc = shard_begin(o, m, d->toolchains))) return rc;
+  fprintf(stderr, "dr-matrix: %zu snippets x %zu configurations (%zu resumed), g++ = %s, clang++ = %s\n", m->n_snips,
+          n_configs(m), resumed, env->gxx_name, env->clang_name);
+  sbr_pump pump = {.total = m->n_snips * n_configs(m), .make = make, .done = done, .checkpoint = flush_out, .ctx = m};
+  if (o->dump) return sbr_driver_dump(d, &pump, o->dump);
+  if (o->out && !(m->out = fopen(o->out, "a"))) {
+    fprintf(stderr, "dr-matrix: cannot write %s\n", o->out);
     return 2;
   }
-  json_object *tcreq = json_tokener_parse("{\"id\":\"tc\",\"type\":\"toolchains\"}");
-  sbc_send(&c, tcreq);
-  json_object_put(tcreq);
-  json_object *tcresp = sbc_recv(&c);
-  sbr_env_init(&env, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, err, sizeof err);
-  if (shard.count) { /* this shard's cells, and its manifest before anything runs */
-    const char **qs = calloc(m.n_snips + 1, sizeof *qs), **cfgs = calloc(n_configs(&m) + 1, sizeof *cfgs);
-    char(*keys)[64] = calloc(n_configs(&m) + 1, sizeof *keys);
-    for (size_t s = 0; s < m.n_snips; s++) qs[s] = m.snips[s].question;
-    for (size_t k = 0; k < n_configs(&m); k++) {
-      int ci, si, oi;
-      char cmd[1024], pth[512], tc[64];
-      config_of(&m, k, &ci, &si, &oi);
-      config_key(&m, k, keys[k], sizeof keys[k]);
-      cfgs[k] = sbr_dr_command(&env, m.comp[ci], "c++11", m.opt[oi], cmd, sizeof cmd, pth, sizeof pth, tc, sizeof tc) < 0
-                    ? NULL /* its compiler is missing: make() runs none of its cells */
-                    : keys[k];
-    }
-    m.mine = calloc(m.n_snips * n_configs(&m) + 1, sizeof *m.mine);
-    sbr_drmatrix_run run = {path, comps, stds, opts, only, out_path};
-    int prc = sbr_drmatrix_shard_plan(&shard, &run, tcresp ? json_object_object_get(tcresp, "toolchains") : NULL, qs,
-                                      m.n_snips, cfgs, n_configs(&m), m.mine);
-    free(qs);
-    free(cfgs);
-    free(keys);
-    if (prc < 0) {
-      sbc_close(&c);
-      return 2; /* a one-shot tool: the OS frees the rest */
-    }
-  }
-  if (tcresp) json_object_put(tcresp);
-  m.env = &env;
-  fprintf(stderr, "dr-matrix: %zu snippets x %zu configurations (%zu resumed), g++ = %s, clang++ = %s\n", m.n_snips,
-          n_configs(&m), resumed, env.gxx_name, env.clang_name);
-  signal(SIGINT, on_sigint);
-  sbr_pump pump = {.total = m.n_snips * n_configs(&m), .window = (size_t)atoi(jobs_arg) * 2 + 2, .make = make,
-                   .done = done, .checkpoint = flush_out, .ctx = &m, .label = "dr-matrix", .interrupted = &interrupted};
-  if (dump) {
-    FILE *f = strcmp(dump, "-") ? fopen(dump, "w") : stdout;
-    pump.dump = f;
-    int drc = f ? sbr_pump_run(&c, &pump) : -1;
-    if (f && f != stdout && fclose(f) != 0) drc = -1;
-    if (drc < 0) fprintf(stderr, "dr-matrix: cannot write %s\n", dump);
-    else fprintf(stderr, "dr-matrix: the requests are in %s (nothing ran)\n", dump);
-    sbc_close(&c);
-    return drc < 0 ? 2 : 0; /* a one-shot tool: the OS frees the rest */
-  }
-  rc = sbr_pump_run(&c, &pump);
-  sbc_close(&c);
-  if (m.out) fclose(m.out);
-report:;
-  /* the report */
+  rc = sbr_driver_pump(d, &pump);
+  if (m->out && fclose(m->out) != 0 && !rc) rc = 2;
+  m->out = NULL;
+  return rc;
+}
+
+static void report(const matrix *m) {
   static const char *const factor[] = {"compiler", "standard", "optimisation"};
   int varying = 0, agree = 0, with_deps = 0, factor_count[3] = {0};
   printf("%-8s %-6s %-9s %-36s %s\n", "snippet", "items", "distinct", "changed by", "published dependencies");
-  for (size_t s = 0; s < m.n_snips; s++) {
+  for (size_t s = 0; s < m->n_snips; s++) {
     int distinct = 0;
-    for (size_t a = 0; a < n_configs(&m); a++) {
-      if (!m.outputs[s][a]) continue;
+    for (size_t a = 0; a < n_configs(m); a++) {
+      if (!m->outputs[s][a]) continue;
       bool seen = false;
-      for (size_t b = 0; b < a && !seen; b++) seen = m.outputs[s][b] && !strcmp(m.outputs[s][a], m.outputs[s][b]);
+      for (size_t b = 0; b < a && !seen; b++) seen = m->outputs[s][b] && !strcmp(m->outputs[s][a], m->outputs[s][b]);
       distinct += !seen;
     }
     varying += distinct > 1;
     bool mat[3];
     char changed[64] = "";
     for (int f = 0; f < 3; f++) {
-      mat[f] = factor_matters(&m, s, f);
+      mat[f] = factor_matters(m, s, f);
       factor_count[f] += mat[f];
       if (mat[f]) snprintf(changed + strlen(changed), sizeof changed - strlen(changed), "%s%s", changed[0] ? "," : "", factor[f]);
     }
     char deps[64] = "-";
-    if (m.snips[s].deps && json_object_is_type(m.snips[s].deps, json_type_array) && json_object_array_length(m.snips[s].deps) == 3) {
+    json_object *dp = m->snips[s].deps;
+    if (dp && json_object_is_type(dp, json_type_array) && json_object_array_length(dp) == 3) {
       deps[0] = '\0';
       bool same = true;
       for (int f = 0; f < 3; f++) {
-        bool d = json_object_get_boolean(json_object_array_get_idx(m.snips[s].deps, (size_t)f));
+        bool d = json_object_get_boolean(json_object_array_get_idx(dp, (size_t)f));
         same &= d == mat[f];
         if (d) snprintf(deps + strlen(deps), sizeof deps - strlen(deps), "%s%s", deps[0] ? "," : "", factor[f]);
       }
       with_deps++;
       agree += same;
     }
-    printf("%-8zu %-6d %-9d %-36s %s\n", s, m.snips[s].n_items, distinct, changed[0] ? changed : "(none)", deps[0] ? deps : "(none)");
+    printf("%-8zu %-6d %-9d %-36s %s\n", s, m->snips[s].n_items, distinct, changed[0] ? changed : "(none)", deps[0] ? deps : "(none)");
   }
   printf("\n%zu snippets: %d with more than one distinct output; changed by compiler %d, standard %d, optimisation %d;\n"
          "%d of %d agree with custom_features.dependencies on all three factors\n",
-         m.n_snips, varying, factor_count[0], factor_count[1], factor_count[2], agree, with_deps);
-  for (size_t s = 0; s < m.n_snips; s++) {
-    for (size_t k = 0; k < n_configs(&m); k++) free(m.outputs[s][k]);
-    free(m.outputs[s]);
+         m->n_snips, varying, factor_count[0], factor_count[1], factor_count[2], agree, with_deps);
+  if (m->failed)
+    printf("%zu cells not run: a failure of surgebox (class %s), no output recorded for them\n", m->failed,
+           SBR_FAILURE_CLASS);
+}
+
+static void matrix_free(matrix *m) {
+  for (size_t s = 0; s < m->n_snips; s++) {
+    for (size_t k = 0; m->outputs && k < n_configs(m); k++) free(m->outputs[s][k]);
+    if (m->outputs) free(m->outputs[s]);
   }
-  free(m.outputs);
-  free(m.snips);
-  free(m.mine);
+  free(m->outputs);
+  free(m->snips);
+  free(m->mine);
+}
+
+int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
+  sbr_driver d;
+  sbr_driver_init(&d, "dr-matrix", ctx, o->jobs);
+  matrix m = {.d = &d};
+  sbr_env env = {0};
+  json_object *dr = NULL;
+  int rc = load(o, &m, &dr);
+  size_t resumed = rc ? 0 : resume(o->out, &m);
+  bool all = resumed == m.n_snips * n_configs(&m);
+  if (!rc && !all && o->offline) {
+    fprintf(stderr, "dr-matrix: %s lacks %zu cell(s)\n", o->out, m.n_snips * n_configs(&m) - resumed);
+    rc = 2;
+  }
+  /* every cell known (a finished run, or merged shards): no daemon, unless a profile asks to be checked */
+  if (!rc && (o->shard.count || !all || o->dump)) rc = run_cells(&d, o, &m, &env, resumed);
+  else if (!rc && ctx->profile) rc = sbr_driver_connect(&d);
+  if ((!rc || rc == 130) && !o->dump) report(&m);
+  matrix_free(&m);
   sbr_env_free(&env);
   json_object_put(dr);
-  return rc < 0 ? (interrupted ? 130 : 2) : 0;
+  return sbr_driver_finish(&d, rc);
+}
+
+/* ---- the command line ---- */
+enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY, O_DUMP };
+static const sbo_opt drmatrix_opts[] = {
+    {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
+    {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
+    {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)"},
+    {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
+    {"out", O_OUT, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)"},
+    {"only", O_ONLY, "I,J,...", "only these item indices"},
+    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
+    {NULL, 0, NULL, NULL}};
+static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
+                                     "Every DR snippet under every compiler, standard and optimisation level.",
+                                     drmatrix_opts, NULL,
+                                     "exit: 0 done, 1 bad arguments, 2 a failure (also a failure of surgebox for any "
+                                     "cell: no output recorded for it), 130 interrupted\n",
+                                     false, sbr_run_groups};
+
+void sbr_drmatrix_opts_init(sbr_drmatrix_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->compilers = "g++,clang++";
+  o->stds = "03,11,14,17";
+  o->opts = "O0,O1,O2,O3,Os";
+}
+
+static int option(sbo_parser *p, sbr_drmatrix_opts *o, int k, const char *v) {
+  switch (k) {
+  case O_DATA: o->data = v; break;
+  case O_OUT: o->out = v; break;
+  case O_COMPILERS: o->compilers = v; break;
+  case O_STDS: o->stds = v; break;
+  case O_OPTS: o->opts = v; break;
+  case O_ONLY: o->only = v; break;
+  case O_DUMP: o->dump = v; break;
+  }
+  return 0;
+}
+
+int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
+  sbc_ctx c = *ctx;
+  sbr_drmatrix_opts o;
+  sbr_drmatrix_opts_init(&o);
+  sbr_run_opts run = {0};
+  sbo_parser p;
+  sbo_init(&p, &drmatrix_cmd, argc, argv);
+  int k, rc = 0;
+  const char *v;
+  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
+    if (!sbr_run_apply(&p, &c, &run, k, v, &rc)) rc = option(&p, &o, k, v);
+  if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
+  if (rc == 0 && k != SBO_STOP && !o.data) rc = sbo_usage_error(&p, "--data DIR is required");
+  sbo_done(&p);
+  if (rc || k == SBO_STOP) return rc;
+  o.jobs = run.jobs;
+  if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;
+  if (o.shard.count && !o.out) {
+    fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");
+    return 1;
+  }
+  return sbr_drmatrix_run(&c, &o);
 }

@@ -11,7 +11,7 @@
 #include "atomic_write.h"
 #include "drmatrix_shard.h"
 
-#include "regen.h" /* sbr_drmatrix_main */
+#include "regen.h"
 #include "regen_shard.h"
 
 #include <libgen.h>
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbr_drmatrix_shard_plan(const sbr_shard *sh, const sbr_drmatrix_run *run, json_object *toolchains,
+int sbr_drmatrix_shard_plan(const sbr_shard *sh, const sbr_drmatrix_plan_args *run, json_object *toolchains,
                             const char *const *questions, size_t n_snips, const char *const *configs, size_t n_cfg,
                             bool *mine) {
   size_t n = 0, *where = calloc(n_snips * n_cfg + 1, sizeof *where);
@@ -168,24 +168,23 @@ int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   for (size_t i = 0; i < k; i++) free(cells[i].line);
   free(cells);
   if (rc) return rc;
-  /* the single run's own report, every cell resumed from out: nothing runs */
+  /* the single run's own report, every cell resumed from out: nothing runs
+   * (offline: a cell missing fails rather than runs) */
   char dir[4200];
   snprintf(dir, sizeof dir, "%s", data);
-  const char *only = json_object_get_string(json_object_object_get(opts, "only"));
-  char nosock[4200]; /* a cell missing (its compiler is, here) fails rather than runs */
-  snprintf(nosock, sizeof nosock, "%s.no-daemon", out);
-  char *argv[18] = {"dr-matrix", "--data", dirname(dir), "--out", (char *)out, "--no-autostart", "--socket", nosock,
-                    "--compilers", (char *)json_object_get_string(json_object_object_get(opts, "compilers")),
-                    "--stds", (char *)json_object_get_string(json_object_object_get(opts, "stds")),
-                    "--opts", (char *)json_object_get_string(json_object_object_get(opts, "opts"))};
-  int argc = 14;
-  if (only) {
-    argv[argc++] = "--only";
-    argv[argc++] = (char *)only;
-  }
+  sbr_drmatrix_opts o;
+  sbr_drmatrix_opts_init(&o);
+  o.data = dirname(dir);
+  o.out = out;
+  o.only = json_object_get_string(json_object_object_get(opts, "only"));
+  o.compilers = json_object_get_string(json_object_object_get(opts, "compilers"));
+  o.stds = json_object_get_string(json_object_object_get(opts, "stds"));
+  o.opts = json_object_get_string(json_object_object_get(opts, "opts"));
+  o.offline = true;
   printf("%zu shards merged into %s\n\n", n, out);
   fflush(stdout);
   sbc_ctx ctx;
   sbc_ctx_init(&ctx);
-  return sbr_drmatrix_main(&ctx, argc, argv) ? 2 : 0; /* FIXME(issue 21): an options struct, not an argv */
+  ctx.autostart = false;
+  return sbr_drmatrix_run(&ctx, &o) ? 2 : 0;
 }

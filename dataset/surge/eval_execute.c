@@ -11,8 +11,6 @@
  * Under --json stdout holds one JSON document; progress goes to stderr.
  * With --shard I/N only this shard's predicted items run into --out DIR
  * (verify_shard.c); nothing is scored until `surgebox merge` joins them. */
-#include "cli.h"
-#include "client.h"
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "eval_run.h"
@@ -26,44 +24,60 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_SHARD = 0x7100, O_SHARDS };
+enum { O_BENCHMARK = 0x7100 };
 
 /* eval's own option table (--execute, --subset and --jobs are for this
- * command) plus the daemon's: the same options as `surgebox eval --execute`. */
+ * command), --out, and the daemon's and shard groups: the same options as
+ * `surgebox eval --execute`. */
 static const sbo_opt vs_opts[] = {
     {"out", 'o', "DIR", "keep the regenerated <subset>.json there; a second run reuses them"},
-    {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
-    {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
-    {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
-    {"shard", O_SHARD, "I/N|auto", "run only shard I of N of the predicted items into --out DIR; surgebox merge scores "
-                                   "the shards"},
-    {"shards", O_SHARDS, "N", "N for --shard auto on Kubernetes (else $SURGEBOX_SHARDS)"},
+    {"benchmark", O_BENCHMARK, "surge", NULL}, /* surgebox verify's dispatch */
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                "--data DIR --predictions FILE [--out DIR] [options]\n"
                                "(surgebox eval --execute takes the same arguments)",
                                "Run only the SURGE items that have a prediction, in the sandbox, and score the\n"
                                "predictions against those references. Items not regenerated here (a toolchain\n"
-                               "missing, a timeout) are excluded and counted. Under --json stdout holds one JSON\n"
-                               "document; progress goes to stderr.",
+                               "missing, a timeout, a failure of surgebox) are excluded and counted. Under --json\n"
+                               "stdout holds one JSON document; progress goes to stderr. With --shard I/N only this\n"
+                               "shard's predicted items run into --out DIR; surgebox merge scores the shards.",
                                sbe_eval_opts, vs_opts,
-                               "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running, "
-                               "130 interrupted",
-                               false, NULL};
+                               "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running "
+                               "(also a failure of surgebox for any item: the rest is scored), 130 interrupted\n",
+                               false, sbr_shardable_groups};
+
+/* --subset LIST (or all) into o->want: 0, or a usage error. */
+static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o) {
+  if (!strcmp(subsets, "all")) {
+    for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
+    return 0;
+  }
+  o->subsets_given = true;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", subsets);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    sbr_subset s;
+    if (sbr_subset_parse(tok, &s) < 0) return sbo_usage_error(p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
+    o->want[s] = true;
+  }
+  return 0;
+}
 
 /* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
-static int parse(int argc, char **argv, sbr_vs_opts *o) {
+static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   memset(o, 0, sizeof *o);
-  o->autostart = true;
-  const char *jobs = NULL, *subsets = "all";
+  sbr_run_opts run = {0};
+  const char *subsets = "all";
   sbo_parser p;
   sbo_init(&p, &vs_cmd, argc, argv);
   int k, rc = 0;
   const char *v;
   long n = 0;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
+    if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
     switch (k) {
     case SBE_O_EXECUTE: break; /* eval --execute's own flag */
+    case O_BENCHMARK: break;
     case SBE_O_JSON: o->json = true; break;
     case SBE_O_FL: o->fl_extract = true; break;
     case SBE_O_DATA: o->data = v; break;
@@ -74,14 +88,9 @@ static int parse(int argc, char **argv, sbr_vs_opts *o) {
     case SBE_O_SUBSET: subsets = v; break;
     case SBE_O_JOBS:
       if (sbo_parse_long(v, 1, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
-      else jobs = v;
+      else o->jobs = (int)n;
       break;
     case SBE_O_REFS: rc = sbo_usage_error(&p, "--references is not for --execute (the references are regenerated)"); break;
-    case SBC_O_SOCKET: o->socket = v; break;
-    case SBC_O_NO_AUTOSTART: o->autostart = false; break;
-    case SBC_O_PROFILE: o->profile = v; break;
-    case O_SHARD: o->shard = v; break;
-    case O_SHARDS: o->shards = v; break;
     default: rc = sbo_usage_error(&p, "unexpected option");
     }
   }
@@ -97,24 +106,17 @@ static int parse(int argc, char **argv, sbr_vs_opts *o) {
   if (rc == 0 && (o->data && !*o->data)) rc = sbo_bad_value(&p, SBE_O_DATA, o->data);
   if (rc == 0 && (o->preds && !*o->preds)) rc = sbo_bad_value(&p, SBE_O_PREDS, o->preds);
   if (rc == 0 && (o->out && !*o->out)) rc = sbo_bad_value(&p, 'o', o->out);
-  if (rc == 0) {
-    long j = jobs ? n : (long)sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(o->jobs, sizeof o->jobs, "%ld", j < 1 ? 1 : j);
-    if (strcmp(subsets, "all") != 0) {
-      o->subsets_given = true;
-      char buf[128];
-      snprintf(buf, sizeof buf, "%s", subsets);
-      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-        sbr_subset s;
-        if (sbr_subset_parse(tok, &s) < 0)
-          rc = sbo_usage_error(&p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
-        else o->want[s] = true;
-      }
-    } else {
-      for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
-    }
-  }
+  if (rc == 0) rc = want_subsets(&p, subsets, o);
   sbo_done(&p);
+  if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
+  if (rc == 0 && o->shard.count && !o->out) {
+    fprintf(stderr, "verify: --shard needs --out DIR (what surgebox merge reads)\n");
+    rc = 1;
+  }
+  if (rc == 0 && o->shard.count && o->items) { /* a shard scores nothing; the merge writes the report alone */
+    fprintf(stderr, "verify: --items is not for --shard (surgebox merge writes the scored report only)\n");
+    rc = 1;
+  }
   return rc;
 }
 
@@ -235,47 +237,52 @@ static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_
   return fflush(stdout) == 0 ? 0 : 2;
 }
 
-int sbr_verify_surge_main(const sbc_ctx *ctx, int argc, char **argv) {
+int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
+  sbc_ctx c = *ctx;
   sbr_vs_opts o;
-  int rc = parse(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : 1;
-  sbr_shard shard;
-  if (sbr_shard_from_args("verify", o.shard, o.shards, &shard) < 0) return 1;
-  if (shard.count && !o.out) {
-    fprintf(stderr, "verify: --shard needs --out DIR (what surgebox merge reads)\n");
-    return 1;
+  int rc = parse(argc, argv, &c, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  return sbr_verify_surge_run(&c, &o);
+}
+
+/* The run's directory: --out (created), else a private one in tmp. 0 or -1. */
+static int out_dir(const sbr_vs_opts *o, char *tmp, const char **out) {
+  *out = o->out;
+  if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
+    fprintf(stderr, "verify: cannot create %s: %s\n", o->out, strerror(errno));
+    return -1;
   }
-  if (shard.count && o.items) { /* a shard scores nothing; the merge writes the report alone */
-    fprintf(stderr, "verify: --items is not for --shard (surgebox merge writes the scored report only)\n");
-    return 1;
+  if (!o->out && !mkdtemp(tmp)) {
+    fprintf(stderr, "verify: mkdtemp: %s\n", strerror(errno));
+    return -1;
   }
+  if (!o->out) *out = tmp;
+  return 0;
+}
+
+int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o) {
+  sbr_driver d;
+  sbr_driver_init(&d, "verify", ctx, o->jobs);
   sbe_run check = {0};
   sbr_vs_items items = {0};
   json_object *published[SBR_N_SUBSETS] = {0};
   char tmp[] = "/tmp/surgebox-verify-XXXXXX";
-  const char *out = o.out;
+  const char *out = NULL;
   int status = 1; /* bad input until everything is checked */
-  if (prepare(&o, &check, &items, published) != 0) goto done;
-  if (!out) {
-    if (!mkdtemp(tmp)) {
-      fprintf(stderr, "verify: mkdtemp: %s\n", strerror(errno));
-      goto done;
-    }
-    out = tmp;
-  } else if (sb_mkdir_p(out, 0755) < 0) {
-    fprintf(stderr, "verify: cannot create %s: %s\n", out, strerror(errno));
-    goto done;
-  }
-  if (shard.count && sbr_vs_shard_begin(&o, &shard, &items, published, out) != 0) goto done;
+  if (prepare(o, &check, &items, published) != 0 || out_dir(o, tmp, &out) != 0) goto done;
+  if (o->shard.count && sbr_vs_shard_begin(&d, o, &items, published, out) != 0) goto done;
   if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
-  status = sbr_vs_regenerate(&o, &items, out);
-  if (!status) status = shard.count ? shard_report(&o, &shard, &items, out) : score(&o, &items, out, stdout);
+  /* the profile is checked (and the daemon reached) before anything runs, even when nothing is left to run */
+  if (ctx->profile && (status = sbr_driver_connect(&d))) goto done;
+  status = sbr_vs_regenerate(&d, o, &items, out);
+  /* failures of surgebox are excluded from the scores (the rest is scored) and make the exit status 2 */
+  if (!status) status = o->shard.count ? shard_report(o, &o->shard, &items, out) : score(o, &items, out, stdout);
 done:
   if (out == tmp) sbr_vs_remove_dir(tmp);
   sbr_vs_items_free(&items);
   for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
   sbe_run_free(&check);
-  return status;
+  return sbr_driver_finish(&d, status);
 }
 
 int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
@@ -295,4 +302,4 @@ int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
   return status;
 }
 
-int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return sbr_verify_surge_main(ctx, argc, argv); }
+int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return sbr_verify_surge_cmdline(ctx, argc, argv); }

@@ -5,11 +5,14 @@
  *   reference    response -> reference string, formatted as SURGE did
  *   normalize    the documented normalisations N1-N6 (normalize.c)
  *   fidelity     exact / normalized / Jaccard, mismatch classes, the table
- *   regen        the driver: daemon, progress, --out, resume (regen_cli.c)
+ *   regen        the run on the benchmark driver (driver.h): --out, resume,
+ *                the table (regen_run.c, regen_task.c; the command line:
+ *                regen_cli.c)
  */
 #ifndef SURGEBOX_REGEN_H
 #define SURGEBOX_REGEN_H
 #include "command.h"
+#include "driver.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -132,11 +135,35 @@ typedef enum { SBR_BIN_SAME, SBR_BIN_FLAGGED, SBR_BIN_DIFFERENT } sbr_bin_agreem
 sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n_edges);
 
 /* ---- the regen and bins commands ---- */
+typedef struct {
+  const char *data, *out, *summary, *only, *dump;
+  sbr_subset subsets[SBR_N_SUBSETS];
+  size_t n_subsets;
+  int repeat;              /* >= 1 */
+  int jobs;                /* 0: the CPUs */
+  bool inproc, mimic, retry_failed, plan, plan_json;
+  bool strict;             /* run nothing when an environment is not SURGE's */
+  sbr_shard shard;         /* count 0: not sharded */
+  FILE *report;            /* the fidelity table and the last line (NULL: stdout) */
+} sbr_regen_opts;
+/* The defaults: subsets dr,bg,tc, one repeat, in-process timers and GCC 9 mimicry on. */
+void sbr_regen_opts_init(sbr_regen_opts *o);
+/* surgebox regen: its own driver. 0, 1 (bad input), 2 (a failure, also of
+ * surgebox for any item), 130 (interrupted). */
+int sbr_regen_run(const sbc_ctx *ctx, const sbr_regen_opts *o);
+/* The same on a driver the caller owns (verify --benchmark surge, one
+ * connection for every subset): failures of surgebox are counted in d,
+ * for the caller's sbr_driver_finish. 0, 1, 2 or 130. */
+int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o);
 int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv); /* eval --execute */
 bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
-int sbr_write_json_atomic(const char *path, json_object *o); /* pretty, sbu_write_json_atomic */
+/* regen's summary of --out's items (fidelity.h's sbr_summary) with the
+ * failures of surgebox in a class of their own: per subset
+ * "internal_error": count and mismatches.internal_error: [indices]; their
+ * total in *failed (may be NULL). The same for a run and a merge. */
+json_object *sbr_regen_summary(json_object *const *outs, const sbr_subset *subsets, size_t n, size_t *failed);
 
 #endif

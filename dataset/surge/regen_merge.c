@@ -90,7 +90,7 @@ int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const 
     }
   }
   if (!rc) {
-    json_object *summary = sbr_summary(merged, subsets, ns);
+    json_object *summary = sbr_regen_summary(merged, subsets, ns, NULL);
     sbr_print_table(summary, stdout);
     printf("\n%zu shards merged into %s\n", n, out);
     if (summary_path && sbr_write_json_atomic(summary_path, summary) < 0) {

@@ -1,7 +1,6 @@
 /* verify --benchmark surge: which items run (those predicted, not already in
  * --out), running them through `surgebox regen --only`, and which are
  * excluded from the scores because no reference was regenerated here. */
-#include "client.h"
 #include "verify_surge.h"
 
 #include <inttypes.h>
@@ -73,54 +72,40 @@ int sbr_vs_items_resume(sbr_vs_items *it, const char *out, json_object *const *p
   return 0;
 }
 
-/* One subset's items through regen, its table sent to stderr (stdout is the
- * verdict's alone). */
-static int regen_subset(const sbr_vs_opts *o, sbr_vs_items *it, int s, const char *out, const char *socket) {
+/* One subset's items through regen's run on d's connection, its table sent
+ * to stderr (stdout is the verdict's alone). */
+static int regen_subset(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, int s, const char *out) {
   size_t cap = it->n_to_run[s] * 21 + 1, len = 0;
   char *only = malloc(cap);
   if (!only) return 2;
   only[0] = '\0';
   for (size_t i = 0; i < it->len[s]; i++)
     if (it->to_run[s][i]) len += (size_t)snprintf(only + len, cap - len, "%s%zu", len ? "," : "", i);
-  char *argv[] = {"regen", "--data", (char *)o->data, "--subset", (char *)sbr_subset_name((sbr_subset)s),
-                  "--out", (char *)out, "--only", only, "--socket", (char *)socket, "--no-autostart",
-                  "--jobs", (char *)o->jobs, o->profile ? "--profile" : NULL, (char *)o->profile, NULL};
-  int argc = o->profile ? 16 : 14;
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-    free(only);
-    return 2;
-  }
-  sbc_ctx ctx;
-  sbc_ctx_init(&ctx);
-  int rc = sbr_regen_main(&ctx, argc, argv); /* FIXME(issue 21): an options struct, not an argv */
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
+  sbr_regen_opts ro;
+  sbr_regen_opts_init(&ro);
+  ro.data = o->data;
+  ro.subsets[0] = (sbr_subset)s;
+  ro.n_subsets = 1;
+  ro.out = out;
+  ro.only = only;
+  ro.jobs = o->jobs;
+  ro.report = stderr;
+  int rc = sbr_regen_on(d, &ro);
   free(only);
   it->ran += it->n_to_run[s];
   return rc;
 }
 
-int sbr_vs_regenerate(const sbr_vs_opts *o, sbr_vs_items *it, const char *out) {
+int sbr_vs_regenerate(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, const char *out) {
   size_t to_run = 0;
   for (int s = 0; s < SBR_N_SUBSETS; s++) to_run += it->n_to_run[s];
   fprintf(stderr, "verify: %zu item(s) predicted; %zu to run, %zu already regenerated in %s\n", it->total_needed, to_run,
           it->reused, o->out ? o->out : "(a private directory)");
   if (!to_run) return 0;
-  /* one daemon for every subset: the running one, else an embedded one */
-  const char *extra[] = {"--jobs", o->jobs, NULL};
-  sbc_conn c;
-  char err[512];
-  if (sbc_open(&c, o->socket, o->autostart, extra, err, sizeof err) < 0) {
-    fprintf(stderr, "verify: %s\n", err);
-    return 2;
-  }
+  /* one connection for every subset: the running daemon, else an embedded one */
   int rc = 0;
   for (int s = 0; s < SBR_N_SUBSETS && !rc; s++)
-    if (it->n_to_run[s]) rc = regen_subset(o, it, s, out, c.socket_path);
-  sbc_close(&c);
+    if (it->n_to_run[s]) rc = regen_subset(d, o, it, s, out);
   if (rc == 130) fprintf(stderr, "verify: interrupted; run again with the same --out to resume\n");
   else if (rc) fprintf(stderr, "verify: regeneration failed (exit %d); nothing scored\n", rc);
   return rc == 0 ? 0 : rc == 130 ? 130 : 2;

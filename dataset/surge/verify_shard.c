@@ -14,9 +14,7 @@
  * merge joins the subsets as regen's merge does, then scores them with the
  * very code an unsharded verify uses (nothing runs). */
 #include "atomic_write.h"
-#include "client.h"
 #include "merge.h"
-#include "protocol.h"
 #include "regen_shard.h"
 #include "sandbox.h"
 #include "verify_surge.h"
@@ -27,29 +25,10 @@
 #include <unistd.h>
 
 /* The toolchains' identity of the daemon (and profile) the shard runs on,
- * as regen's shard.json records it. 0, or -1 with a message. */
-static int toolchains_identity(const sbr_vs_opts *o, char hex[65]) {
-  const char *extra[] = {"--jobs", o->jobs, NULL};
-  sbc_conn c;
-  char err[512];
-  if (sbc_open(&c, o->socket, o->autostart, extra, err, sizeof err) < 0) {
-    fprintf(stderr, "verify: %s\n", err);
-    return -1;
-  }
-  json_object *req = json_tokener_parse("{\"id\":\"verify-toolchains\",\"type\":\"toolchains\"}");
-  if (o->profile) json_object_object_add(req, "profile", json_object_new_string(o->profile));
-  sbc_send(&c, req);
-  json_object_put(req);
-  json_object *resp = sbc_recv(&c);
-  sbc_close(&c);
-  if (!resp || sbp_response_error_code(resp)) {
-    json_object *e = resp ? json_object_object_get(json_object_object_get(resp, "error"), "message") : NULL;
-    fprintf(stderr, "verify: toolchains: %s\n", e ? json_object_get_string(e) : "no answer from the daemon");
-    json_object_put(resp);
-    return -1;
-  }
-  sbr_toolchains_sha256(json_object_object_get(resp, "toolchains"), hex);
-  json_object_put(resp);
+ * as regen's shard.json records it. 0, or -1 (said why). */
+static int toolchains_identity(sbr_driver *d, char hex[65]) {
+  if (sbr_driver_connect(d) != 0) return -1;
+  sbr_toolchains_sha256(d->toolchains, hex);
   return 0;
 }
 
@@ -70,8 +49,9 @@ static int check_resume(const char *path, json_object *m) {
   return rc;
 }
 
-int sbr_vs_shard_begin(const sbr_vs_opts *o, const sbr_shard *sh, sbr_vs_items *it, json_object *const *published,
+int sbr_vs_shard_begin(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, json_object *const *published,
                        const char *out) {
+  const sbr_shard *sh = &o->shard;
   sbr_subset subs[SBR_N_SUBSETS];
   json_object *pubs[SBR_N_SUBSETS];
   size_t ns = 0;
@@ -120,9 +100,9 @@ int sbr_vs_shard_begin(const sbr_vs_opts *o, const sbr_shard *sh, sbr_vs_items *
   json_object_object_add(opts, "fl_extract", json_object_new_boolean(o->fl_extract));
   json_object_object_add(opts, "by", o->by ? json_object_new_string(o->by) : NULL);
   json_object_object_add(m, "options", opts);
-  json_object_object_add(m, "profile", json_object_new_string(o->profile ? o->profile : "host"));
+  json_object_object_add(m, "profile", json_object_new_string(d->ctx.profile ? d->ctx.profile : "host"));
   char hex[65];
-  if (!rc && toolchains_identity(o, hex) < 0) rc = -1;
+  if (!rc && toolchains_identity(d, hex) < 0) rc = -1;
   json_object_object_add(m, "toolchains_sha256", json_object_new_string(rc ? "" : hex));
   json_object_object_add(m, "items", owned);
   char path[4200];
@@ -214,7 +194,7 @@ int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
                    .json = true,
                    .fl_extract = json_object_get_boolean(json_object_object_get(opts, "fl_extract")),
                    .subsets_given = true,
-                   .jobs = "1"};
+                   .jobs = 1};
   json_object_object_foreach(json_object_object_get(m, "data_sha256"), name, v) { /* an object: checked above */
     (void)v;
     sbr_subset s;

@@ -12,9 +12,10 @@
 #include <stdio.h>
 
 typedef struct {
-  const char *data, *preds, *out, *items, *by, *socket, *profile, *shard, *shards;
-  char jobs[16];
-  bool json, fl_extract, autostart, subsets_given;
+  const char *data, *preds, *out, *items, *by;
+  int jobs;        /* 0: the CPUs */
+  sbr_shard shard; /* count 0: not sharded */
+  bool json, fl_extract, subsets_given;
   bool want[SBR_N_SUBSETS];
 } sbr_vs_opts;
 
@@ -34,16 +35,20 @@ typedef struct {
 int sbr_vs_items_init(sbr_vs_items *it, const sbe_run *check, json_object *const *published);
 /* What --out DIR already holds: 0, or -1 when it holds another dataset. */
 int sbr_vs_items_resume(sbr_vs_items *it, const char *out, json_object *const *published);
-/* Runs the items to run (surgebox regen --only, per subset) into out:
- * 0, 2 on a failure, 130 when interrupted. */
-int sbr_vs_regenerate(const sbr_vs_opts *o, sbr_vs_items *it, const char *out);
+/* Runs the items to run (regen's run with --only, per subset, on d's
+ * connection) into out: 0, 2 on a failure, 130 when interrupted. Failures
+ * of surgebox are counted in d (their items are excluded from the scores). */
+int sbr_vs_regenerate(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, const char *out);
 /* Reads out's records of the predicted items; marks those not regenerated. */
 int sbr_vs_exclusions(sbr_vs_items *it, const char *out);
 void sbr_vs_report_json(const sbr_vs_items *it, json_object *root, const char *out);
 void sbr_vs_report_text(const sbr_vs_items *it, FILE *f, const char *out);
 void sbr_vs_items_free(sbr_vs_items *it);
 void sbr_vs_remove_dir(const char *dir); /* a private --out: its <subset>.json, then itself */
-int sbr_verify_surge_main(const sbc_ctx *ctx, int argc, char **argv);
+/* verify --benchmark surge (= eval --execute): the command line (parsed into
+ * sbr_vs_opts, then run), and the run. */
+int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv);
+int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o);
 
 /* Scores the predictions against dir, where every predicted item is already
  * regenerated (nothing runs), writing what verify prints to f (the merge of
@@ -54,7 +59,8 @@ int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f);
  * of regen --shard I/N over every item of the loaded subsets, so that it does
  * not depend on which items a prediction file covers), gives out a
  * <subset>.json for every predicted subset, and writes out/shard.json (or
- * refuses one of another run). 0, or -1 with a message. */
-int sbr_vs_shard_begin(const sbr_vs_opts *o, const sbr_shard *sh, sbr_vs_items *it, json_object *const *published,
+ * refuses one of another run); the toolchains' identity from d (connected
+ * here). 0, or -1 with a message. */
+int sbr_vs_shard_begin(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, json_object *const *published,
                        const char *out);
 #endif

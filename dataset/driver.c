@@ -1,0 +1,136 @@
+/* The benchmark driver: options, connection, pump, failures, files. */
+#include "driver.h"
+#include "atomic_write.h"
+
+#include "protocol.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const sbo_opt sbr_jobs_opts[] = {{"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"}, {NULL, 0, NULL, NULL}};
+const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
+const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
+
+bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc) {
+  if (key == SBR_O_JOBS) {
+    long n;
+    if (sbo_parse_long(val, 0, 4096, &n) < 0) *rc = sbo_bad_value(p, key, val);
+    else o->jobs = (int)n;
+    return true;
+  }
+  return sbc_ctx_apply(ctx, key, val) || sbr_shard_apply(&o->shard, key, val);
+}
+
+int sbr_run_jobs(int jobs) {
+  long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : (int)n;
+}
+
+static volatile sig_atomic_t interrupted;
+bool sbr_driver_interrupted(void) { return interrupted != 0; }
+void sbr_driver_stop(void) { interrupted = 1; }
+
+void sbr_driver_init(sbr_driver *d, const char *label, const sbc_ctx *ctx, int jobs) {
+  memset(d, 0, sizeof *d);
+  d->label = label;
+  d->ctx = *ctx;
+  d->jobs = sbr_run_jobs(jobs);
+  d->conn.fd = -1;
+}
+
+static const char *error_text(json_object *resp) {
+  json_object *e = json_object_object_get(resp, "error");
+  const char *m = json_object_get_string(json_object_object_get(e, "message"));
+  return m ? m : json_object_get_string(e);
+}
+
+json_object *sbr_driver_ask(sbr_driver *d, json_object *req) {
+  return sbc_send(&d->conn, req) == 0 ? sbc_recv(&d->conn) : NULL;
+}
+
+int sbr_driver_connect(sbr_driver *d) {
+  if (d->connected) return 0;
+  char jobs[16], err[512];
+  snprintf(jobs, sizeof jobs, "%d", d->jobs);
+  const char *extra[] = {"--jobs", jobs, d->cache_dir ? "--cache-dir" : NULL, d->cache_dir, NULL};
+  if (sbc_open(&d->conn, d->ctx.socket, d->ctx.autostart, extra, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", d->label, err);
+    return 2;
+  }
+  d->connected = true;
+  /* the profile is the daemon's to know: asked before anything runs */
+  json_object *req = json_object_new_object();
+  json_object_object_add(req, "id", json_object_new_string("driver-toolchains"));
+  json_object_object_add(req, "type", json_object_new_string("toolchains"));
+  if (d->ctx.profile) json_object_object_add(req, "profile", json_object_new_string(d->ctx.profile));
+  json_object *resp = sbr_driver_ask(d, req);
+  json_object_put(req);
+  const char *code = resp ? sbp_response_error_code(resp) : NULL;
+  int rc = 0;
+  if (!resp || code) {
+    if (!resp) fprintf(stderr, "%s: no answer from the daemon at %s\n", d->label, d->conn.socket_path);
+    else if (d->ctx.profile)
+      fprintf(stderr, "%s: profile '%s': %s: %s\n", d->label, d->ctx.profile,
+              code, error_text(resp));
+    else fprintf(stderr, "%s: %s: %s\n", d->label, code, error_text(resp));
+    rc = 2;
+  } else {
+    d->toolchains = json_object_get(json_object_object_get(resp, "toolchains"));
+  }
+  json_object_put(resp);
+  return rc;
+}
+
+void sbr_driver_profile(const sbr_driver *d, json_object *req) {
+  if (d->ctx.profile && !json_object_object_get_ex(req, "profile", NULL))
+    json_object_object_add(req, "profile", json_object_new_string(d->ctx.profile));
+}
+
+static void fill(sbr_driver *d, sbr_pump *p) {
+  if (!p->window) p->window = (size_t)d->jobs * 2 + 2;
+  if (!p->label) p->label = d->label;
+  p->interrupted = &interrupted;
+  p->failures = &d->failures;
+}
+
+int sbr_driver_pump(sbr_driver *d, sbr_pump *p) {
+  int rc = sbr_driver_connect(d);
+  if (rc) return rc;
+  fill(d, p);
+  sbr_catch_interrupts(&interrupted);
+  rc = sbr_pump_run(&d->conn, p);
+  return interrupted ? 130 : rc < 0 ? 2 : 0;
+}
+
+int sbr_driver_dump(sbr_driver *d, sbr_pump *p, const char *path) {
+  fill(d, p);
+  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+  p->dump = f;
+  int rc = f ? sbr_pump_run(NULL, p) : -1;
+  if (f && f != stdout && fclose(f) != 0) rc = -1;
+  if (rc < 0) fprintf(stderr, "%s: cannot write %s: %s\n", d->label, path, strerror(errno));
+  else fprintf(stderr, "%s: the requests are in %s (nothing ran)\n", d->label, path);
+  return rc < 0 ? 2 : 0;
+}
+
+int sbr_driver_finish(sbr_driver *d, int rc) {
+  if (d->connected) sbc_close(&d->conn);
+  d->connected = false;
+  json_object_put(d->toolchains);
+  d->toolchains = NULL;
+  int frc = sbr_failures_report(&d->failures, d->label);
+  if (rc) return rc;
+  return frc ? frc : interrupted ? 130 : 0;
+}
+
+int sbr_write_json_atomic_ext(const char *path, json_object *o, int flags) {
+  return sbu_write_json_atomic(path, o, flags | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+int sbr_write_json_atomic(const char *path, json_object *o) {
+  return sbr_write_json_atomic_ext(path, o, JSON_C_TO_STRING_PRETTY);
+}

@@ -1,0 +1,35 @@
+/* A failure of surgebox, not of the program (prefix sbr_failure): an
+ * internal_error, a daemon's error answer, a toolchain_missing answer, a
+ * lost connection. Such a response is never data: no reference, verdict or
+ * score is written from it; it is counted in a class of its own
+ * (SBR_FAILURE_CLASS) and turns the run's exit status into 2 with one line
+ * naming how many and the first one. */
+#ifndef SURGEBOX_FAILURE_H
+#define SURGEBOX_FAILURE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SBR_FAILURE_CLASS "internal_error"
+
+typedef struct {
+  size_t count;
+  char first[512]; /* the first one's text: "internal_error: move_mount /app: ..." */
+} sbr_failures;
+
+/* Is resp (NULL: the connection was lost) a failure of surgebox? When it
+ * is and why is given, why gets its text ("<status or code>: <message>"). */
+bool sbr_failure_of(json_object *resp, char *why, size_t why_len);
+/* The same, but a daemon's refusal of the request itself (bad_request,
+ * unknown_field, bad_limits, unknown_toolchain, ...) is the request's
+ * answer, not a failure: for batch, whose requests are the user's own. */
+bool sbr_failure_of_request(json_object *resp, char *why, size_t why_len);
+/* Count one failure; the first one's text is kept. */
+void sbr_failures_add(sbr_failures *f, const char *why);
+/* 0 when none; else prints "<label>: N failure(s) of surgebox (not results
+ * of the programs, nothing recorded for them); the first: <text>" on stderr
+ * and returns 2. */
+int sbr_failures_report(const sbr_failures *f, const char *label);
+
+#endif

@@ -1,0 +1,235 @@
+/* surgebox regen's run on the benchmark driver: the published data and
+ * what --out already holds (resume), this shard's items, the tasks through
+ * the pump, --out rewritten as items finish, the fidelity table. */
+#include "adapt_internal.h"
+#include "fidelity.h"
+#include "protocol.h"
+#include "regen_shard.h"
+#include "regen_task.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const sbr_regen_opts *o;
+  sbr_driver *d;
+  sbr_env env;
+  json_object *published[SBR_N_SUBSETS], *outs[SBR_N_SUBSETS];
+  bool *mine[SBR_N_SUBSETS]; /* --shard: this shard's items */
+  sbr_regen_task *tasks;
+  size_t total;
+} regen_state;
+
+/* The published data, and what an earlier run left in --out: 0 or 2. */
+static int load(regen_state *rs) {
+  const sbr_regen_opts *o = rs->o;
+  for (size_t s = 0; s < o->n_subsets; s++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name(o->subsets[s]));
+    rs->published[s] = json_object_from_file(path);
+    if (!rs->published[s] || !json_object_is_type(rs->published[s], json_type_array)) {
+      fprintf(stderr, "regen: cannot read %s: %s\n", path, json_util_get_last_err());
+      return 2;
+    }
+    json_object *prev = NULL;
+    if (o->out) {
+      snprintf(path, sizeof path, "%s/%s.json", o->out, sbr_subset_name(o->subsets[s]));
+      prev = json_object_from_file(path);
+    }
+    if (prev && json_object_is_type(prev, json_type_array) &&
+        json_object_array_length(prev) == json_object_array_length(rs->published[s]))
+      rs->outs[s] = prev;
+    else { /* a deep copy of the published items */
+      json_object_put(prev);
+      rs->outs[s] = json_tokener_parse(json_object_to_json_string_ext(rs->published[s], JSON_C_TO_STRING_PLAIN));
+    }
+  }
+  return 0;
+}
+
+/* The toolchains of SBR_BEST_PROFILE, when the daemon has that profile and
+ * the run is not already in it: languages that SURGE's own environment
+ * reproduces better (Julia) run there. Absent: they run here, or are missing. */
+static void best_profile(regen_state *rs) {
+  const char *run_profile = rs->d->ctx.profile;
+  if (run_profile && !strcmp(run_profile, SBR_BEST_PROFILE)) return;
+  json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
+  json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
+  json_object *resp = sbr_driver_ask(rs->d, req);
+  json_object_put(req);
+  if (resp && !sbp_response_error_code(resp))
+    sbr_env_set_best(&rs->env, SBR_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
+  else
+    fprintf(stderr, "regen: profile %s not available (%s): Julia runs here when this environment has it\n",
+            SBR_BEST_PROFILE,
+            resp ? json_object_get_string(json_object_object_get(json_object_object_get(resp, "error"), "message"))
+                 : "no answer");
+  json_object_put(resp);
+}
+
+/* The environment of this run, from the daemon (connected, its profile checked): 0 or 2. */
+static int environment(regen_state *rs) {
+  int rc = sbr_driver_connect(rs->d);
+  if (rc) return rc;
+  char err[256];
+  const char *profile = rs->d->ctx.profile;
+  sbr_env_init(&rs->env, rs->d->toolchains, err, sizeof err);
+  snprintf(rs->env.run_profile, sizeof rs->env.run_profile, "%s", profile ? profile : "");
+  best_profile(rs);
+  rs->env.inproc_time = rs->o->inproc;
+  rs->env.bg_mimic_gcc9 = rs->env.bg_mimic_gcc9 && rs->o->mimic; /* never for a real GCC 9 */
+  const sbr_env *e = &rs->env;
+  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s%s%s\n", profile ? profile : "host",
+          e->gxx_name[0] ? e->gxx_name : "none", e->clang_name[0] ? e->clang_name : "none", e->clang_dir, e->bg_python,
+          e->python, e->best_profile[0] ? "; julia from profile " : "", e->best_profile);
+  return 0;
+}
+
+/* --shard: this shard's items, and its manifest before anything runs: 0 or 2. */
+static int shard_begin(regen_state *rs) {
+  const sbr_regen_opts *o = rs->o;
+  json_object *owned;
+  double share;
+  sbr_regen_shard_plan(&o->shard, rs->published, o->subsets, o->n_subsets, o->only, rs->mine, &owned, &share);
+  sbr_regen_manifest_opts mo = {o->only, rs->d->ctx.profile, o->repeat, o->inproc, o->mimic};
+  json_object *man = sbr_regen_manifest(&o->shard, o->data, o->subsets, o->n_subsets, &mo, rs->env.toolchains, owned, share);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/shard.json", o->out ? o->out : ".");
+  int rc = 0;
+  if (o->out && sbr_regen_shard_check_resume(path, man) < 0) rc = 2;
+  else if (o->out && sbr_write_json_atomic(path, man) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+  if (!rc) fprintf(stderr, "regen: shard %u/%u, %.1f%% of the expected cost\n", o->shard.index, o->shard.count, share * 100);
+  json_object_put(man);
+  json_object_put(owned);
+  return rc;
+}
+
+/* finished by an earlier run; --retry-failed runs timeouts and failures again */
+static bool finished(const sbr_regen_opts *o, json_object *prev) {
+  json_object *exec, *complete;
+  if (!json_object_object_get_ex(prev, "exec", &exec) || !json_object_object_get_ex(exec, "complete", &complete) ||
+      !json_object_get_boolean(complete))
+    return false;
+  const char *cls = json_object_get_string(json_object_object_get(exec, "class"));
+  const char *st = json_object_get_string(json_object_object_get(exec, "status"));
+  bool failed = (cls && !strcmp(cls, "timeout")) || (st && (!strcmp(st, "internal_error") || !strcmp(st, "error")));
+  return !(o->retry_failed && failed);
+}
+
+static json_object *out_item(const regen_state *rs, const sbr_regen_task *t) {
+  size_t s = 0;
+  while (rs->o->subsets[s] != t->subset) s++;
+  return json_object_array_get_idx(rs->outs[s], t->index);
+}
+
+/* The items to run: 0, or 2 (out of memory). */
+static int make_tasks(regen_state *rs) {
+  const sbr_regen_opts *o = rs->o;
+  size_t cap = 0;
+  for (size_t s = 0; s < o->n_subsets; s++)
+    for (size_t i = 0; i < json_object_array_length(rs->published[s]); i++) {
+      if (!sbr_in_only(o->only, i) || (o->shard.count && !rs->mine[s][i])) continue;
+      if (finished(o, json_object_array_get_idx(rs->outs[s], i))) continue;
+      if (rs->total == cap && !(rs->tasks = realloc(rs->tasks, (cap = cap ? cap * 2 : 64) * sizeof *rs->tasks))) return 2;
+      sbr_regen_task *t = &rs->tasks[rs->total++];
+      if (sbr_regen_task_init(t, o->subsets[s], i, json_object_array_get_idx(rs->published[s], i), &rs->env, o->repeat) < 0)
+        return 2;
+      if (t->wanted == 0) sbr_regen_task_record(t, out_item(rs, t)); /* nothing to run: recorded right away */
+    }
+  return 0;
+}
+
+/* request i: task i % total, repeat i / total */
+static json_object *make_request(size_t i, void *ctx) {
+  regen_state *rs = ctx;
+  sbr_regen_task *t = &rs->tasks[i % rs->total];
+  if ((int)(i / rs->total) >= t->wanted) return NULL;
+  json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
+  if (!t->job.profile[0]) sbr_driver_profile(rs->d, req);
+  return req;
+}
+
+static bool on_response(size_t i, json_object *resp, void *ctx) {
+  regen_state *rs = ctx;
+  sbr_regen_task *t = &rs->tasks[i % rs->total];
+  sbr_regen_task_answer(t, resp, &rs->env);
+  if (t->got >= t->wanted) sbr_regen_task_record(t, out_item(rs, t));
+  return t->failed; /* failures of the machinery, not of the programs (BG's are meant to fail) */
+}
+
+static void save_outputs(void *ctx) {
+  regen_state *rs = ctx;
+  for (size_t s = 0; rs->o->out && s < rs->o->n_subsets; s++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.json", rs->o->out, sbr_subset_name(rs->o->subsets[s]));
+    if (sbr_write_json_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
+  }
+}
+
+/* The fidelity table (and --summary), failures of surgebox in a class of their own. */
+static void report(const regen_state *rs, double t0) {
+  const sbr_regen_opts *o = rs->o;
+  FILE *f = o->report ? o->report : stdout;
+  size_t done = 0;
+  for (size_t k = 0; k < rs->total; k++) done += rs->tasks[k].got >= rs->tasks[k].wanted;
+  size_t failed;
+  json_object *summary = sbr_regen_summary(rs->outs, o->subsets, o->n_subsets, &failed);
+  sbr_print_table(summary, f);
+  if (failed)
+    fprintf(f, "\n%zu item(s) not regenerated: a failure of surgebox (class %s), the published reference kept\n", failed,
+            SBR_FAILURE_CLASS);
+  fprintf(f, "\n%zu items in %.1fs%s\n", done, sbu_now_s() - t0,
+          sbr_driver_interrupted() ? " (interrupted: run again to resume)" : "");
+  if (o->summary && sbr_write_json_atomic(o->summary, summary) < 0) fprintf(stderr, "regen: cannot write %s\n", o->summary);
+  json_object_put(summary);
+}
+
+static void state_free(regen_state *rs) {
+  for (size_t k = 0; k < rs->total; k++) sbr_regen_task_free(&rs->tasks[k]);
+  free(rs->tasks);
+  for (size_t s = 0; s < SBR_N_SUBSETS; s++) {
+    json_object_put(rs->published[s]);
+    json_object_put(rs->outs[s]);
+    free(rs->mine[s]);
+  }
+  sbr_env_free(&rs->env);
+}
+
+int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
+  regen_state rs = {.o = o, .d = d};
+  int rc = load(&rs);
+  if (!rc && o->plan)
+    rc = sbr_regen_shard_print_plan(o->shard.count, rs.published, o->subsets, o->n_subsets, o->only, o->plan_json, stdout);
+  if (rc || o->plan) goto out;
+  if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
+    fprintf(stderr, "regen: cannot create %s: %s\n", o->out, strerror(errno));
+    rc = 2;
+    goto out;
+  }
+  if ((rc = environment(&rs)) || (o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
+  if (sbr_env_say_substitutions(&rs.env, "regen", o->strict, stderr) < 0) { /* --strict: nothing runs */
+    rc = 2;
+    goto out;
+  }
+  sbr_pump pump = {.total = rs.total * (size_t)o->repeat, .make = make_request, .done = on_response,
+                   .checkpoint = o->out ? save_outputs : NULL, .ctx = &rs};
+  if (o->dump) {
+    rc = sbr_driver_dump(d, &pump, o->dump);
+    goto out;
+  }
+  double t0 = sbu_now_s();
+  rc = sbr_driver_pump(d, &pump);
+  report(&rs, t0);
+out:
+  state_free(&rs);
+  return rc;
+}
+
+int sbr_regen_run(const sbc_ctx *ctx, const sbr_regen_opts *o) {
+  sbr_driver d;
+  sbr_driver_init(&d, "regen", ctx, o->jobs);
+  return sbr_driver_finish(&d, sbr_regen_on(&d, o));
+}

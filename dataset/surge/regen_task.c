@@ -1,0 +1,189 @@
+/* A regen task: responses in, the --out record out. */
+#include "regen_task.h"
+
+#include "adapt_internal.h"
+#include "failure.h"
+#include "fidelity.h"
+#include "protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_object *item, const sbr_env *env,
+                        int repeat) {
+  memset(t, 0, sizeof *t);
+  t->subset = s;
+  t->index = index;
+  t->item = item;
+  t->wanted = repeat;
+  t->refs = calloc((size_t)repeat, sizeof *t->refs);
+  t->cpu = calloc((size_t)repeat, sizeof(double));
+  t->wall = calloc((size_t)repeat, sizeof(double));
+  t->inproc = calloc((size_t)repeat, sizeof(double));
+  if (!t->refs || !t->cpu || !t->wall || !t->inproc) return -1;
+  if (sbr_adapt(s, index, item, env, &t->job, t->error, sizeof t->error) < 0) t->wanted = 0;
+  if (t->job.missing[0]) t->wanted = 0;
+  return 0;
+}
+
+void sbr_regen_task_free(sbr_regen_task *t) {
+  for (int r = 0; t->refs && r < t->got; r++) free(t->refs[r]);
+  free(t->refs);
+  free(t->cpu);
+  free(t->wall);
+  free(t->inproc);
+  json_object_put(t->toolchain);
+  json_object_put(t->profile);
+  sbr_job_free(&t->job);
+}
+
+static void read_steps(sbr_regen_task *t, json_object *resp, int r) {
+  json_object *steps;
+  if (!json_object_object_get_ex(resp, "steps", &steps)) return;
+  for (size_t si = 0; si < json_object_array_length(steps); si++) {
+    json_object *sd = json_object_array_get_idx(steps, si);
+    const char *name = json_object_get_string(json_object_object_get(sd, "name"));
+    const char *st = json_object_get_string(json_object_object_get(sd, "status"));
+    if (name && !strcmp(name, "compile") && (!st || strcmp(st, "ok"))) t->compile_failed = true;
+    if (name && t->job.out_step && !strcmp(name, t->job.out_step)) {
+      t->cpu[r] = json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
+      t->wall[r] = json_object_get_double(json_object_object_get(sd, "wall_time_s"));
+      t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
+    }
+  }
+}
+
+void sbr_regen_task_answer(sbr_regen_task *t, json_object *resp, const sbr_env *env) {
+  const char *code = sbp_response_error_code(resp);
+  json_object *st = json_object_object_get(resp, "status");
+  snprintf(t->status, sizeof t->status, "%s", code ? "error" : st ? json_object_get_string(st) : "?");
+  if (!code && !strcmp(t->status, "toolchain_missing")) { /* the daemon lacks what the adapter chose */
+    snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
+    t->got = t->wanted = 0;
+    return;
+  }
+  if (sbr_failure_of(resp, t->error, sizeof t->error)) { /* never a reference: no more repeats */
+    t->failed = true;
+    t->wanted = t->got;
+    return;
+  }
+  int r = t->got++;
+  t->refs[r] = sbr_reference(&t->job, resp, &t->inproc[r]);
+  read_steps(t, resp, r);
+  json_object *tc = json_object_object_get(resp, "toolchain"), *pf = json_object_object_get(resp, "profile");
+  if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
+  if (pf && !t->profile) t->profile = json_object_get(pf);
+  if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
+    json_object *id = json_object_new_object();
+    json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));
+    const char *ver = sbr_env_version(env, t->job.toolchain);
+    json_object_object_add(id, "version", ver ? json_object_new_string(ver) : NULL);
+    t->toolchain = id;
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n) {
+  if (n <= 0) return -1;
+  double *c = malloc((size_t)n * sizeof *c);
+  if (!c) return -1;
+  memcpy(c, v, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_double);
+  double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+  free(c);
+  return m;
+}
+
+/* A number printed with 6 decimals (more would be noise). */
+static json_object *num(double v) {
+  char s[32];
+  snprintf(s, sizeof s, "%.6f", v);
+  return json_object_new_double_s(strtod(s, NULL), s);
+}
+
+static void add_times(const sbr_regen_task *t, json_object *exec) {
+  json_object_object_add(exec, "cpu_time_s", num(median(t->cpu, t->got)));
+  json_object_object_add(exec, "wall_time_s", num(median(t->wall, t->got)));
+  json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
+  if (!t->job.inproc_marker || median(t->inproc, t->got) < 0) return;
+  double in = median(t->inproc, t->got);
+  json_object_object_add(exec, "inproc_cpu_s", num(in));
+  char fmt[48];
+  snprintf(fmt, sizeof fmt, "%.4f seconds", in); /* SURGE's own format */
+  json_object_object_add(exec, "time", json_object_new_string(fmt));
+  json_object *runs = json_object_new_array(); /* every repeat: the spread `surgebox bins` flags edges with */
+  for (int r = 0; r < t->got; r++)
+    if (t->inproc[r] >= 0) json_object_array_add(runs, num(t->inproc[r]));
+  json_object_object_add(exec, "inproc_cpu_s_runs", runs);
+}
+
+static json_object *toolchain_of(const sbr_regen_task *t, bool missing) {
+  if (t->toolchain) return json_object_get(t->toolchain);
+  json_object *tc = json_object_new_object();
+  json_object_object_add(tc, "name", json_object_new_string(missing ? t->job.missing : t->job.toolchain));
+  json_object_object_add(tc, "version", NULL);
+  return tc;
+}
+
+void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
+  const char *published = sbr_item_str(t->item, "gt");
+  json_object *exec = json_object_new_object();
+  bool missing = t->job.missing[0] != '\0';
+  bool ran = !missing && !t->failed && t->got > 0 && t->refs[0];
+  bool deterministic = true;
+  for (int r = 1; ran && r < t->got; r++)
+    if (!t->refs[r] || strcmp(t->refs[r], t->refs[0]) != 0) deterministic = false;
+  sbr_compare_result c = {0};
+  if (ran) sbr_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
+  const char *cls = sbr_classify(t->status, missing || !ran, deterministic, &c);
+  if (!ran && !missing) cls = t->failed ? SBR_FAILURE_CLASS : !strcmp(t->status, "timeout") ? "timeout" : "other";
+  json_object_object_add(exec, "status", json_object_new_string(missing ? "missing_toolchain" : t->status[0] ? t->status : "not_run"));
+  json_object_object_add(exec, "regenerated", json_object_new_boolean(ran));
+  json_object_object_add(exec, "group", json_object_new_string(t->job.group));
+  json_object_object_add(exec, "toolchain", toolchain_of(t, missing));
+  if (t->profile) json_object_object_add(exec, "profile", json_object_get(t->profile));
+  if (missing) json_object_object_add(exec, "missing", json_object_new_string(t->job.missing));
+  if (ran) {
+    add_times(t, exec);
+    json_object_object_add(exec, "matched", json_object_new_string(c.exact ? "exact" : c.normalized ? "normalized" : "no"));
+    json_object_object_add(exec, "jaccard", num(c.jaccard));
+    json_object_object_add(exec, "repeats", json_object_new_int(t->got));
+    json_object_object_add(exec, "deterministic", json_object_new_boolean(deterministic));
+  }
+  json_object_object_add(exec, "class", cls ? json_object_new_string(cls) : NULL);
+  if (t->error[0]) json_object_object_add(exec, "error", json_object_new_string(t->error));
+  sbr_exec_substitution(exec, &t->job);
+  json_object_object_add(exec, "complete", json_object_new_boolean(!t->failed));
+  json_object_object_add(out_item, "gt", json_object_new_string(ran ? t->refs[0] : published ? published : ""));
+  json_object_object_add(out_item, "gt_published", published ? json_object_new_string(published) : NULL);
+  json_object_object_add(out_item, "exec", exec);
+}
+
+json_object *sbr_regen_summary(json_object *const *outs, const sbr_subset *subsets, size_t n, size_t *failed) {
+  json_object *summary = sbr_summary(outs, subsets, n);
+  size_t total = 0;
+  for (size_t s = 0; s < n; s++) {
+    json_object *o = json_object_object_get(summary, sbr_subset_name(subsets[s])), *idx = json_object_new_array();
+    for (size_t i = 0; i < json_object_array_length(outs[s]); i++) {
+      json_object *exec = json_object_object_get(json_object_array_get_idx(outs[s], i), "exec");
+      const char *cls = json_object_get_string(json_object_object_get(exec, "class"));
+      if (cls && !strcmp(cls, SBR_FAILURE_CLASS)) json_object_array_add(idx, json_object_new_int((int)i));
+    }
+    total += json_object_array_length(idx);
+    if (!o) {
+      json_object_put(idx);
+      continue;
+    }
+    json_object_object_add(o, SBR_FAILURE_CLASS, json_object_new_int((int)json_object_array_length(idx)));
+    json_object *mm = json_object_object_get(o, "mismatches");
+    if (mm) json_object_object_add(mm, SBR_FAILURE_CLASS, idx);
+    else json_object_put(idx);
+  }
+  if (failed) *failed = total;
+  return summary;
+}

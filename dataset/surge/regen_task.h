@@ -1,0 +1,38 @@
+/* One SURGE item of a regen run: its job, the responses to its repeats,
+ * and the record written to --out (regen_task.c). */
+#ifndef SURGEBOX_REGEN_TASK_H
+#define SURGEBOX_REGEN_TASK_H
+#include "regen.h"
+
+typedef struct {
+  sbr_subset subset;
+  size_t index;
+  json_object *item; /* the published item */
+  sbr_job job;
+  int got, wanted;
+  char **refs; /* per repeat */
+  double *cpu, *wall, *inproc;
+  int64_t rss;
+  char status[32];
+  bool compile_failed;
+  bool failed;            /* a failure of surgebox (failure.h): nothing of it is data */
+  json_object *toolchain; /* identity from the response */
+  json_object *profile;   /* {"name","manifest_hash"} from the response */
+  char error[512];
+} sbr_regen_task;
+
+/* The task of item `index` (its job adapted for env): 0, or -1 (out of memory). */
+int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_object *item, const sbr_env *env,
+                        int repeat);
+void sbr_regen_task_free(sbr_regen_task *t);
+/* The response to one repeat. */
+void sbr_regen_task_answer(sbr_regen_task *t, json_object *resp, const sbr_env *env);
+/* out_item (the item as written to --out) gets the published item's
+ * fields, "gt" (regenerated, or the published one when nothing was) and
+ * "exec" (what happened). A failure of surgebox is written as such:
+ * "regenerated": false, class SBR_FAILURE_CLASS, not complete (a resumed
+ * run runs it again). */
+void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item);
+
+
+#endif
