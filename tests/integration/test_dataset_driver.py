@@ -94,11 +94,13 @@ class Setup:
             ("batch", ["batch", self.batch_in, "--out", o["batch"]], o["batch"]),
         ]
 
-    def run(self, argv, env_socket=None, timeout=600):
+    def run(self, argv, env_socket=None, timeout=600, socket_dir=None):
         env = dict(os.environ)
         env.pop("SURGEBOX_SOCKET", None)
         if env_socket:
             env["SURGEBOX_SOCKET"] = env_socket
+        if socket_dir:  # the default socket lives there (nothing listens): only --no-autostart stops a private daemon
+            env["SURGEBOX_SOCKET_DIR"] = socket_dir
         p = subprocess.run([os.path.join(self.bin, "surgebox")] + argv, capture_output=True, text=True,
                            timeout=timeout, env=env)
         print("$ surgebox", " ".join(argv), "->", p.returncode)
@@ -232,10 +234,12 @@ def case_profile(s):
                 check(p.returncode == 2 and "nope" in p.stderr,
                       f"{name} --profile nope {where} the name: an error naming it (exit {p.returncode})")
                 check(s.jobs_done(a.sock) == j, f"{name} --profile nope {where} the name: no job ran")
-                dead = os.path.join(s.d, "dead.sock")
+                empty = os.path.join(s.d, "no-daemon")
+                os.makedirs(empty, mode=0o700, exist_ok=True)
+                dead = os.path.join(empty, "surgebox.sock")
                 full = (["--no-autostart"] + argv) if before else ([argv[0], "--no-autostart"] + argv[1:])
-                p = s.run(full, env_socket=dead)
-                check(p.returncode == 2 and "cannot connect to " + dead in p.stderr,
+                p = s.run(full, socket_dir=empty)
+                check(p.returncode == 2 and dead in p.stderr and not os.path.exists(dead),
                       f"{name} --no-autostart {where} the name: no private daemon, an error naming the socket "
                       f"(exit {p.returncode})")
     finally:
