@@ -16,10 +16,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* eval scores files unless --execute asks it to run the items (then it is verify --benchmark surge). */
+/* eval scores files unless --execute asks it to run the items (then it is
+ * verify --benchmark surge): without it no global option applies. */
 static int eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
     if (!strcmp(argv[k], "--execute")) return sbr_eval_execute_main(ctx, argc, argv);
+  const char *bad = sbc_refused_option(ctx->given, 0);
+  if (bad) {
+    fprintf(stderr, "surgebox eval: %s does not apply to 'eval' without --execute (it talks to no daemon); drop it\n", bad);
+    return SBO_EXIT_USAGE;
+  }
   return sbe_eval_main(ctx, argc, argv);
 }
 /* profile works on local root file systems: it takes none of the global options */

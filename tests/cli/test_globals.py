@@ -163,7 +163,9 @@ def case_refused():
              ["profile", "list", "--profile", "p"], ["--socket", "/x.sock", "merge", "--out", "/nonexistent", "a"],
              ["--no-autostart", "bins", "--help"], ["--profile", "p", "merge", "--help"],
              ["--profile", "p", "status"], ["status", "--profile", "p"], ["ping", "--profile=p"],
-             ["--profile", "p", "ping"], ["metrics", "--profile", "p"], ["--profile", "p", "metrics"]]
+             ["--profile", "p", "ping"], ["metrics", "--profile", "p"], ["--profile", "p", "metrics"],
+             ["--socket", "/x.sock", "eval", "--data", "/nonexistent", "/nonexistent"],
+             ["--profile", "p", "eval", "--data", "/nonexistent", "/nonexistent"]]
     for args in cases:
         p = run(args, env)
         opt = next(a for a in args if a.startswith("--")).split("=")[0]
