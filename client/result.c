@@ -49,29 +49,36 @@ static int read_stream(json_object *step, const char *key, sbc_stream *s, char *
   s->truncated = flag(step, k);
   snprintf(k, sizeof k, "%s_b64", key);
   json_object *b64 = field(step, k), *text = field(step, key);
+  const char *t = text && json_object_is_type(text, json_type_string) ? json_object_get_string(text) : "";
+  size_t n = text && json_object_is_type(text, json_type_string) ? (size_t)json_object_get_string_len(text) : 0;
+  s->text = malloc(n + 1);
+  if (!s->text) {
+    snprintf(err, err_len, "out of memory");
+    return -1;
+  }
+  memcpy(s->text, t, n);
+  s->text[n] = 0;
+  s->text_len = n;
   if (b64 && json_object_is_type(b64, json_type_string)) {
     unsigned char *d = NULL;
-    size_t n = 0;
-    if (sbu_base64_decode(json_object_get_string(b64), (size_t)json_object_get_string_len(b64), &d, &n, NULL) !=
+    size_t dn = 0;
+    if (sbu_base64_decode(json_object_get_string(b64), (size_t)json_object_get_string_len(b64), &d, &dn, NULL) !=
         SBU_B64_OK) {
       free(d);
       snprintf(err, err_len, "%s is not base64", k);
       return -1;
     }
     s->data = d; /* the decoder leaves a NUL after the bytes */
-    s->len = n;
+    s->len = dn;
     s->exact = true;
     return 0;
   }
-  const char *t = text && json_object_is_type(text, json_type_string) ? json_object_get_string(text) : "";
-  size_t n = text && json_object_is_type(text, json_type_string) ? (size_t)json_object_get_string_len(text) : 0;
   s->data = malloc(n + 1);
   if (!s->data) {
     snprintf(err, err_len, "out of memory");
     return -1;
   }
-  memcpy(s->data, t, n);
-  s->data[n] = 0;
+  memcpy(s->data, t, n + 1);
   s->len = n;
   s->exact = !s->lossy;
   return 0;
@@ -158,6 +165,8 @@ void sbc_result_free(sbc_result *r) {
     free(s->limit_hit);
     free(s->out.data);
     free(s->err.data);
+    free(s->out.text);
+    free(s->err.text);
     json_object_put(s->enforced);
   }
   free(r->steps);
@@ -170,10 +179,31 @@ void sbc_result_free(sbc_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-const sbc_step *sbc_result_program_step(const sbc_result *r) {
+void sbc_result_of(json_object *resp, sbc_result *r) {
+  char err[256], msg[320];
+  if (sbc_result_parse(resp, r, err, sizeof err) == 0) return;
+  json_object *id = field(resp, "id");
+  snprintf(msg, sizeof msg, "the daemon's answer cannot be read: %s", err);
+  r->is_error = true;
+  r->id = strdup(id && !json_object_is_type(id, json_type_null) ? json_object_get_string(id) : "");
+  r->error_code = strdup(SBC_BAD_RESPONSE);
+  r->error_message = strdup(msg);
+}
+
+const sbc_step *sbc_result_step(const sbc_result *r, const char *name) {
   for (size_t i = 0; i < r->n_steps; i++)
-    if (!strcmp(r->steps[i].name, "run")) return &r->steps[i];
-  return r->n_steps == 1 ? &r->steps[0] : NULL;
+    if (!strcmp(r->steps[i].name, name)) return &r->steps[i];
+  return NULL;
+}
+
+bool sbc_result_compile_failed(const sbc_result *r) {
+  const sbc_step *c = sbc_result_step(r, "compile");
+  return c && strcmp(c->status, SBP_STATUS_OK) != 0;
+}
+
+const sbc_step *sbc_result_program_step(const sbc_result *r) {
+  const sbc_step *run = sbc_result_step(r, "run");
+  return run ? run : r->n_steps == 1 ? &r->steps[0] : NULL;
 }
 
 const sbc_step *sbc_result_last_step(const sbc_result *r) { return r->n_steps ? &r->steps[r->n_steps - 1] : NULL; }

@@ -15,6 +15,11 @@
 typedef struct {
   unsigned char *data;
   size_t len;
+  /* the text as sent ("<s>"): UTF-8, U+FFFD in place of invalid bytes and
+   * NUL (PROTOCOL.md), so it holds no NUL; what a JSON string can carry (SURGE's
+   * references are text). "" when absent. */
+  char *text;
+  size_t text_len;
   bool lossy;     /* "<s>_lossy": the text form had bytes replaced (data is exact only if b64 came) */
   bool exact;     /* data are the bytes the program wrote: b64 present, or text not lossy */
   bool truncated; /* "<s>_truncated": the stream passed output_bytes */
@@ -51,10 +56,22 @@ typedef struct {
 /* Parse resp (not consumed) into *r. 0, or -1 with err set when resp is not
  * an exec or error response (r is then empty; sbc_result_free is harmless). */
 int sbc_result_parse(json_object *resp, sbc_result *r, char *err, size_t err_len);
+/* The code of the error result sbc_result_of makes of an unreadable answer. */
+#define SBC_BAD_RESPONSE "bad_response"
+/* sbc_result_parse for a caller that must account for every answer: one
+ * that cannot be read becomes an error result (is_error, error_code
+ * SBC_BAD_RESPONSE, error_message saying why, id as sent), so it counts as
+ * failed (sbc_result_failed) and is never taken for a program's outcome. */
+void sbc_result_of(json_object *resp, sbc_result *r);
 void sbc_result_free(sbc_result *r);
 
 /* The program's step: the one named "run", else the only step; NULL otherwise. */
 const sbc_step *sbc_result_program_step(const sbc_result *r);
+/* The first step named name, or NULL (no such step ran). */
+const sbc_step *sbc_result_step(const sbc_result *r, const char *name);
+/* A step named "compile" ran and did not end "ok" (its status, not the
+ * job's: a compile step's failure is the program's compile error). */
+bool sbc_result_compile_failed(const sbc_result *r);
 /* The last step, or NULL. */
 const sbc_step *sbc_result_last_step(const sbc_result *r);
 /* The last step's status as a shell reports it: its exit code (0-255), 128+N

@@ -331,21 +331,20 @@ static json_object *make_request(size_t i, void *ctx) {
   return json_object_get(b->items[b->run[i]].req); /* the pump adds its own "id" */
 }
 
-static bool on_response(size_t i, json_object *resp, void *ctx) {
+/* r: the statistics; resp: the line written, the daemon's answer verbatim
+ * (with the request's own id and its line) */
+static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   batch *b = ctx;
   item *it = &b->items[b->run[i]];
   json_object_object_add(resp, "id", json_object_get(it->id));
   json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
-  const char *code = sbp_response_error_code(resp);
-  json_object *st = json_object_object_get(resp, "status"), *steps = json_object_object_get(resp, "steps");
   char status[80];
-  if (code) snprintf(status, sizeof status, "error:%s", code);
-  else snprintf(status, sizeof status, "%s", st ? json_object_get_string(st) : "?");
+  if (r->is_error) snprintf(status, sizeof status, "error:%s", r->error_code ? r->error_code : "?");
+  else snprintf(status, sizeof status, "%s", r->status);
   count_status(b, status);
-  for (size_t k = 0; steps && k < json_object_array_length(steps); k++) {
-    json_object *sd = json_object_array_get_idx(steps, k);
-    b->cpu += json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
-    b->wall += json_object_get_double(json_object_object_get(sd, "wall_time_s"));
+  for (size_t k = 0; k < r->n_steps; k++) { /* a figure not sent counts 0 */
+    if (r->steps[k].cpu_time_s > 0) b->cpu += r->steps[k].cpu_time_s;
+    if (r->steps[k].wall_time_s > 0) b->wall += r->steps[k].wall_time_s;
   }
   it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
   emit(b, it);

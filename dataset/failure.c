@@ -6,39 +6,35 @@
 #include <stdio.h>
 #include <string.h>
 
-bool sbr_failure_of(json_object *resp, char *why, size_t why_len) {
+bool sbr_failure_of(const sbc_result *r, char *why, size_t why_len) {
   char buf[8];
   if (!why) why = buf, why_len = sizeof buf;
-  if (!resp) {
+  if (!r) {
     snprintf(why, why_len, "lost: the connection to the daemon ended");
     return true;
   }
-  const char *code = sbp_response_error_code(resp);
-  json_object *e = json_object_object_get(resp, "error");
-  if (code) { /* the daemon refused or failed the request: nothing ran as asked */
-    const char *m = json_object_get_string(json_object_object_get(e, "message"));
-    snprintf(why, why_len, "%s: %s", code, m ? m : "");
+  if (r->is_error) { /* the daemon refused or failed the request: nothing ran as asked */
+    snprintf(why, why_len, "%s: %s", r->error_code ? r->error_code : "", r->error_message ? r->error_message : "");
     return true;
   }
-  const char *st = json_object_get_string(json_object_object_get(resp, "status"));
-  if (st && strcmp(st, "internal_error") && strcmp(st, "toolchain_missing")) return false;
+  const char *st = r->status;
+  if (st && strcmp(st, SBP_STATUS_INTERNAL_ERROR) && strcmp(st, SBP_STATUS_TOOLCHAIN_MISSING)) return false;
   /* the sandbox failed, or the daemon lacks what the job was built for; the
    * text: the response's error, else the first step's that has one */
-  const char *text = e && json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
-  json_object *steps = json_object_object_get(resp, "steps");
-  for (size_t i = 0; !text && steps && i < json_object_array_length(steps); i++)
-    text = json_object_get_string(json_object_object_get(json_object_array_get_idx(steps, i), "error"));
+  const char *text = r->error_message;
+  for (size_t i = 0; !text && i < r->n_steps; i++) text = r->steps[i].error;
   snprintf(why, why_len, "%s: %s", st ? st : "no status", text ? text : "(no error text)");
   return true;
 }
 
-bool sbr_failure_of_request(json_object *resp, char *why, size_t why_len) {
-  /* what the daemon answers when it, not the request, is at fault */
-  static const char *const own[] = {"internal", "busy", "unauthorized"};
-  const char *code = resp ? sbp_response_error_code(resp) : NULL;
-  bool own_fault = !code;
+bool sbr_failure_of_request(const sbc_result *r, char *why, size_t why_len) {
+  /* what the daemon answers when it, not the request, is at fault; and an
+   * answer that could not be read (client/result.h) */
+  static const char *const own[] = {"internal", "busy", "unauthorized", SBC_BAD_RESPONSE};
+  const char *code = r && r->is_error ? r->error_code : NULL;
+  bool own_fault = !r || !r->is_error;
   for (size_t i = 0; code && i < sizeof own / sizeof *own; i++) own_fault |= !strcmp(code, own[i]);
-  return own_fault && sbr_failure_of(resp, why, why_len);
+  return own_fault && sbr_failure_of(r, why, why_len);
 }
 
 void sbr_failures_add(sbr_failures *f, const char *why) {

@@ -7,7 +7,8 @@
 #ifndef SURGEBOX_FAILURE_H
 #define SURGEBOX_FAILURE_H
 
-#include <json-c/json.h>
+#include "result.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,13 +19,15 @@ typedef struct {
   char first[512]; /* the first one's text: "internal_error: move_mount /app: ..." */
 } sbr_failures;
 
-/* Is resp (NULL: the connection was lost) a failure of surgebox? When it
- * is and why is given, why gets its text ("<status or code>: <message>"). */
-bool sbr_failure_of(json_object *resp, char *why, size_t why_len);
+/* Is r (the answer, typed: client/result.h; NULL: the connection was lost)
+ * a failure of surgebox? An error answer, internal_error, toolchain_missing
+ * (not unsupported: dr-matrix records it as the cell's outcome). When it is
+ * and why is given, why gets its text ("<status or code>: <message>"). */
+bool sbr_failure_of(const sbc_result *r, char *why, size_t why_len);
 /* The same, but a daemon's refusal of the request itself (bad_request,
  * unknown_field, bad_limits, unknown_toolchain, ...) is the request's
  * answer, not a failure: for batch, whose requests are the user's own. */
-bool sbr_failure_of_request(json_object *resp, char *why, size_t why_len);
+bool sbr_failure_of_request(const sbc_result *r, char *why, size_t why_len);
 /* Count one failure; the first one's text is kept. */
 void sbr_failures_add(sbr_failures *f, const char *why);
 /* 0 when none; else prints "<label>: N failure(s) of surgebox (not results

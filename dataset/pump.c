@@ -1,5 +1,4 @@
 #include "pump.h"
-#include "protocol.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -101,10 +100,11 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       rc = -1;
       break;
     }
-    const char *id = json_object_get_string(json_object_object_get(resp, "id"));
-    size_t i = id ? strtoul(id, NULL, 10) : p->total;
-    const char *code = sbp_response_error_code(resp);
-    if (i < p->total && code && !strcmp(code, "busy")) { /* the queue was full: again, a bit later */
+    sbc_result r;
+    sbc_result_of(resp, &r); /* the one parse of this answer */
+    size_t i = r.id && r.id[0] ? strtoul(r.id, NULL, 10) : p->total; /* "": id null, an answer to no request */
+    if (i < p->total && r.is_error && r.error_code && !strcmp(r.error_code, "busy")) { /* the queue was full: again, a bit later */
+      sbc_result_free(&r);
       json_object_put(resp);
       usleep(100000);
       json_object *req = p->make(i, p->ctx);
@@ -116,11 +116,12 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     inflight--;
     if (i < p->total) {
       char why[512];
-      if (p->failures && (p->failure_of ? p->failure_of : sbr_failure_of)(resp, why, sizeof why))
+      if (p->failures && (p->failure_of ? p->failure_of : sbr_failure_of)(&r, why, sizeof why))
         sbr_failures_add(p->failures, why);
-      if (p->done(i, resp, p->ctx)) failed++;
+      if (p->done(i, &r, resp, p->ctx)) failed++;
       done++;
     }
+    sbc_result_free(&r);
     json_object_put(resp);
     if (p->checkpoint && sbu_now_s() - last_checkpoint > 10) {
       p->checkpoint(p->ctx);

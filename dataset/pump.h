@@ -11,6 +11,7 @@
 #include "client.h"
 #include "clock.h" /* sbu_now_s */
 #include "failure.h"
+#include "result.h"
 
 #include <json-c/json.h>
 #include <signal.h>
@@ -23,8 +24,11 @@ typedef struct {
   size_t window;
   /* request i without "id" (caller's reference passed over), NULL to skip it */
   json_object *(*make)(size_t i, void *ctx);
-  /* the response to request i (borrowed); return true when it counts as a failure of the machinery */
-  bool (*done)(size_t i, json_object *resp, void *ctx);
+  /* the answer to request i, typed (parsed once, on arrival: client/result.h;
+   * an unreadable one is an error result), and as the daemon sent it (batch
+   * writes it verbatim); both borrowed. Return true when it counts as a
+   * failure of the machinery. */
+  bool (*done)(size_t i, const sbc_result *r, json_object *resp, void *ctx);
   /* called every few seconds and after the last response (checkpoints) */
   void (*checkpoint)(void *ctx);
   void *ctx;
@@ -38,7 +42,7 @@ typedef struct {
    * record nothing from such a response) */
   sbr_failures *failures;
   /* what counts there (NULL: sbr_failure_of; batch: sbr_failure_of_request) */
-  bool (*failure_of)(json_object *resp, char *why, size_t why_len);
+  bool (*failure_of)(const sbc_result *r, char *why, size_t why_len);
   /* seconds between plain progress lines when stderr is not a TTY (0: 10 s) */
   double progress_interval;
 } sbr_pump;

@@ -55,10 +55,10 @@ json_object *sbx_request(const char *prog, size_t len) {
   return req;
 }
 
-int sbx_verdict(json_object *resp) {
-  if (sbp_response_error_code(resp)) return -1;
-  const char *st = json_object_get_string(json_object_object_get(resp, "status"));
-  if (!st || !strcmp(st, "internal_error") || !strcmp(st, "cancelled")) return -1;
+int sbx_verdict(const sbc_result *r) {
+  if (r->is_error) return -1;
+  const char *st = r->status;
+  if (!st || !strcmp(st, SBP_STATUS_INTERNAL_ERROR) || !strcmp(st, SBP_STATUS_CANCELLED)) return -1;
   /* ok: exit 0. Any other end (an exception, the 3 s limit, memory, a
    * crash) fails the generation, as upstream. */
   return !strcmp(st, "ok");

@@ -91,9 +91,10 @@ static json_object *make_request(size_t i, void *ctx) {
   return req;
 }
 
-static bool on_response(size_t i, json_object *resp, void *ctx) {
+static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
+  (void)resp;
   run_state *rs = ctx;
-  int v = sbx_verdict(resp);
+  int v = sbx_verdict(r);
   rs->progs[i].verdict = v;
   if (v >= 0) rs->ran++;
   else rs->machinery_failed++;

@@ -5,6 +5,7 @@
 #ifndef SURGEBOX_CRUXEVAL_H
 #define SURGEBOX_CRUXEVAL_H
 #include "command.h"
+#include "result.h"
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,8 +44,9 @@ bool sbx_keeps(sbx_mode m, const sbx_sample *s, const char *g, size_t g_len);
 char *sbx_program(const sbx_sample *s, const char *g, size_t g_len, size_t *len);
 /* The exec request (raw steps, no "id") that runs a program. */
 json_object *sbx_request(const char *prog, size_t len);
-/* 1 passed, 0 failed, -1 no verdict (the machinery failed: run it again). */
-int sbx_verdict(json_object *resp);
+/* The verdict of an answer (typed: client/result.h): 1 passed, 0 failed,
+ * -1 no verdict (the machinery failed: run it again). */
+int sbx_verdict(const sbc_result *r);
 
 /* ---- score.c ---- */
 double sbx_pass_at_k(size_t n, size_t c, size_t k);

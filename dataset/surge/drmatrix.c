@@ -90,16 +90,17 @@ static json_object *make(size_t i, void *ctx) {
   return req;
 }
 
-static bool done(size_t i, json_object *resp, void *ctx) {
+static bool done(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
+  (void)resp;
   matrix *m = ctx;
   size_t s = i / n_configs(m), c = i % n_configs(m);
-  if (sbr_failure_of(resp, NULL, 0)) { /* never an output: no line, the cell runs again on a resume */
+  if (sbr_failure_of(r, NULL, 0)) { /* never an output: no line, the cell runs again on a resume */
     m->failed++;
     return true;
   }
   sbr_job job = {.mode = SBR_OUT_CONCAT};
-  char *out = sbr_reference(&job, resp, NULL);
-  const char *status = json_object_get_string(json_object_object_get(resp, "status"));
+  char *out = sbr_reference(&job, r, NULL);
+  const char *status = r->status;
   m->outputs[s][c] = out ? out : strdup("");
   char key[64];
   config_key(m, c, key, sizeof key);

@@ -4,20 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_object *step_named(json_object *resp, const char *name) {
-  json_object *steps;
-  if (!json_object_object_get_ex(resp, "steps", &steps)) return NULL;
-  for (size_t i = 0; i < json_object_array_length(steps); i++) {
-    json_object *s = json_object_array_get_idx(steps, i), *n;
-    if (json_object_object_get_ex(s, "name", &n) && strcmp(json_object_get_string(n), name) == 0) return s;
-  }
-  return NULL;
-}
-
-static const char *field(json_object *step, const char *key) {
-  json_object *v;
-  return step && json_object_object_get_ex(step, key, &v) && v ? json_object_get_string(v) : "";
-}
+/* A step's stream as text ("" when the step did not run). */
+static const char *out_of(const sbc_step *s) { return s ? s->out.text : ""; }
+static const char *err_of(const sbc_step *s) { return s ? s->err.text : ""; }
 
 static char *concat(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
@@ -114,30 +103,28 @@ static char *fl_reference(const char *out) {
   return buf;
 }
 
-char *sbr_reference(const sbr_job *j, json_object *resp, double *inproc_cpu_s) {
+char *sbr_reference(const sbr_job *j, const sbc_result *r, double *inproc_cpu_s) {
   if (inproc_cpu_s) *inproc_cpu_s = -1;
-  json_object *steps;
-  if (!resp || !json_object_object_get_ex(resp, "steps", &steps) || json_object_array_length(steps) == 0) return NULL;
+  if (!r || r->n_steps == 0) return NULL;
   char *raw = NULL;
   if (j->mode == SBR_OUT_BG) {
-    json_object *compile = step_named(resp, "compile");
-    if (compile && strcmp(field(compile, "status"), "ok") != 0)
-      raw = concat("Compilation Error: ", field(compile, "stderr"));
+    if (sbc_result_compile_failed(r))
+      raw = concat("Compilation Error: ", err_of(sbc_result_step(r, "compile")));
     else {
-      json_object *run = step_named(resp, "run");
-      raw = concat(field(run, "stdout"), field(run, "stderr"));
+      const sbc_step *run = sbc_result_step(r, "run");
+      raw = concat(out_of(run), err_of(run));
     }
   } else if (j->mode == SBR_OUT_CONCAT) {
     raw = strdup("");
-    for (size_t i = 0; raw && i < json_object_array_length(steps); i++) {
-      char *next = concat(raw, field(json_object_array_get_idx(steps, i), "stdout"));
+    for (size_t i = 0; raw && i < r->n_steps; i++) {
+      char *next = concat(raw, out_of(&r->steps[i]));
       free(raw);
       raw = next;
     }
   } else {
-    json_object *s = step_named(resp, j->out_step);
+    const sbc_step *s = sbc_result_step(r, j->out_step);
     if (!s) return NULL; /* the step did not run (an earlier one failed) */
-    raw = j->mode == SBR_OUT_STDOUT_STDERR ? concat(field(s, "stdout"), field(s, "stderr")) : strdup(field(s, "stdout"));
+    raw = j->mode == SBR_OUT_STDOUT_STDERR ? concat(out_of(s), err_of(s)) : strdup(out_of(s));
     if (strcmp(j->toolchain, "lean4") == 0) {
       char *fl = fl_reference(raw);
       free(raw);
@@ -146,7 +133,7 @@ char *sbr_reference(const sbr_job *j, json_object *resp, double *inproc_cpu_s) {
     if (j->inproc_marker && inproc_cpu_s) {
       /* the wrapper's line is the last one: the script may print look-alikes */
       const char *m = NULL;
-      for (const char *p = strstr(field(s, "stderr"), "SURGEBOX_INPROC_CPU="); p; p = strstr(p + 1, "SURGEBOX_INPROC_CPU="))
+      for (const char *p = strstr(err_of(s), "SURGEBOX_INPROC_CPU="); p; p = strstr(p + 1, "SURGEBOX_INPROC_CPU="))
         m = p;
       if (m) *inproc_cpu_s = strtod(m + strlen("SURGEBOX_INPROC_CPU="), NULL);
     }

@@ -13,6 +13,7 @@
 #define SURGEBOX_REGEN_H
 #include "command.h"
 #include "driver.h"
+#include "result.h"
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -110,9 +111,12 @@ int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env,
               size_t err_len);
 void sbr_job_free(sbr_job *j);
 
-/* The reference string SURGE would have stored, from an exec response.
- * Also the in-process CPU time when the job carries the marker (else < 0). */
-char *sbr_reference(const sbr_job *j, json_object *response, double *inproc_cpu_s);
+/* The reference string SURGE would have stored, from an exec answer (typed:
+ * client/result.h): built from the streams' text as the daemon sent it
+ * (sbc_stream.text: U+FFFD for bytes that are not UTF-8), since a reference
+ * is a JSON string. Also the in-process CPU time when the job carries the
+ * marker (else < 0). NULL when no step ran (or j's output step did not). */
+char *sbr_reference(const sbr_job *j, const sbc_result *r, double *inproc_cpu_s);
 
 /* ---- normalisations (RECIPES.md N1-N6), each a pure function ---- */
 char *sbr_n1_toolchain_paths(const char *s); /* /usr/include/c++/N, /usr/lib/gcc/x86_64-linux-gnu/N/ */

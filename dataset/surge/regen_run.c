@@ -152,10 +152,11 @@ static json_object *make_request(size_t i, void *ctx) {
   return req;
 }
 
-static bool on_response(size_t i, json_object *resp, void *ctx) {
+static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
+  (void)resp;
   regen_state *rs = ctx;
   sbr_regen_task *t = &rs->tasks[i % rs->total];
-  sbr_regen_task_answer(t, resp, &rs->env);
+  sbr_regen_task_answer(t, r, &rs->env);
   if (t->got >= t->wanted) sbr_regen_task_record(t, out_item(rs, t));
   return t->failed; /* failures of the machinery, not of the programs (BG's are meant to fail) */
 }

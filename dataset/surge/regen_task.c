@@ -38,42 +38,37 @@ void sbr_regen_task_free(sbr_regen_task *t) {
   sbr_job_free(&t->job);
 }
 
-static void read_steps(sbr_regen_task *t, json_object *resp, int r) {
-  json_object *steps;
-  if (!json_object_object_get_ex(resp, "steps", &steps)) return;
-  for (size_t si = 0; si < json_object_array_length(steps); si++) {
-    json_object *sd = json_object_array_get_idx(steps, si);
-    const char *name = json_object_get_string(json_object_object_get(sd, "name"));
-    const char *st = json_object_get_string(json_object_object_get(sd, "status"));
-    if (name && !strcmp(name, "compile") && (!st || strcmp(st, "ok"))) t->compile_failed = true;
-    if (name && t->job.out_step && !strcmp(name, t->job.out_step)) {
-      t->cpu[r] = json_object_get_double(json_object_object_get(sd, "cpu_time_s"));
-      t->wall[r] = json_object_get_double(json_object_object_get(sd, "wall_time_s"));
-      t->rss = json_object_get_int64(json_object_object_get(sd, "max_rss_kb"));
-    }
+/* A figure the daemon did not send is 0 here, as it always was in --out. */
+static double seconds(double v) { return v < 0 ? 0 : v; }
+
+static void read_steps(sbr_regen_task *t, const sbc_result *res, int r) {
+  t->compile_failed |= sbc_result_compile_failed(res);
+  for (size_t si = 0; t->job.out_step && si < res->n_steps; si++) { /* the last step of that name */
+    const sbc_step *sd = &res->steps[si];
+    if (strcmp(sd->name, t->job.out_step)) continue;
+    t->cpu[r] = seconds(sd->cpu_time_s);
+    t->wall[r] = seconds(sd->wall_time_s);
+    t->rss = sd->max_rss_kb < 0 ? 0 : sd->max_rss_kb;
   }
 }
 
-void sbr_regen_task_answer(sbr_regen_task *t, json_object *resp, const sbr_env *env) {
-  const char *code = sbp_response_error_code(resp);
-  json_object *st = json_object_object_get(resp, "status");
-  snprintf(t->status, sizeof t->status, "%s", code ? "error" : st ? json_object_get_string(st) : "?");
-  if (!code && !strcmp(t->status, "toolchain_missing")) { /* the daemon lacks what the adapter chose */
+void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_env *env) {
+  snprintf(t->status, sizeof t->status, "%s", res->is_error ? "error" : res->status);
+  if (!res->is_error && !strcmp(t->status, SBP_STATUS_TOOLCHAIN_MISSING)) { /* the daemon lacks what the adapter chose */
     snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
     t->got = t->wanted = 0;
     return;
   }
-  if (sbr_failure_of(resp, t->error, sizeof t->error)) { /* never a reference: no more repeats */
+  if (sbr_failure_of(res, t->error, sizeof t->error)) { /* never a reference: no more repeats */
     t->failed = true;
     t->wanted = t->got;
     return;
   }
   int r = t->got++;
-  t->refs[r] = sbr_reference(&t->job, resp, &t->inproc[r]);
-  read_steps(t, resp, r);
-  json_object *tc = json_object_object_get(resp, "toolchain"), *pf = json_object_object_get(resp, "profile");
-  if (tc && !t->toolchain) t->toolchain = json_object_get(tc);
-  if (pf && !t->profile) t->profile = json_object_get(pf);
+  t->refs[r] = sbr_reference(&t->job, res, &t->inproc[r]);
+  read_steps(t, res, r);
+  if (res->toolchain && !t->toolchain) t->toolchain = json_object_get(res->toolchain);
+  if (res->profile && !t->profile) t->profile = json_object_get(res->profile);
   if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
     json_object *id = json_object_new_object();
     json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));

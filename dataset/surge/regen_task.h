@@ -25,8 +25,8 @@ typedef struct {
 int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_object *item, const sbr_env *env,
                         int repeat);
 void sbr_regen_task_free(sbr_regen_task *t);
-/* The response to one repeat. */
-void sbr_regen_task_answer(sbr_regen_task *t, json_object *resp, const sbr_env *env);
+/* The answer to one repeat (typed: client/result.h). */
+void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_env *env);
 /* out_item (the item as written to --out) gets the published item's
  * fields, "gt" (regenerated, or the published one when nothing was) and
  * "exec" (what happened). A failure of surgebox is written as such:

@@ -44,6 +44,10 @@ static void compile_and_run(void) {
   CHECK_NEAR(c->wall_time_s, 0.5, 1e-12);
   CHECK(c->max_rss_kb == 2048 && c->limit_hit == NULL && c->enforced == NULL);
   CHECK(run->out.len == 4 && !memcmp(run->out.data, "a\0\xff\n", 4));
+  CHECK_STR(run->out.text, "a\xef\xbf\xbd\xef\xbf\xbd\n"); /* the text as sent: U+FFFD twice */
+  CHECK(run->out.text_len == 8);
+  CHECK_STR(c->err.text, "warn\n");
+  CHECK_STR(c->out.text, "");
   CHECK(run->out.lossy && run->out.exact && !run->out.truncated);
   CHECK(run->err.len == 1 && run->err.data[0] == 'e' && run->err.truncated);
   CHECK(run->has_exit_code && run->exit_code == 3);
@@ -53,6 +57,9 @@ static void compile_and_run(void) {
   CHECK_STR(json_object_get_string(json_object_object_get(run->enforced, "memory")), "cgroup v2");
   CHECK(sbc_result_program_step(&r) == run);
   CHECK(sbc_result_last_step(&r) == run);
+  CHECK(sbc_result_step(&r, "compile") == c && sbc_result_step(&r, "run") == run);
+  CHECK(sbc_result_step(&r, "collect") == NULL);
+  CHECK(!sbc_result_compile_failed(&r)); /* the job failed, its compile step did not */
   CHECK(sbc_result_shell_status(&r) == 3);
   CHECK(!sbc_result_failed(&r));
   CHECK(sbc_result_why(&r) == NULL);
@@ -83,6 +90,7 @@ static void signalled_and_internal(void) {
   CHECK(sbc_result_failed(&r));
   CHECK_STR(sbc_result_why(&r), "move_mount /app: No such file or directory");
   CHECK(sbc_result_program_step(&r) == NULL); /* no "run" among two steps */
+  CHECK(sbc_result_compile_failed(&r)); /* its compile step ended internal_error */
   sbc_result_free(&r);
 
   CHECK(parse("{\"id\":\"t\",\"type\":\"exec\",\"status\":\"toolchain_missing\",\"steps\":[],"
@@ -119,8 +127,68 @@ static void errors_and_malformed(void) {
   CHECK(sbc_result_parse(NULL, &r, err, sizeof err) < 0);
 }
 
+/* A compile error: the compile step's status, not the job's; a step named
+ * twice is found by its first; an answer without steps has none. */
+static void compile_error(void) {
+  sbc_result r;
+  char err[256] = "";
+  CHECK(parse("{\"id\":\"c\",\"type\":\"exec\",\"status\":\"compile_error\",\"steps\":["
+              "{\"name\":\"compile\",\"status\":\"runtime_error\",\"exit_code\":1,\"stderr\":\"e1\"},"
+              "{\"name\":\"compile\",\"status\":\"ok\",\"exit_code\":0,\"stderr\":\"e2\"}]}",
+              &r, err, sizeof err) == 0);
+  CHECK(sbc_result_compile_failed(&r));
+  CHECK(sbc_result_step(&r, "compile") == &r.steps[0]);
+  CHECK_STR(sbc_result_step(&r, "compile")->err.text, "e1");
+  CHECK(sbc_result_step(&r, "run") == NULL);
+  sbc_result_free(&r);
+  /* a compile step without a status did not end ok */
+  CHECK(parse("{\"id\":\"d\",\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"name\":\"compile\"}]}", &r, err,
+              sizeof err) == 0);
+  CHECK(sbc_result_compile_failed(&r));
+  sbc_result_free(&r);
+  CHECK(parse("{\"id\":\"e\",\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"name\":\"run\",\"status\":\"ok\"}]}",
+              &r, err, sizeof err) == 0);
+  CHECK(!sbc_result_compile_failed(&r) && sbc_result_step(&r, "compile") == NULL);
+  sbc_result_free(&r);
+}
+
+/* sbc_result_of: every answer accounted for; an unreadable one is an error
+ * result that keeps its id and says why. */
+static void unreadable_answers(void) {
+  sbc_result r;
+  json_object *o = json_tokener_parse("{\"id\":\"12\",\"type\":\"exec\",\"steps\":[]}");
+  sbc_result_of(o, &r);
+  json_object_put(o);
+  CHECK(r.is_error && sbc_result_failed(&r));
+  CHECK_STR(r.id, "12");
+  CHECK_STR(r.error_code, "bad_response");
+  CHECK_STR(sbc_result_why(&r), "the daemon's answer cannot be read: an exec response without a status");
+  sbc_result_free(&r);
+  o = json_tokener_parse("{\"id\":null,\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"stderr_b64\":\"*\"}]}");
+  sbc_result_of(o, &r);
+  json_object_put(o);
+  CHECK(r.is_error && r.n_steps == 0 && r.status == NULL);
+  CHECK_STR(r.id, "");
+  CHECK_STR(r.error_message, "the daemon's answer cannot be read: stderr_b64 is not base64");
+  sbc_result_free(&r);
+  /* a readable one is parsed as sbc_result_parse does */
+  o = json_tokener_parse("{\"id\":3,\"type\":\"exec\",\"status\":\"timeout\",\"steps\":[{\"name\":\"run\",\"status\":\"timeout\"}]}");
+  sbc_result_of(o, &r);
+  json_object_put(o);
+  CHECK(!r.is_error && r.error_code == NULL && r.n_steps == 1);
+  CHECK_STR(r.status, "timeout");
+  CHECK_STR(r.id, "3");
+  sbc_result_free(&r);
+  sbc_result_of(NULL, &r);
+  CHECK(r.is_error);
+  CHECK_STR(r.error_message, "the daemon's answer cannot be read: not an exec response (type missing)");
+  sbc_result_free(&r);
+}
+
 int main(void) {
   compile_and_run();
+  compile_error();
+  unreadable_answers();
   signalled_and_internal();
   errors_and_malformed();
   return check_exit();

@@ -9,6 +9,17 @@ static sbx_sample sample(const char *code, const char *input, const char *output
   return s;
 }
 
+/* The verdict of a hand-written answer. */
+static int verdict(const char *answer) {
+  json_object *o = json_tokener_parse(answer);
+  sbc_result r;
+  sbc_result_of(o, &r);
+  json_object_put(o);
+  int v = sbx_verdict(&r);
+  sbc_result_free(&r);
+  return v;
+}
+
 static const char *list_str(const int *v, size_t n) {
   static char buf[256];
   json_object *l = sbx_sample_list(v, n);
@@ -26,6 +37,16 @@ static int gens_check(const char *text, const sbx_data *d) {
 }
 
 int main(void) {
+  /* verdicts: ok passes; any end of the program fails; the machinery's no verdict */
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"name\":\"run\",\"status\":\"ok\"}]}") == 1);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"runtime_error\",\"steps\":[]}") == 0);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"timeout\",\"steps\":[]}") == 0);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"memory_limit\",\"steps\":[]}") == 0);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"internal_error\",\"steps\":[]}") == -1);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"status\":\"cancelled\",\"steps\":[]}") == -1);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"error\",\"error\":{\"code\":\"internal\",\"message\":\"x\"}}") == -1);
+  CHECK(verdict("{\"id\":\"0\",\"type\":\"exec\",\"steps\":[]}") == -1); /* unreadable: no status */
+
   /* pass@k: 1 - prod_{j=n-c+1}^{n} (1 - k/j), 1.0 when n - c < k */
   CHECK_NEAR(sbx_pass_at_k(10, 0, 1), 0.0, 1e-12);
   CHECK_NEAR(sbx_pass_at_k(10, 3, 1), 0.3, 1e-12);           /* 1 - 7/8*8/9*9/10 */

@@ -35,10 +35,17 @@ static void adapt(sbr_subset s, size_t index, const char *item_json, const sbr_e
   json_object_put(item);
 }
 
+/* The reference from a hand-written answer, typed as the pump hands it over
+ * (the answers below omit "type": an exec answer's). */
 static char *ref(const sbr_job *job, const char *response_json, double *inproc) {
-  json_object *r = json_tokener_parse(response_json);
-  char *s = sbr_reference(job, r, inproc);
-  json_object_put(r);
+  json_object *o = json_tokener_parse(response_json);
+  if (o && !json_object_object_get_ex(o, "type", NULL)) json_object_object_add(o, "type", json_object_new_string("exec"));
+  sbc_result r;
+  char err[256] = "";
+  CHECK(sbc_result_parse(o, &r, err, sizeof err) == 0);
+  json_object_put(o);
+  char *s = sbr_reference(job, &r, inproc);
+  sbc_result_free(&r);
   return s;
 }
 
@@ -85,6 +92,14 @@ static void test_bg(const sbr_env *env) {
   CHECK_STR(json_object_get_string(json_object_object_get(j.request, "toolchain")), "python3.8"); /* SURGE's Python */
   r = ref(&j, "{\"status\":\"runtime_error\",\"steps\":[{\"name\":\"run\",\"status\":\"runtime_error\",\"stdout\":\"a\\n\",\"stderr\":\"Traceback\\n\"}]}", NULL);
   CHECK_STR(r, "a\nTraceback\n"); /* stdout then stderr, raw */
+  free(r);
+  /* output that is not UTF-8 (a NUL, a 0xff): the text as the daemon sent it,
+   * U+FFFD in their places, not the exact bytes of stdout_b64 ("YQD/Cg==":
+   * "a\0\xff\n"), which a JSON string could not hold */
+  r = ref(&j, "{\"status\":\"ok\",\"steps\":[{\"name\":\"run\",\"status\":\"ok\",\"stdout\":\"a\\ufffd\\ufffd\\n\","
+              "\"stdout_lossy\":true,\"stdout_b64\":\"YQD/Cg==\",\"stderr\":\"w\\ufffd\",\"stderr_lossy\":true,"
+              "\"stderr_b64\":\"d4A=\"}]}", NULL);
+  CHECK_STR(r, "a\xef\xbf\xbd\xef\xbf\xbd\nw\xef\xbf\xbd");
   free(r);
   sbr_job_free(&j);
   adapt(SBR_BG, 2, "{\"custom_features\":{\"language\":\"cpp\"},\"question\":\"int main(){\",\"gt\":\"\"}", env, &j);
