@@ -258,10 +258,13 @@ static size_t load_previous(const char *path, batch *b, const keytab *keys, bool
       json_object_put(a);
       continue;
     }
-    json_object *id = json_object_object_get(a, "id"), *st = json_object_object_get(a, "status");
+    json_object *id = json_object_object_get(a, "id");
     char *key = id ? strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
                    : line_key((size_t)json_object_get_int64(json_object_object_get(a, "line")));
-    bool ok = st && json_object_is_type(st, json_type_string) && !strcmp(json_object_get_string(st), "ok");
+    sbc_result r; /* the earlier answer, read as the daemon's answers are */
+    char err[256];
+    bool ok = sbc_result_parse(a, &r, err, sizeof err) == 0 && !r.is_error && !strcmp(r.status, SBP_STATUS_OK);
+    sbc_result_free(&r);
     json_object_put(a);
     size_t s = keytab_slot(keys, key);
     free(key);
