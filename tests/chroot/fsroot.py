@@ -1,0 +1,57 @@
+"""A root file system made of bind mounts of the host's directories, as
+schroot, sbuild and pbuilder give their programs: shared by the chroot and
+pivoted-root tests. Call inside a private mount namespace (unshare)."""
+import os
+import subprocess
+
+# The host's directories, bound at the same paths (a merged-/usr symlink
+# such as /bin -> usr/bin stays a symlink).
+HOST_DIRS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var", "/opt"]
+
+
+def sh(*cmd):
+    subprocess.run(list(cmd), check=True)
+
+
+def bind_at_same_path(root, path, recursive=False):
+    """Bind host directory path at root+path (parents created)."""
+    target = root + path
+    os.makedirs(target, exist_ok=True)
+    sh("mount", "--rbind" if recursive else "--bind", path, target)
+
+
+def make_root(root, keep):
+    """root: an empty directory; becomes a tmpfs (a mount point, as pivot_root
+    needs) holding the binds; keep: further host directories bound at the
+    same path (the build tree, the data). /proc is fresh (the caller's pid
+    namespace), /tmp and /run are fresh tmpfs."""
+    sh("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", root)
+    for d in HOST_DIRS:
+        if os.path.islink(d):
+            os.symlink(os.readlink(d), root + d)
+        elif os.path.isdir(d):
+            bind_at_same_path(root, d)
+    bind_at_same_path(root, "/dev", recursive=True)
+    bind_at_same_path(root, "/sys", recursive=True)  # cgroup file systems included
+    os.makedirs(root + "/proc")
+    sh("mount", "-t", "proc", "proc", root + "/proc")
+    for d in ("/tmp", "/run"):
+        os.makedirs(root + d)
+        sh("mount", "-t", "tmpfs", "-o", "mode=1777" if d == "/tmp" else "mode=0755", "tmpfs", root + d)
+    os.makedirs(root + "/root", mode=0o700)
+    for d in keep:
+        if os.path.isdir(d):
+            bind_at_same_path(root, d)
+
+
+def run_chrooted(root, argv):
+    """argv in a plain chroot (the mount namespace's root stays the host's)."""
+    return subprocess.run(["chroot", root] + argv).returncode
+
+
+def run_pivoted(root, argv):
+    """argv under root made the mount namespace's root: pivot_root into it,
+    the old root unmounted (as container runtimes do)."""
+    script = ('cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot '
+              '&& rmdir /.oldroot && shift && exec "$@"')
+    return subprocess.run(["sh", "-c", script, "sh", root] + argv).returncode
