@@ -334,6 +334,11 @@ sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt) { return rt->cg.kind; }
 
 const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? rt->warning : NULL; }
 
+void sb_runtime_add_warning(sb_runtime *rt, const char *text) {
+  size_t n = strlen(rt->warning);
+  snprintf(rt->warning + n, sizeof rt->warning - n, "%s%s", n ? "; " : "", text);
+}
+
 /* Lowering an oom_score_adj (proc.c: the sandbox init's) needs
  * CAP_SYS_RESOURCE, which containers often drop even for root. */
 static bool may_lower_oom_adj(void) {

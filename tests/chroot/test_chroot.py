@@ -221,7 +221,7 @@ def inside(bin_dir, src_dir, mode):
         except ValueError:
             st = {}
         check(st.get("totals", {}).get("internal_error") == 0, f"status: internal errors {st.get('totals')}")
-        check(st.get("pool") == "on", f"status: pool {st.get('pool')!r}")
+        check(st.get("pool") == "on" and st.get("self_proof", {}).get("pool") == "on", f"status: pool {st.get('pool')!r} {st.get('self_proof')}")
     finally:
         d.terminate()
         d.wait(timeout=120)
