@@ -212,6 +212,11 @@ typedef struct {
   bool template;                /* pool.c: mount points only for /app, /tmp, /dev/shm, /proc; no identity */
 } sb_mount_plan;
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+/* Propagation flags (MS_PRIVATE, MS_SLAVE) on every mount of our mount
+ * namespace, applied from its root even in a chroot (whose "/" may be no
+ * mount point), root and cwd restored. 0 or -errno. Parent or child (no
+ * malloc); not with threads sharing our fs (setns refuses). */
+int sb_mount_ns_propagation(unsigned long flags);
 /* A pooled job (child, after clone into new pid/ipc/uts namespaces): enter
  * a private copy of the template mount namespace tmpl_fd and mount what is
  * the job's own: /app (app_tree_fd, a detached bind of the workspace from

@@ -224,18 +224,32 @@ static int pivot(ctx *c, const sb_mount_plan *p, int ns_fd) {
   return 0;
 }
 
+int sb_mount_ns_propagation(unsigned long flags) {
+  int ns = own_mnt_ns();
+  if (ns < 0) return -errno;
+  int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int rc = root < 0 || cwd < 0 ? -errno : 0;
+  if (!rc && setns(ns, CLONE_NEWNS) < 0) rc = -errno;
+  if (!rc && mount(NULL, "/", NULL, MS_REC | flags, NULL) < 0) rc = -errno;
+  if (root >= 0 && (fchdir(root) < 0 || chroot(".") < 0) && !rc) rc = -errno; /* back: never stay out */
+  if (cwd >= 0 && fchdir(cwd) < 0 && !rc) rc = -errno;
+  if (root >= 0) close(root);
+  if (cwd >= 0) close(cwd);
+  close(ns);
+  return rc;
+}
+
 /* Nothing we mount may propagate back to the host: every mount of the
  * namespace made private, from its root (a chroot's "/" is only part of it,
  * and may not be a mount point at all), then back into the caller's root,
  * where the host paths of the plan are resolved. */
-static int private_namespace(ctx *c, int ns_fd) {
-  int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) return fail(c, "open", "/");
-  int rc = to_ns_root(c, ns_fd);
-  if (!rc && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) rc = fail(c, "make private", "/");
-  if (!rc && (fchdir(root) < 0 || chroot(".") < 0)) rc = fail(c, "chroot", "back to the caller's root");
-  close(root);
-  return rc;
+static int private_namespace(ctx *c) {
+  int rc = sb_mount_ns_propagation(MS_PRIVATE);
+  if (rc < 0) {
+    errno = -rc;
+    return fail(c, "make private", "the mount namespace");
+  }
+  return 0;
 }
 
 /* A template (pool.c) has mount points where a job's own file systems go:
@@ -250,7 +264,7 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   char path[PATH_MAX], opts[128];
   int ns_fd = own_mnt_ns();
   if (ns_fd < 0) return fail(&c, "open", "own mount namespace");
-  int rc = private_namespace(&c, ns_fd);
+  int rc = private_namespace(&c);
   if (!rc) rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
   char src[PATH_MAX];
   for (const char *const *b = host_binds; !rc && *b; b++) {

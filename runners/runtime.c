@@ -191,9 +191,10 @@ static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
   }
   /* Slave: host mounts still propagate in (a toolchain mounted later is
    * seen), ours never propagate out. */
-  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
-    sb_err(err, "make / rslave: %s", strerror(errno));
-    return -errno;
+  int rc = sb_mount_ns_propagation(MS_SLAVE); /* from the namespace's root: a chroot's "/" may be no mount point */
+  if (rc < 0) {
+    sb_err(err, "make the mount namespace rslave: %s", strerror(-rc));
+    return rc;
   }
   return 0;
 }

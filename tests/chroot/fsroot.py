@@ -20,12 +20,16 @@ def bind_at_same_path(root, path, recursive=False):
     sh("mount", "--rbind" if recursive else "--bind", path, target)
 
 
-def make_root(root, keep):
-    """root: an empty directory; becomes a tmpfs (a mount point, as pivot_root
-    needs) holding the binds; keep: further host directories bound at the
-    same path (the build tree, the data). /proc is fresh (the caller's pid
-    namespace), /tmp and /run are fresh tmpfs."""
-    sh("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", root)
+def make_root(base, keep, mount_point=True):
+    """base: an empty directory, made a tmpfs; the root is base itself (a
+    mount point, as pivot_root needs) or, mount_point False, a plain
+    directory in it (as pbuilder's unpacked chroot is). Returns the root,
+    holding the binds; keep: further host directories bound at the same path
+    (the build tree, the data). /proc is fresh (the caller's pid namespace),
+    /tmp and /run are fresh tmpfs."""
+    sh("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", base)
+    root = base if mount_point else os.path.join(base, "rootfs")
+    os.makedirs(root, exist_ok=True)
     for d in HOST_DIRS:
         if os.path.islink(d):
             os.symlink(os.readlink(d), root + d)
@@ -42,6 +46,7 @@ def make_root(root, keep):
     for d in keep:
         if os.path.isdir(d):
             bind_at_same_path(root, d)
+    return root
 
 
 def run_chrooted(root, argv):

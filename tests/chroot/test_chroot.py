@@ -6,7 +6,10 @@ prepared-sandbox pool must really work there (every job's `enforced.pool`
 is "used"), not fail every job with `internal_error: move_mount /app` as it
 did in a chroot (issue 21), nor quietly fall back.
 
-  test_chroot.py BIN_DIR SRC_DIR chroot|pivot
+  test_chroot.py BIN_DIR SRC_DIR chroot|chroot-dir|pivot
+
+(chroot-dir: the chroot's directory is not a mount point, as pbuilder's
+unpacked tarball is; then even a fresh root could not pivot_root from it.)
 
 Needs root and unshare (else SKIPPED, 77). Runs itself inside
 `unshare --mount --propagation private --pid --fork --mount-proc`, builds the
@@ -67,11 +70,11 @@ def in_namespace(bin_dir, src_dir, mode):
     surge = os.path.realpath(os.path.join(src_dir, "..", "shared"))
     build = os.path.realpath(os.path.join(bin_dir, ".."))
     keep = [os.path.realpath(src_dir), build, build_source(build), surge]
-    fsroot.make_root(root, keep)
+    root = fsroot.make_root(root, keep, mount_point=mode != "chroot-dir")
     here = os.path.dirname(os.path.abspath(__file__))
     os.environ[STAGE] = "inside"
     argv = ["python3", os.path.join(here, "test_chroot.py"), bin_dir, src_dir, mode]
-    run = fsroot.run_chrooted if mode == "chroot" else fsroot.run_pivoted
+    run = fsroot.run_pivoted if mode == "pivot" else fsroot.run_chrooted
     return run(root, argv)
 
 
@@ -233,8 +236,8 @@ def inside(bin_dir, src_dir, mode):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in ("chroot", "pivot"):
-        print("usage: test_chroot.py BIN_DIR SRC_DIR chroot|pivot")
+    if len(sys.argv) != 4 or sys.argv[3] not in ("chroot", "chroot-dir", "pivot"):
+        print("usage: test_chroot.py BIN_DIR SRC_DIR chroot|chroot-dir|pivot")
         return 2
     bin_dir, src_dir, mode = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2]), sys.argv[3]
     stage = os.environ.get(STAGE)
