@@ -54,7 +54,9 @@ int sbd_prove(sbd_server *srv) {
 
 void sbd_prove_log(sbd_server *srv) {
   const char *off = sb_runtime_pool_off(srv->rt);
-  if (off) sbd_log(srv, "warn", "pool off: %s", off);
+  /* a warning when a failure turned it off; as configured (--pool 0, not root) it is news only */
+  bool failed = off && !strncmp(off, "a trivial job failed", 20);
+  if (off) sbd_log(srv, failed ? "warn" : "info", "pool off: %s", off);
   if (strncmp(srv->proof_cgroup, "off:", 4) == 0) sbd_log(srv, "warn", "cgroup %s", srv->proof_cgroup);
   sbd_log(srv, "info", "self-proof: a trivial job ran in %.1f ms (pool %s, cgroup %s, uids %s)", srv->proof_ms,
           off ? "off" : "on", srv->proof_cgroup, srv->proof_uids);

@@ -9,6 +9,9 @@ import subprocess
 HOST_DIRS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var", "/opt"]
 
 
+UIDS = "/run/surgebox/uids"
+
+
 def sh(*cmd):
     subprocess.run(list(cmd), check=True)
 
@@ -42,6 +45,10 @@ def make_root(base, keep, mount_point=True):
     for d in ("/tmp", "/run"):
         os.makedirs(root + d)
         sh("mount", "-t", "tmpfs", "-o", "mode=1777" if d == "/tmp" else "mode=0755", "tmpfs", root + d)
+    # the uid leases stay the machine's: a daemon in the root must not hand
+    # out a uid that a daemon outside holds (runners/uids.c)
+    os.makedirs(UIDS, mode=0o700, exist_ok=True)
+    bind_at_same_path(root, UIDS)
     os.makedirs(root + "/root", mode=0o700)
     for d in keep:
         if os.path.isdir(d):

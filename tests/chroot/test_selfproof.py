@@ -8,8 +8,10 @@ line. The mechanism is broken from outside by denying one system call
   pool_broken   move_mount (a pooled job's /app): the pool is off, saying
                 why; jobs run on fresh roots and say so
   nothing_runs  pivot_root (every sandbox root): exit 2, one line
+  doctor        surgebox doctor: the same checks for a person (exit 0 only
+                when a job ran)
 
-  test_selfproof.py BIN_DIR pool_broken|nothing_runs   (inside unshare)"""
+  test_selfproof.py BIN_DIR pool_broken|nothing_runs|doctor   (inside unshare)"""
 import json
 import os
 import subprocess
@@ -72,13 +74,49 @@ def nothing_runs(bin_dir, work):
     check(not os.path.exists(os.path.join(work, "d.sock")), "a socket was made")
 
 
+def doctor(bin_dir, work):
+    """surgebox doctor: a job runs here (a private daemon started for the
+    check); a named socket nobody answers is a failing line naming the fix,
+    and no private daemon is started beside it; where no sandbox can be
+    built, exit 2."""
+    env = dict(os.environ, SURGEBOX_IDLE_TIMEOUT="0")
+    env.pop("SURGEBOX_SOCKET", None)
+    # the private daemon's default cache dir: ours in this mount namespace, not the machine's
+    # (not /run/surgebox: its uids/ leases must stay the machine's, shared with every other daemon)
+    os.makedirs("/var/cache/surgebox", exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/var/cache/surgebox"], check=True)
+    sb = os.path.join(bin_dir, "surgebox")
+    p = subprocess.run([sb, "doctor", "--json"], capture_output=True, text=True, timeout=600, env=env)
+    r = json.loads(p.stdout or "{}")
+    got = {c["check"]: c for c in r.get("checks", [])}
+    check(p.returncode == 0 and r.get("job_can_run") is True, f"doctor: exit {p.returncode} {p.stdout[-800:]} {p.stderr[-500:]}")
+    for name in ("user namespaces", "cgroups", "openat2", "daemon", "pool", "cgroup backend", "uid range", "job",
+                 "toolchains", "profiles"):
+        check(name in got, f"doctor: no {name!r} line: {sorted(got)}")
+    check(got.get("job", {}).get("result") == "ok" and got.get("pool", {}).get("detail") == "on",
+          f"doctor: job {got.get('job')} pool {got.get('pool')}")
+    check("private one" in got.get("daemon", {}).get("detail", ""), f"doctor: daemon {got.get('daemon')}")
+
+    dead = os.path.join(work, "nobody.sock")
+    p = subprocess.run([sb, "doctor", "--socket", dead], capture_output=True, text=True, timeout=300, env=env)
+    line = [ln for ln in p.stdout.splitlines() if ln.split()[1:2] == ["daemon"]]
+    check(p.returncode == 2 and line and line[0].startswith("FAIL") and dead in line[0]
+          and "surgeboxd --socket PATH" in line[0], f"doctor --socket dead: {p.returncode} {p.stdout}")
+    check(not os.path.exists(dead), "doctor started a daemon at the named socket")
+
+    p = subprocess.run([os.path.join(bin_dir, "without_syscall"), "pivot_root", sb, "doctor"], capture_output=True,
+                       text=True, timeout=300, env=env)
+    check(p.returncode == 2 and "no job can run here" in p.stdout and "cannot run a job here: pivot_root" in p.stderr,
+          f"doctor without pivot_root: {p.returncode} {p.stdout} {p.stderr}")
+
+
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     if os.geteuid() != 0:
         print("SKIPPED: needs root (the uid range, cgroups and the pool are root's)")
         return SKIP
     work = tempfile.mkdtemp(prefix="sb-selfproof-")
-    {"pool_broken": pool_broken, "nothing_runs": nothing_runs}[case](bin_dir, work)
+    {"pool_broken": pool_broken, "nothing_runs": nothing_runs, "doctor": doctor}[case](bin_dir, work)
     if failures:
         print(f"FAILED: {len(failures)} check(s)")
         return 1
