@@ -191,7 +191,9 @@ static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
   }
   /* Slave: host mounts still propagate in (a toolchain mounted later is
    * seen), ours never propagate out. */
-  int rc = sb_mount_ns_propagation(MS_SLAVE); /* from the namespace's root: a chroot's "/" may be no mount point */
+  /* A chroot's "/" may be no mount point (EINVAL): then from the namespace's root. */
+  int rc = mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0 ? 0 : -errno;
+  if (rc == -EINVAL) rc = sb_mount_ns_propagation(MS_SLAVE);
   if (rc < 0) {
     sb_err(err, "make the mount namespace rslave: %s", strerror(-rc));
     return rc;
