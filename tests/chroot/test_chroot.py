@@ -52,6 +52,11 @@ def outside(bin_dir, src_dir, mode):
                           env=env).returncode
 
 
+def surge_data(src_dir):
+    """SURGE's data: $SURGE_DATA, else ../shared/surge beside the tree."""
+    return os.path.realpath(os.environ.get("SURGE_DATA") or os.path.join(src_dir, "..", "shared", "surge"))
+
+
 def build_source(build):
     """The source tree a build was configured from (its toolchain files are
     found there)."""
@@ -67,9 +72,8 @@ def build_source(build):
 def in_namespace(bin_dir, src_dir, mode):
     """Build the root, run the checks inside it."""
     root = tempfile.mkdtemp(prefix="sb-fsroot-")
-    surge = os.path.realpath(os.path.join(src_dir, "..", "shared"))
     build = os.path.realpath(os.path.join(bin_dir, ".."))
-    keep = [os.path.realpath(src_dir), build, build_source(build), surge]
+    keep = [os.path.realpath(src_dir), build, build_source(build), surge_data(src_dir)]
     root = fsroot.make_root(root, keep, mount_point=mode != "chroot-dir")
     here = os.path.dirname(os.path.abspath(__file__))
     os.environ[STAGE] = "inside"
@@ -159,7 +163,7 @@ def daemon_slice(bin_dir, sock, work):
 
 
 def regen_slice(bin_dir, sock, src_dir, work):
-    data = os.path.realpath(os.path.join(src_dir, "..", "shared", "surge"))
+    data = surge_data(src_dir)
     if not (os.path.exists(os.path.join(data, "dr.json")) and os.path.exists(os.path.join(data, "bg.json"))):
         print(f"SKIPPED (regen part): no SURGE data in {data}")
         return
