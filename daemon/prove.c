@@ -7,6 +7,7 @@
  * When no job can run at all the daemon refuses to start, in one line. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,8 @@ int sbd_prove(sbd_server *srv) {
   char err[SB_ERR_MAX] = "";
   int rc = sb_runtime_prove(srv->rt, err);
   sb_cgroup_kind kind = sb_runtime_cgroup(srv->rt);
-  if (rc < 0 && kind != SB_CGROUP_NONE && srv->cfg->runtime.cgroup == SB_CGROUP_AUTO) {
+  /* -ERANGE: the uid range is unmapped, which no cgroup backend changes */
+  if (rc < 0 && rc != -ERANGE && kind != SB_CGROUP_NONE && srv->cfg->runtime.cgroup == SB_CGROUP_AUTO) {
     char first[SB_ERR_MAX], oerr[SB_ERR_MAX] = "";
     snprintf(first, sizeof first, "%s", err);
     sb_runtime_close(srv->rt);

@@ -80,7 +80,8 @@ void sb_runtime_pool_disable(sb_runtime *rt, const char *why);
  * back by a shell, as a leased uid, in the runtime's cgroup backend) through
  * each mechanism the runtime will use. A pool that fails where a fresh root
  * works is turned off, saying why. 0 when a job runs here, else -errno and
- * err says what failed. */
+ * err says what failed (-ERANGE: the uid range is not mapped in our user
+ * namespace). */
 int sb_runtime_prove(sb_runtime *rt, char err[SB_ERR_MAX]);
 bool sb_runtime_uid_range(const sb_runtime *rt, uid_t *first, uint32_t *count, uint32_t *in_use);
 /* Parse "FIRST-LAST" (both inclusive). 0 or -EINVAL. */

@@ -14,6 +14,23 @@
 
 #define PROOF_TEXT "surgebox self-proof"
 
+/* Root in a user namespace that maps only some ids (a container's 65536, or
+ * only 0): a uid of the range outside the map cannot own a workspace or be
+ * switched to. Said by name, before a job fails on it less clearly. */
+static int range_mapped(const char *map_file, const char *what, uint64_t first, uint64_t count, char err[SB_ERR_MAX]) {
+  char map[1024];
+  if (sb_read_file(map_file, map, sizeof map) <= 0) return 0; /* no /proc: the job will tell */
+  unsigned long long inner, outer, len;
+  int used;
+  for (const char *p = map; sscanf(p, "%llu %llu %llu%n", &inner, &outer, &len, &used) == 3; p += used)
+    if (first >= inner && first + count <= inner + len) return 0;
+  for (char *nl = strchr(map, '\n'); nl; nl = strchr(nl, '\n')) *nl = nl[1] ? ';' : '\0';
+  sb_err(err, "the uid range %llu-%llu: its %ss are not all mapped in this user namespace (%s: %s); pick mapped ones "
+         "with --uid-range FIRST-LAST", (unsigned long long)first, (unsigned long long)(first + count - 1), what,
+         map_file, map);
+  return -ERANGE;
+}
+
 static int run_once(sb_runtime *rt, sb_result *r, char err[SB_ERR_MAX]) {
   sb_workspace *ws = NULL;
   int rc = sb_workspace_create(rt, 1, &ws, err);
@@ -44,6 +61,11 @@ static int run_once(sb_runtime *rt, sb_result *r, char err[SB_ERR_MAX]) {
 }
 
 int sb_runtime_prove(sb_runtime *rt, char err[SB_ERR_MAX]) {
+  if (!rt->userns) {
+    int mapped = range_mapped("/proc/self/uid_map", "uid", rt->opts.uid_first, rt->opts.uid_count, err);
+    if (!mapped) mapped = range_mapped("/proc/self/gid_map", "gid", rt->opts.uid_first, rt->opts.uid_count, err);
+    if (mapped < 0) return mapped;
+  }
   sb_result r;
   int rc = run_once(rt, &r, err);
   bool pool_on = sb_runtime_pool_off(rt) == NULL;

@@ -8,10 +8,12 @@ line. The mechanism is broken from outside by denying one system call
   pool_broken   move_mount (a pooled job's /app): the pool is off, saying
                 why; jobs run on fresh roots and say so
   nothing_runs  pivot_root (every sandbox root): exit 2, one line
+  uid_unmapped  root of a user namespace mapping uid 0 only: the uid range
+                is unusable, exit 2, one line naming it
   doctor        surgebox doctor: the same checks for a person (exit 0 only
                 when a job ran)
 
-  test_selfproof.py BIN_DIR pool_broken|nothing_runs|doctor   (inside unshare)"""
+  test_selfproof.py BIN_DIR pool_broken|nothing_runs|uid_unmapped|doctor   (inside unshare)"""
 import json
 import os
 import subprocess
@@ -30,8 +32,10 @@ def check(cond, what):
 
 
 def daemon_cmd(bin_dir, deny, work):
-    return [os.path.join(bin_dir, "without_syscall"), deny, os.path.join(bin_dir, "surgeboxd"),
-            "--socket", os.path.join(work, "d.sock"), "--jobs", "1", "--cache-dir", os.path.join(work, "cache")]
+    """surgeboxd, with the system call deny answering ENOSYS (None: none)."""
+    wrap = [os.path.join(bin_dir, "without_syscall"), deny] if deny else []
+    return wrap + [os.path.join(bin_dir, "surgeboxd"), "--socket", os.path.join(work, "d.sock"), "--jobs", "1",
+                   "--cache-dir", os.path.join(work, "cache")]
 
 
 def surgebox(bin_dir, work, *args):
@@ -72,6 +76,21 @@ def nothing_runs(bin_dir, work):
     check(len(lines) == 1 and lines[0].startswith("surgeboxd: cannot run a job here: ") and "pivot_root" in lines[0],
           f"stderr {lines}")
     check(not os.path.exists(os.path.join(work, "d.sock")), "a socket was made")
+
+
+def uid_unmapped(bin_dir, work):
+    """Root of a user namespace mapping only uid 0 (a container's root): the
+    uid range cannot be used, and the daemon says so in one line."""
+    if subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode != 0:
+        print("SKIPPED: cannot create a user namespace here")
+        sys.exit(SKIP)
+    cmd = ["unshare", "--user", "--map-root-user", "--mount"] + daemon_cmd(bin_dir, None, work)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    print(p.stderr)
+    check(p.returncode == 2, f"exit {p.returncode}, want 2")
+    check(len(lines) == 1 and lines[0].startswith("surgeboxd: cannot run a job here: the uid range 1879048192-")
+          and "not all mapped" in lines[0] and "--uid-range FIRST-LAST" in lines[0], f"stderr {lines}")
 
 
 def doctor(bin_dir, work):
@@ -116,7 +135,8 @@ def main():
         print("SKIPPED: needs root (the uid range, cgroups and the pool are root's)")
         return SKIP
     work = tempfile.mkdtemp(prefix="sb-selfproof-")
-    {"pool_broken": pool_broken, "nothing_runs": nothing_runs, "doctor": doctor}[case](bin_dir, work)
+    cases = {"pool_broken": pool_broken, "nothing_runs": nothing_runs, "uid_unmapped": uid_unmapped, "doctor": doctor}
+    cases[case](bin_dir, work)
     if failures:
         print(f"FAILED: {len(failures)} check(s)")
         return 1
