@@ -16,7 +16,8 @@ Needs root and unshare (else SKIPPED, 77). Runs itself inside
 root there (fsroot.py), and runs its checks inside that root: a daemon slice
 (exec: shell, files, gcc compile + run, python3), `surgebox regen --only
 0,1,2` on SURGE's dr and bg (skipped when the data is absent) and `surgebox
-verify --benchmark cruxeval` on a handful of generations."""
+verify --benchmark cruxeval` on a handful of generations; then a daemon
+with --pool 0 (fresh roots) runs a job there too."""
 import json
 import os
 import shutil
@@ -93,10 +94,10 @@ def cli(bin_dir, sock, *args, timeout=600):
     return p
 
 
-def start_daemon(bin_dir, work):
-    sock = os.path.join(work, "d.sock")
+def start_daemon(bin_dir, work, name="d", extra=()):
+    sock = os.path.join(work, name + ".sock")
     d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--jobs", "2", "--quiet",
-                          "--cache-dir", os.path.join(work, "cache")])
+                          "--cache-dir", os.path.join(work, "cache")] + list(extra))
     deadline = time.monotonic() + 600  # toolchain detection, cold, on a loaded machine
     while time.monotonic() < deadline and d.poll() is None:
         if os.path.exists(sock) and subprocess.run([os.path.join(bin_dir, "surgebox"), "--socket", sock,
@@ -162,6 +163,20 @@ def daemon_slice(bin_dir, sock, work):
     check(p.returncode == 0 and p.stdout == "plain\n", f"plain exec: {p.returncode} {p.stdout!r} {p.stderr!r}")
 
 
+def fresh_roots(bin_dir, work):
+    """--pool 0: every job builds its own root, from here too."""
+    d, sock = start_daemon(bin_dir, work, "pool0", ["--pool", "0"])
+    try:
+        r = exec_json(bin_dir, sock, work, "data.txt", "--", "sh", "-c", "cat /app/data.txt")
+        st = (r.get("steps") or [{}])[-1]
+        check(r.get("status") == "ok" and st.get("stdout") == "one\ntwo\n", f"pool 0: {r.get('status')} {st}")
+        pool = (st.get("enforced") or {}).get("pool")
+        check(pool == "off: --pool 0 (or SURGEBOX_POOL=0)", f"pool 0: enforced.pool {pool!r}")
+    finally:
+        d.terminate()
+        d.wait(timeout=120)
+
+
 def regen_slice(bin_dir, sock, src_dir, work):
     data = surge_data(src_dir)
     if not (os.path.exists(os.path.join(data, "dr.json")) and os.path.exists(os.path.join(data, "bg.json"))):
@@ -220,6 +235,7 @@ def inside(bin_dir, src_dir, mode):
     d, sock = start_daemon(bin_dir, work)
     try:
         daemon_slice(bin_dir, sock, work)
+        fresh_roots(bin_dir, work)
         regen_slice(bin_dir, sock, src_dir, work)
         verify_slice(bin_dir, sock, work)
         p = cli(bin_dir, sock, "status", "--json")
