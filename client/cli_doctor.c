@@ -35,7 +35,7 @@ static const sbo_cmd doctor_cmd = {
     "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool, "
     "cgroup backend, uid range), a trivial job, toolchains and profiles. One line each, with the fix; exit 0 "
     "only when a job ran. Without --socket or $SURGEBOX_SOCKET and no daemon at the default socket, a private "
-    "daemon is started for the check.",
+    "daemon is started for the check; with --profile, the job and the toolchains are that profile's.",
     doctor_opts, sbc_daemon_opts, NULL, false, NULL};
 
 typedef struct {
@@ -176,6 +176,14 @@ static const char *field(json_object *o, const char *key) {
   return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
 }
 
+/* A refused request's message ({"error": {"code", "message"}}), else NULL. */
+static const char *refusal(json_object *resp) {
+  json_object *e = NULL, *m = NULL;
+  if (!resp || !json_object_object_get_ex(resp, "error", &e) || !e || !json_object_is_type(e, json_type_object))
+    return NULL;
+  return json_object_object_get_ex(e, "message", &m) && m ? json_object_get_string(m) : "(no message)";
+}
+
 /* The daemon's self-proof, as its status answers it ("on: ..." / "off: why"). */
 static void check_self_proof(report *r, json_object *status) {
   json_object *sp = NULL;
@@ -195,7 +203,7 @@ static void check_self_proof(report *r, json_object *status) {
 }
 
 /* A trivial job through the daemon: the proof that a job runs here. */
-static bool check_job(report *r, sbc_conn *c) {
+static bool check_job(report *r, sbc_conn *c, const char *profile) {
   json_object *req = sbc_request_new("exec"), *step = json_object_new_object(), *argv = json_object_new_array();
   json_object *steps = json_object_new_array();
   json_object_array_add(argv, json_object_new_string("sh"));
@@ -205,13 +213,17 @@ static bool check_job(report *r, sbc_conn *c) {
   json_object_object_add(step, "argv", argv);
   json_object_array_add(steps, step);
   json_object_object_add(req, "steps", steps);
+  if (profile) json_object_object_add(req, "profile", json_object_new_string(profile));
   json_object *resp = ask(c, req), *st = NULL, *enf = NULL;
   json_object *steps_out = resp ? json_object_object_get(resp, "steps") : NULL;
   if (steps_out && json_object_array_length(steps_out) > 0) st = json_object_array_get_idx(steps_out, 0);
   const char *status = field(resp, "status"), *out = field(st, "stdout"), *err = field(st, "error");
+  const char *refused = refusal(resp);
   bool ran = status && !strcmp(status, "ok") && out && !strcmp(out, "doctor\n");
   if (st) json_object_object_get_ex(st, "enforced", &enf);
   if (ran) say(r, "job", OK, NULL, "a trivial job ran (pool %s)", field(enf, "pool") ? field(enf, "pool") : "?");
+  else if (refused)
+    say(r, "job", FAIL, "as the daemon's message says", "the daemon refused a trivial job: %s", refused);
   else
     say(r, "job", FAIL, "the lines above say which mechanism failed; the daemon's log says more",
         "a trivial job ended %s%s%s", status ? status : "without an answer", err ? ": " : "", err ? err : "");
@@ -219,8 +231,10 @@ static bool check_job(report *r, sbc_conn *c) {
   return ran;
 }
 
-static void check_toolchains(report *r, sbc_conn *c) {
-  json_object *resp = ask(c, sbc_request_new("toolchains")), *list = NULL;
+static void check_toolchains(report *r, sbc_conn *c, const char *profile) {
+  json_object *req = sbc_request_new("toolchains"), *list = NULL;
+  if (profile) json_object_object_add(req, "profile", json_object_new_string(profile));
+  json_object *resp = ask(c, req);
   char names[1024] = "";
   int n = 0;
   if (resp && json_object_object_get_ex(resp, "toolchains", &list) && list)
@@ -230,7 +244,9 @@ static void check_toolchains(report *r, sbc_conn *c) {
       size_t len = strlen(names);
       if (n++ < 12) snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", field(t, "name"));
     }
+  const char *refused = refusal(resp);
   if (n) say(r, "toolchains", OK, NULL, "%d found: %s%s", n, names, n > 12 ? ", ..." : "");
+  else if (refused) say(r, "toolchains", FAIL, "as the daemon's message says", "the daemon refused: %s", refused);
   else say(r, "toolchains", FAIL, "install a compiler or interpreter (`surgebox toolchains` says which package)",
            "none found by the daemon");
   json_object_put(resp);
@@ -261,8 +277,8 @@ static int run_doctor(const sbc_ctx *g, bool json) {
         c.daemon_pid > 0 ? " (a private one, started for this check)" : "");
     if (status) check_self_proof(&r, status);
     json_object_put(status);
-    ran = status && check_job(&r, &c);
-    if (status) check_toolchains(&r, &c);
+    ran = status && check_job(&r, &c, g->profile);
+    if (status) check_toolchains(&r, &c, g->profile);
     sbc_close(&c);
   }
   check_profiles(&r);

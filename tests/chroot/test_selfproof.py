@@ -116,6 +116,11 @@ def doctor(bin_dir, work):
           f"doctor: job {got.get('job')} pool {got.get('pool')}")
     check("private one" in got.get("daemon", {}).get("detail", ""), f"doctor: daemon {got.get('daemon')}")
 
+    p = subprocess.run([sb, "doctor", "--profile", "nope"], capture_output=True, text=True, timeout=600, env=env)
+    line = [ln for ln in p.stdout.splitlines() if ln.split()[1:2] == ["job"]]
+    check(p.returncode == 2 and line and line[0].startswith("FAIL") and 'unknown profile "nope"' in line[0],
+          f"doctor --profile nope: {p.returncode} {p.stdout}")
+
     dead = os.path.join(work, "nobody.sock")
     p = subprocess.run([sb, "doctor", "--socket", dead], capture_output=True, text=True, timeout=300, env=env)
     line = [ln for ln in p.stdout.splitlines() if ln.split()[1:2] == ["daemon"]]
