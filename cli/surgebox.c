@@ -37,6 +37,7 @@ static const sbc_command commands[] = {
     {"status", "the daemon's state and counters", D | A, sbc_status_main},
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
+    {"doctor", "can a job run here? each mechanism checked, one line each with the fix", D | A | P, sbc_doctor_main},
     {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S, sbr_batch_main},
     {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
     {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S, sbr_regen_main},

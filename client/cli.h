@@ -16,6 +16,7 @@ int sbc_exec_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_status_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_ping_main(const sbc_ctx *g, int argc, char **argv);
+int sbc_doctor_main(const sbc_ctx *g, int argc, char **argv); /* cli_doctor.c */
 
 /* --- cli_common.c --- */
 /* A request object with a fresh id ("exec-<pid>-<n>": distinct per request,

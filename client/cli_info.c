@@ -66,6 +66,10 @@ static void print_status(json_object *r) {
     printf("uids: %s from %s, %s in use\n", sv(ur, "count"), sv(ur, "first"), sv(ur, "in_use"));
   else
     printf("uids: one (the daemon is not root)\n");
+  json_object *sp = NULL;
+  if (str(r, "pool")) printf("pool: %s\n", sv(r, "pool"));
+  if (json_object_object_get_ex(r, "self_proof", &sp) && sp)
+    printf("self-proof at start: %s ms (cgroup %s, uid range %s)\n", sv(sp, "ms"), sv(sp, "cgroup"), sv(sp, "uid_range"));
   json_object *tot = NULL;
   if (json_object_object_get_ex(r, "totals", &tot) && tot && json_object_is_type(tot, json_type_object)) {
     printf("finished:");

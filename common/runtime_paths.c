@@ -2,6 +2,7 @@
 #include "runtime_paths.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,4 +54,23 @@ void sbu_default_socket(uid_t host_euid, char *out, size_t cap) {
     else snprintf(dir, sizeof dir, "/tmp/surgebox-%u", (unsigned)geteuid());
   }
   snprintf(out, cap, "%s/surgebox.sock", dir);
+}
+
+const char *sbu_profiles_dir(void) {
+  static char buf[4096];
+  const char *env = getenv("SURGEBOX_PROFILES");
+  if (env && *env) return env;
+  if (geteuid() == 0) return "/var/lib/surgebox/profiles";
+  const char *xdg = getenv("XDG_DATA_HOME");
+  if (xdg && *xdg == '/') {
+    snprintf(buf, sizeof buf, "%s/surgebox/profiles", xdg);
+    return buf;
+  }
+  const char *home = getenv("HOME");
+  if (!home || *home != '/') {
+    struct passwd *pw = getpwuid(geteuid());
+    home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
+  }
+  snprintf(buf, sizeof buf, "%s/.local/share/surgebox/profiles", home);
+  return buf;
 }

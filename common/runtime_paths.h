@@ -18,5 +18,9 @@ int sbu_runtime_dir(uid_t host_euid, char *out, size_t cap);
 int sbu_socket_dir(uid_t host_euid, char *out, size_t cap);
 /* <socket dir>/surgebox.sock */
 void sbu_default_socket(uid_t host_euid, char *out, size_t cap);
+/* Where profiles live by default (toolchains/profile.c, surgebox doctor):
+ * $SURGEBOX_PROFILES, else root's /var/lib/surgebox/profiles, else
+ * $XDG_DATA_HOME/surgebox/profiles or ~/.local/share/surgebox/profiles. */
+const char *sbu_profiles_dir(void);
 
 #endif

@@ -222,8 +222,18 @@ struct sbd_server {
   uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
   uint64_t idle_since;      /* uv_hrtime() when the last client/job went, 0: busy */
   uint64_t idle_seen_conns; /* connections_total at the last idle check */
+  char proof_cgroup[SB_ERR_MAX + 96]; /* prove.c: "on: v1", "off: why" */
+  char proof_uids[96];                /* prove.c: "on: first-last", "off: why" */
+  double proof_ms;                    /* how long the self-proof took */
 };
 void sbd_toolchains_reload(sbd_server *srv);
+
+/* ---- prove.c ---- */
+/* The self-proof at start (before the loop): 0, or -1 after printing the
+ * one-line reason why no job can run here. May reopen srv->rt. */
+int sbd_prove(sbd_server *srv);
+void sbd_prove_log(sbd_server *srv);
+json_object *sbd_prove_json(sbd_server *srv); /* status' self_proof */
 void sbd_count_status(sbd_server *srv, const char *status);
 json_object *sbd_status_json(sbd_server *srv, json_object *id);
 /* Called when a job ends: finishes a drain once nothing runs. */

@@ -84,6 +84,11 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
     json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
   }
   json_object_object_add(o, "uid_range", ur);
+  const char *pool_off = sb_runtime_pool_off(srv->rt);
+  char pool[SB_ERR_MAX + 8];
+  snprintf(pool, sizeof pool, pool_off ? "off: %s" : "on", pool_off);
+  json_object_object_add(o, "pool", json_object_new_string(pool));
+  json_object_object_add(o, "self_proof", sbd_prove_json(srv));
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
@@ -355,6 +360,11 @@ int sbd_run(sbd_config *cfg) {
     free(srv);
     return 2;
   }
+  if (sbd_prove(srv) < 0) {
+    sb_runtime_close(srv->rt);
+    free(srv);
+    return 2;
+  }
   uid_t uid_first;
   uint32_t uid_count, uid_in_use;
   if (sb_runtime_uid_range(srv->rt, &uid_first, &uid_count, &uid_in_use) && (uint32_t)cfg->jobs > uid_count) {
@@ -385,6 +395,7 @@ int sbd_run(sbd_config *cfg) {
   } else {
     const char *w = sb_runtime_warning(srv->rt);
     if (w) sbd_log(srv, "warn", "%s", w);
+    sbd_prove_log(srv);
     sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
             cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
     uv_signal_init(&srv->loop, &srv->sig_term);

@@ -107,6 +107,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   r->limits = p->limits;
   r->cgroup = p->rt->cg.kind;
   r->uid = (int64_t)p->uid;
+  snprintf(r->pool, sizeof r->pool, "%s", p->pool_note);
   r->output_base64 = p->output_base64;
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);

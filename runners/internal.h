@@ -212,6 +212,11 @@ typedef struct {
   bool template;                /* pool.c: mount points only for /app, /tmp, /dev/shm, /proc; no identity */
 } sb_mount_plan;
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
+/* Propagation flags (MS_PRIVATE, MS_SLAVE) on every mount of our mount
+ * namespace, applied from its root even in a chroot (whose "/" may be no
+ * mount point), root and cwd restored. 0 or -errno. Parent or child (no
+ * malloc); not with threads sharing our fs (setns refuses). */
+int sb_mount_ns_propagation(unsigned long flags);
 /* A pooled job (child, after clone into new pid/ipc/uts namespaces): enter
  * a private copy of the template mount namespace tmpl_fd and mount what is
  * the job's own: /app (app_tree_fd, a detached bind of the workspace from
@@ -306,9 +311,10 @@ typedef struct sb_pool_tmpl sb_pool_tmpl;
 int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]);
 /* For one run: *tmpl_fd (owned by the pool) and *app_tree_fd (a detached
  * clone of the workspace's mount, the caller closes it), or both -1: the
- * run builds its own root. */
+ * run builds its own root. note: the result's enforced.pool ("used",
+ * "off: why" for the runtime, "not used: why" for this run). */
 void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
-                     int *app_tree_fd);
+                     int *app_tree_fd, char note[SB_ERR_MAX]);
 void sb_pool_init(sb_runtime *rt);
 void sb_pool_fini(sb_runtime *rt);
 /* Close fd on the teardown thread (a job's mount namespace: its umounts
@@ -355,6 +361,7 @@ struct sb_runtime {
   sb_bpf filter;
   cap_t empty_caps;
   char warning[SB_ERR_MAX];
+  char pool_off[SB_ERR_MAX];  /* why the pool was turned off (sb_runtime_pool_disable), else "" */
   uint64_t counter;
   char uid_dir[PATH_MAX];    /* uids.c: the shared lock directory */
   uint32_t uid_next, uids_in_use;

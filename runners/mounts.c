@@ -185,15 +185,70 @@ static int build_dev(ctx *c, const sb_mount_plan *p) {
   return 0;
 }
 
-static int pivot(ctx *c, const sb_mount_plan *p) {
+/* Our own mount namespace, as an fd setns() takes: a pidfd of ourselves
+ * (5.8+; needs no /proc, which a chroot may lack), else its /proc entry. */
+static int own_mnt_ns(void) {
+  int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+  if (fd >= 0) return fd;
+  return open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+}
+
+/* Root and cwd to the top of the mount namespace's root: setns() into the
+ * namespace we are already in does that (mntns_install), which is a no-op
+ * unless we run in a chroot (schroot, sbuild, pbuilder; HACKING.md,
+ * "Prepared sandboxes"). Needs CAP_SYS_ADMIN and CAP_SYS_CHROOT, which the
+ * init and the template's builder hold at this point. */
+static int to_ns_root(ctx *c, int ns_fd) {
+  return setns(ns_fd, CLONE_NEWNS) < 0 ? fail(c, "setns", "own mount namespace") : 0;
+}
+
+static int pivot(ctx *c, const sb_mount_plan *p, int ns_fd) {
+  /* From the namespace's root, not a chroot's: pivot_root moves the caller's
+   * root mount, so from a chroot the new root would be attached where the
+   * chroot's directory is, under the host's tree, and a later setns() into
+   * this namespace (the pool's jobs) would land at the host's root, where
+   * /app does not exist ("move_mount /app: No such file or directory"). */
+  int newroot = open(p->newroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (newroot < 0) return fail(c, "open", p->newroot);
+  int rc = to_ns_root(c, ns_fd);
+  if (!rc && fchdir(newroot) < 0) rc = fail(c, "chdir", p->newroot);
+  close(newroot);
+  if (rc) return rc;
   /* pivot_root(".", ".") stacks the old root under the new one; detaching
    * it leaves only the new tree (the trick from pivot_root(2)'s notes). */
-  if (chdir(p->newroot) < 0) return fail(c, "chdir", p->newroot);
   if (syscall(SYS_pivot_root, ".", ".") < 0) return fail(c, "pivot_root", p->newroot);
   if (umount2(".", MNT_DETACH) < 0) return fail(c, "detach old root", "/");
   if (chdir("/") < 0) return fail(c, "chdir", "/");
   if (set_attrs("/", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
     return fail(c, "remount read-only", "/");
+  return 0;
+}
+
+int sb_mount_ns_propagation(unsigned long flags) {
+  int ns = own_mnt_ns();
+  if (ns < 0) return -errno;
+  int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int rc = root < 0 || cwd < 0 ? -errno : 0;
+  if (!rc && setns(ns, CLONE_NEWNS) < 0) rc = -errno;
+  if (!rc && mount(NULL, "/", NULL, MS_REC | flags, NULL) < 0) rc = -errno;
+  if (root >= 0 && (fchdir(root) < 0 || chroot(".") < 0) && !rc) rc = -errno; /* back: never stay out */
+  if (cwd >= 0 && fchdir(cwd) < 0 && !rc) rc = -errno;
+  if (root >= 0) close(root);
+  if (cwd >= 0) close(cwd);
+  close(ns);
+  return rc;
+}
+
+/* Nothing we mount may propagate back to the host: every mount of the
+ * namespace made private, from its root (a chroot's "/" is only part of it,
+ * and may not be a mount point at all), then back into the caller's root,
+ * where the host paths of the plan are resolved. */
+static int private_namespace(ctx *c) {
+  int rc = sb_mount_ns_propagation(MS_PRIVATE);
+  if (rc < 0) {
+    errno = -rc;
+    return fail(c, "make private", "the mount namespace");
+  }
   return 0;
 }
 
@@ -207,9 +262,10 @@ static int mountpoint_only(ctx *c, const char *path, mode_t mode) {
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   ctx c = {what, what_len};
   char path[PATH_MAX], opts[128];
-  /* Nothing we mount may propagate back to the host. */
-  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return fail(&c, "make private", "/");
-  int rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
+  int ns_fd = own_mnt_ns();
+  if (ns_fd < 0) return fail(&c, "open", "own mount namespace");
+  int rc = private_namespace(&c);
+  if (!rc) rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
   char src[PATH_MAX];
   for (const char *const *b = host_binds; !rc && *b; b++) {
     if (join(src, sizeof src, p->root, *b) < 0) rc = fail(&c, "path", *b);
@@ -247,7 +303,8 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     if (access(p->extra[i].source, F_OK) < 0) continue; /* optional toolchain paths */
     rc = bind(&c, p, p->extra[i].source, p->extra[i].target, p->extra[i].writable);
   }
-  if (!rc) rc = pivot(&c, p);
+  if (!rc) rc = pivot(&c, p, ns_fd);
+  close(ns_fd);
   return rc;
 }
 

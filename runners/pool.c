@@ -117,7 +117,7 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
 }
 
 int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
-  if (rt->opts.pool <= 0 || rt->userns || !rt->can_mount) return -ENOTSUP;
+  if (sb_runtime_pool_off(rt)) return -ENOTSUP;
   for (size_t i = 0; i < plan->n_extra; i++)
     if (under_job_paths(plan->extra[i].target)) return -ENOTSUP;
   char *key = make_key(slot, plan->root, plan->extra, plan->n_extra);
@@ -171,26 +171,54 @@ static int app_tree(const sb_workspace *ws) {
   return fd;
 }
 
+const char *sb_runtime_pool_off(const sb_runtime *rt) {
+  if (rt->pool_off[0]) return rt->pool_off;
+  if (rt->opts.pool <= 0) return "--pool 0 (or SURGEBOX_POOL=0)";
+  if (rt->userns || !rt->can_mount) return "user-namespace mode (not run as root): each job builds its own root";
+  return NULL;
+}
+
+void sb_runtime_pool_disable(sb_runtime *rt, const char *why) {
+  snprintf(rt->pool_off, sizeof rt->pool_off, "%s", why);
+  for (int i = 0; i < rt->n_pool; i++) { /* running jobs hold their own copies */
+    free(rt->pool[i].key);
+    sb_pool_defer_close(rt, rt->pool[i].fd);
+  }
+  rt->n_pool = 0;
+}
+
 void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_mount_plan *plan, int *tmpl_fd,
-                     int *app_tree_fd) {
+                     int *app_tree_fd, char note[SB_ERR_MAX]) {
   *tmpl_fd = *app_tree_fd = -1;
+  const char *off = sb_runtime_pool_off(rt);
+  if (off) {
+    snprintf(note, SB_ERR_MAX, "off: %s", off);
+    return;
+  }
   sb_mount_plan tp = *plan;
   tp.template = true;
   char err[SB_ERR_MAX] = "";
   int t = sb_pool_template(rt, slot, &tp, err);
-  if (t < 0) { /* off, does not fit, or cannot be built: the fresh path (which reports real errors) */
-    if (t != -ENOTSUP) rt->pool_fallbacks++;
+  if (t == -ENOTSUP) {
+    snprintf(note, SB_ERR_MAX, "not used: an extra mount at or under a path each job mounts itself");
+    return;
+  }
+  if (t < 0) { /* cannot be built: the fresh path (which reports real errors) */
+    rt->pool_fallbacks++;
+    snprintf(note, SB_ERR_MAX, "not used: %.*s", SB_ERR_MAX - 16, err[0] ? err : strerror(-t));
     return;
   }
   if (ws) {
     int a = app_tree(ws);
     if (a < 0) {
       rt->pool_fallbacks++;
+      snprintf(note, SB_ERR_MAX, "not used: open_tree of the workspace: %s", strerror(-a));
       return;
     }
     *app_tree_fd = a;
   }
   *tmpl_fd = t;
+  snprintf(note, SB_ERR_MAX, "used");
 }
 
 #ifndef PIDFD_GET_MNT_NAMESPACE

@@ -262,7 +262,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.gid = p->gid;
   a.empty_caps = rt->empty_caps;
   a.tmpl_fd = a.app_tree_fd = -1;
-  if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd);
+  if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
 
   if (!rc) {
     unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;

@@ -24,6 +24,7 @@ struct sb_proc {
   pid_t pid;
   int pidfd, ctl_fd, out_fd, err_fd;
   bool pooled;   /* the init entered a prepared root (pool.c) */
+  char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
   int job_ns_fd; /* pooled: its mount namespace, closed on the teardown thread */
   sb_cg_job cg;
   sb_bpf own_filter; /* when the spec extends the runtime's policy */

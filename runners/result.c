@@ -97,7 +97,9 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "limits", limits_json(&r->limits));
   json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(r->cgroup)));
   json_object_object_add(o, "uid", r->uid >= 0 ? json_object_new_int64(r->uid) : NULL);
-  json_object_object_add(o, "enforced", rt ? sb_runtime_enforcement(rt) : NULL);
+  json_object *enforced = rt ? sb_runtime_enforcement(rt) : NULL;
+  if (enforced) json_object_object_add(enforced, "pool", r->pool[0] ? json_object_new_string(r->pool) : NULL);
+  json_object_object_add(o, "enforced", enforced);
   json_object *w = json_object_new_array();
   const char *warning = rt ? sb_runtime_warning(rt) : NULL;
   if (warning) json_object_array_add(w, json_object_new_string(warning));

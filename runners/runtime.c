@@ -182,9 +182,12 @@ static int make_private_mount_ns(bool done, char err[SB_ERR_MAX]) {
   }
   /* Slave: host mounts still propagate in (a toolchain mounted later is
    * seen), ours never propagate out. */
-  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
-    sb_err(err, "make / rslave: %s", strerror(errno));
-    return -errno;
+  /* A chroot's "/" may be no mount point (EINVAL): then from the namespace's root. */
+  int rc = mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0 ? 0 : -errno;
+  if (rc == -EINVAL) rc = sb_mount_ns_propagation(MS_SLAVE);
+  if (rc < 0) {
+    sb_err(err, "make the mount namespace rslave: %s", strerror(-rc));
+    return rc;
   }
   return 0;
 }
@@ -322,6 +325,11 @@ void sb_runtime_close(sb_runtime *rt) {
 sb_cgroup_kind sb_runtime_cgroup(const sb_runtime *rt) { return rt->cg.kind; }
 
 const char *sb_runtime_warning(const sb_runtime *rt) { return rt->warning[0] ? rt->warning : NULL; }
+
+void sb_runtime_add_warning(sb_runtime *rt, const char *text) {
+  size_t n = strlen(rt->warning);
+  snprintf(rt->warning + n, sizeof rt->warning - n, "%s%s", n ? "; " : "", text);
+}
 
 /* Lowering an oom_score_adj (proc.c: the sandbox init's) needs
  * CAP_SYS_RESOURCE, which containers often drop even for root. */

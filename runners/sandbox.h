@@ -70,6 +70,19 @@ bool sb_runtime_host_gid(const sb_runtime *rt, gid_t seen, gid_t *host);
 uid_t sb_host_euid(void); /* geteuid() as it was before sb_runtime_open */
 /* The uid range (false in user-namespace mode, where there is none);
  * in_use counts this process's leases. */
+/* Why prepared roots (the pool) are off for this runtime, NULL when on;
+ * turning them off drops the templates (sb_runtime_prove does on failure). */
+const char *sb_runtime_pool_off(const sb_runtime *rt);
+/* Adds text to the runtime's warning (every result's warnings, status'). */
+void sb_runtime_add_warning(sb_runtime *rt, const char *text);
+void sb_runtime_pool_disable(sb_runtime *rt, const char *why);
+/* The self-proof (selfproof.c): a trivial job (a file in a workspace read
+ * back by a shell, as a leased uid, in the runtime's cgroup backend) through
+ * each mechanism the runtime will use. A pool that fails where a fresh root
+ * works is turned off, saying why. 0 when a job runs here, else -errno and
+ * err says what failed (-ERANGE: the uid range is not mapped in our user
+ * namespace). */
+int sb_runtime_prove(sb_runtime *rt, char err[SB_ERR_MAX]);
 bool sb_runtime_uid_range(const sb_runtime *rt, uid_t *first, uint32_t *count, uint32_t *in_use);
 /* Parse "FIRST-LAST" (both inclusive). 0 or -EINVAL. */
 int sb_uid_range_parse(const char *s, uid_t *first, uint32_t *count);
@@ -197,6 +210,7 @@ typedef struct {
   sb_cgroup_kind cgroup;
   int64_t uid;                  /* the run's uid (and gid), -1 when it never started */
   bool output_base64;           /* as requested by the spec */
+  char pool[SB_ERR_MAX];        /* enforced.pool: "used", "off: why", "not used: why"; "" never started */
 } sb_result;
 
 void sb_result_free(sb_result *r);

@@ -3,6 +3,7 @@
 #include "atomic_write.h"
 #include "profile.h"
 #include "profile_internal.h"
+#include "runtime_paths.h"
 #include "sandbox.h"
 #include "toolchain.h"
 
@@ -29,24 +30,7 @@
 /* toolchains/defs -> toolchains/profiles */
 #define SURGEBOX_PROFILE_DEFS_SOURCE_DIR SURGEBOX_TOOLCHAINS_SOURCE_DIR "/../profiles"
 
-const char *sbf_default_dir(void) {
-  static char buf[4096];
-  const char *env = getenv("SURGEBOX_PROFILES");
-  if (env && *env) return env;
-  if (geteuid() == 0) return "/var/lib/surgebox/profiles";
-  const char *xdg = getenv("XDG_DATA_HOME");
-  if (xdg && *xdg == '/') {
-    snprintf(buf, sizeof buf, "%s/surgebox/profiles", xdg);
-    return buf;
-  }
-  const char *home = getenv("HOME");
-  if (!home || *home != '/') {
-    struct passwd *pw = getpwuid(geteuid());
-    home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
-  }
-  snprintf(buf, sizeof buf, "%s/.local/share/surgebox/profiles", home);
-  return buf;
-}
+const char *sbf_default_dir(void) { return sbu_profiles_dir(); }
 
 const char *sbf_defs_dir(void) {
   static char buf[4096];
