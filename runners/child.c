@@ -272,7 +272,7 @@ void sb_child_main(const sb_child_args *a) {
   sb_msg done;
   memset(&done, 0, sizeof done);
   done.type = SB_MSG_DONE;
-  done.start_ns = sb_now_ns();
+  done.start_ns = sbu_now_ns();
   /* The program starts as a vfork-style child (CLONE_VM | CLONE_VFORK) on
    * a stack of its own: the init is a copy of the supervisor's address
    * space, and a fork would copy its page tables only for the exec to throw
@@ -314,7 +314,7 @@ void sb_child_main(const sb_child_args *a) {
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) break; /* ECHILD: cannot happen before the program was reaped */
     if (r == pid) {
-      done.end_ns = sb_now_ns();
+      done.end_ns = sbu_now_ns();
       done.wstatus = st;
       break;
     }

@@ -37,14 +37,8 @@ void sb_attach_warm_fini(sb_attach_warm *w);
 
 /* ---- util.c (parent and child) ---- */
 void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* the one monotonic clock is common/clock.h's sbu_now_ns; child.c (changed on
- * another branch) still says sb_now_ns */
-#define sb_now_ns sbu_now_ns
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
-/* common/cleanup.h's sbu_closep (close, leave -1); pool.c (changed on
- * another branch) still says sb_closep */
-#define sb_closep sbu_closep
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
 typedef struct sb_cg_slot sb_cg_slot;

@@ -254,8 +254,8 @@ void sb_pool_init(sb_runtime *rt) {
   if (rt->opts.pool <= 0) return;
   if (pipe2(rt->teardown_pipe, O_CLOEXEC) < 0) return;
   if (pthread_create(&rt->teardown_thread, NULL, teardown_main, rt) != 0) {
-    sb_closep(&rt->teardown_pipe[0]);
-    sb_closep(&rt->teardown_pipe[1]);
+    sbu_closep(&rt->teardown_pipe[0]);
+    sbu_closep(&rt->teardown_pipe[1]);
     return;
   }
   rt->teardown_started = true;
@@ -277,9 +277,9 @@ void sb_pool_fini(sb_runtime *rt) {
   rt->pool = NULL;
   rt->n_pool = 0;
   if (rt->teardown_started) {
-    sb_closep(&rt->teardown_pipe[1]);
+    sbu_closep(&rt->teardown_pipe[1]);
     pthread_join(rt->teardown_thread, NULL);
-    sb_closep(&rt->teardown_pipe[0]);
+    sbu_closep(&rt->teardown_pipe[0]);
     rt->teardown_started = false;
   }
 }
