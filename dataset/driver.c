@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-const sbo_opt sbr_jobs_opts[] = {{"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"}, {NULL, 0, NULL, NULL}};
+const sbo_opt sbr_jobs_opts[] = {
+    {"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"},
+    {"dump-requests", SBR_O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
+    {NULL, 0, NULL, NULL}};
 const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
 const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
 
@@ -20,6 +23,10 @@ bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, 
     long n;
     if (sbo_parse_long(val, 0, 4096, &n) < 0) *rc = sbo_bad_value(p, key, val);
     else o->jobs = (int)n;
+    return true;
+  }
+  if (key == SBR_O_DUMP) {
+    o->dump = val;
     return true;
   }
   return sbc_ctx_apply(ctx, key, val) || sbr_shard_apply(&o->shard, key, val);

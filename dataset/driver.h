@@ -35,10 +35,11 @@
 typedef struct {
   sbr_shard_args shard; /* the shard group as given */
   int jobs;             /* --jobs N; 0: the CPUs */
+  const char *dump;     /* --dump-requests FILE: write the requests, run nothing */
 } sbr_run_opts;
 
-/* --jobs N (0: the CPUs), declared once */
-enum { SBR_O_JOBS = 0x7300 };
+/* --jobs N (0: the CPUs) and --dump-requests FILE, declared once */
+enum { SBR_O_JOBS = 0x7300, SBR_O_DUMP };
 extern const sbo_opt sbr_jobs_opts[];
 /* sbo_cmd.groups: {daemon, shard, jobs} for a benchmark run; {daemon,
  * shard} for one whose jobs option is its own (batch's --concurrency, eval's

@@ -102,7 +102,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_DUMP };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
@@ -110,7 +110,6 @@ static const sbo_opt verify_opts[] = {
     {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
     {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
-    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
@@ -127,7 +126,6 @@ static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
   case O_OUT: o->out = v; break;
   case O_DATA: o->data = v; break;
   case O_CACHE: o->cache_dir = v; break;
-  case O_DUMP: o->dump = v; break;
   }
   return 0;
 }
@@ -148,6 +146,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
     rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
   sbo_done(&p);
   o->jobs = run.jobs;
+  o->dump = run.dump;
   if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out) {
     fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");

@@ -335,7 +335,7 @@ int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
 }
 
 /* ---- the command line ---- */
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY, O_DUMP };
+enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY };
 static const sbo_opt drmatrix_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
     {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
@@ -343,7 +343,6 @@ static const sbo_opt drmatrix_opts[] = {
     {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
     {"out", O_OUT, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)"},
     {"only", O_ONLY, "I,J,...", "only these item indices"},
-    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
                                      "Every DR snippet under every compiler, standard and optimisation level.",
@@ -367,7 +366,6 @@ static int option(sbo_parser *p, sbr_drmatrix_opts *o, int k, const char *v) {
   case O_STDS: o->stds = v; break;
   case O_OPTS: o->opts = v; break;
   case O_ONLY: o->only = v; break;
-  case O_DUMP: o->dump = v; break;
   }
   return 0;
 }
@@ -388,6 +386,7 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbo_done(&p);
   if (rc || k == SBO_STOP) return rc;
   o.jobs = run.jobs;
+  o.dump = run.dump;
   if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;
   if (o.shard.count && !o.out) {
     fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");

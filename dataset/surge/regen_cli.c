@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_DUMP, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
+enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
        O_NO_MIMIC, O_RETRY, O_PLAN, O_PLAN_JSON, O_STRICT };
 static const sbo_opt regen_opts[] = {
     {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
@@ -34,7 +34,6 @@ static const sbo_opt regen_opts[] = {
     {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items"},
     {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics"},
     {"strict", O_STRICT, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)"},
-    {"dump-requests", O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {"plan", O_PLAN, NULL, "print every shard's item count and expected cost, run nothing (no daemon)"},
     {"plan-json", O_PLAN_JSON, NULL, "like --plan, as JSON naming every shard's items (subset: indices)"},
     {NULL, 0, NULL, NULL}};
@@ -82,7 +81,6 @@ static int option(sbo_parser *p, sbr_regen_opts *o, int k, const char *v) {
   case O_OUT: o->out = v; break;
   case O_SUMMARY: o->summary = v; break;
   case O_ONLY: o->only = v; break;
-  case O_DUMP: o->dump = v; break;
   case O_REPEAT:
     if (sbo_parse_long(v, 1, 1000, &n) < 0) return sbo_bad_value(p, k, v);
     o->repeat = (int)n;
@@ -113,6 +111,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   if (rc == 0 && !o->data) rc = sbo_usage_error(&p, "--data DIR is required (SURGE's <subset>.json files)");
   sbo_done(&p);
   o->jobs = run.jobs;
+  o->dump = run.dump;
   if (rc == 0 && sbr_shard_from_args("regen", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out && !o->dump && !o->plan) {
     fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
