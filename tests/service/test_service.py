@@ -609,9 +609,10 @@ def case_install():
     with open(w, "w") as f:
         f.write(f"#!/bin/sh\nexec {P}/bin/surgeboxd \"$@\" --cache-dir {d}/cache\n")
     os.chmod(w, 0o755)
-    env.update(SURGEBOXD=w, SURGEBOX_IDLE_TIMEOUT="0")
-    r = run([os.path.join(P, "bin/surgebox"), "--socket", os.path.join(d, "none.sock"), "toolchains", "--json"],
-            env=env, timeout=600)
+    sockdir = os.path.join(d, "sock")  # the default socket lives there, nothing listens: a private daemon starts
+    os.mkdir(sockdir, 0o700)
+    env.update(SURGEBOXD=w, SURGEBOX_IDLE_TIMEOUT="0", SURGEBOX_SOCKET_DIR=sockdir)
+    r = run([os.path.join(P, "bin/surgebox"), "toolchains", "--json"], env=env, timeout=600)
     names = [t["name"] for t in json.loads(r.stdout)["toolchains"]] if r.returncode == 0 else []
     print("toolchains from P:", names)
     check(r.returncode == 0 and "python3" in names and "gcc" not in names and "g++" in names,

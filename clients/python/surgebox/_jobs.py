@@ -28,16 +28,18 @@ class ConnectionLost(SurgeboxError):
         super().__init__("connection_lost", message)
 
 
-class NoDaemon(SurgeboxError):
+class NoDaemon(SurgeboxError, ConnectionError):
     """No daemon answers at the socket asked for. A socket named explicitly
     (the `socket` argument or $SURGEBOX_SOCKET) is never replaced by a private
     daemon: the message names the path and the next step (as the C CLI's).
-    `path`: the socket; `errno`: the connect's errno."""
+    `path`: the socket; `errno`: the connect's errno. Also a ConnectionError
+    (an OSError), as the bare socket error it replaces was: code that waits
+    for a daemon by catching OSError keeps working."""
 
     def __init__(self, path, named_by, exc):
         self.path = path
-        self.errno = getattr(exc, "errno", None)
-        if self.errno not in (errno.ENOENT, errno.ECONNREFUSED):
+        code = getattr(exc, "errno", None)
+        if code not in (errno.ENOENT, errno.ECONNREFUSED):
             msg = "cannot connect to %s: %s" % (path, getattr(exc, "strerror", None) or exc)
         elif named_by is None:
             msg = "no daemon answers at %s (the default socket): start one with surgeboxd" % path
@@ -45,6 +47,7 @@ class NoDaemon(SurgeboxError):
             msg = "no daemon answers at %s: start one with surgeboxd --socket %s, or %s" % (
                 path, path, "unset SURGEBOX_SOCKET" if named_by == "environment" else "drop socket=")
         super().__init__("no_daemon", msg)
+        self.errno = code  # after OSError's __init__, which resets it
 
 
 class UnknownProfile(SurgeboxError):
