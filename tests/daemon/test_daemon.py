@@ -1567,9 +1567,15 @@ t = time.process_time()
 while time.process_time() - t < 0.6:
     pass
 out("balloon", "start")
-chunks = []
-while True:                      # to the memory limit
-    chunks.append(bytearray(16 << 20))
+# Past the memory limit with the tmpfs pages (300 + 400 MB > 512 MiB), and
+# then held, but each process under RLIMIT_DATA (512 MiB): with a memory
+# cgroup the OOM killer ends it while it grows; without one (cgroup none)
+# the memory poll must, whenever its tick comes. Growing without end raced
+# the poll against RLIMIT_DATA (a MemoryError: runtime_error) on a loaded
+# machine.
+chunks = [bytearray(16 << 20) for _ in range(25)]
+while True:
+    time.sleep(1)
 """
 SLOT_LOOK = r"""
 import os, time   # slot-look-marker
