@@ -147,7 +147,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   sbo_parser p;
   sbo_init(&p, &exec_cmd, argc, argv);
   e.json = p.json;
-  int k, rc = 0;
+  int k = SBO_END, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
     int bad = 0;

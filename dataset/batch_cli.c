@@ -453,7 +453,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
   sbr_run_opts run = {0};
   sbo_parser p;
   sbo_init(&p, &batch_cmd, argc, argv);
-  int k, rc = 0;
+  int k = SBO_END, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
     if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);

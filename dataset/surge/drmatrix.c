@@ -377,7 +377,7 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbr_run_opts run = {0};
   sbo_parser p;
   sbo_init(&p, &drmatrix_cmd, argc, argv);
-  int k, rc = 0;
+  int k = SBO_END, rc = 0;
   const char *v;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
     if (!sbr_run_apply(&p, &c, &run, k, v, &rc)) rc = option(&p, &o, k, v);

@@ -70,7 +70,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   const char *subsets = "all";
   sbo_parser p;
   sbo_init(&p, &vs_cmd, argc, argv);
-  int k, rc = 0;
+  int k = SBO_END, rc = 0;
   const char *v;
   long n = 0;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
