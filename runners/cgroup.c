@@ -166,6 +166,7 @@ int sb_cg_claim_instance(sb_cg_backend *b, const char *parent, const char *path,
   /* The parent's flock: no other instance judges ours between mkdir and
    * flock. Where it cannot be taken, judge and create without it. */
   SBU_AUTOCLOSE int pfd = sb_lock_dir(parent, true); /* held until we return */
+  (void)pfd;                                          /* used for its lifetime only (clang's -Wunused-variable) */
   sb_cg_remove_stale(parent, lock_dir);
   int rc = mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
   int fd = rc < 0 ? rc : sb_lock_dir(path, false);
