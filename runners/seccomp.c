@@ -36,6 +36,9 @@ const char *const sb_seccomp_default_deny[] = {
     "keyctl", "add_key", "request_key",
     /* large attack surface, never needed by benchmark programs */
     "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    /* native AIO: io_setup takes from the host-wide fs.aio-max-nr budget, which
+     * one job could exhaust for the host (glibc's POSIX aio uses threads) */
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
     "open_by_handle_at", "name_to_handle_at",
     NULL,
 };

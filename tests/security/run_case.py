@@ -739,7 +739,8 @@ def c_netifs(ctx):
 
 
 SYSCALL_KEYS = ["bpf", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd",
-                "io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at",
+                "io_uring_setup", "io_uring_enter", "io_uring_register", "io_setup", "io_destroy",
+                "io_submit", "io_cancel", "io_getevents", "io_pgetevents", "open_by_handle_at",
                 "name_to_handle_at", "kexec_load", "kexec_file_load", "init_module",
                 "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct",
                 "quotactl", "ptrace", "process_vm_readv", "process_vm_writev", "unshare",
@@ -752,7 +753,7 @@ def c_syscalls(ctx):
     h = ctx.h
     r = ctx.run("syscalls", [], ["--time-limit", "20"])
     expect_status(h, r, "ok")
-    optional = {"io_uring_setup", "io_uring_enter", "io_uring_register", "kexec_file_load",
+    optional = {"io_uring_setup", "io_uring_enter", "io_uring_register", "io_pgetevents", "kexec_file_load",
                 "fsopen", "name_to_handle_at"}
     for k in SYSCALL_KEYS:
         key = "sys." + k

@@ -21,6 +21,15 @@ int main(void) {
   TRY(io_uring_enter, SYS_io_uring_enter, -1, 0, 0, 0, NULL, 0);
   TRY(io_uring_register, SYS_io_uring_register, -1, 0, NULL, 0);
 #endif
+  /* native AIO: invalid sizes and contexts (EINVAL if they got through) */
+  TRY(io_setup, SYS_io_setup, 0, NULL);
+  TRY(io_destroy, SYS_io_destroy, 0);
+  TRY(io_submit, SYS_io_submit, 0, 0, NULL);
+  TRY(io_cancel, SYS_io_cancel, 0, NULL, NULL);
+  TRY(io_getevents, SYS_io_getevents, 0, 0, 0, NULL, NULL);
+#ifdef SYS_io_pgetevents
+  TRY(io_pgetevents, SYS_io_pgetevents, 0, 0, 0, NULL, NULL, NULL);
+#endif
   TRY(open_by_handle_at, SYS_open_by_handle_at, -1, NULL, 0);
   TRY(name_to_handle_at, SYS_name_to_handle_at, -1, bad, bad, bad, 0);
   TRY(kexec_load, SYS_kexec_load, 0, 0, NULL, 0xdead0000UL);
