@@ -36,17 +36,13 @@ void sbc_ctx_init(sbc_ctx *ctx) {
   memset(ctx, 0, sizeof *ctx);
   ctx->autostart = true;
   const char *env = getenv("SURGEBOX_SOCKET");
-  if (env && *env) {
-    ctx->socket = env;
-    ctx->socket_explicit = true;
-  }
+  if (env && *env) ctx->socket = env;
 }
 
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   switch (key) {
   case SBC_O_SOCKET:
     ctx->socket = val;
-    ctx->socket_explicit = true;
     ctx->given |= SBC_GIVEN_SOCKET;
     return true;
   case SBC_O_NO_AUTOSTART:

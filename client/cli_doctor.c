@@ -262,8 +262,8 @@ static int run_doctor(const sbc_ctx *g, bool json) {
   char err[1024] = "";
   /* extra args: a daemon of our own that stops with us (not the lingering one) */
   static const char *const own[] = {"--jobs", "1", NULL};
-  if (sbc_open(&c, g->socket, g->autostart && !g->socket_explicit, own, err, sizeof err) < 0) {
-    if (g->socket_explicit)
+  if (sbc_open(&c, g->socket, g->autostart && !g->socket, own, err, sizeof err) < 0) {
+    if (g->socket)
       say(&r, "daemon", FAIL, "start one with surgeboxd --socket PATH, or drop --socket",
           "nothing answers at %s, the socket named by --socket or $SURGEBOX_SOCKET (no daemon is started beside it)",
           g->socket);

@@ -13,8 +13,8 @@
 
 /* The global options, as given before or after a command's name. */
 typedef struct {
-  const char *socket;   /* --socket PATH, else $SURGEBOX_SOCKET, else NULL (the default socket) */
-  bool socket_explicit; /* named by --socket or $SURGEBOX_SOCKET: never start a daemon beside it */
+  const char *socket;   /* --socket PATH, else $SURGEBOX_SOCKET, else NULL (the default socket);
+                         * a named one: never start a daemon beside it */
   bool autostart;       /* false after --no-autostart */
   const char *profile;  /* --profile NAME, else NULL (the daemon's default root) */
   unsigned given;       /* SBC_GIVEN_* bits: which of them the user wrote */

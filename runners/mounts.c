@@ -224,9 +224,8 @@ static int pivot(ctx *c, const sb_mount_plan *p, int ns_fd) {
   return 0;
 }
 
-int sb_mount_ns_propagation(unsigned long flags) {
-  int ns = own_mnt_ns();
-  if (ns < 0) return -errno;
+/* sb_mount_ns_propagation on a namespace fd the caller holds. */
+static int ns_propagation(int ns, unsigned long flags) {
   int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   int rc = root < 0 || cwd < 0 ? -errno : 0;
   if (!rc && setns(ns, CLONE_NEWNS) < 0) rc = -errno;
@@ -235,6 +234,13 @@ int sb_mount_ns_propagation(unsigned long flags) {
   if (cwd >= 0 && fchdir(cwd) < 0 && !rc) rc = -errno;
   if (root >= 0) close(root);
   if (cwd >= 0) close(cwd);
+  return rc;
+}
+
+int sb_mount_ns_propagation(unsigned long flags) {
+  int ns = own_mnt_ns();
+  if (ns < 0) return -errno;
+  int rc = ns_propagation(ns, flags);
   close(ns);
   return rc;
 }
@@ -243,8 +249,8 @@ int sb_mount_ns_propagation(unsigned long flags) {
  * namespace made private, from its root (a chroot's "/" is only part of it,
  * and may not be a mount point at all), then back into the caller's root,
  * where the host paths of the plan are resolved. */
-static int private_namespace(ctx *c) {
-  int rc = sb_mount_ns_propagation(MS_PRIVATE);
+static int private_namespace(ctx *c, int ns_fd) {
+  int rc = ns_propagation(ns_fd, MS_PRIVATE);
   if (rc < 0) {
     errno = -rc;
     return fail(c, "make private", "the mount namespace");
@@ -264,7 +270,7 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   char path[PATH_MAX], opts[128];
   int ns_fd = own_mnt_ns();
   if (ns_fd < 0) return fail(&c, "open", "own mount namespace");
-  int rc = private_namespace(&c);
+  int rc = private_namespace(&c, ns_fd); /* one fd of our namespace for this and the pivot */
   if (!rc) rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
   char src[PATH_MAX];
   for (const char *const *b = host_binds; !rc && *b; b++) {
