@@ -234,6 +234,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->n_netns = 0;
   rt->lock_fd = -1;
   rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
+  rt->own_ipc_fd = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC); /* ipcns.c comes back to it */
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
   rt->host_uid = rt->outer_uid;
@@ -288,9 +289,11 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   int slots = opts->netns_slots > 0 ? opts->netns_slots : 1;
   if (!rc && !rt->userns) {
     rt->netns_fds = calloc((size_t)slots, sizeof(int));
-    if (!rt->netns_fds) rc = -ENOMEM;
+    rt->netns_probes = calloc((size_t)slots, sizeof(int));
+    rt->netns_users = calloc((size_t)slots, sizeof(int));
+    if (!rt->netns_fds || !rt->netns_probes || !rt->netns_users) rc = -ENOMEM;
     for (int i = 0; !rc && i < slots; i++) {
-      int fd = sb_netns_create(err);
+      int fd = sb_netns_create(&rt->netns_probes[i], err);
       if (fd < 0) rc = fd;
       else rt->netns_fds[rt->n_netns++] = fd;
     }
@@ -306,8 +309,15 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
   sb_pool_fini(rt);
-  for (int i = 0; i < rt->n_netns; i++) sbu_closep(&rt->netns_fds[i]);
+  for (int i = 0; i < rt->n_netns; i++) {
+    sbu_closep(&rt->netns_fds[i]);
+    sbu_closep(&rt->netns_probes[i]);
+  }
   free(rt->netns_fds);
+  free(rt->netns_probes);
+  free(rt->netns_users);
+  sb_uid_holds_close(rt);
+  sbu_closep(&rt->own_ipc_fd);
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
   sb_attach_warm_fini(&rt->warm);
