@@ -138,6 +138,7 @@ static void stop_everything(sbd_server *srv) {
   uv_timer_stop(&srv->grace);
   uv_timer_stop(&srv->hangups);
   uv_timer_stop(&srv->idle);
+  uv_timer_stop(&srv->uid_wait);
 }
 
 void sbd_server_job_ended(sbd_server *srv) {
@@ -413,6 +414,8 @@ int sbd_run(sbd_config *cfg) {
     uv_unref((uv_handle_t *)&srv->hangups);
     uv_timer_init(&srv->loop, &srv->idle);
     srv->idle.data = srv;
+    uv_timer_init(&srv->loop, &srv->uid_wait);
+    srv->uid_wait.data = srv;
     if (cfg->idle_timeout_s > 0) {
       double period = cfg->idle_timeout_s * 1000 / 4;
       uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;
