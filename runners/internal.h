@@ -306,20 +306,26 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
 int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
 /* The last job of uid may still have per-uid budgets taken after its
  * processes are gone: in flight in the namespace probe watches (a netns
- * probe, sb_netns_unix_sockets; taken over), or for ms milliseconds (an ipc
- * namespace we could not empty). Releasing its lease then keeps the lock
- * (no process takes the uid) until that is over. */
-void sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms);
+ * probe, sb_netns_unix_sockets; taken over), for ms milliseconds (an ipc
+ * namespace we could not empty), or until another thread calls
+ * sb_uid_hold_done (busy: its ipc namespace being emptied). Releasing its
+ * lease then keeps the lock (no process takes the uid) until that is over.
+ * NULL when nothing is held (user-namespace mode, out of memory). */
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy);
+void sb_uid_hold_done(struct sb_uid_hold *h); /* any thread */
 void sb_uid_holds_close(sb_runtime *rt);
 
 /* ---- ipcns.c (parent) ---- */
 /* A job's ipc namespace while its init lives: fd or -errno. */
 int sb_ipc_job_ns(int pidfd, pid_t pid);
 /* Its processes gone: remove every SysV object and POSIX queue left in it
- * now (what they charged to the uid, mqueue bytes and SHM_LOCK memory, is
- * then given back at once, not when the kernel frees the namespace a grace
- * period later). Objects removed, or -errno. */
-int sb_ipc_drain(sb_runtime *rt, int ipc_ns);
+ * (what they charged to the uid, mqueue bytes and SHM_LOCK memory, is then
+ * given back at once, not when the kernel frees the namespace a grace
+ * period later), on the ipc thread (0.1-0.3 ms, a few ms under load: an
+ * unmount's RCU wait), uid held until it is done. Takes ipc_ns. */
+void sb_ipc_drain_later(sb_runtime *rt, int ipc_ns, uid_t uid);
+void sb_ipc_init(sb_runtime *rt); /* the thread; without it drains run inline */
+void sb_ipc_fini(sb_runtime *rt); /* what was queued is drained first */
 const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
 
 /* ---- pool.c (parent) ---- */
@@ -383,6 +389,9 @@ struct sb_runtime {
   uint64_t pool_rebuilds;    /* pool.c: templates dropped because a file of theirs was locked */
   struct sb_uid_hold *uid_holds; /* uids.c: leases kept after release until their budgets are whole */
   int own_ipc_fd;            /* ipcns.c: our own ipc namespace, to come back to */
+  int ipc_pipe[2];           /* ipcns.c: drains queued for its thread */
+  pthread_t ipc_thread;
+  bool ipc_started;
   sb_cg_backend cg;
   sb_attach_warm warm;       /* v1: keeps cgroup.procs writes cheap (attach_warm.c) */
   sb_bpf filter;

@@ -110,9 +110,8 @@ void sb_proc_free(sb_proc *p) {
   }
   free(p->mounts);
   /* Before the uid can go to another job: its budgets back (ipcns.c, uids.c) */
-  if (p->t_go && (p->ipc_ns_fd < 0 || sb_ipc_drain(p->rt, p->ipc_ns_fd) < 0))
-    sb_uid_hold(p->rt, p->uid, -1, 200); /* not emptied: the kernel frees it within a grace period or so */
-  sbu_closep(&p->ipc_ns_fd);
+  if (p->ipc_ns_fd >= 0) sb_ipc_drain_later(p->rt, sbu_take_fd(&p->ipc_ns_fd), p->uid);
+  else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, 200, false); /* the kernel frees it a grace period or so later */
   sb_netns_slot_release(p->rt, p->netns_slot, p->uid);
   sb_uid_release(p->own_lease);
   free(p->out.data);

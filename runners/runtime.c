@@ -235,6 +235,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->lock_fd = -1;
   rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
   rt->own_ipc_fd = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC); /* ipcns.c comes back to it */
+  rt->ipc_pipe[0] = rt->ipc_pipe[1] = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
   rt->host_uid = rt->outer_uid;
@@ -275,6 +276,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
              "rlimits (RLIMIT_DATA per process, RLIMIT_NPROC per uid)",
              rt->cg.describe);
   if (!rc) sb_pool_init(rt);
+  if (!rc) sb_ipc_init(rt);
   if (!rc) rc = sb_seccomp_build(opts->seccomp_extra_deny, opts->seccomp_extra_allow, NULL, &rt->filter, err);
   if (!rc) {
     rt->empty_caps = cap_init();
@@ -316,6 +318,7 @@ void sb_runtime_close(sb_runtime *rt) {
   free(rt->netns_fds);
   free(rt->netns_probes);
   free(rt->netns_users);
+  sb_ipc_fini(rt); /* before the holds it marks done */
   sb_uid_holds_close(rt);
   sbu_closep(&rt->own_ipc_fd);
   sb_seccomp_free(&rt->filter);

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct sb_uid_hold {
   uid_t uid;
   int probe;         /* a namespace's probe: held while it counts sockets; -1 none */
   uint64_t until_ns; /* held until then; 0 none */
+  atomic_bool busy;  /* held until another thread says done (sb_uid_hold_done) */
   sb_uid_lease *lease;
 };
 
@@ -59,20 +61,27 @@ static void unlock(sb_uid_lease *l) {
   free(l);
 }
 
-void sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms) {
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy) {
   struct sb_uid_hold *h = rt->userns ? NULL : calloc(1, sizeof *h); /* user-namespace mode: no leases */
   if (!h) { /* the uid is leased again as before */
     if (probe >= 0) close(probe);
-    return;
+    return NULL;
   }
   h->uid = uid;
   h->probe = probe;
   h->until_ns = ms ? sbu_now_ns() + (uint64_t)ms * 1000000u : 0;
+  atomic_init(&h->busy, busy);
   h->next = rt->uid_holds;
   rt->uid_holds = h;
+  return h;
 }
 
-static bool hold_over(const struct sb_uid_hold *h, uint64_t now) {
+void sb_uid_hold_done(struct sb_uid_hold *h) {
+  if (h) atomic_store(&h->busy, false);
+}
+
+static bool hold_over(struct sb_uid_hold *h, uint64_t now) {
+  if (atomic_load(&h->busy)) return false;
   if (h->until_ns && now < h->until_ns) return false;
   return h->probe < 0 || sb_netns_unix_sockets(h->probe) <= 0; /* 0, or unreadable: nothing to wait for */
 }
