@@ -83,7 +83,15 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
     json_object_object_add(ur, "count", json_object_new_int64((int64_t)count));
     json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
   }
+  uint64_t netns_rebuilds, template_rebuilds;
+  uint32_t held;
+  sb_runtime_slot_rebuilds(srv->rt, &netns_rebuilds, &template_rebuilds, &held);
+  if (ur) json_object_object_add(ur, "held", json_object_new_int64((int64_t)held));
   json_object_object_add(o, "uid_range", ur);
+  json_object *sr = json_object_new_object(); /* a run left something in flight (runners/namespaces.c, pool.c) */
+  json_object_object_add(sr, "netns", json_object_new_int64((int64_t)netns_rebuilds));
+  json_object_object_add(sr, "template", json_object_new_int64((int64_t)template_rebuilds));
+  json_object_object_add(o, "slot_rebuilds", sr);
   const char *pool_off = sb_runtime_pool_off(srv->rt);
   char pool[SB_ERR_MAX + 8];
   snprintf(pool, sizeof pool, pool_off ? "off: %s" : "on", pool_off);

@@ -120,6 +120,11 @@ void sb_uid_release(sb_uid_lease *l);
  * freed (sb_uid_acquire would say -EBUSY): try again in a few ms, never
  * block on it. */
 bool sb_uids_waiting(sb_runtime *rt);
+/* Slots handed on only when empty (issue 22): how many times a slot got a
+ * fresh network namespace (its last run left sockets in flight) and a
+ * template was built again (a file of it was locked); uids held now until
+ * their last job's budgets are whole. */
+void sb_runtime_slot_rebuilds(const sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held);
 
 /* ---- workspace (/app) -------------------------------------------------- */
 typedef struct sb_workspace sb_workspace;

@@ -125,6 +125,13 @@ bool sb_uids_waiting(sb_runtime *rt) {
   return held && rt->uids_in_use + held >= rt->opts.uid_count;
 }
 
+void sb_runtime_slot_rebuilds(const sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held) {
+  *netns = rt->netns_rebuilds;
+  *templates = rt->pool_rebuilds;
+  *uids_held = 0;
+  for (const struct sb_uid_hold *h = rt->uid_holds; h; h = h->next) *uids_held += h->lease != NULL;
+}
+
 void sb_uid_holds_close(sb_runtime *rt) {
   while (rt->uid_holds) {
     struct sb_uid_hold *h = rt->uid_holds;

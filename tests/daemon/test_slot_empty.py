@@ -193,11 +193,18 @@ def case_park_one_slot(d):
         looks_empty(look(c1, f"look-{k}", name), f"job 2 after job 1 (round {k})")
     kv, _ = park_while(d, "during", c1, c2, "look-during")
     looks_empty(kv, "job 2 sent while job 1 ran")
+    rebuilt = c1.call({"id": "st", "type": "status"}).get("slot_rebuilds") or {}
+    td.check(rebuilt.get("netns", 0) >= 1, f"a parking job had its slot's network namespace rebuilt: {rebuilt}")
+    pooled = os.environ.get("SURGEBOX_POOL", "") != "0"
+    td.check((rebuilt.get("template", 0) >= 1) == pooled, f"templates rebuilt (pool {pooled}): {rebuilt}")
     # an honest job that uses sockets leaves the slot as it found it
     honest = "import socket; a, b = socket.socketpair(); a.send(b'x'); print('got=' + b.recv(1).decode())"
     r = c1.call(td.exec_req("honest", ["python3", "-c", honest]), timeout=120)
     td.check(r.get("status") == "ok" and "got=x" in r["steps"][0].get("stdout", ""), f"an honest job: {r}")
     looks_empty(look(c1, "look-after-honest", "sb-none"), "the job after an honest one")
+    again = c1.call({"id": "st2", "type": "status"}).get("slot_rebuilds") or {}
+    td.check(again == rebuilt, f"honest jobs left the slot as they found it: rebuilds {rebuilt} then {again}")
+    td.check("not empty after a run" in d.logtext(), "the rebuilds are logged")
 
 
 def case_park_two_slots(d):
