@@ -388,7 +388,6 @@ struct sb_runtime {
   uint64_t netns_rebuilds;   /* slots given a fresh namespace: a run left sockets in flight */
   uint64_t pool_rebuilds;    /* pool.c: templates dropped because a file of theirs was locked */
   struct sb_uid_hold *uid_holds; /* uids.c: leases kept after release until their budgets are whole */
-  int own_ipc_fd;            /* ipcns.c: our own ipc namespace, to come back to */
   int ipc_pipe[2];           /* ipcns.c: drains queued for its thread */
   pthread_t ipc_thread;
   bool ipc_started;

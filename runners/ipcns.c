@@ -14,8 +14,7 @@
  * It runs on a thread of its own (0.1-0.3 ms a job, up to a few ms under
  * load: the detached mqueue mount's release waits for RCU), the uid held
  * (uids.c) until it is done. setns(CLONE_NEWIPC) acts on the calling thread
- * only and is allowed in a threaded process; the thread goes back to our
- * own namespace after each job. */
+ * only and is allowed in a threaded process. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -103,12 +102,13 @@ static int drain_mqueue(void) {
   return n;
 }
 
-static int drain(int home, int ipc_ns) {
-  if (home < 0) return -EBADF;
+/* On the ipc thread, which stays in the namespace it drained last: going
+ * back is not always allowed (a daemon that is root of a user namespace may
+ * not enter the one it started in), and nothing else runs there. */
+static int drain(int ipc_ns) {
   if (setns(ipc_ns, CLONE_NEWIPC) < 0) return -errno;
   int n = drain_sysv();
   int q = drain_mqueue();
-  if (setns(home, CLONE_NEWIPC) < 0) abort(); /* never go on in the job's namespace */
   return q == -ENODEV ? n : q < 0 ? q : n + q; /* ENODEV: no POSIX queues in this kernel */
 }
 
@@ -131,7 +131,7 @@ static void *ipc_main(void *arg) {
     ssize_t n = read(rt->ipc_pipe[0], &m, sizeof m);
     if (n < 0 && errno == EINTR) continue;
     if (n != (ssize_t)sizeof m) break; /* EOF: sb_ipc_fini */
-    int rc = drain(rt->own_ipc_fd, m.ipc_ns);
+    int rc = drain(m.ipc_ns);
     close(m.ipc_ns);
     drained(rc, m.hold);
   }
@@ -153,9 +153,9 @@ void sb_ipc_drain_later(sb_runtime *rt, int ipc_ns, uid_t uid) {
   drain_msg m = {ipc_ns, sb_uid_hold(rt, uid, -1, 0, true)};
   /* a pipe write this small is atomic; a full pipe only means the thread is behind */
   if (rt->ipc_started && write(rt->ipc_pipe[1], &m, sizeof m) == (ssize_t)sizeof m) return;
-  int rc = drain(rt->own_ipc_fd, ipc_ns);
-  close(ipc_ns);
-  drained(rc, m.hold);
+  close(ipc_ns); /* no thread: not emptied, the kernel frees it a grace period or so later */
+  sb_uid_hold_done(m.hold);
+  sb_uid_hold(rt, uid, -1, 200, false);
 }
 
 void sb_ipc_fini(sb_runtime *rt) {

@@ -25,37 +25,47 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
-int sb_netns_create(int *probe, char err[SB_ERR_MAX]) {
-  /* On this thread only (setns and unshare of a network namespace act on
-   * the calling thread), then back: no fork of a large daemon. */
-  *probe = -1;
-  SBU_AUTOCLOSE int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  if (home < 0) {
-    sb_err(err, "netns: open /proc/thread-self/ns/net: %s", strerror(errno));
-    return -errno;
-  }
+typedef struct {
+  int fd, probe, err;
+} netns_made;
+
+/* On a thread of its own, which then ends: unshare(CLONE_NEWNET) acts on
+ * the calling thread only, and going back by setns() is not always allowed
+ * (a daemon that is root of a user namespace may not enter the namespace
+ * it started in, owned by the parent one). No fork of a large daemon. */
+static void *make_netns(void *arg) {
+  netns_made *m = arg;
   if (unshare(CLONE_NEWNET) < 0) {
-    sb_err(err, "netns: unshare(CLONE_NEWNET): %s", strerror(errno));
-    return -errno;
+    m->err = errno;
+    return NULL;
   }
-  int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-  int e = fd < 0 ? errno : 0;
+  m->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   /* /proc/net files show the namespace of the thread that opened them */
-  *probe = fd < 0 ? -1 : open("/proc/thread-self/net/protocols", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0 && *probe < 0) e = errno;
-  if (setns(home, CLONE_NEWNET) < 0) abort(); /* never go on in the wrong namespace */
-  if (e) {
-    sb_err(err, "netns: open the new namespace or its /proc/net/protocols: %s", strerror(e));
-    sbu_closep(probe);
-    if (fd >= 0) close(fd);
-    return -e;
+  m->probe = m->fd < 0 ? -1 : open("/proc/thread-self/net/protocols", O_RDONLY | O_CLOEXEC);
+  if (m->probe < 0) m->err = errno;
+  return NULL;
+}
+
+int sb_netns_create(int *probe, char err[SB_ERR_MAX]) {
+  netns_made m = {-1, -1, 0};
+  pthread_t t;
+  int rc = pthread_create(&t, NULL, make_netns, &m);
+  if (rc) {
+    sb_err(err, "netns: pthread_create: %s", strerror(rc));
+    return -rc;
   }
-  return fd;
+  pthread_join(t, NULL);
+  *probe = m.probe;
+  if (m.probe < 0) {
+    if (m.fd >= 0) close(m.fd);
+    sb_err(err, "netns: a new network namespace and its /proc/net/protocols: %s", strerror(m.err));
+    return -(m.err ? m.err : EIO);
+  }
+  return m.fd;
 }
 
 int sb_netns_unix_sockets(int probe) {

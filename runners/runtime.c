@@ -234,7 +234,6 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->n_netns = 0;
   rt->lock_fd = -1;
   rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
-  rt->own_ipc_fd = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC); /* ipcns.c comes back to it */
   rt->ipc_pipe[0] = rt->ipc_pipe[1] = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
@@ -320,7 +319,6 @@ void sb_runtime_close(sb_runtime *rt) {
   free(rt->netns_users);
   sb_ipc_fini(rt); /* before the holds it marks done */
   sb_uid_holds_close(rt);
-  sbu_closep(&rt->own_ipc_fd);
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
   sb_attach_warm_fini(&rt->warm);

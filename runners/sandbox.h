@@ -124,7 +124,7 @@ bool sb_uids_waiting(sb_runtime *rt);
  * fresh network namespace (its last run left sockets in flight) and a
  * template was built again (a file of it was locked); uids held now until
  * their last job's budgets are whole. */
-void sb_runtime_slot_rebuilds(const sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held);
+void sb_runtime_slot_rebuilds(sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held);
 
 /* ---- workspace (/app) -------------------------------------------------- */
 typedef struct sb_workspace sb_workspace;

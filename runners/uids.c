@@ -49,6 +49,7 @@ struct sb_uid_hold {
   uid_t uid;
   int probe;         /* a namespace's probe: held while it counts sockets; -1 none */
   uint64_t until_ns; /* held until then; 0 none */
+  uint64_t since_ns;
   atomic_bool busy;  /* held until another thread says done (sb_uid_hold_done) */
   sb_uid_lease *lease;
 };
@@ -69,7 +70,8 @@ struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned m
   }
   h->uid = uid;
   h->probe = probe;
-  h->until_ns = ms ? sbu_now_ns() + (uint64_t)ms * 1000000u : 0;
+  h->since_ns = sbu_now_ns();
+  h->until_ns = ms ? h->since_ns + (uint64_t)ms * 1000000u : 0;
   atomic_init(&h->busy, busy);
   h->next = rt->uid_holds;
   rt->uid_holds = h;
@@ -80,9 +82,15 @@ void sb_uid_hold_done(struct sb_uid_hold *h) {
   if (h) atomic_store(&h->busy, false);
 }
 
+/* Past this, a uid goes back even if its probe still counts sockets: the
+ * collector frees a dead cycle within milliseconds, and a range as small as
+ * the number of workers must not stall on something it never frees. */
+#define SB_UID_HOLD_MAX_NS (10ull * 1000000000ull)
+
 static bool hold_over(struct sb_uid_hold *h, uint64_t now) {
   if (atomic_load(&h->busy)) return false;
   if (h->until_ns && now < h->until_ns) return false;
+  if (now - h->since_ns > SB_UID_HOLD_MAX_NS) return true;
   return h->probe < 0 || sb_netns_unix_sockets(h->probe) <= 0; /* 0, or unreadable: nothing to wait for */
 }
 
@@ -125,7 +133,8 @@ bool sb_uids_waiting(sb_runtime *rt) {
   return held && rt->uids_in_use + held >= rt->opts.uid_count;
 }
 
-void sb_runtime_slot_rebuilds(const sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held) {
+void sb_runtime_slot_rebuilds(sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held) {
+  sweep(rt);
   *netns = rt->netns_rebuilds;
   *templates = rt->pool_rebuilds;
   *uids_held = 0;
