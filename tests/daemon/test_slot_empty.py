@@ -114,6 +114,7 @@ int main(int argc, char **argv) {
 }
 """
 BUILT = {}
+ROUNDS = 10
 
 
 def built(c, name, source):
@@ -186,17 +187,24 @@ def case_park_one_slot(d):
     c1, c2 = td.Client(d.sock), td.Client(d.sock)
     built(c1, "park", PARK_C)
     built(c1, "look", LOOK_C)
-    for k in range(3):
+    # What a job parks in flight lives until the kernel's unix collector runs
+    # (milliseconds, whenever some unix socket on the machine is released):
+    # the job after it races that, and a leaking slot lost the race in about
+    # one round of three here. Rounds are cheap.
+    for k in range(ROUNDS):
         name = f"sb-park-seq{k}-{os.getpid()}"
         p = park(c1, f"park-{k}", name)
         td.check(p.get("parked") == "1", f"job 1 parked its descriptors: {p}")
         looks_empty(look(c1, f"look-{k}", name), f"job 2 after job 1 (round {k})")
     kv, _ = park_while(d, "during", c1, c2, "look-during")
     looks_empty(kv, "job 2 sent while job 1 ran")
-    rebuilt = c1.call({"id": "st", "type": "status"}).get("slot_rebuilds") or {}
-    td.check(rebuilt.get("netns", 0) >= 1, f"a parking job had its slot's network namespace rebuilt: {rebuilt}")
+    st = c1.call({"id": "st", "type": "status"})
+    td.check("slot_rebuilds" in st, f"status says how often slots were rebuilt: {sorted(st)}")
+    rebuilt = st.get("slot_rebuilds") or {}
     pooled = os.environ.get("SURGEBOX_POOL", "") != "0"
-    td.check((rebuilt.get("template", 0) >= 1) == pooled, f"templates rebuilt (pool {pooled}): {rebuilt}")
+    td.check(pooled or rebuilt.get("template") == 0, f"templates rebuilt without the pool: {rebuilt}")
+    # how many depends on the race with the collector: none when it won every time
+    print(f"rebuilds after {ROUNDS + 1} parking jobs: {rebuilt}", flush=True)
     # an honest job that uses sockets leaves the slot as it found it
     honest = "import socket; a, b = socket.socketpair(); a.send(b'x'); print('got=' + b.recv(1).decode())"
     r = c1.call(td.exec_req("honest", ["python3", "-c", honest]), timeout=120)
@@ -204,7 +212,8 @@ def case_park_one_slot(d):
     looks_empty(look(c1, "look-after-honest", "sb-none"), "the job after an honest one")
     again = c1.call({"id": "st2", "type": "status"}).get("slot_rebuilds") or {}
     td.check(again == rebuilt, f"honest jobs left the slot as they found it: rebuilds {rebuilt} then {again}")
-    td.check("not empty after a run" in d.logtext(), "the rebuilds are logged")
+    td.check(("not empty after a run" in d.logtext()) == (rebuilt.get("netns", 0) + rebuilt.get("template", 0) > 0),
+             f"the rebuilds {rebuilt} are logged")
 
 
 def case_park_two_slots(d):
@@ -216,7 +225,7 @@ def case_park_two_slots(d):
     kv, name = park_while(d, "two", c1, c2, "look-beside")
     looks_empty(kv, "job 2 beside job 1")
     looks_empty(look(c1, "look-after", name), "job 3 in job 1's slot")
-    for k in range(3):
+    for k in range(ROUNDS):
         p = park(c1, f"park-seq-{k}", f"{name}-{k}")
         td.check(p.get("parked") == "1", f"job {k} parked its descriptors: {p}")
         looks_empty(look(c2, f"look-seq-{k}", f"{name}-{k}"), f"the job after parking job {k}")
