@@ -1,8 +1,9 @@
 /* Namespaces. The sandbox init is cloned into new mount, pid, ipc and uts
  * namespaces (proc.c picks the flags); cgroup is unshared by the init once it
  * sits in the job's cgroup. The network namespace is the exception: creating
- * one per job costs ~0.4-0.6 ms on the caller plus ~1 ms of kernel teardown
- * charged to nobody (PERF-NOTES.md), so the runtime creates empty ones up
+ * one per job costs 0.4 ms (idle) to 2.7 ms (load average 14) on the caller
+ * plus ~1 ms of kernel teardown charged to nobody (PERF-NOTES.md), against
+ * 22-32 us for the check below, so the runtime creates empty ones up
  * front, one per worker slot, and each job enters its slot's with setns().
  * That stays safe because a job has no capabilities: it cannot bring lo up,
  * add routes or interfaces, or change sysctls; seccomp lets it create only
