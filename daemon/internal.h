@@ -220,6 +220,8 @@ struct sbd_server {
   bool has_socket_gid;      /* members of socket_gid may connect (group of the socket file) */
   gid_t socket_gid;
   uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
+  uv_timer_t uid_wait;      /* sched.c: every uid held (sb_uids_waiting): pump again shortly */
+  uint64_t logged_netns_rebuilds, logged_template_rebuilds; /* job.c: the slot rebuilds said so far */
   uint64_t idle_since;      /* uv_hrtime() when the last client/job went, 0: busy */
   uint64_t idle_seen_conns; /* connections_total at the last idle check */
   char proof_cgroup[SB_ERR_MAX + 96]; /* prove.c: "on: v1", "off: why" */

@@ -88,6 +88,21 @@ static int build_steps(sbd_job *job) {
   return 0;
 }
 
+/* A slot that was not empty after a run was rebuilt (runners/namespaces.c,
+ * pool.c): said once per job that saw it happen. */
+static void log_slot_rebuilds(sbd_server *srv, const sbd_job *job) {
+  uint64_t netns, templates;
+  uint32_t held;
+  sb_runtime_slot_rebuilds(srv->rt, &netns, &templates, &held);
+  if (netns == srv->logged_netns_rebuilds && templates == srv->logged_template_rebuilds) return;
+  sbd_log(srv, "warn",
+          "slot %d not empty after a run (descriptors left in flight): rebuilt (%llu network namespaces, %llu "
+          "templates so far; job %s)",
+          job->slot, (unsigned long long)netns, (unsigned long long)templates, job->req->id_key);
+  srv->logged_netns_rebuilds = netns;
+  srv->logged_template_rebuilds = templates;
+}
+
 static void send_and_end(sbd_job *job, const char *status) {
   sbd_server *srv = job->srv;
   const char *final = SBP_STATUS_INTERNAL_ERROR;
@@ -102,6 +117,7 @@ static void send_and_end(sbd_job *job, const char *status) {
   }
   sbd_count_status(srv, final);
   sbd_log_job(srv, job, final);
+  log_slot_rebuilds(srv, job);
   sbd_conn_unlink_running(job->conn, job);
   if (job->resp) sbd_conn_send(job->conn, job->resp);
   job->resp = NULL;

@@ -36,8 +36,16 @@ static sbd_conn *next_conn(sbd_server *srv) {
   return NULL;
 }
 
+static void on_uid_wait(uv_timer_t *t) { sbd_sched_pump(t->data); }
+
 void sbd_sched_pump(sbd_server *srv) {
   while (srv->running < srv->n_slots && srv->queued > 0 && !srv->draining) {
+    /* Every uid leased or held until its last job's in-flight descriptors
+     * are collected (runners/uids.c; milliseconds): the job stays queued. */
+    if (sb_uids_waiting(srv->rt)) {
+      uv_timer_start(&srv->uid_wait, on_uid_wait, 5, 0);
+      return;
+    }
     sbd_conn *c = next_conn(srv);
     int slot = free_slot(srv);
     if (!c || slot < 0) return;

@@ -83,7 +83,15 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
     json_object_object_add(ur, "count", json_object_new_int64((int64_t)count));
     json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
   }
+  uint64_t netns_rebuilds, template_rebuilds;
+  uint32_t held;
+  sb_runtime_slot_rebuilds(srv->rt, &netns_rebuilds, &template_rebuilds, &held);
+  if (ur) json_object_object_add(ur, "held", json_object_new_int64((int64_t)held));
   json_object_object_add(o, "uid_range", ur);
+  json_object *sr = json_object_new_object(); /* a run left something in flight (runners/namespaces.c, pool.c) */
+  json_object_object_add(sr, "netns", json_object_new_int64((int64_t)netns_rebuilds));
+  json_object_object_add(sr, "template", json_object_new_int64((int64_t)template_rebuilds));
+  json_object_object_add(o, "slot_rebuilds", sr);
   const char *pool_off = sb_runtime_pool_off(srv->rt);
   char pool[SB_ERR_MAX + 8];
   snprintf(pool, sizeof pool, pool_off ? "off: %s" : "on", pool_off);
@@ -138,6 +146,7 @@ static void stop_everything(sbd_server *srv) {
   uv_timer_stop(&srv->grace);
   uv_timer_stop(&srv->hangups);
   uv_timer_stop(&srv->idle);
+  uv_timer_stop(&srv->uid_wait);
 }
 
 void sbd_server_job_ended(sbd_server *srv) {
@@ -413,6 +422,8 @@ int sbd_run(sbd_config *cfg) {
     uv_unref((uv_handle_t *)&srv->hangups);
     uv_timer_init(&srv->loop, &srv->idle);
     srv->idle.data = srv;
+    uv_timer_init(&srv->loop, &srv->uid_wait);
+    srv->uid_wait.data = srv;
     if (cfg->idle_timeout_s > 0) {
       double period = cfg->idle_timeout_s * 1000 / 4;
       uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;

@@ -186,7 +186,18 @@ typedef struct {
 int sb_limits_apply(const sb_limits *l, const sb_rlimit_plan *plan, const char **what);
 
 /* ---- namespaces.c ---- */
-int sb_netns_create(char err[SB_ERR_MAX]);       /* parent: fd of a fresh empty netns */
+/* Parent, on the calling thread: fd of a fresh empty netns; *probe: its
+ * /proc/net/protocols (sb_netns_unix_sockets). */
+int sb_netns_create(int *probe, char err[SB_ERR_MAX]);
+int sb_netns_unix_sockets(int probe); /* AF_UNIX sockets alive in the probe's namespace, or -errno */
+/* A run of the slot starts: the slot's namespace (-1: none, the run makes
+ * its own). */
+int sb_netns_slot_take(sb_runtime *rt, int slot);
+/* A run that took the slot ended, its processes gone. Once no run is left
+ * in the slot, a socket still alive there was left in flight: the slot gets
+ * a fresh namespace, and the old one's probe holds uid (sb_uid_hold) until
+ * the kernel collected what was in flight. */
+void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid);
 int sb_ns_uts_setup(void);                       /* child */
 int sb_ns_write_id_maps(pid_t pid, uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
                         gid_t outer_gid, char err[SB_ERR_MAX]); /* parent, userns mode */
@@ -293,6 +304,28 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
                     char err[SB_ERR_MAX]);
 /* ---- uids.c (parent) ---- */
 int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
+/* The last job of uid may still have per-uid budgets taken after its
+ * processes are gone: in flight in the namespace probe watches (a netns
+ * probe, sb_netns_unix_sockets; taken over), for ms milliseconds (an ipc
+ * namespace we could not empty), or until another thread calls
+ * sb_uid_hold_done (busy: its ipc namespace being emptied). Releasing its
+ * lease then keeps the lock (no process takes the uid) until that is over.
+ * NULL when nothing is held (user-namespace mode, out of memory). */
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy);
+void sb_uid_hold_done(struct sb_uid_hold *h); /* any thread */
+void sb_uid_holds_close(sb_runtime *rt);
+
+/* ---- ipcns.c (parent) ---- */
+/* A job's ipc namespace while its init lives: fd or -errno. */
+int sb_ipc_job_ns(int pidfd, pid_t pid);
+/* Its processes gone: remove every SysV object and POSIX queue left in it
+ * (what they charged to the uid, mqueue bytes and SHM_LOCK memory, is then
+ * given back at once, not when the kernel frees the namespace a grace
+ * period later), on the ipc thread (0.1-0.3 ms, a few ms under load: an
+ * unmount's RCU wait), uid held until it is done. Takes ipc_ns. */
+void sb_ipc_drain_later(sb_runtime *rt, int ipc_ns, uid_t uid);
+void sb_ipc_init(sb_runtime *rt); /* the thread; without it drains run inline */
+void sb_ipc_fini(sb_runtime *rt); /* what was queued is drained first */
 const sb_uid_lease *sb_workspace_lease(const sb_workspace *ws);
 
 /* ---- pool.c (parent) ---- */
@@ -349,7 +382,15 @@ struct sb_runtime {
   uid_t files_uid;           /* owner of /app's tmpfs as we see it: the sandbox uid, or our 0 */
   gid_t files_gid;
   int *netns_fds;
+  int *netns_probes;         /* namespaces.c: each slot namespace's /proc/net/protocols */
+  int *netns_users;          /* runs in each slot right now */
   int n_netns;
+  uint64_t netns_rebuilds;   /* slots given a fresh namespace: a run left sockets in flight */
+  uint64_t pool_rebuilds;    /* pool.c: templates dropped because a file of theirs was locked */
+  struct sb_uid_hold *uid_holds; /* uids.c: leases kept after release until their budgets are whole */
+  int ipc_pipe[2];           /* ipcns.c: drains queued for its thread */
+  pthread_t ipc_thread;
+  bool ipc_started;
   sb_cg_backend cg;
   sb_attach_warm warm;       /* v1: keeps cgroup.procs writes cheap (attach_warm.c) */
   sb_bpf filter;

@@ -1,13 +1,25 @@
 /* Namespaces. The sandbox init is cloned into new mount, pid, ipc and uts
  * namespaces (proc.c picks the flags); cgroup is unshared by the init once it
  * sits in the job's cgroup. The network namespace is the exception: creating
- * one per job costs ~0.6 ms plus ~1 ms of kernel teardown charged to nobody
- * (PERF-NOTES.md), so the runtime creates empty ones up front and each job
- * enters one with setns(). That stays safe because a job has no capabilities:
- * it cannot bring lo up, add routes or interfaces, or change sysctls, and
- * what it can create there (abstract AF_UNIX sockets) dies with its processes
- * at the end of the job. Jobs that run at the same time use different slots,
- * so they cannot reach each other through abstract sockets either. */
+ * one per job costs 0.4 ms (idle) to 2.7 ms (load average 14) on the caller
+ * plus ~1 ms of kernel teardown charged to nobody (PERF-NOTES.md), against
+ * 22-32 us for the check below, so the runtime creates empty ones up
+ * front, one per worker slot, and each job enters its slot's with setns().
+ * That stays safe because a job has no capabilities: it cannot bring lo up,
+ * add routes or interfaces, or change sysctls; seccomp lets it create only
+ * AF_UNIX sockets. Jobs that run at the same time use different slots.
+ *
+ * Consecutive jobs of a slot: a job's sockets die with its processes, except
+ * those parked in flight (an SCM_RIGHTS cycle), which the kernel's unix
+ * garbage collector frees some milliseconds later, and which keep their
+ * abstract names, their /proc/net/unix lines and every file they carry open
+ * (with its locks) meanwhile. So each slot's namespace comes with a probe
+ * (its /proc/net/protocols, opened from inside it): once no job runs in the
+ * slot, a count of its AF_UNIX sockets above zero means the previous job
+ * left something in flight, and the slot gets a fresh namespace
+ * (sb_netns_slot_release, runtime.c). An in-flight descriptor can only ride
+ * in an AF_UNIX socket, and the job's sockets are all in its slot's
+ * namespace: a count of zero means nothing of it is left at all. */
 #include "internal.h"
 
 #include <errno.h>
@@ -18,44 +30,63 @@
 #include <string.h>
 #include <sys/wait.h>
 
-int sb_netns_create(char err[SB_ERR_MAX]) {
-  /* A short-lived child makes the namespace; we keep it alive through an fd. */
-  int p[2];
-  if (pipe2(p, O_CLOEXEC) < 0) {
-    sb_err(err, "netns: pipe: %s", strerror(errno));
-    return -errno;
+typedef struct {
+  int fd, probe, err;
+} netns_made;
+
+/* On a thread of its own, which then ends: unshare(CLONE_NEWNET) acts on
+ * the calling thread only, and going back by setns() is not always allowed
+ * (a daemon that is root of a user namespace may not enter the namespace
+ * it started in, owned by the parent one). No fork of a large daemon. */
+static void *make_netns(void *arg) {
+  netns_made *m = arg;
+  if (unshare(CLONE_NEWNET) < 0) {
+    m->err = errno;
+    return NULL;
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(p[0]);
-    close(p[1]);
-    sb_err(err, "netns: fork: %s", strerror(e));
-    return -e;
+  m->fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  /* /proc/net files show the namespace of the thread that opened them */
+  m->probe = m->fd < 0 ? -1 : open("/proc/thread-self/net/protocols", O_RDONLY | O_CLOEXEC);
+  if (m->probe < 0) m->err = errno;
+  return NULL;
+}
+
+int sb_netns_create(int *probe, char err[SB_ERR_MAX]) {
+  netns_made m = {-1, -1, 0};
+  pthread_t t;
+  int rc = pthread_create(&t, NULL, make_netns, &m);
+  if (rc) {
+    sb_err(err, "netns: pthread_create: %s", strerror(rc));
+    return -rc;
   }
-  if (pid == 0) {
-    close(p[0]);
-    char ok = unshare(CLONE_NEWNET) == 0 ? 'y' : 'n';
-    if (write(p[1], &ok, 1) != 1) _exit(1);
-    pause(); /* killed by the parent once it holds the namespace */
-    _exit(0);
+  pthread_join(t, NULL);
+  *probe = m.probe;
+  if (m.probe < 0) {
+    if (m.fd >= 0) close(m.fd);
+    sb_err(err, "netns: a new network namespace and its /proc/net/protocols: %s", strerror(m.err));
+    return -(m.err ? m.err : EIO);
   }
-  close(p[1]);
-  char ok = 'n';
-  ssize_t n = read(p[0], &ok, 1);
-  close(p[0]);
-  int fd = -1;
-  if (n == 1 && ok == 'y') {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) sb_err(err, "netns: open %s: %s", path, strerror(errno));
-  } else {
-    sb_err(err, "netns: unshare(CLONE_NEWNET) failed in the helper");
+  return m.fd;
+}
+
+int sb_netns_unix_sockets(int probe) {
+  /* /proc/net/protocols: "UNIX" (datagram, seqpacket) and "UNIX-STREAM"
+   * lines, the third column counting the sockets alive in that namespace
+   * (in flight included: they are freed only when collected). */
+  char buf[16384];
+  ssize_t n = pread(probe, buf, sizeof buf - 1, 0);
+  if (n < 0) return -errno;
+  buf[n] = '\0';
+  long total = 0;
+  int lines = 0;
+  for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    if (strncmp(l, "UNIX ", 5) != 0 && strncmp(l, "UNIX-STREAM ", 12) != 0) continue;
+    long size, count;
+    if (sscanf(l, "%*s %ld %ld", &size, &count) != 2) return -EPROTO;
+    total += count;
+    lines++;
   }
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
-  return fd < 0 ? -EPERM : fd;
+  return lines == 2 ? (int)total : -EPROTO;
 }
 
 int sb_ns_uts_setup(void) {
@@ -84,4 +115,36 @@ int sb_ns_write_id_maps(pid_t pid, uid_t inner_uid, uid_t outer_uid, gid_t inner
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)inner_gid, (unsigned)outer_gid);
   if (rc == 0) rc = write_map(pid, "gid_map", map, err);
   return rc;
+}
+
+int sb_netns_slot_take(sb_runtime *rt, int slot) {
+  if (rt->userns || slot < 0 || !rt->n_netns) return -1;
+  int i = slot % rt->n_netns;
+  rt->netns_users[i]++;
+  return rt->netns_fds[i];
+}
+
+void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid) {
+  if (rt->userns || slot < 0 || !rt->n_netns) return;
+  int i = slot % rt->n_netns;
+  if (rt->netns_users[i] > 0) rt->netns_users[i]--;
+  if (rt->netns_users[i] > 0) return; /* runs sharing a slot (the CLI) see each other anyway */
+  int left = sb_netns_unix_sockets(rt->netns_probes[i]);
+  if (left == 0) return;
+  char err[SB_ERR_MAX];
+  int probe, fd = sb_netns_create(&probe, err);
+  if (fd < 0) { /* cannot happen short of ENOMEM; the slot keeps its namespace */
+    sb_runtime_add_warning(rt, err);
+    return;
+  }
+  rt->netns_rebuilds++;
+  close(rt->netns_fds[i]); /* lives on while its sockets do */
+  if (left > 0) {
+    sb_uid_hold(rt, uid, rt->netns_probes[i], 0, false);
+  } else { /* the probe could not be read: judged by time */
+    close(rt->netns_probes[i]);
+    sb_uid_hold(rt, uid, -1, 200, false);
+  }
+  rt->netns_fds[i] = fd;
+  rt->netns_probes[i] = probe;
 }

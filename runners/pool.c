@@ -17,7 +17,16 @@
  *
  * The template is never changed after it is built: its root and every bind
  * are read-only mounts, a job's copy is private (no propagation), and jobs
- * hold no capability to remount anything.
+ * hold no capability to remount anything. Its own files (the root tmpfs,
+ * /dev's, the masks over secret directories: the same inodes in every copy)
+ * can be locked by a job, though (flock, OFD locks: read locks need only
+ * read access), and a lock outlives the job when its descriptor was left in
+ * flight. So the daemon keeps a descriptor of each of those files (found at
+ * build time: the file systems of the builder's mountinfo that our own
+ * namespace does not have, walked) and, before handing the template to the
+ * slot's next run, tests each for a lock held by anyone; a template with one
+ * is dropped and built again (rt->pool_rebuilds). ~10 files, 2 syscalls
+ * each.
  *
  * Also here: the teardown thread. A job's mount namespace (~40 mounts) is
  * torn down when its last reference goes; without a reference of ours that
@@ -32,16 +41,105 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+#define SB_POOL_PROBES 48 /* files of a template tested for locks; more are not looked at */
 
 struct sb_pool_tmpl {
   char *key;
   int fd;
   uint64_t used;
+  int probes[SB_POOL_PROBES]; /* its own files (see the top) */
+  int n_probes;
 };
+
+/* Devices of the file systems mounted in a mountinfo, at most cap. */
+static int mount_devs(const char *path, dev_t *devs, int cap) {
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
+  int n = 0;
+  char line[4096];
+  unsigned maj, min;
+  while (f && n < cap && fgets(line, sizeof line, f))
+    if (sscanf(line, "%*d %*d %u:%u", &maj, &min) == 2) devs[n++] = makedev(maj, min);
+  return n;
+}
+
+static void add_probes(int dir, dev_t dev, int depth, int *out, int *n) {
+  if (*n >= SB_POOL_PROBES) {
+    close(dir);
+    return;
+  }
+  out[(*n)++] = dir;
+  int again = depth > 0 ? dup(dir) : -1;
+  DIR *d = again >= 0 ? fdopendir(again) : NULL;
+  if (again >= 0 && !d) close(again);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    struct stat st;
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev) continue; /* a mount on it */
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) continue;
+    int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (S_ISDIR(st.st_mode)) add_probes(fd, dev, depth - 1, out, n);
+    else if (*n < SB_POOL_PROBES) out[(*n)++] = fd;
+    else close(fd);
+  }
+  if (d) closedir(d);
+}
+
+/* The template's own files, through its builder (alive, in it): every file
+ * system its mountinfo lists that ours does not (a bind of a host path
+ * shares the host's device), walked from its mount point. */
+static void find_probes(pid_t pid, int *out, int *n) {
+  dev_t ours[1024], dev;
+  int n_ours = mount_devs("/proc/self/mountinfo", ours, 1024);
+  char path[PATH_MAX], mp[PATH_MAX], line[4096];
+  snprintf(path, sizeof path, "/proc/%d/mountinfo", (int)pid);
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "re");
+  unsigned maj, min;
+  while (f && fgets(line, sizeof line, f)) {
+    if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) != 3 || strchr(mp, '\\')) continue;
+    dev = makedev(maj, min);
+    bool host = false;
+    for (int i = 0; i < n_ours && !host; i++) host = ours[i] == dev;
+    if (host) continue;
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, mp);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) add_probes(fd, dev, 3, out, n);
+  }
+}
+
+/* A lock on any of the template's own files, by anyone (no run of the slot
+ * is alive when we ask: what is there was left in flight). */
+static bool template_locked(const sb_pool_tmpl *t) {
+  for (int i = 0; i < t->n_probes; i++) {
+    int fd = t->probes[i];
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+      if (errno == EWOULDBLOCK) return true;
+    } else {
+      flock(fd, LOCK_UN);
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) return true; /* OFD or POSIX */
+  }
+  return false;
+}
+
+static void drop(sb_runtime *rt, sb_pool_tmpl *t) { /* running jobs entered it already: their copies do not need it */
+  free(t->key);
+  t->key = NULL;
+  sb_pool_defer_close(rt, t->fd);
+  for (int i = 0; i < t->n_probes; i++) sb_pool_defer_close(rt, t->probes[i]);
+  t->n_probes = 0;
+}
 
 /* Paths a job mounts itself: an extra mount at or under them would be
  * covered, so such a spec takes the fresh path. */
@@ -66,7 +164,8 @@ static char *make_key(int slot, const char *root, const sb_mount *m, size_t n) {
 
 /* A short-lived process builds the root in a mount namespace of its own and
  * waits; we open its namespace and kill it. Child side: no malloc, no stdio. */
-static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB_ERR_MAX]) {
+static int build_template(sb_runtime *rt, const sb_mount_plan *plan, int *probes, int *n_probes,
+                          char err[SB_ERR_MAX]) {
   int st[2];
   if (pipe2(st, O_CLOEXEC) < 0) {
     sb_err(err, "pool: pipe: %s", strerror(errno));
@@ -105,6 +204,8 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, char err[SB
     if (fd < 0) {
       fd = -errno;
       sb_err(err, "pool: open %s: %s", path, strerror(errno));
+    } else {
+      find_probes((pid_t)pid, probes, n_probes);
     }
   } else {
     what[n > 0 ? n : 0] = '\0';
@@ -127,14 +228,21 @@ int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char e
   sb_pool_tmpl *lru = NULL;
   for (int i = 0; i < rt->n_pool; i++) {
     sb_pool_tmpl *t = &rt->pool[i];
-    if (strcmp(t->key, key) == 0) {
+    if (t->key && strcmp(t->key, key) == 0) {
+      if (template_locked(t)) { /* built again below, in its place */
+        drop(rt, t);
+        rt->pool_rebuilds++;
+        lru = t;
+        break;
+      }
       free(key);
       t->used = rt->pool_clock;
       return t->fd;
     }
-    if (!lru || t->used < lru->used) lru = t;
+    if (!t->key || !lru || (lru->key && t->used < lru->used)) lru = t;
   }
-  int fd = build_template(rt, plan, err);
+  int probes[SB_POOL_PROBES], n_probes = 0;
+  int fd = build_template(rt, plan, probes, &n_probes, err);
   if (fd < 0) {
     free(key);
     return fd;
@@ -145,14 +253,13 @@ int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char e
     free(key);
     return -ENOMEM;
   }
-  sb_pool_tmpl *t = rt->n_pool < cap ? &rt->pool[rt->n_pool++] : lru;
-  if (t == lru) { /* running jobs entered it already: their copies do not need it */
-    free(t->key);
-    sb_pool_defer_close(rt, t->fd);
-  }
+  sb_pool_tmpl *t = (lru && !lru->key) || rt->n_pool >= cap ? lru : &rt->pool[rt->n_pool++];
+  if (t->key) drop(rt, t);
   t->key = key;
   t->fd = fd;
   t->used = rt->pool_clock;
+  memcpy(t->probes, probes, (size_t)n_probes * sizeof *probes);
+  t->n_probes = n_probes;
   return fd;
 }
 
@@ -180,10 +287,8 @@ const char *sb_runtime_pool_off(const sb_runtime *rt) {
 
 void sb_runtime_pool_disable(sb_runtime *rt, const char *why) {
   snprintf(rt->pool_off, sizeof rt->pool_off, "%s", why);
-  for (int i = 0; i < rt->n_pool; i++) { /* running jobs hold their own copies */
-    free(rt->pool[i].key);
-    sb_pool_defer_close(rt, rt->pool[i].fd);
-  }
+  for (int i = 0; i < rt->n_pool; i++) /* running jobs hold their own copies */
+    if (rt->pool[i].key) drop(rt, &rt->pool[i]);
   rt->n_pool = 0;
 }
 
@@ -270,8 +375,10 @@ void sb_pool_defer_close(sb_runtime *rt, int fd) {
 
 void sb_pool_fini(sb_runtime *rt) {
   for (int i = 0; i < rt->n_pool; i++) {
+    if (!rt->pool[i].key) continue;
     free(rt->pool[i].key);
     close(rt->pool[i].fd);
+    for (int k = 0; k < rt->pool[i].n_probes; k++) close(rt->pool[i].probes[k]);
   }
   free(rt->pool);
   rt->pool = NULL;

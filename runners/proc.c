@@ -109,6 +109,10 @@ void sb_proc_free(sb_proc *p) {
     free((char *)p->mounts[i].target);
   }
   free(p->mounts);
+  /* Before the uid can go to another job: its budgets back (ipcns.c, uids.c) */
+  if (p->ipc_ns_fd >= 0) sb_ipc_drain_later(p->rt, sbu_take_fd(&p->ipc_ns_fd), p->uid);
+  else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, 200, false); /* the kernel frees it a grace period or so later */
+  sb_netns_slot_release(p->rt, p->netns_slot, p->uid);
   sb_uid_release(p->own_lease);
   free(p->out.data);
   free(p->err.data);
@@ -203,7 +207,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   }
   p->rt = rt;
   p->limits = spec->limits;
-  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = -1;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = -1;
   p->cg.slot_index = -1;
   p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
@@ -236,8 +240,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.stdout_fd = outp[1];
   a.stderr_fd = spec->merge_output ? outp[1] : errp[1];
   a.userns = rt->userns;
-  int slot = spec->netns_slot;
-  a.netns_fd = (!rt->userns && slot >= 0 && rt->n_netns) ? rt->netns_fds[slot % rt->n_netns] : -1;
+  a.netns_fd = sb_netns_slot_take(rt, spec->netns_slot);
+  if (a.netns_fd >= 0) p->netns_slot = spec->netns_slot;
   a.mounts.root = p->root ? p->root : "";
   a.mounts.newroot = rt->newroot;
   a.mounts.empty_file = rt->empty_file;
@@ -365,6 +369,7 @@ static void go(sb_proc *p) {
     return;
   }
   if (p->pooled) p->job_ns_fd = sb_pool_job_ns(p->pidfd, p->pid); /* torn down later, on the pool's thread */
+  p->ipc_ns_fd = sb_ipc_job_ns(p->pidfd, p->pid);
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
   p->t_go = sbu_now_ns(); /* before the send: the program may start at once */

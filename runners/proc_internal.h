@@ -26,6 +26,8 @@ struct sb_proc {
   bool pooled;   /* the init entered a prepared root (pool.c) */
   char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
   int job_ns_fd; /* pooled: its mount namespace, closed on the teardown thread */
+  int ipc_ns_fd; /* its ipc namespace from GO, emptied at the end (ipcns.c) */
+  int netns_slot; /* the slot whose network namespace it entered, or -1 (namespaces.c) */
   sb_cg_job cg;
   sb_bpf own_filter; /* when the spec extends the runtime's policy */
   uint64_t t_start, t_go, setup_deadline, wall_deadline, next_cpu_check;

@@ -234,6 +234,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->n_netns = 0;
   rt->lock_fd = -1;
   rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
+  rt->ipc_pipe[0] = rt->ipc_pipe[1] = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
   rt->host_uid = rt->outer_uid;
@@ -274,6 +275,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
              "rlimits (RLIMIT_DATA per process, RLIMIT_NPROC per uid)",
              rt->cg.describe);
   if (!rc) sb_pool_init(rt);
+  if (!rc) sb_ipc_init(rt);
   if (!rc) rc = sb_seccomp_build(opts->seccomp_extra_deny, opts->seccomp_extra_allow, NULL, &rt->filter, err);
   if (!rc) {
     rt->empty_caps = cap_init();
@@ -288,9 +290,11 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   int slots = opts->netns_slots > 0 ? opts->netns_slots : 1;
   if (!rc && !rt->userns) {
     rt->netns_fds = calloc((size_t)slots, sizeof(int));
-    if (!rt->netns_fds) rc = -ENOMEM;
+    rt->netns_probes = calloc((size_t)slots, sizeof(int));
+    rt->netns_users = calloc((size_t)slots, sizeof(int));
+    if (!rt->netns_fds || !rt->netns_probes || !rt->netns_users) rc = -ENOMEM;
     for (int i = 0; !rc && i < slots; i++) {
-      int fd = sb_netns_create(err);
+      int fd = sb_netns_create(&rt->netns_probes[i], err);
       if (fd < 0) rc = fd;
       else rt->netns_fds[rt->n_netns++] = fd;
     }
@@ -306,8 +310,15 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
   sb_pool_fini(rt);
-  for (int i = 0; i < rt->n_netns; i++) sbu_closep(&rt->netns_fds[i]);
+  for (int i = 0; i < rt->n_netns; i++) {
+    sbu_closep(&rt->netns_fds[i]);
+    sbu_closep(&rt->netns_probes[i]);
+  }
   free(rt->netns_fds);
+  free(rt->netns_probes);
+  free(rt->netns_users);
+  sb_ipc_fini(rt); /* before the holds it marks done */
+  sb_uid_holds_close(rt);
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
   sb_attach_warm_fini(&rt->warm);

@@ -116,6 +116,15 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]);
 uid_t sb_uid_lease_uid(const sb_uid_lease *l);
 gid_t sb_uid_lease_gid(const sb_uid_lease *l);
 void sb_uid_release(sb_uid_lease *l);
+/* Every uid is leased or held until what its last job left in flight is
+ * freed (sb_uid_acquire would say -EBUSY): try again in a few ms, never
+ * block on it. */
+bool sb_uids_waiting(sb_runtime *rt);
+/* Slots handed on only when empty (issue 22): how many times a slot got a
+ * fresh network namespace (its last run left sockets in flight) and a
+ * template was built again (a file of it was locked); uids held now until
+ * their last job's budgets are whole. */
+void sb_runtime_slot_rebuilds(sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held);
 
 /* ---- workspace (/app) -------------------------------------------------- */
 typedef struct sb_workspace sb_workspace;

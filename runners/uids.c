@@ -10,6 +10,17 @@
  * opened the old file meanwhile sees that the path no longer names the inode
  * it locked and moves on (the usual lock-file-unlink protocol).
  *
+ * A lease given back is not always free for the next job at once: its last
+ * job may have left per-uid budgets taken (descriptors in flight: a POSIX
+ * queue's bytes, pipes, inotify instances; namespaces.c sees them, and
+ * ipcns.c empties the ipc namespace). sb_uid_hold marks such a uid; its
+ * release then keeps the lock (so no process takes the uid) on a list that
+ * every acquire sweeps, and the lock goes only once the probe reads no
+ * socket left (the kernel's collector freed what was in flight; we poke it
+ * by closing a unix socket of our own) or the time is over. When every uid
+ * is leased or held, sb_uid_acquire says -EBUSY and sb_uids_waiting tells a
+ * scheduler to try again later instead of failing the job.
+ *
  * User-namespace mode (not root): only one id can be mapped without a
  * setuid helper, so every lease is the configured sandbox uid, unlocked.
  * Parent side only. */
@@ -17,10 +28,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 struct sb_uid_lease {
@@ -28,6 +41,118 @@ struct sb_uid_lease {
   uid_t uid;
   int fd; /* the lock; -1 in user-namespace mode */
 };
+
+/* A uid whose budgets may still be taken: marked (lease NULL) while a job
+ * holds it, then holding the released lease's lock. */
+struct sb_uid_hold {
+  struct sb_uid_hold *next;
+  uid_t uid;
+  int probe;         /* a namespace's probe: held while it counts sockets; -1 none */
+  uint64_t until_ns; /* held until then; 0 none */
+  uint64_t since_ns;
+  atomic_bool busy;  /* held until another thread says done (sb_uid_hold_done) */
+  sb_uid_lease *lease;
+};
+
+static void unlock(sb_uid_lease *l) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%u.lock", l->rt->uid_dir, (unsigned)l->uid);
+  unlink(path); /* still holding the lock: see the top of this file */
+  sbu_closep(&l->fd); /* drops the flock */
+  free(l);
+}
+
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy) {
+  struct sb_uid_hold *h = rt->userns ? NULL : calloc(1, sizeof *h); /* user-namespace mode: no leases */
+  if (!h) { /* the uid is leased again as before */
+    if (probe >= 0) close(probe);
+    return NULL;
+  }
+  h->uid = uid;
+  h->probe = probe;
+  h->since_ns = sbu_now_ns();
+  h->until_ns = ms ? h->since_ns + (uint64_t)ms * 1000000u : 0;
+  atomic_init(&h->busy, busy);
+  h->next = rt->uid_holds;
+  rt->uid_holds = h;
+  return h;
+}
+
+void sb_uid_hold_done(struct sb_uid_hold *h) {
+  if (h) atomic_store(&h->busy, false);
+}
+
+/* Past this, a uid goes back even if its probe still counts sockets: the
+ * collector frees a dead cycle within milliseconds, and a range as small as
+ * the number of workers must not stall on something it never frees. */
+#define SB_UID_HOLD_MAX_NS (10ull * 1000000000ull)
+
+static bool hold_over(struct sb_uid_hold *h, uint64_t now) {
+  if (atomic_load(&h->busy)) return false;
+  if (h->until_ns && now < h->until_ns) return false;
+  if (now - h->since_ns > SB_UID_HOLD_MAX_NS) return true;
+  return h->probe < 0 || sb_netns_unix_sockets(h->probe) <= 0; /* 0, or unreadable: nothing to wait for */
+}
+
+/* Holds whose uid's lease is released and whose wait is over go. */
+static void sweep(sb_runtime *rt) {
+  uint64_t now = sbu_now_ns();
+  bool waiting = false;
+  for (struct sb_uid_hold **pp = &rt->uid_holds; *pp;) {
+    struct sb_uid_hold *h = *pp;
+    if (!h->lease || !hold_over(h, now)) {
+      waiting = waiting || (h->lease && h->probe >= 0);
+      pp = &h->next;
+      continue;
+    }
+    *pp = h->next;
+    bool last = true; /* another hold of the same lease keeps the lock */
+    for (struct sb_uid_hold *o = rt->uid_holds; o; o = o->next) last = last && o->lease != h->lease;
+    if (last) unlock(h->lease);
+    if (h->probe >= 0) close(h->probe);
+    free(h);
+  }
+  if (waiting) { /* the unix collector runs when a unix socket is released: release one */
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0) {
+      close(sp[0]);
+      close(sp[1]);
+    }
+  }
+}
+
+bool sb_uids_waiting(sb_runtime *rt) {
+  if (!rt->uid_holds) return false;
+  sweep(rt);
+  uint32_t held = 0; /* distinct leases */
+  for (struct sb_uid_hold *h = rt->uid_holds; h; h = h->next) {
+    bool first = h->lease != NULL;
+    for (struct sb_uid_hold *o = rt->uid_holds; first && o != h; o = o->next) first = o->lease != h->lease;
+    held += first;
+  }
+  return held && rt->uids_in_use + held >= rt->opts.uid_count;
+}
+
+void sb_runtime_slot_rebuilds(sb_runtime *rt, uint64_t *netns, uint64_t *templates, uint32_t *uids_held) {
+  sweep(rt);
+  *netns = rt->netns_rebuilds;
+  *templates = rt->pool_rebuilds;
+  *uids_held = 0;
+  for (const struct sb_uid_hold *h = rt->uid_holds; h; h = h->next) *uids_held += h->lease != NULL;
+}
+
+void sb_uid_holds_close(sb_runtime *rt) {
+  while (rt->uid_holds) {
+    struct sb_uid_hold *h = rt->uid_holds;
+    rt->uid_holds = h->next;
+    bool last = h->lease != NULL;
+    for (struct sb_uid_hold *o = rt->uid_holds; last && o; o = o->next)
+      if (o->lease == h->lease) last = false;
+    if (last) unlock(h->lease);
+    if (h->probe >= 0) close(h->probe);
+    free(h);
+  }
+}
 
 /* "name:x:ID:..." (passwd, group) or "name:FIRST:COUNT" (subuid, subgid):
  * the first line whose ids meet [first, first+count), described in what. */
@@ -112,6 +237,7 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
     *out = sbu_take_ptr(&l);
     return 0;
   }
+  sweep(rt);
   uint32_t count = rt->opts.uid_count;
   for (uint32_t tried = 0; tried < count; tried++) {
     /* Round-robin from where this process stopped: a freed uid is not
@@ -135,9 +261,12 @@ int sb_uid_acquire(sb_runtime *rt, sb_uid_lease **out, char err[SB_ERR_MAX]) {
       return 0;
     }
   }
-  sb_err(err, "all %u sandbox uids (%u-%u) are in use", (unsigned)count, (unsigned)rt->opts.uid_first,
-         (unsigned)(rt->opts.uid_first + count - 1));
-  return -EAGAIN;
+  bool held = false;
+  for (struct sb_uid_hold *h = rt->uid_holds; h; h = h->next) held = held || h->lease;
+  sb_err(err, "all %u sandbox uids (%u-%u) are in use%s", (unsigned)count, (unsigned)rt->opts.uid_first,
+         (unsigned)(rt->opts.uid_first + count - 1),
+         held ? " or held until what their last job left in flight is freed" : "");
+  return held ? -EBUSY : -EAGAIN;
 }
 
 uid_t sb_uid_lease_uid(const sb_uid_lease *l) { return l->uid; }
@@ -145,14 +274,17 @@ gid_t sb_uid_lease_gid(const sb_uid_lease *l) { return (gid_t)l->uid; }
 
 void sb_uid_release(sb_uid_lease *l) {
   if (!l) return;
-  l->rt->uids_in_use--;
-  if (l->fd >= 0) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%u.lock", l->rt->uid_dir, (unsigned)l->uid);
-    unlink(path); /* still holding the lock: see the top of this file */
-    sbu_closep(&l->fd); /* drops the flock */
+  sb_runtime *rt = l->rt;
+  rt->uids_in_use--;
+  if (l->fd < 0) {
+    free(l);
+    return;
   }
-  free(l);
+  bool kept = false;
+  for (struct sb_uid_hold *h = rt->uid_holds; h; h = h->next)
+    if (h->uid == l->uid && !h->lease) h->lease = l, kept = true;
+  if (!kept) unlock(l);
+  else sweep(rt); /* perhaps over already */
 }
 
 int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]) {
