@@ -138,6 +138,23 @@ typedef enum { SBR_BIN_SAME, SBR_BIN_FLAGGED, SBR_BIN_DIFFERENT } sbr_bin_agreem
  * spread (hi-lo)/ours of the edge); else different. */
 sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n_edges);
 
+/* ---- calibration to SURGE's machine (bins_calibrate.c) ---- */
+#define SBR_CALIBRATION_MIN_PUBLISHED 0.1 /* s: SURGE printed "%.4f": shorter items' ratios are noise */
+#define SBR_CALIBRATION_MIN_ITEMS 3
+typedef struct {
+  double factor; /* median of our time / SURGE's: this machine's slowness against SURGE's */
+  double lo, hi; /* the ratios' quartiles: the calibration's spread */
+  size_t used;   /* items with SURGE's time >= the minimum */
+} sbr_calibration;
+/* From the items SURGE timed at least min_published, but item `skip`
+ * (SIZE_MAX: none): 0, or -1 when fewer than SBR_CALIBRATION_MIN_ITEMS
+ * were (out->used says how many). */
+int sbr_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
+                  sbr_calibration *out);
+/* Our time (repeats lo..hi) on SURGE's machine: *t, and the range
+ * [*tlo, *thi] the repeats and the calibration's spread allow. */
+void sbr_calibrated(const sbr_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi);
+
 /* ---- the regen and bins commands ---- */
 typedef struct {
   const char *data, *out, *summary, *only, *dump;
