@@ -79,12 +79,11 @@ static int environment(regen_state *rs) {
   sbr_env_init(&rs->env, rs->d->toolchains, err, sizeof err);
   snprintf(rs->env.run_profile, sizeof rs->env.run_profile, "%s", profile ? profile : "");
   best_profile(rs);
-  rs->env.inproc_time = rs->o->inproc;
-  rs->env.bg_mimic_gcc9 = rs->env.bg_mimic_gcc9 && rs->o->mimic; /* never for a real GCC 9 */
+  sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
   const sbr_env *e = &rs->env;
-  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s%s%s\n", profile ? profile : "host",
-          e->gxx_name[0] ? e->gxx_name : "none", e->clang_name[0] ? e->clang_name : "none", e->clang_dir, e->bg_python,
-          e->python, e->best_profile[0] ? "; julia from profile " : "", e->best_profile);
+  fprintf(stderr, "regen: environment %s (python %s)%s%s; per group whose version shows in the references:\n",
+          profile ? profile : "host", e->python, e->alt ? ", closer groups in profile " : "", e->best_profile);
+  sbr_env_say_choices(e, "regen", stderr);
   return 0;
 }
 
