@@ -179,6 +179,7 @@ typedef struct {
   int jobs;                /* 0: the CPUs */
   bool inproc, mimic, retry_failed, plan, plan_json;
   bool strict;             /* run nothing when an environment is not SURGE's */
+  bool quiet_environment;  /* the choice per group already said (verify: once per run, not per subset) */
   sbr_shard shard;         /* count 0: not sharded */
   FILE *report;            /* the fidelity table and the last line (NULL: stdout) */
 } sbr_regen_opts;

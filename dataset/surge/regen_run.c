@@ -81,6 +81,7 @@ static int environment(regen_state *rs) {
   best_profile(rs);
   sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
   const sbr_env *e = &rs->env;
+  if (rs->o->quiet_environment) return 0;
   fprintf(stderr, "regen: environment %s (python %s)%s%s; per group whose version shows in the references:\n",
           profile ? profile : "host", e->python, e->alt ? ", closer groups in profile " : "", e->best_profile);
   sbr_env_say_choices(e, "regen", stderr);
