@@ -51,11 +51,11 @@ static int load(regen_state *rs) {
 }
 
 /* The toolchains of SBR_BEST_PROFILE, when the daemon has that profile and
- * the run is not already in it: languages that SURGE's own environment
- * reproduces better (Julia) run there. Absent: they run here, or are missing. */
+ * the run names none: each group whose version shows in the references runs
+ * where it is closer to SURGE's (adapt_env.c). A run that names a profile
+ * (`--profile host` included) runs everything there, as asked. */
 static void best_profile(regen_state *rs) {
-  const char *run_profile = rs->d->ctx.profile;
-  if (run_profile && !strcmp(run_profile, SBR_BEST_PROFILE)) return;
+  if (rs->d->ctx.profile) return;
   json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
   json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
   json_object *resp = sbr_driver_ask(rs->d, req);
@@ -63,10 +63,12 @@ static void best_profile(regen_state *rs) {
   if (resp && !sbp_response_error_code(resp))
     sbr_env_set_best(&rs->env, SBR_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
   else
-    fprintf(stderr, "regen: profile %s not available (%s): Julia runs here when this environment has it\n",
+    fprintf(stderr, "regen: profile %s not available (%s): every group runs here (`surgebox profile create %s` "
+                    "gives GCC 9, JDK 11, Python 3.9 and Julia 1.5)\n",
             SBR_BEST_PROFILE,
             resp ? json_object_get_string(json_object_object_get(json_object_object_get(resp, "error"), "message"))
-                 : "no answer");
+                 : "no answer",
+            SBR_BEST_PROFILE);
   json_object_put(resp);
 }
 

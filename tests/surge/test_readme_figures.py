@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_regen as tr  # noqa: E402
 
 SUBSETS = ("dr", "bg")
-ROW = re.compile(r"^\|\s*(?:&nbsp;)*\s*([A-Z]{2})(?:\s+(\S.*?))?\s*\|(.*)\|\s*$")
+ROW = re.compile(r"^\|\s*(?:&nbsp;)*\s*([A-Z]{2})(?:\s+([^|\s][^|]*?))?\s*\|(.*)\|\s*$")
 
 
 def readme_table(src):
