@@ -124,6 +124,11 @@ static int check_def(ctx *c) {
   if (!strings_array(d, "packages", true) || !strings_array(d, "toolchains", false) ||
       !strings_array(d, "cleanup", false) || !strings_object(d, "links"))
     return fail(c, -EINVAL, "%s: packages, toolchains and cleanup must be lists of strings, links an object of strings", f);
+  json_object *ex = jget(d, "expect", json_type_object), *v;
+  if (json_object_object_get_ex(d, "expect", NULL) &&
+      (!ex || !json_object_object_get_ex(ex, "disk_gib", &v) || !json_object_is_type(v, json_type_double) ||
+       !json_object_object_get_ex(ex, "measured_s", &v) || !json_object_is_type(v, json_type_int) || !jstr(ex, "measured_on")))
+    return fail(c, -EINVAL, "%s: field \"expect\" must be {\"disk_gib\": number, \"measured_s\": integer, \"measured_on\": text}", f);
   json_object *imports = jget(d, "imports", json_type_array);
   if (json_object_object_get_ex(d, "imports", NULL) && !imports)
     return fail(c, -EINVAL, "%s: field \"imports\" must be a list", f);
@@ -881,6 +886,12 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
     json_object_array_add(tcs, json_object_get(json_object_array_get_idx(base, i)));
   double t_deb = 0, t0;
   bool deb_reused = false;
+  json_object *ex = jget(c.def, "expect", json_type_object);
+  if (ex) /* said before anything is downloaded: the user decides whether to wait */
+    say(&c, "profile %s: about %.1f GiB on disk; creating it took %d s on %s (a slow mirror takes several minutes); "
+            "progress below, everything in %s; an interrupted create resumes where it stopped",
+        name, json_object_get_double(json_object_object_get(ex, "disk_gib")),
+        json_object_get_int(json_object_object_get(ex, "measured_s")), jstr(ex, "measured_on"), c.log);
   sbf_unmount_under(c.root);
   rc = stage_debootstrap(&c, origin, &t_deb, &deb_reused);
   t0 = sbu_now_s();

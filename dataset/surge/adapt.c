@@ -34,6 +34,15 @@ int sbr_adapt(sbr_subset s, size_t index, json_object *item, const sbr_env *env,
   memset(out, 0, sizeof *out);
   out->out_step = "run";
   int rc = adapt_subset(s, index, item, env, out, err, err_len);
+  int k = rc == 0 && env->alt ? sbr_env_role_of(s, out) : -1;
+  if (k >= 0 && env->in_alt[k]) { /* the best profile is closer to SURGE's for this role: built there */
+    sbr_job_free(out);
+    out->out_step = "run";
+    rc = adapt_subset(s, index, item, env->alt, out, err, err_len);
+    if (rc == 0) snprintf(out->profile, sizeof out->profile, "%s", env->alt->run_profile);
+    if (rc == 0 && out->request)
+      json_object_object_add(out->request, "profile", json_object_new_string(env->alt->run_profile));
+  }
   if (rc == 0) out->substituted = sbr_env_tag(env, s, out); /* not SURGE's environment: said and recorded */
   return rc;
 }

@@ -59,11 +59,34 @@ void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile,
   snprintf(path, n, "%s", available(t) ? tc_field(t, "path") : e->python);
 }
 
+static void alt_free(sbr_env *e) {
+  if (!e->alt) return;
+  sbr_env_free(e->alt);
+  free(e->alt);
+  e->alt = NULL;
+}
+
 void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains) {
   if (e->best_toolchains) json_object_put(e->best_toolchains);
   e->best_toolchains = json_object_get(toolchains);
   snprintf(e->best_profile, sizeof e->best_profile, "%s", toolchains && name ? name : "");
-  sbr_env_fill_subs(e); /* Julia may come from there now */
+  alt_free(e);
+  char err[128];
+  if (toolchains && name && (e->alt = calloc(1, sizeof *e->alt)) && sbr_env_init(e->alt, toolchains, err, sizeof err) == 0) {
+    snprintf(e->alt->run_profile, sizeof e->alt->run_profile, "%s", name);
+    e->alt->inproc_time = e->inproc_time;
+    e->alt->bg_mimic_gcc9 = e->alt->bg_mimic_gcc9 && e->bg_mimic_gcc9;
+  } else {
+    free(e->alt);
+    e->alt = NULL;
+  }
+  sbr_env_fill_subs(e); /* roles closer to SURGE's there run there now */
+}
+
+void sbr_env_options(sbr_env *e, bool inproc_time, bool mimic) {
+  e->inproc_time = inproc_time;
+  e->bg_mimic_gcc9 = e->bg_mimic_gcc9 && mimic; /* never for a real GCC 9 */
+  if (e->alt) sbr_env_options(e->alt, inproc_time, mimic);
 }
 
 const char *sbr_env_version(const sbr_env *e, const char *toolchain) {
@@ -122,6 +145,7 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
 }
 
 void sbr_env_free(sbr_env *e) {
+  alt_free(e);
   if (e->toolchains) json_object_put(e->toolchains);
   if (e->best_toolchains) json_object_put(e->best_toolchains);
   e->toolchains = e->best_toolchains = NULL;

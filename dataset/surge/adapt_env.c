@@ -18,11 +18,6 @@ static const struct {
     [SBR_ENV_JULIA] = {"ML Julia", "Julia 1.5"},
 };
 
-static const char *version_in(json_object *list, const char *name) {
-  json_object *t = sbr_tc_find(list, name), *v;
-  return t && json_object_object_get_ex(t, "version", &v) && v ? json_object_get_string(v) : NULL;
-}
-
 /* "3.8.18" is 3.8, "3.80" is not */
 static bool has_prefix_version(const char *v, const char *want) {
   size_t n = strlen(want);
@@ -45,48 +40,86 @@ static bool set_used(sbr_env_sub *r, const char *name, const char *version) {
   return true;
 }
 
+/* Role k as environment e would run it: r->used and r->substituted, and how
+ * far its version is from SURGE's (0: SURGE's). */
+static int candidate(const sbr_env *e, int k, sbr_env_sub *r) {
+  const char *v = NULL;
+  int dist = 0;
+  r->used[0] = '\0';
+  r->substituted = false;
+  switch (k) {
+  case SBR_ENV_BG_PYTHON:
+    v = sbr_env_has(e, e->bg_python) ? sbr_env_version(e, e->bg_python) : NULL;
+    r->substituted = set_used(r, e->bg_python, v) && !has_prefix_version(v, "3.8");
+    /* 3.9's tracebacks have 3.8's shape; 3.11's carry ^^^ markers */
+    if (r->substituted) dist = atoi(v) == 3 && strchr(v, '.') ? abs(atoi(strchr(v, '.') + 1) - 8) : 100;
+    break;
+  case SBR_ENV_GXX:
+    v = e->gxx_name[0] ? sbr_env_version(e, e->gxx_name) : NULL;
+    r->substituted = set_used(r, e->gxx_name, v) && atoi(v) != 9;
+    if (r->substituted) dist = abs(atoi(v) - 9);
+    break;
+  case SBR_ENV_CLANG:
+    v = e->clang_name[0] ? sbr_env_version(e, e->clang_name) : NULL;
+    if (set_used(r, e->clang_name, v)) {
+      int major = atoi(v);
+      /* the libstdc++ it compiles against: the GCC given by --gcc-install-dir
+       * (a profile's launcher passes its own: not seen from here) */
+      const char *gcc = e->gcc_install_dir[0] ? strrchr(e->gcc_install_dir, '/') : NULL;
+      bool other_gcc = gcc && strcmp(gcc + 1, "9") != 0;
+      if (other_gcc) {
+        size_t len = strlen(r->used);
+        snprintf(r->used + len, sizeof r->used - len, " on GCC %s's libstdc++", gcc + 1);
+      }
+      r->substituted = major < 17 || major > 20 || other_gcc;
+      dist = (major < 17 ? 17 - major : major > 20 ? major - 20 : 0) + other_gcc;
+    }
+    break;
+  case SBR_ENV_JAVA: {
+    v = sbr_env_has(e, "java") ? sbr_env_version(e, "java") : NULL;
+    int m = java_major(v);
+    r->substituted = set_used(r, "java", v) && (m < 11 || m > 15);
+    dist = m < 11 ? 11 - m : m > 15 ? m - 15 : 0;
+    break;
+  }
+  case SBR_ENV_JULIA:
+    v = sbr_env_has(e, "julia") ? sbr_env_version(e, "julia") : NULL;
+    r->substituted = set_used(r, "julia", v) && !has_prefix_version(v, "1.5");
+    if (r->substituted) dist = atoi(v) == 1 && strchr(v, '.') ? abs(atoi(strchr(v, '.') + 1) - 5) : 100;
+    break;
+  }
+  return dist;
+}
+
 void sbr_env_fill_subs(sbr_env *e) {
   if (!e->subs) return;
   for (int k = 0; k < SBR_N_ENV; k++) {
-    e->subs[k].items = surge_env[k].items;
-    e->subs[k].surge = surge_env[k].surge;
-    e->subs[k].substituted = false;
+    sbr_env_sub host = {.items = surge_env[k].items, .surge = surge_env[k].surge}, alt = host;
+    int dh = candidate(e, k, &host), da = e->alt ? candidate(e->alt, k, &alt) : 0;
+    /* the profile when it has the role and the host has not, or when it is
+     * closer to SURGE's; a tie stays here */
+    bool use_alt = e->alt && alt.used[0] &&
+                   (!host.used[0] || (host.substituted && (!alt.substituted || da < dh)));
+    sbr_env_sub *r = &e->subs[k];
+    size_t jobs = r->jobs;
+    *r = use_alt ? alt : host;
+    r->jobs = jobs;
+    snprintf(r->profile, sizeof r->profile, "%s", use_alt ? e->alt->run_profile : "");
+    e->in_alt[k] = use_alt;
   }
-  sbr_env_sub *r = &e->subs[SBR_ENV_BG_PYTHON];
-  const char *v = sbr_env_has(e, e->bg_python) ? sbr_env_version(e, e->bg_python) : NULL;
-  r->substituted = set_used(r, e->bg_python, v) && !has_prefix_version(v, "3.8");
-
-  r = &e->subs[SBR_ENV_GXX];
-  v = e->gxx_name[0] ? sbr_env_version(e, e->gxx_name) : NULL;
-  r->substituted = set_used(r, e->gxx_name, v) && atoi(v) != 9;
-
-  r = &e->subs[SBR_ENV_CLANG];
-  v = e->clang_name[0] ? sbr_env_version(e, e->clang_name) : NULL;
-  if (set_used(r, e->clang_name, v)) {
-    int major = atoi(v);
-    /* the libstdc++ it compiles against: the GCC given by --gcc-install-dir
-     * (a profile's launcher passes its own: not seen from here) */
-    const char *gcc = e->gcc_install_dir[0] ? strrchr(e->gcc_install_dir, '/') : NULL;
-    bool other_gcc = gcc && strcmp(gcc + 1, "9") != 0;
-    if (other_gcc) {
-      size_t len = strlen(r->used);
-      snprintf(r->used + len, sizeof r->used - len, " on GCC %s's libstdc++", gcc + 1);
-    }
-    r->substituted = major < 17 || major > 20 || other_gcc;
-  }
-
-  r = &e->subs[SBR_ENV_JAVA];
-  v = sbr_env_has(e, "java") ? sbr_env_version(e, "java") : NULL;
-  r->substituted = set_used(r, "java", v) && (java_major(v) < 11 || java_major(v) > 15);
-
-  /* as adapt_mlcl.c chooses: the better profile's Julia first */
-  r = &e->subs[SBR_ENV_JULIA];
-  bool best = sbr_env_best_has(e, "julia");
-  v = best ? version_in(e->best_toolchains, "julia") : sbr_env_has(e, "julia") ? sbr_env_version(e, "julia") : NULL;
-  r->substituted = set_used(r, "julia", v) && !has_prefix_version(v, "1.5");
 }
 
-static int role_of(sbr_subset s, const sbr_job *j) {
+void sbr_env_say_choices(const sbr_env *e, const char *cmd, FILE *f) {
+  for (int k = 0; e->subs && k < SBR_N_ENV; k++) {
+    const sbr_env_sub *r = &e->subs[k];
+    fprintf(f, "%s: %s: %s%s%s%s (SURGE: %s)%s\n", cmd, r->items, r->used[0] ? r->used : "none here",
+            r->profile[0] ? " in profile " : "", r->profile,
+            !r->profile[0] && r->used[0] ? (e->run_profile[0] ? " in the run's profile" : " on the host") : "", r->surge,
+            r->used[0] && !r->substituted ? "" : r->used[0] ? ": substituted" : "");
+  }
+}
+
+int sbr_env_role_of(sbr_subset s, const sbr_job *j) {
   switch (s) {
   case SBR_BG:
     if (!strcmp(j->group, "python3")) return SBR_ENV_BG_PYTHON;
@@ -103,7 +136,7 @@ static int role_of(sbr_subset s, const sbr_job *j) {
 }
 
 const sbr_env_sub *sbr_env_tag(const sbr_env *e, sbr_subset s, const sbr_job *j) {
-  int k = j->request && e->subs ? role_of(s, j) : -1;
+  int k = j->request && e->subs ? sbr_env_role_of(s, j) : -1;
   if (k < 0 || !e->subs[k].substituted) return NULL;
   e->subs[k].jobs++;
   return &e->subs[k];
@@ -116,15 +149,17 @@ int sbr_env_say_substitutions(const sbr_env *e, const char *cmd, bool strict, FI
     if (!r->substituted || !r->jobs) continue;
     n++;
     if (strict)
-      fprintf(f, "%s: --strict: %s (%zu item(s)) would run on %s, not SURGE's %s\n", cmd, r->items, r->jobs, r->used,
-              r->surge);
+      fprintf(f, "%s: --strict: %s (%zu item(s)) would run on %s%s%s, not SURGE's %s\n", cmd, r->items, r->jobs, r->used,
+              r->profile[0] ? " in profile " : "", r->profile, r->surge);
     else
-      fprintf(f, "%s: warning: %s (%zu item(s)) run on %s, not SURGE's %s: their misses are classed toolchain_drift\n",
-              cmd, r->items, r->jobs, r->used, r->surge);
+      fprintf(f, "%s: warning: %s (%zu item(s)) run on %s%s%s, not SURGE's %s: their misses are classed toolchain_drift\n",
+              cmd, r->items, r->jobs, r->used, r->profile[0] ? " in profile " : "", r->profile, r->surge);
   }
   if (!n) return 0;
   /* how to get SURGE's: the profile (its Python 3.8 is pyenv's, imported when present at create time) */
   bool in_best = !strcmp(e->run_profile, SBR_BEST_PROFILE);
+  for (int k = 0; e->subs && k < SBR_N_ENV; k++)
+    if (e->subs[k].substituted && e->subs[k].jobs && !strcmp(e->subs[k].profile, SBR_BEST_PROFILE)) in_best = true;
   fprintf(f, "%s: %s%s%s\n", cmd, strict ? "nothing ran; " : "",
           in_best ? "profile " SBR_BEST_PROFILE " lacks these: surgebox profile create --force " SBR_BEST_PROFILE
                   : "SURGE's environment: surgebox profile create " SBR_BEST_PROFILE ", then --profile " SBR_BEST_PROFILE,

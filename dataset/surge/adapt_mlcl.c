@@ -4,10 +4,10 @@
  * class with main), mcs + mono, julia, node. The reference is stdout,
  * stripped. Quirk: ML item 43 (Java) printed dates in Chinese: its JVM ran
  * with the zh_CN locale.
- * Where: each language runs in the run's environment, except those marked
- * best_in_profile, which run in SBR_BEST_PROFILE when the daemon has it
- * (Julia: bullseye's 1.5.3 reproduced all 26 ML Julia items; Debian 12 has
- * no Julia at all). */
+ * Where: each language runs in the run's environment; Julia, whose version
+ * shows in the references, in SBR_BEST_PROFILE when that is closer to
+ * SURGE's 1.5 (sbr_adapt, adapt_env.c: bullseye's 1.5.3 reproduced all 26
+ * ML Julia items; Debian 12 has no Julia at all). */
 #include "adapt_internal.h"
 
 #include <stdlib.h>
@@ -16,18 +16,17 @@
 typedef struct {
   const char *language, *toolchain, *file;
   const char *opt_key[2], *opt_val[2];
-  bool best_in_profile;
 } lang_map;
 
 static const lang_map langs[] = {
-    {"C", "gcc", "main.c", {"std", "opt"}, {"gnu17", "O0"}, false},
-    {"CPP", "g++", "test.cpp", {"std", "opt"}, {"gnu++17", "O0"}, false},
-    {"Python", "python3", "main.py", {NULL, NULL}, {NULL, NULL}, false},
-    {"Rust", "rustc", "main.rs", {"opt", "edition"}, {"O0", "2015"}, false},
-    {"Java", "java", NULL, {NULL, NULL}, {NULL, NULL}, false},
-    {"C#", "mono", "main.cs", {NULL, NULL}, {NULL, NULL}, false},
-    {"Julia", "julia", "main.jl", {NULL, NULL}, {NULL, NULL}, true},
-    {"JavaScript", "node", "main.js", {NULL, NULL}, {NULL, NULL}, false},
+    {"C", "gcc", "main.c", {"std", "opt"}, {"gnu17", "O0"}},
+    {"CPP", "g++", "test.cpp", {"std", "opt"}, {"gnu++17", "O0"}},
+    {"Python", "python3", "main.py", {NULL, NULL}, {NULL, NULL}},
+    {"Rust", "rustc", "main.rs", {"opt", "edition"}, {"O0", "2015"}},
+    {"Java", "java", NULL, {NULL, NULL}, {NULL, NULL}},
+    {"C#", "mono", "main.cs", {NULL, NULL}, {NULL, NULL}},
+    {"Julia", "julia", "main.jl", {NULL, NULL}, {NULL, NULL}},
+    {"JavaScript", "node", "main.js", {NULL, NULL}, {NULL, NULL}},
 };
 
 int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
@@ -46,16 +45,11 @@ int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env 
   }
   snprintf(out->group, sizeof out->group, "%s", lang);
   snprintf(out->toolchain, sizeof out->toolchain, "%s", m->toolchain);
-  bool in_best = m->best_in_profile && sbr_env_best_has(env, m->toolchain);
-  if (!in_best && !sbr_env_has(env, m->toolchain)) {
+  if (!sbr_env_has(env, m->toolchain)) {
     snprintf(out->missing, sizeof out->missing, "%s", m->toolchain);
     return 0;
   }
   json_object *req = sbr_req_toolchain(m->toolchain, SBR_DEFAULT_TIME_S);
-  if (in_best) {
-    snprintf(out->profile, sizeof out->profile, "%s", env->best_profile);
-    json_object_object_add(req, "profile", json_object_new_string(env->best_profile));
-  }
   json_object *opts = json_object_object_get(req, "options");
   for (int k = 0; k < 2; k++)
     if (m->opt_key[k]) json_object_object_add(opts, m->opt_key[k], json_object_new_string(m->opt_val[k]));

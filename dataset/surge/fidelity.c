@@ -64,6 +64,7 @@ typedef struct {
   int n, ran, exact, normalized, missing, nondet;
   double jaccard_sum;
   char envs[128];    /* where the items ran: "host", a profile's name, or several joined by '+' */
+  char toolchains[256]; /* what ran them: "g++-9 9.3.0", several joined by ", " */
   char absent[128];  /* toolchains missing here, joined by ", " */
   char substituted[256]; /* "python3 3.11.2 (SURGE: Python 3.8)", several joined by "; " */
 } counts;
@@ -88,6 +89,15 @@ static void add(counts *c, json_object *exec) {
     add_word(c->absent, sizeof c->absent, json_object_get_string(v), ", ");
   if (json_object_object_get_ex(exec, "profile", &pf) && json_object_object_get_ex(pf, "name", &v) && v)
     add_word(c->envs, sizeof c->envs, json_object_get_string(v), "+");
+  json_object *tc, *name, *ver;
+  bool did_run = json_object_object_get_ex(exec, "regenerated", &v) && json_object_get_boolean(v);
+  if (did_run && json_object_object_get_ex(exec, "toolchain", &tc) && json_object_object_get_ex(tc, "name", &name) && name) {
+    char word[160];
+    bool has_ver = json_object_object_get_ex(tc, "version", &ver) && ver;
+    snprintf(word, sizeof word, "%s%s%s", json_object_get_string(name), has_ver ? " " : "",
+             has_ver ? json_object_get_string(ver) : "");
+    add_word(c->toolchains, sizeof c->toolchains, word, ", ");
+  }
   json_object *sub, *used, *surge;
   if (json_object_object_get_ex(exec, "substituted", &sub) && json_object_object_get_ex(sub, "used", &used) &&
       json_object_object_get_ex(sub, "surge", &surge)) {
@@ -122,6 +132,8 @@ static json_object *counts_json(const counts *c) {
   json_object_object_add(o, "nondeterministic", json_object_new_int(c->nondet));
   /* which environment the items ran in (null: none ran) */
   json_object_object_add(o, "environment", c->envs[0] ? json_object_new_string(c->envs) : NULL);
+  /* what ran the items, with versions (null: none ran) */
+  json_object_object_add(o, "toolchains", c->toolchains[0] ? json_object_new_string(c->toolchains) : NULL);
   /* the toolchains used instead of SURGE's (null: none) */
   json_object_object_add(o, "substituted", c->substituted[0] ? json_object_new_string(c->substituted) : NULL);
   return o;

@@ -44,12 +44,13 @@ typedef struct {
   const char *items;  /* the items concerned: "BG python3" */
   const char *surge;  /* SURGE's: "Python 3.8" */
   char used[160];     /* chosen here: "python3 3.11.2" ("" when absent: missing_toolchain, not a substitution) */
+  char profile[64];   /* where it runs: "" (the run's own environment) or SBR_BEST_PROFILE */
   bool substituted;   /* used is not SURGE's */
   size_t jobs;        /* jobs built on it so far (the adapters count) */
 } sbr_env_sub;
 
 /* Toolchains chosen for this machine (from the daemon's toolchain list). */
-typedef struct {
+typedef struct sbr_env {
   json_object *toolchains;   /* the daemon's list (owned) */
   char gxx[256], gxx_name[64];          /* g++ for DR/BG/RL: the oldest installed (closest to SURGE's GCC 9) */
   char clang_dir[256], clang_name[64];  /* directory whose clang++ is the newest clang (SURGE: 19) */
@@ -64,6 +65,12 @@ typedef struct {
   char best_profile[64];
   json_object *best_toolchains;         /* owned */
   char run_profile[64];                 /* the run's own profile ("" = host) */
+  /* The best profile's toolchains as an environment of their own (owned;
+   * NULL without one), and per role whether it runs there: for each group
+   * whose version shows in the references, the closer to SURGE's of the
+   * host's toolchain and the profile's (adapt_env.c). */
+  struct sbr_env *alt;
+  bool in_alt[SBR_N_ENV];
   sbr_env_sub *subs;                    /* [SBR_N_ENV], owned; counted through a const sbr_env by the adapters */
 } sbr_env;
 
@@ -81,6 +88,11 @@ bool sbr_env_best_has(const sbr_env *e, const char *toolchain);
  * name goes to *profile), else python. */
 void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn);
 const char *sbr_env_version(const sbr_env *e, const char *toolchain);
+/* In-process timers and GCC 9 mimicry (never for a real GCC 9), for the
+ * environment and its best profile's. */
+void sbr_env_options(sbr_env *e, bool inproc_time, bool mimic);
+/* One line per role on f: which toolchain runs it and where. */
+void sbr_env_say_choices(const sbr_env *e, const char *cmd, FILE *f);
 /* (Re)fill e->subs from the chosen toolchains (adapt_env.c). */
 void sbr_env_fill_subs(sbr_env *e);
 /* Each substitution some job was built on, once, to f: with strict one line
@@ -102,6 +114,9 @@ typedef struct {
   const sbr_env_sub *substituted; /* SURGE's environment for it is not the one used (NULL: it is, or unknown) */
 } sbr_job;
 
+/* The role a job plays (SBR_ENV_*), -1 when its toolchain's version does not
+ * show in its reference. */
+int sbr_env_role_of(sbr_subset s, const sbr_job *j);
 /* The record job j of subset s was built on when it is substituted (and
  * count the job), else NULL. sbr_adapt sets j->substituted with it. */
 const sbr_env_sub *sbr_env_tag(const sbr_env *e, sbr_subset s, const sbr_job *j);
@@ -138,6 +153,23 @@ typedef enum { SBR_BIN_SAME, SBR_BIN_FLAGGED, SBR_BIN_DIFFERENT } sbr_bin_agreem
  * spread (hi-lo)/ours of the edge); else different. */
 sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n_edges);
 
+/* ---- calibration to SURGE's machine (bins_calibrate.c) ---- */
+#define SBR_CALIBRATION_MIN_PUBLISHED 0.1 /* s: SURGE printed "%.4f": shorter items' ratios are noise */
+#define SBR_CALIBRATION_MIN_ITEMS 3
+typedef struct {
+  double factor; /* median of our time / SURGE's: this machine's slowness against SURGE's */
+  double lo, hi; /* the ratios' quartiles: the calibration's spread */
+  size_t used;   /* items with SURGE's time >= the minimum */
+} sbr_calibration;
+/* From the items SURGE timed at least min_published, but item `skip`
+ * (SIZE_MAX: none): 0, or -1 when fewer than SBR_CALIBRATION_MIN_ITEMS
+ * were (out->used says how many). */
+int sbr_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
+                  sbr_calibration *out);
+/* Our time (repeats lo..hi) on SURGE's machine: *t, and the range
+ * [*tlo, *thi] the repeats and the calibration's spread allow. */
+void sbr_calibrated(const sbr_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi);
+
 /* ---- the regen and bins commands ---- */
 typedef struct {
   const char *data, *out, *summary, *only, *dump;
@@ -147,6 +179,7 @@ typedef struct {
   int jobs;                /* 0: the CPUs */
   bool inproc, mimic, retry_failed, plan, plan_json;
   bool strict;             /* run nothing when an environment is not SURGE's */
+  bool quiet_environment;  /* the choice per group already said (verify: once per run, not per subset) */
   sbr_shard shard;         /* count 0: not sharded */
   FILE *report;            /* the fidelity table and the last line (NULL: stdout) */
 } sbr_regen_opts;

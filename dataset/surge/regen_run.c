@@ -51,11 +51,11 @@ static int load(regen_state *rs) {
 }
 
 /* The toolchains of SBR_BEST_PROFILE, when the daemon has that profile and
- * the run is not already in it: languages that SURGE's own environment
- * reproduces better (Julia) run there. Absent: they run here, or are missing. */
+ * the run names none: each group whose version shows in the references runs
+ * where it is closer to SURGE's (adapt_env.c). A run that names a profile
+ * (`--profile host` included) runs everything there, as asked. */
 static void best_profile(regen_state *rs) {
-  const char *run_profile = rs->d->ctx.profile;
-  if (run_profile && !strcmp(run_profile, SBR_BEST_PROFILE)) return;
+  if (rs->d->ctx.profile) return;
   json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
   json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
   json_object *resp = sbr_driver_ask(rs->d, req);
@@ -63,10 +63,12 @@ static void best_profile(regen_state *rs) {
   if (resp && !sbp_response_error_code(resp))
     sbr_env_set_best(&rs->env, SBR_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
   else
-    fprintf(stderr, "regen: profile %s not available (%s): Julia runs here when this environment has it\n",
+    fprintf(stderr, "regen: profile %s not available (%s): every group runs here (`surgebox profile create %s` "
+                    "gives GCC 9, JDK 11, Python 3.9 and Julia 1.5)\n",
             SBR_BEST_PROFILE,
             resp ? json_object_get_string(json_object_object_get(json_object_object_get(resp, "error"), "message"))
-                 : "no answer");
+                 : "no answer",
+            SBR_BEST_PROFILE);
   json_object_put(resp);
 }
 
@@ -79,12 +81,12 @@ static int environment(regen_state *rs) {
   sbr_env_init(&rs->env, rs->d->toolchains, err, sizeof err);
   snprintf(rs->env.run_profile, sizeof rs->env.run_profile, "%s", profile ? profile : "");
   best_profile(rs);
-  rs->env.inproc_time = rs->o->inproc;
-  rs->env.bg_mimic_gcc9 = rs->env.bg_mimic_gcc9 && rs->o->mimic; /* never for a real GCC 9 */
+  sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
   const sbr_env *e = &rs->env;
-  fprintf(stderr, "regen: profile %s: g++ %s, clang %s (%s), BG python %s, python %s%s%s\n", profile ? profile : "host",
-          e->gxx_name[0] ? e->gxx_name : "none", e->clang_name[0] ? e->clang_name : "none", e->clang_dir, e->bg_python,
-          e->python, e->best_profile[0] ? "; julia from profile " : "", e->best_profile);
+  if (rs->o->quiet_environment) return 0;
+  fprintf(stderr, "regen: environment %s (python %s)%s%s; per group whose version shows in the references:\n",
+          profile ? profile : "host", e->python, e->alt ? ", closer groups in profile " : "", e->best_profile);
+  sbr_env_say_choices(e, "regen", stderr);
   return 0;
 }
 

@@ -72,7 +72,8 @@ void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_e
   if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
     json_object *id = json_object_new_object();
     json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));
-    const char *ver = sbr_env_version(env, t->job.toolchain);
+    const sbr_env *where = t->job.profile[0] && env->alt ? env->alt : env; /* built in the best profile */
+    const char *ver = sbr_env_version(where, t->job.toolchain);
     json_object_object_add(id, "version", ver ? json_object_new_string(ver) : NULL);
     t->toolchain = id;
   }

@@ -74,7 +74,7 @@ int sbr_vs_items_resume(sbr_vs_items *it, const char *out, json_object *const *p
 
 /* One subset's items through regen's run on d's connection, its table sent
  * to stderr (stdout is the verdict's alone). */
-static int regen_subset(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, int s, const char *out) {
+static int regen_subset(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, int s, const char *out, bool first) {
   size_t cap = it->n_to_run[s] * 21 + 1, len = 0;
   char *only = malloc(cap);
   if (!only) return 2;
@@ -90,6 +90,7 @@ static int regen_subset(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, i
   ro.only = only;
   ro.jobs = o->jobs;
   ro.report = stderr;
+  ro.quiet_environment = !first; /* the choice per group is the same for every subset: said once */
   int rc = sbr_regen_on(d, &ro);
   free(only);
   it->ran += it->n_to_run[s];
@@ -104,8 +105,12 @@ int sbr_vs_regenerate(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, con
   if (!to_run) return 0;
   /* one connection for every subset: the running daemon, else an embedded one */
   int rc = 0;
+  bool first = true;
   for (int s = 0; s < SBR_N_SUBSETS && !rc; s++)
-    if (it->n_to_run[s]) rc = regen_subset(d, o, it, s, out);
+    if (it->n_to_run[s]) {
+      rc = regen_subset(d, o, it, s, out, first);
+      first = false;
+    }
   if (rc == 130) fprintf(stderr, "verify: interrupted; run again with the same --out to resume\n");
   else if (rc) fprintf(stderr, "verify: regeneration failed (exit %d); nothing scored\n", rc);
   return rc == 0 ? 0 : rc == 130 ? 130 : 2;

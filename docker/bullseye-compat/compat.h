@@ -8,9 +8,13 @@
  * libseccomp-dev 2.5.1, libuv1-dev 1.40, libcap-dev 2.44, nettle-dev 3.7):
  *   SYS_close_range, CLOSE_RANGE_CLOEXEC   runners/child.c   (Linux 5.9/5.11)
  *   SYS_mount_setattr, struct mount_attr   runners/mounts.c  (Linux 5.12)
+ *   OPEN_TREE_*, MOVE_MOUNT_*              runners/pool.c, mounts.c (Linux 5.2,
+ *                                          in include/linux/mount.h, which
+ *                                          replaces the real one)
  *   SYS_openat2                            runners/wsfs.c    (Linux 5.6)
  *   sigabbrev_np                           runners/accounting.c, result.c (glibc 2.32)
- * Only names are supplied here: what the kernel offers is decided at run
+ * tests/docker/bullseye_headers.py compiles every source so in CI
+ * (docker.bullseye_headers). Only names are supplied here: what the kernel offers is decided at run
  * time by the host's kernel, which Docker shares with every image. */
 #ifndef SURGEBOX_BULLSEYE_COMPAT_H
 #define SURGEBOX_BULLSEYE_COMPAT_H

@@ -132,26 +132,41 @@ TC_BINS_ONLY = list(range(0, 27))  # 3-, 5- and 10-city TSP: up to ~1.5 s each
 def bins_case(bin_dir, data, out):
     """SURGE's CPU-time bins on the timed TC items up to 10 cities, two
     repeats: the span SURGE timed (the solver) puts every 3- and 5-city item
-    below 1 ms as SURGE's did (the whole script takes ~15 ms); with
-    surge-2025 (SURGE's Python 3.8) every item is in SURGE's bin or flagged."""
+    below 1 ms as SURGE's did (the whole script takes ~15 ms). Judged on
+    times calibrated to SURGE's machine (the median ratio of the 10-city
+    items', each calibrated by the others): every item is in SURGE's bin or
+    flagged, here and on a machine twice as fast and twice as slow
+    (--time-scale), whatever this machine's speed and load."""
     prof = profile_ready(bin_dir)
     print("surge-2025 profile:", "yes" if prof else "no (timed items run on the host's python3)")
     s = regen(bin_dir, data, out, "tc", only=",".join(map(str, TC_BINS_ONLY)), extra=["--repeat", "2"])
     check(s["tc"]["ran"] == len(TC_BINS_ONLY), f"tc ran {s['tc']['ran']}")
-    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json")],
-                       capture_output=True, text=True, timeout=60)
-    print(p.stdout)
-    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json"), "--json"],
-                       capture_output=True, text=True, timeout=60)
-    ag = json.loads(p.stdout)["agreement"]
-    check(ag["items"] == len(TC_BINS_ONLY), f"bins compared {ag['items']} items")
-    small = [i for i in range(0, 17) if i not in ag["same_bin"]]
-    check(not small, f"3- and 5-city items outside SURGE's bin (< 1 ms): {small}")
     for it in items(out, "tc")[:27]:
         e = it["exec"]
         check(len(e.get("inproc_cpu_s_runs", [])) == 2, f"two timed repeats recorded: {e.get('inproc_cpu_s_runs')}")
-    if prof:
-        check(not ag["different"], f"with SURGE's Python 3.8: items in another bin, not flagged: {ag['different']}")
+    factors = {}
+    for scale in ("1", "0.5", "2"):
+        argv = [os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json"), "--time-scale", scale]
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        print(p.stdout)
+        check(p.returncode == 0 and "calibration: our time / SURGE's over the 10 items" in p.stdout,
+              f"bins --time-scale {scale} prints the calibration: {p.stdout[-400:]} {p.stderr}")
+        p = subprocess.run(argv + ["--json"], capture_output=True, text=True, timeout=60)
+        b = json.loads(p.stdout)
+        ag, cal = b["agreement"], b["calibration"]
+        check(ag["items"] == len(TC_BINS_ONLY) and ag["calibrated"] and cal["applied"] and cal["items"] == 10,
+              f"x{scale}: calibrated over the 10-city items, {ag['items']} compared: {cal}")
+        factors[scale] = cal["factor"]
+        check(cal["spread"][0] <= cal["factor"] <= cal["spread"][1], f"x{scale}: factor within its spread {cal}")
+        check(len(b["items"]) == len(TC_BINS_ONLY) and all(
+            x["raw_s"] is not None and x["calibrated_s"] is not None and x["raw_bin"] is not None and
+            x["calibrated_bin"] is not None for x in b["items"]), f"x{scale}: raw and calibrated time and bin per item")
+        small = [i for i in range(0, 17) if i not in ag["same_bin"]]
+        check(not small, f"x{scale}: 3- and 5-city items outside SURGE's bin (< 1 ms): {small}")
+        check(not ag["different"], f"x{scale}: items in another bin than SURGE's, not flagged: {ag['different']}")
+    # the simulated machines really were 2x apart: the calibration absorbed it
+    check(abs(factors["2"] / factors["1"] - 2) < 1e-6 and abs(factors["0.5"] / factors["1"] - 0.5) < 1e-6,
+          f"calibration factors follow the machine's speed: {factors}")
 
 
 def full_case(bin_dir, data, out):

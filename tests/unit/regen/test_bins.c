@@ -5,10 +5,47 @@
 #include "check.h"
 #include "regen.h"
 
+#include <math.h>
+#include <stdint.h>
+
 static const double edges[] = {0.001, 0.01, 0.1, 1};
 #define AGREE(pub, ours, lo, hi) sbr_bin_agree(pub, ours, lo, hi, edges, 4)
 
+/* Calibration: ratios 0.9, 1.0, 1.1 (and a short item that must not count). */
+static void calibration(void) {
+  const double published[] = {1.0, 2.0, 0.5, 0.0001, 1.1};
+  double ours[] = {0.9, 2.0, 0.55, 0.004, 2.2};
+  sbr_calibration c;
+  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
+  CHECK(c.used == 3);
+  CHECK(fabs(c.factor - 1.0) < 1e-12);
+  CHECK(fabs(c.lo - 0.95) < 1e-12 && fabs(c.hi - 1.05) < 1e-12); /* numpy's quantiles of 0.9, 1.0, 1.1 */
+  /* leave one out: without the 1.0 ratio, the median of 0.9 and 1.1 */
+  CHECK(sbr_calibrate(ours, published, 4, 0.1, 1, &c) < 0 && c.used == 2); /* 2 < SBR_CALIBRATION_MIN_ITEMS */
+  CHECK(sbr_calibrate(ours, published, 5, 0.1, 1, &c) == 0 && c.used == 3 && fabs(c.factor - 1.1) < 1e-12);
+  /* too few long items */
+  CHECK(sbr_calibrate(ours, published, 2, 0.1, SIZE_MAX, &c) < 0 && c.used == 2 && isnan(c.factor));
+  /* a machine twice as slow: the same calibrated time and range */
+  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
+  double t1, lo1, hi1, t2, lo2, hi2;
+  sbr_calibrated(&c, 0.95, 0.9, 1.0, &t1, &lo1, &hi1);
+  for (int i = 0; i < 4; i++) ours[i] *= 2;
+  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0 && fabs(c.factor - 2.0) < 1e-12);
+  sbr_calibrated(&c, 1.9, 1.8, 2.0, &t2, &lo2, &hi2);
+  CHECK(fabs(t1 - 0.95) < 1e-12 && fabs(t1 - t2) < 1e-12 && fabs(lo1 - lo2) < 1e-12 && fabs(hi1 - hi2) < 1e-12);
+  /* the range holds the repeats' spread widened by the quartiles: 0.9 / 1.05 .. 1.0 / 0.95 */
+  CHECK(fabs(lo1 - 0.9 / 1.05) < 1e-12 && fabs(hi1 - 1.0 / 0.95) < 1e-12);
+  /* SURGE's 1.1037 s against ours 0.98 on a machine 0.89x SURGE's: calibrated 1.101, the same bin */
+  const double pub10[] = {1.1037, 1.1501, 1.0861, 1.1012};
+  double ours10[] = {0.9799, 0.9931, 0.9843, 1.0047};
+  CHECK(sbr_calibrate(ours10, pub10, 4, 0.1, 0, &c) == 0);
+  sbr_calibrated(&c, ours10[0], ours10[0], ours10[0], &t1, &lo1, &hi1);
+  CHECK(AGREE(1.1037, ours10[0], ours10[0], ours10[0]) == SBR_BIN_DIFFERENT); /* raw: 0.98 < 1 */
+  CHECK(AGREE(1.1037, t1, lo1, hi1) == SBR_BIN_SAME);
+}
+
 int main(void) {
+  calibration();
   CHECK(sbr_bin_of(0.0, edges, 4) == 0);
   CHECK(sbr_bin_of(0.000075, edges, 4) == 0);
   CHECK(sbr_bin_of(0.001, edges, 4) == 1); /* an edge belongs to the bin above it */

@@ -167,8 +167,73 @@ static void test_surge_like(void) {
   sbr_env_free(&e);
 }
 
+/* A fresh Debian 12 host beside a surge-2025 created there (no pyenv 3.8 to
+ * import: Debian 11's Python 3.9): each role runs where its version is
+ * closer to SURGE's, without --profile. */
+static const char *fresh_profile_json = "[" TC("g++-9", "g++", "9.3.0", "/usr/bin/g++-9") ","
+    TC("java", "java", "11.0.23", "/usr/bin/javac") "," TC("python3", "python3", "3.9.2", "/usr/bin/python3") ","
+    TC("julia", "julia", "1.5.3", "/usr/bin/julia") "]";
+#define BG_JAVA "{\"custom_features\":{\"language\":\"java\"},\"question\":\"public class A{}\",\"gt\":\"\"}"
+
+static void test_closest(void) {
+  sbr_env e;
+  env_of(&e, host_json);
+  json_object *best = json_tokener_parse(fresh_profile_json);
+  sbr_env_set_best(&e, "surge-2025", best);
+  json_object_put(best);
+  CHECK(e.alt != NULL);
+  /* Python 3.9 is one minor from SURGE's 3.8, the host's 3.11 three: still a substitution, named */
+  CHECK(e.in_alt[SBR_ENV_BG_PYTHON] && e.subs[SBR_ENV_BG_PYTHON].substituted);
+  CHECK_STR(e.subs[SBR_ENV_BG_PYTHON].used, "python3 3.9.2");
+  CHECK_STR(e.subs[SBR_ENV_BG_PYTHON].profile, "surge-2025");
+  CHECK(e.in_alt[SBR_ENV_GXX] && !e.subs[SBR_ENV_GXX].substituted);
+  CHECK(e.in_alt[SBR_ENV_JAVA] && !e.subs[SBR_ENV_JAVA].substituted);
+  CHECK(e.in_alt[SBR_ENV_JULIA] && !e.subs[SBR_ENV_JULIA].substituted);
+  /* the profile has no clang: the host's */
+  CHECK(!e.in_alt[SBR_ENV_CLANG] && !strcmp(e.subs[SBR_ENV_CLANG].profile, ""));
+  sbr_job j;
+  adapt(&e, SBR_BG, BG_PY, &j);
+  CHECK_STR(j.profile, "surge-2025");
+  CHECK_STR(json_object_get_string(json_object_object_get(j.request, "profile")), "surge-2025");
+  CHECK(j.substituted == &e.subs[SBR_ENV_BG_PYTHON]);
+  sbr_job_free(&j);
+  adapt(&e, SBR_BG, BG_CPP, &j); /* GCC 9 itself: no mimicry flags, the profile's path */
+  CHECK_STR(j.profile, "surge-2025");
+  CHECK(j.substituted == NULL);
+  const char *req = json_object_to_json_string_ext(j.request, JSON_C_TO_STRING_NOSLASHESCAPE);
+  CHECK(strstr(req, "/usr/bin/g++-9 -std=c++11 /app/test.cpp") != NULL && strstr(req, "ftabstop") == NULL);
+  sbr_job_free(&j);
+  adapt(&e, SBR_BG, BG_JAVA, &j);
+  CHECK_STR(j.profile, "surge-2025");
+  sbr_job_free(&j);
+  adapt(&e, SBR_DR, DR_CLANG, &j); /* the host's clang: no profile named */
+  CHECK_STR(j.profile, "");
+  CHECK(json_object_object_get(j.request, "profile") == NULL);
+  sbr_job_free(&j);
+  int rc;
+  char *t = said(&e, false, &rc);
+  CHECK(strstr(t, "BG python3 (1 item(s)) run on python3 3.9.2 in profile surge-2025, not SURGE's Python 3.8") != NULL);
+  CHECK(strstr(t, "profile surge-2025 lacks these") != NULL);
+  free(t);
+  sbr_env_free(&e);
+
+  /* a tie stays on the host: its own Python 3.8 */
+  static const char *host38 = "[" TC("python3.8", "python3", "3.8.18", "/usr/local/bin/python3.8") "]";
+  static const char *prof38 = "[" TC("python3.8", "python3", "3.8.10", "/usr/local/python3.8/bin/python3.8") "]";
+  env_of(&e, host38);
+  best = json_tokener_parse(prof38);
+  sbr_env_set_best(&e, "surge-2025", best);
+  json_object_put(best);
+  CHECK(!e.in_alt[SBR_ENV_BG_PYTHON] && !e.subs[SBR_ENV_BG_PYTHON].substituted);
+  adapt(&e, SBR_BG, BG_PY, &j);
+  CHECK_STR(j.profile, "");
+  sbr_job_free(&j);
+  sbr_env_free(&e);
+}
+
 int main(void) {
   test_host();
   test_surge_like();
+  test_closest();
   return check_exit();
 }

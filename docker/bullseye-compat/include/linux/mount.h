@@ -2,12 +2,25 @@
  * (see ../../compat.h). That header defines MS_* as macros, which breaks
  * glibc 2.31's <sys/mount.h> (an enum of the same names) when both are
  * included, and it predates mount_setattr(2). This one takes MS_* from
- * glibc and adds what runners/mounts.c uses from Linux 5.12's UAPI. */
+ * glibc and adds what runners/ uses from Linux 5.2-5.12's UAPI: the mount
+ * API's open_tree and move_mount flags (5.2; the real 5.10 header has them,
+ * but it is the one this file replaces) and mount_setattr (5.12). */
 #ifndef SURGEBOX_COMPAT_LINUX_MOUNT_H
 #define SURGEBOX_COMPAT_LINUX_MOUNT_H
 
+#include <fcntl.h>
 #include <linux/types.h>
 #include <sys/mount.h>
+
+#define OPEN_TREE_CLONE 1
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+
+#define MOVE_MOUNT_F_SYMLINKS 0x00000001
+#define MOVE_MOUNT_F_AUTOMOUNTS 0x00000002
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define MOVE_MOUNT_T_SYMLINKS 0x00000010
+#define MOVE_MOUNT_T_AUTOMOUNTS 0x00000020
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
 
 #define MOUNT_ATTR_RDONLY 0x00000001
 #define MOUNT_ATTR_NOSUID 0x00000002

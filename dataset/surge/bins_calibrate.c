@@ -1,0 +1,56 @@
+/* Calibrating CPU times to SURGE's machine. SURGE's TC bins were measured
+ * on SURGE's hardware: the same program is 0.59x as long on a fast quiet CPU
+ * and 1.3x on a slow loaded one, which moves items across bin edges (issue
+ * 23: 10 of 27 TSP items on a fast machine). The timed items themselves are
+ * the calibration workload: SURGE published each one's time, we measured it,
+ * and the median ratio of the long enough ones is this machine's speed
+ * against SURGE's. Their interquartile range is the calibration's spread.
+ * An item of the calibration set is calibrated by the others (leave one
+ * out): its own time never pulls its calibrated time towards SURGE's. */
+#include "regen.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (numpy's default). */
+static double quantile(const double *sorted, size_t n, double q) {
+  double pos = q * (double)(n - 1);
+  size_t i = (size_t)pos;
+  if (i + 1 >= n) return sorted[n - 1];
+  return sorted[i] + (pos - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+int sbr_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
+                  sbr_calibration *out) {
+  *out = (sbr_calibration){.factor = NAN, .lo = NAN, .hi = NAN};
+  double *r = malloc((n + 1) * sizeof *r);
+  if (!r) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i != skip && published[i] >= min_published && ours[i] > 0 && isfinite(ours[i])) r[k++] = ours[i] / published[i];
+  out->used = k;
+  if (k < SBR_CALIBRATION_MIN_ITEMS) {
+    free(r);
+    return -1;
+  }
+  qsort(r, k, sizeof *r, cmp_double);
+  out->factor = quantile(r, k, 0.5);
+  out->lo = quantile(r, k, 0.25);
+  out->hi = quantile(r, k, 0.75);
+  free(r);
+  return 0;
+}
+
+void sbr_calibrated(const sbr_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi) {
+  *t = ours / c->factor;
+  /* the repeats' spread, widened by the calibration's own: an item whose
+   * ratio sits at a quartile is as well explained as one at the median */
+  double a = lo / c->hi, b = hi / c->lo;
+  *tlo = a < *t ? a : *t;
+  *thi = b > *t ? b : *t;
+}

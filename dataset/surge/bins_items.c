@@ -1,0 +1,102 @@
+/* surgebox bins: reading the items' times, calibrating them to SURGE's
+ * machine (bins_calibrate.c) and judging both bins. */
+#include "bins_items.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* SURGE stored "0.1234 seconds" (tsp) or a bare float (SC heat_eq). */
+static double published_time(json_object *item) {
+  json_object *f, *t;
+  if (!json_object_object_get_ex(item, "custom_features", &f) || !json_object_object_get_ex(f, "time", &t) || !t)
+    return NAN;
+  if (json_object_is_type(t, json_type_string)) {
+    char *end;
+    double v = strtod(json_object_get_string(t), &end);
+    return end == json_object_get_string(t) ? NAN : v;
+  }
+  return json_object_is_type(t, json_type_double) || json_object_is_type(t, json_type_int) ? json_object_get_double(t)
+                                                                                            : NAN;
+}
+
+static double exec_time(json_object *item, const char *key) {
+  json_object *e, *v;
+  if (!json_object_object_get_ex(item, "exec", &e) || !json_object_object_get_ex(e, key, &v) || !v) return NAN;
+  return json_object_get_double(v);
+}
+
+/* The smallest and largest of the repeats (exec.inproc_cpu_s_runs), else t. */
+static void spread_of(json_object *item, double t, double scale, double *lo, double *hi) {
+  json_object *e, *runs;
+  *lo = *hi = t;
+  if (!json_object_object_get_ex(item, "exec", &e) || !json_object_object_get_ex(e, "inproc_cpu_s_runs", &runs) ||
+      !json_object_is_type(runs, json_type_array))
+    return;
+  for (size_t i = 0; i < json_object_array_length(runs); i++) {
+    double v = json_object_get_double(json_object_array_get_idx(runs, i)) * scale;
+    if (v < *lo) *lo = v;
+    if (v > *hi) *hi = v;
+  }
+}
+
+int sbr_bins_compute(sbr_bins *b, json_object *items) {
+  size_t n = json_object_array_length(items);
+  b->items = calloc(n + 1, sizeof *b->items);
+  double *ours = calloc(n + 1, sizeof *ours), *published = calloc(n + 1, sizeof *published);
+  if (!b->items || !ours || !published) {
+    free(ours);
+    free(published);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    json_object *it = json_object_array_get_idx(items, i);
+    double t[SBR_N_SRC] = {published_time(it), exec_time(it, "inproc_cpu_s") * b->scale,
+                           exec_time(it, "cpu_time_s") * b->scale};
+    for (int s = 0; s < SBR_N_SRC; s++) {
+      if (isnan(t[s])) continue;
+      b->hist[s][sbr_bin_of(t[s], b->edges, b->ne)]++;
+      b->have[s]++;
+    }
+    double o = !isnan(t[SBR_SRC_INPROC]) ? t[SBR_SRC_INPROC] : t[SBR_SRC_TREE];
+    if (isnan(t[SBR_SRC_PUBLISHED]) || isnan(o)) continue;
+    sbr_bin_item *x = &b->items[b->n];
+    x->index = (int)i;
+    x->published = published[b->n] = t[SBR_SRC_PUBLISHED];
+    x->ours = ours[b->n] = o;
+    spread_of(it, o, b->scale, &x->lo, &x->hi);
+    b->n++;
+  }
+  b->calibrated = sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
+  b->raw_ratio = b->cal.factor;
+  for (size_t i = 0; i < b->n; i++) {
+    sbr_bin_item *x = &b->items[i];
+    sbr_calibration own = b->cal; /* an item of the calibration set: by the others */
+    if (b->calibrated && x->published >= SBR_CALIBRATION_MIN_PUBLISHED &&
+        sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, i, &own) < 0)
+      own = b->cal;
+    x->published_bin = sbr_bin_of(x->published, b->edges, b->ne);
+    x->raw_bin = sbr_bin_of(x->ours, b->edges, b->ne);
+    x->raw = sbr_bin_agree(x->published, x->ours, x->lo, x->hi, b->edges, b->ne);
+    x->cal = x->cal_lo = x->cal_hi = NAN;
+    x->cal_bin = -1;
+    x->calibrated = x->raw;
+    if (!b->calibrated) continue;
+    sbr_calibrated(&own, x->ours, x->lo, x->hi, &x->cal, &x->cal_lo, &x->cal_hi);
+    x->cal_bin = sbr_bin_of(x->cal, b->edges, b->ne);
+    x->calibrated = sbr_bin_agree(x->published, x->cal, x->cal_lo, x->cal_hi, b->edges, b->ne);
+    b->hist[SBR_N_SRC][x->cal_bin]++;
+    b->have[SBR_N_SRC]++;
+  }
+  free(ours);
+  free(published);
+  return 0;
+}
+
+void sbr_bins_free(sbr_bins *b) {
+  free(b->items);
+  b->items = NULL;
+  b->n = 0;
+}

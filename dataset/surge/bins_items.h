@@ -1,0 +1,41 @@
+/* surgebox bins' figures (bins_items.c computes them, bins_print.c prints
+ * them): per time source a histogram; per item both times and bins; the
+ * calibration; agreement raw and calibrated. */
+#ifndef SURGEBOX_BINS_ITEMS_H
+#define SURGEBOX_BINS_ITEMS_H
+
+#include "regen.h"
+
+#include <stdio.h>
+
+#define SBR_BINS_MAX_EDGES 32
+enum { SBR_SRC_PUBLISHED, SBR_SRC_INPROC, SBR_SRC_TREE, SBR_N_SRC };
+
+typedef struct {
+  int index;                 /* in the file */
+  double published, ours;    /* ours: the span SURGE timed when measured, else the whole tree's CPU */
+  double lo, hi;             /* the repeats' range (ours when one run) */
+  double cal, cal_lo, cal_hi;/* calibrated (NAN without a calibration) */
+  int published_bin, raw_bin, cal_bin;
+  sbr_bin_agreement raw, calibrated;
+} sbr_bin_item;
+
+typedef struct {
+  double edges[SBR_BINS_MAX_EDGES];
+  int ne;
+  double scale;              /* --time-scale */
+  int hist[SBR_N_SRC + 1][SBR_BINS_MAX_EDGES + 1]; /* + calibrated */
+  int have[SBR_N_SRC + 1];
+  sbr_bin_item *items;       /* those both SURGE and we timed */
+  size_t n;
+  bool calibrated;
+  sbr_calibration cal;
+  double raw_ratio;          /* median ours / SURGE's over items >= the calibration minimum (= cal.factor) */
+} sbr_bins;
+
+int sbr_bins_compute(sbr_bins *b, json_object *items); /* 0 or -ENOMEM */
+void sbr_bins_free(sbr_bins *b);
+void sbr_bins_print_text(const sbr_bins *b, FILE *f);
+void sbr_bins_print_json(const sbr_bins *b, FILE *f);
+
+#endif

@@ -1,0 +1,141 @@
+/* surgebox bins' output: the histograms, the calibration, the agreement
+ * (calibrated, and raw beside it) and every timed item, as text or JSON. */
+#include "bins_items.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const src_names[SBR_N_SRC + 1] = {"published", "inproc_cpu_s", "cpu_time_s", "calibrated"};
+static const char *const agreement_names[] = {"same", "flagged", "different"};
+
+static size_t count(const sbr_bins *b, bool calibrated, sbr_bin_agreement a) {
+  size_t n = 0;
+  for (size_t i = 0; i < b->n; i++) n += (calibrated ? b->items[i].calibrated : b->items[i].raw) == a;
+  return n;
+}
+
+static json_object *indices(const sbr_bins *b, bool calibrated, sbr_bin_agreement a) {
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < b->n; i++)
+    if ((calibrated ? b->items[i].calibrated : b->items[i].raw) == a)
+      json_object_array_add(arr, json_object_new_int(b->items[i].index));
+  return arr;
+}
+
+static json_object *agreement_json(const sbr_bins *b, bool calibrated) {
+  json_object *ag = json_object_new_object();
+  json_object_object_add(ag, "items", json_object_new_int((int)b->n));
+  json_object_object_add(ag, "same_bin", indices(b, calibrated, SBR_BIN_SAME));
+  json_object_object_add(ag, "flagged", indices(b, calibrated, SBR_BIN_FLAGGED));
+  json_object_object_add(ag, "different", indices(b, calibrated, SBR_BIN_DIFFERENT));
+  return ag;
+}
+
+static json_object *number_or_null(double v) { return isnan(v) ? NULL : json_object_new_double(v); }
+
+void sbr_bins_print_json(const sbr_bins *b, FILE *f) {
+  json_object *o = json_object_new_object(), *e = json_object_new_array();
+  for (int i = 0; i < b->ne; i++) json_object_array_add(e, json_object_new_double(b->edges[i]));
+  json_object_object_add(o, "edges", e);
+  json_object_object_add(o, "time_scale", json_object_new_double(b->scale));
+  for (int s = 0; s <= SBR_N_SRC; s++) {
+    if (!b->have[s]) continue;
+    json_object *so = json_object_new_object(), *h = json_object_new_array();
+    for (int i = 0; i <= b->ne; i++) json_object_array_add(h, json_object_new_int(b->hist[s][i]));
+    json_object_object_add(so, "items", json_object_new_int(b->have[s]));
+    json_object_object_add(so, "histogram", h);
+    json_object_object_add(o, src_names[s], so);
+  }
+  json_object *c = json_object_new_object();
+  json_object_object_add(c, "factor", number_or_null(b->cal.factor));
+  json_object *spread = json_object_new_array();
+  json_object_array_add(spread, number_or_null(b->cal.lo));
+  json_object_array_add(spread, number_or_null(b->cal.hi));
+  json_object_object_add(c, "spread", spread);
+  json_object_object_add(c, "items", json_object_new_int((int)b->cal.used));
+  json_object_object_add(c, "min_published_s", json_object_new_double(SBR_CALIBRATION_MIN_PUBLISHED));
+  json_object_object_add(c, "applied", json_object_new_boolean(b->calibrated));
+  json_object_object_add(o, "calibration", c);
+  if (b->n) {
+    json_object *ag = agreement_json(b, true);
+    json_object_object_add(ag, "calibrated", json_object_new_boolean(b->calibrated));
+    json_object_object_add(ag, "median_ratio_to_published", number_or_null(b->raw_ratio));
+    json_object_object_add(o, "agreement", ag);
+    json_object_object_add(o, "raw_agreement", agreement_json(b, false));
+  }
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < b->n; i++) {
+    const sbr_bin_item *x = &b->items[i];
+    json_object *it = json_object_new_object();
+    json_object_object_add(it, "index", json_object_new_int(x->index));
+    json_object_object_add(it, "published_s", json_object_new_double(x->published));
+    json_object_object_add(it, "published_bin", json_object_new_int(x->published_bin));
+    json_object_object_add(it, "raw_s", json_object_new_double(x->ours));
+    json_object_object_add(it, "raw_bin", json_object_new_int(x->raw_bin));
+    json_object_object_add(it, "raw_agreement", json_object_new_string(agreement_names[x->raw]));
+    json_object_object_add(it, "calibrated_s", number_or_null(x->cal));
+    json_object_object_add(it, "calibrated_bin", b->calibrated ? json_object_new_int(x->cal_bin) : NULL);
+    json_object_object_add(it, "agreement", json_object_new_string(agreement_names[x->calibrated]));
+    json_object_array_add(arr, it);
+  }
+  json_object_object_add(o, "items", arr);
+  fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+  json_object_put(o);
+}
+
+static void print_list(FILE *f, const char *label, const sbr_bins *b, bool calibrated, sbr_bin_agreement a) {
+  size_t n = count(b, calibrated, a), k = 0;
+  fprintf(f, "  %s %zu%s", label, n, n ? ":" : "");
+  for (size_t i = 0; i < b->n; i++)
+    if ((calibrated ? b->items[i].calibrated : b->items[i].raw) == a) fprintf(f, "%s%d", k++ ? "," : " ", b->items[i].index);
+  fprintf(f, "\n");
+}
+
+static void bin_label(const sbr_bins *b, int i, char *out, size_t len) {
+  if (i == 0) snprintf(out, len, "< %g", b->edges[0]);
+  else if (i == b->ne) snprintf(out, len, ">= %g", b->edges[b->ne - 1]);
+  else snprintf(out, len, "[%g, %g)", b->edges[i - 1], b->edges[i]);
+}
+
+void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
+  fprintf(f, "%-16s", "bin (s)");
+  for (int s = 0; s <= SBR_N_SRC; s++)
+    if (b->have[s]) fprintf(f, " %14s", src_names[s]);
+  fprintf(f, "\n");
+  for (int i = 0; i <= b->ne; i++) {
+    char label[48];
+    bin_label(b, i, label, sizeof label);
+    fprintf(f, "%-16s", label);
+    for (int s = 0; s <= SBR_N_SRC; s++)
+      if (b->have[s]) fprintf(f, " %14d", b->hist[s][i]);
+    fprintf(f, "\n");
+  }
+  if (b->scale != 1) fprintf(f, "times measured here multiplied by %g (--time-scale)\n", b->scale);
+  if (!b->n) return;
+  if (b->calibrated)
+    fprintf(f, "calibration: our time / SURGE's over the %zu items SURGE timed >= %g s: median %.3f (quartiles %.3f-%.3f)\n",
+            b->cal.used, SBR_CALIBRATION_MIN_PUBLISHED, b->cal.factor, b->cal.lo, b->cal.hi);
+  else
+    fprintf(f, "calibration: not applied: %zu item(s) SURGE timed >= %g s, %d needed; agreement below is on raw times\n",
+            b->cal.used, SBR_CALIBRATION_MIN_PUBLISHED, SBR_CALIBRATION_MIN_ITEMS);
+  fprintf(f, "agreement with SURGE's bins over %zu timed items%s: %zu same bin, %zu flagged, %zu different\n", b->n,
+          b->calibrated ? ", calibrated" : "", count(b, true, SBR_BIN_SAME), count(b, true, SBR_BIN_FLAGGED),
+          count(b, true, SBR_BIN_DIFFERENT));
+  print_list(f, "flagged (an edge within the spread of the repeats and the calibration):", b, true, SBR_BIN_FLAGGED);
+  print_list(f, "different:", b, true, SBR_BIN_DIFFERENT);
+  if (b->calibrated)
+    fprintf(f, "raw (uncalibrated) agreement: %zu same bin, %zu flagged, %zu different\n", count(b, false, SBR_BIN_SAME),
+            count(b, false, SBR_BIN_FLAGGED), count(b, false, SBR_BIN_DIFFERENT));
+  fprintf(f, "%6s %11s %4s %11s %4s %11s %4s  %s\n", "item", "SURGE (s)", "bin", "raw (s)", "bin", "calibrated", "bin",
+          "agreement");
+  for (size_t i = 0; i < b->n; i++) {
+    const sbr_bin_item *x = &b->items[i];
+    char cal[16] = "-", cbin[8] = "-";
+    if (b->calibrated) {
+      snprintf(cal, sizeof cal, "%.4f", x->cal);
+      snprintf(cbin, sizeof cbin, "%d", x->cal_bin);
+    }
+    fprintf(f, "%6d %11.4f %4d %11.4f %4d %11s %4s  %s\n", x->index, x->published, x->published_bin, x->ours, x->raw_bin,
+            cal, cbin, agreement_names[x->calibrated]);
+  }
+}
