@@ -5,6 +5,10 @@
 #include "html.h"
 #include "report.h"
 
+/* The files are read as they are: a missing or mistyped field is empty, never a crash. */
+static size_t alen(json_object *a) { return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0; }
+static bool is_obj(json_object *o) { return json_object_is_type(o, json_type_object); }
+
 static void num_or_dash(FILE *f, json_object *v) {
   if (!v) fputs("<td>-</td>", f);
   else fprintf(f, "<td>%.1f</td>", json_object_get_double(v));
@@ -13,20 +17,20 @@ static void num_or_dash(FILE *f, json_object *v) {
 /* one table: models x groups (scores, counts under each) */
 static void scores_table(FILE *f, json_object *groups, json_object *models, bool with_avg) {
   fputs("<table><tr><th class=\"l\">model</th>", f);
-  for (size_t g = 0; g < json_object_array_length(groups); g++) {
+  for (size_t g = 0; g < alen(groups); g++) {
     fputs("<th>", f);
     sbh_text(f, json_object_get_string(json_object_array_get_idx(groups, g)));
     fputs("</th>", f);
   }
   if (with_avg) fputs("<th>Avg.</th><th>scored</th>", f);
   fputs("</tr>\n", f);
-  for (size_t m = 0; m < json_object_array_length(models); m++) {
+  for (size_t m = 0; m < alen(models); m++) {
     json_object *mo = json_object_array_get_idx(models, m), *sc = json_object_object_get(mo, "scores"),
                 *cn = json_object_object_get(mo, "counts");
     fputs("<tr><td class=\"l\">", f);
     sbh_text(f, json_object_get_string(json_object_object_get(mo, "model")));
     fputs("</td>", f);
-    for (size_t g = 0; g < json_object_array_length(groups); g++) {
+    for (size_t g = 0; g < alen(groups); g++) {
       const char *k = json_object_get_string(json_object_array_get_idx(groups, g));
       json_object *v = k ? json_object_object_get(sc, k) : NULL;
       if (!v) fputs("<td>-</td>", f);
@@ -45,7 +49,7 @@ static void scores_table(FILE *f, json_object *groups, json_object *models, bool
 static void surge(FILE *f, json_object *doc) {
   scores_table(f, json_object_object_get(doc, "columns"), json_object_object_get(doc, "models"), true);
   json_object *by = json_object_object_get(doc, "by");
-  for (size_t s = 0; s < json_object_array_length(by); s++) {
+  for (size_t s = 0; s < alen(by); s++) {
     json_object *sec = json_object_array_get_idx(by, s);
     fputs("<h4>", f);
     sbh_text(f, json_object_get_string(json_object_object_get(sec, "title")));
@@ -53,7 +57,7 @@ static void surge(FILE *f, json_object *doc) {
     scores_table(f, json_object_object_get(sec, "groups"), json_object_object_get(sec, "models"), false);
   }
   json_object *ex = json_object_object_get(doc, "excluded");
-  if (ex && json_object_is_type(ex, json_type_object) && json_object_object_length(ex)) {
+  if (is_obj(ex) && json_object_object_length(ex)) {
     fprintf(f, "<p>Scored items: %d. Excluded (no reference regenerated here, not scored):", 
             json_object_get_int(json_object_object_get(doc, "scored_items")));
     const char *sep = " ";
@@ -71,14 +75,17 @@ static void surge(FILE *f, json_object *doc) {
 static void cruxeval(FILE *f, json_object *doc) {
   json_object *scored = json_object_object_get(doc, "raw_scored_generations");
   size_t samples = 0, programs = 0, passed = 0;
+  if (!is_obj(scored)) scored = json_object_new_object(); /* none: counted as none */
+  else json_object_get(scored);
   json_object_object_foreach(scored, id, list) {
     (void)id;
     samples++;
-    for (size_t i = 0; i < json_object_array_length(list); i++) {
+    for (size_t i = 0; i < alen(list); i++) {
       programs++;
       passed += json_object_get_boolean(json_object_array_get_idx(list, i));
     }
   }
+  json_object_put(scored);
   fputs("<table><tr><th>pass@1</th><th>pass@5</th><th>samples</th><th>generations run</th><th>passed</th></tr><tr>", f);
   num_or_dash(f, json_object_object_get(doc, "pass_at_1"));
   num_or_dash(f, json_object_object_get(doc, "pass_at_5"));
