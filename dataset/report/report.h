@@ -40,7 +40,7 @@ typedef struct {
   size_t n_verify;
 } sbrp_report;
 
-/* Read OUT (and --data, --verify): 0, or 1 with a one-line error on stderr. */
+/* Read OUT (and --data, --verify): 0, or non-zero with a one-line error on stderr. */
 int sbrp_gather(sbrp_report *r, const sbrp_opts *o);
 void sbrp_free(sbrp_report *r);
 /* The published reference of item i of subset k (NULL when unknown). */

@@ -26,7 +26,7 @@ static const sbo_cmd report_cmd = {
     "One self-contained HTML page (no network, no script) of a regen --out directory: the fidelity table with\n"
     "each mismatch class defined, the environment, the CPU-time bins as a chart, verify's scores, and per-item\n"
     "diffs of regenerated against published references, the first differing line highlighted.",
-    report_opts, NULL, "exit: 0 written, 1 bad arguments or an unreadable OUT, 2 the page could not be written\n", false,
+    report_opts, NULL, "exit: 0 written, 1 bad arguments, 2 OUT (or a --data, --verify file) unreadable or the page not written\n", false,
     NULL};
 
 static int parse(int argc, char **argv, sbrp_opts *o, const char **html) {
@@ -71,9 +71,9 @@ int sbrp_report_main(const sbc_ctx *ctx, int argc, char **argv) {
     html = def;
   }
   sbrp_report r;
-  if (sbrp_gather(&r, &o)) {
+  if (sbrp_gather(&r, &o)) { /* an unreadable input: 2, as for every command */
     sbrp_free(&r);
-    return 1;
+    return 2;
   }
   sbu_atomic a;
   if (sbu_atomic_open(&a, html, 0644) < 0) {

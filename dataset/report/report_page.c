@@ -20,7 +20,7 @@ static const char css[] =
     ".bad{background:#fdd;color:#900;font-weight:600}"
     "pre{background:#f8f8f8;border:1px solid #ddd;padding:6px;overflow-x:auto;max-height:420px;margin:4px 0;white-space:pre}"
     ".ln{color:#999;user-select:none}.first{background:#ffe08a;display:inline-block;min-width:100%}"
-    ".diff{display:grid;grid-template-columns:1fr 1fr;gap:10px}.cut{color:#a40;font-style:italic}"
+    ".diff{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}.diff>div{min-width:0}.cut{color:#a40;font-style:italic}"
     ".note{color:#555}.bar{font-family:monospace;color:#36c}svg.chart{border:1px solid #ddd;background:#fff}"
     "svg .edge{stroke:#c33;stroke-dasharray:4 3}svg .tick{font-size:11px;fill:#555}svg text{font-size:12px}"
     "svg .charttitle{font-weight:600;font-size:13px}.warn{color:#a40;font-weight:600}";
