@@ -11,15 +11,8 @@
 #include <stdlib.h>
 
 static const double default_edges[] = {0.001, 0.01, 0.1, 1};
-static const char *const agreement_names[] = {"same", "flagged", "different"};
 static const char *const series_names[] = {"raw (here)", "calibrated"};
 static const char *const series_colors[] = {"#d62728", "#1f77b4"};
-
-static void bin_label(const sbr_bins *b, int i, char *out, size_t len) {
-  if (i == 0) snprintf(out, len, "< %g", b->edges[0]);
-  else if (i == b->ne) snprintf(out, len, ">= %g", b->edges[b->ne - 1]);
-  else snprintf(out, len, "[%g, %g)", b->edges[i - 1], b->edges[i]);
-}
 
 static void chart(const sbr_bins *b, const char *sn, FILE *f) {
   sbg_point *pts = calloc(2 * b->n + 1, sizeof *pts);
@@ -29,11 +22,11 @@ static void chart(const sbr_bins *b, const char *sn, FILE *f) {
     const sbr_bin_item *x = &b->items[i];
     pts[n] = (sbg_point){.x = x->published, .y = x->ours, .series = 0};
     snprintf(pts[n++].label, sizeof pts->label, "%s %d: SURGE %.4f s, raw %.4f s (%s)", sn, x->index, x->published,
-             x->ours, agreement_names[x->raw]);
+             x->ours, sbr_bin_agreement_name(x->raw));
     if (!b->calibrated) continue;
     pts[n] = (sbg_point){.x = x->published, .y = x->cal, .series = 1};
     snprintf(pts[n++].label, sizeof pts->label, "%s %d: SURGE %.4f s, calibrated %.4f s (%s)", sn, x->index,
-             x->published, x->cal, agreement_names[x->calibrated]);
+             x->published, x->cal, sbr_bin_agreement_name(x->calibrated));
   }
   char title[128];
   snprintf(title, sizeof title, "%s: CPU time per item, measured against published (log scale)", sn);
@@ -56,7 +49,7 @@ static void histogram(const sbr_bins *b, FILE *f) {
       if (b->hist[s][i] > most) most = b->hist[s][i];
   for (int i = 0; i <= b->ne; i++) {
     char label[48];
-    bin_label(b, i, label, sizeof label);
+    sbr_bin_label(b, i, label, sizeof label);
     fprintf(f, "<tr><td class=\"l\">%s</td>", label);
     for (int s = 0; s <= SBR_N_SRC; s++) {
       if (!b->have[s]) continue;
@@ -75,11 +68,11 @@ static void items_table(const sbr_bins *b, const char *sn, FILE *f) {
   for (size_t i = 0; i < b->n; i++) {
     const sbr_bin_item *x = &b->items[i];
     fprintf(f, "<tr id=\"bins-%s-%d\"><td>%d</td><td>%.4f</td><td>%d</td><td>%.4f</td><td>%d</td><td>%s</td>", sn, x->index,
-            x->index, x->published, x->published_bin, x->ours, x->raw_bin, agreement_names[x->raw]);
+            x->index, x->published, x->published_bin, x->ours, x->raw_bin, sbr_bin_agreement_name(x->raw));
     if (b->calibrated)
-      fprintf(f, "<td>%.4f</td><td>%d</td><td>%s</td></tr>\n", x->cal, x->cal_bin, agreement_names[x->calibrated]);
+      fprintf(f, "<td>%.4f</td><td>%d</td><td>%s</td></tr>\n", x->cal, x->cal_bin, sbr_bin_agreement_name(x->calibrated));
     else
-      fprintf(f, "<td>-</td><td>-</td><td>%s</td></tr>\n", agreement_names[x->calibrated]);
+      fprintf(f, "<td>-</td><td>-</td><td>%s</td></tr>\n", sbr_bin_agreement_name(x->calibrated));
   }
   fputs("</table>\n", f);
 }

@@ -91,7 +91,9 @@ static void print_list(FILE *f, const char *label, const sbr_bins *b, bool calib
   fprintf(f, "\n");
 }
 
-static void bin_label(const sbr_bins *b, int i, char *out, size_t len) {
+const char *sbr_bin_agreement_name(sbr_bin_agreement a) { return agreement_names[a]; }
+
+void sbr_bin_label(const sbr_bins *b, int i, char *out, size_t len) {
   if (i == 0) snprintf(out, len, "< %g", b->edges[0]);
   else if (i == b->ne) snprintf(out, len, ">= %g", b->edges[b->ne - 1]);
   else snprintf(out, len, "[%g, %g)", b->edges[i - 1], b->edges[i]);
@@ -116,7 +118,7 @@ static void print_histogram(const sbr_bins *b, FILE *f) {
   fprintf(f, "; %d = %d items)\n", BAR_WIDTH, most);
   for (int i = 0; i <= b->ne; i++) {
     char label[48];
-    bin_label(b, i, label, sizeof label);
+    sbr_bin_label(b, i, label, sizeof label);
     fprintf(f, "%-16s", label);
     for (int s = 0; s <= SBR_N_SRC; s++)
       if (b->have[s]) fprintf(f, " %14d", b->hist[s][i]);
