@@ -14,7 +14,7 @@ static const char css[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 12px}"
     "h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}"
     "table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}"
-    "th{background:#f2f2f2}td.l,th.l{text-align:left}tr.group td:first-child{padding-left:22px}"
+    "th{background:#f2f2f2}td.l,th.l{text-align:left}tr td:first-child{white-space:nowrap}tr.group td:first-child{padding-left:22px}"
     "tr.subset td{font-weight:600;background:#fafafa}"
     "dt{font-weight:600;font-family:monospace}dd{margin:0 0 8px 24px}"
     ".bad{background:#fdd;color:#900;font-weight:600}"

@@ -98,6 +98,35 @@ def check_bins(browser, s, out):
     check(n >= 2 * 5, f"chart points: {n}")
 
 
+def check_bins_text(bin_dir, out):
+    """surgebox bins' text: every compared item in every column, and a bar per
+    bin beside the counts, against counts made here from tc.json."""
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "bins", "--data", os.path.join(out, "tc.json")],
+                       capture_output=True, text=True, timeout=60)
+    print(p.stdout)
+    lines = p.stdout.splitlines()
+    tc = json.load(open(os.path.join(out, "tc.json")))
+    published = [float(it["custom_features"]["time"].split()[0]) for it in tc if it.get("custom_features", {}).get("time")]
+    edges = [0.001, 0.01, 0.1, 1]
+    want = [sum(1 for t in published if (i == 0 or t >= edges[i - 1]) and (i == 4 or t < edges[i])) for i in range(5)]
+    rows = [l for l in lines[1:6]]
+    counts = [[int(x) for x in r.split("|")[0].split()[-4:]] for r in rows]
+    most = max(max(c) for c in counts)
+    for i, (r, c) in enumerate(zip(rows, counts)):
+        bars = r.split("|")[1:]
+        check(c[0] == want[i] and len(bars) == 4, f"bin {i}: published {c[0]} (want {want[i]}), bars {bars}: {r!r}")
+        if len(bars) == 4:
+            check(bars[0].count("#") == -(-c[0] * 12 // most) and bars[3].count("=") == -(-c[3] * 12 // most),
+                  f"bin {i}: bar lengths for {c} (fullest {most}): {r!r}")
+    by_index = {int(l.split()[0]): l.split() for l in lines if l.split() and l.split()[0].isdigit()}
+    for i in map(int, ONLY.split(",")):
+        r = by_index.get(i, [])
+        e = tc[i]["exec"]
+        check(len(r) == 9 and r[1] == tc[i]["custom_features"]["time"].split()[0] and r[3] == f"{e['inproc_cpu_s']:.4f}"
+              and r[5] in ("same", "flagged", "different") and r[8] in ("same", "flagged", "different") and r[6] != "-",
+              f"bins row of item {i}: {r}")
+
+
 def check_verify(browser, s, doc):
     text = browser.evaluate(s, "document.getElementById('verify').parentNode.innerText")
     model = doc["models"][0]
@@ -178,6 +207,7 @@ def main():
         json.dump({"raw_generations": {"sample_0": ["1"], "sample_1": ["2"]},
                    "raw_scored_generations": {"sample_0": [True, False, True, True], "sample_1": [False, True, False, False]},
                    "pass_at_1": 62.5, "pass_at_5": 100.0}, f)
+    check_bins_text(bin_dir, out)
     page = report(bin_dir, out, "--verify", crux)
     hostile_copy(out, hostile)
     hpage = report(bin_dir, hostile, "--max-bytes", "64")
