@@ -11,6 +11,7 @@
 #include "merge.h"
 #include "profile.h"
 #include "regen.h"
+#include "report.h"
 #include "verify.h"
 
 #include <stdio.h>
@@ -42,6 +43,8 @@ static const sbc_command commands[] = {
     {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
     {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S, sbr_regen_main},
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
+    {"report", "one self-contained HTML page of a regen --out directory: fidelity, diffs, bins, scores", 0,
+     sbrp_report_main},
     {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S, sbr_drmatrix_main},
     {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,

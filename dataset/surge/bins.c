@@ -94,7 +94,7 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (!items || !json_object_is_type(items, json_type_array)) {
     fprintf(stderr, "bins: cannot read %s as a regenerated subset (a JSON array): run surgebox regen --out DIR first\n", file);
     json_object_put(items);
-    return 1;
+    return 2; /* an unreadable input, as for every command (cli.failure_status) */
   }
   rc = sbr_bins_compute(&b, items);
   if (rc == 0) {

@@ -37,5 +37,9 @@ int sbr_bins_compute(sbr_bins *b, json_object *items); /* 0 or -ENOMEM */
 void sbr_bins_free(sbr_bins *b);
 void sbr_bins_print_text(const sbr_bins *b, FILE *f);
 void sbr_bins_print_json(const sbr_bins *b, FILE *f);
+/* "same", "flagged", "different" */
+const char *sbr_bin_agreement_name(sbr_bin_agreement a);
+/* bin i of b as "< 0.001", "[0.001, 0.01)", ">= 1" */
+void sbr_bin_label(const sbr_bins *b, int i, char *out, size_t len);
 
 #endif

@@ -91,25 +91,50 @@ static void print_list(FILE *f, const char *label, const sbr_bins *b, bool calib
   fprintf(f, "\n");
 }
 
-static void bin_label(const sbr_bins *b, int i, char *out, size_t len) {
+const char *sbr_bin_agreement_name(sbr_bin_agreement a) { return agreement_names[a]; }
+
+void sbr_bin_label(const sbr_bins *b, int i, char *out, size_t len) {
   if (i == 0) snprintf(out, len, "< %g", b->edges[0]);
   else if (i == b->ne) snprintf(out, len, ">= %g", b->edges[b->ne - 1]);
   else snprintf(out, len, "[%g, %g)", b->edges[i - 1], b->edges[i]);
 }
 
-void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
+/* The histogram drawn beside the counts: per bin one bar per time source,
+ * BAR_WIDTH characters for the fullest bin, each source its own character. */
+enum { BAR_WIDTH = 12 };
+static const char bar_chars[SBR_N_SRC + 1] = {'#', '+', '.', '='};
+
+static void print_histogram(const sbr_bins *b, FILE *f) {
+  int most = 1;
+  for (int s = 0; s <= SBR_N_SRC; s++)
+    for (int i = 0; b->have[s] && i <= b->ne; i++)
+      if (b->hist[s][i] > most) most = b->hist[s][i];
   fprintf(f, "%-16s", "bin (s)");
   for (int s = 0; s <= SBR_N_SRC; s++)
     if (b->have[s]) fprintf(f, " %14s", src_names[s]);
-  fprintf(f, "\n");
+  fprintf(f, "  histogram (");
+  for (int s = 0, k = 0; s <= SBR_N_SRC; s++)
+    if (b->have[s]) fprintf(f, "%s%c %s", k++ ? ", " : "", bar_chars[s], src_names[s]);
+  fprintf(f, "; %d = %d items)\n", BAR_WIDTH, most);
   for (int i = 0; i <= b->ne; i++) {
     char label[48];
-    bin_label(b, i, label, sizeof label);
+    sbr_bin_label(b, i, label, sizeof label);
     fprintf(f, "%-16s", label);
     for (int s = 0; s <= SBR_N_SRC; s++)
       if (b->have[s]) fprintf(f, " %14d", b->hist[s][i]);
+    fprintf(f, " ");
+    for (int s = 0; s <= SBR_N_SRC; s++) {
+      if (!b->have[s]) continue;
+      int w = (b->hist[s][i] * BAR_WIDTH + most - 1) / most; /* a bin with an item shows at least one */
+      fprintf(f, " |");
+      for (int c = 0; c < BAR_WIDTH; c++) fputc(c < w ? bar_chars[s] : ' ', f);
+    }
     fprintf(f, "\n");
   }
+}
+
+void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
+  print_histogram(b, f);
   if (b->scale != 1) fprintf(f, "times measured here multiplied by %g (--time-scale)\n", b->scale);
   if (!b->n) return;
   if (b->calibrated)
@@ -126,8 +151,9 @@ void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
   if (b->calibrated)
     fprintf(f, "raw (uncalibrated) agreement: %zu same bin, %zu flagged, %zu different\n", count(b, false, SBR_BIN_SAME),
             count(b, false, SBR_BIN_FLAGGED), count(b, false, SBR_BIN_DIFFERENT));
-  fprintf(f, "%6s %11s %4s %11s %4s %11s %4s  %s\n", "item", "SURGE (s)", "bin", "raw (s)", "bin", "calibrated", "bin",
-          "agreement");
+  /* every compared item in every column; "-" only where no calibration was possible (said above) */
+  fprintf(f, "%6s %11s %4s %11s %4s %-9s %11s %4s  %s\n", "item", "SURGE (s)", "bin", "raw (s)", "bin", "raw agr.",
+          "calibrated", "bin", "agreement");
   for (size_t i = 0; i < b->n; i++) {
     const sbr_bin_item *x = &b->items[i];
     char cal[16] = "-", cbin[8] = "-";
@@ -135,7 +161,10 @@ void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
       snprintf(cal, sizeof cal, "%.4f", x->cal);
       snprintf(cbin, sizeof cbin, "%d", x->cal_bin);
     }
-    fprintf(f, "%6d %11.4f %4d %11.4f %4d %11s %4s  %s\n", x->index, x->published, x->published_bin, x->ours, x->raw_bin,
-            cal, cbin, agreement_names[x->calibrated]);
+    fprintf(f, "%6d %11.4f %4d %11.4f %4d %-9s %11s %4s  %s\n", x->index, x->published, x->published_bin, x->ours,
+            x->raw_bin, agreement_names[x->raw], cal, cbin, agreement_names[x->calibrated]);
   }
+  if ((size_t)b->have[SBR_SRC_PUBLISHED] > b->n)
+    fprintf(f, "%zu more item(s) SURGE timed were not timed here (not run, or not regenerated): not compared\n",
+            (size_t)b->have[SBR_SRC_PUBLISHED] - b->n);
 }

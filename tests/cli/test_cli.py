@@ -24,7 +24,7 @@ SURGEBOX = os.path.join(BIN, "surgebox")
 failures = []
 
 # Written by hand: the commands README documents (the table may grow).
-COMMANDS = ["exec", "status", "toolchains", "ping", "batch", "regen", "bins", "dr-matrix", "eval", "verify", "profile"]
+COMMANDS = ["exec", "status", "toolchains", "ping", "batch", "regen", "bins", "report", "dr-matrix", "eval", "verify", "profile"]
 
 
 _tmpdirs = []
@@ -141,7 +141,7 @@ def case_unknown_option():
 def case_failure_status():
     """A failure that is not a usage error is exit 2 in every command."""
     t = tmpdir()
-    for args in (["profile", "show", "nosuch", "--dir=" + t], ["bins", "--data", os.path.join(t, "missing.json")],
+    for args in (["profile", "show", "nosuch", "--dir=" + t], ["bins", "--data", os.path.join(t, "missing.json")], ["report", t],
                  ["eval", "--data", t, "--predictions", os.path.join(t, "missing.jsonl")]):
         p = run(args)
         check(p.returncode == 2 and p.stderr, f"surgebox {' '.join(args)}: exit {p.returncode} {p.stderr[:200]!r}")
