@@ -1128,6 +1128,156 @@ def c_etc_lock(ctx):
     h.leftover_checks(before, watch, rb)
 
 
+# ---------------------------------------- files of the read-only binds (issue 22)
+def resident_pages(path):
+    """(resident, total) pages of path in the page cache, seen from the host:
+    mincore on a mapping that is never touched (root owns the file, so the
+    kernel reports the page cache, not only this mapping's pages)."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    size = os.path.getsize(path)
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap " + path)
+        vec = ctypes.create_string_buffer(pages)
+        rc = libc.mincore(addr, size, vec)
+        libc.munmap(addr, size)
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), "mincore " + path)
+        return sum(b & 1 for b in vec.raw), pages
+    finally:
+        os.close(fd)
+
+
+def host_files(*candidates):
+    """The first existing regular file of each group: files every Debian-like
+    host has, read by the harness (benign) and attacked by the job."""
+    out = []
+    for group in candidates:
+        found = next((f for f in group if os.path.isfile(f) and os.path.getsize(f) > 0), None)
+        if not found:
+            skip("none of %s on this host" % ", ".join(group))
+        out.append(os.path.realpath(found))
+    return out
+
+
+HOST_DOC = ("/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/GPL-2")
+HOST_ETC = ("/etc/debian_version", "/etc/os-release", "/etc/services")
+HOST_LIB = ("/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6")
+
+
+@case("page_cache")
+def c_page_cache(ctx):
+    """A job's fadvise(DONTNEED), madvise(MADV_PAGEOUT/MADV_COLD) and
+    cachestat on files of the read-only binds: the host's cached pages of
+    those files stay cached, and cachestat is refused."""
+    h = ctx.h
+    files = host_files(HOST_DOC, HOST_ETC)
+    for f in files:  # make them resident (a benign read by the harness)
+        for _ in range(5):
+            with open(f, "rb") as fh:
+                fh.read()
+            if resident_pages(f)[0] == resident_pages(f)[1]:
+                break
+        res, total = resident_pages(f)
+        if res != total:
+            skip("cannot keep %s in the page cache (%d of %d pages)" % (f, res, total))
+    r = ctx.run("pagecache", files, ["--time-limit", "20"])
+    expect_status(h, r, "ok")
+    for i, f in enumerate(files, 1):
+        res, total = resident_pages(f)
+        h.eq((res, total), (total, total), "host's cached pages of %s after the job's fadvise/madvise" % f, r)
+        expect_result(h, r, "fadvise.%d" % i, "OK", "fadvise(DONTNEED) looks done (a no-op)")
+        expect_denied(h, r, "cachestat.%d" % i)
+
+
+@case("inotify_host")
+def c_inotify_host(ctx):
+    """A job's inotify watches on a host library and an /etc file get no
+    event when the host opens and reads those files (or are refused)."""
+    import time
+    h = ctx.h
+    files = host_files(HOST_LIB, HOST_ETC)
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app = h.app_dir(progs={"prog": ctx.prog("watcher")})
+    a = start_json_run(h, ["./prog", "6"] + files, ctx.opts("--time-limit", "30"), app)
+
+    def watching():
+        for pid in descendants(a.pid):
+            try:
+                for fd in os.listdir("/proc/%d/fd" % pid):
+                    if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:inotify":
+                        with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                            if f.read().count("inotify wd:") >= len(files):
+                                return True
+            except OSError:
+                continue
+        return a.poll() is not None
+    wait_until(watching, "the job's inotify watches", h)
+    for _ in range(3):  # the host opens and reads them (benign)
+        for f in files:
+            with open(f, "rb") as fh:
+                fh.read(65536)
+        time.sleep(0.2)
+    r = finish_json_run(h, a, "watcher")
+    n = result_int(h, r, "watches")
+    ev = result_int(h, r, "events")
+    if n is not None and n > 0:
+        h.eq(ev, 0, "events seen by a job watching %s while the host read them" % ", ".join(files), r)
+    watch.stop()
+    h.leftover_checks(before, watch, r)
+
+
+@case("host_lock")
+def c_host_lock(ctx):
+    """A job's flock(LOCK_EX) on a file of the /usr bind blocks neither the
+    host's flock -n nor a second concurrent job's on that file."""
+    import fcntl
+    h = ctx.h
+    path = host_files(HOST_DOC)[0]
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
+    app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
+    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a)
+
+    def locked():
+        pids = descendants(a.pid)
+        with open("/proc/locks") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) > 4 and parts[1] == "FLOCK" and parts[3] == "WRITE" and int(parts[4]) in pids:
+                    return True
+        return a.poll() is not None
+    wait_until(locked, "job A to lock %s" % path, h)
+    with open(path) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f, fcntl.LOCK_UN)
+            host = "OK"
+        except BlockingIOError:
+            host = "EWOULDBLOCK"
+    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b)
+    rb = finish_json_run(h, b, "B")
+    ra = finish_json_run(h, a, "A")
+    expect_result(h, ra, "held", "OK")
+    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on %s while a job holds one" % path, ra)
+    expect_result(h, rb, "try", "OK", "a second job's flock on %s" % path)
+    enf = (ra.get("enforced") or {}).get("file_locks") or ""
+    h.check("overlay" in enf, "enforced.file_locks names the overlay: %r" % enf, ra)
+    watch.stop()
+    h.leftover_checks(before, watch, rb)
+
+
 @case("concurrent_ancestor")
 def c_concurrent_ancestor(ctx):
     """A sandbox started from the wrapper's pid namespace while another
