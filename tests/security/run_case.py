@@ -1278,6 +1278,37 @@ def c_host_lock(ctx):
     h.leftover_checks(before, watch, rb)
 
 
+@case("ro_submounts")
+def c_ro_submounts(ctx):
+    """Mounts beneath the read-only directories stay visible in the sandbox
+    (a container's /etc/hosts, a separate /usr/local): the overlays that
+    serve /usr and /etc show one file system each, so the sandbox binds them
+    on top. The mounts are made in the wrapper's private mount namespace."""
+    import subprocess
+    import tempfile
+    h = ctx.h
+    d = "/usr/share/common-licenses"
+    f = host_files(HOST_ETC)[0]
+    if not os.path.isdir(d):
+        skip("no %s on this host" % d)
+    src = tempfile.NamedTemporaryFile("w", prefix="sbsub-", delete=False)
+    src.write("file-submount\n")
+    src.close()
+    os.chmod(src.name, 0o644)
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "sbsub", d], check=True)
+        subprocess.run(["mount", "--bind", src.name, f], check=True)
+        with open(os.path.join(d, "marker"), "w") as m:
+            m.write("dir-submount\n")
+        r = ctx.h.run(["/bin/sh", "-c", "cat %s/marker %s" % (d, f)], opts=ctx.opts("--time-limit", "20"))
+        expect_status(h, r, "ok")
+        h.eq(r.stdout, "dir-submount\nfile-submount\n", "a tmpfs on %s and a file bound over %s, seen inside" % (d, f), r)
+    finally:
+        subprocess.run(["umount", f])
+        subprocess.run(["umount", d])
+        os.unlink(src.name)
+
+
 @case("concurrent_ancestor")
 def c_concurrent_ancestor(ctx):
     """A sandbox started from the wrapper's pid namespace while another
