@@ -213,6 +213,14 @@ static int build_dev(ctx *c, const sb_mount_plan *p) {
   for (const char *const *n = dev_nodes; *n; n++) {
     snprintf(src, sizeof src, "/dev/%s", *n);
     snprintf(path, sizeof path, "%s/%s", dev, *n);
+    /* A node of our own where we may make one (root): a lock or inotify
+     * watch on it is the sandbox's, not on the host's /dev/null. In a user
+     * namespace mknod is refused: the host's node, bound. */
+    struct stat st;
+    if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && mknod(path, S_IFCHR | 0600, st.st_rdev) == 0) {
+      if (chmod(path, st.st_mode & 0777) < 0) return fail(c, "chmod", path); /* past the umask */
+      continue;
+    }
     if (make_mountpoint(path, false) < 0) return fail(c, "create", path);
     if (mount(src, path, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", src);
     if (set_attrs(path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0) return fail(c, "remount", path);

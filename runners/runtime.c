@@ -363,8 +363,10 @@ static const char mempoll_user[] = SB_MEMPOLL_COUNTS
   "consecutive jobs): "
 #define SB_RO_EXCEPT                                                                                      \
   "Not covered (they share the host's inodes): mounts beneath those directories (bound on top as they "    \
-  "are), files bound alone, /dev's device nodes, and a directory whose overlay the kernel refused (no "    \
-  "overlayfs, a root already stacked twice: bound instead)"
+  "are), files bound alone, %sand a directory whose overlay the kernel refused (no overlayfs, a root "     \
+  "already stacked twice: bound instead)"
+/* /dev's nodes: made by mknod as root (mounts.c, build_dev), the host's bound in a user namespace. */
+#define SB_RO_DEV_USERNS "/dev's device nodes (no mknod in a user namespace: the host's, bound), "
 
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
@@ -427,12 +429,15 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
              (unsigned)rt->opts.uid_first, (unsigned)(rt->opts.uid_first + rt->opts.uid_count - 1), rt->uid_dir);
   json_object_object_add(o, "uid", json_object_new_string(uid));
   /* The shared read-only files (mounts.c's overlays, seccomp.c's advice rules; issue 22). */
-  json_object_object_add(o, "file_locks", json_object_new_string(SB_RO_OVERLAY
-                         "locks on their files are on the overlay's inodes, seen neither by the host nor by a "
-                         "concurrent job; /etc/passwd and /etc/group are the sandbox's own files. " SB_RO_EXCEPT));
-  json_object_object_add(o, "file_watches", json_object_new_string(SB_RO_OVERLAY
-                         "inotify watches on their files see this job's opens and reads, never the host's or "
-                         "another job's; fanotify_init refused by seccomp. " SB_RO_EXCEPT));
+  char ro[1536];
+  snprintf(ro, sizeof ro, SB_RO_OVERLAY "locks on their files are on the overlay's inodes, seen neither by the host nor "
+           "by a concurrent job; /etc/passwd, /etc/group%s are the sandbox's own files. " SB_RO_EXCEPT,
+           rt->userns ? "" : " and /dev's nodes", rt->userns ? SB_RO_DEV_USERNS : "");
+  json_object_object_add(o, "file_locks", json_object_new_string(ro));
+  snprintf(ro, sizeof ro, SB_RO_OVERLAY "inotify watches on their files see this job's opens and reads, never the "
+           "host's or another job's; fanotify_init refused by seccomp. " SB_RO_EXCEPT,
+           rt->userns ? SB_RO_DEV_USERNS : "");
+  json_object_object_add(o, "file_watches", json_object_new_string(ro));
   json_object_object_add(o, "page_cache", json_object_new_string(
                          "seccomp: posix_fadvise(POSIX_FADV_DONTNEED) and madvise(MADV_PAGEOUT, MADV_COLD) return 0 "
                          "without effect (the host's and other jobs' cached pages of the shared files stay), "

@@ -1094,13 +1094,19 @@ def c_uid_nproc(ctx):
 def c_etc_lock(ctx):
     """A job's flock(LOCK_EX) on /etc/passwd holds only the sandbox's own
     file: the host and a second concurrent job can still lock it."""
+    lock_case(ctx, "/etc/passwd")
+
+
+def lock_case(ctx, path):
+    """Job A holds flock(LOCK_EX) on path; the host's LOCK_NB and a second
+    job's must still succeed. Returns A's result."""
     import fcntl
     h = ctx.h
     before = h.snapshot()
     watch = sbharness.Watch().start()
     app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
     app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
-    a = start_json_run(h, ["./prog", "hold", "6"], ctx.opts("--time-limit", "30"), app_a)
+    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a)
 
     def locked():
         pids = descendants(a.pid)
@@ -1110,22 +1116,23 @@ def c_etc_lock(ctx):
                 if len(parts) > 4 and parts[1] == "FLOCK" and parts[3] == "WRITE" and int(parts[4]) in pids:
                     return True
         return a.poll() is not None
-    wait_until(locked, "job A to lock /etc/passwd", h)
-    with open("/etc/passwd") as f:
+    wait_until(locked, "job A to lock %s" % path, h)
+    with open(path) as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             fcntl.flock(f, fcntl.LOCK_UN)
             host = "OK"
         except BlockingIOError:
             host = "EWOULDBLOCK"
-    b = start_json_run(h, ["./prog", "try"], ctx.opts("--time-limit", "20"), app_b)
+    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b)
     rb = finish_json_run(h, b, "B")
     ra = finish_json_run(h, a, "A")
     expect_result(h, ra, "held", "OK")
-    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on /etc/passwd while a job holds its own", ra)
-    expect_result(h, rb, "try", "OK", "a second job's flock on /etc/passwd")
+    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on %s while a job holds its own" % path, ra)
+    expect_result(h, rb, "try", "OK", "a second job's flock on %s" % path)
     watch.stop()
     h.leftover_checks(before, watch, rb)
+    return ra
 
 
 # ---------------------------------------- files of the read-only binds (issue 22)
@@ -1201,11 +1208,11 @@ def c_page_cache(ctx):
 
 @case("inotify_host")
 def c_inotify_host(ctx):
-    """A job's inotify watches on a host library and an /etc file get no
-    event when the host opens and reads those files (or are refused)."""
+    """A job's inotify watches on a host library, an /etc file and /dev/null
+    get no event when the host opens and reads those files (or are refused)."""
     import time
     h = ctx.h
-    files = host_files(HOST_LIB, HOST_ETC)
+    files = host_files(HOST_LIB, HOST_ETC) + ["/dev/null"]
     before = h.snapshot()
     watch = sbharness.Watch().start()
     app = h.app_dir(progs={"prog": ctx.prog("watcher")})
@@ -1241,41 +1248,9 @@ def c_inotify_host(ctx):
 def c_host_lock(ctx):
     """A job's flock(LOCK_EX) on a file of the /usr bind blocks neither the
     host's flock -n nor a second concurrent job's on that file."""
-    import fcntl
-    h = ctx.h
-    path = host_files(HOST_DOC)[0]
-    before = h.snapshot()
-    watch = sbharness.Watch().start()
-    app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
-    app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
-    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a)
-
-    def locked():
-        pids = descendants(a.pid)
-        with open("/proc/locks") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) > 4 and parts[1] == "FLOCK" and parts[3] == "WRITE" and int(parts[4]) in pids:
-                    return True
-        return a.poll() is not None
-    wait_until(locked, "job A to lock %s" % path, h)
-    with open(path) as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(f, fcntl.LOCK_UN)
-            host = "OK"
-        except BlockingIOError:
-            host = "EWOULDBLOCK"
-    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b)
-    rb = finish_json_run(h, b, "B")
-    ra = finish_json_run(h, a, "A")
-    expect_result(h, ra, "held", "OK")
-    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on %s while a job holds one" % path, ra)
-    expect_result(h, rb, "try", "OK", "a second job's flock on %s" % path)
+    ra = lock_case(ctx, host_files(HOST_DOC)[0])
     enf = (ra.get("enforced") or {}).get("file_locks") or ""
-    h.check("overlay" in enf, "enforced.file_locks names the overlay: %r" % enf, ra)
-    watch.stop()
-    h.leftover_checks(before, watch, rb)
+    ctx.h.check("overlay" in enf, "enforced.file_locks names the overlay: %r" % enf, ra)
 
 
 @case("ro_submounts")
