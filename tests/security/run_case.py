@@ -958,12 +958,21 @@ def c_harness_selftest(ctx):
     h.check(not got, "leftover checks report a clean state as dirty: %r" % got)
 
 
-def start_json_run(h, argv, opts=(), app=None):
-    """surgebox-run --json in the background (for cases with two at once)."""
+USER_UID = 4242  # an ordinary user: surgebox-run then runs the job in a user namespace
+
+
+def start_json_run(h, argv, opts=(), app=None, user=None):
+    """surgebox-run --json in the background (for cases with two at once);
+    user: as that uid (user-namespace mode)."""
     import subprocess
     cmd = [h.surgebox] + (["--dir", app] if app else []) + list(opts) + ["--json", "--"] + list(argv)
+    env = None
+    if user is not None:
+        os.chmod(os.path.dirname(h.surgebox), 0o755)
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
     print("  $ " + " ".join(cmd), flush=True)
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 def finish_json_run(h, p, tag):
@@ -1097,16 +1106,17 @@ def c_etc_lock(ctx):
     lock_case(ctx, "/etc/passwd")
 
 
-def lock_case(ctx, path):
+def lock_case(ctx, path, user=None):
     """Job A holds flock(LOCK_EX) on path; the host's LOCK_NB and a second
-    job's must still succeed. Returns A's result."""
+    job's must still succeed (user: both jobs run as that uid). Returns A's
+    result."""
     import fcntl
     h = ctx.h
     before = h.snapshot()
     watch = sbharness.Watch().start()
     app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
     app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
-    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a)
+    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a, user)
 
     def locked():
         pids = descendants(a.pid)
@@ -1124,7 +1134,7 @@ def lock_case(ctx, path):
             host = "OK"
         except BlockingIOError:
             host = "EWOULDBLOCK"
-    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b)
+    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b, user)
     rb = finish_json_run(h, b, "B")
     ra = finish_json_run(h, a, "A")
     expect_result(h, ra, "held", "OK")
@@ -1206,17 +1216,26 @@ def c_page_cache(ctx):
         expect_denied(h, r, "cachestat.%d" % i)
 
 
+@case("inotify_host_user")
+def c_inotify_host_user(ctx):
+    """inotify_host in user-namespace mode, without /dev/null (bound from the
+    host there: no mknod in a user namespace, as enforced.file_watches says)."""
+    ctx.variant = "user"
+    c_inotify_host(ctx)
+
+
 @case("inotify_host")
 def c_inotify_host(ctx):
     """A job's inotify watches on a host library, an /etc file and /dev/null
     get no event when the host opens and reads those files (or are refused)."""
     import time
     h = ctx.h
-    files = host_files(HOST_LIB, HOST_ETC) + ["/dev/null"]
+    user = USER_UID if ctx.variant == "user" else None
+    files = host_files(HOST_LIB, HOST_ETC) + ([] if user else ["/dev/null"])
     before = h.snapshot()
     watch = sbharness.Watch().start()
     app = h.app_dir(progs={"prog": ctx.prog("watcher")})
-    a = start_json_run(h, ["./prog", "6"] + files, ctx.opts("--time-limit", "30"), app)
+    a = start_json_run(h, ["./prog", "6"] + files, ctx.opts("--time-limit", "30"), app, user)
 
     def watching():
         for pid in descendants(a.pid):
@@ -1244,11 +1263,19 @@ def c_inotify_host(ctx):
     h.leftover_checks(before, watch, r)
 
 
+@case("host_lock_user")
+def c_host_lock_user(ctx):
+    """host_lock with surgebox-run as an ordinary user (user-namespace mode:
+    the overlays are mounted in the job's own user namespace)."""
+    ctx.variant = "user"
+    c_host_lock(ctx)
+
+
 @case("host_lock")
 def c_host_lock(ctx):
     """A job's flock(LOCK_EX) on a file of the /usr bind blocks neither the
     host's flock -n nor a second concurrent job's on that file."""
-    ra = lock_case(ctx, host_files(HOST_DOC)[0])
+    ra = lock_case(ctx, host_files(HOST_DOC)[0], USER_UID if ctx.variant == "user" else None)
     enf = (ra.get("enforced") or {}).get("file_locks") or ""
     ctx.h.check("overlay" in enf, "enforced.file_locks names the overlay: %r" % enf, ra)
 
