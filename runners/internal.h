@@ -178,6 +178,15 @@ int sb_seccomp_load(const sb_bpf *b);              /* child */
 int sb_caps_drop_all(uid_t uid, gid_t gid, bool may_setgroups, cap_t empty, const char **what);
 int sb_caps_drop_keep_uid(cap_t empty, const char **what); /* the sandbox init: no caps, same uid */
 
+/* ---- submounts.c (parent) ---- */
+/* The mount points strictly under root+sb_host_binds and under the read-only
+ * directory sources of extra, from /proc/self/mountinfo (as seen from our
+ * root), outermost only: the overlays of mounts.c do not show them, so the
+ * child binds them on top. NULL-terminated, malloc'd (sb_submounts_free);
+ * NULL on error (no /proc: none known). */
+char **sb_submounts_list(const char *root, const sb_mount *extra, size_t n_extra);
+void sb_submounts_free(char **list);
+
 /* ---- limits.c (child) ---- */
 typedef struct {
   bool memory_by_rlimit, pids_by_rlimit;
@@ -215,7 +224,11 @@ typedef struct {
   const sb_mount *extra;
   size_t n_extra;
   bool template;                /* pool.c: mount points only for /app, /tmp, /dev/shm, /proc; no identity */
+  const char *const *submounts; /* mount points under the read-only binds' sources (submounts.c); NULL: none */
 } sb_mount_plan;
+/* The directories bound read-only from the root (or a profile's root), as
+ * paths under it; NULL-terminated. */
+extern const char *const sb_host_binds[];
 int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len);
 /* Propagation flags (MS_PRIVATE, MS_SLAVE) on every mount of our mount
  * namespace, applied from its root even in a chroot (whose "/" may be no

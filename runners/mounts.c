@@ -19,8 +19,14 @@
 #include <sys/syscall.h>
 
 /* Read-only binds from the host; a merged-/usr symlink (/bin -> usr/bin) is
- * recreated as a symlink. Missing ones are skipped. */
-static const char *const host_binds[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", NULL};
+ * recreated as a symlink. Missing ones are skipped. Each directory is served
+ * through a private read-only overlay (ro_dir below). */
+const char *const sb_host_binds[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", NULL};
+
+/* The overlays' second lower layer (overlayfs wants two without an upper):
+ * an empty directory on the new root's tmpfs, removed once they are mounted
+ * (an overlay keeps what it stacks). */
+#define EMPTY_LOWER "/.sb-empty"
 
 /* Secrets under /etc: files are covered with an empty mode-000 file,
  * directories with an empty read-only tmpfs. */
@@ -81,7 +87,57 @@ static int make_mountpoint(const char *path, bool dir) {
   return 0;
 }
 
-/* Bind host path src at newroot+dst. */
+/* A recursive bind of host path src at target, then its flags. */
+static int bind_tree(ctx *c, const char *src, const char *target, bool writable) {
+  if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0) return fail(c, "bind", src);
+  uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (writable ? 0 : MOUNT_ATTR_RDONLY);
+  if (set_attrs(target, attrs, true) < 0) return fail(c, "remount", target);
+  return 0;
+}
+
+/* Appends path to out as an overlayfs option value (',' ':' '\\' escaped),
+ * then sep as it is. */
+static bool ovl_append(char *out, size_t cap, const char *path, char sep) {
+  size_t n = strlen(out);
+  for (const char *q = path; *q; q++) {
+    if (n + 4 >= cap) return false;
+    if (*q == ',' || *q == ':' || *q == '\\') out[n++] = '\\';
+    out[n++] = *q;
+  }
+  out[n++] = sep;
+  out[n] = '\0';
+  return true;
+}
+
+/* A read-only directory from the host, served by an overlay of its own (no
+ * upper layer): the job's files then have the overlay's inodes, so its file
+ * locks and inotify watches sit on those, never on the host's inodes, which
+ * the host and other jobs lock and read (issue 22). Reads, mappings and
+ * fadvise still reach the host's page cache (seccomp.c covers eviction).
+ * Mounts under src (a container's /etc/hosts, a separate /usr/local) are
+ * not in an overlay's lower layer: they are bound on top as before, from
+ * the parent's list (p->submounts). Where the kernel refuses the overlay
+ * (no overlayfs, a root already stacked twice), the bind as before. */
+static int ro_dir(ctx *c, const sb_mount_plan *p, const char *src, const char *target) {
+  char empty[PATH_MAX], opts[PATH_MAX * 2 + 32] = "lowerdir=";
+  if (join(empty, sizeof empty, p->newroot, EMPTY_LOWER) < 0 || !ovl_append(opts, sizeof opts, src, ':') ||
+      !ovl_append(opts, sizeof opts, empty, '\0') ||
+      mount("overlay", target, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+    return bind_tree(c, src, target, false);
+  if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false) < 0)
+    return fail(c, "remount", target);
+  size_t sl = strlen(src);
+  for (const char *const *m = p->submounts; m && *m; m++) {
+    if (strncmp(*m, src, sl) != 0 || (*m)[sl] != '/') continue;
+    char sub[PATH_MAX];
+    if (join(sub, sizeof sub, target, *m + sl) < 0) return fail(c, "path", *m);
+    int rc = bind_tree(c, *m, sub, false);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Bind host path src at newroot+dst; a read-only directory through ro_dir. */
 static int bind(ctx *c, const sb_mount_plan *p, const char *src, const char *dst, bool writable) {
   char target[PATH_MAX];
   if (join(target, sizeof target, p->newroot, dst) < 0) return fail(c, "path", dst);
@@ -96,10 +152,8 @@ static int bind(ctx *c, const sb_mount_plan *p, const char *src, const char *dst
     return 0;
   }
   if (make_mountpoint(target, S_ISDIR(st.st_mode)) < 0) return fail(c, "mkdir", target);
-  if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) < 0) return fail(c, "bind", src);
-  uint64_t attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (writable ? 0 : MOUNT_ATTR_RDONLY);
-  if (set_attrs(target, attrs, true) < 0) return fail(c, "remount", target);
-  return 0;
+  if (S_ISDIR(st.st_mode) && !writable) return ro_dir(c, p, src, target);
+  return bind_tree(c, src, target, writable);
 }
 
 static int tmpfs(ctx *c, const char *target, const char *opts, unsigned long flags) {
@@ -159,6 +213,14 @@ static int build_dev(ctx *c, const sb_mount_plan *p) {
   for (const char *const *n = dev_nodes; *n; n++) {
     snprintf(src, sizeof src, "/dev/%s", *n);
     snprintf(path, sizeof path, "%s/%s", dev, *n);
+    /* A node of our own where we may make one (root): a lock or inotify
+     * watch on it is the sandbox's, not on the host's /dev/null. In a user
+     * namespace mknod is refused: the host's node, bound. */
+    struct stat st;
+    if (stat(src, &st) == 0 && S_ISCHR(st.st_mode) && mknod(path, S_IFCHR | 0600, st.st_rdev) == 0) {
+      if (chmod(path, st.st_mode & 0777) < 0) return fail(c, "chmod", path); /* past the umask */
+      continue;
+    }
     if (make_mountpoint(path, false) < 0) return fail(c, "create", path);
     if (mount(src, path, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", src);
     if (set_attrs(path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false) < 0) return fail(c, "remount", path);
@@ -272,8 +334,10 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
   if (ns_fd < 0) return fail(&c, "open", "own mount namespace");
   int rc = private_namespace(&c, ns_fd); /* one fd of our namespace for this and the pivot */
   if (!rc) rc = tmpfs(&c, p->newroot, "size=1m,mode=0755", MS_NOSUID | MS_NODEV);
-  char src[PATH_MAX];
-  for (const char *const *b = host_binds; !rc && *b; b++) {
+  char src[PATH_MAX], empty[PATH_MAX];
+  if (!rc && (join(empty, sizeof empty, p->newroot, EMPTY_LOWER) < 0 || mkdir(empty, 0555) < 0))
+    rc = fail(&c, "mkdir", EMPTY_LOWER);
+  for (const char *const *b = sb_host_binds; !rc && *b; b++) {
     if (join(src, sizeof src, p->root, *b) < 0) rc = fail(&c, "path", *b);
     else if (access(src, F_OK) == 0) rc = bind(&c, p, src, *b, false);
   }
@@ -309,6 +373,7 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
     if (access(p->extra[i].source, F_OK) < 0) continue; /* optional toolchain paths */
     rc = bind(&c, p, p->extra[i].source, p->extra[i].target, p->extra[i].writable);
   }
+  if (!rc && rmdir(empty) < 0) rc = fail(&c, "rmdir", EMPTY_LOWER);
   if (!rc) rc = pivot(&c, p, ns_fd);
   close(ns_fd);
   return rc;

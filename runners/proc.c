@@ -87,6 +87,7 @@ static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
     p->n_mounts++;
     if (!p->mounts[i].source || !p->mounts[i].target) return -ENOMEM;
   }
+  p->submounts = sb_submounts_list(p->root, p->mounts, p->n_mounts); /* NULL: none known */
   return 0;
 }
 
@@ -109,6 +110,7 @@ void sb_proc_free(sb_proc *p) {
     free((char *)p->mounts[i].target);
   }
   free(p->mounts);
+  sb_submounts_free(p->submounts);
   /* Before the uid can go to another job: its budgets back (ipcns.c, uids.c) */
   if (p->ipc_ns_fd >= 0) sb_ipc_drain_later(p->rt, sbu_take_fd(&p->ipc_ns_fd), p->uid);
   else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, 200, false); /* the kernel frees it a grace period or so later */
@@ -254,6 +256,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.mounts.etc_group = p->etc_group;
   a.mounts.extra = p->mounts;
   a.mounts.n_extra = p->n_mounts;
+  a.mounts.submounts = (const char *const *)p->submounts;
   a.argv = (const char *const *)p->argv;
   a.envp = (const char *const *)p->envp;
   a.cwd = p->cwd;

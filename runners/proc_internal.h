@@ -44,6 +44,7 @@ struct sb_proc {
   char *root;           /* profile root, or NULL for the host */
   sb_mount *mounts;
   size_t n_mounts;
+  char **submounts; /* mount points under the read-only binds (submounts.c) */
   sb_uid_lease *own_lease; /* taken for this run alone (no workspace, no lease in the spec) */
   uid_t uid;
   gid_t gid;

@@ -367,6 +367,18 @@ static const char mempoll_user[] = SB_MEMPOLL_COUNTS
     ", pages of a shared object left outside every mapped window after a partial munmap or mremap (an "
     "unprivileged supervisor cannot stat the mapped object: it counts the windows, touched or not)";
 
+/* How the read-only directories are served (mounts.c, ro_dir) and what is not. */
+#define SB_RO_OVERLAY                                                                                     \
+  "the read-only directories (/usr, /etc, /lib*, a profile's root, read-only extra mounts) are served by " \
+  "a private read-only overlayfs per root (per job, or per prepared root of a worker slot, reused by its "  \
+  "consecutive jobs): "
+#define SB_RO_EXCEPT                                                                                      \
+  "Not covered (they share the host's inodes): mounts beneath those directories (bound on top as they "    \
+  "are), files bound alone, %sand a directory whose overlay the kernel refused (no overlayfs, a root "     \
+  "already stacked twice: bound instead)"
+/* /dev's nodes: made by mknod as root (mounts.c, build_dev), the host's bound in a user namespace. */
+#define SB_RO_DEV_USERNS "/dev's device nodes (no mknod in a user namespace: the host's, bound), "
+
 /* Which mechanism enforces each limit under this runtime. */
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   const sb_cg_backend *b = &rt->cg;
@@ -427,9 +439,23 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
              "limits and signal permissions separate concurrent jobs",
              (unsigned)rt->opts.uid_first, (unsigned)(rt->opts.uid_first + rt->opts.uid_count - 1), rt->uid_dir);
   json_object_object_add(o, "uid", json_object_new_string(uid));
-  json_object_object_add(o, "file_locks",
-                         json_object_new_string("/etc/passwd and /etc/group are private to the sandbox; other "
-                                                "read-only files share the host's inodes, so a lock on them is "
-                                                "seen by the host and by other jobs"));
+  /* The shared read-only files (mounts.c's overlays, seccomp.c's advice rules; issue 22). */
+  char ro[1536];
+  snprintf(ro, sizeof ro, SB_RO_OVERLAY "locks on their files are on the overlay's inodes, seen neither by the host nor "
+           "by a concurrent job; /etc/passwd, /etc/group%s are the sandbox's own files. " SB_RO_EXCEPT,
+           rt->userns ? "" : " and /dev's nodes", rt->userns ? SB_RO_DEV_USERNS : "");
+  json_object_object_add(o, "file_locks", json_object_new_string(ro));
+  snprintf(ro, sizeof ro, SB_RO_OVERLAY "inotify watches on their files see this job's opens and reads, never the "
+           "host's or another job's; fanotify_init refused by seccomp. " SB_RO_EXCEPT,
+           rt->userns ? SB_RO_DEV_USERNS : "");
+  json_object_object_add(o, "file_watches", json_object_new_string(ro));
+  json_object_object_add(o, "page_cache", json_object_new_string(
+                         "seccomp: posix_fadvise(POSIX_FADV_DONTNEED) and madvise(MADV_PAGEOUT, MADV_COLD) return 0 "
+                         "without effect (the host's and other jobs' cached pages of the shared files stay), "
+                         "cachestat and process_madvise refused; mincore shows the page cache only for files the "
+                         "job may write (kernel); reading and readahead still fill the host's page cache"));
+  json_object_object_add(o, "native_aio", json_object_new_string(
+                         "seccomp: io_setup, io_submit, ... and io_uring refused (io_setup takes from the host-wide "
+                         "fs.aio-max-nr budget); POSIX aio (glibc threads) works"));
   return o;
 }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
@@ -39,6 +40,9 @@ const char *const sb_seccomp_default_deny[] = {
     /* native AIO: io_setup takes from the host-wide fs.aio-max-nr budget, which
      * one job could exhaust for the host (glibc's POSIX aio uses threads) */
     "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    /* which pages of a file are cached (6.5+): a side channel on the host's
+     * and other jobs' reads of the shared read-only files; no toolchain uses it */
+    "cachestat",
     "open_by_handle_at", "name_to_handle_at",
     NULL,
 };
@@ -63,6 +67,35 @@ static int deny_name(scmp_filter_ctx ctx, const char *name, char err[SB_ERR_MAX]
 /* libseccomp's SCMP_A*() macros leave the comparison's datum_b implicit. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* Advice that evicts or ages cached pages of a file is made a no-op (the call
+ * returns 0, nothing done): on the read-only binds those pages are the host's
+ * and every job's (an overlay passes fadvise and the mapping through to the
+ * real file). All advice is a hint, so a no-op is correct for a program's own
+ * files too. Compared on the low 32 bits: the kernel takes an int. */
+static int add_page_cache_rules(scmp_filter_ctx ctx) {
+  int rc = 0;
+#if ULONG_MAX > 0xffffffffUL
+  /* fadvise64(fd, offset, len, advice) on every 64-bit ABI */
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(fadvise64), 1,
+                         SCMP_A3(SCMP_CMP_MASKED_EQ, 0xffffffffu, POSIX_FADV_DONTNEED));
+#else
+  /* 32-bit ABIs split the offsets and move advice (fadvise64_64, arm_fadvise64_64): every call a no-op */
+  static const char *const fadvise[] = {"fadvise64", "fadvise64_64", "arm_fadvise64_64", NULL};
+  for (const char *const *n = fadvise; *n; n++) {
+    int nr = seccomp_syscall_resolve_name(*n);
+    if (nr != __NR_SCMP_ERROR) rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), nr, 0);
+  }
+#endif
+  /* MADV_PAGEOUT reclaims, MADV_COLD deactivates; the kernel checks ownership
+   * for a file's pageout only, and a job's uid 0 in user-namespace mode owns
+   * the caller's files. process_madvise is denied outright. */
+  static const unsigned advice[] = {MADV_PAGEOUT, MADV_COLD};
+  for (size_t i = 0; i < sizeof advice / sizeof advice[0]; i++)
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(madvise), 1,
+                           SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu, advice[i]));
+  return rc;
+}
+
 static int add_conditional_rules(scmp_filter_ctx ctx, const char *const *allow, char err[SB_ERR_MAX]) {
   int rc = 0;
   /* socket(): only AF_UNIX (pipes between a program's own processes). */
@@ -86,6 +119,7 @@ static int add_conditional_rules(scmp_filter_ctx ctx, const char *const *allow, 
                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
   rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+  rc |= add_page_cache_rules(ctx);
   if (rc < 0) sb_err(err, "seccomp: cannot add conditional rules");
   return rc < 0 ? -EINVAL : 0;
 }

@@ -958,12 +958,21 @@ def c_harness_selftest(ctx):
     h.check(not got, "leftover checks report a clean state as dirty: %r" % got)
 
 
-def start_json_run(h, argv, opts=(), app=None):
-    """surgebox-run --json in the background (for cases with two at once)."""
+USER_UID = 4242  # an ordinary user: surgebox-run then runs the job in a user namespace
+
+
+def start_json_run(h, argv, opts=(), app=None, user=None):
+    """surgebox-run --json in the background (for cases with two at once);
+    user: as that uid (user-namespace mode)."""
     import subprocess
     cmd = [h.surgebox] + (["--dir", app] if app else []) + list(opts) + ["--json", "--"] + list(argv)
+    env = None
+    if user is not None:
+        os.chmod(os.path.dirname(h.surgebox), 0o755)
+        cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + cmd
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
     print("  $ " + " ".join(cmd), flush=True)
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
 def finish_json_run(h, p, tag):
@@ -1094,13 +1103,20 @@ def c_uid_nproc(ctx):
 def c_etc_lock(ctx):
     """A job's flock(LOCK_EX) on /etc/passwd holds only the sandbox's own
     file: the host and a second concurrent job can still lock it."""
+    lock_case(ctx, "/etc/passwd")
+
+
+def lock_case(ctx, path, user=None):
+    """Job A holds flock(LOCK_EX) on path; the host's LOCK_NB and a second
+    job's must still succeed (user: both jobs run as that uid). Returns A's
+    result."""
     import fcntl
     h = ctx.h
     before = h.snapshot()
     watch = sbharness.Watch().start()
     app_a = h.app_dir(progs={"prog": ctx.prog("flocker")})
     app_b = h.app_dir(progs={"prog": ctx.prog("flocker")})
-    a = start_json_run(h, ["./prog", "hold", "6"], ctx.opts("--time-limit", "30"), app_a)
+    a = start_json_run(h, ["./prog", "hold", "6", path], ctx.opts("--time-limit", "30"), app_a, user)
 
     def locked():
         pids = descendants(a.pid)
@@ -1110,22 +1126,189 @@ def c_etc_lock(ctx):
                 if len(parts) > 4 and parts[1] == "FLOCK" and parts[3] == "WRITE" and int(parts[4]) in pids:
                     return True
         return a.poll() is not None
-    wait_until(locked, "job A to lock /etc/passwd", h)
-    with open("/etc/passwd") as f:
+    wait_until(locked, "job A to lock %s" % path, h)
+    with open(path) as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             fcntl.flock(f, fcntl.LOCK_UN)
             host = "OK"
         except BlockingIOError:
             host = "EWOULDBLOCK"
-    b = start_json_run(h, ["./prog", "try"], ctx.opts("--time-limit", "20"), app_b)
+    b = start_json_run(h, ["./prog", "try", path], ctx.opts("--time-limit", "20"), app_b, user)
     rb = finish_json_run(h, b, "B")
     ra = finish_json_run(h, a, "A")
     expect_result(h, ra, "held", "OK")
-    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on /etc/passwd while a job holds its own", ra)
-    expect_result(h, rb, "try", "OK", "a second job's flock on /etc/passwd")
+    h.eq(host, "OK", "host's flock(LOCK_EX|LOCK_NB) on %s while a job holds its own" % path, ra)
+    expect_result(h, rb, "try", "OK", "a second job's flock on %s" % path)
     watch.stop()
     h.leftover_checks(before, watch, rb)
+    return ra
+
+
+# ---------------------------------------- files of the read-only binds (issue 22)
+def resident_pages(path):
+    """(resident, total) pages of path in the page cache, seen from the host:
+    mincore on a mapping that is never touched (root owns the file, so the
+    kernel reports the page cache, not only this mapping's pages)."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    size = os.path.getsize(path)
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap " + path)
+        vec = ctypes.create_string_buffer(pages)
+        rc = libc.mincore(addr, size, vec)
+        libc.munmap(addr, size)
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), "mincore " + path)
+        return sum(b & 1 for b in vec.raw), pages
+    finally:
+        os.close(fd)
+
+
+def host_files(*candidates):
+    """The first existing regular file of each group: files every Debian-like
+    host has, read by the harness (benign) and attacked by the job."""
+    out = []
+    for group in candidates:
+        found = next((f for f in group if os.path.isfile(f) and os.path.getsize(f) > 0), None)
+        if not found:
+            skip("none of %s on this host" % ", ".join(group))
+        out.append(os.path.realpath(found))
+    return out
+
+
+HOST_DOC = ("/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/GPL-2")
+HOST_ETC = ("/etc/debian_version", "/etc/os-release", "/etc/services")
+HOST_LIB = ("/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6")
+
+
+@case("page_cache")
+def c_page_cache(ctx):
+    """A job's fadvise(DONTNEED), madvise(MADV_PAGEOUT/MADV_COLD) and
+    cachestat on files of the read-only binds: the host's cached pages of
+    those files stay cached, and cachestat is refused."""
+    h = ctx.h
+    files = host_files(HOST_DOC, HOST_ETC)
+    for f in files:  # make them resident (a benign read by the harness)
+        for _ in range(5):
+            with open(f, "rb") as fh:
+                fh.read()
+            if resident_pages(f)[0] == resident_pages(f)[1]:
+                break
+        res, total = resident_pages(f)
+        if res != total:
+            skip("cannot keep %s in the page cache (%d of %d pages)" % (f, res, total))
+    r = ctx.run("pagecache", files, ["--time-limit", "20"])
+    expect_status(h, r, "ok")
+    for i, f in enumerate(files, 1):
+        res, total = resident_pages(f)
+        h.eq((res, total), (total, total), "host's cached pages of %s after the job's fadvise/madvise" % f, r)
+        expect_result(h, r, "fadvise.%d" % i, "OK", "fadvise(DONTNEED) looks done (a no-op)")
+        expect_denied(h, r, "cachestat.%d" % i)
+
+
+@case("inotify_host_user")
+def c_inotify_host_user(ctx):
+    """inotify_host in user-namespace mode, without /dev/null (bound from the
+    host there: no mknod in a user namespace, as enforced.file_watches says)."""
+    ctx.variant = "user"
+    c_inotify_host(ctx)
+
+
+@case("inotify_host")
+def c_inotify_host(ctx):
+    """A job's inotify watches on a host library, an /etc file and /dev/null
+    get no event when the host opens and reads those files (or are refused)."""
+    import time
+    h = ctx.h
+    user = USER_UID if ctx.variant == "user" else None
+    files = host_files(HOST_LIB, HOST_ETC) + ([] if user else ["/dev/null"])
+    before = h.snapshot()
+    watch = sbharness.Watch().start()
+    app = h.app_dir(progs={"prog": ctx.prog("watcher")})
+    a = start_json_run(h, ["./prog", "6"] + files, ctx.opts("--time-limit", "30"), app, user)
+
+    def watching():
+        for pid in descendants(a.pid):
+            try:
+                for fd in os.listdir("/proc/%d/fd" % pid):
+                    if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == "anon_inode:inotify":
+                        with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                            if f.read().count("inotify wd:") >= len(files):
+                                return True
+            except OSError:
+                continue
+        return a.poll() is not None
+    wait_until(watching, "the job's inotify watches", h)
+    for _ in range(3):  # the host opens and reads them (benign)
+        for f in files:
+            with open(f, "rb") as fh:
+                fh.read(65536)
+        time.sleep(0.2)
+    r = finish_json_run(h, a, "watcher")
+    n = result_int(h, r, "watches")
+    ev = result_int(h, r, "events")
+    if n is not None and n > 0:
+        h.eq(ev, 0, "events seen by a job watching %s while the host read them" % ", ".join(files), r)
+    watch.stop()
+    h.leftover_checks(before, watch, r)
+
+
+@case("host_lock_user")
+def c_host_lock_user(ctx):
+    """host_lock with surgebox-run as an ordinary user (user-namespace mode:
+    the overlays are mounted in the job's own user namespace)."""
+    ctx.variant = "user"
+    c_host_lock(ctx)
+
+
+@case("host_lock")
+def c_host_lock(ctx):
+    """A job's flock(LOCK_EX) on a file of the /usr bind blocks neither the
+    host's flock -n nor a second concurrent job's on that file."""
+    ra = lock_case(ctx, host_files(HOST_DOC)[0], USER_UID if ctx.variant == "user" else None)
+    enf = (ra.get("enforced") or {}).get("file_locks") or ""
+    ctx.h.check("overlay" in enf, "enforced.file_locks names the overlay: %r" % enf, ra)
+
+
+@case("ro_submounts")
+def c_ro_submounts(ctx):
+    """Mounts beneath the read-only directories stay visible in the sandbox
+    (a container's /etc/hosts, a separate /usr/local): the overlays that
+    serve /usr and /etc show one file system each, so the sandbox binds them
+    on top. The mounts are made in the wrapper's private mount namespace."""
+    import subprocess
+    import tempfile
+    h = ctx.h
+    d = "/usr/share/common-licenses"
+    f = host_files(HOST_ETC)[0]
+    if not os.path.isdir(d):
+        skip("no %s on this host" % d)
+    src = tempfile.NamedTemporaryFile("w", prefix="sbsub-", delete=False)
+    src.write("file-submount\n")
+    src.close()
+    os.chmod(src.name, 0o644)
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "sbsub", d], check=True)
+        subprocess.run(["mount", "--bind", src.name, f], check=True)
+        with open(os.path.join(d, "marker"), "w") as m:
+            m.write("dir-submount\n")
+        r = ctx.h.run(["/bin/sh", "-c", "cat %s/marker %s" % (d, f)], opts=ctx.opts("--time-limit", "20"))
+        expect_status(h, r, "ok")
+        h.eq(r.stdout, "dir-submount\nfile-submount\n", "a tmpfs on %s and a file bound over %s, seen inside" % (d, f), r)
+    finally:
+        subprocess.run(["umount", f])
+        subprocess.run(["umount", d])
+        os.unlink(src.name)
 
 
 @case("concurrent_ancestor")

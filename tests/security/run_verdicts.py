@@ -32,7 +32,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_case  # noqa: E402
 import sbharness  # noqa: E402
-from run_case import Ctx, expect_result, expect_status, result_int  # noqa: E402
+from run_case import USER_UID, Ctx, expect_result, expect_status, result_int  # noqa: E402
 from sbharness import skip  # noqa: E402
 
 CASES = {}
@@ -185,9 +185,6 @@ def c_session_ioprio(ctx):
         expect_status(h, r, "ok")
         expect_result(h, r, "survived", "yes")
     session_case(ctx, "ioprio", ["--time-limit", "10"], expect)
-
-
-USER_UID = 4242  # an ordinary user: surgebox-run then runs the job in a user namespace
 
 
 @case("session_user_kill")
