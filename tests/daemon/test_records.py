@@ -12,12 +12,17 @@ Run as: test_records.py BIN_DIR CASE, CASE one of v1, v2, none, user (an
 unprivileged daemon), each inside the unshare wrapper. With --measure the
 figures are printed as JSON and nothing is asserted (to pick thresholds).
 
-Thresholds (bench/FINDINGS.md, "Records under load"): the spawner's
-do-nothing jobs measured 1.2-1.8 MB max_rss_kb and 1-5 ms CPU alone, the
-same beside; the old code gave 50+ MB beside. max_rss_kb: the largest
-beside at most the largest alone x 1.25 + 1 MiB. cpu_time_s: the median
-beside at most the median alone x 2 + 3 ms (the median, not the largest:
-a loaded machine moves single jobs, not the middle of 40)."""
+Thresholds (bench/FINDINGS.md, "Records under load"): with the spawner a
+/bin/true job measured 1.15-1.34 MB max_rss_kb and 0.7-1.0 ms CPU (median)
+alone and the same beside; the daemon's clones gave 132 MB and, with a
+cgroup counting the init's exit, 2-4x the CPU beside. max_rss_kb: the
+largest beside at most the largest alone x 1.25 + 1 MiB. cpu_time_s: the
+median beside at most the median alone x 1.5 + 1 ms (the median, not the
+largest: a loaded machine moves single jobs, not the middle of 40).
+
+Case spawner: the spawner itself (pid and restarts in status, what it
+holds, the init's parent is the daemon, restarted when killed or wedged,
+gone with the daemon)."""
 import json
 import os
 import socket
@@ -32,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_daemon as td  # noqa: E402  the Daemon and Client of the daemon tests
 
 N = 40          # do-nothing jobs per phase
-N_LIMITED = 60  # of them under a 16 MiB memory limit, per phase
+N_LIMITED = 120  # under a 16 MiB memory limit, per phase (the old code lost 1-2 of 60 beside)
 HOLD = 112 << 20
 USER = 4242
 
@@ -153,6 +158,82 @@ def run_user():
             proc.kill()
 
 
+def proc_status(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def spawner_of(c):
+    return c.call({"id": "st", "type": "status"}).get("spawner") or {}
+
+
+def case_spawner():
+    """The spawner: small, holding nothing of the daemon's, the inits'
+    parent the daemon; killed or wedged, it is restarted (counted, logged)
+    and the next job runs; it dies with the daemon."""
+    empty = tempfile.mkdtemp(prefix="sbd-rec-tc-")
+    d = td.Daemon("--jobs", "1", "--no-cache", "--toolchains", empty)
+    check = td.check
+    try:
+        c = td.Client(d.sock)
+        sp = spawner_of(c)
+        pid = sp.get("pid")
+        check(isinstance(pid, int) and pid > 0 and sp.get("restarts") == 0, f"status' spawner: {sp}")
+        if not isinstance(pid, int) or pid <= 0:
+            return
+        st = proc_status(pid)
+        check(st.get("PPid") == str(d.proc.pid), f"the spawner's parent is the daemon: {st.get('PPid')}")
+        check(td.open_cmdline(pid) == b"surgebox-spawner\0", f"its command line: {td.open_cmdline(pid)}")
+        anon = int(st.get("RssAnon", "0 kB").split()[0])
+        print(f"spawner pid {pid}: VmRSS {st.get('VmRSS')}, RssAnon {anon} kB", flush=True)
+        check(0 < anon <= 1024, f"the spawner's anonymous memory: {anon} kB")
+        fds = {}
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            fds[int(fd)] = os.readlink(f"/proc/{pid}/fd/{fd}")
+        check(sorted(fds) == [0, 1, 2, 3] and all(fds[i] == "/dev/null" for i in (0, 1, 2)) and
+              fds[3].startswith("socket:"), f"the spawner holds its socket and /dev/null only: {fds}")
+        # a running job's init is the daemon's child
+        c.send(td.exec_req("sleeper", ["sh", "-c", "sleep 3 # init-parent-marker"]))
+        init = None
+        deadline = time.time() + 20
+        while time.time() < deadline and init is None:
+            for p in td.sandbox_procs("surgebox-init"):
+                init = p
+            time.sleep(0.02)
+        check(init is not None and proc_status(init).get("PPid") == str(d.proc.pid),
+              f"the sandbox init {init}'s parent: {proc_status(init).get('PPid') if init else None}")
+        r = c.recv(60)
+        check(r.get("status") == "ok", f"the job beside: {r.get('status')} {r.get('error')}")
+        # killed while idle: the next job runs on a fresh one
+        os.kill(pid, 9)
+        time.sleep(0.2)
+        r = c.call(td.exec_req("after-kill", ["/bin/echo", "hi"]), timeout=60)
+        check(r.get("status") == "ok" and r["steps"][0]["stdout"] == "hi\n", f"job after the kill: {r}")
+        sp2 = spawner_of(c)
+        check(sp2.get("restarts") == 1 and sp2.get("pid") not in (None, pid) and sp2.get("last_restart"),
+              f"restart counted: {sp2}")
+        check("spawner restarted" in d.logtext(), "the restart is logged")
+        # wedged: no answer in 10 s, killed, the job fails saying so, the next one runs
+        os.kill(sp2["pid"], 19)
+        r = c.call(td.exec_req("wedged", ["/bin/true"]), timeout=60)
+        check(r.get("status") == "internal_error" and "spawner" in json.dumps(r), f"job on a wedged spawner: {r}")
+        r = c.call(td.exec_req("after-wedge", ["/bin/true"]), timeout=60)
+        check(r.get("status") == "ok", f"job after the wedge: {r.get('status')} {r.get('error')}")
+        sp3 = spawner_of(c)
+        check(sp3.get("restarts") == 2, f"second restart counted: {sp3}")
+        m = c.call({"id": "m", "type": "metrics"}).get("text", "")
+        check("surgebox_spawner_restarts_total 2" in m, "metrics count the restarts")
+        last = sp3.get("pid")
+    finally:
+        d.stop()
+    time.sleep(0.5)
+    check(not isinstance(last, int) or not os.path.exists(f"/proc/{last}") or
+          proc_status(last).get("State", "").startswith("Z"), f"the spawner {last} outlives the daemon")
+
+
 def summary(ph):
     rss = [x["rss"] or 0 for x in ph["true"]]
     cpu = [x["cpu"] or 0 for x in ph["true"]]
@@ -173,6 +254,12 @@ def main():
     if os.getpid() != 1:
         print("refusing to run outside the unshare wrapper (pid is not 1)")
         sys.exit(2)
+    if kind == "spawner":
+        case_spawner()
+        if td.failures:
+            sys.exit(1)
+        print("PASS")
+        return
     got = run_user() if kind == "user" else run_root(kind)[0]
     if got is None:
         sys.exit(1)
@@ -190,7 +277,7 @@ def main():
                                                   f"{s['pid1_vmrss_kb']} kB (the daemon's size?)")
     check(b["rss_max"] <= a["rss_max"] * 1.25 + 1024,
           f"max_rss_kb beside a big request {b['rss_max']} kB against {a['rss_max']} kB alone")
-    check(b["cpu_median"] <= a["cpu_median"] * 2 + 0.003,
+    check(b["cpu_median"] <= a["cpu_median"] * 1.5 + 0.001,
           f"cpu_time_s beside a big request (median) {b['cpu_median']} s against {a['cpu_median']} s alone")
     if td.failures:
         sys.exit(1)
