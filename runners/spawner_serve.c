@@ -131,7 +131,10 @@ static void clone_init(const sb_spawn_req *r, int cgroup_fd, const sb_child_args
     }
   }
   if (!into) pid = syscall(SYS_clone, flags, 0, pidfd, 0, 0);
-  if (pid == 0) sb_child_main(a);
+  if (pid == 0) {
+    prctl(PR_SET_NAME, "surgebox-init", 0, 0, 0); /* from its first instruction: per-process figures (bench/) */
+    sb_child_main(a);
+  }
   if (pid < 0) {
     rep->err = errno;
     snprintf(rep->msg, sizeof rep->msg, "clone: %s", strerror(errno));
