@@ -291,8 +291,10 @@ enum {
  * this order: root, newroot, empty_file, [workspace], [etc_passwd],
  * [etc_group], cwd, argv (argc), envp (envc), per extra mount its source,
  * target and "w" or "r". */
+enum { SB_SPAWN_INIT, SB_SPAWN_TEMPLATE_BUILDER }; /* sb_child_main, or pool.c's builder */
 typedef struct {
   uint32_t magic, fd_mask;
+  uint32_t kind;            /* SB_SPAWN_INIT or SB_SPAWN_TEMPLATE_BUILDER (its status pipe as the "ctl" fd) */
   uint64_t clone_flags;     /* namespaces only; the spawner adds CLONE_PARENT | CLONE_PIDFD */
   bool into_cgroup;         /* try clone3(CLONE_INTO_CGROUP) with SB_SPAWN_FD_CGROUP */
   bool userns, mount_template, has_workspace, has_passwd, has_group;
@@ -327,10 +329,12 @@ typedef struct {
 } sb_spawned;
 int sb_spawner_start(sb_runtime *rt, char err[SB_ERR_MAX]); /* sb_runtime_open: -errno if it cannot run */
 void sb_spawner_stop(sb_runtime *rt);
-/* Clone a sandbox init running sb_child_main(a) with the namespace flags
- * ns_flags (no exit signal), born into cgroup_fd's cgroup when >= 0. */
-int sb_spawner_clone_init(sb_runtime *rt, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
-                          sb_spawned *out, char err[SB_ERR_MAX]);
+/* Clone (kind SB_SPAWN_INIT) a sandbox init running sb_child_main(a), or
+ * (SB_SPAWN_TEMPLATE_BUILDER) pool.c's builder of a->mounts reporting on
+ * a->ctl_fd, with the namespace flags ns_flags (no exit signal), born into
+ * cgroup_fd's cgroup when >= 0. Either is our child (CLONE_PARENT). */
+int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
+                     sb_spawned *out, char err[SB_ERR_MAX]);
 __attribute__((noreturn)) void sb_spawner_serve(int sock, pid_t ppid); /* the spawner process */
 
 /* ---- workspace.c / wsfs.c (parent) ---- */
@@ -381,6 +385,10 @@ void sb_pool_fini(sb_runtime *rt);
 void sb_pool_defer_close(sb_runtime *rt, int fd);
 /* A pooled job's mount namespace (its init still alive): fd or -errno. */
 int sb_pool_job_ns(int pidfd, pid_t pid);
+/* The template's builder (cloned by the spawner, child side: no malloc):
+ * builds plan's root in its new mount namespace, says 'y' (or 'n' and why)
+ * on st_fd and waits to be killed. */
+__attribute__((noreturn)) void sb_pool_builder_main(const sb_mount_plan *plan, int st_fd);
 
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random

@@ -255,7 +255,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
      * CLONE_INTO_CGROUP is missing. */
     bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
     sb_spawned sp;
-    rc = sb_spawner_clone_init(rt, &a, flags, into ? p->cg.v2_fd : -1, &sp, err);
+    rc = sb_spawner_clone(rt, SB_SPAWN_INIT, &a, flags, into ? p->cg.v2_fd : -1, &sp, err);
     if (!rc) {
       if (sp.into_refused) rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
       p->cg.born_inside = sp.born_inside;

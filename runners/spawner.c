@@ -152,10 +152,11 @@ static char *put(char *p, const char *s) {
 }
 
 /* The request's header and its payload memfd (strings and seccomp program). */
-static int build_request(const sb_child_args *a, unsigned long ns_flags, bool into, sb_spawn_req *r) {
+static int build_request(int kind, const sb_child_args *a, unsigned long ns_flags, bool into, sb_spawn_req *r) {
   memset(r, 0, sizeof *r);
   const sb_mount_plan *m = &a->mounts;
   r->magic = SB_SPAWN_MAGIC;
+  r->kind = (uint32_t)kind;
   r->clone_flags = ns_flags;
   r->into_cgroup = into;
   r->userns = a->userns;
@@ -163,7 +164,7 @@ static int build_request(const sb_child_args *a, unsigned long ns_flags, bool in
   r->has_workspace = m->workspace != NULL;
   r->has_passwd = m->etc_passwd != NULL;
   r->has_group = m->etc_group != NULL;
-  r->limits = *a->limits;
+  if (a->limits) r->limits = *a->limits;
   r->rlimits = a->rlimits;
   r->uid = a->uid;
   r->gid = a->gid;
@@ -172,7 +173,7 @@ static int build_request(const sb_child_args *a, unsigned long ns_flags, bool in
   r->tmp_mib = m->tmp_mib;
   r->app_mib = m->app_mib;
   r->n_extra = (uint32_t)m->n_extra;
-  r->bpf_len = a->filter->len;
+  r->bpf_len = a->filter ? a->filter->len : 0;
   const char *fixed[] = {m->root, m->newroot, m->empty_file, m->workspace, m->etc_passwd, m->etc_group, a->cwd};
   size_t bpf = (size_t)r->bpf_len * sizeof(struct sock_filter);
   size_t len = bpf + strv_len(a->argv, &r->argc) + strv_len(a->envp, &r->envc);
@@ -181,7 +182,7 @@ static int build_request(const sb_child_args *a, unsigned long ns_flags, bool in
   for (size_t i = 0; i < m->n_extra; i++) len += strlen(m->extra[i].source) + strlen(m->extra[i].target) + 4;
   char *buf = malloc(len);
   if (!buf) return -ENOMEM;
-  memcpy(buf, a->filter->insns, bpf);
+  if (bpf) memcpy(buf, a->filter->insns, bpf);
   char *p = buf + bpf;
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
     if (fixed[i]) p = put(p, fixed[i]);
@@ -269,12 +270,12 @@ static bool idle_dead(int sock) {
   return sock < 0 || (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR | POLLIN)));
 }
 
-int sb_spawner_clone_init(sb_runtime *rt, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
-                          sb_spawned *out, char err[SB_ERR_MAX]) {
+int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
+                     sb_spawned *out, char err[SB_ERR_MAX]) {
   memset(out, 0, sizeof *out);
   out->pidfd = -1;
   sb_spawn_req r;
-  int payload = build_request(a, ns_flags, cgroup_fd >= 0, &r);
+  int payload = build_request(kind, a, ns_flags, cgroup_fd >= 0, &r);
   if (payload < 0) {
     sb_err(err, "spawner: request: %s", strerror(-payload));
     return payload;
@@ -322,7 +323,7 @@ int sb_spawner_clone_init(sb_runtime *rt, const sb_child_args *a, unsigned long 
   }
   if (rep.err || rep.pid <= 0 || out->pidfd < 0) {
     sbu_closep(&out->pidfd);
-    sb_err(err, "%s", rep.msg[0] ? rep.msg : "spawner: no init");
+    sb_err(err, "%s", rep.msg[0] ? rep.msg : "spawner: nothing cloned");
     return rep.err ? -rep.err : -EIO;
   }
   out->pid = rep.pid;

@@ -55,7 +55,8 @@ static const char *next_str(const char **p, const char *end) {
 static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_child_args *a, sb_bpf *bpf) {
   size_t bpf_bytes = (size_t)r->bpf_len * sizeof(struct sock_filter);
   if (payload_fd < 0 || r->payload_len < bpf_bytes || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
-  if ((uint64_t)r->argc + r->envc + (uint64_t)r->n_extra * 3 > r->payload_len || r->argc == 0) return -EINVAL;
+  if ((uint64_t)r->argc + r->envc + (uint64_t)r->n_extra * 3 > r->payload_len) return -EINVAL;
+  if (r->kind == SB_SPAWN_INIT && r->argc == 0) return -EINVAL;
   m->payload_len = r->payload_len;
   m->payload = mmap(NULL, m->payload_len, PROT_READ, MAP_PRIVATE, payload_fd, 0);
   if (m->payload == MAP_FAILED) {
@@ -113,7 +114,7 @@ static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_child_a
 }
 
 /* The init, the daemon's child (exit signal 0 = ours, SIGCHLD). */
-static void clone_init(const sb_spawn_req *r, int cgroup_fd, const sb_child_args *a, sb_spawn_reply *rep,
+static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_child_args *a, sb_spawn_reply *rep,
                        int *pidfd) {
   unsigned long flags = ((unsigned long)r->clone_flags & ~0xffUL) | CLONE_PARENT | CLONE_PIDFD;
   long pid = -1;
@@ -131,6 +132,10 @@ static void clone_init(const sb_spawn_req *r, int cgroup_fd, const sb_child_args
     }
   }
   if (!into) pid = syscall(SYS_clone, flags, 0, pidfd, 0, 0);
+  if (pid == 0 && r->kind == SB_SPAWN_TEMPLATE_BUILDER) {
+    close(sock);
+    sb_pool_builder_main(&a->mounts, a->ctl_fd);
+  }
   if (pid == 0) {
     prctl(PR_SET_NAME, "surgebox-init", 0, 0, 0); /* from its first instruction: per-process figures (bench/) */
     sb_child_main(a);
@@ -200,8 +205,9 @@ static int serve_one(int sock, cap_t empty_caps) {
   req_mem mem = {0};
   sb_bpf bpf;
   int rc = ok ? 0 : -EPROTO;
-  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 || fd[SB_SPAWN_FD_STDIN] < 0 || fd[SB_SPAWN_FD_STDOUT] < 0 ||
-             fd[SB_SPAWN_FD_STDERR] < 0))
+  bool init = ok && r.kind == SB_SPAWN_INIT;
+  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 || (r.kind != SB_SPAWN_INIT && r.kind != SB_SPAWN_TEMPLATE_BUILDER) ||
+             (init && (fd[SB_SPAWN_FD_STDIN] < 0 || fd[SB_SPAWN_FD_STDOUT] < 0 || fd[SB_SPAWN_FD_STDERR] < 0))))
     rc = -EPROTO;
   if (!rc) rc = rebuild(&r, fd[SB_SPAWN_FD_PAYLOAD], &mem, &a, &bpf);
   int pidfd = -1;
@@ -217,7 +223,7 @@ static int serve_one(int sock, cap_t empty_caps) {
     a.tmpl_fd = fd[SB_SPAWN_FD_TMPL];
     a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
     a.empty_caps = empty_caps;
-    clone_init(&r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
+    clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
   }
   req_mem_free(&mem); /* before the answer: the next init copies none of it */
   for (int i = 0; i < ngot; i++) close(got[i]);
