@@ -197,11 +197,12 @@ def case_spawner():
               fds[3].startswith("socket:"), f"the spawner holds its socket and /dev/null only: {fds}")
         # a running job's init is the daemon's child
         c.send(td.exec_req("sleeper", ["sh", "-c", "sleep 3 # init-parent-marker"]))
-        init = None
+        init = None  # pid 1 of its namespace (the program shows the init's cmdline too until its exec)
         deadline = time.time() + 20
         while time.time() < deadline and init is None:
             for p in td.sandbox_procs("surgebox-init"):
-                init = p
+                if proc_status(p).get("NSpid", "").split()[-1:] == ["1"]:
+                    init = p
             time.sleep(0.02)
         check(init is not None and proc_status(init).get("PPid") == str(d.proc.pid),
               f"the sandbox init {init}'s parent: {proc_status(init).get('PPid') if init else None}")
