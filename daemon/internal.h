@@ -167,6 +167,7 @@ void sbd_sched_release(sbd_server *srv, int slot);
 
 /* ---- log.c ---- */
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sbd_spawner_check(sbd_server *srv); /* log a restart of the runtime's spawner once */
 void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status);
 
 /* ---- metrics.c: OpenMetrics text of the counters ---- */
@@ -210,6 +211,7 @@ struct sbd_server {
   uint64_t start_ns, conn_serial;
   uint64_t totals[SBD_N_STATUS];
   uint64_t jobs_done, rejected_busy, connections_total;
+  uint64_t spawner_restarts_seen; /* sbd_spawner_check: restarts already logged */
   sbt_registry toolchains;
   bool have_toolchains;
   char toolchain_error[SBT_ERR_MAX];

@@ -85,6 +85,8 @@ char *sbd_metrics_text(sbd_server *srv) {
   put(&b, "surgebox_rejected_busy_total %llu\n", (unsigned long long)srv->rejected_busy);
   family(&b, "surgebox_connections", "counter", NULL, "Client connections accepted.");
   put(&b, "surgebox_connections_total %llu\n", (unsigned long long)srv->connections_total);
+  family(&b, "surgebox_spawner_restarts", "counter", NULL, "Restarts of the process that clones sandbox inits.");
+  put(&b, "surgebox_spawner_restarts_total %llu\n", (unsigned long long)sb_runtime_spawner(srv->rt, NULL, NULL));
   family(&b, "surgebox_queue_depth", "gauge", NULL, "Exec jobs waiting for a worker.");
   put(&b, "surgebox_queue_depth %zu\n", srv->queued);
   family(&b, "surgebox_running", "gauge", NULL, "Exec jobs running now.");

@@ -97,10 +97,28 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   snprintf(pool, sizeof pool, pool_off ? "off: %s" : "on", pool_off);
   json_object_object_add(o, "pool", json_object_new_string(pool));
   json_object_object_add(o, "self_proof", sbd_prove_json(srv));
+  pid_t spid;
+  const char *why;
+  uint64_t restarts = sb_runtime_spawner(srv->rt, &spid, &why);
+  json_object *sp = json_object_new_object();
+  json_object_object_add(sp, "pid", json_object_new_int(spid));
+  json_object_object_add(sp, "restarts", json_object_new_int64((int64_t)restarts));
+  json_object_object_add(sp, "last_restart", restarts ? json_object_new_string(why) : NULL);
+  json_object_object_add(o, "spawner", sp);
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
   return o;
+}
+
+/* The spawner (runners/spawner.c) restarted since we last looked: said once. */
+void sbd_spawner_check(sbd_server *srv) {
+  pid_t pid;
+  const char *why;
+  uint64_t n = sb_runtime_spawner(srv->rt, &pid, &why);
+  if (n == srv->spawner_restarts_seen) return;
+  srv->spawner_restarts_seen = n;
+  sbd_log(srv, "warn", "spawner restarted (%llu so far; now pid %d): %s", (unsigned long long)n, (int)pid, why);
 }
 
 static void on_closed_noop(uv_handle_t *h) { (void)h; }

@@ -115,6 +115,7 @@ int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]) {
   run->job = job;
   for (int i = 0; i < 4; i++) run->dup_fd[i] = -1;
   int rc = sb_proc_start(job->srv->rt, spec, &run->proc, err);
+  sbd_spawner_check(job->srv);
   if (rc < 0) {
     free(run);
     return rc;

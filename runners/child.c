@@ -159,9 +159,9 @@ static int program_entry(void *arg) {
  * libc's formatting need a few kB; only the pages it touches are faulted. */
 #define PROGRAM_STACK_BYTES (64 * 1024)
 
-/* The init is a clone of the supervisor and starts with copies of all its
- * descriptors: client sockets, the listening socket, other jobs' pipes.
- * Keep only ours, so that nothing of the daemon lives on in a sandbox. */
+/* The init is a clone of the spawner (spawner_serve.c) and starts with
+ * copies of its descriptors: its socket to the daemon and this request's.
+ * Keep only ours, so that nothing outside lives on in a sandbox. */
 static void close_all_except(const int *keep, int n) {
   int sorted[8];
   int m = 0;
@@ -181,9 +181,9 @@ static void close_all_except(const int *keep, int n) {
   syscall(SYS_close_range, lo, ~0u, 0);
 }
 
-/* The init is a clone of the supervisor, so /proc/1/cmdline (readable by
- * the program) would show the daemon's or surgebox-run's command line, host
- * paths included. The argument strings are our own copy-on-write pages:
+/* The init is a clone of the spawner, so /proc/1/cmdline (readable by
+ * the program) would show the spawner's command line; it is named
+ * surgebox-init instead. The argument strings are our own copy-on-write pages:
  * overwrite them in place (their bounds are fields 48-49 of
  * /proc/self/stat). Runs before the pivot, while the host /proc is there. */
 static void hide_supervisor_cmdline(void) {
@@ -274,9 +274,12 @@ void sb_child_main(const sb_child_args *a) {
   done.type = SB_MSG_DONE;
   done.start_ns = sbu_now_ns();
   /* The program starts as a vfork-style child (CLONE_VM | CLONE_VFORK) on
-   * a stack of its own: the init is a copy of the supervisor's address
-   * space, and a fork would copy its page tables only for the exec to throw
-   * them away (bench/FINDINGS.md, issue 16). We stay suspended until the
+   * a stack of its own: the init is a copy of the spawner's address space
+   * (small: HACKING.md, "The spawner"), and a fork would copy its page
+   * tables only for the exec to throw them away (bench/FINDINGS.md, issue
+   * 16). At the exec the kernel records the init's largest RSS as the
+   * program's own maxrss, which is why the init must not be a copy of the
+   * daemon. We stay suspended until the
    * program's exec or its _exit, so nothing here runs while it uses our
    * memory; it writes only its own stack and our errno. glibc's clone()
    * runs no atfork handlers (malloc locks copied from a threaded parent

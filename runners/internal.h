@@ -292,6 +292,75 @@ typedef struct {
 
 __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
 
+/* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
+ * Sandbox inits are cloned by the spawner, a small process started as a
+ * fresh exec of our own binary (HACKING.md, "The spawner"), never from the
+ * daemon: an init is a copy of the process that clones it, and the
+ * program's max_rss_kb, the init's exit and the memory poll would carry
+ * whatever that process holds. One request at a time on a SOCK_SEQPACKET
+ * pair: an sb_spawn_req with its descriptors (SCM_RIGHTS, in the order of
+ * the enum, those whose bit is set in fd_mask; the strings and the seccomp
+ * program in a memfd, SB_SPAWN_FD_PAYLOAD), answered by an sb_spawn_reply
+ * with the init's pidfd. The init is cloned with CLONE_PARENT: the caller
+ * of sb_runtime_open stays its parent (wait4, SIGCHLD, PDEATHSIG). */
+#define SB_SPAWNER_ENV "SURGEBOX_SPAWNER"  /* "FD:PPID", set only for the spawner's exec */
+#define SB_SPAWNER_ARGV0 "surgebox-spawner"
+#define SB_SPAWN_MAGIC 0x53425350u
+#define SB_SPAWN_TIMEOUT_MS 10000 /* no answer by then: the spawner is killed and restarted */
+enum {
+  SB_SPAWN_FD_CTL, SB_SPAWN_FD_STDIN, SB_SPAWN_FD_STDOUT, SB_SPAWN_FD_STDERR, SB_SPAWN_FD_NETNS, SB_SPAWN_FD_TMPL,
+  SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD, SB_SPAWN_NFD
+};
+/* The payload: bpf_len seccomp instructions, then NUL-terminated strings in
+ * this order: root, newroot, empty_file, [workspace], [etc_passwd],
+ * [etc_group], cwd, argv (argc), envp (envc), per extra mount its source,
+ * target and "w" or "r". */
+enum { SB_SPAWN_INIT, SB_SPAWN_TEMPLATE_BUILDER }; /* sb_child_main, or pool.c's builder */
+typedef struct {
+  uint32_t magic, fd_mask;
+  uint32_t kind;            /* SB_SPAWN_INIT or SB_SPAWN_TEMPLATE_BUILDER (its status pipe as the "ctl" fd) */
+  uint64_t clone_flags;     /* namespaces only; the spawner adds CLONE_PARENT | CLONE_PIDFD */
+  bool into_cgroup;         /* try clone3(CLONE_INTO_CGROUP) with SB_SPAWN_FD_CGROUP */
+  bool userns, mount_template, has_workspace, has_passwd, has_group;
+  sb_limits limits;
+  sb_rlimit_plan rlimits;
+  uid_t uid, mount_uid;
+  gid_t gid, mount_gid;
+  uint64_t tmp_mib, app_mib;
+  uint32_t argc, envc, n_extra, n_submounts, bpf_len;
+  uint64_t payload_len;
+} sb_spawn_req;
+typedef struct {
+  int32_t err;              /* 0, or the errno of the failed step (msg says which) */
+  int32_t pid;              /* the init, as the caller's pid namespace sees it; its pidfd comes with it */
+  bool born_inside;         /* cloned into the cgroup */
+  bool into_refused;        /* clone3(CLONE_INTO_CGROUP) refused: cloned, then to be attached */
+  char msg[SB_ERR_MAX];
+} sb_spawn_reply;
+typedef struct {
+  int sock;                 /* ours; -1: not running */
+  pid_t pid;
+  int exe_fd;               /* our binary, opened once: every restart execs the same file */
+  uint64_t restarts;
+  char last_restart[SB_ERR_MAX];
+  pthread_mutex_t mu;       /* one request at a time */
+  bool mu_init;
+} sb_spawner;
+typedef struct {
+  pid_t pid;
+  int pidfd;
+  bool born_inside, into_refused;
+} sb_spawned;
+int sb_spawner_start(sb_runtime *rt, char err[SB_ERR_MAX]); /* sb_runtime_open: -errno if it cannot run */
+void sb_spawner_stop(sb_runtime *rt);
+/* Clone (kind SB_SPAWN_INIT) a sandbox init running sb_child_main(a), or
+ * (SB_SPAWN_TEMPLATE_BUILDER) pool.c's builder of a->mounts reporting on
+ * a->ctl_fd, with the namespace flags ns_flags (no exit signal), born into
+ * cgroup_fd's cgroup when >= 0. Either is our child (CLONE_PARENT). */
+int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
+                     sb_spawned *out, char err[SB_ERR_MAX]);
+__attribute__((noreturn)) void sb_spawner_serve(int sock, pid_t ppid); /* the spawner process */
+
 /* ---- workspace.c / wsfs.c (parent) ---- */
 struct sb_workspace {
   sb_runtime *rt;
@@ -362,6 +431,10 @@ void sb_pool_fini(sb_runtime *rt);
 void sb_pool_defer_close(sb_runtime *rt, int fd);
 /* A pooled job's mount namespace (its init still alive): fd or -errno. */
 int sb_pool_job_ns(int pidfd, pid_t pid);
+/* The template's builder (cloned by the spawner, child side: no malloc):
+ * builds plan's root in its new mount namespace, says 'y' (or 'n' and why)
+ * on st_fd and waits to be killed. */
+__attribute__((noreturn)) void sb_pool_builder_main(const sb_mount_plan *plan, int st_fd);
 
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random
@@ -408,6 +481,7 @@ struct sb_runtime {
   sb_attach_warm warm;       /* v1: keeps cgroup.procs writes cheap (attach_warm.c) */
   sb_bpf filter;
   cap_t empty_caps;
+  sb_spawner spawner;         /* spawner.c: clones every sandbox init */
   char warning[SB_ERR_MAX];
   char pool_off[SB_ERR_MAX];  /* why the pool was turned off (sb_runtime_pool_disable), else "" */
   uint64_t counter;

@@ -24,7 +24,9 @@
  * pages left outside every window (after a partial munmap or mremap).
  *
  * The init (pid 1 inside) is ours and excluded: it is a copy of the
- * supervisor, whose pages are not the program's. Processes are found from
+ * spawner, whose pages are not the program's. Until its exec the program
+ * shares the init's memory (CLONE_VM) and is counted: a small copy now,
+ * where a copy of the daemon once ended honest jobs memory_limit. Processes are found from
  * the init down through /proc/<pid>/task/<tid>/children: an orphan is
  * re-parented to the init, so nothing in the pid namespace is outside.
  *

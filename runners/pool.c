@@ -162,8 +162,21 @@ static char *make_key(int slot, const char *root, const sb_mount *m, size_t n) {
   return k;
 }
 
+void sb_pool_builder_main(const sb_mount_plan *plan, int st_fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
+  what[0] = 'n';
+  what[1] = '\0';
+  int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
+  if (rc >= 0) what[0] = 'y';
+  if (write(st_fd, what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
+  pause();
+  _exit(0);
+}
+
 /* A short-lived process builds the root in a mount namespace of its own and
- * waits; we open its namespace and kill it. Child side: no malloc, no stdio. */
+ * waits; we open its namespace and kill it. Cloned by the spawner (our
+ * child, CLONE_PARENT): it holds nothing of the daemon's. */
 static int build_template(sb_runtime *rt, const sb_mount_plan *plan, int *probes, int *n_probes,
                           char err[SB_ERR_MAX]) {
   int st[2];
@@ -171,25 +184,21 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, int *probes
     sb_err(err, "pool: pipe: %s", strerror(errno));
     return -errno;
   }
-  long pid = syscall(SYS_clone, CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
-  if (pid == 0) {
-    close(st[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
-    what[0] = 'n';
-    what[1] = '\0';
-    int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
-    if (rc >= 0) what[0] = 'y';
-    if (write(st[1], what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
-    pause();
-    _exit(0);
-  }
+  sb_child_args a;
+  memset(&a, 0, sizeof a);
+  a.mounts = *plan;
+  a.cwd = "/";
+  a.ctl_fd = st[1];
+  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = -1;
+  sb_spawned sp;
+  char serr[SB_ERR_MAX] = "";
+  long pid = sb_spawner_clone(rt, SB_SPAWN_TEMPLATE_BUILDER, &a, CLONE_NEWNS, -1, &sp, serr) < 0 ? -1 : sp.pid;
+  if (pid > 0) close(sp.pidfd);
   close(st[1]);
   if (pid < 0) {
-    int e = errno;
     close(st[0]);
-    sb_err(err, "pool: clone: %s", strerror(e));
-    return -e;
+    sb_err(err, "pool: template builder: %s", serr);
+    return -EIO;
   }
   char what[SB_ERR_MAX];
   ssize_t n;

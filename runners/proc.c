@@ -15,9 +15,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#ifndef CLONE_PIDFD
-#define CLONE_PIDFD 0x00001000
-#endif
 
 
 static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", NULL};
@@ -167,27 +164,8 @@ static int choose_uid(sb_proc *p, const sb_spec *spec, char err[SB_ERR_MAX]) {
   return 0;
 }
 
-/* clone3's argument block (linux/sched.h's struct clone_args, spelled out so
- * that header's CLONE_* macros do not collide with <sched.h>'s). */
-struct sb_clone_args {
-  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
-};
-#define SB_CLONE_INTO_CGROUP 0x200000000ULL
-
-/* Like the raw clone below (no new stack: the child goes on from here). */
-static long clone_into_cgroup(unsigned long flags, int cgroup_fd, int *pidfd) {
-  struct sb_clone_args ca;
-  memset(&ca, 0, sizeof ca);
-  ca.flags = (flags & ~(unsigned long)0xff) | SB_CLONE_INTO_CGROUP; /* the low byte is the exit signal */
-  ca.exit_signal = flags & 0xff;
-  ca.pidfd = (uint64_t)(uintptr_t)pidfd;
-  ca.cgroup = (uint64_t)cgroup_fd;
-  return syscall(SYS_clone3, &ca, sizeof ca);
-}
-
-/* The init is a clone of the supervisor: larger than a small program, so
- * when a job's memory sits in tmpfs pages the OOM killer would pick it and
- * the run would look like a sandbox failure. -1000 exempts it (the program
+/* When a job's memory sits in tmpfs pages the OOM killer could pick the
+ * init and the run would look like a sandbox failure. -1000 exempts it (the program
  * resets its own to 0, child.c). Needs CAP_SYS_RESOURCE: impossible in
  * user-namespace mode and in containers that drop it (runtime.c's enforced
  * document says which). Done before the init says READY, so before the
@@ -272,39 +250,24 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
 
   if (!rc) {
-    unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD;
+    unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
     if (rt->userns) flags |= CLONE_NEWUSER;
     if (a.netns_fd < 0) flags |= CLONE_NEWNET;
     if (a.tmpl_fd >= 0) flags &= ~(unsigned long)CLONE_NEWNS; /* the init enters a copy of the template */
-    int pidfd = -1;
-    /* Raw clone with no new stack: the child continues here like after
-     * fork(), without running glibc's atfork handlers. On cgroup v2, born
-     * straight into the job's cgroup (see cgroup_v2.c), falling back to
-     * clone + attach where clone3 or CLONE_INTO_CGROUP is missing. */
-    long pid = -1;
+    /* Cloned by the spawner (spawner.c), never from us: the init would be a
+     * copy of the daemon, and so would the program's max_rss_kb, the init's
+     * exit and what mempoll counts before the program's exec. We stay its
+     * parent (CLONE_PARENT). On cgroup v2, born straight into the job's
+     * cgroup (see cgroup_v2.c), clone + attach where clone3 or
+     * CLONE_INTO_CGROUP is missing. */
     bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
-    if (into) {
-      pid = clone_into_cgroup(flags, p->cg.v2_fd, &pidfd);
-      if (pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM)) {
-        rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
-        into = false;
-      }
-    }
-    if (!into) pid = syscall(SYS_clone, flags, 0, &pidfd, 0, 0);
-    else if (pid > 0) p->cg.born_inside = true;
-    if (pid == 0) {
-      close(ctl[0]);
-      close(outp[0]);
-      if (errp[0] >= 0) close(errp[0]);
-      sb_child_main(&a);
-    }
-    if (pid < 0) {
-      rc = -errno;
-      sb_err(err, "clone: %s", strerror(errno));
-    } else {
-      p->pid = (pid_t)pid;
-      p->pidfd = pidfd;
-      fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+    sb_spawned sp;
+    rc = sb_spawner_clone(rt, SB_SPAWN_INIT, &a, flags, into ? p->cg.v2_fd : -1, &sp, err);
+    if (!rc) {
+      if (sp.into_refused) rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
+      p->cg.born_inside = sp.born_inside;
+      p->pid = sp.pid;
+      p->pidfd = sp.pidfd;
       protect_init_from_oom(rt, p->pid);
     }
   }

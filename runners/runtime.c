@@ -299,6 +299,8 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
       else rt->netns_fds[rt->n_netns++] = fd;
     }
   }
+  /* Last: a fresh exec in the namespaces, cgroup and credentials set up above. */
+  if (!rc) rc = sb_spawner_start(rt, err);
   if (rc) {
     sb_runtime_close(rt);
     return rc;
@@ -309,6 +311,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
+  sb_spawner_stop(rt);
   sb_pool_fini(rt);
   for (int i = 0; i < rt->n_netns; i++) {
     sbu_closep(&rt->netns_fds[i]);

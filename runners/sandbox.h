@@ -8,7 +8,8 @@
  *                         shared empty network namespace(s).
  *   sb_workspace_create() a size-capped writable dir that becomes /app; it
  *                         holds the uid (sb_uid_acquire) every run in it uses.
- *   sb_proc_start()       clone the sandbox; returns fds an event loop watches.
+ *   sb_proc_start()       start the sandbox (cloned by the runtime's spawner);
+ *                         returns fds an event loop watches.
  *   sb_proc_on_*()        drive it: ready, output readable, exit, tick.
  *   sb_proc_finish()      collect accounting into an sb_result.
  *   sb_run()              the blocking convenience: start + poll() + finish.
@@ -89,6 +90,9 @@ int sb_uid_range_parse(const char *s, uid_t *first, uint32_t *count);
 /* Refuse a range that is empty, reaches 2^31 or nobody, or meets an id in
  * etc/passwd, etc/group, etc/subuid or etc/subgid (etc: normally "/etc"). */
 int sb_uid_range_check(uid_t first, uint32_t count, const char *etc, char err[SB_ERR_MAX]);
+/* The spawner, which clones every sandbox init (HACKING.md, "The spawner"):
+ * how often it was restarted (and why the last time), its pid. */
+uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_restart);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);

@@ -1,0 +1,257 @@
+/* The spawner process (HACKING.md, "The spawner"): a fresh exec of our own
+ * binary that clones sandbox inits on request. It holds its socket, an
+ * empty cap_t and, during one request, that request's descriptors and
+ * payload; nothing of the daemon (no heap, no client buffers, no libuv, no
+ * other descriptor). The payload is mapped for the clone and unmapped
+ * before the answer, so the next init copies no page of it: an init starts
+ * as a copy of this small process, whatever the daemon holds.
+ *
+ * Inits are cloned with CLONE_PARENT, so they are the daemon's children,
+ * not ours: the kernel gives them our exit signal (SIGCHLD: the daemon
+ * started us with it) and we never wait for anything. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#define SB_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* clone3's argument block (linux/sched.h's struct clone_args). */
+struct clone3_args {
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+/* What one request's memory is: the payload mapped, the pointer arrays. */
+typedef struct {
+  void *payload, *arrays;
+  size_t payload_len, arrays_len;
+} req_mem;
+
+static void req_mem_free(req_mem *m) {
+  if (m->payload) munmap(m->payload, m->payload_len);
+  if (m->arrays) munmap(m->arrays, m->arrays_len);
+  memset(m, 0, sizeof *m);
+}
+
+static const char *next_str(const char **p, const char *end) {
+  if (*p >= end) return NULL;
+  const char *s = *p, *z = memchr(s, '\0', (size_t)(end - s));
+  if (!z) return NULL;
+  *p = z + 1;
+  return s;
+}
+
+/* sb_child_args from the request: strings point into the mapped payload. */
+static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_child_args *a, sb_bpf *bpf) {
+  size_t bpf_bytes = (size_t)r->bpf_len * sizeof(struct sock_filter);
+  if (payload_fd < 0 || r->payload_len < bpf_bytes || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
+  if ((uint64_t)r->argc + r->envc + (uint64_t)r->n_extra * 3 + r->n_submounts > r->payload_len) return -EINVAL;
+  if (r->kind == SB_SPAWN_INIT && r->argc == 0) return -EINVAL;
+  m->payload_len = r->payload_len;
+  m->payload = mmap(NULL, m->payload_len, PROT_READ, MAP_PRIVATE, payload_fd, 0);
+  if (m->payload == MAP_FAILED) {
+    m->payload = NULL;
+    return -errno;
+  }
+  m->arrays_len = ((size_t)r->argc + r->envc + r->n_submounts + 3) * sizeof(char *) + (size_t)r->n_extra * sizeof(sb_mount);
+  m->arrays = mmap(NULL, m->arrays_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m->arrays == MAP_FAILED) {
+    m->arrays = NULL;
+    return -errno;
+  }
+  bpf->insns = m->payload;
+  bpf->len = (unsigned short)r->bpf_len;
+  const char *p = (const char *)m->payload + bpf_bytes, *end = (const char *)m->payload + m->payload_len;
+  sb_mount_plan *mp = &a->mounts;
+  mp->root = next_str(&p, end);
+  mp->newroot = next_str(&p, end);
+  mp->empty_file = next_str(&p, end);
+  mp->workspace = r->has_workspace ? next_str(&p, end) : NULL;
+  mp->etc_passwd = r->has_passwd ? next_str(&p, end) : NULL;
+  mp->etc_group = r->has_group ? next_str(&p, end) : NULL;
+  a->cwd = next_str(&p, end);
+  if (!mp->root || !mp->newroot || !mp->empty_file || !a->cwd || (r->has_workspace && !mp->workspace) ||
+      (r->has_passwd && !mp->etc_passwd) || (r->has_group && !mp->etc_group))
+    return -EINVAL;
+  const char **argv = m->arrays, **envp = argv + r->argc + 1;
+  sb_mount *extra = (sb_mount *)(envp + r->envc + 1);
+  for (uint32_t i = 0; i < r->argc; i++)
+    if (!(argv[i] = next_str(&p, end))) return -EINVAL;
+  for (uint32_t i = 0; i < r->envc; i++)
+    if (!(envp[i] = next_str(&p, end))) return -EINVAL;
+  for (uint32_t i = 0; i < r->n_extra; i++) {
+    const char *w;
+    if (!(extra[i].source = next_str(&p, end)) || !(extra[i].target = next_str(&p, end)) || !(w = next_str(&p, end)))
+      return -EINVAL;
+    extra[i].writable = w[0] == 'w';
+  }
+  const char **sub = (const char **)(extra + r->n_extra); /* NULL-terminated (the mapping is zeroed) */
+  for (uint32_t i = 0; i < r->n_submounts; i++)
+    if (!(sub[i] = next_str(&p, end))) return -EINVAL;
+  mp->submounts = r->n_submounts ? sub : NULL;
+  a->argv = argv;
+  a->envp = envp;
+  mp->extra = extra;
+  mp->n_extra = r->n_extra;
+  mp->tmp_mib = r->tmp_mib;
+  mp->app_mib = r->app_mib;
+  mp->uid = r->mount_uid;
+  mp->gid = r->mount_gid;
+  mp->template = r->mount_template;
+  a->filter = bpf;
+  a->limits = &r->limits;
+  a->rlimits = r->rlimits;
+  a->uid = r->uid;
+  a->gid = r->gid;
+  a->userns = r->userns;
+  return 0;
+}
+
+/* The init, the daemon's child (exit signal 0 = ours, SIGCHLD). */
+static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_child_args *a, sb_spawn_reply *rep,
+                       int *pidfd) {
+  unsigned long flags = ((unsigned long)r->clone_flags & ~0xffUL) | CLONE_PARENT | CLONE_PIDFD;
+  long pid = -1;
+  bool into = r->into_cgroup && cgroup_fd >= 0;
+  if (into) {
+    struct clone3_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.flags = flags | SB_CLONE_INTO_CGROUP;
+    ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+    ca.cgroup = (uint64_t)cgroup_fd;
+    pid = syscall(SYS_clone3, &ca, sizeof ca);
+    if (pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM)) {
+      rep->into_refused = true; /* the daemon attaches it at READY from now on */
+      into = false;
+    }
+  }
+  if (!into) pid = syscall(SYS_clone, flags, 0, pidfd, 0, 0);
+  if (pid == 0 && r->kind == SB_SPAWN_TEMPLATE_BUILDER) {
+    close(sock);
+    sb_pool_builder_main(&a->mounts, a->ctl_fd);
+  }
+  if (pid == 0) {
+    prctl(PR_SET_NAME, "surgebox-init", 0, 0, 0); /* from its first instruction: per-process figures (bench/) */
+    sb_child_main(a);
+  }
+  if (pid < 0) {
+    rep->err = errno;
+    snprintf(rep->msg, sizeof rep->msg, "clone: %s", strerror(errno));
+    return;
+  }
+  rep->pid = (int32_t)pid;
+  rep->born_inside = into;
+}
+
+static void reply(int sock, const sb_spawn_reply *rep, int pidfd) {
+  struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof *rep};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (pidfd >= 0) {
+    mh.msg_control = u.buf;
+    mh.msg_controllen = sizeof u.buf;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
+  }
+  while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+/* One request: 0, or -1 when the daemon is gone. */
+static int serve_one(int sock, cap_t empty_caps) {
+  sb_spawn_req r;
+  union {
+    char buf[CMSG_SPACE(SB_SPAWN_NFD * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+  if (n < 0 && errno == EINTR) return 0;
+  if (n <= 0) return -1;
+  int got[SB_SPAWN_NFD], ngot = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int i = 0; i < k; i++) {
+        int fd;
+        memcpy(&fd, CMSG_DATA(c) + (size_t)i * sizeof(int), sizeof fd);
+        if (ngot < SB_SPAWN_NFD) got[ngot++] = fd;
+        else close(fd);
+      }
+    }
+  sb_spawn_reply rep;
+  memset(&rep, 0, sizeof rep);
+  int fd[SB_SPAWN_NFD];
+  int want = 0;
+  for (int i = 0; i < SB_SPAWN_NFD; i++) want += (n == (ssize_t)sizeof r && (r.fd_mask >> i) & 1) ? 1 : 0;
+  bool ok = n == (ssize_t)sizeof r && r.magic == SB_SPAWN_MAGIC && want == ngot && !(mh.msg_flags & MSG_CTRUNC);
+  for (int i = 0, k = 0; i < SB_SPAWN_NFD; i++) fd[i] = ok && ((r.fd_mask >> i) & 1) ? got[k++] : -1;
+  sb_child_args a;
+  memset(&a, 0, sizeof a);
+  req_mem mem = {0};
+  sb_bpf bpf;
+  int rc = ok ? 0 : -EPROTO;
+  bool init = ok && r.kind == SB_SPAWN_INIT;
+  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 || (r.kind != SB_SPAWN_INIT && r.kind != SB_SPAWN_TEMPLATE_BUILDER) ||
+             (init && (fd[SB_SPAWN_FD_STDIN] < 0 || fd[SB_SPAWN_FD_STDOUT] < 0 || fd[SB_SPAWN_FD_STDERR] < 0))))
+    rc = -EPROTO;
+  if (!rc) rc = rebuild(&r, fd[SB_SPAWN_FD_PAYLOAD], &mem, &a, &bpf);
+  int pidfd = -1;
+  if (rc) {
+    rep.err = -rc;
+    snprintf(rep.msg, sizeof rep.msg, "spawner: malformed request (%s)", strerror(-rc));
+  } else {
+    a.ctl_fd = fd[SB_SPAWN_FD_CTL];
+    a.stdin_fd = fd[SB_SPAWN_FD_STDIN];
+    a.stdout_fd = fd[SB_SPAWN_FD_STDOUT];
+    a.stderr_fd = fd[SB_SPAWN_FD_STDERR];
+    a.netns_fd = fd[SB_SPAWN_FD_NETNS];
+    a.tmpl_fd = fd[SB_SPAWN_FD_TMPL];
+    a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
+    a.empty_caps = empty_caps;
+    clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
+  }
+  req_mem_free(&mem); /* before the answer: the next init copies none of it */
+  for (int i = 0; i < ngot; i++) close(got[i]);
+  reply(sock, &rep, pidfd);
+  if (pidfd >= 0) close(pidfd);
+  return 0;
+}
+
+void sb_spawner_serve(int sock, pid_t ppid) {
+  /* Dies with the daemon (a parent gone before the prctl: noticed here). */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != ppid) _exit(0);
+  prctl(PR_SET_NAME, "surgebox-spawn", 0, 0, 0);
+  signal(SIGPIPE, SIG_IGN); /* a daemon gone mid-answer must not kill us before we read EOF */
+  /* Nothing of the daemon's: stdio on /dev/null (or left, where there is
+   * none), every other descriptor but the socket closed. */
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int i = 0; null >= 0 && i < 3; i++)
+    if (i != sock) dup2(null, i);
+  if (sock > 3) syscall(SYS_close_range, 3, (unsigned)sock - 1, 0);
+  syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0);
+  cap_t empty = cap_init();
+  if (!empty) _exit(1);
+  while (serve_one(sock, empty) == 0) {
+  }
+  _exit(0);
+}
