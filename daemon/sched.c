@@ -1,7 +1,15 @@
 /* The job queue: bounded (backpressure instead of unbounded memory) and
  * fair: each connection has its own FIFO, and free workers take the next
  * job from the connection after the one served last (round robin), so one
- * client with 10,000 jobs cannot starve another. */
+ * client with 10,000 jobs cannot starve another.
+ *
+ * A worker slot is free once its job ended, but ready only once the
+ * runtime has cleaned its cgroup (torn down the job's mount namespace,
+ * killed leftovers, reclaimed its page cache: up to seconds, on the slot's
+ * own thread). A queued job goes to a free slot that is ready; when none is,
+ * it stays queued until the runtime's slot-ready fd says one is. The loop
+ * never waits for a slot, so one slot's teardown never delays another's
+ * jobs. */
 #include "internal.h"
 
 int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
@@ -20,7 +28,7 @@ int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
 
 static int free_slot(sbd_server *srv) {
   for (int i = 0; i < srv->n_slots; i++)
-    if (!srv->slot_busy[i]) return i;
+    if (!srv->slot_busy[i] && sb_runtime_slot_ready(srv->rt, i)) return i;
   return -1;
 }
 
@@ -55,4 +63,48 @@ void sbd_sched_release(sbd_server *srv, int slot) {
   if (slot < 0 || slot >= srv->n_slots || !srv->slot_busy[slot]) return;
   srv->slot_busy[slot] = false;
   srv->running--;
+}
+
+bool sbd_sched_slot_wait(sbd_server *srv, sbd_job *job) {
+  if (job->slot < 0 || sb_runtime_slot_ready(srv->rt, job->slot)) return true;
+  srv->slot_waiter[job->slot] = job; /* the slot is the job's: nobody else waits on it */
+  return false;
+}
+
+bool sbd_sched_forget_waiter(sbd_server *srv, sbd_job *job) {
+  if (job->slot < 0 || !srv->slot_waiter || srv->slot_waiter[job->slot] != job) return false;
+  srv->slot_waiter[job->slot] = NULL;
+  return true;
+}
+
+/* A slot's cleaning ended: its waiting step first (it holds the slot), then
+ * queued jobs on whatever is free and ready. */
+static void on_slot_ready(uv_poll_t *h, int status, int events) {
+  (void)status;
+  (void)events;
+  sbd_server *srv = h->data;
+  sb_runtime_slot_ready_drain(srv->rt);
+  for (int i = 0; i < srv->n_slots; i++) {
+    sbd_job *job = srv->slot_waiter[i];
+    if (job && sb_runtime_slot_ready(srv->rt, i)) {
+      srv->slot_waiter[i] = NULL;
+      sbd_job_slot_ready(job);
+    }
+  }
+  sbd_sched_pump(srv);
+}
+
+void sbd_sched_start(sbd_server *srv) {
+  int fd = sb_runtime_slot_ready_fd(srv->rt);
+  if (fd < 0 || uv_poll_init(&srv->loop, &srv->slot_ready, fd) < 0) return;
+  srv->slot_ready.data = srv;
+  uv_poll_start(&srv->slot_ready, UV_READABLE, on_slot_ready);
+  uv_unref((uv_handle_t *)&srv->slot_ready); /* waiting jobs keep the daemon running, not this */
+  srv->slot_ready_on = true;
+}
+
+void sbd_sched_stop(sbd_server *srv) {
+  if (!srv->slot_ready_on) return;
+  uv_close((uv_handle_t *)&srv->slot_ready, NULL);
+  srv->slot_ready_on = false;
 }
