@@ -220,6 +220,7 @@ struct sbd_server {
   sbd_conn *rr_last;       /* connection served last */
   bool *slot_busy;
   sbd_job **slot_waiter;    /* sched.c: a step waiting for its slot's cleaning, per slot */
+  uint64_t *slot_last_conn; /* sched.c: serial of the connection whose job used the slot last (0: none) */
   uv_poll_t slot_ready;     /* the runtime's slot-ready fd */
   bool slot_ready_on;
   int n_slots;

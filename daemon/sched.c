@@ -8,8 +8,17 @@
  * killed leftovers, reclaimed its page cache: up to seconds, on the slot's
  * own thread). A queued job goes to a free slot that is ready; when none is,
  * it stays queued until the runtime's slot-ready fd says one is. The loop
- * never waits for a slot, so one slot's teardown never delays another's
- * jobs. */
+ * never waits for a slot.
+ *
+ * Which slot: a connection's jobs go back to the slot its last job used
+ * (slot_last_conn) and wait for its cleaning rather than take a slot
+ * another connection used last. So a client whose jobs leave seconds of
+ * teardown pays for it with its own queue time, not with its neighbour's:
+ * without this, its next job took the neighbour's slot the moment that
+ * neighbour's job ended, and the neighbour's next job waited for the
+ * teardown (a worker is a slot, and a slot is only free once clean). A
+ * connection with no free slot of its own takes a slot never used, else
+ * one another connection used last. */
 #include "internal.h"
 
 int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
@@ -26,19 +35,31 @@ int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
   return 0;
 }
 
-static int free_slot(sbd_server *srv) {
-  for (int i = 0; i < srv->n_slots; i++)
-    if (!srv->slot_busy[i] && sb_runtime_slot_ready(srv->rt, i)) return i;
-  return -1;
+/* A free, ready slot for c's next job, or -1: none, or c's own last slot is
+ * still being cleaned (it waits for that one). */
+static int pick_slot(sbd_server *srv, const sbd_conn *c) {
+  int other = -1;
+  bool own_pending = false;
+  for (int i = 0; i < srv->n_slots; i++) {
+    if (srv->slot_busy[i]) continue;
+    bool own = srv->slot_last_conn[i] == c->serial;
+    bool ready = sb_runtime_slot_ready(srv->rt, i);
+    if (own && ready) return i;
+    if (own) own_pending = true;
+    else if (ready && (other < 0 || (srv->slot_last_conn[i] == 0 && srv->slot_last_conn[other] != 0))) other = i;
+  }
+  return own_pending ? -1 : other;
 }
 
-/* Next connection with queued work, starting after the one served last. */
-static sbd_conn *next_conn(sbd_server *srv) {
+/* Next connection with queued work that can start it, starting after the
+ * one served last. */
+static sbd_conn *next_conn(sbd_server *srv, int *slot) {
   sbd_conn *start = srv->rr_last && srv->rr_last->next ? srv->rr_last->next : srv->conns;
   sbd_conn *c = start;
   if (!c) return NULL;
   do {
-    if (c->queued_head && !c->closing && !c->backlogged) return c; /* backlogged: conn.c */
+    if (c->queued_head && !c->closing && !c->backlogged && (*slot = pick_slot(srv, c)) >= 0) /* backlogged: conn.c */
+      return c;
     c = c->next ? c->next : srv->conns;
   } while (c != start);
   return NULL;
@@ -46,9 +67,10 @@ static sbd_conn *next_conn(sbd_server *srv) {
 
 void sbd_sched_pump(sbd_server *srv) {
   while (srv->running < srv->n_slots && srv->queued > 0 && !srv->draining) {
-    sbd_conn *c = next_conn(srv);
-    int slot = free_slot(srv);
-    if (!c || slot < 0) return;
+    int slot = -1;
+    sbd_conn *c = next_conn(srv, &slot);
+    if (!c) return;
+    srv->slot_last_conn[slot] = c->serial;
     sbd_job *job = c->queued_head;
     sbd_conn_unlink_queued(c, job);
     srv->queued--;

@@ -390,9 +390,10 @@ int sbd_run(sbd_config *cfg) {
   srv->n_slots = cfg->jobs;
   srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
   srv->slot_waiter = calloc((size_t)cfg->jobs, sizeof *srv->slot_waiter);
+  srv->slot_last_conn = calloc((size_t)cfg->jobs, sizeof *srv->slot_last_conn);
   int code = 0;
   if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
-  if (!srv->slot_busy || !srv->slot_waiter || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
+  if (!srv->slot_busy || !srv->slot_waiter || !srv->slot_last_conn || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
   } else {
     const char *w = sb_runtime_warning(srv->rt);
@@ -461,6 +462,7 @@ int sbd_run(sbd_config *cfg) {
   sb_runtime_close(srv->rt);
   free(srv->slot_busy);
   free(srv->slot_waiter);
+  free(srv->slot_last_conn);
   free(srv);
   return code;
 }

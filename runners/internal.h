@@ -53,6 +53,8 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt); /* 0 or -errno */
 /* Queue: close fd (if >= 0), then clean slot (if not NULL). false: not
  * queued (not started, or the write failed): the caller does it. */
 bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot);
+/* The same, and last umount2(path, MNT_DETACH) + rmdir + free(path). */
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, char *path);
 void sb_teardown_stop(sb_teardown *t); /* finishes what is queued, joins */
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */

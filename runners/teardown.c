@@ -3,7 +3,9 @@
  * daemon's loop). Closing a job's mount namespace unmounts its ~40 mounts
  * and frees its tmpfs (hundreds of MB, 100k dentries: seconds); cleaning a
  * slot's cgroup (cgroup_slot.c) kills what is left in it and reclaims its
- * page cache. The pool has one queue for what no slot waits on (dropped
+ * page cache; unmounting a workspace's /app waits for an RCU grace period
+ * (namespace_unlock: up to a second on a loaded machine, measured with a
+ * neighbour's 100k-dentry teardown). The pool has one queue for what no slot waits on (dropped
  * templates, jobs in a cgroup of their own), and each slot one of its own,
  * so that one slot's long teardown never delays another's. */
 #include "internal.h"
@@ -11,11 +13,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 
 typedef struct {
-  int fd;          /* closed first; -1: none */
+  int fd;           /* closed first; -1: none */
   sb_cg_slot *slot; /* then cleaned (sb_cg_slot_prepare); NULL: none */
+  char *umount;     /* a workspace's mountpoint: unmounted, removed, freed; NULL: none */
 } item;
 
 static void *teardown_main(void *arg) {
@@ -27,6 +32,13 @@ static void *teardown_main(void *arg) {
     if (n != (ssize_t)sizeof it) break; /* EOF: sb_teardown_stop */
     if (it.fd >= 0) close(it.fd);
     if (it.slot) sb_cg_slot_prepare(t->rt, it.slot);
+    if (it.umount) {
+      umount2(it.umount, MNT_DETACH);
+      /* unmounted, an empty directory of ours; anything else (the unmount
+       * failed) stays for the instance's removal at exit (runtime.c) */
+      rmdir(it.umount);
+      free(it.umount);
+    }
   }
   return NULL;
 }
@@ -50,9 +62,11 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt) {
   return 0;
 }
 
-bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot) {
+bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot) { return sb_teardown_push_umount(t, fd, slot, NULL); }
+
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, char *path) {
   if (!t->started) return false;
-  item it = {fd, slot};
+  item it = {fd, slot, path};
   /* A pipe write of a few bytes is atomic; a full pipe (thousands queued)
    * blocks briefly, which only means the thread is behind. */
   ssize_t n;

@@ -149,6 +149,16 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
 void sb_workspace_destroy(sb_workspace *ws) {
   if (!ws) return;
   sbu_closep(&ws->dirfd);
+  /* An unmount waits for an RCU grace period (up to a second on a loaded
+   * machine): on the pool's teardown thread, not the caller's (the daemon's
+   * loop). The path is unique to this workspace (the runtime's counter). */
+  char *queued = ws->mounted ? strdup(ws->path) : NULL;
+  if (queued && sb_teardown_push_umount(&ws->rt->teardown, -1, NULL, queued)) {
+    sb_uid_release(ws->lease);
+    free(ws);
+    return;
+  }
+  free(queued);
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   /* Unmounted, the mountpoint is an empty directory of ours: one rmdir
    * (it never follows a symlink). Anything else left there (no tmpfs, or

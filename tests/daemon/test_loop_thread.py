@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Issue 22: nothing of a slot's teardown blocks the daemon's loop thread.
+
+Run as: test_loop_thread.py BIN_DIR (inside the unshare wrapper, as root).
+Two workers, two clients on their own connections. Client A runs, back to
+back, jobs that leave 300 MB in /dev/shm and 100,000 files in /tmp: each
+one's teardown (its mount namespace, its cgroup's page cache) takes a
+noticeable time. Client B runs short honest jobs under a tight wall limit,
+one after the other, first alone, then beside A. B's jobs must all end ok,
+B's latency (request sent to answer read) beside A must stay within a
+generous bound of B's latency alone (measured in the same run), and the
+loop thread's longest turn (status' loop_busy_max_s) must stay short: when
+the daemon cleaned a slot on the loop (7b7f37a), the next job of a slot
+stalled every other client for the teardown's time.
+"""
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_daemon as td  # noqa: E402  the daemon and client helpers
+from test_daemon import check  # noqa: E402
+
+HEAVY = r"""
+import os   # loop-thread-heavy
+for k in range(3):                       # tmpfs pages charged to the slot's cgroup
+    with open("/dev/shm/fill%d" % k, "wb") as f:   # (files under the 256 MiB file size limit)
+        for _ in range(100):
+            f.write(b"\x5a" * (1 << 20))
+for i in range(100000):                  # dentries and inodes to tear down
+    os.close(os.open("/tmp/f%d" % i, os.O_CREAT | os.O_WRONLY, 0o600))
+print("planted")
+"""
+N_HEAVY = 4
+N_ALONE = 20
+# B's own run takes a few ms (at most 0.14 s seen on a loaded machine); a
+# loop stall past this (7b7f37a: a 0.2 s fence, then 0.3-1.7 s of reclaim)
+# ended it `timeout`.
+B_LIMITS = {"time_s": 0.5}
+RATIO, SLACK_S = 3.0, 0.1   # B's p90 latency beside A <= RATIO x alone + SLACK_S
+# The loop's longest turn: at most 0.14 s seen at load 21 on 2 cores (a turn
+# preempted that long); on 7b7f37a the fence alone held it 0.2 s, then came
+# the reclaim. B's longest latency is printed, not
+# asserted: on a loaded machine the kernel's own work of a teardown (RCU
+# callbacks of 100k dentries, the global mount lock) can delay another
+# slot's sandbox set-up in the kernel by up to a second, with the loop free.
+TURN_MAX_S = 0.25
+
+
+def p90(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(0.9 * len(xs)))]
+
+
+def b_job(c, n):
+    t = time.monotonic()
+    r = c.call(td.exec_req("b%d" % n, ["/bin/true"], limits=B_LIMITS), timeout=120)
+    return time.monotonic() - t, r
+
+
+def main():
+    td.BIN = sys.argv[1]
+    if os.geteuid() != 0:
+        print("SKIPPED: the daemon tests run as root (CI and this machine are root)")
+        sys.exit(td.SKIP)
+    if os.getpid() != 1:
+        print("refusing to run outside the unshare wrapper (pid is not 1)")
+        sys.exit(2)
+    d = td.Daemon("--jobs", "2", "--no-cache", *td.NO_TOOLCHAINS)
+    try:
+        run(d)
+    finally:
+        d.stop()
+    if td.failures:
+        print("--- daemon log ---\n" + d.logtext()[-4000:])
+        sys.exit(1)
+    print("PASS")
+
+
+def run(d):
+    a, b = td.Client(d.sock), td.Client(d.sock)
+    for n in range(3):  # warm: the slots' templates and cgroups exist
+        b_job(b, 1000 + n)
+    alone = []
+    for n in range(N_ALONE):
+        lat, r = b_job(b, n)
+        check(r.get("status") == "ok", f"B alone, job {n}: {r.get('status')} {r.get('steps')}")
+        alone.append(lat)
+    busy0 = a.call({"id": "st0", "type": "status"}).get("loop_busy_max_s")
+    heavy, heavy_times = [], []
+
+    def client_a():
+        for n in range(N_HEAVY):
+            t = time.monotonic()
+            req = td.exec_req("a%d" % n, ["python3", "-c", HEAVY], limits={"memory_mib": 1024, "time_s": 60})
+            heavy.append(a.call(req, timeout=300))
+            heavy_times.append(time.monotonic() - t)
+
+    th = threading.Thread(target=client_a)
+    th.start()
+    beside, statuses, worst = [], [], []
+    n = 0
+    while th.is_alive() or n < N_ALONE:
+        lat, r = b_job(b, 100 + n)
+        beside.append(lat)
+        statuses.append(r.get("status"))
+        s = (r.get("steps") or [{}])[0]
+        worst.append((lat, r.get("queue_time_s"), s.get("wall_time_s"), s.get("status"), s.get("cgroup")))
+        if r.get("status") != "ok":
+            print("B beside A:", r)
+        n += 1
+    th.join()
+    st = a.call({"id": "st1", "type": "status"})
+    busy1 = st.get("loop_busy_max_s")
+
+    for n, r in enumerate(heavy):
+        s = (r.get("steps") or [{}])[0]
+        check(r.get("status") == "ok" and "planted" in s.get("stdout", ""),
+              f"A's job {n} planted its files: {r.get('status')} {s.get('error')} {s.get('stderr', '')[-400:]}")
+    bad = [s for s in statuses if s != "ok"]
+    check(not bad, f"B's honest jobs beside A's teardown: {len(bad)} of {len(statuses)} not ok: {bad}")
+    la, lb = p90(alone), p90(beside)
+    print(f"A: {N_HEAVY} heavy jobs, {', '.join('%.2f' % t for t in heavy_times)} s each; "
+          f"B: p90 latency alone {la * 1000:.1f} ms ({len(alone)} jobs, max {max(alone) * 1000:.1f} ms), beside A {lb * 1000:.1f} ms "
+          f"({len(beside)} jobs, max {max(beside) * 1000:.1f} ms); "
+          f"loop busy max: {busy0} s before, {busy1} s after", flush=True)
+    for w in sorted(worst, key=lambda w: w[0])[-3:]:  # where B's slowest answers spent their time
+        print("B's slow job: latency %.3f s, queued %s s, wall %s s, %s" % w[:4], flush=True)
+    check(lb <= RATIO * la + SLACK_S,
+          f"B's p90 latency beside A's teardown {lb * 1000:.1f} ms > {RATIO} x alone {la * 1000:.1f} ms + "
+          f"{SLACK_S * 1000:.0f} ms")
+    check(isinstance(busy1, (int, float)), f"status has no loop_busy_max_s: {busy1!r}")
+    if isinstance(busy1, (int, float)):
+        check(busy1 <= TURN_MAX_S,
+              f"the loop thread was busy {busy1:.3f} s in one turn (> {TURN_MAX_S} s) while A's slots were torn down")
+
+
+if __name__ == "__main__":
+    main()
