@@ -30,7 +30,7 @@ void sbd_job_free(sbd_job *job) {
   if (job->resp) json_object_put(job->resp);
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
-  sb_workspace_destroy(job->ws);
+  sb_workspace_destroy_in_slot(job->ws, job->slot); /* its /app is charged to the slot's cgroup */
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
   if (job->profile) json_object_put(job->profile);

@@ -317,6 +317,11 @@ void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd) {
   }
 }
 
+sb_teardown *sb_cg_slot_queue(sb_runtime *rt, int index) {
+  sb_cg_slot *s = slot_at(rt, index);
+  return s && s->worker.started ? &s->worker : &rt->teardown;
+}
+
 bool sb_runtime_slot_ready(sb_runtime *rt, int index) {
   sb_cg_slot *s = slot_at(rt, index);
   if (!s) return true;

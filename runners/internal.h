@@ -162,6 +162,8 @@ void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd);
  * reclaim, reset the counters; then the new state and a notification
  * (sb_runtime_slot_ready_fd). */
 void sb_cg_slot_prepare(sb_runtime *rt, sb_cg_slot *s);
+/* The teardown queue of slot `index` (the pool's when it has none). */
+sb_teardown *sb_cg_slot_queue(sb_runtime *rt, int index);
 int sb_cg_slot_attach(const sb_cg_slot *s, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *st); /* raw counters */
 bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns); /* raw; false: none */

@@ -139,6 +139,10 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
 int sb_workspace_write(sb_workspace *ws, const char *rel_path, const void *data, size_t len,
                        mode_t mode, char err[SB_ERR_MAX]);
 void sb_workspace_destroy(sb_workspace *ws);
+/* The same for a workspace whose runs used worker slot `slot`: its /app
+ * (charged to the slot's cgroup) is unmounted on the slot's teardown
+ * thread, so the slot's next cleaning comes after it. */
+void sb_workspace_destroy_in_slot(sb_workspace *ws, int slot);
 /* After a program ran in the workspace every name in it is hostile: these
  * (wsfs.c) never follow a symlink, never leave /app's file system and never
  * block on a FIFO. sb_workspace_write is link-safe too. */
