@@ -393,7 +393,8 @@ int sbd_run(sbd_config *cfg) {
   srv->slot_last_conn = calloc((size_t)cfg->jobs, sizeof *srv->slot_last_conn);
   int code = 0;
   if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
-  if (!srv->slot_busy || !srv->slot_waiter || !srv->slot_last_conn || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
+  bool slots_ok = srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
+  if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
   } else {
     const char *w = sb_runtime_warning(srv->rt);

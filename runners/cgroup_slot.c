@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <sys/eventfd.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
