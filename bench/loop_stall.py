@@ -8,7 +8,8 @@ Run inside the throw-away wrapper, as root:
 One surgeboxd (2 workers, no toolchains, no cache). Round after round: B's
 short jobs alone for a while (A idle), then beside A's jobs that leave
 300 MB of tmpfs and 100k files each (tests/daemon/test_loop_thread.py's
-program). Per phase: B's latency (p50, p90, max), and from the
+program). Per phase: B's latency (p50, p90, max; where the slowest one's
+time went: queue, sandbox set-up, the program), and from the
 `surgebox_loop_busy_seconds` histogram (metrics) the turns of the loop and
 how many were busy longer than 10, 50 and 250 ms. Prints a JSON document
 with the busy/idle ratios; nothing here is a pass/fail test. An old daemon
@@ -67,16 +68,20 @@ def phase(d, busy, seconds):
                 n += 1
         th = threading.Thread(target=client_a)
         th.start()
-    lat, bad, n = [], 0, 0
+    lat, bad, n, slowest = [], 0, 0, None
     while time.monotonic() < stop or (th and th.is_alive()):
         t, r = lt.b_job(b, n)
         lat.append(t)
+        if t >= max(lat):  # where the slowest answer's time went
+            s = (r.get("steps") or [{}])[0]
+            slowest = {"latency_s": t, "queue_time_s": r.get("queue_time_s"), "setup_time_s": s.get("setup_time_s"),
+                       "wall_time_s": s.get("wall_time_s")}
         bad += r.get("status") != "ok"
         n += 1
     if th:
         th.join()
     res = {"b_jobs": len(lat), "b_not_ok": bad, "b_p50_ms": pct(lat, 0.5) * 1e3, "b_p90_ms": pct(lat, 0.9) * 1e3,
-           "b_max_ms": max(lat) * 1e3, "loop": over(h0, loop_hist(m))}
+           "b_max_ms": max(lat) * 1e3, "b_slowest": slowest, "loop": over(h0, loop_hist(m))}
     for c in (a, b, m):
         c.close()
     return res

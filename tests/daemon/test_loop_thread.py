@@ -122,7 +122,7 @@ def run(d):
         beside.append(lat)
         statuses.append(r.get("status"))
         s = (r.get("steps") or [{}])[0]
-        worst.append((lat, r.get("queue_time_s"), s.get("wall_time_s"), s.get("status"), s.get("cgroup")))
+        worst.append((lat, r.get("queue_time_s"), s.get("setup_time_s"), s.get("wall_time_s"), s.get("status")))
         if r.get("status") != "ok":
             print("B beside A:", r)
         n += 1
@@ -144,7 +144,7 @@ def run(d):
           f"loop busy max: {busy0} s before, {busy1} s after; "
           f"ping round trip max {max(pings) * 1000:.1f} ms ({len(pings)} pings)", flush=True)
     for w in sorted(worst, key=lambda w: w[0])[-3:]:  # where B's slowest answers spent their time
-        print("B's slow job: latency %.3f s, queued %s s, wall %s s, %s" % w[:4], flush=True)
+        print("B's slow job: latency %.3f s, queued %s s, set-up %s s, wall %s s, %s" % w, flush=True)
     check(lb <= RATIO * la + SLACK_S,
           f"B's p90 latency beside A's teardown {lb * 1000:.1f} ms > {RATIO} x alone {la * 1000:.1f} ms + "
           f"{SLACK_S * 1000:.0f} ms")
