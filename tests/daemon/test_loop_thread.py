@@ -11,7 +11,10 @@ B's latency (request sent to answer read) beside A must stay within a
 generous bound of B's latency alone (measured in the same run), and the
 loop thread's longest turn (status' loop_busy_max_s) must stay short: when
 the daemon cleaned a slot on the loop (7b7f37a), the next job of a slot
-stalled every other client for the teardown's time.
+stalled every other client for the teardown's time. A third client's ping
+round trips and B's slowest answers (queue, set-up, program) are printed.
+Each connection's jobs keep to their own slot (daemon/sched.c), so A's
+next job waits for A's teardown, not B.
 """
 import os
 import sys
