@@ -53,8 +53,10 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt); /* 0 or -errno */
 /* Queue: close fd (if >= 0), then clean slot (if not NULL). false: not
  * queued (not started, or the write failed): the caller does it. */
 bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot);
-/* The same, and last umount2(path, MNT_DETACH) + rmdir + free(path). */
-bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, char *path);
+/* The same, and last umount2(path, MNT_DETACH) + rmdir (false too when
+ * path is SB_TEARDOWN_PATH long or longer: the caller does it). */
+#define SB_TEARDOWN_PATH 1024
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, const char *path);
 void sb_teardown_stop(sb_teardown *t); /* finishes what is queued, joins */
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */

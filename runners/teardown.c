@@ -13,15 +13,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdlib.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 
+/* Carried whole through the pipe (under PIPE_BUF: one atomic write), so
+ * this thread never frees what the loop allocated: glibc's free() of a
+ * main-arena chunk takes the arena's lock, and this thread preempted while
+ * holding it stalled the loop's next malloc (futex waits of the loop thread
+ * sampled at load 30). */
 typedef struct {
-  int fd;           /* closed first; -1: none */
-  sb_cg_slot *slot; /* then cleaned (sb_cg_slot_prepare); NULL: none */
-  char *umount;     /* a workspace's mountpoint: unmounted, removed, freed; NULL: none */
+  int fd;                       /* closed first; -1: none */
+  sb_cg_slot *slot;             /* then cleaned (sb_cg_slot_prepare); NULL: none */
+  char umount[SB_TEARDOWN_PATH]; /* a workspace's mountpoint: unmounted and removed; "": none */
 } item;
+_Static_assert(sizeof(item) <= PIPE_BUF, "one atomic pipe write per item");
 
 static void *teardown_main(void *arg) {
   sb_teardown *t = arg;
@@ -32,12 +39,11 @@ static void *teardown_main(void *arg) {
     if (n != (ssize_t)sizeof it) break; /* EOF: sb_teardown_stop */
     if (it.fd >= 0) close(it.fd);
     if (it.slot) sb_cg_slot_prepare(t->rt, it.slot);
-    if (it.umount) {
+    if (it.umount[0]) {
       umount2(it.umount, MNT_DETACH);
       /* unmounted, an empty directory of ours; anything else (the unmount
        * failed) stays for the instance's removal at exit (runtime.c) */
       rmdir(it.umount);
-      free(it.umount);
     }
   }
   return NULL;
@@ -52,6 +58,7 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt) {
   sb_teardown_init(t);
   t->rt = rt;
   if (pipe2(t->pipe, O_CLOEXEC) < 0) return -errno;
+  fcntl(t->pipe[1], F_SETPIPE_SZ, 1 << 20); /* best effort: room for ~900 items before a push waits */
   int rc = pthread_create(&t->thread, NULL, teardown_main, t);
   if (rc != 0) {
     sbu_closep(&t->pipe[0]);
@@ -64,9 +71,13 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt) {
 
 bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot) { return sb_teardown_push_umount(t, fd, slot, NULL); }
 
-bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, char *path) {
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, const char *path) {
   if (!t->started) return false;
-  item it = {fd, slot, path};
+  item it;
+  memset(&it, 0, sizeof it);
+  it.fd = fd;
+  it.slot = slot;
+  if (path && snprintf(it.umount, sizeof it.umount, "%s", path) >= (int)sizeof it.umount) return false;
   /* A pipe write of a few bytes is atomic; a full pipe (thousands queued)
    * blocks briefly, which only means the thread is behind. */
   ssize_t n;

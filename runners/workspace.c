@@ -154,13 +154,11 @@ void sb_workspace_destroy_in_slot(sb_workspace *ws, int slot) {
   /* An unmount waits for an RCU grace period (up to a second on a loaded
    * machine): on a teardown thread, not the caller's (the daemon's loop).
    * The path is unique to this workspace (the runtime's counter). */
-  char *queued = ws->mounted ? strdup(ws->path) : NULL;
-  if (queued && sb_teardown_push_umount(sb_cg_slot_queue(ws->rt, slot), -1, NULL, queued)) {
+  if (ws->mounted && sb_teardown_push_umount(sb_cg_slot_queue(ws->rt, slot), -1, NULL, ws->path)) {
     sb_uid_release(ws->lease);
     free(ws);
     return;
   }
-  free(queued);
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   /* Unmounted, the mountpoint is an empty directory of ours: one rmdir
    * (it never follows a symlink). Anything else left there (no tmpfs, or

@@ -42,18 +42,31 @@ N_ALONE = 20
 # of reclaim) ended it `timeout` (with 0.2 s: 2 runs of 2 on 7b7f37a).
 B_LIMITS = {"time_s": 0.5}
 RATIO, SLACK_S = 3.0, 0.1   # B's p90 latency beside A <= RATIO x alone + SLACK_S
-# The loop's longest turn: at most 0.14 s seen at load 21 on 2 cores (a turn
-# preempted that long); on 7b7f37a the fence alone held it 0.2 s, then came
-# the reclaim. B's longest latency is printed, not
+# The loop's longest turn while A runs: at most 0.14 s seen at load 21 and
+# 0.04 s at load 34 on 2 cores; on 7b7f37a the fence alone held it 0.2 s,
+# then came the reclaim. B's longest latency is printed, not
 # asserted: on a loaded machine the kernel's own work of a teardown (RCU
 # callbacks of 100k dentries, the global mount lock) can delay another
 # slot's sandbox set-up in the kernel by up to a second, with the loop free.
-TURN_MAX_S = 0.25
+TURN_MAX = "0.25"  # a bucket bound of surgebox_loop_busy_seconds
 
 
 def p90(xs):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(0.9 * len(xs)))]
+
+
+def turns_over(c, bound):
+    """(turns of the loop so far, how many were busy longer than bound) from
+    the surgebox_loop_busy_seconds histogram; None without it."""
+    text = c.call({"id": "m", "type": "metrics"}).get("text", "")
+    le = {}
+    for line in text.splitlines():
+        if line.startswith('surgebox_loop_busy_seconds_bucket{le="'):
+            le[line.split('"')[1]] = int(line.rsplit(" ", 1)[1])
+    if "+Inf" not in le or bound not in le:
+        return None
+    return le["+Inf"], le["+Inf"] - le[bound]
 
 
 def b_job(c, n):
@@ -83,14 +96,16 @@ def main():
 
 def run(d):
     a, b = td.Client(d.sock), td.Client(d.sock)
-    for n in range(3):  # warm: the slots' templates and cgroups exist
-        b_job(b, 1000 + n)
+    for n in range(3):  # warm: the slots' templates and cgroups exist (a slot's
+        b_job(b, 1000 + n)  # first job builds its template on the loop, ~0.3 s at load 30)
+    a.call(td.exec_req("a-warm", ["python3", "-c", "pass"]), timeout=120)  # A's own slot
     alone = []
     for n in range(N_ALONE):
         lat, r = b_job(b, n)
         check(r.get("status") == "ok", f"B alone, job {n}: {r.get('status')} {r.get('steps')}")
         alone.append(lat)
     busy0 = a.call({"id": "st0", "type": "status"}).get("loop_busy_max_s")
+    turns0 = turns_over(a, TURN_MAX)
     heavy, heavy_times = [], []
 
     def client_a():
@@ -133,6 +148,7 @@ def run(d):
     tc.join()
     st = a.call({"id": "st1", "type": "status"})
     busy1 = st.get("loop_busy_max_s")
+    turns1 = turns_over(a, TURN_MAX)
 
     for n, r in enumerate(heavy):
         s = (r.get("steps") or [{}])[0]
@@ -144,7 +160,7 @@ def run(d):
     print(f"A: {N_HEAVY} heavy jobs, {', '.join('%.2f' % t for t in heavy_times)} s each; "
           f"B: p90 latency alone {la * 1000:.1f} ms ({len(alone)} jobs, max {max(alone) * 1000:.1f} ms), beside A {lb * 1000:.1f} ms "
           f"({len(beside)} jobs, max {max(beside) * 1000:.1f} ms); "
-          f"loop busy max: {busy0} s before, {busy1} s after; "
+          f"loop busy max: {busy0} s before, {busy1} s after (turns, over {TURN_MAX} s: {turns0} {turns1}); "
           f"ping round trip max {max(pings) * 1000:.1f} ms ({len(pings)} pings)", flush=True)
     for w in sorted(worst, key=lambda w: w[0])[-3:]:  # where B's slowest answers spent their time
         print("B's slow job: latency %.3f s, queued %s s, set-up %s s, wall %s s, %s" % w, flush=True)
@@ -152,9 +168,11 @@ def run(d):
           f"B's p90 latency beside A's teardown {lb * 1000:.1f} ms > {RATIO} x alone {la * 1000:.1f} ms + "
           f"{SLACK_S * 1000:.0f} ms")
     check(isinstance(busy1, (int, float)), f"status has no loop_busy_max_s: {busy1!r}")
-    if isinstance(busy1, (int, float)):
-        check(busy1 <= TURN_MAX_S,
-              f"the loop thread was busy {busy1:.3f} s in one turn (> {TURN_MAX_S} s) while A's slots were torn down")
+    check(turns0 is not None and turns1 is not None, "metrics have no surgebox_loop_busy_seconds histogram")
+    if turns0 is not None and turns1 is not None:
+        long_turns = turns1[1] - turns0[1]
+        check(long_turns == 0, f"the loop thread was busy longer than {TURN_MAX} s in {long_turns} of its "
+              f"{turns1[0] - turns0[0]} turns while A's slots were torn down (longest since start: {busy1} s)")
 
 
 if __name__ == "__main__":
