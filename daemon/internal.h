@@ -237,7 +237,8 @@ struct sbd_server {
   sbd_profile *profiles;    /* opened on demand */
   sbd_hist step_cpu, step_wall;
   uv_prepare_t turns;       /* loopstat.c */
-  uint64_t turn_start_ns, turn_idle_ns;
+  uint64_t turn_start_ns, turn_idle_ns, turn_delay_ns;
+  int turn_schedstat_fd;    /* /proc/thread-self/schedstat of the loop thread, -1: none */
   sbd_hist loop_busy;       /* busy time per turn of the loop */
   double loop_busy_max;
   bool socket_adopted;      /* from systemd: never unlinked by us */
