@@ -22,8 +22,11 @@
 #include "internal.h"
 
 int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
-  bool worker_free = srv->running < srv->n_slots && srv->queued == 0;
-  if (!worker_free && srv->queued >= srv->cfg->max_queue) return -1;
+  /* Jobs a free worker will take once its slot is clean (a few ms after
+   * the previous job) are not the queue's: the bound is on the rest, as
+   * when a free worker started its job at once. */
+  size_t free_workers = srv->running < srv->n_slots ? (size_t)(srv->n_slots - srv->running) : 0;
+  if (srv->queued >= srv->cfg->max_queue + free_workers) return -1;
   sbd_conn *c = job->conn;
   job->prev = c->queued_tail;
   job->next = NULL;
