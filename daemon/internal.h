@@ -105,6 +105,7 @@ void sbd_job_cancel_running(sbd_job *job, const char *why);
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
 void sbd_job_resume(sbd_job *job); /* after waiting for an identical compile */
+void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
 struct sbd_step_run {
@@ -161,9 +162,20 @@ void sbd_dispatch(sbd_conn *c, sbp_request *req);
 /* ---- sched.c: bounded, fair queue ---- */
 /* 0, or -1 when the queue is full (busy). */
 int sbd_sched_submit(sbd_server *srv, sbd_job *job);
-/* Start queued jobs while workers are free, round robin over connections. */
+/* Start queued jobs while workers are free and ready (their cgroup cleaned
+ * after the previous job, sb_runtime_slot_ready), round robin over
+ * connections. */
 void sbd_sched_pump(sbd_server *srv);
 void sbd_sched_release(sbd_server *srv, int slot);
+/* Watch the runtime's slot-ready fd (start: after the loop's init; stop:
+ * with the other handles). A step whose own slot is not ready yet (a
+ * multi-step job's next step) waits as the slot's waiter, never blocking. */
+void sbd_sched_start(sbd_server *srv);
+void sbd_sched_stop(sbd_server *srv);
+/* false: the slot is still being cleaned, the job waits (resumed by
+ * sbd_job_slot_ready); true: start now. */
+bool sbd_sched_slot_wait(sbd_server *srv, sbd_job *job);
+bool sbd_sched_forget_waiter(sbd_server *srv, sbd_job *job); /* true if it was waiting */
 
 /* ---- log.c ---- */
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -179,6 +191,10 @@ typedef struct {
 } sbd_hist;
 extern const double sbd_metrics_bounds[SBD_HIST_N];
 void sbd_metrics_step(sbd_server *srv, double cpu_s, double wall_s); /* one finished step */
+void sbd_metrics_loop_turn(sbd_server *srv, double busy_s);          /* one turn of the loop (loopstat.c) */
+/* ---- loopstat.c: the loop thread's busy time per turn ---- */
+void sbd_loopstat_start(sbd_server *srv);
+void sbd_loopstat_stop(sbd_server *srv);
 char *sbd_metrics_text(sbd_server *srv); /* malloc'd, ends with "# EOF\n"; NULL: no memory */
 
 /* ---- systemd.c: sd_notify and socket activation, without libsystemd ---- */
@@ -204,6 +220,10 @@ struct sbd_server {
   sbd_conn *conns;         /* doubly linked */
   sbd_conn *rr_last;       /* connection served last */
   bool *slot_busy;
+  sbd_job **slot_waiter;    /* sched.c: a step waiting for its slot's cleaning, per slot */
+  uint64_t *slot_last_conn; /* sched.c: serial of the connection whose job used the slot last (0: none) */
+  uv_poll_t slot_ready;     /* the runtime's slot-ready fd */
+  bool slot_ready_on;
   int n_slots;
   int running;
   size_t queued;
@@ -218,6 +238,11 @@ struct sbd_server {
   sbd_cache *cache;
   sbd_profile *profiles;    /* opened on demand */
   sbd_hist step_cpu, step_wall;
+  uv_prepare_t turns;       /* loopstat.c */
+  uint64_t turn_start_ns, turn_idle_ns, turn_delay_ns;
+  int turn_schedstat_fd;    /* /proc/thread-self/schedstat of the loop thread, -1: none */
+  sbd_hist loop_busy;       /* busy time per turn of the loop */
+  double loop_busy_max;
   bool socket_adopted;      /* from systemd: never unlinked by us */
   bool has_socket_gid;      /* members of socket_gid may connect (group of the socket file) */
   gid_t socket_gid;

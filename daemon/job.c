@@ -26,10 +26,11 @@ sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req) {
 
 void sbd_job_free(sbd_job *job) {
   if (!job) return;
+  sbd_sched_forget_waiter(job->srv, job);
   if (job->resp) json_object_put(job->resp);
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
-  sb_workspace_destroy(job->ws);
+  sb_workspace_destroy_in_slot(job->ws, job->slot); /* its /app is charged to the slot's cgroup */
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
   if (job->profile) json_object_put(job->profile);
@@ -210,6 +211,7 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
 }
 
 static void start_sandbox(sbd_job *job) {
+  if (!sbd_sched_slot_wait(job->srv, job)) return; /* the slot's previous run is still being cleaned */
   const sbd_jstep *js = &job->steps[job->step];
   sb_spec spec;
   sb_spec_init(&spec);
@@ -269,6 +271,14 @@ static void run_step(sbd_job *job) {
     case SBD_CACHE_OFF:
       break;
     }
+  }
+  start_sandbox(job);
+}
+
+void sbd_job_slot_ready(sbd_job *job) {
+  if (job->cancelled) {
+    send_and_end(job, SBP_STATUS_CANCELLED);
+    return;
   }
   start_sandbox(job);
 }
@@ -334,11 +344,13 @@ void sbd_job_cancel_running(sbd_job *job, const char *why) {
     sbd_step_kill(job->run, "cancel");
     return;
   }
-  /* Waiting for a compile: without memory for the timer it stays a waiter
-   * and ends (cancelled) when that compile does, through sbd_job_resume. */
+  /* Waiting for a compile or for its slot: without memory for the timer it
+   * stays a waiter and ends (cancelled) when that compile does, through
+   * sbd_job_resume, or its slot is ready, through sbd_job_slot_ready. */
   deferred_end *d = calloc(1, sizeof *d);
   if (!d) return;
-  if (!sbd_cache_forget_waiter(job->srv->cache, job)) { /* not waiting: already on its way */
+  if (!sbd_sched_forget_waiter(job->srv, job) && !sbd_cache_forget_waiter(job->srv->cache, job)) {
+    /* not waiting: already on its way */
     free(d);
     return;
   }

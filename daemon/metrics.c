@@ -16,6 +16,11 @@ static void hist_add(sbd_hist *h, double v) {
   h->sum += v;
 }
 
+void sbd_metrics_loop_turn(sbd_server *srv, double busy_s) {
+  hist_add(&srv->loop_busy, busy_s);
+  if (busy_s > srv->loop_busy_max) srv->loop_busy_max = busy_s;
+}
+
 void sbd_metrics_step(sbd_server *srv, double cpu_s, double wall_s) {
   hist_add(&srv->step_cpu, cpu_s);
   hist_add(&srv->step_wall, wall_s);
@@ -99,6 +104,9 @@ char *sbd_metrics_text(sbd_server *srv) {
   put(&b, "surgebox_cache_misses_total %llu\n", (unsigned long long)cache_counter(srv, "misses"));
   histogram(&b, "surgebox_step_cpu_seconds", "CPU time of each sandboxed step.", &srv->step_cpu);
   histogram(&b, "surgebox_step_wall_seconds", "Wall time of each sandboxed step.", &srv->step_wall);
+  histogram(&b, "surgebox_loop_busy_seconds",
+            "Time the daemon's event loop was busy in each of its turns (a long turn delays every client).",
+            &srv->loop_busy);
   family(&b, "surgebox_uptime_seconds", "gauge", "seconds", "Seconds since the daemon started.");
   put(&b, "surgebox_uptime_seconds %.3f\n", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   put(&b, "# EOF\n");

@@ -1,12 +1,32 @@
 /* The job queue: bounded (backpressure instead of unbounded memory) and
  * fair: each connection has its own FIFO, and free workers take the next
  * job from the connection after the one served last (round robin), so one
- * client with 10,000 jobs cannot starve another. */
+ * client with 10,000 jobs cannot starve another.
+ *
+ * A worker slot is free once its job ended, but ready only once the
+ * runtime has cleaned its cgroup (torn down the job's mount namespace,
+ * killed leftovers, reclaimed its page cache: up to seconds, on the slot's
+ * own thread). A queued job goes to a free slot that is ready; when none is,
+ * it stays queued until the runtime's slot-ready fd says one is. The loop
+ * never waits for a slot.
+ *
+ * Which slot: a connection's jobs go back to the slot its last job used
+ * (slot_last_conn) and wait for its cleaning rather than take a slot
+ * another connection used last. So a client whose jobs leave seconds of
+ * teardown pays for it with its own queue time, not with its neighbour's:
+ * without this, its next job took the neighbour's slot the moment that
+ * neighbour's job ended, and the neighbour's next job waited for the
+ * teardown (a worker is a slot, and a slot is only free once clean). A
+ * connection with no free slot of its own takes a slot never used, else
+ * one another connection used last. */
 #include "internal.h"
 
 int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
-  bool worker_free = srv->running < srv->n_slots && srv->queued == 0;
-  if (!worker_free && srv->queued >= srv->cfg->max_queue) return -1;
+  /* Jobs a free worker will take once its slot is clean (a few ms after
+   * the previous job) are not the queue's: the bound is on the rest, as
+   * when a free worker started its job at once. */
+  size_t free_workers = srv->running < srv->n_slots ? (size_t)(srv->n_slots - srv->running) : 0;
+  if (srv->queued >= srv->cfg->max_queue + free_workers) return -1;
   sbd_conn *c = job->conn;
   job->prev = c->queued_tail;
   job->next = NULL;
@@ -18,19 +38,31 @@ int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
   return 0;
 }
 
-static int free_slot(sbd_server *srv) {
-  for (int i = 0; i < srv->n_slots; i++)
-    if (!srv->slot_busy[i]) return i;
-  return -1;
+/* A free, ready slot for c's next job, or -1: none, or c's own last slot is
+ * still being cleaned (it waits for that one). */
+static int pick_slot(sbd_server *srv, const sbd_conn *c) {
+  int other = -1;
+  bool own_pending = false;
+  for (int i = 0; i < srv->n_slots; i++) {
+    if (srv->slot_busy[i]) continue;
+    bool own = srv->slot_last_conn[i] == c->serial;
+    bool ready = sb_runtime_slot_ready(srv->rt, i);
+    if (own && ready) return i;
+    if (own) own_pending = true;
+    else if (ready && (other < 0 || (srv->slot_last_conn[i] == 0 && srv->slot_last_conn[other] != 0))) other = i;
+  }
+  return own_pending ? -1 : other;
 }
 
-/* Next connection with queued work, starting after the one served last. */
-static sbd_conn *next_conn(sbd_server *srv) {
+/* Next connection with queued work that can start it, starting after the
+ * one served last. */
+static sbd_conn *next_conn(sbd_server *srv, int *slot) {
   sbd_conn *start = srv->rr_last && srv->rr_last->next ? srv->rr_last->next : srv->conns;
   sbd_conn *c = start;
   if (!c) return NULL;
   do {
-    if (c->queued_head && !c->closing && !c->backlogged) return c; /* backlogged: conn.c */
+    if (c->queued_head && !c->closing && !c->backlogged && (*slot = pick_slot(srv, c)) >= 0) /* backlogged: conn.c */
+      return c;
     c = c->next ? c->next : srv->conns;
   } while (c != start);
   return NULL;
@@ -46,9 +78,10 @@ void sbd_sched_pump(sbd_server *srv) {
       uv_timer_start(&srv->uid_wait, on_uid_wait, 5, 0);
       return;
     }
-    sbd_conn *c = next_conn(srv);
-    int slot = free_slot(srv);
-    if (!c || slot < 0) return;
+    int slot = -1;
+    sbd_conn *c = next_conn(srv, &slot);
+    if (!c) return;
+    srv->slot_last_conn[slot] = c->serial;
     sbd_job *job = c->queued_head;
     sbd_conn_unlink_queued(c, job);
     srv->queued--;
@@ -63,4 +96,48 @@ void sbd_sched_release(sbd_server *srv, int slot) {
   if (slot < 0 || slot >= srv->n_slots || !srv->slot_busy[slot]) return;
   srv->slot_busy[slot] = false;
   srv->running--;
+}
+
+bool sbd_sched_slot_wait(sbd_server *srv, sbd_job *job) {
+  if (job->slot < 0 || sb_runtime_slot_ready(srv->rt, job->slot)) return true;
+  srv->slot_waiter[job->slot] = job; /* the slot is the job's: nobody else waits on it */
+  return false;
+}
+
+bool sbd_sched_forget_waiter(sbd_server *srv, sbd_job *job) {
+  if (job->slot < 0 || !srv->slot_waiter || srv->slot_waiter[job->slot] != job) return false;
+  srv->slot_waiter[job->slot] = NULL;
+  return true;
+}
+
+/* A slot's cleaning ended: its waiting step first (it holds the slot), then
+ * queued jobs on whatever is free and ready. */
+static void on_slot_ready(uv_poll_t *h, int status, int events) {
+  (void)status;
+  (void)events;
+  sbd_server *srv = h->data;
+  sb_runtime_slot_ready_drain(srv->rt);
+  for (int i = 0; i < srv->n_slots; i++) {
+    sbd_job *job = srv->slot_waiter[i];
+    if (job && sb_runtime_slot_ready(srv->rt, i)) {
+      srv->slot_waiter[i] = NULL;
+      sbd_job_slot_ready(job);
+    }
+  }
+  sbd_sched_pump(srv);
+}
+
+void sbd_sched_start(sbd_server *srv) {
+  int fd = sb_runtime_slot_ready_fd(srv->rt);
+  if (fd < 0 || uv_poll_init(&srv->loop, &srv->slot_ready, fd) < 0) return;
+  srv->slot_ready.data = srv;
+  uv_poll_start(&srv->slot_ready, UV_READABLE, on_slot_ready);
+  uv_unref((uv_handle_t *)&srv->slot_ready); /* waiting jobs keep the daemon running, not this */
+  srv->slot_ready_on = true;
+}
+
+void sbd_sched_stop(sbd_server *srv) {
+  if (!srv->slot_ready_on) return;
+  uv_close((uv_handle_t *)&srv->slot_ready, NULL);
+  srv->slot_ready_on = false;
 }

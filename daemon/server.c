@@ -62,6 +62,7 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "max_running", json_object_new_int(srv->n_slots));
   json_object_object_add(o, "max_queued", json_object_new_int64((int64_t)srv->cfg->max_queue));
   json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
+  json_object_object_add(o, "loop_busy_max_s", json_object_new_double(srv->loop_busy_max));
   int conns = 0;
   for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
   json_object_object_add(o, "connections", json_object_new_int(conns));
@@ -415,9 +416,12 @@ int sbd_run(sbd_config *cfg) {
   }
   srv->n_slots = cfg->jobs;
   srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
+  srv->slot_waiter = calloc((size_t)cfg->jobs, sizeof *srv->slot_waiter);
+  srv->slot_last_conn = calloc((size_t)cfg->jobs, sizeof *srv->slot_last_conn);
   int code = 0;
   if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
-  if (!srv->slot_busy || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
+  bool slots_ok = srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
+  if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
   } else {
     const char *w = sb_runtime_warning(srv->rt);
@@ -425,6 +429,8 @@ int sbd_run(sbd_config *cfg) {
     sbd_prove_log(srv);
     sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
             cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
+    sbd_sched_start(srv);
+    sbd_loopstat_start(srv);
     uv_signal_init(&srv->loop, &srv->sig_term);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_hup);
@@ -470,6 +476,8 @@ int sbd_run(sbd_config *cfg) {
     uv_close((uv_handle_t *)&srv->grace, NULL);
     uv_close((uv_handle_t *)&srv->hangups, NULL);
     uv_close((uv_handle_t *)&srv->idle, NULL);
+    sbd_sched_stop(srv);
+    sbd_loopstat_stop(srv);
     sbd_cache_close(srv->cache);
     srv->cache = NULL;
     uv_run(&srv->loop, UV_RUN_DEFAULT);
@@ -483,6 +491,8 @@ int sbd_run(sbd_config *cfg) {
   sbd_profiles_forget(srv);
   sb_runtime_close(srv->rt);
   free(srv->slot_busy);
+  free(srv->slot_waiter);
+  free(srv->slot_last_conn);
   free(srv);
   return code;
 }

@@ -3,30 +3,36 @@
  * per job (per hierarchy on v1). The control files a job needs are opened
  * once and kept; limits are written only when they change.
  *
- * Before a job takes the slot (sb_cg_slot_take), the previous job must have
- * left nothing behind:
- *   - its pooled mount namespace (its /tmp, /dev/shm tmpfs pages, charged
- *     here) is torn down on the pool's thread: the slot waits for that
- *     (the fence, below), a bounded wait;
+ * Between two jobs the slot is cleaned on a thread of its own (the slot's
+ * teardown queue, teardown.c), never on the caller's (the daemon's loop):
+ *   - the previous job's pooled mount namespace (its /tmp, /dev/shm tmpfs
+ *     pages, charged here) is closed first on that queue, so the cleaning
+ *     starts once it is torn down;
  *   - no process is left: cgroup.procs is read and whatever is listed is
  *     killed until it is empty (v2: frozen meanwhile), never assumed from
  *     the init's exit (which kills its pid namespace: the job's end);
  *   - no shmem (tmpfs, e.g. a multi-step job's /app) is still charged: such
- *     pages would count against the next job's limit, so the job takes a
- *     fresh cgroup (today's path) and the slot is tried again next time;
+ *     pages would count against the next job's limit; the slot is cleaned
+ *     once more when a job wants it (the workspace may be gone by then),
+ *     and if still charged that job takes a fresh cgroup of its own;
  *   - page cache it left charged over 8 MB is dropped (v1
- *     memory.force_empty, v2 memory.reclaim);
- *   - counters: v1 cpuacct.usage and memory.failcnt are zeroed,
- *     memory.max_usage_in_bytes reset to the current usage; v2 memory.peak
- *     is reset through the slot's own descriptor (per-fd, 6.12+; before
- *     that the slot is not used with a memory controller); what cannot be
- *     reset (oom_kill, pids.events' max, cpu.stat, the usage left in clean
- *     page cache) is read as a baseline and subtracted (cgroup.c).
- * Whatever of this fails leaves the slot unused (broken) and the job on the
- * per-job path. */
+ *     memory.force_empty, v2 memory.reclaim: up to seconds).
+ * Meanwhile the slot is PREPARING: sb_runtime_slot_ready says no, and the
+ * daemon starts nothing on it (another ready slot, or the notification on
+ * sb_runtime_slot_ready_fd). When a job takes a READY slot (on the loop, a
+ * few writes and reads on open descriptors): its limits are written and
+ * the counters reset: v1 cpuacct.usage and memory.failcnt are zeroed,
+ * memory.max_usage_in_bytes reset to the current usage; v2 memory.peak
+ * is reset through the slot's own descriptor (per-fd, 6.12+; before that
+ * the slot is not used with a memory controller); what cannot be reset
+ * (oom_kill, pids.events' max, cpu.stat, the usage left in clean page
+ * cache) is read as a baseline and subtracted (cgroup.c).
+ * A slot that cannot be emptied or set up is given up (BROKEN) and its
+ * jobs take cgroups of their own. */
 #include "internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,7 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FENCE_WAIT_MS 200     /* the pool's thread is behind: take a fresh cgroup rather than wait longer */
 #define KILL_ROUNDS 100       /* kill + re-read rounds before the slot is given up */
 #define SHMEM_RESIDUE_MAX (1u << 20)
 #define RECLAIM_ABOVE (8u << 20) /* measured after a Python job: 0.2-0.5 MB (bench/FINDINGS.md) */
@@ -136,7 +141,6 @@ static int put(const sb_cg_slot *s, int f, const char *val) {
 static void slot_close_fds(sb_cg_slot *s) {
   for (int i = 0; i < SB_SLOT_NFD; i++) sbu_closep(&s->fd[i]);
   sbu_closep(&s->dirs.v2_fd);
-  sbu_closep(&s->fence_fd);
 }
 
 /* First job of the slot: the directories (claimed like a job's, so a
@@ -165,33 +169,6 @@ static int slot_create(sb_cg_backend *b, sb_cg_slot *s, int index) {
   if (b->kind == SB_CGROUP_V1) sb_cg_put(s->dirs.v1_memory, "memory.swappiness", "0", NULL); /* best effort */
   if (b->kind == SB_CGROUP_V2 && b->v2_memory) sb_cg_put(s->dirs.v2, "memory.oom.group", "1", NULL);
   return 0;
-}
-
-/* The previous job's mount namespace is gone (its tmpfs pages uncharged)
- * once the pool's thread closed the fence's write end, queued after it. */
-static bool fence_passed(sb_cg_slot *s) {
-  if (s->fence_fd < 0) return true;
-  struct pollfd pfd = {.fd = s->fence_fd, .events = POLLIN};
-  int n;
-  do n = poll(&pfd, 1, FENCE_WAIT_MS);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0) return false;
-  sbu_closep(&s->fence_fd);
-  return true;
-}
-
-void sb_cg_slot_fence(sb_runtime *rt, int index) {
-  sb_cg_backend *b = &rt->cg;
-  if (index < 0 || index >= b->n_slots || !b->slots[index] || !b->slots[index]->created) return;
-  sb_cg_slot *s = b->slots[index];
-  int p[2];
-  sbu_closep(&s->fence_fd);
-  if (pipe2(p, O_CLOEXEC) < 0) {
-    s->broken = true; /* cannot know when the teardown ends: never reuse */
-    return;
-  }
-  s->fence_fd = p[0];
-  sb_pool_defer_close(rt, p[1]); /* after the namespace's fd: the thread closes them in order */
 }
 
 /* Listed pids of one cgroup.procs, killed; true when it was empty. */
@@ -278,7 +255,6 @@ static void reclaim(const sb_cg_backend *b, sb_cg_slot *s) {
 }
 
 static void baseline(const sb_cg_backend *b, sb_cg_slot *s, sb_cg_job *j) {
-  reclaim(b, s);
   if (b->kind == SB_CGROUP_V1) {
     put(s, SB_SF_CPU, "0");
     put(s, SB_SF_FAILCNT, "0");
@@ -301,10 +277,86 @@ static void baseline(const sb_cg_backend *b, sb_cg_slot *s, sb_cg_job *j) {
   j->base_mem = ok ? usage : 0;
 }
 
+static int state_of(sb_cg_slot *s) { return atomic_load_explicit(&s->state, memory_order_acquire); }
+static void set_state(sb_cg_slot *s, int st) { atomic_store_explicit(&s->state, st, memory_order_release); }
+
+static sb_cg_slot *slot_at(const sb_runtime *rt, int index) {
+  const sb_cg_backend *b = &rt->cg;
+  if (index < 0 || index >= b->n_slots || !b->slots[index] || !b->slots[index]->created) return NULL;
+  return b->slots[index];
+}
+
+/* On the slot's teardown thread, after the previous job's namespace. Only
+ * this slot's descriptors and state are touched (the backend's fields read
+ * are set once at start): the loop leaves a PREPARING slot alone. */
+void sb_cg_slot_prepare(sb_runtime *rt, sb_cg_slot *s) {
+  const sb_cg_backend *b = &rt->cg;
+  int st = SB_SLOT_READY;
+  if (!emptied(b, s)) st = SB_SLOT_BROKEN;
+  else if ((b->kind == SB_CGROUP_V1 || b->v2_memory) && shmem_left(b, s) > SHMEM_RESIDUE_MAX)
+    st = s->recheck ? SB_SLOT_STALE : SB_SLOT_RESIDUE; /* e.g. a multi-step job's /app files, charged until its workspace goes */
+  else reclaim(b, s);
+  s->recheck = false;
+  set_state(s, st);
+  uint64_t one = 1;
+  if (write(rt->slot_ready_fd, &one, sizeof one) < 0) { /* a full counter is still readable */
+  }
+}
+
+void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd) {
+  sb_cg_slot *s = slot_at(rt, index);
+  if (!s || !s->fence_due) { /* not a run of the slot: nothing waits on it */
+    sb_pool_defer_close(rt, ns_fd);
+    return;
+  }
+  s->fence_due = false;
+  if (!sb_teardown_push(&s->worker, ns_fd, s)) { /* cannot queue: as before this change, on this thread */
+    if (ns_fd >= 0) close(ns_fd);
+    sb_cg_slot_prepare(rt, s);
+  }
+}
+
+sb_teardown *sb_cg_slot_queue(sb_runtime *rt, int index) {
+  sb_cg_slot *s = slot_at(rt, index);
+  return s && s->worker.started ? &s->worker : &rt->teardown;
+}
+
+bool sb_runtime_slot_ready(sb_runtime *rt, int index) {
+  sb_cg_slot *s = slot_at(rt, index);
+  if (!s) return true;
+  int st = state_of(s);
+  if (st == SB_SLOT_PREPARING) return false;
+  if (st != SB_SLOT_RESIDUE) return true;
+  /* what was charged may be gone (the workspace of a job that ended since):
+   * cleaned once more before a job takes it */
+  s->recheck = true;
+  set_state(s, SB_SLOT_PREPARING);
+  if (sb_teardown_push(&s->worker, -1, s)) return false;
+  s->recheck = false;
+  set_state(s, SB_SLOT_STALE);
+  return true;
+}
+
+int sb_runtime_slot_ready_fd(const sb_runtime *rt) { return rt->slot_ready_fd; }
+
+void sb_runtime_slot_ready_drain(const sb_runtime *rt) {
+  uint64_t n;
+  if (rt->slot_ready_fd >= 0 && read(rt->slot_ready_fd, &n, sizeof n) < 0) { /* EAGAIN: nothing new */
+  }
+}
+
+void sb_runtime_slot_wait(sb_runtime *rt, int index) {
+  while (!sb_runtime_slot_ready(rt, index)) {
+    struct pollfd pfd = {.fd = rt->slot_ready_fd, .events = POLLIN};
+    if (poll(&pfd, 1, 1000) < 0 && errno != EINTR) return;
+    sb_runtime_slot_ready_drain(rt);
+  }
+}
+
 int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j) {
   sb_cg_backend *b = &rt->cg;
-  if (rt->opts.pool <= 0 || b->kind == SB_CGROUP_NONE || index < 0) return -ENOTSUP;
-  if (index >= b->n_slots) { /* an array of pointers: running jobs hold theirs */
+  if (rt->opts.pool <= 0 || b->kind == SB_CGROUP_NONE || index < 0 || rt->slot_ready_fd < 0) return -ENOTSUP;
+  if (index >= b->n_slots) { /* an array of pointers: running jobs and teardown threads hold theirs */
     sb_cg_slot **ns = realloc(b->slots, (size_t)(index + 1) * sizeof *ns);
     if (!ns) return -ENOMEM;
     for (int i = b->n_slots; i <= index; i++) ns[i] = NULL;
@@ -315,26 +367,33 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
     sb_cg_slot *n = calloc(1, sizeof *n);
     if (!n) return -ENOMEM;
     for (int k = 0; k < SB_SLOT_NFD; k++) n->fd[k] = -1;
-    n->dirs.v2_fd = n->dirs.v2_peak_fd = n->fence_fd = -1;
+    n->dirs.v2_fd = n->dirs.v2_peak_fd = -1;
+    sb_teardown_init(&n->worker);
+    set_state(n, SB_SLOT_READY);
     b->slots[index] = n;
   }
   sb_cg_slot *s = b->slots[index];
-  if (s->busy || s->broken) return -EBUSY; /* concurrent runs on one slot (the CLI), or given up */
-  if (!s->created && slot_create(b, s, index) < 0) {
-    s->broken = true;
-    return -ENOTSUP;
+  if (!s->created) {
+    if (state_of(s) == SB_SLOT_BROKEN) return -EBUSY;
+    /* a fresh directory (a predecessor's leftover was emptied when it was claimed) */
+    if (slot_create(b, s, index) < 0 || sb_teardown_start(&s->worker, rt) < 0 || !emptied(b, s)) {
+      set_state(s, SB_SLOT_BROKEN);
+      return -ENOTSUP;
+    }
   }
-  if (!fence_passed(s)) {
+  switch (state_of(s)) {
+  case SB_SLOT_READY:
+    break;
+  case SB_SLOT_STALE:
+    set_state(s, SB_SLOT_RESIDUE); /* this run takes its own; the next cleans again */
     rt->slot_fallbacks++;
     return -EAGAIN;
-  }
-  if (!emptied(b, s)) {
-    s->broken = true;
-    return -EBUSY;
-  }
-  if ((b->kind == SB_CGROUP_V1 || b->v2_memory) && shmem_left(b, s) > SHMEM_RESIDUE_MAX) {
+  case SB_SLOT_PREPARING:
+  case SB_SLOT_RESIDUE: /* started without waiting for it (sb_runtime_slot_ready) */
     rt->slot_fallbacks++;
-    return -EAGAIN; /* e.g. a multi-step job's /app files, charged until its workspace goes */
+    return -EAGAIN;
+  default:
+    return -EBUSY; /* concurrent runs on one slot (the CLI), or given up */
   }
   if (write_limits(b, s, l) < 0) {
     rt->slot_fallbacks++;
@@ -351,7 +410,7 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
   j->slot_index = index;
   j->created = true;
   baseline(b, s, j);
-  s->busy = true;
+  set_state(s, SB_SLOT_BUSY);
   return 0;
 }
 
@@ -411,11 +470,18 @@ bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns
 
 void sb_cg_slot_reset_peak(const sb_cg_slot *s) { put(s, SB_SF_PEAK, "reset\n"); }
 
-void sb_cg_slot_release(sb_cg_slot *s) { s->busy = false; }
+/* Not ready until cleaned: sb_cg_slot_fence (sb_proc_free, right after)
+ * queues the cleaning behind the job's namespace. */
+void sb_cg_slot_release(sb_cg_slot *s) {
+  s->recheck = false;
+  s->fence_due = true;
+  set_state(s, SB_SLOT_PREPARING);
+}
 
 void sb_cg_slots_close(sb_cg_backend *b) {
   for (int i = 0; i < b->n_slots; i++) {
     sb_cg_slot *s = b->slots[i];
+    if (s) sb_teardown_stop(&s->worker); /* what is queued is done first */
     if (s && s->created) {
       emptied(b, s);
       slot_close_fds(s);

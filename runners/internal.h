@@ -40,8 +40,26 @@ void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(pr
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
 
-/* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
+/* ---- teardown.c (parent): closes and slot cleaning on a thread of its own ---- */
 typedef struct sb_cg_slot sb_cg_slot;
+typedef struct {
+  int pipe[2];
+  pthread_t thread;
+  bool started;
+  sb_runtime *rt;
+} sb_teardown;
+void sb_teardown_init(sb_teardown *t);                /* not started: pushes refused */
+int sb_teardown_start(sb_teardown *t, sb_runtime *rt); /* 0 or -errno */
+/* Queue: close fd (if >= 0), then clean slot (if not NULL). false: not
+ * queued (not started, or the write failed): the caller does it. */
+bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot);
+/* The same, and last umount2(path, MNT_DETACH) + rmdir (false too when
+ * path is SB_TEARDOWN_PATH long or longer: the caller does it). */
+#define SB_TEARDOWN_PATH 1024
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, const char *path);
+void sb_teardown_stop(sb_teardown *t); /* finishes what is queued, joins */
+
+/* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
 typedef struct {
   uint64_t cpu_ns, user_ns, sys_ns; /* 0 when !has_cpu */
   uint64_t mem_peak_bytes;          /* 0 when unknown */
@@ -89,11 +107,25 @@ enum {
   SB_SF_CPU, SB_SF_CPU_USER, SB_SF_CPU_SYS, SB_SF_PEAK, SB_SF_MEM_STAT, SB_SF_USAGE, SB_SF_FAILCNT, SB_SF_OOM,
   SB_SF_PIDS_EVENTS, SB_SF_FREEZE, SB_SF_RECLAIM, SB_SLOT_NFD
 };
+/* Where a slot's cgroup is between jobs (cgroup_slot.c). Only the loop
+ * thread changes it, except PREPARING -> READY/RESIDUE/STALE/BROKEN, which
+ * the slot's teardown thread does when it is done with the slot. */
+typedef enum {
+  SB_SLOT_READY,     /* clean: the next job may take it */
+  SB_SLOT_BUSY,      /* a job holds it */
+  SB_SLOT_PREPARING, /* queued on or being cleaned by its thread: nobody else touches it */
+  SB_SLOT_RESIDUE,   /* shmem left charged (a workspace still alive): cleaned again before use */
+  SB_SLOT_STALE,     /* cleaned again on request and still charged: the next job takes a cgroup of its own */
+  SB_SLOT_BROKEN,    /* could not be emptied or set up: never used again */
+} sb_slot_state;
 struct sb_cg_slot {
-  bool created, busy, broken;
+  bool created;
+  _Atomic int state;    /* sb_slot_state */
+  bool recheck;         /* this cleaning was asked for by a RESIDUE slot (loop thread before the push) */
+  bool fence_due;       /* released, its cleaning not queued yet (loop thread only) */
   sb_cg_job dirs;       /* its directories (and v2's open directory for CLONE_INTO_CGROUP) */
   int fd[SB_SLOT_NFD];
-  int fence_fd;         /* EOF once the previous job's mount namespace is torn down; -1: none pending */
+  sb_teardown worker;   /* its own queue: the previous job's namespace, then the cleaning */
   uint64_t last_mem, last_memsw, last_pids; /* limits as written; 0: unknown */
 };
 
@@ -124,9 +156,16 @@ int sb_cg_mkdir_job(const char *path);
  * and the caller creates the job's own (sb_cg_job_create): the pool off, no
  * cgroup, the slot busy, given up, or not clean yet. */
 int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j);
-/* After a pooled job's mount namespace went to the pool's thread: the next
- * job of the slot waits until it is torn down. */
-void sb_cg_slot_fence(sb_runtime *rt, int index);
+/* After a run (sb_proc_free): ns_fd (its mount namespace, or -1) is closed
+ * and, if the run held slot `index`, the slot is cleaned for its next job,
+ * both on the slot's teardown thread; until then the slot is not ready. */
+void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd);
+/* On the slot's teardown thread: kill what is left, check for residue,
+ * reclaim, reset the counters; then the new state and a notification
+ * (sb_runtime_slot_ready_fd). */
+void sb_cg_slot_prepare(sb_runtime *rt, sb_cg_slot *s);
+/* The teardown queue of slot `index` (the pool's when it has none). */
+sb_teardown *sb_cg_slot_queue(sb_runtime *rt, int index);
 int sb_cg_slot_attach(const sb_cg_slot *s, pid_t pid, char err[SB_ERR_MAX]);
 void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *st); /* raw counters */
 bool sb_cg_slot_cpu_ns(const sb_cg_backend *b, const sb_cg_slot *s, uint64_t *ns); /* raw; false: none */
@@ -490,9 +529,8 @@ struct sb_runtime {
   sb_pool_tmpl *pool;        /* pool.c: up to opts.pool templates */
   int n_pool;
   uint64_t pool_clock;
-  int teardown_pipe[2];
-  pthread_t teardown_thread;
-  bool teardown_started;
+  sb_teardown teardown;      /* teardown.c: what no slot waits on */
+  int slot_ready_fd;         /* eventfd: a slot's cleaning ended (cgroup_slot.c); -1: none */
   uint64_t pool_fallbacks;   /* runs that fit the pool but built their own root */
   uint64_t slot_fallbacks;   /* runs that took a cgroup of their own while their slot's was not clean */
 };

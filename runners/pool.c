@@ -28,10 +28,12 @@
  * is dropped and built again (rt->pool_rebuilds). ~10 files, 2 syscalls
  * each.
  *
- * Also here: the teardown thread. A job's mount namespace (~40 mounts) is
- * torn down when its last reference goes; without a reference of ours that
- * happens in the exiting init, before the exit is visible to us, i.e. on the
- * job's critical path. We hold one from READY and close it on this thread. */
+ * Also here: the pool's teardown queue (teardown.c). A job's mount namespace
+ * (~40 mounts) is torn down when its last reference goes; without a
+ * reference of ours that happens in the exiting init, before the exit is
+ * visible to us, i.e. on the job's critical path. We hold one from READY and
+ * close it on a teardown thread: the slot's own when the job ran in the
+ * slot's cgroup (its cleaning follows, cgroup_slot.c), else the pool's. */
 #include "internal.h"
 
 #include <errno.h>
@@ -43,6 +45,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/file.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -351,35 +354,16 @@ int sb_pool_job_ns(int pidfd, pid_t pid) {
   return open(ns, O_RDONLY | O_CLOEXEC);
 }
 
-static void *teardown_main(void *arg) {
-  sb_runtime *rt = arg;
-  int fd;
-  for (;;) {
-    ssize_t n = read(rt->teardown_pipe[0], &fd, sizeof fd);
-    if (n < 0 && errno == EINTR) continue;
-    if (n != (ssize_t)sizeof fd) break; /* EOF: sb_pool_fini */
-    close(fd);
-  }
-  return NULL;
-}
-
 void sb_pool_init(sb_runtime *rt) {
-  rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
   if (rt->opts.pool <= 0) return;
-  if (pipe2(rt->teardown_pipe, O_CLOEXEC) < 0) return;
-  if (pthread_create(&rt->teardown_thread, NULL, teardown_main, rt) != 0) {
-    sbu_closep(&rt->teardown_pipe[0]);
-    sbu_closep(&rt->teardown_pipe[1]);
-    return;
-  }
-  rt->teardown_started = true;
+  /* Slots wait on their own queues (cgroup_slot.c) and say so here; without
+   * it no slot cgroup is used. */
+  rt->slot_ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  sb_teardown_start(&rt->teardown, rt); /* else closed on the caller's thread */
 }
 
 void sb_pool_defer_close(sb_runtime *rt, int fd) {
-  if (fd < 0) return;
-  /* A pipe write of an int is atomic; a full pipe (thousands queued) blocks
-   * briefly, which only means the thread is behind. */
-  if (!rt->teardown_started || write(rt->teardown_pipe[1], &fd, sizeof fd) != (ssize_t)sizeof fd) close(fd);
+  if (fd >= 0 && !sb_teardown_push(&rt->teardown, fd, NULL)) close(fd);
 }
 
 void sb_pool_fini(sb_runtime *rt) {
@@ -392,10 +376,5 @@ void sb_pool_fini(sb_runtime *rt) {
   free(rt->pool);
   rt->pool = NULL;
   rt->n_pool = 0;
-  if (rt->teardown_started) {
-    sbu_closep(&rt->teardown_pipe[1]);
-    pthread_join(rt->teardown_thread, NULL);
-    sbu_closep(&rt->teardown_pipe[0]);
-    rt->teardown_started = false;
-  }
+  sb_teardown_stop(&rt->teardown);
 }

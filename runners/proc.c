@@ -89,10 +89,8 @@ static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
 }
 
 void sb_proc_free(sb_proc *p) {
-  if (p->job_ns_fd >= 0) {
-    sb_pool_defer_close(p->rt, p->job_ns_fd);
-    sb_cg_slot_fence(p->rt, p->cg.slot_index); /* its tmpfs pages are charged to the slot until then */
-  }
+  /* its tmpfs pages are charged to the slot until the namespace goes */
+  sb_cg_slot_fence(p->rt, p->cg.slot_index, p->job_ns_fd);
   sbu_closep(&p->pidfd);
   sbu_closep(&p->ctl_fd);
   sbu_closep(&p->out_fd);

@@ -10,6 +10,7 @@
 int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out) {
   sb_proc *p;
   char err[SB_ERR_MAX] = "";
+  sb_runtime_slot_wait(rt, spec->netns_slot); /* the slot's previous run is still being cleaned */
   int rc = sb_proc_start(rt, spec, &p, err);
   if (rc < 0) {
     memset(out, 0, sizeof *out);

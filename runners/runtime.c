@@ -233,7 +233,8 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   rt->opts = *opts;
   rt->n_netns = 0;
   rt->lock_fd = -1;
-  rt->teardown_pipe[0] = rt->teardown_pipe[1] = -1;
+  sb_teardown_init(&rt->teardown);
+  rt->slot_ready_fd = -1;
   rt->ipc_pipe[0] = rt->ipc_pipe[1] = -1;
   rt->outer_uid = geteuid();
   rt->outer_gid = getegid();
@@ -325,7 +326,8 @@ void sb_runtime_close(sb_runtime *rt) {
   sb_seccomp_free(&rt->filter);
   if (rt->empty_caps) cap_free(rt->empty_caps);
   sb_attach_warm_fini(&rt->warm);
-  sb_cg_close(&rt->cg);
+  sb_cg_close(&rt->cg); /* joins the slots' teardown threads */
+  sbu_closep(&rt->slot_ready_fd);
   if (rt->instance[0]) {
     char jobs[PATH_MAX];
     snprintf(jobs, sizeof jobs, "%s/jobs", rt->instance);

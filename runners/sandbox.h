@@ -74,6 +74,17 @@ uid_t sb_host_euid(void); /* geteuid() as it was before sb_runtime_open */
 /* Why prepared roots (the pool) are off for this runtime, NULL when on;
  * turning them off drops the templates (sb_runtime_prove does on failure). */
 const char *sb_runtime_pool_off(const sb_runtime *rt);
+/* Worker slots (netns_slot) reuse one cgroup per slot. After each run of
+ * a slot its cgroup is cleaned on a thread of its own (cgroup_slot.c): the
+ * job's mount namespace torn down, leftovers killed, page cache reclaimed,
+ * counters reset. Until that ends the slot is not ready: a run started on it
+ * would take a cgroup of its own. ready: false means a notification follows
+ * on the ready fd (an eventfd; read it with _drain); never blocks. wait:
+ * blocks until the slot is ready (the blocking driver, sb_run). */
+bool sb_runtime_slot_ready(sb_runtime *rt, int slot);
+int sb_runtime_slot_ready_fd(const sb_runtime *rt); /* -1: no slot ever waits */
+void sb_runtime_slot_ready_drain(const sb_runtime *rt);
+void sb_runtime_slot_wait(sb_runtime *rt, int slot);
 /* Adds text to the runtime's warning (every result's warnings, status'). */
 void sb_runtime_add_warning(sb_runtime *rt, const char *text);
 void sb_runtime_pool_disable(sb_runtime *rt, const char *why);
@@ -141,6 +152,10 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
 int sb_workspace_write(sb_workspace *ws, const char *rel_path, const void *data, size_t len,
                        mode_t mode, char err[SB_ERR_MAX]);
 void sb_workspace_destroy(sb_workspace *ws);
+/* The same for a workspace whose runs used worker slot `slot`: its /app
+ * (charged to the slot's cgroup) is unmounted on the slot's teardown
+ * thread, so the slot's next cleaning comes after it. */
+void sb_workspace_destroy_in_slot(sb_workspace *ws, int slot);
 /* After a program ran in the workspace every name in it is hostile: these
  * (wsfs.c) never follow a symlink, never leave /app's file system and never
  * block on a FIFO. sb_workspace_write is link-safe too. */

@@ -146,9 +146,19 @@ int sb_workspace_copy_in(sb_workspace *ws, const char *src_dir, char err[SB_ERR_
   return rc == 0 ? 0 : -EIO;
 }
 
-void sb_workspace_destroy(sb_workspace *ws) {
+void sb_workspace_destroy(sb_workspace *ws) { sb_workspace_destroy_in_slot(ws, -1); }
+
+void sb_workspace_destroy_in_slot(sb_workspace *ws, int slot) {
   if (!ws) return;
   sbu_closep(&ws->dirfd);
+  /* An unmount waits for an RCU grace period (up to a second on a loaded
+   * machine): on a teardown thread, not the caller's (the daemon's loop).
+   * The path is unique to this workspace (the runtime's counter). */
+  if (ws->mounted && sb_teardown_push_umount(sb_cg_slot_queue(ws->rt, slot), -1, NULL, ws->path)) {
+    sb_uid_release(ws->lease);
+    free(ws);
+    return;
+  }
   if (ws->mounted) umount2(ws->path, MNT_DETACH);
   /* Unmounted, the mountpoint is an empty directory of ours: one rmdir
    * (it never follows a symlink). Anything else left there (no tmpfs, or

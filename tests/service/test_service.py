@@ -495,6 +495,10 @@ def case_metrics():
         f = fams.get(h, {})
         count = [s[2] for s in f.get("samples", []) if s[0] == h + "_count"]
         check(f.get("type") == "histogram" and count == [4], f"{h}: 4 steps observed: {f.get('type')} {count}")
+    loop = fams.get("surgebox_loop_busy_seconds", {})
+    turns = [s[2] for s in loop.get("samples", []) if s[0] == "surgebox_loop_busy_seconds_count"]
+    check(loop.get("type") == "histogram" and turns and turns[0] >= 5,
+          f"surgebox_loop_busy_seconds: every turn of the loop observed: {loop.get('type')} {turns}")
     for g in ("surgebox_queue_depth", "surgebox_running"):
         check(fams.get(g, {}).get("type") == "gauge" and fams[g]["samples"][0][2] == 0, f"{g} gauge 0")
     for k in ("surgebox_cache_hits", "surgebox_cache_misses"):
