@@ -1155,7 +1155,9 @@ def _prepare():
         os.register_at_fork(after_in_child=tracer.forked)
     except AttributeError:
         pass
-    sys.setrecursionlimit(sys.getrecursionlimit() + 1)  # our frame sits under the program's
+    # our frame sits under the program's (and up to 3.11 so does exec's C
+    # call): the program reaches the same depth as untraced before RecursionError
+    sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _MON else 2))
     return tracer, source, g, None
 
 
