@@ -8,3 +8,4 @@ print(type(__loader__).__name__, __loader__.name, __loader__.path)
 print(getattr(sys, "orig_argv", ["?", "?"])[1:])
 import __main__
 print(__main__.__dict__ is globals(), sys.modules["__main__"] is __main__)
+print(sorted(sys.modules))

@@ -1,0 +1,1186 @@
+# The body of surgebox's Python tracer (trace format v1, PROTOCOL.md
+# "Traces"); sbtrace.py, the entry, executes it in its own namespace from the
+# cached bytecode (never as an importable module: nothing in sys.modules).
+#
+# sbtrace.py runs main.py as `python3 [FLAGS] main.py ARGS...` would (argv, sys.path[0],
+# a fresh __main__, stdout/stderr bytes, tracebacks, exit status) and writes
+# the trace as JSON Lines to descriptor SURGEBOX_TRACE_FD. Standard library
+# only, CPython 3.8 ... 3.13: sys.settrace up to 3.11, sys.monitoring from 3.12.
+# Nothing here may run the program's code (no repr/str/getattr on its objects)
+# or raise into it; what the program can still notice is listed in PROTOCOL.md.
+import sys
+import os
+
+_self_module = sys.modules["__main__"]  # kept: our functions' globals live in it
+_V = sys.version_info[:2]
+_MON = _V >= (3, 12)
+_TOOL = 0  # sys.monitoring.DEBUGGER_ID
+
+
+def _fatal(msg):
+    sys.stderr.write("sbtrace: %s\n" % msg)
+    sys.stderr.flush()
+    os._exit(2)
+
+
+# ---------------------------------------------------------------- JSON out
+
+_ESC = {i: "\\u%04x" % i for i in range(32)}
+_ESC.update({ord('"'): '\\"', ord("\\"): "\\\\", 8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r"})
+_ESC.update({i: "\\u%04x" % i for i in range(0xD800, 0xE000)})  # lone surrogates
+
+
+def _j(s):
+    """JSON string body (no quotes) of str s."""
+    if s.isprintable():
+        if '"' in s or "\\" in s:
+            return s.replace("\\", "\\\\").replace('"', '\\"')
+        return s
+    return s.translate(_ESC)
+
+
+def _parse_json_object(text):
+    """The flat JSON object of SURGEBOX_TRACE_LIMITS: string keys, integer
+    values (no json import: it would load re into the program's sys.modules)."""
+    out = {}
+    s = text.strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        raise ValueError("not a JSON object")
+    body = s[1:-1].strip()
+    if not body:
+        return out
+    for part in body.split(","):
+        k, sep, v = part.partition(":")
+        k, v = k.strip(), v.strip()
+        if not sep or len(k) < 2 or k[0] != '"' or k[-1] != '"':
+            raise ValueError("bad member %r" % part.strip())
+        if not (v.isdigit() and v.isascii()):
+            raise ValueError("%s: not a non-negative integer" % k)
+        out[k[1:-1]] = int(v)
+    return out
+
+
+# ---------------------------------------------------------------- values
+
+_FunctionType = type(_fatal)
+_BuiltinType = type(len)
+_BoundMethod = type(type("_C", (), {"m": lambda self: 0})().m)
+_ModuleType = type(sys)
+_GetSet = type(_FunctionType.__dict__["__code__"])
+_Member = type(type("_S", (), {"__slots__": ("a",)}).__dict__["a"])
+_NoneType = type(None)
+
+
+def _gen_type():
+    def g():
+        yield 0
+    return type(g())
+
+
+_GenType = _gen_type()
+_EllipsisType = type(...)
+_NotImplType = type(NotImplemented)
+
+_t_dict = type.__dict__["__dict__"].__get__
+_t_mro = type.__dict__["__mro__"].__get__
+_t_name = type.__dict__["__name__"].__get__
+_t_qualname = type.__dict__["__qualname__"].__get__
+_t_module = type.__dict__["__module__"].__get__
+_t_flags = type.__dict__["__flags__"].__get__
+_f_qualname = _FunctionType.__dict__["__qualname__"].__get__
+_b_name = _BuiltinType.__dict__["__name__"].__get__
+_m_func = _BoundMethod.__dict__["__func__"].__get__
+_mod_dict = _ModuleType.__dict__["__dict__"].__get__
+_g_qualname = _GenType.__dict__["__qualname__"].__get__
+_g_frame = _GenType.__dict__["gi_frame"].__get__
+_exc_args = BaseException.__dict__["args"].__get__
+_HEAP = 1 << 9
+_INT_MAX_DIGITS = 4300
+
+_BUILTIN_NAMES = {}
+for _t in (int, bool, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset,
+           range, slice, _NoneType, _EllipsisType, _NotImplType, object, type):
+    _BUILTIN_NAMES[_t] = _t_name(_t)
+del _t
+
+_IMMUTABLE = frozenset((int, bool, float, complex, str, bytes, _NoneType, range))
+
+
+def _type_name(t, _cache={}):
+    n = _cache.get(t)
+    if n is None:
+        n = _BUILTIN_NAMES.get(t)
+        if n is None:
+            try:
+                qn = _t_qualname(t)
+                mod = _t_module(t)
+            except Exception:
+                qn, mod = "?", None
+            if type(qn) is not str:
+                qn = "?"
+            if type(mod) is str and mod not in ("builtins", "__main__"):
+                n = mod + "." + qn
+            else:
+                n = qn
+        _cache[t] = n
+    return n
+
+
+def _kind(t, _cache={}):
+    """Which builtin a type renders as: the first of ours in its MRO, or
+    'obj' (instance dict and slots), 'exc', 'other' (<T object>)."""
+    k = _cache.get(t)
+    if k is None:
+        k = "other"
+        try:
+            for b in _t_mro(t):
+                if b in _KINDS:
+                    k = _KINDS[b]
+                    break
+                if b is BaseException:
+                    k = "exc"
+                    break
+            if k == "other" and _t_flags(t) & _HEAP:
+                k = "obj"
+        except Exception:
+            k = "other"
+        _cache[t] = k
+    return k
+
+
+class _Cut(Exception):
+    pass
+
+
+class Renderer:
+    """Bounded canonical reprs; object numbers shared by the whole trace."""
+
+    def __init__(self, chars, items, nest, frame_fr):
+        self.chars, self.items, self.nest = chars, items, nest
+        self.budget_total = max(chars * items, 256)
+        self.ids = {}  # id(obj) -> (number, type); see PROTOCOL.md on reuse
+        self.next_id = 1
+        self.frame_fr = frame_fr  # id(frame) -> fr, for generators
+
+    def value(self, v):
+        """JSON text of [type, repr]."""
+        t = type(v)
+        if t is int:
+            if -10 ** 15 < v < 10 ** 15:
+                return '["int","%d"]' % v
+        elif t is str:
+            if len(v) <= self.chars:
+                r = str.__repr__(v)
+                return '["str","' + _j(r) + '"]'
+        elif t is _NoneType:
+            return '["NoneType","None"]'
+        elif t is bool:
+            return '["bool","True"]' if v else '["bool","False"]'
+        try:
+            self.left = self.budget_total
+            self.active = set()
+            r = self.r(v, 0)
+        except Exception as e:  # never raises into the program
+            r = "<unrenderable: %s>" % _type_name(type(e))
+        return '["' + _j(_type_name(t)) + '","' + _j(r) + '"]'
+
+    def num(self, v, t):
+        k = id(v)
+        e = self.ids.get(k)
+        if e is None or e[1] is not t:
+            e = (self.next_id, t)
+            self.next_id += 1
+            self.ids[k] = e
+        return "#%d" % e[0]
+
+    def r(self, v, depth):
+        t = type(v)
+        k = _KINDS.get(t) or _kind(t)
+        out = _RENDER[k](self, v, t, depth)
+        self.left -= len(out)
+        return out
+
+    def seq(self, v, t, depth, it, n, opn, cls, tuple1=False, prefix=""):
+        if depth >= self.nest:
+            return prefix + opn + "…" + cls
+        if prefix:
+            self.active.add(id(v))
+        parts = []
+        i = 0
+        for x in it:
+            if i >= self.items or self.left <= 0:
+                parts.append("…(+%d items)" % (n - i))
+                break
+            parts.append(self.r(x, depth + 1))
+            i += 1
+        if prefix:
+            self.active.discard(id(v))
+        body = ", ".join(parts)
+        if tuple1 and n == 1:
+            body += ","
+        return prefix + opn + body + cls
+
+
+def _r_int(R, v, t, d):
+    v = int.__int__(v) if t is not int else v  # a subclass's own __int__ never runs
+    bits = int.bit_length(v)
+    if bits > 14290:  # over 4300 digits: count them without str()
+        if bits > 4000000:
+            return "<int ~%d digits>" % int(bits * 0.30102999566398120 + 1)
+        digits = int(bits * 0.30102999566398120) + 1
+        if abs(v) < 10 ** (digits - 1):
+            digits -= 1
+        if digits > _INT_MAX_DIGITS:
+            return "<int %d digits>" % digits
+    r = int.__repr__(v)
+    if len(r) - (r[0] == "-") > _INT_MAX_DIGITS:
+        return "<int %d digits>" % (len(r) - (r[0] == "-"))
+    return r
+
+
+def _r_bool(R, v, t, d):
+    return "True" if v else "False"
+
+
+def _r_float(R, v, t, d):
+    return float.__repr__(v)
+
+
+def _r_complex(R, v, t, d):
+    return complex.__repr__(v)
+
+
+def _r_str(R, v, t, d):
+    n = str.__len__(v)
+    if n <= R.chars:
+        return str.__repr__(v)
+    r = str.__repr__(str.__getitem__(v, slice(0, R.chars)))
+    return r[:-1] + "…" + r[-1] + "…(+%d chars)" % (n - R.chars)
+
+
+def _r_bytes(R, v, t, d):
+    n = bytes.__len__(v)
+    if n <= R.chars:
+        return bytes.__repr__(v)
+    r = bytes.__repr__(bytes.__getitem__(v, slice(0, R.chars)))
+    return r[:-1] + "…" + r[-1] + "…(+%d bytes)" % (n - R.chars)
+
+
+def _r_bytearray(R, v, t, d):
+    p = R.num(v, t)
+    if id(v) in R.active:
+        return p
+    n = bytearray.__len__(v)
+    b = bytes(bytearray.__getitem__(v, slice(0, R.chars)))  # an exact bytearray: no program code
+    r = bytes.__repr__(b)
+    if n > R.chars:
+        r = r[:-1] + "…" + r[-1] + "…(+%d bytes)" % (n - R.chars)
+    return p + "bytearray(" + r + ")"
+
+
+def _r_none(R, v, t, d):
+    return "None"
+
+
+def _r_ellipsis(R, v, t, d):
+    return "Ellipsis"
+
+
+def _r_notimpl(R, v, t, d):
+    return "NotImplemented"
+
+
+def _r_list(R, v, t, d):
+    p = R.num(v, t)
+    if id(v) in R.active:
+        return p
+    return R.seq(v, t, d, list.__iter__(v), list.__len__(v), "[", "]", prefix=p)
+
+
+def _r_tuple(R, v, t, d):
+    if id(v) in R.active:  # only through a mutable member: (l,) with l = [t]
+        return "(…)"
+    R.active.add(id(v))
+    try:
+        return R.seq(v, t, d, tuple.__iter__(v), tuple.__len__(v), "(", ")", tuple1=True)
+    finally:
+        R.active.discard(id(v))
+
+
+def _r_set(R, v, t, d):
+    p = R.num(v, t)
+    if id(v) in R.active:
+        return p
+    n = set.__len__(v)
+    if n == 0:
+        return p + "set()"
+    return R.seq(v, t, d, set.__iter__(v), n, "{", "}", prefix=p)
+
+
+def _r_frozenset(R, v, t, d):
+    n = frozenset.__len__(v)
+    if n == 0:
+        return "frozenset()"
+    if id(v) in R.active:
+        return "frozenset({…})"
+    R.active.add(id(v))
+    try:
+        return "frozenset(" + R.seq(v, t, d, frozenset.__iter__(v), n, "{", "}") + ")"
+    finally:
+        R.active.discard(id(v))
+
+
+def _r_dict(R, v, t, d):
+    p = R.num(v, t)
+    if id(v) in R.active:
+        return p
+    if d >= R.nest:
+        return p + "{…}"
+    R.active.add(id(v))
+    n = dict.__len__(v)
+    parts = []
+    i = 0
+    for k, x in dict.items(v):
+        if i >= R.items or R.left <= 0:
+            parts.append("…(+%d items)" % (n - i))
+            break
+        parts.append(R.r(k, d + 1) + ": " + R.r(x, d + 1))
+        i += 1
+    R.active.discard(id(v))
+    return p + "{" + ", ".join(parts) + "}"
+
+
+def _r_range(R, v, t, d):
+    # range's repr is builtin and its members are ints
+    return range.__repr__(v)
+
+
+def _r_slice(R, v, t, d):
+    s = slice.__dict__
+    parts = [R.r(s[m].__get__(v), d + 1) for m in ("start", "stop", "step")]
+    return "slice(" + ", ".join(parts) + ")"
+
+
+def _attrs(v, t):
+    """(name, value) pairs of an instance: its __dict__ (through the plain
+    __dict__ slot only) then its __slots__ (member descriptors)."""
+    out = []
+    slots = []
+    dict_desc = None
+    for c in _t_mro(t):
+        cd = _t_dict(c)
+        if dict_desc is None and "__dict__" in cd:
+            dict_desc = cd["__dict__"]
+        for name, desc in cd.items():
+            if type(desc) is _Member and c is not object:
+                slots.append((name, desc))
+    if type(dict_desc) is _GetSet:
+        try:
+            dd = dict_desc.__get__(v)
+        except Exception:
+            dd = None
+        if type(dd) is dict:
+            out.extend(dict.items(dd))
+    for name, desc in slots:
+        try:
+            out.append((name, desc.__get__(v)))
+        except Exception:  # an unset slot: AttributeError from C
+            pass
+    return out
+
+
+def _r_obj(R, v, t, d):
+    p = R.num(v, t)
+    name = _type_name(t)
+    if id(v) in R.active:
+        return p
+    if d >= R.nest:
+        return p + name + "(…)"
+    R.active.add(id(v))
+    try:
+        attrs = _attrs(v, t)
+        parts = []
+        for i, (k, x) in enumerate(attrs):
+            if i >= R.items or R.left <= 0:
+                parts.append("…(+%d items)" % (len(attrs) - i))
+                break
+            ks = k if type(k) is str else R.r(k, d + 1)
+            parts.append(ks + "=" + R.r(x, d + 1))
+    finally:
+        R.active.discard(id(v))
+    return p + name + "(" + ", ".join(parts) + ")"
+
+
+def _r_exc(R, v, t, d):
+    p = R.num(v, t)
+    if id(v) in R.active:
+        return p
+    R.active.add(id(v))
+    try:
+        args = _exc_args(v)
+        body = R.seq(args, tuple, d, tuple.__iter__(args), tuple.__len__(args), "(", ")")
+    finally:
+        R.active.discard(id(v))
+    return p + _type_name(t) + body
+
+
+def _r_function(R, v, t, d):
+    return "<function %s>" % _f_qualname(v)
+
+
+def _r_builtin(R, v, t, d):
+    return "<builtin_function %s>" % _b_name(v)
+
+
+def _r_method(R, v, t, d):
+    f = _m_func(v)
+    if type(f) is _FunctionType:
+        return "<method %s>" % _f_qualname(f)
+    return "<method>"
+
+
+def _r_class(R, v, t, d):
+    return "<class %s>" % _type_name(v)
+
+
+def _r_module(R, v, t, d):
+    n = dict.get(_mod_dict(v), "__name__")
+    return "<module %s>" % (n if type(n) is str else "?")
+
+
+def _r_gen(R, v, t, d):
+    qn = _g_qualname(v)
+    fr = None
+    try:
+        f = _g_frame(v)
+        if f is not None:
+            fr = R.frame_fr(f)
+    except Exception:
+        pass
+    kind = _type_name(t)
+    if fr is None:
+        return "<%s %s>" % (kind, qn)
+    return "<%s %s #%d>" % (kind, qn, fr)
+
+
+def _r_other(R, v, t, d):
+    return "<%s object>" % _type_name(t)
+
+
+_KINDS = {int: "int", bool: "bool", float: "float", complex: "complex", str: "str", bytes: "bytes",
+          bytearray: "bytearray", list: "list", tuple: "tuple", set: "set", frozenset: "frozenset",
+          dict: "dict", range: "range", slice: "slice", _NoneType: "none", _EllipsisType: "ellipsis",
+          _NotImplType: "notimpl", _FunctionType: "function", _BuiltinType: "builtin",
+          _BoundMethod: "method", type: "class", _ModuleType: "module", _GenType: "gen"}
+_RENDER = {"int": _r_int, "bool": _r_bool, "float": _r_float, "complex": _r_complex, "str": _r_str,
+           "bytes": _r_bytes, "bytearray": _r_bytearray, "list": _r_list, "tuple": _r_tuple,
+           "set": _r_set, "frozenset": _r_frozenset, "dict": _r_dict, "range": _r_range,
+           "slice": _r_slice, "none": _r_none, "ellipsis": _r_ellipsis, "notimpl": _r_notimpl,
+           "function": _r_function, "builtin": _r_builtin, "method": _r_method, "class": _r_class,
+           "module": _r_module, "gen": _r_gen, "obj": _r_obj, "exc": _r_exc, "other": _r_other}
+
+
+def _coro_types():
+    ns = {}
+    exec("async def c():\n    pass\nasync def a():\n    yield 0\n", ns)
+    c = ns["c"]()
+    ct = type(c)
+    c.close()
+    return ct, type(ns["a"]())
+
+
+_CoroType, _AGenType = _coro_types()
+_KINDS[_CoroType] = "coro"
+_KINDS[_AGenType] = "agen"
+_c_qualname = _CoroType.__dict__["__qualname__"].__get__
+_c_frame = _CoroType.__dict__["cr_frame"].__get__
+_a_qualname = _AGenType.__dict__["__qualname__"].__get__
+_a_frame = _AGenType.__dict__["ag_frame"].__get__
+
+
+def _mk_r_gen(qualname, frame):
+    def r(R, v, t, d):
+        qn = qualname(v)
+        fr = None
+        f = frame(v)
+        if f is not None:
+            fr = R.frame_fr(f)
+        if fr is None:
+            return "<%s %s>" % (_type_name(t), qn)
+        return "<%s %s #%d>" % (_type_name(t), qn, fr)
+    return r
+
+
+_RENDER["coro"] = _mk_r_gen(_c_qualname, _c_frame)
+_RENDER["agen"] = _mk_r_gen(_a_qualname, _a_frame)
+
+_SCALAR_ARG = frozenset((str, int, float, bool, _NoneType, bytes))
+
+
+def _exc_msg(e, chars):
+    """str(e) when only builtin code would run for it, else the args as
+    BaseException.__str__ shows them, rendered by us."""
+    t = type(e)
+    try:
+        args = _exc_args(e)
+        safe = all(type(a) in _SCALAR_ARG for a in tuple.__iter__(args))
+        meth = None
+        for c in _t_mro(t):
+            cd = _t_dict(c)
+            if "__str__" in cd:
+                meth = cd["__str__"] if not (_t_flags(c) & _HEAP) else BaseException.__str__
+                break
+        if meth is not BaseException.__str__:
+            # OSError, SyntaxError, KeyError...: builtin __str__ reading members
+            for c in _t_mro(t):
+                for m, desc in _t_dict(c).items():
+                    if type(desc) is _Member and type(desc.__get__(e)) not in _SCALAR_ARG:
+                        safe = False
+        if safe and meth is not None:
+            s = meth(e)
+        else:
+            R = Renderer(chars, 8, 2, lambda f: None)
+            R.left, R.active = chars * 8, set()
+            n = tuple.__len__(args)
+            s = "" if n == 0 else R.r(args[0] if n == 1 else args, 0)
+        if type(s) is not str:
+            s = "?"
+    except Exception as x:
+        s = "<unrenderable: %s>" % _type_name(type(x))
+    if len(s) > chars:
+        s = s[:chars] + "…(+%d chars)" % (len(s) - chars)
+    return '{"ty":"' + _j(_type_name(t)) + '","msg":"' + _j(s) + '"}'
+
+
+# ---------------------------------------------------------------- the tracer
+
+_CO_OPTIMIZED = 0x1
+_CO_GENLIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_RETURN_VALUE, _YIELD_VALUE, _YIELD_FROM, _RESUME = 83, 86, 72, 151
+_MISSING = object()
+_NS_SKIP = (_ModuleType, _FunctionType, _BuiltinType, type)
+_DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
+                   ("nest", 4), ("depth", 256), ("snapshot_every", 64))
+_END_RESERVE = 512  # bytes kept under the byte cap for the end record
+
+
+class _Frame:
+    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi")
+
+
+class Tracer:
+    def __init__(self, fd, limits, roots, entry_path, argv, hash_seed):
+        self.fd = fd
+        self.lim = limits
+        self.roots = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+        self.cwd = os.getcwd()
+        self.own = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the tracer's directory
+        self.stdlib = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+        self.buf = []
+        self.nbytes = 0
+        self.n = 0
+        self.status = None  # None while tracing; then complete/truncated/tampered/crashed
+        self.cap = None
+        self.reason = None
+        self.states = {}  # id(frame) -> _Frame, live traced frames
+        self.codes = {}  # code -> file index, or -1 for code we do not trace
+        self.ccode = {}  # code -> co_code bytes (settrace's yield/return test)
+        self.files = {}  # absolute path -> index
+        self.next_fr = 1
+        self.R = Renderer(limits["value_chars"], limits["items"], limits["nest"], self.frame_fr)
+        self.head_files = [entry_path]
+        self.files[entry_path] = 0
+        self.argv = argv
+        self.hash_seed = hash_seed
+        self.main_ident = None
+        self.g = self._g  # one bound method each: sys.gettrace() is compared to it
+        self.l = self._l
+
+    # -- output
+    def write(self, line):
+        size = len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
+        if self.nbytes + size > self.lim["bytes"] - _END_RESERVE:
+            return False
+        self.nbytes += size
+        self.buf.append(line)
+        if len(self.buf) >= 256:
+            self.flush()
+        return True
+
+    def flush(self):
+        if not self.buf:
+            return
+        data = "".join(self.buf).encode("utf-8", "surrogatepass")
+        self.buf = []
+        while data:
+            try:
+                k = os.write(self.fd, data)
+            except InterruptedError:
+                continue
+            except OSError:
+                self.fd = -1
+                if self.status is None:
+                    self.stop("crashed", reason="trace descriptor not writable")
+                return
+            data = data[k:]
+
+    def head(self):
+        lim = ",".join('"%s":%d' % (k, self.lim[k]) for k, _ in _DEFAULT_LIMITS)
+        impl = sys.implementation.name
+        line = ('{"t":"head","v":1,"lang":"python","impl":"%s","version":"%s","mech":"%s",'
+                '"hash_seed":"%s","files":["%s"],"entry":0,"argv":[%s],"limits":{%s}}\n') % (
+            "CPython" if impl == "cpython" else _j(impl), "%d.%d.%d" % sys.version_info[:3],
+            "monitoring" if _MON else "settrace", _j(self.hash_seed), _j(self.head_files[0]),
+            ",".join('"%s"' % _j(a) for a in self.argv), lim)
+        self.write(line)
+
+    # -- which code is the program's
+    def classify(self, code):
+        fn = code.co_filename
+        fi = -1
+        if fn and not fn.startswith("<"):
+            p = fn if os.path.isabs(fn) else os.path.join(self.cwd, fn)
+            p = os.path.normpath(p)
+            if (p.startswith(self.roots) and not p.startswith(self.own) and not p.startswith(self.stdlib)
+                    and "-packages" + os.sep not in p):
+                fi = self.files.get(p)
+                if fi is None:
+                    fi = len(self.files)
+                    self.files[p] = fi
+                    self.write('{"t":"file","f":%d,"path":"%s"}\n' % (fi, _j(p)))
+        self.codes[code] = fi
+        return fi
+
+    def frame_fr(self, f):
+        st = self.states.get(id(f))
+        if st is not None and st.code is f.f_code:
+            return st.fr
+        return None
+
+    # -- frames
+    def new_frame(self, frame, code, fi):
+        st = _Frame()
+        st.fr = self.next_fr
+        self.next_fr += 1
+        st.code = code
+        st.fi = fi
+        st.fnj = '"fn":"%s"' % _j(code.co_name)
+        st.pr = {}
+        st.po = {}
+        st.exc = None
+        st.ns = not (code.co_flags & _CO_OPTIMIZED)
+        self.states[id(frame)] = st
+        return self.link(frame, st)
+
+    def link(self, frame, st):
+        """(Re)compute up/d: the nearest traced frame below (a caller, or
+        whoever resumes a generator)."""
+        b = frame.f_back
+        states = self.states
+        up = None
+        while b is not None:
+            s = states.get(id(b))
+            if s is not None and s.code is b.f_code:
+                up = s
+                break
+            b = b.f_back
+        st.up = up
+        st.d = up.d + 1 if up is not None else 0
+        st.pre = '"fr":%d,"up":%s,"d":%d,"f":%d,' % (
+            st.fr, "null" if up is None else up.fr, st.d, st.fi)
+        st.full = True
+        if st.d > self.lim["depth"]:
+            self.stop("truncated", "depth")
+            return None
+        return st
+
+    # -- one event
+    def ev(self, frame, st, k, ln, tail):
+        i = self.n
+        if i >= self.lim["events"]:
+            self.stop("truncated", "events")
+            return
+        full = st.full or i % self.lim["snapshot_every"] == 0
+        st.full = False
+        loc = self.diff(st, frame.f_locals, full)
+        line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.pre, ln, st.fnj, loc, tail)
+        if not self.write(line):
+            self.stop("truncated", "bytes")
+            return
+        self.n = i + 1
+
+    def diff(self, st, locs, full):
+        pr, po = st.pr, st.po
+        value = self.R.value
+        ns = st.ns
+        out = []
+        seen = 0
+        for name, v in locs.items():
+            t = type(v)
+            if ns and (type(name) is not str or t in _NS_SKIP
+                       or (name[:2] == "__" and name[-2:] == "__") or _kind(t) in ("module", "class")):
+                continue
+            seen += 1
+            if t in _IMMUTABLE and po.get(name, _MISSING) is v:
+                if full:
+                    out.append('"%s":%s' % (_j(name), pr[name]))
+                continue
+            r = value(v)
+            if t in _IMMUTABLE:
+                po[name] = v
+            elif name in po:
+                del po[name]
+            if full or pr.get(name) != r:
+                out.append('"%s":%s' % (_j(name), r))
+            pr[name] = r
+        if len(pr) > seen:  # names gone (or now skipped) since the last event
+            keep = set()
+            for name, v in locs.items():
+                t = type(v)
+                if not (ns and (type(name) is not str or t in _NS_SKIP
+                                or (name[:2] == "__" and name[-2:] == "__")
+                                or _kind(t) in ("module", "class"))):
+                    keep.add(name)
+            for name in [n for n in pr if n not in keep]:
+                del pr[name]
+                po.pop(name, None)
+                if not full:
+                    out.append('"%s":null' % _j(name))
+        if out or full:
+            return ',"loc":{' + ",".join(out) + "}"
+        return ""
+
+    def resolve(self, frame, st, ln, returning):
+        """An exception seen in this frame is pending: say `handled` once the
+        frame goes on past its handler (or returns/yields normally)."""
+        if returning or sys.exc_info()[1] is not st.exc:
+            exc = st.exc
+            st.exc = None
+            self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
+
+    def exc_json(self, e):
+        if BaseException in _t_mro(type(e)):  # not isinstance: it may read a __class__ property
+            return _exc_msg(e, self.lim["value_chars"])
+        return '{"ty":"%s","msg":""}' % _j(_type_name(type(e)))
+
+    # -- start/stop
+    def start(self):
+        self.main_ident = _get_ident()
+        if _MON:
+            self._start_monitoring()
+        else:
+            sys.settrace(self.g)
+
+    def stop(self, status, cap=None, reason=None):
+        if self.status is not None:
+            return
+        self.status, self.cap, self.reason = status, cap, reason
+        self.states.clear()
+        try:
+            if _MON:
+                self._stop_monitoring()
+            else:
+                if sys.gettrace() is self.g:
+                    sys.settrace(None)
+        except Exception:
+            pass
+        self.flush()
+
+    def crash(self, e):
+        self.stop("crashed", reason="%s: %s" % (_type_name(type(e)), _safe_str(e)))
+
+    def tamper_check(self):
+        """True when the program removed or replaced our hooks."""
+        if sys.getprofile() is not None:
+            return True
+        th = sys.modules.get("threading")
+        if type(th) is _ModuleType and dict.get(_mod_dict(th), "_trace_hook") is not None:
+            return True
+        if _MON:
+            if sys.gettrace() is not None:
+                return True
+            m = sys.monitoring
+            if m.get_tool(_TOOL) != "surgebox-trace" or m.get_events(_TOOL) != self.global_events:
+                return True
+            for e, cb in self.callbacks:
+                old = m.register_callback(_TOOL, e, cb)
+                if old is not cb:
+                    return True
+            return False
+        return sys.gettrace() is not self.g
+
+    def finish(self, exit_json):
+        if self.status is None:
+            tampered = False
+            try:
+                tampered = self.tamper_check()
+            except Exception:
+                tampered = True
+            self.stop("tampered" if tampered else "complete")
+        end = '{"t":"end","status":"%s",' % self.status
+        if self.cap:
+            end += '"cap":"%s",' % self.cap
+        end += '"events":%d,"exit":%s' % (self.n, exit_json)
+        if self.reason:
+            end += ',"reason":"%s"' % _j(self.reason[:200])
+        self.buf.append(end + "}\n")
+        self.flush()
+
+    def forked(self):
+        """In a child of os.fork(): stop without a word (the parent owns the trace)."""
+        self.status = "forked"
+        self.states.clear()
+        self.buf = []
+        try:
+            if _MON:
+                self._stop_monitoring()
+            else:
+                sys.settrace(None)
+            os.close(self.fd)
+        except Exception:
+            pass
+        self.fd = -1
+
+    # -- sys.settrace (3.8 ... 3.11)
+    def _g(self, frame, event, arg):
+        """Global trace function: 'call' of every new frame (and generator resumes)."""
+        try:
+            code = frame.f_code
+            fi = self.codes.get(code)
+            if fi is None:
+                fi = self.classify(code)
+            if fi < 0 or self.status is not None:
+                return None
+            st = self.states.get(id(frame))
+            if st is not None and st.code is code and code.co_flags & _CO_GENLIKE and not self._fresh(frame, code):
+                st = self.link(frame, st)
+                k = "resume"
+            else:
+                st = self.new_frame(frame, code, fi)
+                k = "call"
+            if st is None:
+                return None
+            self.ev(frame, st, k, frame.f_lineno or code.co_firstlineno, "")
+            return self.l
+        except Exception as e:
+            self.crash(e)
+            return None
+
+    def _fresh(self, frame, code):
+        if _V >= (3, 11):
+            cc = self.co_code(code)
+            lasti = frame.f_lasti
+            return cc[lasti] == _RESUME and cc[lasti + 1] == 0
+        return frame.f_lasti < 0
+
+    def co_code(self, code):
+        cc = self.ccode.get(code)
+        if cc is None:
+            cc = self.ccode[code] = code.co_code
+        return cc
+
+    def _l(self, frame, event, arg):
+        """Local trace function of a traced frame."""
+        try:
+            st = self.states.get(id(frame))
+            if st is None:
+                return None
+            if event == "line":
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "line", ln, "")
+            elif event == "return":
+                code = frame.f_code
+                cc = self.co_code(code)
+                lasti = frame.f_lasti
+                op = cc[lasti] if 0 <= lasti < len(cc) else -1
+                ln = frame.f_lineno
+                if op == _RETURN_VALUE:
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, True)
+                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
+                    self.leave(frame, st, True)
+                elif op == _YIELD_VALUE or op == _YIELD_FROM or (
+                        _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
+                    self.leave(frame, st, False)
+                else:
+                    exc = st.exc
+                    st.exc = None
+                    self.ev(frame, st, "unwind", ln, ',"exc":' + (
+                        self.exc_json(exc) if exc is not None else '{"ty":"?","msg":""}'))
+                    self.leave(frame, st, True)
+                return None
+            elif event == "exception":
+                st.exc = arg[1]
+                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
+            return self.l
+        except Exception as e:
+            self.crash(e)
+            return None
+
+    def leave(self, frame, st, gone):
+        if gone:
+            self.states.pop(id(frame), None)
+        if st.up is not None:
+            st.up.full = True
+
+    # -- sys.monitoring (3.12+)
+    def _start_monitoring(self):
+        m = sys.monitoring
+        E = m.events
+        m.use_tool_id(_TOOL, "surgebox-trace")
+        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME
+        self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
+        self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
+                          (E.PY_THROW, self._m_resume), (E.LINE, self._m_line),
+                          (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
+                          (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise))
+        for e, cb in self.callbacks:
+            m.register_callback(_TOOL, e, cb)
+        self.DISABLE = m.DISABLE
+        m.set_events(_TOOL, self.global_events)
+
+    def _stop_monitoring(self):
+        m = sys.monitoring
+        if m.get_tool(_TOOL) != "surgebox-trace":
+            return
+        m.set_events(_TOOL, 0)
+        for code, fi in self.codes.items():
+            if fi >= 0:
+                m.set_local_events(_TOOL, code, 0)
+        for e, _ in self.callbacks:
+            m.register_callback(_TOOL, e, None)
+        m.free_tool_id(_TOOL)
+
+    def _m_start(self, code, offset):
+        try:
+            fi = self.codes.get(code)
+            if fi is None:
+                fi = self.classify(code)
+                if fi >= 0:
+                    sys.monitoring.set_local_events(_TOOL, code, self.local_events)
+            if fi < 0:
+                return self.DISABLE
+            if self.status is not None or _get_ident() != self.main_ident:
+                return None
+            frame = sys._getframe(1)
+            st = self.new_frame(frame, code, fi)
+            if st is not None:
+                self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_state(self, code):
+        if self.status is not None or self.codes.get(code, -1) < 0 or _get_ident() != self.main_ident:
+            return None, None
+        frame = sys._getframe(2)
+        st = self.states.get(id(frame))
+        if st is None or st.code is not code:
+            return frame, None
+        return frame, st
+
+    def _m_resume(self, code, offset, exc=None):
+        try:
+            frame, st = self._m_state(code)
+            if frame is None:
+                return None
+            if st is None:
+                st = self.new_frame(frame, code, self.codes[code])
+                k = "call"
+            else:
+                st = self.link(frame, st)
+                k = "resume"
+            if st is not None:
+                self.ev(frame, st, k, frame.f_lineno, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_line(self, code, ln):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "line", ln, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_return(self, code, offset, val):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, True)
+                self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
+                self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_yield(self, code, offset, val):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
+                self.leave(frame, st, False)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_unwind(self, code, offset, exc):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                st.exc = None
+                self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+                self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_raise(self, code, offset, exc):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                st.exc = exc
+                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+        except Exception as e:
+            self.crash(e)
+        return None
+
+
+def _safe_str(e):
+    try:
+        a = _exc_args(e)
+        return BaseException.__str__(e) if all(type(x) in _SCALAR_ARG for x in a) else "?"
+    except Exception:
+        return "?"
+
+
+try:
+    from _thread import get_ident as _get_ident
+except ImportError:  # no threads in this build
+    def _get_ident():
+        return 0
+
+
+# ---------------------------------------------------------------- the run
+
+def _limits_from_env():
+    lim = dict(_DEFAULT_LIMITS)
+    text = os.environ.pop("SURGEBOX_TRACE_LIMITS", None)
+    if text:
+        try:
+            given = _parse_json_object(text)
+        except ValueError as e:
+            _fatal("SURGEBOX_TRACE_LIMITS: %s (want a JSON object of integers)" % e)
+        for k, v in given.items():
+            if k not in lim:
+                _fatal("SURGEBOX_TRACE_LIMITS: unknown limit %r (known: %s)" % (k, ", ".join(lim)))
+            if v < 1:
+                _fatal("SURGEBOX_TRACE_LIMITS: %s must be at least 1" % k)
+            lim[k] = v
+    return lim
+
+
+def _fd_from_env():
+    text = os.environ.pop("SURGEBOX_TRACE_FD", None)
+    if text is None or not text.isdigit():
+        _fatal("SURGEBOX_TRACE_FD must name the trace descriptor (got %r)" % text)
+    fd = int(text)
+    try:
+        os.fstat(fd)
+    except OSError as e:
+        _fatal("SURGEBOX_TRACE_FD=%d: %s" % (fd, e.strerror))
+    os.set_inheritable(fd, False)  # no subprocess inherits the trace
+    return fd
+
+
+def _prepare():
+    """Everything before the program's first line; returns (tracer, code or
+    None, the program's module dict, exit JSON if the file cannot be read)."""
+    if len(sys.argv) < 2:
+        _fatal("usage: python3 [FLAGS] sbtrace.py PROGRAM.py [ARGS...]")
+    fd = _fd_from_env()
+    limits = _limits_from_env()
+    roots_text = os.environ.pop("SURGEBOX_TRACE_PATHS", None)
+    script = sys.argv[1]
+    # what `python3 main.py` would set: __file__ absolute from 3.9 (joined
+    # to the cwd, not normalised), sys.path[0] the real directory
+    file_value = script if _V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
+    entry = os.path.normpath(os.path.abspath(script))
+    roots = roots_text.split(os.pathsep) if roots_text else [os.path.dirname(entry)]
+    roots = [os.path.abspath(r) for r in roots if r]
+    hash_seed = os.environ.get("PYTHONHASHSEED") or "random"
+    tracer = Tracer(fd, limits, roots, entry, sys.argv[1:], hash_seed)
+    tracer.head()
+
+    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
+    sys.argv = sys.argv[1:]
+    orig = getattr(sys, "orig_argv", None)
+    if orig is not None:
+        at = len(orig) - len(sys.argv) - 1
+        if 0 <= at < len(orig):
+            sys.orig_argv = orig[:at] + orig[at + 1:]
+
+    mod = type(sys)("__main__")
+    g = mod.__dict__
+    g["__annotations__"] = {}
+    g["__builtins__"] = sys.modules["builtins"]
+    g["__file__"] = file_value
+    g["__cached__"] = None
+    g["__loader__"] = type(_self_module.__loader__)("__main__", file_value)
+    sys.modules["__main__"] = mod
+    try:
+        with open(script, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        prog = (getattr(sys, "orig_argv", None) or [sys.executable])[0]
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (prog, file_value, e.errno, e.strerror))
+        return tracer, None, g, '{"code":2}'
+    try:
+        os.register_at_fork(after_in_child=tracer.forked)
+    except AttributeError:
+        pass
+    # our frame sits under the program's (and up to 3.11 so does exec's C
+    # call): the program reaches the same depth as untraced before RecursionError
+    sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _MON else 2))
+    return tracer, source, g, None
+
+
+def _exit_json(e, tracer):
+    if type(e) is SystemExit or SystemExit in _t_mro(type(e)):
+        c = SystemExit.__dict__["code"].__get__(e)
+        if c is None:
+            return '{"code":0}'
+        if type(c) in (int, bool):
+            return '{"code":%d}' % (c & 0xFF)
+        return '{"code":1}'
+    return '{"exception":%s}' % tracer.exc_json(e)
+
+
+def _strip_hook(t, v, tb):
+    """sys.excepthook for the program's uncaught exception: our frame cut
+    from its traceback, then the hook the program had (or the default)."""
+    hook = _strip_hook.hook
+    sys.excepthook = hook
+    while tb is not None and tb.tb_frame.f_globals is _G:
+        tb = tb.tb_next
+    try:
+        v.__traceback__ = tb
+    except Exception:
+        pass
+    sys.last_traceback = tb
+    return hook(t, v, tb)
