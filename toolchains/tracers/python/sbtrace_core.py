@@ -593,13 +593,16 @@ class Tracer:
         self.argv = argv
         self.hash_seed = hash_seed
         self.main_ident = None
+        self.max_events = limits["events"]
+        self.snap = limits["snapshot_every"]
+        self.byte_budget = limits["bytes"] - _END_RESERVE
         self.g = self._g  # one bound method each: sys.gettrace() is compared to it
         self.l = self._l
 
     # -- output
     def write(self, line):
         size = len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
-        if self.nbytes + size > self.lim["bytes"] - _END_RESERVE:
+        if self.nbytes + size > self.byte_budget:
             return False
         self.nbytes += size
         self.buf.append(line)
@@ -697,10 +700,10 @@ class Tracer:
     # -- one event
     def ev(self, frame, st, k, ln, tail):
         i = self.n
-        if i >= self.lim["events"]:
+        if i >= self.max_events:
             self.stop("truncated", "events")
             return
-        full = st.full or i % self.lim["snapshot_every"] == 0
+        full = st.full or i % self.snap == 0
         st.full = False
         loc = self.diff(st, frame.f_locals, full)
         line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.pre, ln, st.fnj, loc, tail)
