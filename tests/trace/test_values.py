@@ -75,6 +75,9 @@ def main():
             if got.get(fn) != want:
                 why.append("%s: want %r got %r" % (fn, want, got.get(fn)))
         excs = [e["exc"] for e in tracerun.events(recs) if e["fn"] == "raise_badstr" and e["k"] == "exception"]
+        dels = [e.get("loc") for e in tracerun.events(recs) if e["fn"] == "v_del" and e["k"] == "line"]
+        if dels != [None, {"gone": ["int", "1"]}, {"gone": None}]:  # state before lines 2, 3, 4
+            why.append("v_del: a deleted local is not null: %r" % dels)
         if excs != [EXC]:
             why.append("BadStr exception: %r" % excs)
         if recs[-1]["status"] != "complete":

@@ -117,6 +117,12 @@ def v_generator():
     return g
 
 
+def v_del():
+    gone = 1
+    del gone
+    return 0
+
+
 def raise_badstr():
     raise BadStr("x")
 
@@ -125,7 +131,7 @@ keep = []  # every value stays alive: numbers are never reused (see test_values.
 for f in [v_int, v_bool, v_float, v_complex, v_none, v_str, v_longstr, v_bytes, v_bytearray, v_tuple1, v_list,
           v_longlist, v_dict, v_set, v_emptyset, v_frozenset, v_range, v_slice, v_ellipsis, v_hugeint, v_bigint,
           v_point, v_loud, v_masked, v_slotted, v_louddict, v_function, v_builtin, v_class, v_module, v_method,
-          v_exc, v_deep, v_cycle, v_alias, v_generator]:
+          v_exc, v_deep, v_cycle, v_alias, v_generator, v_del]:
     keep.append(f())
 try:
     raise_badstr()
