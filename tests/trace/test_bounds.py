@@ -4,6 +4,7 @@ well formed and end as stated: the event, byte and depth caps give
 `truncated` with the cap; removing or replacing the tracer gives `tampered`;
 huge values are cut inside their record; a forked child writes nothing."""
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -44,12 +45,36 @@ MONITORING = [
 ]
 
 
+def bad_setup(py):
+    """A tracer told nonsense says so in one line and runs nothing (exit 2)."""
+    fails = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "main.py"), "w") as f:
+            f.write("print('ran')\n")
+        for what, limits, env, needle in [
+                ("unknown limit", {"bogus": 1}, None, b"unknown limit 'bogus'"),
+                ("zero limit", {"events": 0}, None, b"events must be at least 1"),
+                ("no descriptor", None, {"SURGEBOX_TRACE_FD": "x"}, b"SURGEBOX_TRACE_FD must name"),
+                ("closed descriptor", None, {"SURGEBOX_TRACE_FD": "250"}, b"SURGEBOX_TRACE_FD=250")]:
+            if env:
+                e = tracerun._env(env)
+                p = subprocess.run([py, tracerun.SBTRACE, "main.py"], cwd=tmp, env=e, capture_output=True)
+            else:
+                p, _ = tracerun.run_traced(py, "main.py", cwd=tmp, limits=limits)
+            ok = p.returncode == 2 and p.stdout == b"" and needle in p.stderr and p.stderr.count(b"\n") == 1
+            print("%s bad setup: %s" % ("ok  " if ok else "FAIL", what))
+            if not ok:
+                print("    %d %r %r" % (p.returncode, p.stdout, p.stderr))
+                fails += 1
+    return fails
+
+
 def main():
     pys = tracerun.pythons()
     if not pys:
         print("SKIPPED: no python3")
         return tracerun.SKIP
-    fails = 0
+    fails = bad_setup(pys[0][1])
     for label, py in pys:
         mon = tracerun.run_plain(py, "-c", ["import sys; print(sys.version_info >= (3, 12))"]).stdout.strip() == b"True"
         for name, prog, limits, want, check in CASES + (MONITORING if mon else []):
