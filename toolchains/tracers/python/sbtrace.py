@@ -26,7 +26,7 @@ try:
     exec(compile(_source, _g["__file__"], "exec", dont_inherit=True), _g)
 except BaseException as _e:
     _tracer.finish(_exit_json(_e, _tracer))
-    if SystemExit not in _t_mro(type(_e)):
+    if not _in_mro(type(_e), SystemExit):
         _strip_hook.hook = sys.excepthook
         sys.excepthook = _strip_hook
     del _e

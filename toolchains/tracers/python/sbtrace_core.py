@@ -12,6 +12,25 @@ import sys
 import os
 
 _self_module = sys.modules["__main__"]  # kept: our functions' globals live in it
+
+# Everything the tracer calls while the program runs is bound here, before it
+# starts: a program may replace builtins.len, os.write, sys.exc_info, ...
+# and the tracer must never call the program's code. (Module globals come
+# before builtins in a name lookup; this namespace is the tracer's own.)
+type, len, id, set, dict, list, tuple, str, int, float = type, len, id, set, dict, list, tuple, str, int, float
+bytes, bytearray, complex, bool, range, slice, frozenset = bytes, bytearray, complex, bool, range, slice, frozenset
+object, all, abs, enumerate, exec, compile, getattr = object, all, abs, enumerate, exec, compile, getattr
+BaseException, Exception, SystemExit, OSError = BaseException, Exception, SystemExit, OSError
+InterruptedError, ValueError, AttributeError, ImportError = InterruptedError, ValueError, AttributeError, ImportError
+_os_write, _os_close, _getcwd = os.write, os.close, os.getcwd
+_exc_info, _getframe, _gettrace, _getprofile = sys.exc_info, sys._getframe, sys.gettrace, sys.getprofile
+_settrace, _sys_modules = sys.settrace, sys.modules
+_mon = getattr(sys, "monitoring", None)
+if _mon is not None:
+    _m_get_tool, _m_get_events, _m_set_events = _mon.get_tool, _mon.get_events, _mon.set_events
+    _m_set_local_events, _m_register, _m_use_tool, _m_free_tool = (
+        _mon.set_local_events, _mon.register_callback, _mon.use_tool_id, _mon.free_tool_id)
+    _m_DISABLE, _m_E = _mon.DISABLE, _mon.events
 _V = sys.version_info[:2]
 _MON = _V >= (3, 12)
 _TOOL = 0  # sys.monitoring.DEBUGGER_ID
@@ -100,16 +119,26 @@ _INT_MAX_DIGITS = 4300
 _BUILTIN_NAMES = {}
 for _t in (int, bool, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset,
            range, slice, _NoneType, _EllipsisType, _NotImplType, object, type):
-    _BUILTIN_NAMES[_t] = _t_name(_t)
+    _BUILTIN_NAMES[id(_t)] = _t_name(_t)
 del _t
 
-_IMMUTABLE = frozenset((int, bool, float, complex, str, bytes, _NoneType, range))
+# Sets of types hold their id()s: hashing or comparing a program's class
+# could run its metaclass's __hash__ or __eq__.
+_IMMUTABLE = frozenset(id(t) for t in (int, bool, float, complex, str, bytes, _NoneType, range))
+
+
+def _in_mro(t, base):
+    for b in _t_mro(t):
+        if b is base:
+            return True
+    return False
 
 
 def _type_name(t, _cache={}):
-    n = _cache.get(t)
+    e = _cache.get(id(t))  # (type, name): the type kept alive, so its id is not reused
+    n = e[1] if e is not None and e[0] is t else None
     if n is None:
-        n = _BUILTIN_NAMES.get(t)
+        n = _BUILTIN_NAMES.get(id(t))
         if n is None:
             try:
                 qn = _t_qualname(t)
@@ -122,20 +151,22 @@ def _type_name(t, _cache={}):
                 n = mod + "." + qn
             else:
                 n = qn
-        _cache[t] = n
+        _cache[id(t)] = (t, n)
     return n
 
 
 def _kind(t, _cache={}):
     """Which builtin a type renders as: the first of ours in its MRO, or
     'obj' (instance dict and slots), 'exc', 'other' (<T object>)."""
-    k = _cache.get(t)
+    e = _cache.get(id(t))
+    k = e[1] if e is not None and e[0] is t else None
     if k is None:
         k = "other"
         try:
             for b in _t_mro(t):
-                if b in _KINDS:
-                    k = _KINDS[b]
+                kb = _KINDS.get(id(b))
+                if kb is not None:
+                    k = kb
                     break
                 if b is BaseException:
                     k = "exc"
@@ -144,7 +175,7 @@ def _kind(t, _cache={}):
                 k = "obj"
         except Exception:
             k = "other"
-        _cache[t] = k
+        _cache[id(t)] = (t, k)
     return k
 
 
@@ -195,7 +226,7 @@ class Renderer:
 
     def r(self, v, depth):
         t = type(v)
-        k = _KINDS.get(t) or _kind(t)
+        k = _KINDS.get(id(t)) or _kind(t)
         out = _RENDER[k](self, v, t, depth)
         self.left -= len(out)
         return out
@@ -492,6 +523,7 @@ def _coro_types():
 _CoroType, _AGenType = _coro_types()
 _KINDS[_CoroType] = "coro"
 _KINDS[_AGenType] = "agen"
+_KINDS = {id(t): k for t, k in _KINDS.items()}  # builtin types: their ids never change
 _c_qualname = _CoroType.__dict__["__qualname__"].__get__
 _c_frame = _CoroType.__dict__["cr_frame"].__get__
 _a_qualname = _AGenType.__dict__["__qualname__"].__get__
@@ -514,7 +546,7 @@ def _mk_r_gen(qualname, frame):
 _RENDER["coro"] = _mk_r_gen(_c_qualname, _c_frame)
 _RENDER["agen"] = _mk_r_gen(_a_qualname, _a_frame)
 
-_SCALAR_ARG = frozenset((str, int, float, bool, _NoneType, bytes))
+_SCALAR_ARG = frozenset(id(t) for t in (str, int, float, bool, _NoneType, bytes))
 
 
 def _exc_msg(e, chars):
@@ -523,7 +555,7 @@ def _exc_msg(e, chars):
     t = type(e)
     try:
         args = _exc_args(e)
-        safe = all(type(a) in _SCALAR_ARG for a in tuple.__iter__(args))
+        safe = all(id(type(a)) in _SCALAR_ARG for a in tuple.__iter__(args))
         meth = None
         for c in _t_mro(t):
             cd = _t_dict(c)
@@ -534,7 +566,7 @@ def _exc_msg(e, chars):
             # OSError, SyntaxError, KeyError...: builtin __str__ reading members
             for c in _t_mro(t):
                 for m, desc in _t_dict(c).items():
-                    if type(desc) is _Member and type(desc.__get__(e)) not in _SCALAR_ARG:
+                    if type(desc) is _Member and id(type(desc.__get__(e))) not in _SCALAR_ARG:
                         safe = False
         if safe and meth is not None:
             s = meth(e)
@@ -558,7 +590,7 @@ _CO_OPTIMIZED = 0x1
 _CO_GENLIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _RETURN_VALUE, _YIELD_VALUE, _YIELD_FROM, _RESUME = 83, 86, 72, 151
 _MISSING = object()
-_NS_SKIP = (_ModuleType, _FunctionType, _BuiltinType, type)
+_NS_SKIP = frozenset(id(t) for t in (_ModuleType, _FunctionType, _BuiltinType, type))
 _DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
                    ("nest", 4), ("depth", 256), ("snapshot_every", 64))
 _END_RESERVE = 512  # bytes kept under the byte cap for the end record
@@ -617,7 +649,7 @@ class Tracer:
         self.buf = []
         while data:
             try:
-                k = os.write(self.fd, data)
+                k = _os_write(self.fd, data)
             except InterruptedError:
                 continue
             except OSError:
@@ -642,8 +674,7 @@ class Tracer:
         fn = code.co_filename
         fi = -1
         if fn and not fn.startswith("<"):
-            p = fn if os.path.isabs(fn) else os.path.join(self.cwd, fn)
-            p = os.path.normpath(p)
+            p = _normpath(fn if fn[:1] == "/" else self.cwd + "/" + fn)
             if (p.startswith(self.roots) and not p.startswith(self.own) and not p.startswith(self.stdlib)
                     and "-packages" + os.sep not in p):
                 fi = self.files.get(p)
@@ -705,31 +736,31 @@ class Tracer:
             return
         full = st.full or i % self.snap == 0
         st.full = False
-        loc = self.diff(st, frame.f_locals, full)
+        loc = self.diff(st, _items(frame.f_locals), full)
         line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.pre, ln, st.fnj, loc, tail)
         if not self.write(line):
             self.stop("truncated", "bytes")
             return
         self.n = i + 1
 
-    def diff(self, st, locs, full):
+    def diff(self, st, items, full):
         pr, po = st.pr, st.po
         value = self.R.value
         ns = st.ns
         out = []
         seen = 0
-        for name, v in locs.items():
+        for name, v in items:
             t = type(v)
-            if ns and (type(name) is not str or t in _NS_SKIP
+            if ns and (type(name) is not str or id(t) in _NS_SKIP
                        or (name[:2] == "__" and name[-2:] == "__") or _kind(t) in ("module", "class")):
                 continue
             seen += 1
-            if t in _IMMUTABLE and po.get(name, _MISSING) is v:
+            if id(t) in _IMMUTABLE and po.get(name, _MISSING) is v:
                 if full:
                     out.append('"%s":%s' % (_j(name), pr[name]))
                 continue
             r = value(v)
-            if t in _IMMUTABLE:
+            if id(t) in _IMMUTABLE:
                 po[name] = v
             elif name in po:
                 del po[name]
@@ -738,9 +769,9 @@ class Tracer:
             pr[name] = r
         if len(pr) > seen:  # names gone (or now skipped) since the last event
             keep = set()
-            for name, v in locs.items():
+            for name, v in items:
                 t = type(v)
-                if not (ns and (type(name) is not str or t in _NS_SKIP
+                if not (ns and (type(name) is not str or id(t) in _NS_SKIP
                                 or (name[:2] == "__" and name[-2:] == "__")
                                 or _kind(t) in ("module", "class"))):
                     keep.add(name)
@@ -756,13 +787,13 @@ class Tracer:
     def resolve(self, frame, st, ln, returning):
         """An exception seen in this frame is pending: say `handled` once the
         frame goes on past its handler (or returns/yields normally)."""
-        if returning or sys.exc_info()[1] is not st.exc:
+        if returning or _exc_info()[1] is not st.exc:
             exc = st.exc
             st.exc = None
             self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
 
     def exc_json(self, e):
-        if BaseException in _t_mro(type(e)):  # not isinstance: it may read a __class__ property
+        if _in_mro(type(e), BaseException):  # not isinstance: it may read a __class__ property
             return _exc_msg(e, self.lim["value_chars"])
         return '{"ty":"%s","msg":""}' % _j(_type_name(type(e)))
 
@@ -772,7 +803,7 @@ class Tracer:
         if _MON:
             self._start_monitoring()
         else:
-            sys.settrace(self.g)
+            _settrace(self.g)
 
     def stop(self, status, cap=None, reason=None):
         if self.status is not None:
@@ -783,8 +814,8 @@ class Tracer:
             if _MON:
                 self._stop_monitoring()
             else:
-                if sys.gettrace() is self.g:
-                    sys.settrace(None)
+                if _gettrace() is self.g:
+                    _settrace(None)
         except Exception:
             pass
         self.flush()
@@ -794,23 +825,23 @@ class Tracer:
 
     def tamper_check(self):
         """True when the program removed or replaced our hooks."""
-        if sys.getprofile() is not None:
+        if _getprofile() is not None:
             return True
-        th = sys.modules.get("threading")
+        mods = _sys_modules
+        th = dict.get(mods, "threading") if type(mods) is dict else None
         if type(th) is _ModuleType and dict.get(_mod_dict(th), "_trace_hook") is not None:
             return True
         if _MON:
-            if sys.gettrace() is not None:
+            if _gettrace() is not None:
                 return True
-            m = sys.monitoring
-            if m.get_tool(_TOOL) != "surgebox-trace" or m.get_events(_TOOL) != self.global_events:
+            if _m_get_tool(_TOOL) != "surgebox-trace" or _m_get_events(_TOOL) != self.global_events:
                 return True
             for e, cb in self.callbacks:
-                old = m.register_callback(_TOOL, e, cb)
+                old = _m_register(_TOOL, e, cb)
                 if old is not cb:
                     return True
             return False
-        return sys.gettrace() is not self.g
+        return _gettrace() is not self.g
 
     def finish(self, exit_json):
         if self.status is None:
@@ -838,8 +869,8 @@ class Tracer:
             if _MON:
                 self._stop_monitoring()
             else:
-                sys.settrace(None)
-            os.close(self.fd)
+                _settrace(None)
+            _os_close(self.fd)
         except Exception:
             pass
         self.fd = -1
@@ -933,9 +964,8 @@ class Tracer:
 
     # -- sys.monitoring (3.12+)
     def _start_monitoring(self):
-        m = sys.monitoring
-        E = m.events
-        m.use_tool_id(_TOOL, "surgebox-trace")
+        E = _m_E
+        _m_use_tool(_TOOL, "surgebox-trace")
         self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME
         self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
         self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
@@ -943,21 +973,20 @@ class Tracer:
                           (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
                           (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise))
         for e, cb in self.callbacks:
-            m.register_callback(_TOOL, e, cb)
-        self.DISABLE = m.DISABLE
-        m.set_events(_TOOL, self.global_events)
+            _m_register(_TOOL, e, cb)
+        self.DISABLE = _m_DISABLE
+        _m_set_events(_TOOL, self.global_events)
 
     def _stop_monitoring(self):
-        m = sys.monitoring
-        if m.get_tool(_TOOL) != "surgebox-trace":
+        if _m_get_tool(_TOOL) != "surgebox-trace":
             return
-        m.set_events(_TOOL, 0)
+        _m_set_events(_TOOL, 0)
         for code, fi in self.codes.items():
             if fi >= 0:
-                m.set_local_events(_TOOL, code, 0)
+                _m_set_local_events(_TOOL, code, 0)
         for e, _ in self.callbacks:
-            m.register_callback(_TOOL, e, None)
-        m.free_tool_id(_TOOL)
+            _m_register(_TOOL, e, None)
+        _m_free_tool(_TOOL)
 
     def _m_start(self, code, offset):
         try:
@@ -965,12 +994,12 @@ class Tracer:
             if fi is None:
                 fi = self.classify(code)
                 if fi >= 0:
-                    sys.monitoring.set_local_events(_TOOL, code, self.local_events)
+                    _m_set_local_events(_TOOL, code, self.local_events)
             if fi < 0:
                 return self.DISABLE
             if self.status is not None or _get_ident() != self.main_ident:
                 return None
-            frame = sys._getframe(1)
+            frame = _getframe(1)
             st = self.new_frame(frame, code, fi)
             if st is not None:
                 self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
@@ -981,7 +1010,7 @@ class Tracer:
     def _m_state(self, code):
         if self.status is not None or self.codes.get(code, -1) < 0 or _get_ident() != self.main_ident:
             return None, None
-        frame = sys._getframe(2)
+        frame = _getframe(2)
         st = self.states.get(id(frame))
         if st is None or st.code is not code:
             return frame, None
@@ -1063,10 +1092,47 @@ class Tracer:
         return None
 
 
+def _normpath(p):
+    """os.path.normpath of an absolute path, without the program's os.path."""
+    out = []
+    for part in p.split("/"):
+        if part == "..":
+            if out:
+                out.pop()
+        elif part and part != ".":
+            out.append(part)
+    return "/" + "/".join(out)
+
+
+def _frame_locals_proxy():
+    if _V < (3, 13):
+        return None
+
+    def f():
+        x = 1
+        return _getframe().f_locals
+    return type(f())
+
+
+_FrameLocalsProxy = _frame_locals_proxy()
+
+
+def _items(locs):
+    """The (name, value) pairs of frame.f_locals as a list: a dict's through
+    dict.items, 3.13's proxy's own; a class body's other mapping (from a
+    metaclass's __prepare__) would run the program's code: nothing shown."""
+    t = type(locs)
+    if t is dict or _in_mro(t, dict):
+        return list(dict.items(locs))
+    if t is _FrameLocalsProxy:
+        return list(locs.items())
+    return []
+
+
 def _safe_str(e):
     try:
         a = _exc_args(e)
-        return BaseException.__str__(e) if all(type(x) in _SCALAR_ARG for x in a) else "?"
+        return BaseException.__str__(e) if all(id(type(x)) in _SCALAR_ARG for x in a) else "?"
     except Exception:
         return "?"
 
@@ -1164,7 +1230,7 @@ def _prepare():
 
 
 def _exit_json(e, tracer):
-    if type(e) is SystemExit or SystemExit in _t_mro(type(e)):
+    if _in_mro(type(e), SystemExit):
         c = SystemExit.__dict__["code"].__get__(e)
         if c is None:
             return '{"code":0}'
