@@ -69,12 +69,30 @@ def bad_setup(py):
     return fails
 
 
+def closed_descriptor(py):
+    """The program closes every descriptor past stderr: the tracer cannot
+    write any more (no end: the supervisor says crashed) and the program
+    goes on unchanged."""
+    prog = "import os\nx = 1\nos.closerange(3, 1024)\nfor i in range(3000):\n    x += i\nprint(x)\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "main.py"), "w") as f:
+            f.write(prog)
+        plain = tracerun.run_plain(py, "main.py", cwd=tmp)
+        traced, trace = tracerun.run_traced(py, "main.py", cwd=tmp)
+    same = (plain.stdout, plain.stderr, plain.returncode) == (traced.stdout, traced.stderr, traced.returncode)
+    ok = same and plain.stdout == b"4498501\n" and '"t":"end"' not in trace
+    print("%s closed trace descriptor" % ("ok  " if ok else "FAIL"))
+    if not ok:
+        print("    %r %r %r" % (traced.stdout, traced.stderr, trace[-300:]))
+    return 0 if ok else 1
+
+
 def main():
     pys = tracerun.pythons()
     if not pys:
         print("SKIPPED: no python3")
         return tracerun.SKIP
-    fails = bad_setup(pys[0][1])
+    fails = bad_setup(pys[0][1]) + closed_descriptor(pys[0][1])
     for label, py in pys:
         mon = tracerun.run_plain(py, "-c", ["import sys; print(sys.version_info >= (3, 12))"]).stdout.strip() == b"True"
         for name, prog, limits, want, check in CASES + (MONITORING if mon else []):
