@@ -5,16 +5,18 @@
 #
 # runs main.py as `python3 [FLAGS] main.py ARGS...` would and writes its trace
 # to descriptor SURGEBOX_TRACE_FD. This file stays small: its own code is
-# compiled on every run (a __main__ script has no cached bytecode), the body
-# (sbtrace_core.py) comes from its __pycache__ through the loader Python
-# already has, without an import. The program's module frame runs right
-# under this file's: one frame, cut from tracebacks by _strip_hook.
+# compiled on every run (a __main__ script has no cached bytecode); the body
+# (sbtrace_values.py, sbtrace_events.py) comes from __pycache__ through the
+# loader Python already has, without an import. The program's module frame
+# runs right under this file's: one frame, cut from tracebacks by _strip_hook.
 import sys
 import os
 
-exec(type(sys.modules["__main__"].__loader__)(
-    "sbtrace_core", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sbtrace_core.py")
-).get_code("sbtrace_core"), globals())
+for _part in ("sbtrace_values", "sbtrace_events"):
+    exec(type(sys.modules["__main__"].__loader__)(
+        _part, os.path.join(os.path.dirname(os.path.abspath(__file__)), _part + ".py")
+    ).get_code(_part), globals())
+del _part
 _G = globals()
 _tracer, _source, _g, _exit = _prepare()
 del _prepare
