@@ -54,6 +54,7 @@ def bad_setup(py):
         for what, limits, env, needle in [
                 ("unknown limit", {"bogus": 1}, None, b"unknown limit 'bogus'"),
                 ("zero limit", {"events": 0}, None, b"events must be at least 1"),
+                ("byte limit under head and end", {"bytes": 1000}, None, b"bytes must be at least 4096"),
                 ("no descriptor", None, {"SURGEBOX_TRACE_FD": "x"}, b"SURGEBOX_TRACE_FD must name"),
                 ("closed descriptor", None, {"SURGEBOX_TRACE_FD": "250"}, b"SURGEBOX_TRACE_FD=250")]:
             if env:

@@ -12,6 +12,7 @@ _NS_SKIP = frozenset(id(t) for t in (_ModuleType, _FunctionType, _BuiltinType, t
 _DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
                    ("nest", 4), ("depth", 256), ("snapshot_every", 64))
 _END_RESERVE = 512  # bytes kept under the byte cap for the end record
+_MIN_BYTES = 4096  # room for head, end and a few events, whatever the paths
 
 
 class _Frame:
@@ -575,8 +576,9 @@ def _limits_from_env():
         for k, v in given.items():
             if k not in lim:
                 _fatal("SURGEBOX_TRACE_LIMITS: unknown limit %r (known: %s)" % (k, ", ".join(lim)))
-            if v < 1:
-                _fatal("SURGEBOX_TRACE_LIMITS: %s must be at least 1" % k)
+            least = _MIN_BYTES if k == "bytes" else 1
+            if v < least:
+                _fatal("SURGEBOX_TRACE_LIMITS: %s must be at least %d" % (k, least))
             lim[k] = v
     return lim
 
