@@ -86,7 +86,8 @@ class Tracer:
             "CPython" if impl == "cpython" else _j(impl), "%d.%d.%d" % sys.version_info[:3],
             "monitoring" if _MON else "settrace", _j(self.hash_seed), _j(self.head_files[0]),
             ",".join('"%s"' % _j(a) for a in self.argv), lim)
-        self.write(line)
+        self.buf.append(line)  # always: a trace has a head, whatever argv's size
+        self.nbytes += len(line.encode("utf-8", "surrogatepass"))
 
     # -- which code is the program's
     def classify(self, code):
@@ -174,17 +175,19 @@ class Tracer:
                        or (name[:2] == "__" and name[-2:] == "__") or _kind(t) in ("module", "class")):
                 continue
             seen += 1
-            if id(t) in _IMMUTABLE and po.get(name, _MISSING) is v:
-                if full:
-                    out.append('"%s":%s' % (_j(name), pr[name]))
-                continue
-            r = value(v)
-            if id(t) in _IMMUTABLE:
+            if id(t) in _IMMUTABLE:  # same object, same repr: no render
+                if po.get(name, _MISSING) is v:
+                    if full:
+                        out.append(_key(name) + pr[name])
+                    continue
+                r = value(v)
                 po[name] = v
-            elif name in po:
-                del po[name]
+            else:  # mutable or an object: rendered again, compared
+                r = value(v)
+                if name in po:
+                    del po[name]
             if full or pr.get(name) != r:
-                out.append('"%s":%s' % (_j(name), r))
+                out.append(_key(name) + r)
             pr[name] = r
         if len(pr) > seen:  # names gone (or now skipped) since the last event
             keep = set()
@@ -511,6 +514,16 @@ class Tracer:
         return None
 
 
+def _key(name, _cache={}):
+    """'"name":' of a local's name (a str), cached."""
+    k = _cache.get(name)
+    if k is None:
+        k = '"' + _j(name) + '":'
+        if len(_cache) < 100000:
+            _cache[name] = k
+    return k
+
+
 def _normpath(p):
     """os.path.normpath of an absolute path, without the program's os.path."""
     out = []
@@ -537,15 +550,15 @@ _FrameLocalsProxy = _frame_locals_proxy()
 
 
 def _items(locs):
-    """The (name, value) pairs of frame.f_locals as a list: a dict's through
+    """The (name, value) pairs of frame.f_locals: a dict's through
     dict.items, 3.13's proxy's own; a class body's other mapping (from a
     metaclass's __prepare__) would run the program's code: nothing shown."""
     t = type(locs)
     if t is dict or _in_mro(t, dict):
-        return list(dict.items(locs))
+        return dict.items(locs)  # a view: iterable twice
     if t is _FrameLocalsProxy:
-        return list(locs.items())
-    return []
+        return locs.items()  # a list
+    return ()
 
 
 def _safe_str(e):
