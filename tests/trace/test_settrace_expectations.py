@@ -63,8 +63,6 @@ for sbt_name in sorted(vars(TraceTestCase)):
 
 # Cases the 3.12+ mechanism (sys.monitoring) does not reproduce, by design:
 KNOWN_MONITORING = {
-    "test_12_tighterloop": "a loop on one line (`while 1: i = items[i]`) gets one line event, not one "
-                           "per iteration: no JUMP events (their cost on every loop iteration)",
     "test_17_none_f_trace": "the program sets frame.f_trace = None, which sys.monitoring ignores",
 }
 

@@ -388,12 +388,16 @@ class Tracer:
     def _start_monitoring(self):
         E = _m_E
         _m_use_tool(_TOOL, "surgebox-trace")
-        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME
+        # JUMP: sys.settrace gives a line event on a backward jump to the same
+        # line (a loop on one line); every other jump is disabled at its first call
+        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME | E.JUMP
         self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
         self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
                           (E.PY_THROW, self._m_resume), (E.LINE, self._m_line),
                           (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
-                          (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise))
+                          (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise),
+                          (E.JUMP, self._m_jump))
+        self.lines = {}  # code -> [(start, end, line)] of code.co_lines()
         for e, cb in self.callbacks:
             _m_register(_TOOL, e, cb)
         self.DISABLE = _m_DISABLE
@@ -499,6 +503,31 @@ class Tracer:
                 st.exc = None
                 self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
                 self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _line_at(self, code, offset):
+        ranges = self.lines.get(code)
+        if ranges is None:
+            ranges = self.lines[code] = list(code.co_lines())
+        for start, end, line in ranges:
+            if start <= offset < end:
+                return line
+        return None
+
+    def _m_jump(self, code, src, dst):
+        try:
+            if dst > src:
+                return self.DISABLE
+            line = self._line_at(code, dst)
+            if line is None or line != self._line_at(code, src):
+                return self.DISABLE  # the LINE event of the target says it
+            frame, st = self._m_state(code)
+            if st is not None:
+                if st.exc is not None:
+                    self.resolve(frame, st, line, False)
+                self.ev(frame, st, "line", line, "")
         except Exception as e:
             self.crash(e)
         return None
