@@ -1,0 +1,5 @@
+import sys
+def stop():
+    raise SystemExit("fatal: text exit")
+print("out")
+stop()

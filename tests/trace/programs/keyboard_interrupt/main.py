@@ -1,0 +1,4 @@
+def work():
+    raise KeyboardInterrupt
+print("working", flush=True)
+work()

@@ -1,0 +1,717 @@
+# surgebox's Python tracer, part 2 of 2: the events (sys.settrace up to
+# 3.11, sys.monitoring from 3.12), the limits, the trace's records and the
+# preparation of the program's run. Executed after sbtrace_values.py in the
+# same namespace (see sbtrace.py).
+# ---------------------------------------------------------------- the tracer
+
+_CO_OPTIMIZED = 0x1
+_CO_GENLIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_RETURN_VALUE, _YIELD_VALUE, _YIELD_FROM, _RESUME = 83, 86, 72, 151
+_MISSING = object()
+_NS_SKIP = frozenset(id(t) for t in (_ModuleType, _FunctionType, _BuiltinType, type))
+_DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
+                   ("nest", 4), ("depth", 256), ("snapshot_every", 64))
+_END_RESERVE = 512  # bytes kept under the byte cap for the end record
+_MIN_BYTES = 4096  # room for head, end and a few events, whatever the paths
+
+
+class _Frame:
+    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi")
+
+
+class Tracer:
+    def __init__(self, fd, limits, roots, entry_path, argv, hash_seed):
+        self.fd = fd
+        self.lim = limits
+        self.roots = tuple(r.rstrip(os.sep) + os.sep for r in roots)
+        self.cwd = os.getcwd()
+        self.own = os.path.dirname(os.path.abspath(__file__)) + os.sep  # the tracer's directory
+        self.stdlib = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+        self.buf = []
+        self.nbytes = 0
+        self.n = 0
+        self.status = None  # None while tracing; then complete/truncated/tampered/crashed
+        self.cap = None
+        self.reason = None
+        self.states = {}  # id(frame) -> _Frame, live traced frames
+        self.codes = {}  # code -> file index, or -1 for code we do not trace
+        self.ccode = {}  # code -> co_code bytes (settrace's yield/return test)
+        self.files = {}  # absolute path -> index
+        self.next_fr = 1
+        self.R = Renderer(limits["value_chars"], limits["items"], limits["nest"], self.frame_fr)
+        self.head_files = [entry_path]
+        self.files[entry_path] = 0
+        self.argv = argv
+        self.hash_seed = hash_seed
+        self.main_ident = None
+        self.max_events = limits["events"]
+        self.snap = limits["snapshot_every"]
+        self.byte_budget = limits["bytes"] - _END_RESERVE
+        self.g = self._g  # one bound method each: sys.gettrace() is compared to it
+        self.l = self._l
+
+    # -- output
+    def write(self, line):
+        size = len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
+        if self.nbytes + size > self.byte_budget:
+            return False
+        self.nbytes += size
+        self.buf.append(line)
+        if len(self.buf) >= 256:
+            self.flush()
+        return True
+
+    def flush(self):
+        if not self.buf:
+            return
+        data = "".join(self.buf).encode("utf-8", "surrogatepass")
+        self.buf = []
+        while data:
+            try:
+                k = _os_write(self.fd, data)
+            except InterruptedError:
+                continue
+            except OSError:
+                self.fd = -1
+                if self.status is None:
+                    self.stop("crashed", reason="trace descriptor not writable")
+                return
+            data = data[k:]
+
+    def head(self):
+        lim = ",".join('"%s":%d' % (k, self.lim[k]) for k, _ in _DEFAULT_LIMITS)
+        impl = sys.implementation.name
+        line = ('{"t":"head","v":1,"lang":"python","impl":"%s","version":"%s","mech":"%s",'
+                '"hash_seed":"%s","files":["%s"],"entry":0,"argv":[%s],"limits":{%s}}\n') % (
+            "CPython" if impl == "cpython" else _j(impl), "%d.%d.%d" % sys.version_info[:3],
+            "monitoring" if _MON else "settrace", _j(self.hash_seed), _j(self.head_files[0]),
+            ",".join('"%s"' % _j(a) for a in self.argv), lim)
+        self.buf.append(line)  # always: a trace has a head, whatever argv's size
+        self.nbytes += len(line.encode("utf-8", "surrogatepass"))
+
+    # -- which code is the program's
+    def classify(self, code):
+        fn = code.co_filename
+        fi = -1
+        if fn and not fn.startswith("<"):
+            p = _normpath(fn if fn[:1] == "/" else self.cwd + "/" + fn)
+            if (p.startswith(self.roots) and not p.startswith(self.own) and not p.startswith(self.stdlib)
+                    and "-packages" + os.sep not in p):
+                fi = self.files.get(p)
+                if fi is None:
+                    fi = len(self.files)
+                    self.files[p] = fi
+                    self.write('{"t":"file","f":%d,"path":"%s"}\n' % (fi, _j(p)))
+        self.codes[code] = fi
+        return fi
+
+    def frame_fr(self, f):
+        st = self.states.get(id(f))
+        if st is not None and st.code is f.f_code:
+            return st.fr
+        return None
+
+    # -- frames
+    def new_frame(self, frame, code, fi):
+        st = _Frame()
+        st.fr = self.next_fr
+        self.next_fr += 1
+        st.code = code
+        st.fi = fi
+        st.fnj = '"fn":"%s"' % _j(code.co_name)
+        st.pr = {}
+        st.po = {}
+        st.exc = None
+        st.ns = not (code.co_flags & _CO_OPTIMIZED)
+        self.states[id(frame)] = st
+        return self.link(frame, st)
+
+    def link(self, frame, st):
+        """(Re)compute up/d: the nearest traced frame below (a caller, or
+        whoever resumes a generator)."""
+        b = frame.f_back
+        states = self.states
+        up = None
+        while b is not None:
+            s = states.get(id(b))
+            if s is not None and s.code is b.f_code:
+                up = s
+                break
+            b = b.f_back
+        st.up = up
+        st.d = up.d + 1 if up is not None else 0
+        st.pre = '"fr":%d,"up":%s,"d":%d,"f":%d,' % (
+            st.fr, "null" if up is None else up.fr, st.d, st.fi)
+        st.full = True
+        if st.d > self.lim["depth"]:
+            self.stop("truncated", "depth")
+            return None
+        return st
+
+    # -- one event
+    def ev(self, frame, st, k, ln, tail):
+        i = self.n
+        if i >= self.max_events:
+            self.stop("truncated", "events")
+            return
+        full = st.full or i % self.snap == 0
+        st.full = False
+        loc = self.diff(st, _items(frame.f_locals), full)
+        line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.pre, ln, st.fnj, loc, tail)
+        if not self.write(line):
+            self.stop("truncated", "bytes")
+            return
+        self.n = i + 1
+
+    def diff(self, st, items, full):
+        pr, po = st.pr, st.po
+        value = self.R.value
+        ns = st.ns
+        out = []
+        seen = 0
+        for name, v in items:
+            t = type(v)
+            if ns and (type(name) is not str or id(t) in _NS_SKIP
+                       or (name[:2] == "__" and name[-2:] == "__") or _kind(t) in ("module", "class")):
+                continue
+            seen += 1
+            if id(t) in _IMMUTABLE:  # same object, same repr: no render
+                if po.get(name, _MISSING) is v:
+                    if full:
+                        out.append(_key(name) + pr[name])
+                    continue
+                r = value(v)
+                po[name] = v
+            else:  # mutable or an object: rendered again, compared
+                r = value(v)
+                if name in po:
+                    del po[name]
+            if full or pr.get(name) != r:
+                out.append(_key(name) + r)
+            pr[name] = r
+        if len(pr) > seen:  # names gone (or now skipped) since the last event
+            keep = set()
+            for name, v in items:
+                t = type(v)
+                if not (ns and (type(name) is not str or id(t) in _NS_SKIP
+                                or (name[:2] == "__" and name[-2:] == "__")
+                                or _kind(t) in ("module", "class"))):
+                    keep.add(name)
+            for name in [n for n in pr if n not in keep]:
+                del pr[name]
+                po.pop(name, None)
+                if not full:
+                    out.append('"%s":null' % _j(name))
+        if out or full:
+            return ',"loc":{' + ",".join(out) + "}"
+        return ""
+
+    def resolve(self, frame, st, ln, returning):
+        """An exception seen in this frame is pending: say `handled` once the
+        frame goes on past its handler (or returns/yields normally)."""
+        if returning or _exc_info()[1] is not st.exc:
+            exc = st.exc
+            st.exc = None
+            self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
+
+    def exc_json(self, e):
+        if _in_mro(type(e), BaseException):  # not isinstance: it may read a __class__ property
+            return _exc_msg(e, self.lim["value_chars"])
+        return '{"ty":"%s","msg":""}' % _j(_type_name(type(e)))
+
+    # -- start/stop
+    def start(self):
+        self.main_ident = _get_ident()
+        if _MON:
+            self._start_monitoring()
+        else:
+            _settrace(self.g)
+
+    def stop(self, status, cap=None, reason=None):
+        if self.status is not None:
+            return
+        self.status, self.cap, self.reason = status, cap, reason
+        self.states.clear()
+        try:
+            if _MON:
+                self._stop_monitoring()
+            else:
+                if _gettrace() is self.g:
+                    _settrace(None)
+        except Exception:
+            pass
+        self.flush()
+
+    def crash(self, e):
+        self.stop("crashed", reason="%s: %s" % (_type_name(type(e)), _safe_str(e)))
+
+    def tamper_check(self):
+        """True when the program removed or replaced our hooks."""
+        if _getprofile() is not None:
+            return True
+        mods = _sys_modules
+        th = dict.get(mods, "threading") if type(mods) is dict else None
+        if type(th) is _ModuleType and dict.get(_mod_dict(th), "_trace_hook") is not None:
+            return True
+        if _MON:
+            if _gettrace() is not None:
+                return True
+            if _m_get_tool(_TOOL) != "surgebox-trace" or _m_get_events(_TOOL) != self.global_events:
+                return True
+            for e, cb in self.callbacks:
+                old = _m_register(_TOOL, e, cb)
+                if old is not cb:
+                    return True
+            return False
+        return _gettrace() is not self.g
+
+    def finish(self, exit_json):
+        if self.status is None:
+            tampered = False
+            try:
+                tampered = self.tamper_check()
+            except Exception:
+                tampered = True
+            self.stop("tampered" if tampered else "complete")
+        end = '{"t":"end","status":"%s",' % self.status
+        if self.cap:
+            end += '"cap":"%s",' % self.cap
+        end += '"events":%d,"exit":%s' % (self.n, exit_json)
+        if self.reason:
+            end += ',"reason":"%s"' % _j(self.reason[:200])
+        self.buf.append(end + "}\n")
+        self.flush()
+
+    def forked(self):
+        """In a child of os.fork(): stop without a word (the parent owns the trace)."""
+        self.status = "forked"
+        self.states.clear()
+        self.buf = []
+        try:
+            if _MON:
+                self._stop_monitoring()
+            else:
+                _settrace(None)
+            _os_close(self.fd)
+        except Exception:
+            pass
+        self.fd = -1
+
+    # -- sys.settrace (3.8 ... 3.11)
+    def _g(self, frame, event, arg):
+        """Global trace function: 'call' of every new frame (and generator resumes)."""
+        try:
+            code = frame.f_code
+            fi = self.codes.get(code)
+            if fi is None:
+                fi = self.classify(code)
+            if fi < 0 or self.status is not None:
+                return None
+            st = self.states.get(id(frame))
+            if st is not None and st.code is code and code.co_flags & _CO_GENLIKE and not self._fresh(frame, code):
+                st = self.link(frame, st)
+                k = "resume"
+            else:
+                st = self.new_frame(frame, code, fi)
+                k = "call"
+            if st is None:
+                return None
+            self.ev(frame, st, k, frame.f_lineno or code.co_firstlineno, "")
+            return self.l
+        except Exception as e:
+            self.crash(e)
+            return None
+
+    def _fresh(self, frame, code):
+        if _V >= (3, 11):
+            cc = self.co_code(code)
+            lasti = frame.f_lasti
+            return cc[lasti] == _RESUME and cc[lasti + 1] == 0
+        return frame.f_lasti < 0
+
+    def co_code(self, code):
+        cc = self.ccode.get(code)
+        if cc is None:
+            cc = self.ccode[code] = code.co_code
+        return cc
+
+    def _l(self, frame, event, arg):
+        """Local trace function of a traced frame."""
+        try:
+            st = self.states.get(id(frame))
+            if st is None:
+                return None
+            if event == "line":
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "line", ln, "")
+            elif event == "return":
+                code = frame.f_code
+                cc = self.co_code(code)
+                lasti = frame.f_lasti
+                op = cc[lasti] if 0 <= lasti < len(cc) else -1
+                ln = frame.f_lineno
+                if op == _RETURN_VALUE:
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, True)
+                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
+                    self.leave(frame, st, True)
+                elif op == _YIELD_VALUE or op == _YIELD_FROM or (
+                        _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
+                    self.leave(frame, st, False)
+                else:
+                    exc = st.exc
+                    st.exc = None
+                    self.ev(frame, st, "unwind", ln, ',"exc":' + (
+                        self.exc_json(exc) if exc is not None else '{"ty":"?","msg":""}'))
+                    self.leave(frame, st, True)
+                return None
+            elif event == "exception":
+                st.exc = arg[1]
+                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
+            return self.l
+        except Exception as e:
+            self.crash(e)
+            return None
+
+    def leave(self, frame, st, gone):
+        if gone:
+            self.states.pop(id(frame), None)
+        if st.up is not None:
+            st.up.full = True
+
+    # -- sys.monitoring (3.12+)
+    def _start_monitoring(self):
+        E = _m_E
+        _m_use_tool(_TOOL, "surgebox-trace")
+        # JUMP: sys.settrace gives a line event on a backward jump to the same
+        # line (a loop on one line); every other jump is disabled at its first call
+        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME | E.JUMP
+        self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
+        self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
+                          (E.PY_THROW, self._m_resume), (E.LINE, self._m_line),
+                          (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
+                          (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise),
+                          (E.JUMP, self._m_jump))
+        self.lines = {}  # code -> [(start, end, line)] of code.co_lines()
+        for e, cb in self.callbacks:
+            _m_register(_TOOL, e, cb)
+        self.DISABLE = _m_DISABLE
+        _m_set_events(_TOOL, self.global_events)
+
+    def _stop_monitoring(self):
+        if _m_get_tool(_TOOL) != "surgebox-trace":
+            return
+        _m_set_events(_TOOL, 0)
+        for code, fi in self.codes.items():
+            if fi >= 0:
+                _m_set_local_events(_TOOL, code, 0)
+        for e, _ in self.callbacks:
+            _m_register(_TOOL, e, None)
+        _m_free_tool(_TOOL)
+
+    def _m_start(self, code, offset):
+        try:
+            fi = self.codes.get(code)
+            if fi is None:
+                fi = self.classify(code)
+                if fi >= 0:
+                    _m_set_local_events(_TOOL, code, self.local_events)
+            if fi < 0:
+                return self.DISABLE
+            if self.status is not None or _get_ident() != self.main_ident:
+                return None
+            frame = _getframe(1)
+            st = self.new_frame(frame, code, fi)
+            if st is not None:
+                self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_state(self, code):
+        if self.status is not None or self.codes.get(code, -1) < 0 or _get_ident() != self.main_ident:
+            return None, None
+        frame = _getframe(2)
+        st = self.states.get(id(frame))
+        if st is None or st.code is not code:
+            return frame, None
+        return frame, st
+
+    def _m_resume(self, code, offset, exc=None):
+        try:
+            frame, st = self._m_state(code)
+            if frame is None:
+                return None
+            if st is None:
+                st = self.new_frame(frame, code, self.codes[code])
+                k = "call"
+            else:
+                st = self.link(frame, st)
+                k = "resume"
+            if st is not None:
+                self.ev(frame, st, k, frame.f_lineno, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_line(self, code, ln):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "line", ln, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_return(self, code, offset, val):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, True)
+                self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
+                self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_yield(self, code, offset, val):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                ln = frame.f_lineno
+                if st.exc is not None:
+                    self.resolve(frame, st, ln, False)
+                self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
+                self.leave(frame, st, False)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_unwind(self, code, offset, exc):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                st.exc = None
+                self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+                self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _line_at(self, code, offset):
+        ranges = self.lines.get(code)
+        if ranges is None:
+            ranges = self.lines[code] = list(code.co_lines())
+        for start, end, line in ranges:
+            if start <= offset < end:
+                return line
+        return None
+
+    def _m_jump(self, code, src, dst):
+        try:
+            if dst > src:
+                return self.DISABLE
+            line = self._line_at(code, dst)
+            if line is None or line != self._line_at(code, src):
+                return self.DISABLE  # the LINE event of the target says it
+            frame, st = self._m_state(code)
+            if st is not None:
+                if st.exc is not None:
+                    self.resolve(frame, st, line, False)
+                self.ev(frame, st, "line", line, "")
+        except Exception as e:
+            self.crash(e)
+        return None
+
+    def _m_raise(self, code, offset, exc):
+        try:
+            frame, st = self._m_state(code)
+            if st is not None:
+                st.exc = exc
+                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+        except Exception as e:
+            self.crash(e)
+        return None
+
+
+def _key(name, _cache={}):
+    """'"name":' of a local's name (a str), cached."""
+    k = _cache.get(name)
+    if k is None:
+        k = '"' + _j(name) + '":'
+        if len(_cache) < 100000:
+            _cache[name] = k
+    return k
+
+
+def _normpath(p):
+    """os.path.normpath of an absolute path, without the program's os.path."""
+    out = []
+    for part in p.split("/"):
+        if part == "..":
+            if out:
+                out.pop()
+        elif part and part != ".":
+            out.append(part)
+    return "/" + "/".join(out)
+
+
+def _frame_locals_proxy():
+    if _V < (3, 13):
+        return None
+
+    def f():
+        x = 1
+        return _getframe().f_locals
+    return type(f())
+
+
+_FrameLocalsProxy = _frame_locals_proxy()
+
+
+def _items(locs):
+    """The (name, value) pairs of frame.f_locals: a dict's through
+    dict.items, 3.13's proxy's own; a class body's other mapping (from a
+    metaclass's __prepare__) would run the program's code: nothing shown."""
+    t = type(locs)
+    if t is dict or _in_mro(t, dict):
+        return dict.items(locs)  # a view: iterable twice
+    if t is _FrameLocalsProxy:
+        return locs.items()  # a list
+    return ()
+
+
+def _safe_str(e):
+    try:
+        a = _exc_args(e)
+        return BaseException.__str__(e) if all(id(type(x)) in _SCALAR_ARG for x in a) else "?"
+    except Exception:
+        return "?"
+
+
+try:
+    from _thread import get_ident as _get_ident
+except ImportError:  # no threads in this build
+    def _get_ident():
+        return 0
+
+
+# ---------------------------------------------------------------- the run
+
+def _limits_from_env():
+    lim = dict(_DEFAULT_LIMITS)
+    text = os.environ.pop("SURGEBOX_TRACE_LIMITS", None)
+    if text:
+        try:
+            given = _parse_json_object(text)
+        except ValueError as e:
+            _fatal("SURGEBOX_TRACE_LIMITS: %s (want a JSON object of integers)" % e)
+        for k, v in given.items():
+            if k not in lim:
+                _fatal("SURGEBOX_TRACE_LIMITS: unknown limit %r (known: %s)" % (k, ", ".join(lim)))
+            least = _MIN_BYTES if k == "bytes" else 1
+            if v < least:
+                _fatal("SURGEBOX_TRACE_LIMITS: %s must be at least %d" % (k, least))
+            lim[k] = v
+    return lim
+
+
+def _fd_from_env():
+    text = os.environ.pop("SURGEBOX_TRACE_FD", None)
+    if text is None or not text.isdigit():
+        _fatal("SURGEBOX_TRACE_FD must name the trace descriptor (got %r)" % text)
+    fd = int(text)
+    try:
+        os.fstat(fd)
+    except OSError as e:
+        _fatal("SURGEBOX_TRACE_FD=%d: %s" % (fd, e.strerror))
+    os.set_inheritable(fd, False)  # no subprocess inherits the trace
+    return fd
+
+
+def _prepare():
+    """Everything before the program's first line; returns (tracer, code or
+    None, the program's module dict, exit JSON if the file cannot be read)."""
+    if len(sys.argv) < 2:
+        _fatal("usage: python3 [FLAGS] sbtrace.py PROGRAM.py [ARGS...]")
+    fd = _fd_from_env()
+    limits = _limits_from_env()
+    roots_text = os.environ.pop("SURGEBOX_TRACE_PATHS", None)
+    script = sys.argv[1]
+    # what `python3 main.py` would set: __file__ absolute from 3.9 (joined
+    # to the cwd, not normalised), sys.path[0] the real directory
+    file_value = script if _V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
+    entry = os.path.normpath(os.path.abspath(script))
+    roots = roots_text.split(os.pathsep) if roots_text else [os.path.dirname(entry)]
+    roots = [os.path.abspath(r) for r in roots if r]
+    hash_seed = os.environ.get("PYTHONHASHSEED") or "random"
+    tracer = Tracer(fd, limits, roots, entry, sys.argv[1:], hash_seed)
+    tracer.head()
+
+    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
+    sys.argv = sys.argv[1:]
+    orig = getattr(sys, "orig_argv", None)
+    if orig is not None:
+        at = len(orig) - len(sys.argv) - 1
+        if 0 <= at < len(orig):
+            sys.orig_argv = orig[:at] + orig[at + 1:]
+
+    mod = type(sys)("__main__")
+    g = mod.__dict__
+    g["__annotations__"] = {}
+    g["__builtins__"] = sys.modules["builtins"]
+    g["__file__"] = file_value
+    g["__cached__"] = None
+    g["__loader__"] = type(_self_module.__loader__)("__main__", file_value)
+    sys.modules["__main__"] = mod
+    try:
+        with open(script, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        prog = (getattr(sys, "orig_argv", None) or [sys.executable])[0]
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (prog, file_value, e.errno, e.strerror))
+        return tracer, None, g, '{"code":2}'
+    try:
+        os.register_at_fork(after_in_child=tracer.forked)
+    except AttributeError:
+        pass
+    # our frame sits under the program's (and up to 3.11 so does exec's C
+    # call): the program reaches the same depth as untraced before RecursionError
+    sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _MON else 2))
+    return tracer, source, g, None
+
+
+def _exit_json(e, tracer):
+    if _in_mro(type(e), SystemExit):
+        c = SystemExit.__dict__["code"].__get__(e)
+        if c is None:
+            return '{"code":0}'
+        if type(c) in (int, bool):
+            return '{"code":%d}' % (c & 0xFF)
+        return '{"code":1}'
+    return '{"exception":%s}' % tracer.exc_json(e)
+
+
+def _strip_hook(t, v, tb):
+    """sys.excepthook for the program's uncaught exception: our frame cut
+    from its traceback, then the hook the program had (or the default)."""
+    hook = _strip_hook.hook
+    sys.excepthook = hook
+    while tb is not None and tb.tb_frame.f_globals is _G:
+        tb = tb.tb_next
+    try:
+        v.__traceback__ = tb
+    except Exception:
+        pass
+    sys.last_traceback = tb
+    return hook(t, v, tb)
