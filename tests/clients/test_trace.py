@@ -14,7 +14,7 @@ import trace_fixtures as F  # noqa: E402
 from surgebox import trace_views as V  # noqa: E402
 from surgebox.trace import Trace, plain_repr  # noqa: E402
 from surgebox.trace_cwm import cwm_frames, to_cwm  # noqa: E402
-from surgebox.trace_ldb import block_states, blocks  # noqa: E402
+from surgebox.trace_ldb import block_states, blocks, ldb_text  # noqa: E402
 from surgebox.trace_lines import line_path, reval_coverage, reval_next_lines, reval_path, reval_state  # noqa: E402
 
 A, B, C = Trace.parse(F.TRACE_A), Trace.parse(F.TRACE_B), Trace.parse(F.TRACE_C)
@@ -307,27 +307,38 @@ class LinesTest(unittest.TestCase):
 
 class LdbTest(unittest.TestCase):
     def test_blocks(self):
-        self.assertEqual(blocks(F.SRC_A), {1: 0, 4: 0, 10: 0, 2: 1, 5: 2, 6: 2, 7: 3, 8: 4})
+        self.assertEqual(blocks(F.SRC_A), {1: 0, 4: 0, 10: 0, 2: 1, 5: 2, 6: 3, 7: 4, 8: 5})
+        self.assertEqual(blocks(F.SRC_B), {1: 0, 5: 0, 15: 0, 2: 1, 3: 2, 6: 3, 7: 4, 8: 5, 9: 6, 10: 6,
+                                           11: 7, 12: 7, 13: 8})
         got = blocks(F.SRC_C)
-        self.assertEqual([got[n] for n in (2, 3, 4)], [1, 2, 3])                 # if | raise | return
-        self.assertEqual(got[10], got[11])                                          # `with` does not branch
-        self.assertEqual(got[12], got[13])
-        self.assertEqual(got[13], got[14])
+        self.assertEqual([got[n] for n in (2, 3, 4, 7)], [1, 2, 3, 4])              # if | raise | return
+        self.assertEqual({got[n] for n in range(10, 15)}, {5})                     # `with` does not branch
 
     def test_block_states(self):
         runs = block_states(A, {0: F.SRC_A}, fn="f")
         st = {"s": "'ab'", "n": "3"}
         self.assertEqual(runs, [
-            {"fr": 2, "fn": "f", "block": 2, "lines": [5, 6], "state": dict(st, out="[]", c="'a'")},
-            {"fr": 2, "fn": "f", "block": 3, "lines": [7], "state": dict(st, out="[6]", c="'a'")},
-            {"fr": 2, "fn": "f", "block": 2, "lines": [6], "state": dict(st, out="[6]", c="'b'")},
-            {"fr": 2, "fn": "f", "block": 3, "lines": [7], "state": dict(st, out="[6, 6]", c="'b'")},
-            {"fr": 2, "fn": "f", "block": 2, "lines": [6], "state": dict(st, out="[6, 6]", c="'b'")},
-            {"fr": 2, "fn": "f", "block": 4, "lines": [8], "state": dict(st, out="[6, 6]", c="'b'")},
+            {"fr": 2, "fn": "f", "block": 2, "lines": [5], "state": dict(st, out="[]")},
+            {"fr": 2, "fn": "f", "block": 3, "lines": [6], "state": dict(st, out="[]", c="'a'")},
+            {"fr": 2, "fn": "f", "block": 4, "lines": [7], "state": dict(st, out="[6]", c="'a'")},
+            {"fr": 2, "fn": "f", "block": 3, "lines": [6], "state": dict(st, out="[6]", c="'b'")},
+            {"fr": 2, "fn": "f", "block": 4, "lines": [7], "state": dict(st, out="[6, 6]", c="'b'")},
+            {"fr": 2, "fn": "f", "block": 3, "lines": [6], "state": dict(st, out="[6, 6]", c="'b'")},
+            {"fr": 2, "fn": "f", "block": 5, "lines": [8], "state": dict(st, out="[6, 6]", c="'b'")},
         ])
         runs = block_states(C, {0: F.SRC_C}, fn="fact")
         self.assertEqual([(r["fr"], r["lines"], r["state"]) for r in runs],
                          [(7, [2], {"n": "2"}), (7, [4], {"n": "2"}), (8, [2], {"n": "1"}), (8, [3], {"n": "1"})])
+        runs = block_states(B, {0: F.SRC_B}, fn="f")            # the handler is a block of its own
+        self.assertEqual([r["lines"] for r in runs], [[6], [7], [8], [7], [8], [7], [9, 10], [11, 12], [13]])
+        self.assertEqual(runs[6]["state"], {"n": "2", "total": "1", "v": "1"})
+
+    def test_ldb_text(self):
+        got = ldb_text(A, {0: F.SRC_A}, fn="f").split("\n")
+        self.assertEqual(got[:6], ["[BLOCK-0]", "    out = []", "    # s='ab'\tn=3\tout=[]",
+                                   "[BLOCK-1]", "    for c in s:", "    # s='ab'\tn=3\tout=[]\tc='a'"])
+        self.assertEqual(got[6:9], ["[BLOCK-2]", "        out.append(g(n))", "        # s='ab'\tn=3\tout=[6]\tc='a'"])
+        self.assertEqual(got[-4:], ["[BLOCK-6]", "    return out", "    # s='ab'\tn=3\tout=[6, 6]\tc='b'", ""])
 
 
 if __name__ == "__main__":

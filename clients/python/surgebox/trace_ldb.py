@@ -3,17 +3,21 @@ via Verifying Runtime Execution Step-by-step", 2024): the program is cut into ba
 control-flow graph, and a run is shown block by block with the intermediate values at each
 block's end.
 
-Blocks come from the source's `ast` (source lines, stable across CPython versions, unlike `dis`):
-within one scope (module, or one function body), a block is a maximal run of statements without a
-branch: an `if`/`elif`/`while`/`for` header, `return`, `raise`, `break` and `continue` end a
-block; the body of a branch, an `else`, an `except` handler, `finally` and the statement after a
-compound statement start one. `with` and `try:` do not branch (they continue the block). A nested
-`def`/`class` line is a plain statement; its body is a scope of its own. Every line a statement
-spans maps to its block, so a line event anywhere in a multi-line statement lands in it.
+Blocks come from the source's `ast` (source lines, stable across CPython versions, unlike `dis`),
+cut as LDB's own tracer cuts them (FloridSleeves/LLMDebugger, programming/tracing/tracer.py: a CFG
+with "separate-condition-blocks"): within one scope (module, or one function body), a block is a
+maximal run of statements without a branch; an `if`/`elif`/`while`/`for` header is a block of its
+own; `return`, `raise`, `break` and `continue` end a block; the body of a branch, an `else`, an
+`except` handler, `finally` and the statement after a compound statement start one. `with` and
+`try:` do not branch (they continue the block). A nested `def`/`class` line is a plain statement;
+its body is a scope of its own. Every line a statement spans maps to its block, so a line event
+anywhere in a multi-line statement lands in it.
 
 A run of a block is a maximal sequence of line events of one frame in one block without a jump
 back (a loop whose body is one block runs it once per iteration); its state is the frame's locals
-at the frame's next event after the run (the state after its last line ran), plain reprs.
+at the frame's next event after the run (the state after its last line ran), plain reprs. LDB
+prints a block's state after it (and before it); a condition block's "after" here is the state
+once its test ran, which is the state before the branch taken.
 """
 import ast
 
@@ -32,47 +36,41 @@ def blocks(source):
 
 
 class _Cutter:
+    """cur is None: the next statement starts a block (ids are taken lazily: no empty block)."""
+
     def __init__(self):
         self.line_block = {}
         self.next_id = 0
         self.cur = None
 
-    def start(self):
-        self.cur = self.next_id
-        self.next_id += 1
-
     def mark(self, first, last):
+        if self.cur is None:
+            self.cur = self.next_id
+            self.next_id += 1
         for ln in range(first, last + 1):
             self.line_block.setdefault(ln, self.cur)
 
     def body(self, stmts, new):
         if new:
-            self.start()
+            self.cur = None
         for s in stmts:
             self.stmt(s)
 
     def stmt(self, s):
-        if self.cur is None:
-            self.start()
-        if isinstance(s, _BRANCH):
+        if isinstance(s, _BRANCH):             # a condition block of its own (LDB's
+            self.cur = None                    # "separate-condition-blocks")
             head_end = (s.body[0].lineno - 1) if s.body else s.lineno
-            self.mark(s.lineno, max(s.lineno, min(head_end, getattr(s, "end_lineno", s.lineno))))
-            if isinstance(s, ast.If) and s.orelse and isinstance(s.orelse[0], ast.If) \
-                    and len(s.orelse) == 1 and s.orelse[0].col_offset == s.col_offset:
-                self.body(s.body, new=True)
-                self.start()
-                self.stmt(s.orelse[0])         # elif: a header of its own
-            else:
-                self.body(s.body, new=True)
-                if s.orelse:
-                    self.body(s.orelse, new=True)
+            self.mark(s.lineno, max(s.lineno, head_end))
+            self.body(s.body, new=True)
+            if s.orelse:
+                self.body(s.orelse, new=True)
             self.cur = None                    # what follows starts a block
             return
         if isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
             self.mark(s.lineno, s.lineno)
             self.body(s.body, new=False)
             for h in s.handlers:
-                self.start()
+                self.cur = None
                 self.mark(h.lineno, h.lineno)
                 self.body(h.body, new=False)
             if s.orelse:
@@ -134,8 +132,10 @@ def _state(t, i, plain_repr):
 
 
 def ldb_text(t, sources, file=0, fn=None):
-    """The runs as LDB shows them to the model: `[BLOCK-k]` with the block's executed source
-    lines, then `# intermediate values: name = value, ...` (wording after LDB's prompts)."""
+    """The runs as LDB shows them to the model: `[BLOCK-k]`, the block's executed source lines, then
+    a comment with the state after it, indented like the block's last line:
+    `# name=value<TAB>name=value`, cut to its first and last 50 characters around `...` when it
+    has 100 or more (LDB's parse_runtime_value_simple)."""
     text = sources.get(file, sources.get(t.files[file] if file < len(t.files) else None))
     src = text.split("\n")
     out = []
@@ -143,5 +143,9 @@ def ldb_text(t, sources, file=0, fn=None):
         out.append("[BLOCK-%d]" % n)
         out.extend(src[ln - 1] for ln in run["lines"])
         if run["state"] is not None:
-            out.append("# intermediate values: " + ", ".join("%s = %s" % kv for kv in run["state"].items()))
+            last = src[run["lines"][-1] - 1]
+            values = "\t".join("%s=%s" % kv for kv in run["state"].items())
+            if len(values) >= 100:
+                values = values[:50] + "..." + values[-50:]
+            out.append(" " * (len(last) - len(last.lstrip())) + "# " + values)
     return "\n".join(out) + "\n"
