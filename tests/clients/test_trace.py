@@ -143,6 +143,15 @@ class ViewsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             V.continue_to(A, 0, 7, cond="c = 1")
 
+    def test_trace_methods_and_the_readme_example(self):
+        import surgebox
+        t = surgebox.Trace.parse(F.TRACE_A)
+        i = t.continue_to(0, 7)
+        self.assertEqual((i, t.step_over(i), t.step_into(i), t.step_out(t.step_into(i))), (7, 11, 8, 11))
+        self.assertEqual(t.locals_at(11)["out"], ("list", "#1[6]"))
+        self.assertEqual((t.back_step_into(11), t.back_step_over(11), t.back_step_out(9)), (9, 7, 7))
+        self.assertEqual((t.back_continue_to(18, 6), t.call_inputs("g", 1)), (16, [("x", ("int", "3"))]))
+
     def test_what_was_the_input(self):
         self.assertEqual(V.call_inputs(A, "f"), [("s", ("str", "'ab'")), ("n", ("int", "3"))])
         self.assertEqual(V.input_repr(A, "f"), "'ab', 3")

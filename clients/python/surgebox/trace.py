@@ -6,6 +6,7 @@
     t.locals_at(5)                # {name: (type, repr)} of event 5's frame, as of event 5
     t.stack_at(5)                 # [(fr, fn, ln), ...] innermost first
     t.coverage()                  # {line: hits} of the entry file
+    t.step_over(5), t.step_out(5) # debugger views: an event index or None (trace_views.py)
 
 Pure functions of the records: nothing here runs the traced program. A trace
 that is cut, crashed or tampered with still parses; its status says so and
@@ -257,6 +258,34 @@ class Trace:
                 return idx[pos]
         return None
 
+    # ---- debugger views (trace_views.py says what each one means) --------------------------
+    def step_into(self, i):
+        return _views().step_into(self, i)
+
+    def step_over(self, i):
+        return _views().step_over(self, i)
+
+    def step_out(self, i):
+        return _views().step_out(self, i)
+
+    def continue_to(self, i, line, file=0, cond=None):
+        return _views().continue_to(self, i, line, file, cond)
+
+    def back_step_into(self, i):
+        return _views().back_step_into(self, i)
+
+    def back_step_over(self, i):
+        return _views().back_step_over(self, i)
+
+    def back_step_out(self, i):
+        return _views().back_step_out(self, i)
+
+    def back_continue_to(self, i, line, file=0, cond=None):
+        return _views().back_continue_to(self, i, line, file, cond)
+
+    def call_inputs(self, fn="f", nth=0):
+        return _views().call_inputs(self, fn, nth)
+
     def coverage(self, file=0):
         """{line: number of line events} for one file index."""
         cov = {}
@@ -264,6 +293,11 @@ class Trace:
             if ev.k == "line" and ev.f == file:
                 cov[ev.ln] = cov.get(ev.ln, 0) + 1
         return cov
+
+
+def _views():
+    from . import trace_views   # imported late: trace_views imports this module
+    return trace_views
 
 
 # ---- values ------------------------------------------------------------------------------
