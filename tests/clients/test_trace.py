@@ -110,15 +110,44 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.step_over(A, 5), 6)
         self.assertEqual(V.step_over(A, 7), 11)      # g(n) stepped over
         self.assertEqual(V.step_over(A, 9), 11)      # g's last line: out to f's next line
-        self.assertEqual(V.step_over(B, 9), 11)      # a yield: to the consumer's next line
+        self.assertEqual(V.step_over(B, 9), 14)      # over a yield: the generator's next line once resumed
+        self.assertEqual(V.step_over(B, 15), 20)
+        self.assertEqual(V.step_over(B, 20), 22)     # the generator ends: the consumer's next line
         self.assertEqual(V.step_over(B, 23), 26)     # int('x') raises: the handler's line
         self.assertEqual(V.step_over(C, 6), 13)      # both lambda calls stepped over
         self.assertEqual(V.step_over(C, 8), 13)      # from a lambda: f's next line (sorted is C)
         self.assertIsNone(V.step_over(C, 30))        # raise, never caught: no line after it
         self.assertEqual(V.back_step_over(A, 11), 7)
         self.assertEqual(V.back_step_over(A, 9), 7)  # g's first line: back to the calling line
-        self.assertEqual(V.back_step_over(B, 14), 12)
+        self.assertEqual(V.back_step_over(B, 14), 9)  # back across the resume and the yield
+        self.assertEqual(V.back_step_over(B, 8), 6)   # the generator's first line: the caller's line
         self.assertEqual(V.back_step_over(B, 26), 23)
+
+    def test_step_over_a_yield_never_resumed(self):
+        gen = ["generator", "<generator gen #3>"]
+        rows = [("call", 1, None, 0, 1, "<module>", {"loc": {}}), ("line", 1, None, 0, 1, "<module>", {"loc": {}}),
+                ("line", 1, None, 0, 5, "<module>", {"loc": {"gen": F.FN("gen")}}),
+                ("line", 1, None, 0, 10, "<module>", {"loc": {"f": F.FN("f")}}),
+                ("call", 2, 1, 1, 5, "f", {"loc": {}}),                                  # 4
+                ("line", 2, 1, 1, 6, "f", {"loc": {}}),
+                ("line", 2, 1, 1, 7, "f", {"loc": {"it": gen}}),                         # 6
+                ("call", 3, 2, 2, 1, "gen", {"loc": {}}),
+                ("line", 3, 2, 2, 2, "gen", {"loc": {}}),                                # 8
+                ("yield", 3, 2, 2, 2, "gen", {"loc": {}, "val": F.I(1)}),
+                ("line", 2, 1, 1, 8, "f", {"loc": {"it": gen, "a": F.I(1)}}),            # 10
+                ("return", 2, 1, 1, 8, "f", {"loc": {}, "val": F.I(1)}),
+                # f's return drops the generator: closed by GeneratorExit, no line of it runs
+                ("resume", 3, 1, 1, 2, "gen", {"loc": {}}),                              # 12
+                ("exception", 3, 1, 1, 2, "gen", {"loc": {}, "exc": {"ty": "GeneratorExit", "msg": ""}}),
+                ("unwind", 3, 1, 1, 2, "gen", {"loc": {}, "exc": {"ty": "GeneratorExit", "msg": ""}}),
+                ("return", 1, None, 0, 10, "<module>", {"loc": {"gen": F.FN("gen"), "f": F.FN("f")},
+                                                         "val": ["NoneType", "None"]})]
+        t = Trace.parse(F.jsonl(rows))
+        self.assertEqual(V.step_over(t, 8), 10)      # the consumer's next line
+        self.assertEqual(V.step_out(t, 8), 10)
+        self.assertEqual(t.stack_at(13), [(3, "gen", 2), (1, "<module>", 10)])   # closed from the module
+        rows = rows[:12]                             # a trace cut before the close: the same answer
+        self.assertEqual(V.step_over(Trace.parse(F.jsonl(rows)), 8), 10)
 
     def test_step_out(self):
         self.assertEqual(V.step_out(A, 9), 11)

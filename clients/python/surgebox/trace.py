@@ -192,17 +192,23 @@ class Trace:
         return state
 
     def _checkpoint(self, fr, pos):
+        """The state after the frame's event number pos (a multiple of _CACHE_EVERY), cached."""
         key = (fr, pos)
         if key not in self._state_cache:
             idx = self._by_frame[fr]
-            if pos == 0:
+            base = pos
+            while base > 0 and (fr, base) not in self._state_cache:
+                base -= _CACHE_EVERY
+            if (fr, base) in self._state_cache:
+                state = dict(self._state_cache[(fr, base)])
+            else:
                 state = {}
                 self._apply(state, self.events[idx[0]])
-            else:
-                state = dict(self._checkpoint(fr, pos - _CACHE_EVERY))
-                for q in range(pos - _CACHE_EVERY + 1, pos + 1):
-                    self._apply(state, self.events[idx[q]])
-            self._state_cache[key] = state
+                self._state_cache[(fr, 0)] = dict(state)
+            for q in range(base + 1, pos + 1):
+                self._apply(state, self.events[idx[q]])
+                if q % _CACHE_EVERY == 0:
+                    self._state_cache[(fr, q)] = dict(state)
         return self._state_cache[key]
 
     @staticmethod

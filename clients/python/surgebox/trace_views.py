@@ -4,20 +4,25 @@ has no such event (it ended, or was cut). Pure functions of a `Trace`.
 
 Definitions (F = the frame of event i, D = event i's depth `d`):
 - step_into(i): the next event that is a `line`, `call` or `resume` (any frame).
-- step_over(i): the next `line` event of F. If F returns, unwinds or yields first (at event r),
-  the first `line` event after r at a depth < D: the caller's next line (for an exception, the
+- step_over(i): the next `line` event of F. A `yield` does not end it (bdb's `next` in a generator):
+  once F is resumed, its next line. If no line of F follows (F returns or unwinds, or is never
+  resumed, or resumed only to be closed), the first `line` event at a depth < D after the first
+  yield passed, else after F's return or unwind: the caller's next line (for an exception, the
   line of the handler that caught it in a caller; for a yield, the consumer's next line). Calls
-  made meanwhile (depth >= D, other frames) are stepped over.
+  made meanwhile (other frames) are stepped over.
 - step_out(i): the first event of any kind at a depth < D after F's next return, unwind or yield
   (i itself if it is one): the caller's next event.
 - continue_to(i, line, file=0, cond=None): the next `line` event at that line whose frame's state
   (the locals before the line runs) satisfies cond.
 - back_* mirror these: back_step_into = the previous line/call/resume event; back_step_over = the
-  previous `line` event of F, or if F's call or resume (at c) comes first, the last `line` event
-  before c at a depth < D (the caller's line that called F); back_step_out = the last event before
-  F's latest call or resume at a depth < D; back_continue_to = the previous matching line event.
+  previous `line` event of F (across a resume, to the line before the yield), or if F's call (at c)
+  comes first, the last `line` event before c at a depth < D (the caller's line that called F);
+  back_step_out = the last event before F's latest call or resume at a depth < D;
+  back_continue_to = the previous matching line event.
 """
-from .trace import ENDS, STARTS, plain_repr
+import bisect
+
+from .trace import plain_repr
 
 _INTO = ("line", "call", "resume")
 
@@ -38,36 +43,37 @@ def back_step_into(t, i):
 
 def step_over(t, i):
     ev = t.events[i]
-    r = i if ev.k in ENDS else None
-    j = i + 1
-    while r is None and j < len(t.events):
-        e = t.events[j]
-        if e.fr == ev.fr:
-            if e.k == "line":
-                return j
-            if e.k in ENDS:
-                r = j
-        j += 1
-    if r is None:
-        return None
-    return _next_shallower(t, r, ev.d, "line")
+    idx = t.frame_events(ev.fr)
+    first_yield = i if ev.k == "yield" else None
+    r = i if ev.k in ("return", "unwind") else None
+    for j in idx[bisect.bisect_right(idx, i):]:
+        if r is not None:
+            break
+        k = t.events[j].k
+        if k == "line":
+            return j
+        if k == "yield" and first_yield is None:
+            first_yield = j
+        elif k in ("return", "unwind"):
+            r = j
+    # No line of F follows: F ended, or was never resumed, or only to be closed (GeneratorExit).
+    # The caller (or consumer) took over at the first yield passed, else at F's end.
+    r = first_yield if first_yield is not None else r
+    return None if r is None else _next_shallower(t, r, ev.d, "line")
 
 
 def back_step_over(t, i):
     ev = t.events[i]
-    c = i if ev.k in STARTS else None
-    j = i - 1
-    while c is None and j >= 0:
-        e = t.events[j]
-        if e.fr == ev.fr:
-            if e.k == "line":
-                return j
-            if e.k in STARTS:
-                c = j
-        j -= 1
-    if c is None:
-        return None
-    return _prev_shallower(t, c, ev.d, "line")
+    idx = t.frame_events(ev.fr)
+    c = i if ev.k == "call" else None
+    for j in reversed(idx[:bisect.bisect_left(idx, i)] if c is None else []):
+        k = t.events[j].k
+        if k == "line":
+            return j
+        if k == "call":
+            c = j
+            break
+    return None if c is None else _prev_shallower(t, c, ev.d, "line")
 
 
 def step_out(t, i):
