@@ -56,6 +56,21 @@ class ParseTest(unittest.TestCase):
         self.assertEqual((Trace.parse(badfile).status, len(Trace.parse(badfile).events)), ("tampered", 5))
         with self.assertRaises(ValueError):
             Trace.parse('{"t":"ev"}\n')
+        lines = F.TRACE_A.splitlines()
+        helper = '{"t": "file", "f": 1, "path": "/app/helper.py"}'
+        t = Trace.parse("\n".join(lines[:3] + [helper] + lines[3:]) + "\n")
+        self.assertEqual((t.status, t.files), ("complete", ["/app/main.py", "/app/helper.py"]))
+        t = Trace.parse("\n".join(lines[:3] + [helper.replace('"f": 1', '"f": 2')] + lines[3:]) + "\n")
+        self.assertEqual((t.status, len(t.events)), ("tampered", 2))
+
+    def test_parse_from_a_file(self):
+        import io
+        import tempfile
+        self.assertEqual(len(Trace.parse(io.StringIO(F.TRACE_B)).events), 31)
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+            f.write(F.TRACE_C)
+            f.flush()
+            self.assertEqual(Trace.load(f.name).end["exit"]["exception"]["msg"], "base")
 
     def test_locals_at_applies_diffs_and_snapshots(self):
         self.assertEqual(A.locals_at(12), {"s": ("str", "'ab'"), "n": ("int", "3"), "out": ("list", "#1[6]"),

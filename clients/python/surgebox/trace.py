@@ -136,7 +136,11 @@ class Trace:
             if t == "end":
                 end = rec
             elif t == "file":
-                files[rec.get("f")] = rec.get("path")
+                if rec.get("f") != len(files) or not isinstance(rec.get("path"), str):
+                    problems.append("tampered: record %d: file %r is not the next file index %d"
+                                    % (n, rec.get("f"), len(files)))
+                    break
+                files[rec["f"]] = rec["path"]
             elif t == "ev":
                 try:
                     ev = _event(rec, n)
@@ -157,7 +161,7 @@ class Trace:
             raise ValueError("not a surgebox trace: empty")
         if end is None and not any(p.startswith("tampered:") for p in problems):
             problems.append("truncated: no end record")
-        return cls(head, [files[k] for k in sorted(files)] if files else [], events, end, problems)
+        return cls(head, [files[k] for k in range(len(files))], events, end, problems)
 
     @classmethod
     def load(cls, path):
@@ -215,16 +219,12 @@ class Trace:
     def _apply(state, ev):
         if ev.loc is None:
             return
-        if ev.k in STARTS:   # a full snapshot: its order is the frame's order
-            old = dict(state)
+        if ev.k in STARTS:   # a full snapshot, exactly the frame's locals, in the frame's order
             state.clear()
-            for name, v in ev.loc.items():
-                if v is not None:
-                    state[name] = v
-            for name, v in old.items():
-                if name not in ev.loc and name not in state:
-                    state[name] = v   # only reachable if a snapshot omitted a live name
+            state.update((name, v) for name, v in ev.loc.items() if v is not None)
             return
+        # any other event: a diff, or a full snapshot (after a callee returned, every
+        # snapshot_every events) applied as one: a deleted name is always written as null
         for name, v in ev.loc.items():
             if v is None:
                 state.pop(name, None)

@@ -41,7 +41,8 @@ def entry_frame(t, fn=None):
         if fn is not None:
             if ev.fn == fn:
                 return ev.fr
-        elif ev.fn != "<module>" and ev.up is not None and t.events[t.frame_events(ev.up)[0]].fn == "<module>":
+        elif ev.fn != "<module>" and ev.up is not None and t.frame_events(ev.up) \
+                and t.events[t.frame_events(ev.up)[0]].fn == "<module>":
             return ev.fr
     return None
 

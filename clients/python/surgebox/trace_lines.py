@@ -13,6 +13,8 @@ to check against, see the report of issue 24):
   event after that line event (the next line, or its return / unwind / yield). `reval_state`.
 - output (OP) is the entry call's return value: `Trace.events` / the views give it.
 """
+import bisect
+
 from .trace import plain_repr
 
 
@@ -46,7 +48,7 @@ def reval_state(t, line, file=0, nth=0):
         if e.k == "line" and e.f == file and e.ln - 1 == line:
             if seen == nth:
                 idx = t.frame_events(e.fr)
-                p = idx.index(e.i)
+                p = bisect.bisect_right(idx, e.i) - 1
                 if p + 1 >= len(idx):
                     return None
                 return {n: (v[0], plain_repr(v[1])) for n, v in t.locals_at(idx[p + 1]).items()}
