@@ -95,7 +95,7 @@ class ParseTest(unittest.TestCase):
 
     def test_stack(self):
         self.assertEqual(A.stack_at(9), [(3, "g", 2), (2, "f", 7), (1, "<module>", 10)])
-        self.assertEqual(C.stack_at(30), [(8, "fact", 3), (7, "fact", 4), (2, "f", 14), (1, "<module>", 16)])
+        self.assertEqual(C.stack_at(31), [(8, "fact", 3), (7, "fact", 4), (2, "f", 14), (1, "<module>", 16)])
         self.assertEqual(C.stack_at(11), [(4, "<lambda>", 10), (2, "f", 10), (1, "<module>", 16)])
         self.assertEqual(B.stack_at(15), [(3, "gen", 3), (2, "f", 7), (1, "<module>", 15)])
 
@@ -117,7 +117,7 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.step_into(A, 10), 11)     # g's return -> f's next line
         self.assertEqual(V.step_into(B, 12), 13)     # next(gen) resumes it
         self.assertEqual(V.step_into(C, 6), 7)       # the key lambda, called by sorted
-        self.assertIsNone(V.step_into(C, 31))        # nothing runs after the uncaught exception
+        self.assertIsNone(V.step_into(C, 32))        # nothing runs after the uncaught exception
         self.assertEqual(V.back_step_into(A, 11), 9)
         self.assertEqual(V.back_step_into(B, 13), 12)
 
@@ -131,7 +131,8 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.step_over(B, 23), 26)     # int('x') raises: the handler's line
         self.assertEqual(V.step_over(C, 6), 13)      # both lambda calls stepped over
         self.assertEqual(V.step_over(C, 8), 13)      # from a lambda: f's next line (sorted is C)
-        self.assertIsNone(V.step_over(C, 30))        # raise, never caught: no line after it
+        self.assertIsNone(V.step_over(C, 31))        # raise, never caught: no line after it
+        self.assertEqual(V.step_over(C, 14), 20)     # the comprehension stepped over; the with's exit
         self.assertEqual(V.back_step_over(A, 11), 7)
         self.assertEqual(V.back_step_over(A, 9), 7)  # g's first line: back to the calling line
         self.assertEqual(V.back_step_over(B, 14), 9)  # back across the resume and the yield
@@ -169,11 +170,11 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.step_out(A, 12), 19)      # out of f: the module's return
         self.assertEqual(V.step_out(B, 14), 17)      # generator: out at its next yield
         self.assertEqual(V.step_out(C, 8), 13)       # first lambda: past sorted, into f
-        self.assertEqual(V.step_out(C, 30), 33)      # unwind: the caller's exception event
+        self.assertEqual(V.step_out(C, 31), 34)      # unwind: the caller's exception event
         self.assertIsNone(V.step_out(A, 3))          # the module has no caller
         self.assertEqual(V.back_step_out(A, 14), 12)
         self.assertEqual(V.back_step_out(B, 20), 18)
-        self.assertEqual(V.back_step_out(C, 29), 27)
+        self.assertEqual(V.back_step_out(C, 30), 28)
 
     def test_continue_to(self):
         self.assertEqual(V.continue_to(A, 0, 7), 7)
@@ -181,9 +182,9 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.continue_to(A, 0, 7, cond="out == [6]"), 12)          # #n ignored
         self.assertEqual(V.continue_to(A, 0, 7, cond=lambda s: s["out"] == "#1[]"), 7)
         self.assertIsNone(V.continue_to(A, 0, 7, cond="c == 'z'"))
-        self.assertEqual(V.continue_to(C, 0, 2, cond="n == 1"), 29)
+        self.assertEqual(V.continue_to(C, 0, 2, cond="n == 1"), 30)
         self.assertEqual(V.back_continue_to(A, 18, 6), 16)
-        self.assertEqual(V.back_continue_to(C, 38, 2), 29)
+        self.assertEqual(V.back_continue_to(C, 39, 2), 30)
         with self.assertRaises(ValueError):
             V.continue_to(A, 0, 7, cond="c = 1")
 
@@ -278,6 +279,15 @@ class CwmTest(unittest.TestCase):
             '<|return_sep|><|action_sep|>    return fact(2) + total\n<|arg_sep|>"None"<|frame_sep|>',
             "<|end_of_text|>"])
         self.assertEqual(got[0], '<|call_sep|>{"xs": "[1, 2]"}<|action_sep|>def f(xs):\n<|frame_sep|>')
+        self.assertEqual(got[2], '<|call_sep|>{"x": "1"}<|action_sep|>    ys = sorted(xs, key=lambda x: -x)\n<|frame_sep|>')
+        self.assertEqual(got[8], '<|line_sep|>{"xs": "[1, 2]", "ys": "[2, 1]"}<|action_sep|>'
+                                 "    with open('/dev/null') as fh:\n<|frame_sep|>")
+        self.assertEqual(got[10], '<|call_sep|>{".0": "<list_iterator>"}<|action_sep|>'
+                                  '        sq = [y * y for y in ys]\n<|frame_sep|>')
+        self.assertEqual(got[15], '<|line_sep|>{"xs": "[1, 2]", "ys": "[2, 1]", "fh": "<TextIOWrapper>", '
+                                  '"sq": "[4, 1]"}<|action_sep|>' "    with open('/dev/null') as fh:\n<|frame_sep|>")
+        self.assertEqual(got[16], '<|line_sep|>{"xs": "..", "ys": "..", "fh": "..", "sq": ".."}<|action_sep|>'
+                                  "    total = eval('twice(len(sq))')\n<|frame_sep|>")
 
     def test_published_strawberry_example(self):
         """demos/README.md of facebookresearch/cwm (the tech report's Fig. B.25): the session starts

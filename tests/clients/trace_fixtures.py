@@ -124,8 +124,10 @@ ROWS_B = [
 ]
 TRACE_B = jsonl(ROWS_B)
 
-# ---- C: lambdas called from C (sorted), with, a comprehension, eval calling back, recursion
-#         ending in an uncaught exception -----------------------------------------------------
+# ---- C: lambdas called from C (sorted), with (its exit runs line 11 again), a comprehension, eval
+#         calling back, recursion
+#         ending in an uncaught exception (CPython 3.11's settrace gives the same call/line/return/
+#         exception sequence for this program) ---------------------------------------------------
 SRC_C = """def fact(n):
     if n <= 1:
         raise ValueError('base')
@@ -167,25 +169,26 @@ ROWS_C = [
     ("line", 5, 2, 2, 12, "<listcomp>", {"loc": {"y": I(2)}}),                  # 17
     ("line", 5, 2, 2, 12, "<listcomp>", {"loc": {"y": I(1)}}),                  # 18
     ("return", 5, 2, 2, 12, "<listcomp>", {"loc": {}, "val": SQ}),              # 19
-    ("line", 2, 1, 1, 13, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ}}),  # 20
-    ("call", 6, 2, 2, 6, "twice", {"loc": {"k": I(2)}}),                        # 21
-    ("line", 6, 2, 2, 7, "twice", {"loc": {}}),                                 # 22
-    ("return", 6, 2, 2, 7, "twice", {"loc": {}, "val": I(4)}),                  # 23
-    ("line", 2, 1, 1, 14, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ, "total": I(4)}}),  # 24
-    ("call", 7, 2, 2, 1, "fact", {"loc": {"n": I(2)}}),                         # 25
-    ("line", 7, 2, 2, 2, "fact", {"loc": {}}),                                  # 26
-    ("line", 7, 2, 2, 4, "fact", {"loc": {}}),                                  # 27
-    ("call", 8, 7, 3, 1, "fact", {"loc": {"n": I(1)}}),                         # 28
-    ("line", 8, 7, 3, 2, "fact", {"loc": {}}),                                  # 29
-    ("line", 8, 7, 3, 3, "fact", {"loc": {}}),                                  # 30
-    ("exception", 8, 7, 3, 3, "fact", {"loc": {}, "exc": EXC_C}),               # 31
-    ("unwind", 8, 7, 3, 3, "fact", {"loc": {}, "exc": EXC_C}),                  # 32
-    ("exception", 7, 2, 2, 4, "fact", {"loc": {"n": I(2)}, "exc": EXC_C}),      # 33
-    ("unwind", 7, 2, 2, 4, "fact", {"loc": {}, "exc": EXC_C}),                  # 34
-    ("exception", 2, 1, 1, 14, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ, "total": I(4)}, "exc": EXC_C}),  # 35
-    ("unwind", 2, 1, 1, 14, "f", {"loc": {}, "exc": EXC_C}),                    # 36
-    ("exception", 1, None, 0, 16, M, {"loc": dict(MODC), "exc": EXC_C}),        # 37
-    ("unwind", 1, None, 0, 16, M, {"loc": {}, "exc": EXC_C}),                   # 38
+    ("line", 2, 1, 1, 11, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ}}),  # 20: the with's exit
+    ("line", 2, 1, 1, 13, "f", {"loc": {}}),                                    # 21
+    ("call", 6, 2, 2, 6, "twice", {"loc": {"k": I(2)}}),                        # 22
+    ("line", 6, 2, 2, 7, "twice", {"loc": {}}),                                 # 23
+    ("return", 6, 2, 2, 7, "twice", {"loc": {}, "val": I(4)}),                  # 24
+    ("line", 2, 1, 1, 14, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ, "total": I(4)}}),  # 25
+    ("call", 7, 2, 2, 1, "fact", {"loc": {"n": I(2)}}),                         # 26
+    ("line", 7, 2, 2, 2, "fact", {"loc": {}}),                                  # 27
+    ("line", 7, 2, 2, 4, "fact", {"loc": {}}),                                  # 28
+    ("call", 8, 7, 3, 1, "fact", {"loc": {"n": I(1)}}),                         # 29
+    ("line", 8, 7, 3, 2, "fact", {"loc": {}}),                                  # 30
+    ("line", 8, 7, 3, 3, "fact", {"loc": {}}),                                  # 31
+    ("exception", 8, 7, 3, 3, "fact", {"loc": {}, "exc": EXC_C}),               # 32
+    ("unwind", 8, 7, 3, 3, "fact", {"loc": {}, "exc": EXC_C}),                  # 33
+    ("exception", 7, 2, 2, 4, "fact", {"loc": {"n": I(2)}, "exc": EXC_C}),      # 34
+    ("unwind", 7, 2, 2, 4, "fact", {"loc": {}, "exc": EXC_C}),                  # 35
+    ("exception", 2, 1, 1, 14, "f", {"loc": {"xs": XS, "ys": YS, "fh": FH, "sq": SQ, "total": I(4)}, "exc": EXC_C}),  # 36
+    ("unwind", 2, 1, 1, 14, "f", {"loc": {}, "exc": EXC_C}),                    # 37
+    ("exception", 1, None, 0, 16, M, {"loc": dict(MODC), "exc": EXC_C}),        # 38
+    ("unwind", 1, None, 0, 16, M, {"loc": {}, "exc": EXC_C}),                   # 39
 ]
 TRACE_C = jsonl(ROWS_C, {"t": "end", "status": "complete", "events": len(ROWS_C),
                          "exit": {"exception": EXC_C}})
