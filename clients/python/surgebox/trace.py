@@ -18,7 +18,7 @@ import io
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 KINDS = ("call", "line", "return", "exception", "yield", "resume", "unwind", "handled")
 STATUSES = ("complete", "truncated", "tampered", "crashed")
