@@ -13,12 +13,15 @@ that is cut, crashed or tampered with still parses; its status says so and
 `problems` lists what the parser itself found (the events up to the first
 broken record are kept, so every view works on what is there).
 """
+from __future__ import annotations
+
 import bisect
 import io
 import json
+import os
 import re
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import IO, Any, Dict, List, Optional, Tuple, Union
 
 KINDS = ("call", "line", "return", "exception", "yield", "resume", "unwind", "handled")
 STATUSES = ("complete", "truncated", "tampered", "crashed")
@@ -85,7 +88,8 @@ class Trace:
     """A parsed trace: `head`, `files` (index -> path), `events`, `end` (the end record or None),
     `status` (the end's status, or `tampered`/`truncated` for what the parser found: see `problems`)."""
 
-    def __init__(self, head, files, events, end, problems):
+    def __init__(self, head: Dict[str, Any], files: List[str], events: List[Event], end: Optional[Dict[str, Any]],
+                 problems: List[str]) -> None:
         self.head = head
         self.files = files
         self.events = events
@@ -104,7 +108,7 @@ class Trace:
 
     # ---- parsing -------------------------------------------------------------------------
     @classmethod
-    def parse(cls, source):
+    def parse(cls, source: Union[str, bytes, IO[Any]]) -> "Trace":
         """Text, bytes or a readable file of JSON Lines. Never raises on a damaged trace; raises
         ValueError only when there is no head record at all (not a trace)."""
         head, end, files, events, problems = None, None, {}, [], []
@@ -164,22 +168,23 @@ class Trace:
         return cls(head, [files[k] for k in range(len(files))], events, end, problems)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Trace":
+        """Trace.parse of the file at `path`."""
         with open(path, "rb") as f:
             return cls.parse(f.read())
 
     # ---- frames and state ----------------------------------------------------------------
-    def frame_events(self, fr):
+    def frame_events(self, fr: int) -> List[int]:
         """Indices of the events of frame `fr`, in order."""
         return self._by_frame.get(fr, [])
 
-    def last_of_frame(self, fr, i):
+    def last_of_frame(self, fr: int, i: int) -> Optional[int]:
         """Index of frame fr's last event at or before i, or None."""
         idx = self._by_frame.get(fr, [])
         p = bisect.bisect_right(idx, i)
         return idx[p - 1] if p else None
 
-    def locals_at(self, i, fr=None):
+    def locals_at(self, i: int, fr: Optional[int] = None) -> Dict[str, Tuple[str, str]]:
         """Every local of frame `fr` (default: event i's) as of event i, its own `loc` applied:
         {name: (type, repr)}, ordered as the tracer lists them (a call's snapshot order first).
         A line event's state is the state BEFORE that line runs."""
@@ -231,7 +236,7 @@ class Trace:
             else:
                 state[name] = v
 
-    def stack_at(self, i):
+    def stack_at(self, i: int) -> List[Tuple[int, str, int]]:
         """The traced call stack at event i, innermost first: [(fr, fn, ln)], each caller at the line
         of its own latest event (the line that made the call)."""
         ev = self.events[i]
@@ -247,7 +252,7 @@ class Trace:
             up = e.up
         return out
 
-    def frame_end(self, fr, i):
+    def frame_end(self, fr: int, i: int) -> Optional[int]:
         """Index of the first event at or after i that ends or suspends frame fr (return, unwind,
         yield), or None when the trace stops first."""
         idx = self._by_frame.get(fr, [])
@@ -256,7 +261,7 @@ class Trace:
                 return idx[pos]
         return None
 
-    def frame_start(self, fr, i):
+    def frame_start(self, fr: int, i: int) -> Optional[int]:
         """Index of the latest event at or before i that starts or resumes frame fr."""
         idx = self._by_frame.get(fr, [])
         for pos in range(bisect.bisect_right(idx, i) - 1, -1, -1):
@@ -265,34 +270,43 @@ class Trace:
         return None
 
     # ---- debugger views (trace_views.py says what each one means) --------------------------
-    def step_into(self, i):
+    def step_into(self, i: int) -> Optional[int]:
+        """trace_views.step_into: the next line, call or resume event."""
         return _views().step_into(self, i)
 
-    def step_over(self, i):
+    def step_over(self, i: int) -> Optional[int]:
+        """trace_views.step_over: the next line of event i's frame, calls stepped over."""
         return _views().step_over(self, i)
 
-    def step_out(self, i):
+    def step_out(self, i: int) -> Optional[int]:
+        """trace_views.step_out: the caller's next event after this frame returns."""
         return _views().step_out(self, i)
 
-    def continue_to(self, i, line, file=0, cond=None):
+    def continue_to(self, i: int, line: int, file: int = 0, cond: Any = None) -> Optional[int]:
+        """trace_views.continue_to: the next line event at `line` whose state satisfies `cond`."""
         return _views().continue_to(self, i, line, file, cond)
 
-    def back_step_into(self, i):
+    def back_step_into(self, i: int) -> Optional[int]:
+        """trace_views.back_step_into: the previous line, call or resume event."""
         return _views().back_step_into(self, i)
 
-    def back_step_over(self, i):
+    def back_step_over(self, i: int) -> Optional[int]:
+        """trace_views.back_step_over: the previous line of this frame (or its caller's)."""
         return _views().back_step_over(self, i)
 
-    def back_step_out(self, i):
+    def back_step_out(self, i: int) -> Optional[int]:
+        """trace_views.back_step_out: the caller's event before this frame was called or resumed."""
         return _views().back_step_out(self, i)
 
-    def back_continue_to(self, i, line, file=0, cond=None):
+    def back_continue_to(self, i: int, line: int, file: int = 0, cond: Any = None) -> Optional[int]:
+        """trace_views.back_continue_to: the previous matching line event."""
         return _views().back_continue_to(self, i, line, file, cond)
 
-    def call_inputs(self, fn="f", nth=0):
+    def call_inputs(self, fn: str = "f", nth: int = 0) -> Optional[List[Tuple[str, Tuple[str, str]]]]:
+        """trace_views.call_inputs: the arguments of the nth call of `fn`."""
         return _views().call_inputs(self, fn, nth)
 
-    def coverage(self, file=0):
+    def coverage(self, file: int = 0) -> Dict[int, int]:
         """{line: number of line events} for one file index."""
         cov = {}
         for ev in self.events:
@@ -311,7 +325,7 @@ _ID = re.compile(r"#\d+")
 _CLOSE = {"[": "[...]", "(": "(...)", "{": "{...}"}
 
 
-def plain_repr(r):
+def plain_repr(r: str) -> str:
     """A rendered repr with the `#n` identity prefixes removed, for formats that use Python's
     plain repr. A cycle reference (`#3` alone) becomes what Python prints for one: `[...]`,
     `{...}`, or `...` for a user object. String and bytes literals are left alone."""

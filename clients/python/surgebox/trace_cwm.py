@@ -22,9 +22,15 @@ frame (settrace has none). The exception value is rendered `Type('message')` (Ty
 message): the record keeps str(exc), not repr(exc), so exceptions whose repr is not of that shape
 (KeyError, multi-argument ones) differ from CWM's own tracer.
 """
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING, List, Mapping, Optional, Union
 
 from .trace import STARTS, plain_repr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .trace import Trace
 
 START_MARKER = "  # << START_OF_TRACE"
 FRAME_SEP, ACTION_SEP, ARG_SEP = "<|frame_sep|>", "<|action_sep|>", "<|arg_sep|>"
@@ -32,7 +38,7 @@ CALL_SEP, LINE_SEP, RETURN_SEP, EXCEPTION_SEP = "<|call_sep|>", "<|line_sep|>", 
 TRACE_CONTEXT_START, END_OF_TEXT = "<|trace_context_start|>", "<|end_of_text|>"
 
 
-def entry_frame(t, fn=None):
+def entry_frame(t: "Trace", fn: Optional[str] = None) -> Optional[int]:
     """The frame a CWM trace starts at: the first call of fn, or by default the first call of a
     function from module level (CRUXEval's `f(input)`). None if there is none."""
     for ev in t.events:
@@ -64,7 +70,7 @@ def _exc_value(exc):
     return "%s(%s)" % (exc["ty"], repr(msg) if msg else "")
 
 
-def cwm_frames(t, sources, fn=None):
+def cwm_frames(t: "Trace", sources: Mapping[Union[int, str], str], fn: Optional[str] = None) -> List[str]:
     """The CWM frames of the entry frame's run (from its call to its return or unwind, callees
     included) as a list of strings, each ending with <|frame_sep|>; the last item is
     <|end_of_text|> when the entry frame's end is in the trace."""
@@ -101,12 +107,12 @@ def cwm_frames(t, sources, fn=None):
     return out
 
 
-def to_cwm(t, sources, fn=None):
+def to_cwm(t: "Trace", sources: Mapping[Union[int, str], str], fn: Optional[str] = None) -> str:
     """The CWM trace text (the frames joined), as the model is trained to produce it after the
     prompt `cwm_prompt`."""
     return "".join(cwm_frames(t, sources, fn))
 
 
-def cwm_prompt(context):
+def cwm_prompt(context: str) -> str:
     """The trace-prediction prompt for a source context carrying a `# << START_OF_TRACE` marker."""
     return "<|begin_of_text|>" + TRACE_CONTEXT_START + context + FRAME_SEP

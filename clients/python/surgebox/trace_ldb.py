@@ -19,14 +19,20 @@ at the frame's next event after the run (the state after its last line ran), pla
 prints a block's state after it (and before it); a condition block's "after" here is the state
 once its test ran, which is the state before the branch taken.
 """
+from __future__ import annotations
+
 import ast
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .trace import Trace
 
 _BRANCH = (ast.If, ast.While, ast.For, ast.AsyncFor)
 _JUMP = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def blocks(source):
+def blocks(source: str) -> Dict[int, int]:
     """{line: block id} for every line of a statement in `source`; ids count from 0 in source
     order of block starts."""
     tree = ast.parse(source)
@@ -96,7 +102,7 @@ class _Cutter:
             self.cur = None
 
 
-def block_states(t, sources, file=0, fn=None):
+def block_states(t: "Trace", sources: Mapping[Union[int, str], str], file: int = 0, fn: Optional[str] = None) -> List[Dict[str, Any]]:
     """LDB's view of a trace: [{"fr", "fn", "block", "lines", "state"}] in run order, one item per
     run of a block by one frame (only frames of function `fn` if given); `lines` the 1-based lines
     executed in it, `state` {name: plain repr} after it (None when the trace stops first)."""
@@ -131,7 +137,7 @@ def _state(t, i, plain_repr):
     return {n: plain_repr(v[1]) for n, v in t.locals_at(i).items()}
 
 
-def ldb_text(t, sources, file=0, fn=None):
+def ldb_text(t: "Trace", sources: Mapping[Union[int, str], str], file: int = 0, fn: Optional[str] = None) -> str:
     """The runs as LDB shows them to the model: `[BLOCK-k]`, the block's executed source lines, then
     a comment with the state after it, indented like the block's last line:
     `# name=value<TAB>name=value`, cut to its first and last 50 characters around `...` when it

@@ -20,28 +20,37 @@ Definitions (F = the frame of event i, D = event i's depth `d`):
   back_step_out = the last event before F's latest call or resume at a depth < D;
   back_continue_to = the previous matching line event.
 """
+from __future__ import annotations
+
 import bisect
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .trace import plain_repr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .trace import Trace
 
 _INTO = ("line", "call", "resume")
 
 
-def step_into(t, i):
+def step_into(t: "Trace", i: int) -> Optional[int]:
+    """The next line, call or resume event (any frame): see the module's definitions."""
     for j in range(i + 1, len(t.events)):
         if t.events[j].k in _INTO:
             return j
     return None
 
 
-def back_step_into(t, i):
+def back_step_into(t: "Trace", i: int) -> Optional[int]:
+    """The previous line, call or resume event: see the module's definitions."""
     for j in range(i - 1, -1, -1):
         if t.events[j].k in _INTO:
             return j
     return None
 
 
-def step_over(t, i):
+def step_over(t: "Trace", i: int) -> Optional[int]:
+    """The next line of event i's frame, calls stepped over: see the module's definitions."""
     ev = t.events[i]
     idx = t.frame_events(ev.fr)
     first_yield = i if ev.k == "yield" else None
@@ -62,7 +71,8 @@ def step_over(t, i):
     return None if r is None else _next_shallower(t, r, ev.d, "line")
 
 
-def back_step_over(t, i):
+def back_step_over(t: "Trace", i: int) -> Optional[int]:
+    """The previous line of event i's frame (or its caller's): see the module's definitions."""
     ev = t.events[i]
     idx = t.frame_events(ev.fr)
     c = i if ev.k == "call" else None
@@ -76,13 +86,15 @@ def back_step_over(t, i):
     return None if c is None else _prev_shallower(t, c, ev.d, "line")
 
 
-def step_out(t, i):
+def step_out(t: "Trace", i: int) -> Optional[int]:
+    """The caller's next event after this frame returns: see the module's definitions."""
     ev = t.events[i]
     r = t.frame_end(ev.fr, i)
     return None if r is None else _next_shallower(t, r, ev.d, None)
 
 
-def back_step_out(t, i):
+def back_step_out(t: "Trace", i: int) -> Optional[int]:
+    """The caller's event before this frame was called or resumed: see the module's definitions."""
     ev = t.events[i]
     c = t.frame_start(ev.fr, i)
     return None if c is None else _prev_shallower(t, c, ev.d, None)
@@ -104,7 +116,7 @@ def _prev_shallower(t, c, depth, kind):
     return None
 
 
-def condition(spec):
+def condition(spec: Union[None, str, Callable[[Dict[str, str]], Any]]) -> Optional[Callable[[Dict[str, str]], Any]]:
     """A state condition: a callable taking {name: repr} (the frame's locals, rendered values as
     the trace has them), or a string `name == repr` (whitespace around `==` ignored; the repr is
     compared with and without `#n` identity prefixes), or None (always true)."""
@@ -128,7 +140,8 @@ def _matches(t, j, line, file, cond):
     return cond is None or bool(cond({n: v[1] for n, v in t.locals_at(j).items()}))
 
 
-def continue_to(t, i, line, file=0, cond=None):
+def continue_to(t: "Trace", i: int, line: int, file: int = 0, cond: Union[None, str, Callable[[Dict[str, str]], Any]] = None) -> Optional[int]:
+    """The next line event at `line` of `file` whose state satisfies `cond` (see condition)."""
     cond = condition(cond)
     for j in range(i + 1, len(t.events)):
         if _matches(t, j, line, file, cond):
@@ -136,7 +149,8 @@ def continue_to(t, i, line, file=0, cond=None):
     return None
 
 
-def back_continue_to(t, i, line, file=0, cond=None):
+def back_continue_to(t: "Trace", i: int, line: int, file: int = 0, cond: Union[None, str, Callable[[Dict[str, str]], Any]] = None) -> Optional[int]:
+    """The previous line event at `line` of `file` whose state satisfies `cond`."""
     cond = condition(cond)
     for j in range(i - 1, -1, -1):
         if _matches(t, j, line, file, cond):
@@ -144,7 +158,7 @@ def back_continue_to(t, i, line, file=0, cond=None):
     return None
 
 
-def call_inputs(t, fn="f", nth=0):
+def call_inputs(t: "Trace", fn: str = "f", nth: int = 0) -> Optional[List[Tuple[str, Tuple[str, str]]]]:
     """What was the input: the arguments of the nth call of a function named fn, as
     [(name, (type, repr))] in parameter order (the call event's snapshot order: the tracer lists a
     call's locals in co_varnames order, parameters first; at a call only parameters are bound).
@@ -158,7 +172,7 @@ def call_inputs(t, fn="f", nth=0):
     return None
 
 
-def input_repr(t, fn="f", nth=0):
+def input_repr(t: "Trace", fn: str = "f", nth: int = 0) -> Optional[str]:
     """CRUXEval's input string for that call: the arguments' plain reprs joined by ', '
     (`'abc', 3`); None when there is no such call. Keyword-only and *args parameters are not
     told apart (the record does not say which a parameter is)."""
