@@ -13,7 +13,7 @@ from .client import Client
 from .progress import Progress, aprogress, progress
 from .trace import Event, Trace
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
            "find_surgeboxd", "runtime_dir", "Trace", "Event", "to_dataframe", "RECORD_KEYS"]
