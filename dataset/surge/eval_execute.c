@@ -80,6 +80,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
     case O_BENCHMARK: break;
     case SBE_O_JSON: o->json = true; break;
     case SBE_O_FL: o->fl_extract = true; break;
+    case SBE_O_STRICT: o->strict = true; break;
     case SBE_O_DATA: o->data = v; break;
     case SBE_O_PREDS: o->preds = v; break;
     case 'o': o->out = v; break;
@@ -209,6 +210,7 @@ static int score(const sbr_vs_opts *o, sbr_vs_items *items, const char *out, FIL
     sbr_vs_report_text(items, f, o->out);
   }
   status = fflush(f) == 0 ? 0 : 2;
+  if (!status && o->strict) status = sbe_strict_status(&run, "verify", stderr);
 done:
   sbe_run_free(&run);
   return status;
