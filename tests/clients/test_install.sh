@@ -1,9 +1,10 @@
 #!/bin/sh
 # `pip install --no-build-isolation --no-index` of a copy of clients/python
-# into a fresh venv: the route for a pip that cannot isolate builds. The
-# build backend is the package's own (standard library only), so the venv
-# needs neither setuptools nor wheel. (pyclient.install_venvs covers the
-# default route, with build isolation, on every Python present.)
+# into a fresh venv that sees the system's site-packages (Debian's setuptools
+# and wheel, when installed): the route for a pip that cannot isolate builds,
+# and the backend's indifference to a wheel package being there. The build
+# backend is the package's own (standard library only). (pyclient.install_venv.*
+# cover the default route, with build isolation and no wheel, per Python.)
 # Usage: test_install.sh SRC_DIR [PYTHON]
 set -eu
 src=$1
@@ -14,7 +15,12 @@ if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
   echo "SKIPPED: $py has no venv/ensurepip (Debian: python3-venv)"
   exit 77
 fi
-"$py" -m venv "$tmp/venv"
+"$py" -m venv --system-site-packages "$tmp/venv"
+if "$tmp/venv/bin/python" -c 'import wheel' 2>/dev/null; then
+  echo "wheel is importable in this venv"
+else
+  echo "note: no wheel package visible (Debian: python3-wheel): this run has neither"
+fi
 cp -r "$src/clients/python" "$tmp/pkg"
 "$tmp/venv/bin/pip" install --no-build-isolation --no-index --disable-pip-version-check -q "$tmp/pkg"
 rm -rf "$tmp/pkg"
