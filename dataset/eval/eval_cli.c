@@ -21,7 +21,7 @@ const sbo_opt sbe_eval_opts[] = {
     {"subset", SBE_O_SUBSET, "LIST", "with --execute: the subsets to run (default all)"},
     {"jobs", SBE_O_JOBS, "N", "with --execute: jobs in flight"},
     {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
-     "excluded) or nothing was"},
+     "excluded: with --execute, an item not regenerated) or nothing was"},
     {NULL, 0, NULL, NULL}};
 const sbo_cmd sbe_eval_cmd = {"surgebox eval",
                               "(--references FILE... | --data DIR) --predictions FILE [options]\n"

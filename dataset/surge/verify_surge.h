@@ -16,6 +16,7 @@ typedef struct {
   int jobs;        /* 0: the CPUs */
   sbr_shard shard; /* count 0: not sharded */
   bool json, fl_extract, subsets_given, strict;
+  bool via_eval; /* `surgebox eval --execute` (messages name eval) */
   bool want[SBR_N_SUBSETS];
 } sbr_vs_opts;
 
