@@ -3,6 +3,7 @@
 #ifndef SURGEBOX_BATCH_H
 #define SURGEBOX_BATCH_H
 #include "command.h"
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,4 +17,17 @@ int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv);
  * writes OUT.shard.json (or refuses another run's: -1). */
 int sbr_batch_shard_plan(const sbr_shard *sh, const char *in, const char *out, const char *const *keys, size_t n,
                          bool *mine);
+
+/* batch --brief / --fields (batch_fields.c): what each answer line keeps. */
+typedef struct {
+  bool brief;           /* steps without `enforced` and `limits` */
+  bool fields;          /* --fields given: only the named fields */
+  char **top, **step;   /* answer fields; step fields (steps.NAME) */
+  size_t n_top, n_step;
+} sbr_batch_shape;
+/* --fields NAME,steps.NAME,...: 0, or -1 with a message naming the bad item. */
+int sbr_batch_shape_fields(sbr_batch_shape *s, const char *fields, char *err, size_t err_len);
+/* The answer trimmed in place (an error answer is left whole). */
+void sbr_batch_shape_apply(const sbr_batch_shape *s, json_object *answer);
+void sbr_batch_shape_free(sbr_batch_shape *s);
 #endif

@@ -2,7 +2,7 @@
  * as JSON Lines, resumable.
  *
  *   surgebox batch IN.jsonl [--out OUT.jsonl] [--concurrency N] [--order input|completion]
- *                  [--retry-failed] [--shard I/N|auto [--shards N]]
+ *                  [--retry-failed] [--brief] [--fields LIST] [--shard I/N|auto [--shards N]]
  *                  (and the daemon's --socket, --no-autostart, --profile)
  *
  * Ids: a request without "id" gets its line number (1-based) as a JSON
@@ -55,6 +55,7 @@ typedef struct {
   size_t *status_counts, n_status;
   double cpu, wall;
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
+  const sbr_batch_shape *shape; /* --brief / --fields */
 } batch;
 
 
@@ -349,6 +350,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
     if (r->steps[k].cpu_time_s > 0) b->cpu += r->steps[k].cpu_time_s;
     if (r->steps[k].wall_time_s > 0) b->wall += r->steps[k].wall_time_s;
   }
+  sbr_batch_shape_apply(b->shape, resp);
   it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
   emit(b, it);
   return strcmp(status, "ok") != 0;
@@ -403,12 +405,14 @@ static int shard_filter(const sbr_shard *sh, const char *in, const char *out, ba
   return rc;
 }
 
-enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY };
+enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_BRIEF, O_FIELDS };
 static const sbo_opt batch_opts[] = {
     {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
     {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
     {"order", O_ORDER, "input|completion", "order of the answers (default completion)"},
     {"retry-failed", O_RETRY, NULL, "rerun requests a resumed run answered with a failure"},
+    {"brief", O_BRIEF, NULL, "steps without `enforced` and `limits` (the same on every line)"},
+    {"fields", O_FIELDS, "LIST", "only these answer fields (NAME or steps.NAME; id, line, type, status always)"},
     {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd batch_cmd = {
@@ -426,6 +430,7 @@ typedef struct {
   double interval;
   bool retry_failed, by_input;
   sbr_shard shard;
+  sbr_batch_shape shape;
 } batch_opts_t;
 
 static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
@@ -442,6 +447,13 @@ static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
     if (!o->by_input && strcmp(v, "completion") != 0) return sbo_bad_value(p, k, v);
     break;
   case O_RETRY: o->retry_failed = true; break;
+  case O_BRIEF: o->shape.brief = true; break;
+  case O_FIELDS: {
+    char err[300];
+    if (o->shape.fields) return sbo_usage_error(p, "--fields once, with every field in it");
+    if (sbr_batch_shape_fields(&o->shape, v, err, sizeof err) < 0) return sbo_usage_error(p, "%s", err);
+    break;
+  }
   }
   return 0;
 }
@@ -552,7 +564,7 @@ static size_t finish_out(const batch_opts_t *o, batch *b, const strlist *foreign
 static int batch_run(const sbc_ctx *ctx, const batch_opts_t *o) {
   sbr_driver d;
   sbr_driver_init(&d, "batch", ctx, (int)o->concurrency);
-  batch b = {.by_input = o->by_input, .failures = &d.failures};
+  batch b = {.by_input = o->by_input, .failures = &d.failures, .shape = &o->shape};
   keytab keys;
   keytab_init(&keys, 64);
   strlist foreign = {0};
@@ -583,6 +595,7 @@ int sbr_batch_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbc_ctx c = *ctx;
   batch_opts_t o;
   int rc = parse(argc, argv, &c, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  return batch_run(&c, &o);
+  if (!rc) rc = batch_run(&c, &o);
+  sbr_batch_shape_free(&o.shape);
+  return rc < 0 ? 0 : rc;
 }

@@ -102,7 +102,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
@@ -110,6 +110,8 @@ static const sbo_opt verify_opts[] = {
     {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
     {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
+    {"samples", O_SAMPLES, "0,1,2", "a smoke test: only these samples (indices or ids; pass@k over them only)"},
+    {"limit", O_LIMIT, "N", "a smoke test: only the first N samples (pass@k over them only)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
@@ -126,6 +128,13 @@ static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
   case O_OUT: o->out = v; break;
   case O_DATA: o->data = v; break;
   case O_CACHE: o->cache_dir = v; break;
+  case O_SAMPLES:
+    if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, k, v);
+    o->samples = v;
+    break;
+  case O_LIMIT:
+    if (sbo_parse_long(v, 1, 1000000000, &o->limit) < 0) return sbo_bad_value(p, k, v);
+    break;
   }
   return 0;
 }
@@ -144,6 +153,9 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
     rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
+  if (rc == 0 && o->samples && o->limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
+  if (rc == 0 && (o->samples || o->limit) && (run.shard.shard || run.shard.shards))
+    rc = sbo_usage_error(&p, "--samples and --limit are for a smoke test on one machine, not with --shard");
   sbo_done(&p);
   o->jobs = run.jobs;
   o->dump = run.dump;
@@ -229,7 +241,8 @@ static int shard_begin(const sbr_shard *sh, const sbx_verify_opts *o, run_state 
   return rc;
 }
 
-/* The data and the generations, checked before anything runs: 0 or 2. */
+/* The data and the generations (cut to --samples/--limit), checked before
+ * anything runs: 0, 1 (a --samples item is not a sample) or 2. */
 static int load(const sbx_verify_opts *o, sbx_data *d, json_object **gens) {
   char err[512];
   if (sbx_data_load(o->data, d, err, sizeof err) < 0) {
@@ -240,6 +253,14 @@ static int load(const sbx_verify_opts *o, sbx_data *d, json_object **gens) {
     fprintf(stderr, "verify: cannot read %s: %s\n", o->gens, json_util_get_last_err());
     return 2;
   }
+  size_t all = d->n;
+  if (sbx_subset(d, gens, o->samples, o->limit, err, sizeof err) < 0) {
+    fprintf(stderr, "verify: %s; nothing ran\n", err);
+    return 1;
+  }
+  if (d->n < all)
+    fprintf(stderr, "verify: a smoke test on %zu of the %zu samples (%s): pass@k is over these only\n", d->n, all,
+            o->samples ? "--samples" : "--limit");
   if (sbx_generations_check(*gens, d, err, sizeof err) < 0) {
     fprintf(stderr, "verify: %s: %s; nothing ran\n", o->gens, err);
     return 2;

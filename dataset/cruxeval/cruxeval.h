@@ -70,12 +70,20 @@ int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const
  * nothing left to run. 0, or 2 with a message. */
 int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
 
+/* ---- subset.c ---- */
+/* verify --samples LIST (indices or ids, comma-separated) or --limit N: cut
+ * the data to those samples and gens (taken over, replaced) to their keys.
+ * Nothing asked: unchanged. 0, or -1 with a message naming the bad item. */
+int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit, char *err, size_t err_len);
+
 /* ---- cli.c ---- */
 typedef struct {
   const char *mode;       /* "output" or "input" */
   const char *gens, *out, *data, *cache_dir, *dump;
   int jobs;               /* 0: the CPUs */
   sbr_shard shard;        /* count 0: not sharded */
+  const char *samples;    /* --samples 0,1,sample_7: only these (NULL: all) */
+  long limit;             /* --limit N: the first N samples (0: all) */
 } sbx_verify_opts;
 /* surgebox verify --benchmark cruxeval ...: the command line (argv[0] is
  * "verify", --benchmark cruxeval among the options), and the run on the

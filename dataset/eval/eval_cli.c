@@ -20,6 +20,8 @@ const sbo_opt sbe_eval_opts[] = {
     {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)"},
     {"subset", SBE_O_SUBSET, "LIST", "with --execute: the subsets to run (default all)"},
     {"jobs", SBE_O_JOBS, "N", "with --execute: jobs in flight"},
+    {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
+     "excluded: with --execute, an item not regenerated) or nothing was"},
     {NULL, 0, NULL, NULL}};
 const sbo_cmd sbe_eval_cmd = {"surgebox eval",
                               "(--references FILE... | --data DIR) --predictions FILE [options]\n"
@@ -30,7 +32,7 @@ const sbo_cmd sbe_eval_cmd = {"surgebox eval",
 int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbe_run run = {0};
   const char *data = NULL, *preds = NULL, *items = NULL, *by = NULL;
-  int json = 0, nrefs = 0, status = 1; /* usage error until the arguments are good */
+  int json = 0, strict = 0, nrefs = 0, status = 1; /* usage error until the arguments are good */
   const char **refs = calloc((size_t)argc + 1, sizeof *refs);
   if (!refs) return 2;
   sbo_parser p;
@@ -46,6 +48,7 @@ int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
     case SBE_O_ITEMS: items = v; break;
     case SBE_O_BY: by = v; break;
     case SBE_O_JSON: json = 1; break;
+    case SBE_O_STRICT: strict = 1; break;
     case SBE_O_FL: run.options |= SBE_SCORE_FL_EXTRACT; break;
     default: k = SBO_STOP, p.status = sbo_usage_error(&p, "--execute, --subset and --jobs go together"); break;
     }
@@ -81,6 +84,7 @@ int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
     if (by) sbe_print_by(&run, by, stdout);
   }
   status = fflush(stdout) == 0 ? 0 : 2;
+  if (!status && strict) status = sbe_strict_status(&run, "eval", stderr);
 out:
   free(refs);
   sbe_run_free(&run);

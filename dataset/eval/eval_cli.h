@@ -4,14 +4,15 @@
 #include "command.h"
 
 /* argv[0] is the command name ("eval"). Returns the exit status:
- * 0 done, 1 usage error, 2 an input could not be read (the surgebox CLI's
+ * 0 done, 1 usage error, 2 an input could not be read (or, under --strict,
+ * a prediction line was not scored, or nothing was) (the surgebox CLI's
  * convention: 1 usage, 2 failure). */
 int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv);
 
 #include "cliopt.h"
 /* eval's options, also parsed by eval --execute (dataset/surge/eval_execute.c) */
 enum { SBE_O_REFS = 256, SBE_O_DATA, SBE_O_PREDS, SBE_O_ITEMS, SBE_O_BY, SBE_O_JSON, SBE_O_FL, SBE_O_EXECUTE,
-       SBE_O_SUBSET, SBE_O_JOBS };
+       SBE_O_SUBSET, SBE_O_JOBS, SBE_O_STRICT };
 extern const sbo_opt sbe_eval_opts[];
 extern const sbo_cmd sbe_eval_cmd;
 #endif

@@ -223,6 +223,23 @@ int sbe_write_items(const sbe_run *run, const char *path) {
   return 0;
 }
 
+int sbe_strict_status(const sbe_run *run, const char *prog, FILE *err) {
+  const sbe_pred_stats *st = &run->stats;
+  size_t unmatched = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed;
+  size_t dropped = unmatched + st->duplicates + run->excluded_total, scored = 0;
+  for (size_t i = 0; i < run->nmodels; i++) scored += run->models[i].nscored;
+  if (!dropped && scored) return 0;
+  if (!scored)
+    fprintf(err, "%s --strict: nothing was scored (%zu prediction(s) not matched to a reference item): exit 2\n", prog,
+            dropped);
+  else
+    fprintf(err,
+            "%s --strict: %zu prediction(s) not scored (%zu unmatched or malformed, %zu duplicate, %zu excluded), %zu "
+            "scored: exit 2\n",
+            prog, dropped, unmatched, st->duplicates, run->excluded_total, scored);
+  return 2;
+}
+
 void sbe_report_missing(const sbe_run *run, FILE *err) {
   const sbe_pred_stats *st = &run->stats;
   size_t unmatched = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed;

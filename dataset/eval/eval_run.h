@@ -73,6 +73,10 @@ json_object *sbe_excluded_json(const sbe_run *run);
 /* Output. */
 int sbe_write_items(const sbe_run *run, const char *path);
 void sbe_report_missing(const sbe_run *run, FILE *err);
+/* --strict: 2 (with a line on err naming how many and why) when a prediction
+ * line was not scored (unmatched, malformed, a duplicate, an excluded item)
+ * or no prediction was scored at all; else 0. */
+int sbe_strict_status(const sbe_run *run, const char *prog, FILE *err);
 void sbe_print_table(const sbe_run *run, FILE *out);
 void sbe_print_json(const sbe_run *run, const char *by, FILE *out);
 json_object *sbe_json(const sbe_run *run, const char *by); /* what sbe_print_json prints */

@@ -76,10 +76,11 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
     if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
     switch (k) {
-    case SBE_O_EXECUTE: break; /* eval --execute's own flag */
+    case SBE_O_EXECUTE: o->via_eval = true; break; /* eval --execute's own flag */
     case O_BENCHMARK: break;
     case SBE_O_JSON: o->json = true; break;
     case SBE_O_FL: o->fl_extract = true; break;
+    case SBE_O_STRICT: o->strict = true; break;
     case SBE_O_DATA: o->data = v; break;
     case SBE_O_PREDS: o->preds = v; break;
     case 'o': o->out = v; break;
@@ -209,6 +210,7 @@ static int score(const sbr_vs_opts *o, sbr_vs_items *items, const char *out, FIL
     sbr_vs_report_text(items, f, o->out);
   }
   status = fflush(f) == 0 ? 0 : 2;
+  if (!status && o->strict) status = sbe_strict_status(&run, o->via_eval ? "eval" : "verify", stderr);
 done:
   sbe_run_free(&run);
   return status;

@@ -127,20 +127,28 @@ static json_object *out_item(const regen_state *rs, const sbr_regen_task *t) {
   return json_object_array_get_idx(rs->outs[s], t->index);
 }
 
-/* The items to run: 0, or 2 (out of memory). */
+/* The items to run: 0, or 2 (out of memory). Says first how many of the
+ * items asked for an earlier run already finished in --out. */
 static int make_tasks(regen_state *rs) {
   const sbr_regen_opts *o = rs->o;
-  size_t cap = 0;
+  size_t cap = 0, asked = 0, resumed = 0;
   for (size_t s = 0; s < o->n_subsets; s++)
     for (size_t i = 0; i < json_object_array_length(rs->published[s]); i++) {
       if (!sbr_in_only(o->only, i) || (o->shard.count && !rs->mine[s][i])) continue;
-      if (finished(o, json_object_array_get_idx(rs->outs[s], i))) continue;
+      asked++;
+      if (finished(o, json_object_array_get_idx(rs->outs[s], i))) {
+        resumed++;
+        continue;
+      }
       if (rs->total == cap && !(rs->tasks = realloc(rs->tasks, (cap = cap ? cap * 2 : 64) * sizeof *rs->tasks))) return 2;
       sbr_regen_task *t = &rs->tasks[rs->total++];
       if (sbr_regen_task_init(t, o->subsets[s], i, json_object_array_get_idx(rs->published[s], i), &rs->env, o->repeat) < 0)
         return 2;
       if (t->wanted == 0) sbr_regen_task_record(t, out_item(rs, t)); /* nothing to run: recorded right away */
     }
+  if (resumed)
+    fprintf(stderr, "regen: resuming: %zu of %zu already in %s (%zu to run%s)\n", resumed, asked, o->out,
+            asked - resumed, o->retry_failed ? "" : "; --retry-failed runs timeouts and failures again");
   return 0;
 }
 

@@ -15,7 +15,8 @@ typedef struct {
   const char *data, *preds, *out, *items, *by;
   int jobs;        /* 0: the CPUs */
   sbr_shard shard; /* count 0: not sharded */
-  bool json, fl_extract, subsets_given;
+  bool json, fl_extract, subsets_given, strict;
+  bool via_eval; /* `surgebox eval --execute` (messages name eval) */
   bool want[SBR_N_SUBSETS];
 } sbr_vs_opts;
 

@@ -1,8 +1,10 @@
 #!/bin/sh
-# `pip install` of clients/python into a fresh venv, offline (no index, no
-# build isolation: the build backend is the system's setuptools and wheel,
-# seen through --system-site-packages). A copy of
-# the package is installed so the source tree gets no build/ or egg-info.
+# `pip install --no-build-isolation --no-index` of a copy of clients/python
+# into a fresh venv that sees the system's site-packages (Debian's setuptools
+# and wheel, when installed): the route for a pip that cannot isolate builds,
+# and the backend's indifference to a wheel package being there. The build
+# backend is the package's own (standard library only). (pyclient.install_venv.*
+# cover the default route, with build isolation and no wheel, per Python.)
 # Usage: test_install.sh SRC_DIR [PYTHON]
 set -eu
 src=$1
@@ -14,9 +16,10 @@ if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
   exit 77
 fi
 "$py" -m venv --system-site-packages "$tmp/venv"
-if ! "$tmp/venv/bin/python" -c 'import setuptools, wheel' 2>/dev/null; then
-  echo "SKIPPED: $py lacks setuptools or wheel to build offline (Debian: python3-setuptools, python3-wheel)"
-  exit 77
+if "$tmp/venv/bin/python" -c 'import wheel' 2>/dev/null; then
+  echo "wheel is importable in this venv"
+else
+  echo "note: no wheel package visible (Debian: python3-wheel): this run has neither"
 fi
 cp -r "$src/clients/python" "$tmp/pkg"
 "$tmp/venv/bin/pip" install --no-build-isolation --no-index --disable-pip-version-check -q "$tmp/pkg"

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import unittest
+import warnings
 
 from pyclient_env import SURGEBOXD, Daemon, pid_alive, private_dirs, procs_with
 
@@ -184,23 +185,30 @@ class RunManyTest(WithDaemon):
 
 
 class CancelTest(unittest.TestCase):
-    def test_client_timeout_cancels_the_job(self):
+    def test_cancel_after_cancels_the_job(self):
         d = Daemon("--jobs", "2")
         try:
             with surgebox.Client(d.sock) as c:
-                r = c.run(SLEEPER["steps"], timeout=1)
+                r = c.run(SLEEPER["steps"], cancel_after=1)
                 self.assertEqual(r.status, "cancelled")
                 self.assertTrue(r["client_timeout"])
                 self.assertEqual(r.step()["signal"], "SIGKILL")
                 self.assertIn("cancelled by request", r.step()["error"])
                 # per job in run_many; the others are untouched
-                jobs = [dict(SLEEPER, timeout=1, id="t"), {"id": "q", "steps": [["echo", "fine"]]}]
+                jobs = [dict(SLEEPER, cancel_after=1, id="t"), {"id": "q", "steps": [["echo", "fine"]]}]
                 res = {x["id"]: x for x in c.run_many(jobs, concurrency=2)}
                 self.assertEqual(res["t"].status, "cancelled")
                 self.assertEqual(res["q"].stdout, b"fine\n")
                 self.assertNotIn("client_timeout", res["q"])
+                # `timeout`, the name before cancel_after, still cancels, with a DeprecationWarning
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    r = c.run(SLEEPER["steps"], timeout=1)
+                self.assertEqual((r.status, r.get("client_timeout")), ("cancelled", True))
+                self.assertTrue(any(w.category is DeprecationWarning and "cancel_after" in str(w.message)
+                                    for w in caught), [str(w.message) for w in caught])
                 st = c.status()
-                self.assertEqual(st["totals"].get("cancelled"), 2)
+                self.assertEqual(st["totals"].get("cancelled"), 3)
                 self.assertEqual(st["running"], 0)
         finally:
             d.stop()
@@ -249,7 +257,7 @@ class BusyTest(unittest.TestCase):
                 self.assertGreater(c.status()["rejected_busy"], 0)
                 # a bounded wait gives up with the daemon's word
                 c2 = surgebox.Client(d.sock, busy_timeout=0.5)
-                res = list(c2.run_many([SLEEPER, SLEEPER, dict(SLEEPER, id="x")], concurrency=3, timeout=3))
+                res = list(c2.run_many([SLEEPER, SLEEPER, dict(SLEEPER, id="x")], concurrency=3, cancel_after=3))
                 x = [r for r in res if r["id"] == "x"][0]
                 self.assertEqual(x["status"], "error")
                 self.assertEqual(x["error"]["code"], "busy")
@@ -363,7 +371,7 @@ class AsyncTest(unittest.TestCase):
             self.assertEqual(seen, {i: b"%d\n" % i for i in range(20)})
             self.assertEqual(peak, 3)
 
-            r = await c.run(SLEEPER["steps"], timeout=1)
+            r = await c.run(SLEEPER["steps"], cancel_after=1)
             self.assertEqual((r.status, r.get("client_timeout")), ("cancelled", True))
             self.assertEqual((await c.status())["totals"].get("cancelled"), 1)
 

@@ -2,7 +2,7 @@
 """surgebox verify --benchmark cruxeval on a small data file in CRUXEval's
 format, with generations written by hand and verdicts and pass@k worked out
 by hand from SCORING.md. Cases: e2e (both modes), errors (bad generations
-files: exit 2, nothing run), resume (an interrupted run, continued, gives the
+files: exit 2, nothing run), smoke (--samples, --limit), resume (an interrupted run, continued, gives the
 file of an uninterrupted one). Run inside unshare (ctest does)."""
 import json
 import os
@@ -238,6 +238,46 @@ def resume(bin_dir, d, data):
         fail(f"verdicts {r['raw_scored_generations']}, expected {want}")
 
 
+def smoke(bin_dir, d, data):
+    """--samples / --limit: only those samples run and are scored (pass@k over
+    them); the generations file may hold the others, or only those."""
+    own, sock = start_daemon(bin_dir, d)
+    try:
+        out = os.path.join(d, "samples.json")
+        gens = write(os.path.join(d, "gens-all.json"), OUTPUT_GENS)
+        p = verify(bin_dir, d, "output", gens, out, data, extra=["--samples", "0,sample_2,4"])
+        if p.returncode != 0 or "a smoke test on 3 of the 5 samples (--samples)" not in p.stderr:
+            fail(f"--samples: exit {p.returncode}")
+        r = json.load(open(out))
+        want = {k: OUTPUT_WANT[k] for k in ("sample_0", "sample_2", "sample_4")}
+        if r["raw_scored_generations"] != want or list(r["raw_generations"]) != list(want):
+            fail(f"--samples: scored {r['raw_scored_generations']}, expected {want}")
+        # pass@1: 0.5, 0, 0 over 3 samples
+        if abs(r["pass_at_1"] - 50 / 3) > 1e-9 or r["pass_at_5"] != 100.0:
+            fail(f"--samples: pass@k {r['pass_at_1']} {r['pass_at_5']}")
+        # 5 + 2 + 2 generations of those samples, 1 + 1 + 2 dropped: 4 + 1 programs
+        if "9 generations, 4 dropped by the rules, 5 distinct programs" not in p.stderr:
+            fail("--samples: ran programs of other samples")
+        out = os.path.join(d, "limit.json")
+        few = write(os.path.join(d, "gens-two.json"), {k: OUTPUT_GENS[k] for k in ("sample_0", "sample_1")})
+        p = verify(bin_dir, d, "output", few, out, data, extra=["--limit", "2", "--socket", sock, "--no-autostart"])
+        if p.returncode != 0 or "pass@1: 50.0 pass@5: 100.0" not in p.stdout:
+            fail(f"--limit 2: exit {p.returncode}")
+        if json.load(open(out))["raw_scored_generations"] != {k: OUTPUT_WANT[k] for k in ("sample_0", "sample_1")}:
+            fail("--limit 2: verdicts")
+    finally:
+        own.terminate()
+    # mistakes: exit 1, one line naming the thing, nothing run or written
+    for extra, msg in ((["--samples", "0,7"], "--samples: 7 is not a sample of the data (an index 0-4"),
+                       (["--samples", "0", "--limit", "2"], "--samples and --limit: give one of them"),
+                       (["--limit", "0"], "--limit"),
+                       (["--limit", "2", "--shard", "1/2"], "not with --shard")):
+        out = os.path.join(d, "bad.json")
+        p = verify(bin_dir, d, "output", gens, out, data, extra=extra + ["--no-autostart"])
+        if p.returncode != 1 or msg not in p.stderr or os.path.exists(out):
+            fail(f"{extra}: exit {p.returncode}, expected 1 and '{msg}'")
+
+
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     if not os.access("/usr/bin/python3", os.X_OK):
@@ -249,7 +289,7 @@ def main():
     d = tempfile.mkdtemp(prefix="sbcrux-")
     os.makedirs(os.path.join(d, "cache"))
     data = write(os.path.join(d, "data.jsonl"), DATA, lines=True)
-    {"e2e": e2e, "errors": errors, "resume": resume}[case](bin_dir, d, data)
+    {"e2e": e2e, "errors": errors, "resume": resume, "smoke": smoke}[case](bin_dir, d, data)
     shutil.rmtree(d, ignore_errors=True)  # kept on failure, for a look
     print("PASS")
 

@@ -250,6 +250,45 @@ CASES = {"embedded": case_embedded, "mixed": case_mixed, "order": case_order, "r
          "progress": case_progress}
 
 
+def case_brief(env):
+    """--brief drops each step's `enforced` and `limits`; --fields keeps only the named
+    fields (id, line, type, status always); an error answer stays whole; a resumed
+    --fields run keeps its rows."""
+    lines = [{"id": "a", "type": "exec", "steps": [{"name": "run", "argv": ["/bin/echo", "hi"]}]},
+             {"id": "b", "type": "exec", "steps": [{"name": "c", "argv": ["true"]}, {"name": "run", "argv": ["false"]}]},
+             "not json"]
+    inp = env.write_in(lines)
+    rc, out, err = env.run(inp, "--order", "input")
+    full = answers(out)
+    check(rc == 0 and all("enforced" in s and "limits" in s for s in full[0]["steps"]), f"full answers: {rc} {err}")
+    rc, out, err = env.run(inp, "--order", "input", "--brief")
+    brief = answers(out)
+    check(rc == 0 and len(brief) == 3, f"--brief: exit {rc}, {len(brief)} lines: {err}")
+    for a, b in zip(full[:2], brief[:2]):
+        check(b["status"] == a["status"] and len(b["steps"]) == len(a["steps"]), f"--brief {b['id']}: the same run")
+        for sa, sb in zip(a["steps"], b["steps"]):
+            check("enforced" not in sb and "limits" not in sb, f"--brief {b['id']}: enforced/limits left: {sorted(sb)}")
+            check(sb["stdout"] == sa["stdout"] and sb["exit_code"] == sa["exit_code"], f"--brief {b['id']}: fields kept")
+            check(set(sa) - set(sb) == {"enforced", "limits"}, f"--brief dropped more: {set(sa) - set(sb)}")
+    check(brief[2]["type"] == "error" and brief[2] == full[2], "--brief: an error line stays whole")
+    check(len(out) < 0.5 * sum(len(json.dumps(a)) for a in full), "--brief lines are less than half as long")
+    outp = env.path("fields.jsonl")
+    rc, _, err = env.run(inp, "--order", "input", "--out", outp, "--fields", "steps.exit_code,steps.stdout")
+    rows = answers(open(outp).read())
+    check(rc == 0 and [sorted(r) for r in rows[:2]] == [["id", "line", "status", "steps", "type"]] * 2,
+          f"--fields: top-level keys {[sorted(r) for r in rows]}: {err}")
+    check(rows[0]["steps"] == [{"exit_code": 0, "stdout": "hi\n"}], f"--fields: steps {rows[0]['steps']}")
+    check([s["exit_code"] for s in rows[1]["steps"]] == [0, 1], f"--fields: steps of b {rows[1]['steps']}")
+    rc, _, err = env.run(inp, "--order", "input", "--out", outp, "--fields", "steps.exit_code,steps.stdout")
+    check(rc == 0 and "3 answered before, 0 answered now" in err, f"--fields output resumes: {err}")
+    for bad, msg in ((["--fields", "status,,x y"], "not a field name"), (["--fields", "a", "--fields", "b"], "--fields once")):
+        rc, _, err = env.run(inp, *bad)
+        check(rc == 1 and msg in err, f"{bad}: exit {rc}, {err!r}")
+
+
+CASES["brief"] = case_brief
+
+
 def main():
     bindir, case = sys.argv[1], sys.argv[2]
     if os.geteuid() != 0 and not os.path.exists("/proc/self/ns/user"):

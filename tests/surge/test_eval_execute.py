@@ -62,6 +62,20 @@ def main():
     if shipped.get(("dr", 0)) != 0.0:
         print(f"FAIL: against the shipped gt the DR score should be 0, got {shipped}")
         sys.exit(1)
+    # --strict: every prediction scored, so exit 0 (no false alarm); a line that names no item
+    # is refused before anything runs (exit 1), as without --strict
+    p = subprocess.run([cli, "eval", "--execute", "--strict", "--data", d, "--subset", "dr,cl", "--predictions", preds],
+                       capture_output=True, text=True, timeout=600, env=private_env(d))
+    if p.returncode != 0 or "eval --strict:" in p.stderr:
+        print(f"FAIL: --strict with every prediction scored: exit {p.returncode}: {p.stderr[-1500:]}")
+        sys.exit(1)
+    with open(preds, "a") as f:
+        f.write(json.dumps({"subset": "cl", "index": 9, "model": "m", "prediction": "Output: 1"}) + "\n")
+    p = subprocess.run([cli, "eval", "--execute", "--strict", "--data", d, "--subset", "dr,cl", "--predictions", preds],
+                       capture_output=True, text=True, timeout=600, env=private_env(d))
+    if p.returncode != 1 or "nothing was run" not in p.stderr:
+        print(f"FAIL: an unmatched line under --execute: exit {p.returncode}, expected 1: {p.stderr[-1500:]}")
+        sys.exit(1)
     print("PASS")
 
 

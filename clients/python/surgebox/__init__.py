@@ -7,11 +7,13 @@
 """
 from ._daemon import PrivateDaemon, default_socket, find_surgeboxd, runtime_dir
 from ._jobs import ConnectionLost, NoDaemon, Result, SurgeboxError, UnknownProfile, build_exec, exact_bytes
+from ._records import RECORD_KEYS, to_dataframe
 from .aio import AsyncClient
 from .client import Client
 from .progress import Progress, aprogress, progress
+from .trace import Event, Trace
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
-           "find_surgeboxd", "runtime_dir"]
+           "find_surgeboxd", "runtime_dir", "Trace", "Event", "to_dataframe", "RECORD_KEYS"]

@@ -7,6 +7,8 @@ daemon is `surgeboxd --socket <runtime dir>/surgebox-private-XXXXXX/surgebox.soc
 --ready-fd N --quiet --grace 2` found via the explicit path, else $SURGEBOXD,
 else PATH. tests/cli (cli.python_socket) compares these answers with the C ones.
 """
+from __future__ import annotations
+
 import ctypes
 import os
 import select
@@ -16,6 +18,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from typing import Optional, Sequence
 
 
 def _private_dir_ok(path):
@@ -28,7 +31,7 @@ def _private_dir_ok(path):
             and os.access(path, os.W_OK | os.X_OK))
 
 
-def runtime_dir():
+def runtime_dir() -> str:
     """Where sockets live, by the C side's one rule (sbu_socket_dir):
     $SURGEBOX_SOCKET_DIR when set (an absolute directory of ours nobody else
     can write, else OSError); /run/surgebox as root; else $XDG_RUNTIME_DIR if it is an absolute directory of ours that
@@ -54,7 +57,7 @@ def runtime_dir():
     return d
 
 
-def default_socket():
+def default_socket() -> str:
     """$SURGEBOX_SOCKET if set and not empty, else <runtime dir>/surgebox.sock
     (sbu_default_socket: in $SURGEBOX_SOCKET_DIR or /tmp/surgebox-<uid> even
     when that directory is refused)."""
@@ -68,7 +71,9 @@ def default_socket():
     return d + "/surgebox.sock"
 
 
-def find_surgeboxd(explicit=None):
+def find_surgeboxd(explicit: Optional[str] = None) -> str:
+    """The surgeboxd binary: `explicit`, else $SURGEBOXD, else surgeboxd on
+    PATH (FileNotFoundError naming the next step when there is none)."""
     cand = explicit or os.environ.get("SURGEBOXD") or "surgeboxd"
     if os.sep in cand:
         if os.access(cand, os.X_OK):
@@ -101,7 +106,8 @@ def _die_with_parent(prctl):
 class PrivateDaemon:
     """A surgeboxd of our own on a private socket, stopped by stop()."""
 
-    def __init__(self, surgeboxd=None, args=(), start_timeout=120.0, wait=True):
+    def __init__(self, surgeboxd: Optional[str] = None, args: Sequence[str] = (), start_timeout: float = 120.0,
+                 wait: bool = True) -> None:
         self.binary = find_surgeboxd(surgeboxd)
         base = runtime_dir()  # as the C client's embedded daemon (start_embedded)
         try:
@@ -127,7 +133,7 @@ class PrivateDaemon:
         if wait:
             self.wait_ready()
 
-    def wait_ready(self):
+    def wait_ready(self) -> None:
         """Block until the daemon says "ready" (its toolchain detection can take a while)."""
         rfd = self._ready_fd
         try:
@@ -148,10 +154,11 @@ class PrivateDaemon:
             raise RuntimeError("the private daemon (%s) did not start; see its messages above" % self.binary)
 
     @property
-    def pid(self):
+    def pid(self) -> int:
+        """The daemon's process id."""
         return self.proc.pid
 
-    def stop(self, grace=5.0):
+    def stop(self, grace: float = 5.0) -> None:
         """SIGTERM (it drains its jobs), SIGKILL after `grace` seconds; then remove its socket."""
         p = self.proc
         if p is not None and p.poll() is None:

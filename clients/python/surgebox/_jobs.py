@@ -3,20 +3,59 @@
 Everything here is pure (no I/O): bytes become base64 on the wire, the job's
 fields are checked against the protocol's two forms (raw steps or toolchain).
 """
+from __future__ import annotations
+
 import base64
 import binascii
 import errno
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+#: A job's files: {path: str | bytes | {"content" or "content_b64", "mode"}},
+#: or the protocol's list of {"path", ...} dicts.
+Files = Union[Mapping[str, Union[str, bytes, Mapping[str, Any]]], Sequence[Mapping[str, Any]]]
+#: A raw step: a protocol step dict ({"argv", "name", "stdin", "limits", ...}) or an argv list.
+Step = Union[Mapping[str, Any], Sequence[str]]
+#: Standard input: text is sent as is, bytes in base64.
+Stdin = Union[str, bytes]
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
                "outputs_max_bytes", "output_encoding", "profile")
-# client-side only: never sent to the daemon
-CLIENT_FIELDS = ("id", "timeout")
+# client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
+CLIENT_FIELDS = ("id", "cancel_after", "timeout")
+
+
+def job_of(steps: Optional[Sequence[Step]] = None, toolchain: Optional[str] = None, files: Optional[Files] = None,
+           stdin: Optional[Stdin] = None, options: Optional[Mapping[str, Any]] = None,
+           args: Optional[Sequence[str]] = None, limits: Optional[Mapping[str, Any]] = None,
+           outputs: Optional[Sequence[str]] = None, outputs_max_bytes: Optional[int] = None,
+           output_encoding: Optional[str] = None, profile: Optional[str] = None,
+           cancel_after: Optional[float] = None) -> Dict[str, Any]:
+    """run()'s keyword arguments as a job dict (the form run_many takes), None ones left out."""
+    return {k: v for k, v in locals().items() if v is not None}
+
+
+def cancel_after_of(job: Mapping[str, Any], default: Optional[float]) -> Optional[float]:
+    """A job's client-side cancel delay: its "cancel_after", else `default`.
+    "timeout", its name before 0.2, still works with a DeprecationWarning."""
+    if job.get("timeout") is not None:
+        if job.get("cancel_after") is not None:
+            raise ValueError("a job has both cancel_after and timeout (its old name): keep cancel_after")
+        warned_rename("timeout", "cancel_after")
+        return job["timeout"]
+    return job.get("cancel_after", default)
+
+
+def warned_rename(old: str, new: str) -> None:
+    """Warn (DeprecationWarning, at the caller's caller) that `old` is now `new`."""
+    warnings.warn("surgebox: %r is now %r (the client-side cancel; the sandbox's own wall-time limit "
+                  "is limits={'time_s': ...})" % (old, new), DeprecationWarning, stacklevel=4)
 
 
 class SurgeboxError(Exception):
     """An error response of the daemon (`code` is the protocol's stable word)."""
 
-    def __init__(self, code, message, response=None):
+    def __init__(self, code: Optional[str], message: Optional[str], response: Optional[Dict[str, Any]] = None) -> None:
         super().__init__("%s: %s" % (code, message))
         self.code = code
         self.message = message
@@ -24,7 +63,9 @@ class SurgeboxError(Exception):
 
 
 class ConnectionLost(SurgeboxError):
-    def __init__(self, message):
+    """The connection to the daemon broke (or the client was closed): code "connection_lost"."""
+
+    def __init__(self, message: str) -> None:
         super().__init__("connection_lost", message)
 
 
@@ -36,7 +77,7 @@ class NoDaemon(SurgeboxError, ConnectionError):
     (an OSError), as the bare socket error it replaces was: code that waits
     for a daemon by catching OSError keeps working."""
 
-    def __init__(self, path, named_by, exc):
+    def __init__(self, path: str, named_by: Optional[str], exc: BaseException) -> None:
         self.path = path
         code = getattr(exc, "errno", None)
         if code not in (errno.ENOENT, errno.ECONNREFUSED):
@@ -55,7 +96,7 @@ class UnknownProfile(SurgeboxError):
     names it and how to create it."""
 
 
-def error_of(resp):
+def error_of(resp: Any) -> SurgeboxError:
     """The exception for an error response (UnknownProfile for an unknown profile)."""
     err = resp.get("error") if isinstance(resp, dict) else None
     err = err if isinstance(err, dict) else {}
@@ -130,7 +171,7 @@ def _step(step):
     return s
 
 
-def build_exec(job, req_id):
+def build_exec(job: Mapping[str, Any], req_id: Union[int, str]) -> Dict[str, Any]:
     """A job (dict of run()'s keywords) -> the exec request line's object."""
     unknown = set(job) - set(_JOB_FIELDS) - set(CLIENT_FIELDS)
     if unknown:
@@ -161,7 +202,7 @@ def build_exec(job, req_id):
     return req
 
 
-def exact_bytes(step, stream="stdout"):
+def exact_bytes(step: Mapping[str, Any], stream: str = "stdout") -> bytes:
     """The exact bytes a step wrote on `stream` (stdout or stderr), as captured.
 
     `<stream>_b64` is present whenever the text is not exact (or was asked
@@ -183,18 +224,21 @@ class Result(dict):
     the daemon's "error": {"code", "message"}."""
 
     @property
-    def status(self):
+    def status(self) -> Optional[str]:
+        """The job's status: ok, compile_error, runtime_error, timeout, ..., cancelled, error."""
         return self.get("status")
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
+        """True when the status is "ok"."""
         return self.get("status") == "ok"
 
     @property
-    def steps(self):
+    def steps(self) -> List[Dict[str, Any]]:
+        """The steps that ran, each the daemon's dict (PROTOCOL.md); [] when none ran."""
         return self.get("steps") or []
 
-    def step(self, name=None):
+    def step(self, name: Optional[str] = None) -> Optional[Dict[str, Any]]:
         """The step named `name`, or the last one that ran (None if none ran)."""
         steps = self.steps
         if name is None:
@@ -204,24 +248,33 @@ class Result(dict):
                 return s
         return None
 
-    def stdout_bytes(self, step=None):
+    def stdout_bytes(self, step: Optional[str] = None) -> bytes:
+        """The exact stdout of the step named `step` (default: the last that ran)."""
         s = self.step(step)
         return exact_bytes(s, "stdout") if s else b""
 
-    def stderr_bytes(self, step=None):
+    def stderr_bytes(self, step: Optional[str] = None) -> bytes:
+        """The exact stderr of the step named `step` (default: the last that ran)."""
         s = self.step(step)
         return exact_bytes(s, "stderr") if s else b""
 
     @property
-    def stdout(self):
+    def stdout(self) -> bytes:
         """The last step's stdout as exact bytes."""
         return self.stdout_bytes()
 
     @property
-    def stderr(self):
+    def stderr(self) -> bytes:
+        """The last step's stderr as exact bytes."""
         return self.stderr_bytes()
 
-    def output_files(self, step=None):
+    def to_record(self, step: Optional[str] = None) -> Dict[str, Any]:
+        """One flat row (str, int, float, bool or None values; the same keys
+        for every Result) for a table: see surgebox/_records.py's RECORD_KEYS."""
+        from ._records import record_of
+        return record_of(self, step)
+
+    def output_files(self, step: Optional[str] = None) -> Dict[str, bytes]:
         """{path: bytes} of the files returned (outputs) that came back; errors left out."""
         s = self.step(step)
         out = {}

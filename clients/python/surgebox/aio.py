@@ -1,17 +1,22 @@
 """surgebox.AsyncClient: the asyncio client (one connection, many jobs in flight)."""
+from __future__ import annotations
+
 import asyncio
 import json
+from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec, error_of
+from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
+                    cancel_after_of, error_of, job_of, warned_rename)
 
 
 class AsyncClient:
     """As surgebox.Client, for asyncio. Use `async with AsyncClient(...) as c`
     (or `await AsyncClient(...).open()` and `await c.close()`)."""
 
-    def __init__(self, socket=None, *, private=False, autostart=True, surgeboxd=None, daemon_args=(),
-                 busy_backoff=(0.05, 2.0), busy_timeout=None):
+    def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
+                 surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
+                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None) -> None:
         self._opts = (socket, private, autostart, surgeboxd, tuple(daemon_args))
         self.busy_backoff = busy_backoff
         self.busy_timeout = busy_timeout
@@ -22,7 +27,8 @@ class AsyncClient:
         self._next_id = 0
         self._lost = None
 
-    async def open(self):
+    async def open(self) -> "AsyncClient":
+        """Connect (or start a private daemon, as Client does); returns self."""
         socket, private, autostart, surgeboxd, daemon_args = self._opts
         path, named_by = _conn.plan_socket(socket, private)
         if path is not None:
@@ -50,7 +56,8 @@ class AsyncClient:
         self._reader, self._writer = await asyncio.open_unix_connection(path, limit=1 << 30)
         self.socket_path = path
 
-    async def close(self):
+    async def close(self) -> None:
+        """Close the connection (the daemon cancels our running jobs); stop a private daemon."""
         if self._writer is not None:
             self._writer.close()
             try:
@@ -69,10 +76,10 @@ class AsyncClient:
             d, self.daemon = self.daemon, None
             await asyncio.get_event_loop().run_in_executor(None, d.stop)
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> "AsyncClient":
         return await self.open()
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: Any) -> None:
         await self.close()
 
     async def _read_loop(self):
@@ -123,7 +130,8 @@ class AsyncClient:
         await self._writer.drain()
         return fut
 
-    async def request(self, obj):
+    async def request(self, obj: Mapping[str, Any]) -> Dict[str, Any]:
+        """Send one request of any type (its id is set here) and return its response dict."""
         req = dict(obj, id="r%d" % self._new_id())
         resp = await (await self._call(req))
         if resp.get("type") == "error":
@@ -131,32 +139,42 @@ class AsyncClient:
             raise error_of(resp)
         return resp
 
-    async def ping(self):
+    async def ping(self) -> Dict[str, Any]:
+        """As Client.ping."""
         return await self.request({"type": "ping"})
 
-    async def status(self):
+    async def status(self) -> Dict[str, Any]:
+        """As Client.status."""
         return await self.request({"type": "status"})
 
-    async def toolchains(self, profile=None):
+    async def toolchains(self, profile: Optional[str] = None) -> List[Dict[str, Any]]:
         """As Client.toolchains."""
         return (await self.request({"type": "toolchains", **({"profile": profile} if profile else {})}))["toolchains"]
 
-    async def run(self, steps=None, **job):
+    async def run(self, steps: Optional[Sequence[Step]] = None, *, toolchain: Optional[str] = None,
+                  files: Optional[Files] = None, stdin: Optional[Stdin] = None,
+                  options: Optional[Mapping[str, Any]] = None, args: Optional[Sequence[str]] = None,
+                  limits: Optional[Mapping[str, Any]] = None, outputs: Optional[Sequence[str]] = None,
+                  outputs_max_bytes: Optional[int] = None, output_encoding: Optional[str] = None,
+                  profile: Optional[str] = None, cancel_after: Optional[float] = None,
+                  timeout: Optional[float] = None) -> Result:
         """As Client.run: one job, its Result; SurgeboxError on an error response."""
-        if steps is not None:
-            job["steps"] = steps
+        job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
+                     output_encoding, profile, cancel_after)
+        if timeout is not None:
+            job["timeout"] = timeout
         res = await self._run_job(job, 0, None)
         if res.get("type") == "error":
             raise error_of(res)
         return res
 
-    async def _run_job(self, item, index, default_timeout):
+    async def _run_job(self, item, index, default_cancel_after):
         job = _conn.as_job(item)
         user_id = job.get("id", index)
-        timeout = job.get("timeout", default_timeout)
+        cancel_after = cancel_after_of(job, default_cancel_after)
         req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
         loop = asyncio.get_event_loop()
-        deadline = None if timeout is None else loop.time() + timeout
+        deadline = None if cancel_after is None else loop.time() + cancel_after
         attempt = 0
         busy_since = None
         while True:
@@ -200,11 +218,16 @@ class AsyncClient:
             await asyncio.sleep(delay)
             self.busy_retries += 1
 
-    async def run_many(self, jobs, concurrency=8, timeout=None):
+    async def run_many(self, jobs: Union[Iterable[Mapping[str, Any]], AsyncIterable[Mapping[str, Any]]],
+                       concurrency: int = 8, *, cancel_after: Optional[float] = None,
+                       timeout: Optional[float] = None) -> AsyncIterator[Result]:
         """Async generator of Results as jobs finish; at most `concurrency` in flight;
         `jobs` (an iterable or async iterable) consumed lazily. As Client.run_many."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if timeout is not None:
+            warned_rename("timeout", "cancel_after")
+            cancel_after = timeout if cancel_after is None else cancel_after
         if hasattr(jobs, "__aiter__"):
             ait = jobs.__aiter__()
 
@@ -231,7 +254,7 @@ class AsyncClient:
                     if not more:
                         exhausted = True
                         break
-                    pending.add(asyncio.ensure_future(self._run_job(item, index, timeout)))
+                    pending.add(asyncio.ensure_future(self._run_job(item, index, cancel_after)))
                     index += 1
                 if not pending:
                     return

@@ -2,17 +2,21 @@
 
 Not thread-safe: one thread drives a Client (use one Client per thread).
 """
+from __future__ import annotations
+
 import json
 import select
 import socket as _socket
 import time
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, ConnectionLost, Result, SurgeboxError, build_exec, error_of
+from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
+                    cancel_after_of, error_of, job_of, warned_rename)
 
 
 class _Job:
-    __slots__ = ("user_id", "req", "deadline", "timeout", "cancel_sent", "retry_at", "attempt", "busy_since")
+    __slots__ = ("user_id", "req", "deadline", "cancel_after", "cancel_sent", "retry_at", "attempt", "busy_since")
 
 
 class Client:
@@ -30,8 +34,9 @@ class Client:
     busy_timeout: give up on an exec that stays `busy` this long (None: never).
     """
 
-    def __init__(self, socket=None, *, private=False, autostart=True, surgeboxd=None, daemon_args=(),
-                 busy_backoff=(0.05, 2.0), busy_timeout=None):
+    def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
+                 surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
+                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None) -> None:
         self.daemon = None
         self._sock = None
         self._buf = b""
@@ -68,7 +73,7 @@ class Client:
         self.socket_path = path
 
     # --- life cycle -------------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         """Close the connection (the daemon cancels our running jobs); stop a private daemon."""
         if self._sock is not None:
             self._sock.close()
@@ -77,10 +82,10 @@ class Client:
             self.daemon.stop()
             self.daemon = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     # --- wire --------------------------------------------------------------
@@ -141,7 +146,7 @@ class Client:
             if end is not None and time.monotonic() >= end:
                 return None
 
-    def request(self, obj):
+    def request(self, obj: Mapping[str, Any]) -> Dict[str, Any]:
         """Send one request of any type (its id is set here) and return its response dict."""
         wid = "r%d" % self._new_id()
         req = dict(obj, id=wid)
@@ -152,46 +157,65 @@ class Client:
             raise error_of(resp)
         return resp
 
-    def ping(self):
+    def ping(self) -> Dict[str, Any]:
+        """The daemon's answer to a ping (its version and protocol)."""
         return self.request({"type": "ping"})
 
-    def status(self):
+    def status(self) -> Dict[str, Any]:
+        """The daemon's status: jobs running and queued, workers, uptime (PROTOCOL.md)."""
         return self.request({"type": "status"})
 
-    def toolchains(self, profile=None):
+    def toolchains(self, profile: Optional[str] = None) -> List[Dict[str, Any]]:
         """The toolchains (of `profile`'s root when given: UnknownProfile if the daemon has none of that name)."""
         return self.request({"type": "toolchains", **({"profile": profile} if profile else {})})["toolchains"]
 
     # --- jobs --------------------------------------------------------------
-    def run(self, steps=None, **job):
+    def run(self, steps: Optional[Sequence[Step]] = None, *, toolchain: Optional[str] = None,
+            files: Optional[Files] = None, stdin: Optional[Stdin] = None,
+            options: Optional[Mapping[str, Any]] = None, args: Optional[Sequence[str]] = None,
+            limits: Optional[Mapping[str, Any]] = None, outputs: Optional[Sequence[str]] = None,
+            outputs_max_bytes: Optional[int] = None, output_encoding: Optional[str] = None,
+            profile: Optional[str] = None, cancel_after: Optional[float] = None,
+            timeout: Optional[float] = None) -> Result:
         """Run one job and return its Result (raises SurgeboxError on an error response).
 
-        Keywords: steps (list of step dicts or argv lists) or toolchain (+ options,
-        args, stdin, limits, outputs), files ({path: str|bytes} or protocol list),
-        output_encoding, outputs_max_bytes, profile; stdin as str or bytes;
-        timeout: client-side seconds from sending (time queued in the daemon
-        included), then the job is cancelled (its Result says
-        "status": "cancelled", "client_timeout": true)."""
-        if steps is not None:
-            job["steps"] = steps
+        Either `steps` (step dicts or argv lists) or `toolchain` (with
+        `options`, `args`, `stdin`, `limits`, `outputs`); `files` as
+        {path: str | bytes}; `stdin` as str or bytes; `limits` the sandbox's
+        limits in the protocol's names ({"time_s": 5, "memory_mib": 256});
+        `output_encoding="base64"`; `outputs_max_bytes`; `profile`.
+        `cancel_after`: client-side seconds from sending (time queued in the
+        daemon included), then the job is cancelled (its Result says
+        "status": "cancelled", "client_timeout": true). `timeout` is its old
+        name (DeprecationWarning)."""
+        job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
+                     output_encoding, profile, cancel_after)
+        if timeout is not None:
+            job["timeout"] = timeout
         res = next(self.run_many([job], concurrency=1))
         if res.get("type") == "error":
             raise error_of(res)
         return res
 
-    def run_many(self, jobs, concurrency=8, timeout=None):
+    def run_many(self, jobs: Iterable[Mapping[str, Any]], concurrency: int = 8, *,
+                 cancel_after: Optional[float] = None, timeout: Optional[float] = None) -> Iterator[Result]:
         """Yield a Result per job as each finishes (completion order).
 
-        Never more than `concurrency` jobs in flight (a job waiting to retry
-        `busy` counts); `jobs` is consumed lazily, one item per freed slot.
-        A Result's "id" is the job's "id" if it had one, else its index in `jobs`.
-        `timeout` is the default client-side timeout of each job."""
+        Each job is a dict of run()'s keywords (plus an optional "id"). Never
+        more than `concurrency` jobs in flight (a job waiting to retry `busy`
+        counts); `jobs` is consumed lazily, one item per freed slot. A
+        Result's "id" is the job's "id" if it had one, else its index in
+        `jobs`. `cancel_after` is the default client-side cancel of each job
+        (`timeout`: its old name, DeprecationWarning)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        inflight = {}
-        cancels = set()
+        if timeout is not None:
+            warned_rename("timeout", "cancel_after")
+            cancel_after = timeout if cancel_after is None else cancel_after
+        inflight: Dict[str, _Job] = {}
+        cancels: set = set()
         try:
-            for res in self._pump(iter(jobs), concurrency, timeout, inflight, cancels):
+            for res in self._pump(iter(jobs), concurrency, cancel_after, inflight, cancels):
                 yield res
         finally:
             if inflight and self._sock is not None:  # abandoned early: cancel what still runs
@@ -206,7 +230,7 @@ class Client:
                     pass
             self._dropped |= cancels
 
-    def _pump(self, it, concurrency, timeout, inflight, cancels):
+    def _pump(self, it, concurrency, cancel_after, inflight, cancels):
         index = 0
         exhausted = False
         while True:
@@ -216,7 +240,7 @@ class Client:
                 except StopIteration:
                     exhausted = True
                     break
-                j = self._submit(item, index, timeout)
+                j = self._submit(item, index, cancel_after)
                 index += 1
                 inflight[j.req["id"]] = j
             if not inflight:
@@ -268,17 +292,17 @@ class Client:
             del inflight[rid]
             yield self._result(j, resp)
 
-    def _submit(self, item, index, default_timeout):
+    def _submit(self, item, index, default_cancel_after):
         job = _conn.as_job(item)
         j = _Job()
         j.user_id = job.get("id", index)
-        j.timeout = job.get("timeout", default_timeout)
+        j.cancel_after = cancel_after_of(job, default_cancel_after)
         j.req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
         j.cancel_sent = False
         j.retry_at = None
         j.attempt = 0
         j.busy_since = None
-        j.deadline = None if j.timeout is None else time.monotonic() + j.timeout
+        j.deadline = None if j.cancel_after is None else time.monotonic() + j.cancel_after
         self._send(j.req)
         return j
 

@@ -5,8 +5,13 @@ every `interval` seconds (and at the end), so logs stay readable. The ETA
 is the remaining count at the average rate so far: honest for work of even
 size, only a guess when jobs differ widely in length (it says "~").
 """
+from __future__ import annotations
+
 import sys
 import time
+from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, Optional, TextIO, TypeVar
+
+R = TypeVar("R")
 
 
 def _hms(s):
@@ -15,20 +20,25 @@ def _hms(s):
 
 
 class Progress:
-    def __init__(self, total=None, file=None, interval=None, desc="surgebox"):
+    """A progress line for `total` jobs (None: unknown) on `file` (stderr),
+    redrawn every `interval` seconds (0.1 on a terminal, else 10), counting
+    each finished job's status."""
+
+    def __init__(self, total: Optional[int] = None, file: Optional[TextIO] = None, interval: Optional[float] = None,
+                 desc: str = "surgebox") -> None:
         self.total = total
         self.file = file if file is not None else sys.stderr
         self.tty = hasattr(self.file, "isatty") and self.file.isatty()
         self.interval = interval if interval is not None else (0.1 if self.tty else 10.0)
         self.desc = desc
         self.done = 0
-        self.counts = {}
+        self.counts: Dict[str, int] = {}
         self.start = time.monotonic()
         self._last = 0.0
         self._width = 0
         self._drawn = -1  # self.done when last drawn
 
-    def update(self, result=None):
+    def update(self, result: Optional[Dict[str, Any]] = None) -> None:
         """Count one finished job (its Result tallies its status)."""
         self.done += 1
         if result is not None:
@@ -39,7 +49,8 @@ class Progress:
             self._last = now
             self._draw(now)
 
-    def line(self, now=None):
+    def line(self, now: Optional[float] = None) -> str:
+        """The text of the progress line at time `now` (default: now)."""
         el = (now or time.monotonic()) - self.start
         rate = self.done / el if el > 0 else 0.0
         counts = " ".join("%s=%d" % kv for kv in sorted(self.counts.items()))
@@ -62,7 +73,8 @@ class Progress:
             self.file.write(text + "\n")
         self.file.flush()
 
-    def close(self):
+    def close(self) -> None:
+        """Draw the final count (and end the line on a terminal)."""
         if self._drawn != self.done:
             self._draw()
         if self.tty:
@@ -70,7 +82,7 @@ class Progress:
             self.file.flush()
 
 
-def progress(results, total=None, **kw):
+def progress(results: Iterable[R], total: Optional[int] = None, **kw: Any) -> Iterator[R]:
     """Wrap run_many's results: `for r in progress(c.run_many(jobs), total=len(jobs)):`."""
     bar = Progress(total=total, **kw)
     try:
@@ -81,7 +93,7 @@ def progress(results, total=None, **kw):
         bar.close()
 
 
-async def aprogress(results, total=None, **kw):
+async def aprogress(results: AsyncIterable[R], total: Optional[int] = None, **kw: Any) -> AsyncIterator[R]:
     """The same for AsyncClient.run_many: `async for r in aprogress(c.run_many(jobs), total=n):`."""
     bar = Progress(total=total, **kw)
     try:

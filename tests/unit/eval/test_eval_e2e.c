@@ -331,6 +331,28 @@ static void usage_errors(void) {
   CHECK(run_eval(sc("out.txt"), help) == 0);
 }
 
+/* --strict: the fixture's predictions include unmatched, malformed and
+ * duplicate lines (exit 2, scores still printed); clean predictions exit 0;
+ * predictions that match nothing exit 2 with "nothing was scored". */
+static void strict(void) {
+  const char *dirty[] = {"--references", fx("refs.json"), "--predictions", fx("preds.jsonl"), "--strict", NULL};
+  CHECK(run_eval(sc("out.txt"), dirty) == 2);
+  CHECK(strstr(slurp(sc("stderr.txt")), "eval --strict: ") != NULL);
+  CHECK(strstr(slurp(sc("stderr.txt")), "prediction(s) not scored") != NULL);
+  CHECK(strstr(slurp(sc("out.txt")), "ML") != NULL); /* the table is still printed */
+  const char *lax[] = {"--references", fx("refs.json"), "--predictions", fx("preds.jsonl"), NULL};
+  CHECK(run_eval(sc("out.txt"), lax) == 0);
+  write_file(sc("clean.jsonl"), "{\"subset\": \"ml\", \"index\": 0, \"model\": \"m1\", \"prediction\": \"Output: 42\"}\n"
+                                "{\"subset\": \"ml\", \"index\": 1, \"model\": \"m1\", \"prediction\": \"Output: hello\"}\n");
+  const char *clean[] = {"--references", fx("refs.json"), "--predictions", sc("clean.jsonl"), "--strict", NULL};
+  CHECK(run_eval(sc("out.txt"), clean) == 0);
+  CHECK(strstr(slurp(sc("stderr.txt")), "--strict") == NULL);
+  write_file(sc("nothing.jsonl"), "{\"subset\": \"xx\", \"index\": 0, \"prediction\": \"Output: 1\"}\n");
+  const char *nothing[] = {"--references", fx("refs.json"), "--predictions", sc("nothing.jsonl"), "--strict", NULL};
+  CHECK(run_eval(sc("out.txt"), nothing) == 2);
+  CHECK(strstr(slurp(sc("stderr.txt")), "eval --strict: nothing was scored (1 prediction(s) not matched") != NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s FIXTURE_DIR SCRATCH_DIR\n", argv[0]);
@@ -345,5 +367,6 @@ int main(int argc, char **argv) {
   surge_layout();
   regen_output();
   usage_errors();
+  strict();
   return check_exit();
 }
