@@ -206,11 +206,20 @@ def login_env(argv):
             "PATH=" + PATH] + argv
 
 
+def run_logged(cmd, log):
+    """cmd's output to log, each line prefixed with the seconds since start
+    (where a run's time goes: packages, build, regen). Returns the exit."""
+    t0 = time.monotonic()
+    with open(log, "a") as lf:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        for raw in p.stdout:
+            lf.write("%7.1f %s" % (time.monotonic() - t0, raw.decode(errors="replace")))
+        return p.wait()
+
+
 def run_chrooted(root, argv, log):
     """argv in a plain chroot: the mount namespace's root stays the host's."""
-    with open(log, "ab") as lf:
-        return subprocess.run(["chroot", root] + login_env(argv), stdout=lf, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL).returncode
+    return run_logged(["chroot", root] + login_env(argv), log)
 
 
 def run_pivoted(root, argv, log):
@@ -219,5 +228,4 @@ def run_pivoted(root, argv, log):
     script = ('cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot '
               '&& rmdir /.oldroot && shift && exec "$@"')
     cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", root] + login_env(argv)
-    with open(log, "ab") as lf:
-        return subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+    return run_logged(cmd, log)

@@ -8,20 +8,21 @@ regenerates (ctest label freshroot).
 REGEN ARGUMENTS go to `bash .ci/main` (hence to `surgebox regen`); default
 the slice `--subset dr,bg,tc --only 0,...,9`.
 
-1. The host's regeneration of the slice by BIN_DIR (the build under test):
-   a private daemon on its own socket, otherwise a user's defaults (the
-   default profiles directory).
-2. A Debian 12 minbase tree by debootstrap from this machine's apt mirror,
+1. A Debian 12 minbase tree by debootstrap from this machine's apt mirror,
    cached as a tarball in $SURGEBOX_FRESHROOT_CACHE (else BIN_DIR/../
    freshroot-cache) with apt's downloaded packages; the root itself is
    unpacked fresh each run (debroot.py says what a real machine has that
    the tarball lacks and how it is given).
-3. SRC_DIR's HEAD commit `git clone`d to /work/surgebox in the root, SURGE's
+2. SRC_DIR's HEAD commit `git clone`d to /work/surgebox in the root, SURGE's
    data ($SURGE_DATA, else SRC_DIR/../shared/surge) copied to
    /work/shared/surge, as the README expects.
-4. `bash .ci/main REGEN ARGUMENTS` run as root in a login environment,
+3. `bash .ci/main REGEN ARGUMENTS` run as root in a login environment,
    first chrooted, then pivoted into (the second run reuses the first's
    installed packages and build; its build/regen is emptied, /run fresh).
+4. The host's regeneration of the slice by BIN_DIR (the build under test):
+   a private daemon on its own socket, otherwise a user's defaults; the
+   profiles .ci/main made in the root, if it made any (it would make them
+   on the host too), else the default profiles directory.
 5. Each run's build/regen (summary.json and <subset>.json) against the
    host's (compare.py). A run that exits non-zero or differs fails.
 
@@ -32,6 +33,7 @@ inside `unshare --mount --propagation private --pid --fork --mount-proc`.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,6 +94,7 @@ class Phases:
 
     def __init__(self):
         self.took = {}
+        self.split = {}
         self.load = {"start": os.getloadavg()}
 
     def run(self, name, fn, *args):
@@ -104,13 +107,15 @@ class Phases:
             print(f"== {name}: {self.took[name]:.0f} s, load {os.getloadavg()[0]:.2f}", flush=True)
 
 
-def host_regen(bin_dir, data, out, regen_args):
+def host_regen(bin_dir, data, out, regen_args, profiles_dir):
     """The slice on the host by the build under test: a daemon of its own
-    (no other daemon answers), the default profiles directory."""
+    (no other daemon answers), profiles from profiles_dir (None: the
+    default directory, as a user has it)."""
     os.makedirs(out)
     sock = os.path.join(out, "d.sock")
+    extra = ["--profiles-dir", profiles_dir] if profiles_dir else []
     d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--quiet",
-                          "--cache-dir", os.path.join(out, "cache")])
+                          "--cache-dir", os.path.join(out, "cache")] + extra)
     try:
         for _ in range(1200):
             if os.path.exists(sock) or d.poll() is not None:
@@ -153,11 +158,39 @@ def report_tail(log, lines=40):
     print("\n".join("  | " + line for line in tail), flush=True)
 
 
-def root_run(kind, root, regen_args, results):
+BUILD_LINE = re.compile(r"^\s*[\d.]+ \[\s*\d+%\]")
+REGEN_LINE = re.compile(r"^\s*[\d.]+ (surgebox|regen): ")
+
+
+def stages(log):
+    """Where a run's time went, from its timestamped log: .ci/deps (and
+    cmake's configure) until the first build line, the build until
+    surgebox's first line, then regen to the end."""
+    marks = {"build": None, "regen": None}
+    end = 0.0
+    with open(log, errors="replace") as f:
+        for line in f:
+            try:
+                end = float(line.split(None, 1)[0])
+            except (ValueError, IndexError):
+                continue
+            if marks["build"] is None and BUILD_LINE.match(line):
+                marks["build"] = end
+            if marks["regen"] is None and REGEN_LINE.match(line):
+                marks["regen"] = end
+    b = marks["build"] if marks["build"] is not None else marks["regen"] or end
+    r = marks["regen"] if marks["regen"] is not None else end
+    return {"deps": round(b, 1), "build": round(r - b, 1), "regen": round(end - r, 1)}
+
+
+def root_run(kind, root, regen_args, results, ph):
     log = os.path.join(results, kind + ".log")
     run = debroot.run_chrooted if kind == "chroot" else debroot.run_pivoted
     rc = run(root, main_cmd(regen_args), log)
-    print(f"{kind}: bash .ci/main exited {rc} (log {log})", flush=True)
+    split = stages(log)
+    ph.split[kind] = split
+    print(f"{kind}: bash .ci/main exited {rc} (log {log}); " + ", ".join(f"{k} {v:.0f} s" for k, v in split.items()),
+          flush=True)
     report_tail(log)
     regen = root + CLONE + "/build/regen"
     if os.path.isdir(regen):
@@ -189,6 +222,18 @@ def subsets_of(regen_args):
     return ["dr", "bg", "tc"]
 
 
+def root_profiles(root):
+    """The profiles .ci/main made in the root (it makes surge-2025 where the
+    machine lacks SURGE's toolchains): the host's run is given the same, as
+    the README's command would make them on the host too. None: it made
+    none, and the host's run has the host's default directory."""
+    d = root + "/var/lib/surgebox/profiles"
+    made = sorted(n for n in os.listdir(d) if os.path.exists(os.path.join(d, n, "manifest.json"))) \
+        if os.path.isdir(d) else []
+    print("profiles .ci/main made in the root: " + (", ".join(made) or "none"), flush=True)
+    return d if made else None
+
+
 def in_namespace(bin_dir, src_dir, regen_args):
     cache, results, work = paths(bin_dir)
     data = surge_data(src_dir)
@@ -196,15 +241,12 @@ def in_namespace(bin_dir, src_dir, regen_args):
     for d in (results, work):
         debroot.remove_tree(d)
         os.makedirs(d)
-    ph, failures = Phases(), []
-    host_out = os.path.join(results, "host")
-    rc = ph.run("host regen", host_regen, bin_dir, data, host_out, regen_args)
-    if rc != 0:
-        failures.append(f"host: surgebox regen exited {rc}")
+    ph, failures, exits = Phases(), [], {}
     tar, made = ph.run("debootstrap tarball", debroot.tarball, cache, main, os.path.join(results, "debootstrap.log"))
     print(f"tarball {tar}: " + (f"made in {made:.0f} s" if made else "cached"), flush=True)
     root = os.path.join(work, "root")
     archives = os.path.join(cache, "apt-archives")
+    host_out = os.path.join(results, "host")
     try:
         ph.run("unpack", debroot.unpack, tar, root, main, sec, archives)
         debroot.mount_machine(root)
@@ -213,11 +255,12 @@ def in_namespace(bin_dir, src_dir, regen_args):
         for kind in ("chroot", "pivot"):
             if kind == "pivot":
                 debroot.remount_run(root)
-            rc = ph.run(kind + " .ci/main", root_run, kind, root, regen_args, results)
+            exits[kind] = ph.run(kind + " .ci/main", root_run, kind, root, regen_args, results, ph)
+        rc = ph.run("host regen", host_regen, bin_dir, data, host_out, regen_args, root_profiles(root))
+        if rc != 0:
+            failures.append(f"host: surgebox regen exited {rc}")
+        for kind, rc in exits.items():
             judge(kind, rc, host_out, os.path.join(results, kind), subsets_of(regen_args), failures)
-        profiles = root + "/var/lib/surgebox/profiles"
-        print("profiles made in the root: " + (", ".join(sorted(os.listdir(profiles))) if os.path.isdir(profiles)
-                                              else "none"), flush=True)
     finally:
         if os.environ.get("SURGEBOX_FRESHROOT_KEEP"):
             print(f"kept {root} (SURGEBOX_FRESHROOT_KEEP)", flush=True)
@@ -225,8 +268,8 @@ def in_namespace(bin_dir, src_dir, regen_args):
             ph.run("cleanup", debroot.remove_tree, work)
     ph.load["end"] = os.getloadavg()
     with open(os.path.join(results, "timings.json"), "w") as f:
-        json.dump({"seconds": ph.took, "loadavg": ph.load, "tarball_cached": not made, "cpus": os.cpu_count(),
-                   "regen_args": regen_args}, f, indent=1)
+        json.dump({"seconds": ph.took, "in_ci_main": ph.split, "loadavg": ph.load, "tarball_cached": not made,
+                   "cpus": os.cpu_count(), "regen_args": regen_args}, f, indent=1)
     print("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in ph.took.items()), flush=True)
     for f_ in failures:
         print("FAIL: " + f_, flush=True)
