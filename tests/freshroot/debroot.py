@@ -141,6 +141,31 @@ def tarball(cache, main, log):
     return tar, time.monotonic() - t0
 
 
+TMPFS_GIB = 8  # the root after .ci/main: ~2.5 GB of packages, the build, the data
+
+
+def mem_available_gib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / (1 << 20)
+    return 0.0
+
+
+def on_tmpfs():
+    """The root in memory (dpkg's fsyncs cost nothing, removing it is an
+    unmount) when $SURGEBOX_FRESHROOT_TMPFS says 1, or, unset, when twice
+    its size is available; else on disk beside the cache. Either way it is
+    a mount point of its own, as a machine's root is. SURGEBOX_FRESHROOT_KEEP
+    (keep the root for a look) means on disk."""
+    v = os.environ.get("SURGEBOX_FRESHROOT_TMPFS")
+    if os.environ.get("SURGEBOX_FRESHROOT_KEEP"):
+        return False  # a tmpfs would go with the test's mount namespace
+    if v in ("0", "1"):
+        return v == "1"
+    return mem_available_gib() >= 2 * TMPFS_GIB
+
+
 HOSTS = """127.0.0.1	localhost
 127.0.1.1	{name}
 
@@ -161,8 +186,11 @@ def unpack(tar, root, main, sec, apt_archives):
     download the same .debs again (apt checks each against the index it
     fetched; its lists are fetched anew)."""
     os.makedirs(root)
+    if on_tmpfs():
+        sh("mount", "-t", "tmpfs", "-o", f"mode=0755,size={TMPFS_GIB}g", "tmpfs", root)
+    else:
+        sh("mount", "--bind", root, root)
     sh("tar", "--numeric-owner", "-C", root, "-xf", tar)
-    sh("mount", "--bind", root, root)
     with open(root + "/etc/apt/sources.list", "w") as f:
         f.write(sources_list(main, sec))
     shutil.copyfile("/etc/resolv.conf", root + "/etc/resolv.conf")

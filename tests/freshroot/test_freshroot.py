@@ -241,13 +241,15 @@ def in_namespace(bin_dir, src_dir, regen_args):
     for d in (results, work):
         debroot.remove_tree(d)
         os.makedirs(d)
-    ph, failures, exits = Phases(), [], {}
+    ph, failures, exits, where = Phases(), [], {}, None
     tar, made = ph.run("debootstrap tarball", debroot.tarball, cache, main, os.path.join(results, "debootstrap.log"))
     print(f"tarball {tar}: " + (f"made in {made:.0f} s" if made else "cached"), flush=True)
     root = os.path.join(work, "root")
     archives = os.path.join(cache, "apt-archives")
     host_out = os.path.join(results, "host")
     try:
+        where = "tmpfs" if debroot.on_tmpfs() else "disk"
+        print(f"root on {where} ({debroot.mem_available_gib():.0f} GiB of memory available)", flush=True)
         ph.run("unpack", debroot.unpack, tar, root, main, sec, archives)
         debroot.mount_machine(root)
         sha = ph.run("clone", clone_into, src_dir, root, data)
@@ -268,7 +270,7 @@ def in_namespace(bin_dir, src_dir, regen_args):
             ph.run("cleanup", debroot.remove_tree, work)
     ph.load["end"] = os.getloadavg()
     with open(os.path.join(results, "timings.json"), "w") as f:
-        json.dump({"seconds": ph.took, "in_ci_main": ph.split, "loadavg": ph.load, "tarball_cached": not made,
+        json.dump({"seconds": ph.took, "in_ci_main": ph.split, "loadavg": ph.load, "tarball_cached": not made, "root_on": where,
                    "cpus": os.cpu_count(), "regen_args": regen_args}, f, indent=1)
     print("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in ph.took.items()), flush=True)
     for f_ in failures:
