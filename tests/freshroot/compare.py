@@ -1,0 +1,104 @@
+"""Two regenerations of the same slice compared: the fidelity summary
+(`--summary`) and every regenerated item of `--out` (<subset>.json).
+
+Equal means: per subset and per group the same counts (n, ran, exact,
+normalized, missing_toolchain, nondeterministic, internal_error), the same
+mismatch classes with the same items, the same environment and
+substitutions named (version numbers compared to their second component: a
+Debian point release of the same toolchain is said, not failed), and per
+item the same regenerated reference (`gt`), status, match, class, toolchain
+name and profile. Times are not compared (they are the machine's)."""
+import json
+import os
+import re
+
+COUNTS = ("n", "ran", "exact", "normalized", "missing_toolchain", "nondeterministic", "internal_error")
+NAMES = ("environment", "substituted")
+VERSION = re.compile(r"\b(\d+\.\d+)(?:\.\d+)+\b")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def short(v, n=160):
+    s = json.dumps(v)
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def major(text):
+    return VERSION.sub(r"\1", text) if isinstance(text, str) else text
+
+
+def compare_block(where, a, b, out, notes):
+    """One subset's or group's summary: a the host's, b the root's."""
+    for k in COUNTS:
+        if a.get(k) != b.get(k):
+            out.append(f"{where}: {k} host {a.get(k)} root {b.get(k)}")
+    for k in NAMES:
+        if major(a.get(k)) != major(b.get(k)):
+            out.append(f"{where}: {k} host {short(a.get(k))} root {short(b.get(k))}")
+        elif a.get(k) != b.get(k):
+            notes.append(f"{where}: {k} differs in a point release: host {short(a.get(k))} root {short(b.get(k))}")
+    ma, mb = a.get("mismatches") or {}, b.get("mismatches") or {}
+    for cls in sorted(set(ma) | set(mb)):
+        if sorted(ma.get(cls) or []) != sorted(mb.get(cls) or []):
+            out.append(f"{where}: mismatches {cls} host {ma.get(cls)} root {mb.get(cls)}")
+
+
+def compare_summaries(host, root, out, notes):
+    for subset in sorted(set(host) | set(root)):
+        a, b = host.get(subset), root.get(subset)
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            out.append(f"{subset}: in the summary of {'root' if a is None else 'host'} only")
+            continue
+        compare_block(subset, a, b, out, notes)
+        ga, gb = a.get("by") or {}, b.get("by") or {}
+        for g in sorted(set(ga) | set(gb)):
+            if g not in ga or g not in gb:
+                out.append(f"{subset}/{g}: group in {'host' if g in ga else 'root'} only")
+            else:
+                compare_block(f"{subset}/{g}", ga[g], gb[g], out, notes)
+
+
+def item_view(it):
+    e = it.get("exec") or {}
+    tc = e.get("toolchain") or {}
+    return {"gt": it.get("gt"), "status": e.get("status"), "matched": e.get("matched"), "class": e.get("class"),
+            "toolchain": tc.get("name"), "profile": (e.get("profile") or {}).get("name"),
+            "substituted": e.get("substituted")}
+
+
+def regenerated(path):
+    """index -> item for the items of a --out file that ran."""
+    return {i: it for i, it in enumerate(load(path)) if (it.get("exec") or {}).get("regenerated")}
+
+
+def compare_items(host_dir, root_dir, subsets, out, notes):
+    for subset in subsets:
+        pa, pb = os.path.join(host_dir, subset + ".json"), os.path.join(root_dir, subset + ".json")
+        if not os.path.exists(pa) or not os.path.exists(pb):
+            out.append(f"{subset}.json: missing in {'host' if not os.path.exists(pa) else 'root'}")
+            continue
+        a, b = regenerated(pa), regenerated(pb)
+        for i in sorted(set(a) | set(b)):
+            if i not in a or i not in b:
+                out.append(f"{subset}[{i}]: regenerated in {'host' if i in a else 'root'} only")
+                continue
+            va, vb = item_view(a[i]), item_view(b[i])
+            for k in va:
+                if va[k] != vb[k]:
+                    out.append(f"{subset}[{i}] {k}: host {short(va[k])} root {short(vb[k])}")
+            ta, tb = (a[i]["exec"].get("toolchain") or {}), (b[i]["exec"].get("toolchain") or {})
+            if ta.get("version") != tb.get("version"):
+                notes.append(f"{subset}[{i}] toolchain version: host {ta.get('version')} root {tb.get('version')}")
+
+
+def compare_runs(host_dir, root_dir, subsets):
+    """(differences, notes): differences fail the test, notes are said."""
+    out, notes = [], []
+    compare_summaries(load(os.path.join(host_dir, "summary.json")), load(os.path.join(root_dir, "summary.json")),
+                      out, notes)
+    compare_items(host_dir, root_dir, subsets, out, notes)
+    return out, notes
