@@ -95,6 +95,27 @@ def test_compare(top):
           and "bg/java: group in host only" in d and any(x.startswith("bg[0] toolchain:") for x in d),
           f"a substitution, a group and a toolchain named differently: {d}")
 
+    # this host's pyenv 3.8 against a fresh machine's 3.9 in surge-2025, named there: explained, not failed
+    s = copy.deepcopy(SUMMARY)
+    s["bg"]["by"]["python3"]["exact"] = 0
+    s["bg"]["exact"] = 1
+    s["bg"]["by"]["python3"]["substituted"] = "python3 3.9.2 (SURGE: Python 3.8)"
+    s["bg"]["mismatches"]["toolchain_drift"] = [0]
+    items = copy.deepcopy(ITEMS)
+    items[0]["gt"] = "A 3.9 traceback\n"
+    items[0]["exec"].update(toolchain={"name": "python3", "version": "3.9.2"}, profile={"name": "surge-2025"},
+                            matched="no", substituted={"used": "python3 3.9.2", "surge": "Python 3.8"},
+                            group="python3")
+    d, n = diffs(top, "explained", s, items)
+    check(d == [] and any(x.startswith("bg[0] gt:") and "named" in x for x in n)
+          and any(x.startswith("bg/python3: exact host 1 root 0 (explained") for x in n),
+          f"another toolchain, named: notes, not differences: {d} {n}")
+    # the same change of toolchain without anyone naming it fails
+    del items[0]["exec"]["substituted"]
+    d, _ = diffs(top, "unnamed", s, items)
+    check(any(x.startswith("bg[0] gt:") for x in d) and any(x.startswith("bg/python3: exact") for x in d),
+          f"another toolchain, not named: differences: {d}")
+
 
 def test_mirrors(top):
     etc = os.path.join(top, "apt")
