@@ -34,6 +34,16 @@ static void fill_cpu(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
   r->sys_time_s = tv_s(ru->ru_stime);
   r->cpu_time_s = r->user_time_s + r->sys_time_s;
   r->cpu_source = p->have_done ? "rusage of the reaped process tree" : "rusage of the killed sandbox";
+  /* Killed by us (the CPU limit, mempoll.c's tree poll): the processes died
+   * with the init unreaped, so its rusage lacks them; the poll's last
+   * reading of the tree has them (at most one poll old). */
+  uint64_t polled;
+  if (!p->have_done && sb_mempoll_cpu_ns(p, &polled) && (double)polled / 1e9 > r->cpu_time_s) {
+    r->user_time_s = (double)p->mem.cpu_user_ns / 1e9;
+    r->sys_time_s = (double)p->mem.cpu_sys_ns / 1e9;
+    r->cpu_time_s = (double)polled / 1e9;
+    r->cpu_source = "supervisor poll of the process tree (/proc), its last reading before the kill";
+  }
 }
 
 static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {

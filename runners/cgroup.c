@@ -208,12 +208,12 @@ int sb_cg_open(sb_cg_backend *b, sb_cgroup_kind want, const char *instance, cons
     memset(b, 0, sizeof *b);
     snprintf(warning, SB_ERR_MAX,
              "no usable cgroup (v2: %s; v1: %s): limits by rlimits only, memory per process "
-             "(RLIMIT_DATA), processes per uid (RLIMIT_NPROC), CPU per process (RLIMIT_CPU)",
+             "(RLIMIT_DATA), processes per uid (RLIMIT_NPROC), CPU of the tree by a supervisor poll of /proc (RLIMIT_CPU backstop per process)",
              why2, why1);
   } else {
     snprintf(warning, SB_ERR_MAX,
              "cgroups disabled: limits by rlimits only, memory per process (RLIMIT_DATA), "
-             "processes per uid (RLIMIT_NPROC), CPU per process (RLIMIT_CPU)");
+             "processes per uid (RLIMIT_NPROC), CPU of the tree by a supervisor poll of /proc (RLIMIT_CPU backstop per process)");
   }
   b->kind = SB_CGROUP_NONE;
   snprintf(b->describe, sizeof b->describe, "none");

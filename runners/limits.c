@@ -30,9 +30,10 @@ static int set(int resource, rlim_t soft, rlim_t hard, const char *name, const c
 
 int sb_limits_apply(const sb_limits *l, const sb_rlimit_plan *plan, const char **what) {
   int rc = 0;
-  /* RLIMIT_CPU counts per process. With a cgroup polling the whole tree it is
-   * only a safety net one second later; without one it is the limit. SIGXCPU
-   * at the soft limit, SIGKILL one second after. */
+  /* RLIMIT_CPU counts per process, by tick samples. The supervisor polls
+   * the whole tree's precise CPU (the cgroup's counter, else /proc: mempoll.c),
+   * so it is only a safety net one second later. SIGXCPU at the soft limit,
+   * SIGKILL one second after. */
   rlim_t cpu = (rlim_t)ceil(l->cpu_time_s);
   if (plan->cpu_backstop_only) cpu += 1;
   if (cpu < 1) cpu = 1;

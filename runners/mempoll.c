@@ -37,6 +37,14 @@
  * ~0.25 ms; the next poll comes no sooner than 20x the cost of the last, so
  * a tree built to be expensive to measure gets at most ~5% of the thread.
  *
+ * CPU, when no cgroup counts it (sb_cg_counts_cpu false: none, and every
+ * unprivileged run): the same walk sums utime+stime+cutime+cstime of every
+ * process under the init (/proc/<pid>/stat: the kernel's precise runtime,
+ * scaled, in clock ticks), parents before children so a child reaped
+ * meanwhile is never counted twice, plus the init's cutime+cstime read
+ * first (everything reaped so far). sb_proc_tick kills at the limit;
+ * RLIMIT_CPU stays per process at the limit + 1 s as a backstop.
+ *
  * Errs towards counting too much: unprivileged, a mapped shared object
  * counts its whole window whether touched or not; a process
  * whose smaps_rollup cannot be read counts its RSS; the program's stdin (a
@@ -53,6 +61,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 static const char *const mount_dirs[SB_MEMPOLL_MOUNTS] = {"tmp", "dev/shm", "app"};
 /* [shm_dev_known]: mapped shared memory counted as objects, or by its pages */
@@ -120,6 +129,7 @@ void sb_mempoll_start(sb_proc *p) {
   sb_mempoll *m = &p->mem;
   memset(m, 0, sizeof *m);
   m->active = !sb_cg_limits_memory(&p->rt->cg);
+  m->cpu_active = !sb_cg_counts_cpu(&p->rt->cg);
   if (!m->active) return;
   /* Every memfd, MAP_SHARED anonymous mapping and SysV segment lives on the
    * kernel's one internal shm mount: a memfd of ours tells its device. */
@@ -151,6 +161,8 @@ typedef struct {
   shm_obj *obj;
   size_t n_obj, cap_obj;
   bool incomplete;
+  bool cpu;          /* sum the CPU too */
+  uint64_t cpu_ticks[2]; /* user, system */
   char *buf; /* BUF_SIZE, for the /proc texts */
 } tree;
 #define BUF_SIZE 65536
@@ -287,13 +299,38 @@ static uint64_t objects_bytes(tree *t) {
   return sum + best;
 }
 
+/* utime+stime (+ cutime+cstime with children) of /proc/<pid>/stat, in
+ * clock ticks; false when gone. Fields after the command's last ')'. */
+static bool stat_ticks(tree *t, pid_t pid, bool self, uint64_t ticks[2]) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  if (sb_read_file(path, t->buf, BUF_SIZE) < 0) return false;
+  const char *s = strrchr(t->buf, ')');
+  unsigned long long f[4];
+  /* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime" */
+  if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &f[0], &f[1], &f[2],
+                   &f[3]) != 4)
+    return false;
+  ticks[0] = (self ? f[0] : 0) + f[2];
+  ticks[1] = (self ? f[1] : 0) + f[3];
+  return true;
+}
+
 /* Every process under the init, each with its RSS upper bound (returned
  * summed, in kB), and the shared-memory objects they hold. */
 static uint64_t walk(tree *t, pid_t init) {
-  uint64_t sum = 0;
+  uint64_t sum = 0, ticks[2];
+  if (t->cpu && stat_ticks(t, init, false, ticks)) { /* reaped so far: first */
+    t->cpu_ticks[0] += ticks[0];
+    t->cpu_ticks[1] += ticks[1];
+  }
   push_children(t, init, init); /* the init is single-threaded */
   for (size_t i = 0; i < t->n && !t->incomplete; i++) {
     char path[64];
+    if (t->cpu && stat_ticks(t, t->pid[i], true, ticks)) { /* before its children */
+      t->cpu_ticks[0] += ticks[0];
+      t->cpu_ticks[1] += ticks[1];
+    }
     snprintf(path, sizeof path, "/proc/%d/status", (int)t->pid[i]);
     int found, threads = 1;
     t->upper_kb[i] = 0;
@@ -321,20 +358,36 @@ static uint64_t pss_kb(tree *t, size_t i) {
   return kb;
 }
 
+bool sb_mempoll_cpu_ns(const sb_proc *p, uint64_t *ns) {
+  *ns = p->mem.cpu_ns;
+  return p->mem.cpu_active && p->mem.cpu_valid;
+}
+
 bool sb_mempoll_over(sb_proc *p, uint64_t now) {
   sb_mempoll *m = &p->mem;
-  if (!m->active || now < m->next_ns) return false;
+  if ((!m->active && !m->cpu_active) || now < m->next_ns) return false;
   uint64_t limit = (uint64_t)p->limits.memory_mib << 20, fs = 0;
   for (int i = 0; i < SB_MEMPOLL_MOUNTS; i++) {
     uint64_t used;
     if (m->counted[i] && tmpfs_used(p->pid, mount_dirs[i], &used) && used > m->base[i]) fs += used - m->base[i];
   }
-  tree t = {.m = m, .buf = malloc(BUF_SIZE)};
+  tree t = {.m = m, .cpu = m->cpu_active, .buf = malloc(BUF_SIZE)};
   if (!t.buf) return false; /* try again next tick */
   uint64_t rss = walk(&t, p->pid) << 10;
+  if (m->cpu_active && !t.incomplete) {
+    long hz = sysconf(_SC_CLK_TCK);
+    uint64_t per = hz > 0 ? 1000000000ull / (uint64_t)hz : 0;
+    uint64_t user = t.cpu_ticks[0] * per, sys = t.cpu_ticks[1] * per;
+    if (user + sys > m->cpu_ns) { /* a child reaped between two reads is missed once, never counted twice */
+      m->cpu_ns = user + sys;
+      m->cpu_user_ns = user;
+      m->cpu_sys_ns = sys;
+    }
+    m->cpu_valid = hz > 0;
+  }
   fs += objects_bytes(&t);
   uint64_t total = fs + rss;
-  if (total > limit && !t.incomplete) {
+  if (m->active && total > limit && !t.incomplete) {
     total = fs;
     for (size_t i = 0; i < t.n && total <= limit; i++) total += pss_kb(&t, i) << 10;
   }
@@ -346,5 +399,5 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
   if (total > m->peak_bytes) m->peak_bytes = total;
   uint64_t cost = sbu_now_ns() - now, gap = (uint64_t)SB_TICK_MS * 1000000ull;
   m->next_ns = now + (cost * COST_FACTOR > gap ? cost * COST_FACTOR : gap);
-  return t.incomplete || total > limit;
+  return m->active && (t.incomplete || total > limit); /* CPU alone: sb_proc_tick judges it */
 }

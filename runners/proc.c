@@ -240,7 +240,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.limits = &p->limits;
   a.rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);
   a.rlimits.pids_by_rlimit = !sb_cg_limits_pids(&rt->cg);
-  a.rlimits.cpu_backstop_only = sb_cg_counts_cpu(&rt->cg);
+  a.rlimits.cpu_backstop_only = true; /* the cgroup's counter or the tree poll (mempoll.c) kills at the limit */
   a.uid = p->uid;
   a.gid = p->gid;
   a.empty_caps = rt->empty_caps;
@@ -413,12 +413,14 @@ int sb_proc_tick(sb_proc *p) {
   }
   if (now >= p->next_cpu_check) {
     uint64_t cpu;
-    if (sb_cg_job_cpu_ns(&p->rt->cg, &p->cg, &cpu) && cpu > (uint64_t)(p->limits.cpu_time_s * 1e9)) {
-      sb_proc_kill(p, "cpu_time");
-      return 100;
-    }
     if (sb_mempoll_over(p, now)) {
       sb_proc_kill(p, "memory");
+      return 100;
+    }
+    /* the cgroup's counter, else the tree's from the poll above (mempoll.c) */
+    if ((sb_cg_job_cpu_ns(&p->rt->cg, &p->cg, &cpu) || sb_mempoll_cpu_ns(p, &cpu)) &&
+        cpu > (uint64_t)(p->limits.cpu_time_s * 1e9)) {
+      sb_proc_kill(p, "cpu_time");
       return 100;
     }
     p->next_cpu_check = now + (uint64_t)SB_TICK_MS * 1000000ull;

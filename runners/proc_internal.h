@@ -15,6 +15,12 @@ typedef struct {
   bool counted[SB_MEMPOLL_MOUNTS];   /* a tmpfs of the job's own */
   uint64_t base[SB_MEMPOLL_MOUNTS];  /* bytes it held at GO */
   uint64_t next_ns, last_bytes, peak_bytes;
+  /* No cgroup counting CPU (none, unprivileged): the same walk sums the
+   * tree's CPU, so the limit holds for the tree and by precise time
+   * (RLIMIT_CPU counts tick samples: under steal time a program was killed
+   * after 1.75 s of a 2 s limit). */
+  bool cpu_active, cpu_valid;
+  uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns; /* the largest reading so far */
 } sb_mempoll;
 
 struct sb_proc {
@@ -57,6 +63,7 @@ void sb_proc_free(sb_proc *p);
 
 void sb_mempoll_start(sb_proc *p);             /* at GO: baselines, or inactive */
 bool sb_mempoll_over(sb_proc *p, uint64_t now); /* poll when due; true: kill */
+bool sb_mempoll_cpu_ns(const sb_proc *p, uint64_t *ns); /* the tree's CPU at the last poll (cpu_active) */
 /* Sum of the "Key:  N kB" values of keys in a /proc text; *found: how many. */
 uint64_t sb_mempoll_kb(const char *text, const char *const *keys, int *found);
 

@@ -392,7 +392,8 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   json_object_object_add(o, "wall_time", json_object_new_string("monotonic timer in the supervisor, SIGKILL of the pid namespace"));
   const char *cpu = v1 ? "cgroup v1 cpuacct.usage polled every 50 ms (whole tree), RLIMIT_CPU backstop per process"
                   : (v2 && b->v2_cpu) ? "cgroup v2 cpu.stat polled every 50 ms (whole tree), RLIMIT_CPU backstop per process"
-                                     : "RLIMIT_CPU (per process)";
+                                     : "supervisor poll of the process tree's CPU (/proc/<pid>/stat of every process and of "
+                                       "those reaped, every 50 ms or more), RLIMIT_CPU backstop per process";
   json_object_object_add(o, "cpu_time", json_object_new_string(cpu));
   const char *mem = v1 ? (b->v1_memsw ? "cgroup v1 memory.limit_in_bytes + memory.memsw.limit_in_bytes"
                                       : "cgroup v1 memory.limit_in_bytes")

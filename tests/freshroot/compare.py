@@ -20,6 +20,10 @@ import json
 import os
 import re
 
+# Known random tokens in a reference: GCC's temporary object names in a
+# linker error ("/tmp/ccKgDGJl.o": mkstemps), different on every machine
+# (one compile cache hides it between repeats on one machine: DR item 60).
+RANDOM_TOKENS = re.compile(r"/tmp/cc[A-Za-z0-9]{6}\.(?:o|s|res|ltrans[0-9]*\.o)\b")
 COUNTS = ("n", "ran", "exact", "normalized", "missing_toolchain", "nondeterministic", "internal_error")
 NAMES = ("environment", "substituted")
 VERSION = re.compile(r"\b(\d+\.\d+)(?:\.\d+)+\b")
@@ -78,7 +82,10 @@ def compare_summaries(host, root, out, notes, explained=None):
 def item_view(it):
     e = it.get("exec") or {}
     tc = e.get("toolchain") or {}
-    return {"gt": it.get("gt"), "status": e.get("status"), "matched": e.get("matched"), "class": e.get("class"),
+    gt = it.get("gt")
+    if isinstance(gt, str):
+        gt = RANDOM_TOKENS.sub("/tmp/ccXXXXXX.o", gt)
+    return {"gt": gt, "status": e.get("status"), "matched": e.get("matched"), "class": e.get("class"),
             "toolchain": tc.get("name"), "profile": (e.get("profile") or {}).get("name"),
             "substituted": e.get("substituted")}
 
