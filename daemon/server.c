@@ -476,6 +476,7 @@ int sbd_run(sbd_config *cfg) {
     uv_close((uv_handle_t *)&srv->grace, NULL);
     uv_close((uv_handle_t *)&srv->hangups, NULL);
     uv_close((uv_handle_t *)&srv->idle, NULL);
+    uv_close((uv_handle_t *)&srv->uid_wait, NULL);
     sbd_sched_stop(srv);
     sbd_loopstat_stop(srv);
     sbd_cache_close(srv->cache);

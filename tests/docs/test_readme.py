@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The README as a new user meets it (issue 26): at most 8 KB, every relative
+link in README.md and docs/ resolves (files and headings), and every command
+and Python example in README.md runs as shown, in a scratch directory laid
+out as the README assumes (../shared/surge beside it, the files it names),
+with the build's binaries on PATH and the client on PYTHONPATH. A block
+preceded by `<!-- not run: why -->` is printed with its reason, never counted
+as run.
+
+  test_readme.py SRC_DIR BIN_DIR SURGE_DATA CRUXEVAL_DATA
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+failures = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def slug(heading):
+    """GitHub's anchor for a heading."""
+    s = heading.strip().lower()
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+def anchors(path):
+    with open(path) as f:
+        return {slug(m.group(1)) for m in re.finditer(r"(?m)^#+ (.*)$", f.read())}
+
+
+def check_links(src):
+    files = [os.path.join(src, "README.md")] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
+    n = 0
+    for f in files:
+        text = open(f).read()
+        text = re.sub(r"```.*?```", "", text, flags=re.S)
+        for m in re.finditer(r"\[[^\]]*\]\(([^)\s]+)\)", text):
+            target = m.group(1)
+            if re.match(r"(https?:|mailto:)", target):
+                continue
+            path, _, anchor = target.partition("#")
+            full = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+            if "/shared/" in full:  # the benchmark data beside the project, not part of it
+                continue
+            n += 1
+            ok = os.path.exists(full)
+            if ok and anchor and full.endswith(".md"):
+                ok = anchor in anchors(full)
+            check(ok, f"{os.path.relpath(f, src)}: link {target}")
+    return n
+
+
+def blocks(readme):
+    """(language, code, reason not run or None) per fenced block."""
+    text = open(readme).read()
+    out = []
+    for m in re.finditer(r"(?:<!-- not run: (.*?) -->\n)?```(\w+)\n(.*?)```", text, re.S):
+        out.append((m.group(2), m.group(3), m.group(1)))
+    return out
+
+
+def fixtures(work, surge, cruxeval):
+    with open(os.path.join(work, "test.cpp"), "w") as f:
+        f.write("#include <iostream>\nint main() { std::cout << 6 * 7 << std::endl; }\n")
+    with open(os.path.join(work, "hello.py"), "w") as f:
+        f.write("print('hello')\n")
+    os.makedirs(os.path.join(work, "..", "shared"), exist_ok=True)
+    os.symlink(surge, os.path.join(work, "..", "shared", "surge"))
+    # a prediction per DR item 0 and BG item 0, as a model would write them
+    with open(os.path.join(work, "preds.jsonl"), "w") as f:
+        for subset in ("dr", "bg"):
+            f.write(json.dumps({"subset": subset, "index": 0, "model": "m", "prediction": "Output:\n```\n42\n```"}) + "\n")
+    # every sample's reference output, as a perfect model's generations
+    gens = {}
+    with open(cruxeval) as f:
+        for line in f:
+            if line.strip():
+                s = json.loads(line)
+                gens[s["id"]] = [s["output"]]
+    with open(os.path.join(work, "gens.json"), "w") as f:
+        json.dump(gens, f)
+
+
+def main():
+    src, bin_dir, surge, cruxeval = sys.argv[1:5]
+    readme = os.path.join(src, "README.md")
+    size = os.path.getsize(readme)
+    check(size <= 8192, f"README.md is {size} bytes (at most 8 KB)")
+    print(f"{check_links(src)} relative links checked")
+    if not os.path.exists(os.path.join(surge, "dr.json")) or not os.path.exists(cruxeval):
+        print(f"SKIPPED: the README's commands need the SURGE data ({surge}) and CRUXEval ({cruxeval})")
+        sys.exit(1 if failures else SKIP)
+    top = tempfile.mkdtemp(prefix="sbreadme-")
+    work = os.path.join(top, "work")
+    os.makedirs(work)
+    fixtures(work, surge, cruxeval)
+    # the README's directory is the tree's root: its clients/ here; pip and
+    # python3 are a fresh venv's, so `pip install` touches nothing of the host
+    os.symlink(os.path.join(src, "clients"), os.path.join(work, "clients"))
+    venv = os.path.join(top, "venv")
+    p = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"SKIPPED: cannot make a venv for the README's pip install ({p.stderr.strip()[-200:]}; apt install python3-venv)")
+        sys.exit(1 if failures else SKIP)
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.join(venv, "bin"), bin_dir, os.environ.get("PATH", "")]),
+               CRUXEVAL_DATA=cruxeval, SURGEBOX_SOCKET=os.path.join(top, "d.sock"))
+    env.pop("PYTHONPATH", None)
+    # one daemon for every command, as a user's would be
+    d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", env["SURGEBOX_SOCKET"],
+                          "--cache-dir", os.path.join(top, "cache")], env=env)
+    try:
+        for _ in range(600):
+            if os.path.exists(env["SURGEBOX_SOCKET"]) or d.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.2"])
+        ran = 0
+        for lang, code, why in blocks(readme):
+            if why:
+                print(f"not run ({why}):\n{code}")
+                continue
+            if lang == "sh":
+                for line in code.splitlines():
+                    cmd = re.sub(r"\s+#.*$", "", line).strip()
+                    if not cmd:
+                        continue
+                    p = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, capture_output=True, text=True, timeout=1800)
+                    ran += 1
+                    check(p.returncode == 0, f"`{cmd}` exits 0 ({p.returncode}: {p.stderr[-600:]})")
+            elif lang == "python":
+                p = subprocess.run([os.path.join(venv, "bin", "python3"), "-c", code], cwd=work, env=env,
+                                   capture_output=True, text=True, timeout=600)
+                ran += 1
+                check(p.returncode == 0, f"the Python example runs ({p.stderr[-600:]})")
+                for want in re.findall(r"#\s*(\S.*)$", code, re.M):  # printed values shown as comments
+                    check(want.strip() in p.stdout, f"the Python example prints {want.strip()!r} ({p.stdout!r})")
+        check(ran >= 10, f"{ran} commands and examples ran")
+        check(os.path.exists(os.path.join(work, "out", "report.html")), "surgebox report wrote out/report.html")
+        scored = os.path.join(work, "scored.json")
+        check(os.path.exists(scored) and json.load(open(scored)).get("pass_at_1") == 100.0,
+              "the CRUXEval smoke test scores the reference outputs 100")
+    finally:
+        d.terminate()
+        d.wait(timeout=300)
+        shutil.rmtree(top, ignore_errors=True)
+    if failures:
+        sys.exit(1)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
