@@ -108,6 +108,21 @@ def test_compare(top):
                                 ["bg"])
     check(len(d) == 1 and d[0].startswith("bg[2] gt:"), f"but the rest of the output still counts: {d}")
 
+    # clang's temporary names too; an item nondeterministic in both runs: its output is not compared
+    h = copy.deepcopy(ITEMS)
+    items = copy.deepcopy(ITEMS)
+    h[0]["gt"] = "/usr/bin/ld: /tmp/test-0936ff.o: in function `main':\n"
+    items[0]["gt"] = "/usr/bin/ld: /tmp/test-f3351c.o: in function `main':\n"
+    h[2]["gt"], items[2]["gt"] = "558e7fa30ee0\n", "55bfadf9cee0\n"
+    h[2]["exec"]["deterministic"] = items[2]["exec"]["deterministic"] = False
+    d, _ = compare.compare_runs(write(os.path.join(top, "nondet-host"), SUMMARY, h),
+                                write(os.path.join(top, "nondet"), SUMMARY, items), ["bg"])
+    check(d == [], f"clang's temporary names masked, nondeterministic outputs not compared: {d}")
+    items[2]["exec"]["deterministic"] = True
+    d, _ = compare.compare_runs(os.path.join(top, "nondet-host"), write(os.path.join(top, "nondet2"), SUMMARY, items),
+                                ["bg"])
+    check(any(x.startswith("bg[2] gt:") for x in d), f"nondeterministic in one run only: compared: {d}")
+
     # this host's pyenv 3.8 against a fresh machine's 3.9 in surge-2025, named there: explained, not failed
     s = copy.deepcopy(SUMMARY)
     s["bg"]["by"]["python3"]["exact"] = 0
