@@ -31,6 +31,7 @@ void sbd_job_free(sbd_job *job) {
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
   sb_workspace_destroy_in_slot(job->ws, job->slot); /* its /app is charged to the slot's cgroup */
+  for (size_t i = 0; job->steps && i < job->n_steps; i++) sbd_trace_step_free(&job->steps[i]);
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
   if (job->profile) json_object_put(job->profile);
@@ -62,6 +63,7 @@ static int build_steps(sbd_job *job) {
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
+      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0) < 0) return -1; /* checked at dispatch */
     }
     return 0;
   }
@@ -84,6 +86,7 @@ static int build_steps(sbd_job *job) {
     if (i + 1 == job->n_steps) { /* files back after the run */
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
+      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts) < 0) return -1;
     }
   }
   return 0;
@@ -230,6 +233,12 @@ static void start_sandbox(sbd_job *job) {
     spec.extra_mounts = job->plan.mounts;
     spec.n_extra_mounts = job->plan.n_mounts;
     spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
+  }
+  if (js->traced) {
+    spec.trace = true;
+    spec.trace_bytes = js->trace_bytes;
+    spec.extra_mounts = js->own_mounts;
+    spec.n_extra_mounts = js->n_own_mounts;
   }
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */
