@@ -69,12 +69,21 @@ typedef struct {
   char **own_argv, **own_env;
   sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory */
   size_t n_own_mounts;
+  bool check;              /* run untraced first, then compare (trace.check) */
+  char **plain_argv, **plain_env; /* that run: the step as asked, the traced run's environment
+                                   * without the tracer's variables (same hash seed) */
+  const sb_mount *plain_mounts;
+  size_t n_plain_mounts;
 } sbd_jstep;
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
 int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
 int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base);
 void sbd_trace_step_free(sbd_jstep *js);
+/* The untraced run's figures kept for the traced step's document, and that
+ * document given them and the comparison (trace_check). */
+json_object *sbd_trace_untraced_summary(json_object *doc);
+void sbd_trace_add_check(json_object *doc, json_object *untraced);
 /* The outputs' bytes together per job: the request's outputs_max_bytes, at
  * most this (a response line must stay readable). */
 #define SBD_OUTPUTS_MAX_BYTES ((uint64_t)64 << 20)
@@ -104,6 +113,7 @@ struct sbd_job {
   char cancel_why[128];    /* put in the killed step's "error" */
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
+  json_object *untraced;   /* a checked traced step: its untraced run's summary, while the traced one runs */
   sbd_job *prev, *next;    /* in conn->queued or conn->running */
 };
 

@@ -186,6 +186,7 @@ sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_st
 #define SBP_TRACE_MAX_COUNT ((uint64_t)1 << 40)
 typedef struct {
   bool on;
+  bool check; /* "check": true: the step also runs untraced first, stdout and exit compared */
   bool has[SBP_TRACE_NKEYS];
   uint64_t value[SBP_TRACE_NKEYS];
 } sbp_trace;

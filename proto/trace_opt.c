@@ -16,12 +16,18 @@ int sbp_parse_trace(sbp_pctx *c, json_object *v, const char *where, sbp_trace *o
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%strace must be true, false or an object of limits", where, dot);
   json_object_object_foreach(v, key, val) {
+    if (strcmp(key, "check") == 0) {
+      if (!json_object_is_type(val, json_type_boolean))
+        return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%strace.check must be true or false", where, dot);
+      out->check = json_object_get_boolean(val);
+      continue;
+    }
     int k = 0;
     while (keys[k] && strcmp(keys[k], key) != 0) k++;
     if (!keys[k])
       return sbp_fail(c, SBP_E_UNKNOWN_FIELD,
                       "%s%strace has no field \"%.64s\" (events, bytes, value_chars, items, nest, depth, "
-                      "snapshot_every)", where, dot, key);
+                      "snapshot_every, check)", where, dot, key);
     int64_t n = json_object_get_int64(val);
     uint64_t lo = k == SBP_TRACE_BYTES ? SBP_TRACE_MIN_BYTES : 1, hi = k == SBP_TRACE_BYTES ? SBP_TRACE_MAX_BYTES : SBP_TRACE_MAX_COUNT;
     if (!json_object_is_type(val, json_type_int) || n < (int64_t)lo || (uint64_t)n > hi)
