@@ -26,6 +26,14 @@ static int proc_fd(const sb_proc *p, int i) {
 
 static void on_handle_closed(uv_handle_t *h) {
   sbd_step_run *run = h->data;
+  /* A poll's own descriptor goes as soon as its handle is closed: a pipe
+   * the runner gave up on (the trace past its cap) must have no reader
+   * left, or its writer would block until the wall limit. */
+  for (int i = 0; i < SBD_STEP_FDS; i++)
+    if (h == (uv_handle_t *)&run->poll[i] && run->dup_fd[i] >= 0) {
+      close(run->dup_fd[i]);
+      run->dup_fd[i] = -1;
+    }
   if (--run->open_handles == 0) {
     for (int i = 0; i < SBD_STEP_FDS; i++)
       if (run->dup_fd[i] >= 0) close(run->dup_fd[i]);
