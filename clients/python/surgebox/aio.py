@@ -171,14 +171,11 @@ class AsyncClient:
         return res
 
     async def trace(self, source: str, *, files: Optional[Files] = None, entry: str = "main.py",
-              args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
-              limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,
-              check: bool = True, profile: Optional[str] = None, cancel_after: Optional[float] = None) -> Trace:
-        """As Client.trace. Run `source` as `python3 ENTRY ARGS` (`toolchain` python3 or python3.N) under surgebox's
-        tracer and return its parsed Trace (PROTOCOL.md "Traces"); `files` are uploaded beside it.
-        `trace_limits`: the tracer's limits ({"events": 1000, "bytes": 65536, ...}). With `check`
-        (default) the daemon also runs it untraced: `trace.check` says whether stdout, stderr and exit
-        were equal. `trace.result` is the exec Result. SurgeboxError when no trace came back."""
+                    args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
+                    limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,
+                    check: bool = True, profile: Optional[str] = None,
+                    cancel_after: Optional[float] = None) -> Trace:
+        """As Client.trace: `source` run as `python3 ENTRY ARGS` under the tracer, its parsed Trace."""
         job = trace_job_of(source, files, entry, args, stdin, toolchain, limits, trace_limits, check, profile,
                            cancel_after)
         res = await self._run_job(job, 0, None)
