@@ -132,7 +132,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
     r->trace_bytes = p->trace_cap;
     r->trace = p->trace;
     p->trace = (sb_buf){0};
-    sb_trace_finalize(r);
+    sb_trace_finalize(r, &p->trace_scan);
   }
   sb_proc_free(p);
 }

@@ -293,9 +293,22 @@ static inline unsigned long long sb_tmpfs_inodes(uint64_t size_mib) {
 bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
-/* trace.c (parent): r->trace checked record by record, cut and given the
- * supervisor's end record where due; sets r->trace_status. */
-void sb_trace_finalize(sb_result *r);
+/* trace.c (parent): a trace checked record by record as it arrives
+ * (sb_trace_scan_more on every read: the loop never checks megabytes at
+ * once; false once a line failed), then cut and given the supervisor's end
+ * record where due (sb_trace_finalize, with the scan so far or NULL: from
+ * the start); sets r->trace_status. */
+typedef struct {
+  uint64_t events, lineno; /* ev records and lines checked */
+  size_t keep;             /* bytes of valid records (up to the end record, if any) */
+  size_t searched;         /* no newline between keep and here: a long line is searched once */
+  size_t end_at;           /* where the tracer's end record starts, when seen */
+  bool end_seen;
+  const char *end_status;  /* the tracer's end's status (static) */
+  char reason[160];        /* why tampered, "" when not */
+} sb_trace_scan;
+bool sb_trace_scan_more(sb_trace_scan *sc, const sb_buf *b);
+void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far);
 
 /* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
 enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };

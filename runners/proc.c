@@ -378,15 +378,17 @@ void sb_proc_on_control(sb_proc *p) {
 }
 
 /* The trace pipe: kept up to its cap, then closed (the program's next
- * write there fails; the supervisor's end says truncated). Never a kill: a
- * trace's size is not the program's output. */
+ * write there fails; the supervisor's end says truncated); checked as it
+ * comes, and closed at the first line that is not a record (the rest is cut
+ * anyway: tampered). Never a kill: a trace's size is not the program's output. */
 static void on_trace(sb_proc *p) {
   unsigned char chunk[65536];
   for (;;) {
     ssize_t n = read(p->trace_fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
-    if (n <= 0 || sb_buf_append(&p->trace, chunk, (size_t)n, p->trace_cap)) {
+    bool full = n > 0 && sb_buf_append(&p->trace, chunk, (size_t)n, p->trace_cap);
+    if (n <= 0 || !sb_trace_scan_more(&p->trace_scan, &p->trace) || full) {
       sbu_closep(&p->trace_fd);
       return;
     }

@@ -35,6 +35,7 @@ struct sb_proc {
   sb_bpf own_filter; /* when the spec extends the runtime's policy */
   uint64_t t_start, t_go, setup_deadline, wall_deadline, next_cpu_check;
   sb_buf out, err, trace;
+  sb_trace_scan trace_scan; /* how far the trace was checked (trace.c) */
   const char *kill_reason; /* limit_hit, or "cancel" */
   bool killed, reaped, have_done, internal_error;
   sb_msg done;

@@ -17,14 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  uint64_t events;      /* ev records kept */
-  size_t keep;          /* bytes of valid records (up to the end record, if any) */
-  size_t end_at;        /* where the tracer's end record starts, when seen */
-  bool end_seen;
-  const char *end_status; /* the tracer's end's status (static) */
-  char reason[160];     /* why tampered, "" when not */
-} scan;
+typedef sb_trace_scan scan;
 
 static const char *const statuses[] = {"complete", "truncated", "tampered", "crashed", NULL};
 
@@ -196,23 +189,30 @@ static void append_end(sb_buf *b, const char *status, const char *cap, const cha
   json_object_put(o);
 }
 
-void sb_trace_finalize(sb_result *r) {
+bool sb_trace_scan_more(sb_trace_scan *sc, const sb_buf *b) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, plain_bytes_init);
+  while (!sc->reason[0] && sc->keep < b->len) {
+    size_t pos = sc->keep, from = sc->searched > pos ? sc->searched : pos;
+    unsigned char *nl = memchr(b->data + from, '\n', b->len - from);
+    if (!nl) { /* a partial line: checked once it is whole, else cut */
+      sc->searched = b->len;
+      break;
+    }
+    size_t len = (size_t)(nl - (b->data + pos));
+    if (!sc->end_seen) sc->end_at = pos;
+    if (!check_line((const char *)b->data + pos, len, ++sc->lineno, sc)) break;
+    sc->keep = pos + len + 1;
+  }
+  return !sc->reason[0];
+}
+
+void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far) {
   sb_buf *b = &r->trace;
   bool cut_by_cap = b->truncated;
-  scan sc = {0};
-  size_t pos = 0;
-  uint64_t lineno = 0;
-  while (pos < b->len) {
-    unsigned char *nl = memchr(b->data + pos, '\n', b->len - pos);
-    if (!nl) break; /* a partial last line: cut, whatever it was */
-    size_t len = (size_t)(nl - (b->data + pos));
-    if (!sc.end_seen) sc.end_at = pos;
-    if (!check_line((const char *)b->data + pos, len, ++lineno, &sc)) break;
-    pos += len + 1;
-    sc.keep = pos;
-  }
+  scan own = {0}, *s = so_far ? so_far : &own;
+  sb_trace_scan_more(s, b);
+  scan sc = *s;
   if (!sc.reason[0] && cut_by_cap && sc.end_seen) /* bytes written after the tracer's end */
     snprintf(sc.reason, sizeof sc.reason, "bytes after the end (the byte cap was reached)");
   if (sc.reason[0]) {

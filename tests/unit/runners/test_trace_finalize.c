@@ -26,7 +26,7 @@ static sb_result run(const char *bytes, bool cut, int exit_code, int sig) {
   r.trace.len = r.trace.cap = n;
   r.trace.cap = n + 1;
   r.trace.truncated = cut;
-  sb_trace_finalize(&r);
+  sb_trace_finalize(&r, NULL);
   return r;
 }
 
@@ -36,6 +36,33 @@ static void expect(const char *name, const char *in, bool cut, int code, int sig
     fprintf(stderr, "%s: got\n%s\nwanted\n%s\n", name, (const char *)r.trace.data, want);
   CHECK_STR((const char *)r.trace.data, want);
   CHECK_STR(r.trace_status, status);
+  sb_result_free(&r);
+}
+
+/* Checked as it arrives: a line split across reads is checked once whole;
+ * the first bad line stops the scan (the pipe is then closed). */
+static void incremental(void) {
+  const char *chunks[] = {HEAD "{\"t\":\"ev\",", "\"i\":0,\"k\":\"line\"}\n{\"t\":", "\"ev\",\"i\":1,\"k\":\"line\"}\n" END_OK};
+  const bool ok_after[] = {true, true, true};
+  const uint64_t events_after[] = {0, 1, 2};
+  sb_result r;
+  memset(&r, 0, sizeof r);
+  r.traced = true;
+  sb_trace_scan sc;
+  memset(&sc, 0, sizeof sc);
+  for (int k = 0; k < 3; k++) {
+    sb_buf_append(&r.trace, chunks[k], strlen(chunks[k]), 1 << 20);
+    CHECK(sb_trace_scan_more(&sc, &r.trace) == ok_after[k]);
+    CHECK(sc.events == events_after[k]);
+  }
+  sb_trace_finalize(&r, &sc);
+  CHECK_STR((const char *)r.trace.data, HEAD EV0 EV1 END_OK);
+  CHECK_STR(r.trace_status, "complete");
+  sb_result_free(&r);
+  memset(&sc, 0, sizeof sc);
+  sb_buf_append(&r.trace, HEAD "junk\n" EV0, strlen(HEAD "junk\n" EV0), 1 << 20);
+  CHECK(!sb_trace_scan_more(&sc, &r.trace));
+  CHECK(sc.keep == strlen(HEAD));
   sb_result_free(&r);
 }
 
@@ -56,7 +83,7 @@ static void bench(void) {
   r.trace.len = len;
   r.trace.cap = cap + 256;
   uint64_t t0 = sbu_now_ns();
-  sb_trace_finalize(&r);
+  sb_trace_finalize(&r, NULL);
   double ms = (double)(sbu_now_ns() - t0) / 1e6;
   CHECK_STR(r.trace_status, "complete");
   printf("check: %.1f MB, %zu events in %.1f ms: %.2f ms per MB\n", (double)len / 1e6, i, ms, ms / ((double)len / 1e6));
@@ -103,6 +130,7 @@ int main(void) {
   /* the tracer's own truncated end is kept as is */
   expect("tracer cap", HEAD EV0 "{\"t\":\"end\",\"status\":\"truncated\",\"cap\":\"events\",\"events\":1}\n", false, 0, 0,
          HEAD EV0 "{\"t\":\"end\",\"status\":\"truncated\",\"cap\":\"events\",\"events\":1}\n", "truncated");
+  incremental();
   bench();
   return check_exit();
 }
