@@ -20,6 +20,7 @@ rss        a program writing 400 MB to fd 3 under a 1 MiB cap: the daemon's
            resident memory grows by under 48 MiB while it runs
 """
 import argparse
+import hashlib
 import json
 import os
 import socket
@@ -115,6 +116,14 @@ def case_direct(sock):
     check(len(mine) == len(theirs) and len(mine) > 30, "direct: %d records, %d direct" % (len(mine), len(theirs)))
     diff = [(a, b) for a, b in zip(mine, theirs) if a != b]
     check(not diff, "direct: every record equal to the direct run's (first difference: %r)" % (diff[:1],))
+    # descriptors: the traced program has 0-2 and the trace's 3 (close-on-exec), the untraced one 0-2
+    src = "import os, fcntl\nfds = sorted(int(x) for x in os.listdir('/proc/self/fd'))[:-1]\n" \
+          "print(fds, [fcntl.fcntl(fd, fcntl.F_GETFD) & 1 for fd in fds])\n"
+    resp, step = traced(sock, src, {"check": True})
+    check(step["stdout"] == "[0, 1, 2, 3] [0, 0, 0, 1]\n", "direct: the traced program's descriptors: %r" % step["stdout"])
+    want = hashlib.sha256(b"[0, 1, 2] [0, 0, 0]\n").hexdigest()
+    check(step["untraced"]["stdout_sha256"] == want and step["trace_check"]["stdout_equal"] is False,
+          "direct: the untraced run has descriptors 0-2 only (so its stdout differs, and check says so)")
 
 
 def case_refuse(sock):
