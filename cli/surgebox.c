@@ -35,6 +35,8 @@ static int profile_main(const sbc_ctx *ctx, int argc, char **argv) { return sbf_
 enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE };
 static const sbc_command commands[] = {
     {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
+    {"trace", "run a Python FILE under the tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
+     sbc_trace_main},
     {"status", "the daemon's state and counters", D | A, sbc_status_main},
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},

@@ -39,6 +39,11 @@ typedef struct {
 int sbc_files_add(sbc_files *f, const char *arg, char *err, size_t err_len);
 /* All of fd's bytes (a pipe, a file); NULL on error. */
 unsigned char *sbc_read_fd(int fd, size_t *len);
+/* The job's stdin into holder's "stdin"/"stdin_b64" (cli_exec.c): the
+ * file stdin_path, "-" ours; NULL: ours when it is a pipe or a regular file
+ * (a terminal, /dev/null or a socket is left alone). 0 or -1 with err. */
+int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len);
+int sbc_trace_main(const sbc_ctx *g, int argc, char **argv); /* cli_trace.c */
 /* data as "key" (UTF-8 text) or "key_b64". */
 void sbc_content_field(json_object *o, const char *key, const unsigned char *data, size_t len);
 

@@ -114,15 +114,13 @@ static void exec_req_free(exec_req *e) {
   json_object_put(e->files.files);
 }
 
-/* The job's stdin: --stdin FILE, '-' ours; without --stdin, ours when it is
- * a pipe or a regular file (a terminal, /dev/null or a socket is left alone). */
-static int read_stdin(const exec_req *e, json_object *holder, char *err, size_t err_len) {
+int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len) {
   int fd = -1;
   bool close_it = false;
-  if (e->stdin_path && strcmp(e->stdin_path, "-") != 0) {
-    fd = open(e->stdin_path, O_RDONLY | O_CLOEXEC);
+  if (stdin_path && strcmp(stdin_path, "-") != 0) {
+    fd = open(stdin_path, O_RDONLY | O_CLOEXEC);
     close_it = true;
-  } else if (e->stdin_path) {
+  } else if (stdin_path) {
     fd = STDIN_FILENO;
   } else {
     struct stat st;
@@ -132,10 +130,10 @@ static int read_stdin(const exec_req *e, json_object *holder, char *err, size_t 
   }
   size_t len = 0;
   unsigned char *in = fd >= 0 ? sbc_read_fd(fd, &len) : NULL;
-  if (!in) snprintf(err, err_len, "cannot read %s: %s", e->stdin_path ? e->stdin_path : "standard input", strerror(errno));
+  if (!in) snprintf(err, err_len, "cannot read %s: %s", stdin_path ? stdin_path : "standard input", strerror(errno));
   if (close_it && fd >= 0) close(fd);
   if (!in) return -1;
-  if (len || e->stdin_path) sbc_content_field(holder, "stdin", in, len);
+  if (len || stdin_path) sbc_content_field(holder, "stdin", in, len);
   free(in);
   return 0;
 }
@@ -200,7 +198,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   if (rc == 0) {
     json_object_object_add(req, "files", json_object_get(e.files.files));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
-    if (read_stdin(&e, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+    if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
   }
   if (rc == 0 && e.toolchain) {
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.args, json_object_new_string(p.rest[i]));

@@ -2,6 +2,8 @@
 #include "runtime_paths.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <string.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,5 +74,21 @@ const char *sbu_profiles_dir(void) {
     home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
   }
   snprintf(buf, sizeof buf, "%s/.local/share/surgebox/profiles", home);
+  return buf;
+}
+
+const char *sbu_installed_dir(const char *sub, char *buf, size_t cap) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return NULL;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (!slash) return NULL;
+  *slash = '\0'; /* <prefix>/bin */
+  slash = strrchr(self, '/');
+  if (!slash) return NULL;
+  *slash = '\0'; /* <prefix> */
+  int len = snprintf(buf, cap, "%s/share/surgebox/%s", self, sub);
+  if (len < 0 || (size_t)len >= cap || access(buf, R_OK) != 0) return NULL;
   return buf;
 }

@@ -22,5 +22,9 @@ void sbu_default_socket(uid_t host_euid, char *out, size_t cap);
  * $SURGEBOX_PROFILES, else root's /var/lib/surgebox/profiles, else
  * $XDG_DATA_HOME/surgebox/profiles or ~/.local/share/surgebox/profiles. */
 const char *sbu_profiles_dir(void);
+/* <prefix>/share/surgebox/<sub> when this binary is <prefix>/bin/... and that
+ * directory exists (an installed surgebox), else NULL: data files found
+ * relative to the binary, so any `cmake --install --prefix` works. */
+const char *sbu_installed_dir(const char *sub, char *buf, size_t cap);
 
 #endif

@@ -64,7 +64,26 @@ typedef struct {
   sb_limits limits;
   char **outputs;          /* files to return after it ran (borrowed), n_outputs of them */
   size_t n_outputs;
+  bool traced;             /* under the tracer (trace.c): argv, env and mounts its own */
+  uint64_t trace_bytes;    /* the supervisor's cap on the trace */
+  char **own_argv, **own_env;
+  sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory */
+  size_t n_own_mounts;
+  bool check;              /* run untraced first, then compare (trace.check) */
+  char **plain_argv, **plain_env; /* that run: the step as asked, the traced run's environment
+                                   * without the tracer's variables (same hash seed) */
+  const sb_mount *plain_mounts;
+  size_t n_plain_mounts;
 } sbd_jstep;
+/* trace.c: a request's traced steps checked (0, or -1 with msg), a step
+ * rewritten to run under the tracer, its copies freed. */
+int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
+int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base);
+void sbd_trace_step_free(sbd_jstep *js);
+/* The untraced run's figures kept for the traced step's document, and that
+ * document given them and the comparison (trace_check). */
+json_object *sbd_trace_untraced_summary(json_object *doc);
+void sbd_trace_add_check(json_object *doc, json_object *untraced);
 /* The outputs' bytes together per job: the request's outputs_max_bytes, at
  * most this (a response line must stay readable). */
 #define SBD_OUTPUTS_MAX_BYTES ((uint64_t)64 << 20)
@@ -94,6 +113,7 @@ struct sbd_job {
   char cancel_why[128];    /* put in the killed step's "error" */
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
+  json_object *untraced;   /* a checked traced step: its untraced run's summary, while the traced one runs */
   sbd_job *prev, *next;    /* in conn->queued or conn->running */
 };
 
@@ -108,12 +128,13 @@ void sbd_job_resume(sbd_job *job); /* after waiting for an identical compile */
 void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
+#define SBD_STEP_FDS 5
 struct sbd_step_run {
   sbd_job *job;
   sb_proc *proc;
-  uv_poll_t poll[4];       /* pidfd, control, stdout, stderr */
-  int dup_fd[4];           /* our own descriptor each poll watches (-1: none) */
-  bool active[4];
+  uv_poll_t poll[SBD_STEP_FDS]; /* pidfd, control, stdout, stderr, trace */
+  int dup_fd[SBD_STEP_FDS];      /* our own descriptor each poll watches (-1: none) */
+  bool active[SBD_STEP_FDS];
   uv_timer_t timer;
   int open_handles;        /* freed when the last close callback ran */
   bool finished;

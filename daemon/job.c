@@ -31,6 +31,8 @@ void sbd_job_free(sbd_job *job) {
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
   sb_workspace_destroy_in_slot(job->ws, job->slot); /* its /app is charged to the slot's cgroup */
+  for (size_t i = 0; job->steps && i < job->n_steps; i++) sbd_trace_step_free(&job->steps[i]);
+  if (job->untraced) json_object_put(job->untraced);
   free(job->steps);
   if (job->has_plan) sbt_plan_free(&job->plan);
   if (job->profile) json_object_put(job->profile);
@@ -62,6 +64,7 @@ static int build_steps(sbd_job *job) {
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
+      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0) < 0) return -1; /* checked at dispatch */
     }
     return 0;
   }
@@ -84,6 +87,7 @@ static int build_steps(sbd_job *job) {
     if (i + 1 == job->n_steps) { /* files back after the run */
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
+      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts) < 0) return -1;
     }
   }
   return 0;
@@ -133,6 +137,7 @@ static void send_and_end(sbd_job *job, const char *status) {
 }
 
 static void run_step(sbd_job *job);
+static void start_sandbox(sbd_job *job);
 
 /* Files back: each named file, read link-safely from the workspace after the
  * step (a symlink, a directory, a FIFO or a missing file is that entry's
@@ -191,6 +196,20 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
 void sbd_job_step_done(sbd_job *job, sb_result *r);
 void sbd_job_step_done(sbd_job *job, sb_result *r) {
   json_object *doc = sb_result_to_json(r, job->srv->rt);
+  const sbd_jstep *cur = &job->steps[job->step];
+  if (cur->traced && cur->check && !job->untraced && !job->cancelled) {
+    /* the untraced run of a checked trace: kept, then the traced run */
+    job->untraced = sbd_trace_untraced_summary(doc);
+    json_object_put(doc);
+    sbd_metrics_step(job->srv, r->cpu_time_s, r->wall_time_s);
+    sb_result_free(r);
+    start_sandbox(job);
+    return;
+  }
+  if (job->untraced) {
+    sbd_trace_add_check(doc, job->untraced);
+    job->untraced = NULL;
+  }
   if (job->cancelled && r->limit_hit && strcmp(r->limit_hit, "cancel") == 0)
     json_object_object_add(doc, "error", json_object_new_string(job->cancel_why));
   bool ok = r->status == SB_OK;
@@ -230,6 +249,17 @@ static void start_sandbox(sbd_job *job) {
     spec.extra_mounts = job->plan.mounts;
     spec.n_extra_mounts = job->plan.n_mounts;
     spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
+  }
+  if (js->traced && js->check && !job->untraced) { /* its untraced run first */
+    spec.argv = (const char *const *)js->plain_argv;
+    spec.envp = (const char *const *)js->plain_env;
+    spec.extra_mounts = js->plain_mounts;
+    spec.n_extra_mounts = js->n_plain_mounts;
+  } else if (js->traced) {
+    spec.trace = true;
+    spec.trace_bytes = js->trace_bytes;
+    spec.extra_mounts = js->own_mounts;
+    spec.n_extra_mounts = js->n_own_mounts;
   }
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */

@@ -1,5 +1,5 @@
 /* One sandboxed run watched by the loop: a uv_poll per descriptor of the
- * sb_proc (its pidfd, the init's control socket, stdout, stderr) and a timer
+ * sb_proc (its pidfd, the init's control socket, stdout, stderr, a trace) and a timer
  * for the limits. Each poll watches a dup() of the descriptor, so that when
  * the runner closes its own copy (EOF), epoll's registration stays valid
  * until we stop the handle ourselves. */
@@ -19,14 +19,23 @@ static int proc_fd(const sb_proc *p, int i) {
   case 0: return sb_proc_pidfd(p);
   case 1: return sb_proc_control_fd(p);
   case 2: return sb_proc_stdout_fd(p);
-  default: return sb_proc_stderr_fd(p);
+  case 3: return sb_proc_stderr_fd(p);
+  default: return sb_proc_trace_fd(p);
   }
 }
 
 static void on_handle_closed(uv_handle_t *h) {
   sbd_step_run *run = h->data;
+  /* A poll's own descriptor goes as soon as its handle is closed: a pipe
+   * the runner gave up on (the trace past its cap) must have no reader
+   * left, or its writer would block until the wall limit. */
+  for (int i = 0; i < SBD_STEP_FDS; i++)
+    if (h == (uv_handle_t *)&run->poll[i] && run->dup_fd[i] >= 0) {
+      close(run->dup_fd[i]);
+      run->dup_fd[i] = -1;
+    }
   if (--run->open_handles == 0) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < SBD_STEP_FDS; i++)
       if (run->dup_fd[i] >= 0) close(run->dup_fd[i]);
     free(run);
   }
@@ -41,7 +50,7 @@ static void stop_poll(sbd_step_run *run, int i) {
 
 static void finish(sbd_step_run *run) {
   run->finished = true;
-  for (int i = 0; i < 4; i++) stop_poll(run, i);
+  for (int i = 0; i < SBD_STEP_FDS; i++) stop_poll(run, i);
   uv_timer_stop(&run->timer);
   uv_close((uv_handle_t *)&run->timer, on_handle_closed);
   sb_result r;
@@ -56,7 +65,7 @@ static void finish(sbd_step_run *run) {
  * limit timer, and finish once the run is complete. */
 static void update(sbd_step_run *run) {
   if (run->finished) return;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < SBD_STEP_FDS; i++)
     if (run->active[i] && proc_fd(run->proc, i) < 0) stop_poll(run, i);
   if (sb_proc_done(run->proc)) {
     finish(run);
@@ -67,7 +76,7 @@ static void update(sbd_step_run *run) {
 /* Descriptors without a poll (dup failed: out of fds) are read on each tick
  * instead; every sb_proc_on_* call is non-blocking. */
 static void poll_unwatched(sbd_step_run *run) {
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < SBD_STEP_FDS; i++) {
     int fd = proc_fd(run->proc, i);
     if (run->active[i] || fd < 0) continue;
     if (i == 0) sb_proc_on_exit(run->proc);
@@ -82,7 +91,7 @@ static void on_timer(uv_timer_t *t) {
   poll_unwatched(run);
   int ms = sb_proc_tick(run->proc);
   bool unwatched = false;
-  for (int i = 0; i < 4; i++) unwatched |= !run->active[i] && proc_fd(run->proc, i) >= 0;
+  for (int i = 0; i < SBD_STEP_FDS; i++) unwatched |= !run->active[i] && proc_fd(run->proc, i) >= 0;
   if (unwatched && (ms < 0 || ms > 20)) ms = 20;
   if (ms >= 0) uv_timer_start(&run->timer, on_timer, (uint64_t)ms, 0);
   update(run);
@@ -113,7 +122,7 @@ int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]) {
     return -ENOMEM;
   }
   run->job = job;
-  for (int i = 0; i < 4; i++) run->dup_fd[i] = -1;
+  for (int i = 0; i < SBD_STEP_FDS; i++) run->dup_fd[i] = -1;
   int rc = sb_proc_start(job->srv->rt, spec, &run->proc, err);
   sbd_spawner_check(job->srv);
   if (rc < 0) {
@@ -124,7 +133,7 @@ int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]) {
   uv_timer_init(loop, &run->timer);
   run->timer.data = run;
   run->open_handles = 1;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < SBD_STEP_FDS; i++) {
     int fd = proc_fd(run->proc, i);
     if (fd < 0) continue;
     run->dup_fd[i] = fcntl(fd, F_DUPFD_CLOEXEC, 3);

@@ -229,7 +229,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64", "env",
-                                        "merge_output", "limits", "cache", "outputs", "output_encoding", NULL};
+                                        "merge_output", "limits", "cache", "outputs", "output_encoding", "trace", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -277,6 +277,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
     if (parse_outputs(c, x, field, &st->outputs, &st->n_outputs) != 0) return -1;
   }
   if (parse_output_encoding(c, v, where, &st->output_base64) != 0) return -1;
+  if (json_object_object_get_ex(v, "trace", &x) && sbp_parse_trace(c, x, where, &st->trace) != 0) return -1;
   if (sbp_get_stdin(c, v, where, &st->stdin_data, &st->stdin_len, &st->has_stdin) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);
@@ -322,6 +323,7 @@ static int parse_toolchain(sbp_pctx *c, json_object *root, json_object *tc, sbp_
   if (json_object_object_get_ex(root, "outputs", &x) && parse_outputs(c, x, "outputs", &ex->outputs, &ex->n_outputs) != 0)
     return -1;
   if (sbp_get_stdin(c, root, "", &ex->stdin_data, &ex->stdin_len, &ex->has_stdin) != 0) return -1;
+  if (json_object_object_get_ex(root, "trace", &x) && sbp_parse_trace(c, x, "", &ex->trace) != 0) return -1;
   x = NULL;
   json_object_object_get_ex(root, "limits", &x);
   return sbp_parse_step_limits(c, x, "", &ex->limits);
@@ -337,12 +339,12 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
     return sbp_fail(c, SBP_E_BAD_REQUEST, "exec needs \"steps\" (or \"toolchain\")");
   if (has_steps) {
     static const char *const toolchain_only[] = {"options", "args", "compile_args", "stdin", "stdin_b64",
-                                                 "limits", "outputs", NULL};
+                                                 "limits", "outputs", "trace", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,
                         "%s is only valid with \"toolchain\" (with \"steps\", put stdin, "
-                        "limits and outputs inside each step)",
+                        "limits, outputs and trace inside each step)",
                         toolchain_only[i]);
   }
   if (json_object_object_get_ex(root, "profile", &x)) {

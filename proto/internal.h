@@ -29,6 +29,8 @@ typedef struct {
 /* Fill *c->err with an error response and return -1. */
 int sbp_fail(sbp_pctx *c, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int sbp_fail_oom(sbp_pctx *c);
+/* trace_opt.c: a "trace" value (where: "steps[0]" or ""). */
+int sbp_parse_trace(sbp_pctx *c, json_object *v, const char *where, sbp_trace *out);
 
 /* Copy at most ~60 bytes of untrusted text for a message, cut at a UTF-8
  * boundary, "..." appended when cut. */

@@ -175,6 +175,23 @@ typedef enum {
 } sbp_limits_read_result;
 sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_step_limits *out, char *err, size_t n);
 
+/* "trace": a traced run (PROTOCOL.md, "Traces"). The tracer's limits in
+ * the order sbp_trace_key names them (events, bytes, value_chars, items,
+ * nest, depth, snapshot_every); unset ones are the tracer's defaults, bytes
+ * the daemon's trace cap. */
+#define SBP_TRACE_NKEYS 7
+#define SBP_TRACE_BYTES 1
+#define SBP_TRACE_MIN_BYTES ((uint64_t)4096)       /* the tracer's own floor */
+#define SBP_TRACE_MAX_BYTES ((uint64_t)256 << 20)  /* the supervisor's cap at most */
+#define SBP_TRACE_MAX_COUNT ((uint64_t)1 << 40)
+typedef struct {
+  bool on;
+  bool check; /* "check": true: the step also runs untraced first, stdout and exit compared */
+  bool has[SBP_TRACE_NKEYS];
+  uint64_t value[SBP_TRACE_NKEYS];
+} sbp_trace;
+const char *sbp_trace_key(int k); /* "events", ...; NULL past the last */
+
 typedef struct {
   char *path;          /* normalised (see sbp_path_normalize), unique in the job */
   unsigned char *data; /* decoded content; data[len] == 0 as a convenience */
@@ -198,6 +215,7 @@ typedef struct {
   sbp_step_limits limits;
   char **outputs;            /* files to return after the step: normalised paths, unique; NULL-terminated, */
   size_t n_outputs;          /* NULL when absent */
+  sbp_trace trace;           /* "trace": the step runs under its toolchain's tracer */
 } sbp_step;
 
 /* An exec job takes one of two forms: explicit steps (n_steps >= 1,
@@ -224,6 +242,7 @@ typedef struct {
   size_t n_outputs;
   uint64_t outputs_max_bytes; /* both forms: the outputs' bytes together; 0 when absent (the daemon's default) */
   bool output_base64;        /* "output_encoding": "base64" for every step */
+  sbp_trace trace;           /* toolchain form: the run step traced */
 } sbp_exec;
 
 typedef struct {

@@ -137,12 +137,21 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   r->err = p->err;
   p->out = (sb_buf){0};
   p->err = (sb_buf){0};
+  if (p->traced) {
+    r->traced = true;
+    r->trace_bytes = p->trace_cap;
+    r->trace = p->trace;
+    p->trace = (sb_buf){0};
+    sb_trace_finalize(r, &p->trace_scan);
+  }
   sb_proc_free(p);
 }
 
 void sb_result_free(sb_result *r) {
   free(r->out.data);
   free(r->err.data);
+  free(r->trace.data);
+  r->trace = (sb_buf){0};
   r->out = (sb_buf){0};
   r->err = (sb_buf){0};
 }

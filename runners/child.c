@@ -103,7 +103,18 @@ static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd
     what = "dup2";
     rc = -errno;
   }
-  if (!rc && syscall(SYS_close_range, 3, ~0u, CLOSE_RANGE_CLOEXEC) < 0) {
+  /* A traced run: the trace pipe becomes SB_TRACE_FD (3), inherited by the
+   * program; the error pipe may sit there and moves up first. */
+  unsigned first_closed = 3;
+  if (!rc && a->trace_fd >= 0) {
+    if (err_fd == SB_TRACE_FD) err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SB_TRACE_FD + 1);
+    if (err_fd < 0 || (a->trace_fd == SB_TRACE_FD ? fcntl(SB_TRACE_FD, F_SETFD, 0) : dup2(a->trace_fd, SB_TRACE_FD)) < 0) {
+      what = "trace fd";
+      rc = -errno;
+    }
+    first_closed = SB_TRACE_FD + 1;
+  }
+  if (!rc && syscall(SYS_close_range, first_closed, ~0u, CLOSE_RANGE_CLOEXEC) < 0) {
     what = "close_range";
     rc = -errno;
   }
@@ -228,8 +239,8 @@ void sb_child_main(const sb_child_args *a) {
    * controlling terminal. We are never a group leader here (a fresh clone). */
   if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
   int ctl = a->ctl_fd;
-  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd, a->app_tree_fd};
-  close_all_except(keep, 7);
+  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd, a->app_tree_fd, a->trace_fd};
+  close_all_except(keep, 8);
   /* If the parent dies, so does the sandbox: the kernel then kills the
    * whole pid namespace with us. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
@@ -296,6 +307,7 @@ void sb_child_main(const sb_child_args *a) {
   close(a->stdin_fd);
   close(a->stdout_fd);
   close(a->stderr_fd);
+  if (a->trace_fd >= 0) close(a->trace_fd); /* the program's end of it reads EOF when the program is gone */
   sb_start_failure f;
   memset(&f, 0, sizeof f);
   ssize_t got;

@@ -293,6 +293,22 @@ static inline unsigned long long sb_tmpfs_inodes(uint64_t size_mib) {
 bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
+/* trace.c (parent): a trace checked record by record as it arrives
+ * (sb_trace_scan_more on every read: the loop never checks megabytes at
+ * once; false once a line failed), then cut and given the supervisor's end
+ * record where due (sb_trace_finalize, with the scan so far or NULL: from
+ * the start); sets r->trace_status. */
+typedef struct {
+  uint64_t events, lineno; /* ev records and lines checked */
+  size_t keep;             /* bytes of valid records (up to the end record, if any) */
+  size_t searched;         /* no newline between keep and here: a long line is searched once */
+  size_t end_at;           /* where the tracer's end record starts, when seen */
+  bool end_seen;
+  const char *end_status;  /* the tracer's end's status (static) */
+  char reason[160];        /* why tampered, "" when not */
+} sb_trace_scan;
+bool sb_trace_scan_more(sb_trace_scan *sc, const sb_buf *b);
+void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far);
 
 /* ---- child.c: the sandbox init (pid 1) and the program it starts ---- */
 enum { SB_MSG_MAPPED = 1, SB_MSG_READY, SB_MSG_GO, SB_MSG_ERROR, SB_MSG_DONE };
@@ -316,6 +332,7 @@ typedef struct {
   int ctl_fd, stdin_fd, stdout_fd, stderr_fd;
   int netns_fd;
   int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
+  int trace_fd;             /* a traced run: the pipe the program gets as SB_TRACE_FD; else -1 */
   bool userns;
   sb_mount_plan mounts;
   const char *const *argv;
@@ -348,7 +365,9 @@ __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
 #define SB_SPAWN_TIMEOUT_MS 10000 /* no answer by then: the spawner is killed and restarted */
 enum {
   SB_SPAWN_FD_CTL, SB_SPAWN_FD_STDIN, SB_SPAWN_FD_STDOUT, SB_SPAWN_FD_STDERR, SB_SPAWN_FD_NETNS, SB_SPAWN_FD_TMPL,
-  SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD, SB_SPAWN_NFD
+  SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD,
+  SB_SPAWN_FD_TRACE, /* a traced run: the trace pipe's write end (SB_TRACE_FD in the program) */
+  SB_SPAWN_NFD
 };
 /* The payload: bpf_len seccomp instructions, then NUL-terminated strings in
  * this order: root, newroot, empty_file, [workspace], [etc_passwd],

@@ -95,6 +95,7 @@ void sb_proc_free(sb_proc *p) {
   sbu_closep(&p->ctl_fd);
   sbu_closep(&p->out_fd);
   sbu_closep(&p->err_fd);
+  sbu_closep(&p->trace_fd);
   sb_seccomp_free(&p->own_filter);
   free_strv(p->argv);
   free_strv(p->envp);
@@ -113,6 +114,7 @@ void sb_proc_free(sb_proc *p) {
   sb_uid_release(p->own_lease);
   free(p->out.data);
   free(p->err.data);
+  free(p->trace.data);
   free(p);
 }
 
@@ -185,7 +187,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   }
   p->rt = rt;
   p->limits = spec->limits;
-  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = -1;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = -1;
   p->cg.slot_index = -1;
   p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
@@ -204,6 +206,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc && pipe2(outp, O_CLOEXEC) < 0) rc = -errno;
   if (!rc && !spec->merge_output && pipe2(errp, O_CLOEXEC) < 0) rc = -errno;
   if (!rc && (in_fd = open_stdin(spec)) < 0) rc = in_fd;
+  int tracep[2] = {-1, -1};
+  if (!rc && spec->trace && pipe2(tracep, O_CLOEXEC) < 0) rc = -errno;
   if (rc && !err[0]) sb_err(err, "cannot set up pipes: %s", strerror(-rc));
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
@@ -245,6 +249,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.gid = p->gid;
   a.empty_caps = rt->empty_caps;
   a.tmpl_fd = a.app_tree_fd = -1;
+  a.trace_fd = tracep[1];
   if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
 
   if (!rc) {
@@ -272,12 +277,17 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (ctl[1] >= 0) close(ctl[1]);
   if (outp[1] >= 0) close(outp[1]);
   if (errp[1] >= 0) close(errp[1]);
+  if (tracep[1] >= 0) close(tracep[1]);
   if (in_fd >= 0) close(in_fd);
   if (a.app_tree_fd >= 0) close(a.app_tree_fd);
   p->pooled = a.tmpl_fd >= 0;
   p->ctl_fd = ctl[0];
   p->out_fd = outp[0];
   p->err_fd = errp[0];
+  p->trace_fd = tracep[0];
+  p->traced = spec->trace;
+  p->trace_cap = spec->trace_bytes ? spec->trace_bytes : SB_TRACE_BYTES_DEFAULT;
+  if (p->trace_cap > SB_TRACE_BYTES_MAX) p->trace_cap = SB_TRACE_BYTES_MAX;
   if (!rc && rt->userns) {
     rc = sb_ns_write_id_maps(p->pid, p->uid, rt->outer_uid, p->gid, rt->outer_gid, err);
     sb_msg m = {.type = SB_MSG_MAPPED};
@@ -292,7 +302,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
     sb_proc_free(p);
     return rc;
   }
-  for (int *fd = &p->ctl_fd; fd <= &p->err_fd; fd++)
+  for (int *fd = &p->ctl_fd; fd <= &p->trace_fd; fd++)
     if (*fd >= 0) fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) | O_NONBLOCK);
   p->phase = PHASE_SETUP;
   p->setup_deadline = p->t_start + (uint64_t)SB_SETUP_TIMEOUT_MS * 1000000ull;
@@ -304,6 +314,7 @@ int sb_proc_pidfd(const sb_proc *p) { return p->reaped ? -1 : p->pidfd; }
 int sb_proc_control_fd(const sb_proc *p) { return p->ctl_fd; }
 int sb_proc_stdout_fd(const sb_proc *p) { return p->out_fd; }
 int sb_proc_stderr_fd(const sb_proc *p) { return p->err_fd; }
+int sb_proc_trace_fd(const sb_proc *p) { return p->trace_fd; }
 
 void sb_proc_kill(sb_proc *p, const char *why) {
   if (p->reaped) return;
@@ -366,7 +377,29 @@ void sb_proc_on_control(sb_proc *p) {
   }
 }
 
+/* The trace pipe: kept up to its cap, then closed (the program's next
+ * write there fails; the supervisor's end says truncated); checked as it
+ * comes, and closed at the first line that is not a record (the rest is cut
+ * anyway: tampered). Never a kill: a trace's size is not the program's output. */
+static void on_trace(sb_proc *p) {
+  unsigned char chunk[65536];
+  for (;;) {
+    ssize_t n = read(p->trace_fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    bool full = n > 0 && sb_buf_append(&p->trace, chunk, (size_t)n, p->trace_cap);
+    if (n <= 0 || !sb_trace_scan_more(&p->trace_scan, &p->trace) || full) {
+      sbu_closep(&p->trace_fd);
+      return;
+    }
+  }
+}
+
 void sb_proc_on_output(sb_proc *p, int fd) {
+  if (fd == p->trace_fd) {
+    on_trace(p);
+    return;
+  }
   sb_buf *b = fd == p->out_fd ? &p->out : &p->err;
   int *slot = fd == p->out_fd ? &p->out_fd : &p->err_fd;
   unsigned char chunk[65536];
@@ -429,4 +462,4 @@ int sb_proc_tick(sb_proc *p) {
   return (int)((next - now + 999999) / 1000000);
 }
 
-bool sb_proc_done(const sb_proc *p) { return p->reaped && p->out_fd < 0 && p->err_fd < 0; }
+bool sb_proc_done(const sb_proc *p) { return p->reaped && p->out_fd < 0 && p->err_fd < 0 && p->trace_fd < 0; }

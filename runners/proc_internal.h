@@ -29,6 +29,9 @@ struct sb_proc {
   phase phase;
   pid_t pid;
   int pidfd, ctl_fd, out_fd, err_fd;
+  int trace_fd;           /* a traced run's pipe (read end), -1 otherwise or once closed */
+  bool traced;
+  uint64_t trace_cap;     /* bytes kept of the trace; past them the pipe is closed */
   bool pooled;   /* the init entered a prepared root (pool.c) */
   char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
   int job_ns_fd; /* pooled: its mount namespace, closed on the teardown thread */
@@ -37,7 +40,8 @@ struct sb_proc {
   sb_cg_job cg;
   sb_bpf own_filter; /* when the spec extends the runtime's policy */
   uint64_t t_start, t_go, setup_deadline, wall_deadline, next_cpu_check;
-  sb_buf out, err;
+  sb_buf out, err, trace;
+  sb_trace_scan trace_scan; /* how far the trace was checked (trace.c) */
   const char *kill_reason; /* limit_hit, or "cancel" */
   bool killed, reaped, have_done, internal_error;
   sb_msg done;

@@ -10,6 +10,7 @@
 
 #include "base64.h"
 #include "sha256.h"
+#include "utf8.h"
 
 const char *sb_status_name(sb_status s) {
   switch (s) {
@@ -77,6 +78,25 @@ static json_object *limits_json(const sb_limits *l) {
   return o;
 }
 
+/* A traced run's trace: the text when it is UTF-8 (what the tracer writes),
+ * else trace_b64; its hash, whether the byte cap cut it, its end's status. */
+static void add_trace(json_object *o, const sb_result *r) {
+  const sb_buf *b = &r->trace;
+  const unsigned char *data = b->data ? b->data : (const unsigned char *)"";
+  char hex[SBU_SHA256_HEX];
+  if (sbu_utf8_valid(data, b->len)) {
+    json_object_object_add(o, "trace", json_object_new_string_len((const char *)data, (int)b->len));
+  } else {
+    SBU_AUTOFREE char *b64 = sbu_base64_encode(data, b->len, NULL);
+    json_object_object_add(o, "trace_b64", b64 ? json_object_new_string(b64) : NULL);
+  }
+  sbu_sha256_hex(data, b->len, hex);
+  json_object_object_add(o, "trace_sha256", json_object_new_string(hex));
+  json_object_object_add(o, "trace_truncated", json_object_new_boolean(b->truncated));
+  json_object_object_add(o, "trace_status", json_object_new_string(r->trace_status ? r->trace_status : "crashed"));
+  json_object_object_add(o, "trace_bytes", json_object_new_int64((int64_t)r->trace_bytes));
+}
+
 json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object *o = json_object_new_object();
   json_object_object_add(o, "status", json_object_new_string(sb_status_name(r->status)));
@@ -84,6 +104,7 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "signal", signal_name(r->signal));
   add_stream(o, "stdout", &r->out, r->output_base64);
   add_stream(o, "stderr", &r->err, r->output_base64);
+  if (r->traced) add_trace(o, r);
   json_object_object_add(o, "cpu_time_s", seconds(r->cpu_time_s));
   json_object_object_add(o, "user_time_s", seconds(r->user_time_s));
   json_object_object_add(o, "sys_time_s", seconds(r->sys_time_s));

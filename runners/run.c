@@ -24,10 +24,11 @@ int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out) {
     return rc;
   }
   while (!sb_proc_done(p)) {
-    struct pollfd fds[4];
+    struct pollfd fds[5];
     int n = 0;
-    int watch[4] = {sb_proc_pidfd(p), sb_proc_control_fd(p), sb_proc_stdout_fd(p), sb_proc_stderr_fd(p)};
-    for (int i = 0; i < 4; i++)
+    int watch[5] = {sb_proc_pidfd(p), sb_proc_control_fd(p), sb_proc_stdout_fd(p), sb_proc_stderr_fd(p),
+                    sb_proc_trace_fd(p)};
+    for (int i = 0; i < 5; i++)
       if (watch[i] >= 0) fds[n++] = (struct pollfd){.fd = watch[i], .events = POLLIN};
     int timeout = sb_proc_tick(p);
     if (poll(fds, (nfds_t)n, timeout) < 0 && errno != EINTR) break;
@@ -35,7 +36,8 @@ int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out) {
       if (!fds[i].revents) continue;
       int fd = fds[i].fd;
       if (fd == sb_proc_control_fd(p)) sb_proc_on_control(p);
-      else if (fd == sb_proc_stdout_fd(p) || fd == sb_proc_stderr_fd(p)) sb_proc_on_output(p, fd);
+      else if (fd == sb_proc_stdout_fd(p) || fd == sb_proc_stderr_fd(p) || fd == sb_proc_trace_fd(p))
+        sb_proc_on_output(p, fd);
       else if (fd == sb_proc_pidfd(p)) sb_proc_on_exit(p);
     }
   }

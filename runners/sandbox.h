@@ -200,7 +200,18 @@ typedef struct {
                                  * and /etc replace the host's; NULL: the host's */
   const sb_uid_lease *uid_lease;/* NULL: the workspace's, else one for this run */
   bool output_base64;           /* stdout_b64/stderr_b64 even when the text is exact */
+  /* A traced run (PROTOCOL.md "Traces"): the program gets a pipe's write end
+   * as descriptor SB_TRACE_FD; the supervisor reads it like stdout, keeps up
+   * to trace_bytes (0: SB_TRACE_BYTES_DEFAULT) and has the last word on the
+   * trace's end record (trace.c). The program must be told the number
+   * (the Python tracer: SURGEBOX_TRACE_FD in its environment). */
+  bool trace;
+  uint64_t trace_bytes;
 } sb_spec;
+
+#define SB_TRACE_FD 3
+#define SB_TRACE_BYTES_DEFAULT ((uint64_t)16 << 20)
+#define SB_TRACE_BYTES_MAX ((uint64_t)256 << 20)
 
 void sb_spec_init(sb_spec *s);
 
@@ -239,6 +250,10 @@ typedef struct {
   int64_t uid;                  /* the run's uid (and gid), -1 when it never started */
   bool output_base64;           /* as requested by the spec */
   char pool[SB_ERR_MAX];        /* enforced.pool: "used", "off: why", "not used: why"; "" never started */
+  bool traced;                  /* the spec asked for a trace: the fields below are set */
+  sb_buf trace;                 /* JSON Lines ending in an end record; truncated: the byte cap cut it */
+  const char *trace_status;     /* the last end record's status: complete, truncated, tampered, crashed */
+  uint64_t trace_bytes;         /* the cap applied */
 } sb_result;
 
 void sb_result_free(sb_result *r);
@@ -255,6 +270,7 @@ int sb_proc_control_fd(const sb_proc *p);  /* sandbox init's status channel */
 int sb_proc_stdout_fd(const sb_proc *p);
 int sb_proc_stderr_fd(const sb_proc *p);
 int sb_proc_stdin_fd(const sb_proc *p);    /* writable; -1 when all stdin was written */
+int sb_proc_trace_fd(const sb_proc *p);    /* a traced run's trace pipe (read with sb_proc_on_output); else -1 */
 /* Call when the named fd is ready. They never block. */
 void sb_proc_on_control(sb_proc *p);
 void sb_proc_on_output(sb_proc *p, int fd);

@@ -284,7 +284,7 @@ int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned 
     return payload;
   }
   int slots[SB_SPAWN_NFD] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd,
-                             a->app_tree_fd, cgroup_fd, payload};
+                             a->app_tree_fd, cgroup_fd, payload, a->trace_fd};
   int fds[SB_SPAWN_NFD], nfds = 0;
   for (int i = 0; i < SB_SPAWN_NFD; i++)
     if (slots[i] >= 0) {

@@ -226,6 +226,7 @@ static int serve_one(int sock, cap_t empty_caps) {
     a.netns_fd = fd[SB_SPAWN_FD_NETNS];
     a.tmpl_fd = fd[SB_SPAWN_FD_TMPL];
     a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
+    a.trace_fd = fd[SB_SPAWN_FD_TRACE];
     a.empty_caps = empty_caps;
     clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
   }

@@ -178,6 +178,24 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
                               char err[SBT_ERR_MAX]);
 void sbt_plan_free(sbt_plan *p);
 
+/* ---- a step under its language's tracer (trace_wrap.c) ---- */
+#define SBT_TRACERS_TARGET "/opt/surgebox/tracers" /* bound read-only there in a traced step */
+/* The tracers' directory on the host: $SURGEBOX_TRACERS, an installed
+ * <prefix>/share/surgebox/tracers, else the source tree's. */
+const char *sbt_tracers_dir(void);
+/* argv runs a Python file as the tracer supports (python3[.N] [no-argument
+ * flags] FILE ARGS); *file_at: FILE's index. */
+bool sbt_trace_python_argv(const char *const *argv, size_t *file_at);
+/* The toolchain has a tracer (Python's). */
+bool sbt_trace_language_ok(const sbt_toolchain *tc);
+/* SURGEBOX_TRACE_LIMITS' JSON: the request's limits, bytes the supervisor's cap (malloc'd). */
+char *sbt_trace_limits_json(const sbp_trace *t, uint64_t bytes);
+/* argv with the tracer inserted before FILE, env (NULL: the runner's
+ * default) plus SURGEBOX_TRACE_FD/_LIMITS and PYTHONHASHSEED=0 unless set.
+ * Both malloc'd NULL-terminated; -1 when argv is not a Python file run. */
+int sbt_trace_wrap(const char *const *argv, const char *const *env, const char *limits_json, char ***argv_out,
+                   char ***env_out);
+
 /* Template expansion helpers (exposed for tests). */
 typedef struct {
   const char *bin, *bin_real, *bin_dir, *main, *main_stem, *version, *value, *libraries;

@@ -24,7 +24,7 @@ SURGEBOX = os.path.join(BIN, "surgebox")
 failures = []
 
 # Written by hand: the commands README documents (the table may grow).
-COMMANDS = ["exec", "status", "toolchains", "ping", "batch", "regen", "bins", "report", "dr-matrix", "eval", "verify", "profile"]
+COMMANDS = ["exec", "trace", "status", "toolchains", "ping", "batch", "regen", "bins", "report", "dr-matrix", "eval", "verify", "profile"]
 
 
 _tmpdirs = []
@@ -451,6 +451,49 @@ def case_request_ids(d):
         run(["exec", "--", "true"], env=d.env)
     ids = re.findall(r"job id=(\S+)", d.logtext())
     check(len(ids) >= 2 and len(set(ids)) == len(ids), f"distinct ids: {ids}")
+
+
+def case_trace(d):
+    """surgebox trace: the trace as recorded and in each format, the untraced run compared,
+    stdin as exec takes it, arguments after --, one-line refusals."""
+    t = tmpdir()
+    write(t, "main.py", "import sys\nfrom helper import double\n\n\nn = int(input())\n"
+                        "print(double(n), sys.argv[1:])\n")
+    write(t, "helper.py", "def double(x):\n    y = x * 2\n    return y\n")
+    p = run(["trace", "main.py", "helper.py", "--", "a", "b"], env=d.env, input=b"21\n", cwd=t)
+    recs = [json.loads(x) for x in p.stdout.decode().splitlines()] if p.returncode == 0 else []
+    check(p.returncode == 0 and recs and recs[0]["t"] == "head" and recs[-1] == dict(recs[-1], t="end", status="complete"),
+          f"surgebox trace main.py helper.py: {p.returncode} {p.stderr!r}")
+    check(recs and recs[0]["argv"] == ["/app/main.py", "a", "b"], f"the entry and ARGS: {recs[:1]!r}")
+    check(any(r.get("t") == "file" and r.get("path") == "/app/helper.py" for r in recs), "helper.py traced (a file record)")
+    check(any(r.get("k") == "return" and r.get("fn") == "double" and r.get("val") == ["int", "42"] for r in recs),
+          "stdin reached the program: double returned 42")
+    check(b"trace complete" in p.stderr and b"equal to the untraced run" in p.stderr, f"the summary line: {p.stderr!r}")
+    p = run(["trace", "--format", "lines", "--stdin", "-", "main.py", "helper.py", "--", "x"], env=d.env, input=b"1\n", cwd=t)
+    check(p.returncode == 0 and p.stdout.decode().split() == ["1", "2", "5", "6"], f"--format lines: {p.stdout!r} {p.stderr!r}")
+    p = run(["trace", "--format", "reval", "main.py", "helper.py"], env=d.env, input=b"1\n", cwd=t)
+    rv = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(rv.get("path") == [0, 1, 4, 5] and rv.get("coverage") == [0, 1, 4, 5], f"--format reval: {p.stdout!r} {p.stderr!r}")
+    out = os.path.join(t, "cwm.txt")
+    p = run(["trace", "--format=cwm", "--out", out, "main.py", "helper.py"], env=d.env, input=b"1\n", cwd=t)
+    cwm = open(out).read() if os.path.exists(out) else ""
+    # CWM traces a function: the first one called (double)
+    check(p.returncode == 0 and p.stdout == b"" and "<|line_sep|>" in cwm and "    y = x * 2" in cwm,
+          f"--format cwm --out: {p.returncode} {cwm[:200]!r} {p.stderr!r}")
+    p = run(["trace", "--no-check", "--events", "2", "main.py", "helper.py"], env=d.env, input=b"1\n", cwd=t)
+    last = json.loads(p.stdout.decode().splitlines()[-1]) if p.returncode == 0 else {}
+    check(last.get("status") == "truncated" and last.get("cap") == "events" and b"not compared" in p.stderr,
+          f"--events 2 --no-check: {last!r} {p.stderr!r}")
+    p = run(["trace", "--toolchain", "gcc", "main.py"], env=d.env, cwd=t)
+    check(p.returncode == 2 and b"gcc" in p.stderr and b"python3" in p.stderr and len(p.stderr.splitlines()) == 1,
+          f"--toolchain gcc refused in one line: {p.returncode} {p.stderr!r}")
+    p = run(["trace", "--format", "xml", "main.py"], env=d.env, cwd=t)
+    check(p.returncode == 1 and b"--format" in p.stderr, f"--format xml: {p.returncode} {p.stderr!r}")
+    p = run(["trace"], env=d.env, cwd=t)
+    check(p.returncode == 1 and b"FILE" in p.stderr, f"no FILE: {p.returncode} {p.stderr!r}")
+    write(t, "differs.py", "import os\nprint(os.environ.get('SURGEBOX_TRACE_FD') is None and os.path.exists('/proc/self/fd/3'))\n")
+    p = run(["trace", "differs.py"], env=d.env, cwd=t)
+    check(p.returncode == 2 and b"STDOUT DIFFERS" in p.stderr, f"a program that sees the tracer: exit 2, said: {p.stderr!r}")
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

@@ -331,6 +331,60 @@ class PrivateTest(unittest.TestCase):
         self.assertEqual(procs_with(b"sleep\x0031"), [])
 
 
+TRACED = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x * 2)\n    return out\n\n\nprint(f([1, 2]))\n"
+
+
+class TraceTest(WithDaemon):
+    """Client.trace / AsyncClient.trace: a parsed Trace through the daemon, checked against the
+    untraced run; the trace option in run_many jobs (what batch sends)."""
+
+    def test_trace_returns_a_parsed_trace(self):
+        t = self.c.trace(TRACED)
+        self.assertIsInstance(t, surgebox.Trace)
+        self.assertEqual(t.status, "complete")
+        self.assertEqual(t.head["files"], ["/app/main.py"])
+        self.assertEqual(len(t.events), 13)
+        self.assertEqual(t.events[11].k, "return")
+        self.assertEqual(tuple(t.events[11].val), ("list", "#2[2, 4]"))
+        self.assertEqual(t.result.stdout, b"[2, 4]\n")
+        self.assertEqual(t.check, {"stdout_equal": True, "stderr_equal": True, "exit_equal": True})
+        # a debugger view on it: step out of f's first line lands on the module's return
+        self.assertEqual(t.events[t.step_out(4)].fn, "<module>")
+
+    def test_files_args_stdin_and_limits(self):
+        t = self.c.trace("import sys\nfrom h import g\nprint(g(int(input())), sys.argv[1])\n",
+                         files={"h.py": "def g(x):\n    return x + 1\n"}, args=["A"], stdin="4\n",
+                         trace_limits={"events": 3}, check=False)
+        self.assertEqual(t.status, "truncated")
+        self.assertEqual(t.end["cap"], "events")
+        self.assertIsNone(t.check)
+        self.assertEqual(t.result.stdout, b"5 A\n")
+
+    def test_refused_trace_raises(self):
+        with self.assertRaises(surgebox.SurgeboxError) as cm:
+            self.c.trace("pass\n", trace_limits={"bytes": 10})
+        self.assertEqual(cm.exception.code, "bad_limits")
+        self.assertIn("trace.bytes", str(cm.exception))
+
+    def test_trace_in_run_many_jobs(self):
+        jobs = [{"id": i, "toolchain": "python3", "files": {"main.py": "print(%d)\n" % i}, "trace": {"check": True}}
+                for i in range(3)]
+        got = {r["id"]: r.step() for r in self.c.run_many(jobs, concurrency=3)}
+        self.assertEqual(sorted(got), [0, 1, 2])
+        for i, s in got.items():
+            self.assertEqual(s["trace_status"], "complete")
+            self.assertTrue(s["trace_check"]["stdout_equal"])
+            self.assertEqual(surgebox.Trace.parse(s["trace"]).events[-1].k, "return")
+
+    def test_async_trace(self):
+        async def go():
+            async with surgebox.AsyncClient(self.d.sock) as c:
+                return await c.trace(TRACED)
+        t = asyncio.run(go())
+        self.assertEqual(t.status, "complete")
+        self.assertEqual(t.result.stdout, b"[2, 4]\n")
+
+
 class AsyncTest(unittest.TestCase):
     def test_async_client(self):
         d = Daemon("--jobs", "2")

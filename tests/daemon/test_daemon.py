@@ -676,7 +676,8 @@ def case_output_bytes(d):
 VOLATILE = {"version", "uptime_s", "cgroup", "cpu_source", "enforced", "warnings", "pid", "connections",
             "connections_total", "jobs_done", "totals", "queue_time_s", "setup_time_s", "cpu_time_s",
             "user_time_s", "sys_time_s", "wall_time_s", "max_rss_kb", "cgroup_peak_kb", "running", "queued",
-            "message", "uid", "in_use", "text", "pool", "self_proof"}  # pool: "off: ..." in the .pool0 variants
+            "message", "uid", "in_use", "text", "pool", "self_proof",  # pool: "off: ..." in the .pool0 variants
+            "trace", "trace_sha256"}  # a trace's bytes depend on the Python installed
 
 
 def doc_blocks(path):

@@ -289,12 +289,43 @@ def case_brief(env):
 CASES["brief"] = case_brief
 
 
+def case_trace(env):
+    """Traced requests in a batch (issue 24): each answer's traced step carries its trace, its
+    status and the untraced run's comparison; --fields keeps trace fields; a refused trace is
+    that line's error answer, the others run."""
+    prog = "def f(x):\n    return x + %d\n\n\nprint(f(1))\n"
+    lines = [{"id": i, "type": "exec", "toolchain": "python3", "files": [{"path": "main.py", "content": prog % i}],
+              "trace": {"check": True}} for i in range(4)]
+    lines.append({"id": "bad", "type": "exec", "steps": [{"argv": ["sh", "-c", "true"], "trace": True}]})
+    inp = env.write_in(lines)
+    rc, out, err = env.run(inp, "--order", "input", "--concurrency", "3")
+    got = answers(out)
+    check(rc == 0 and len(got) == 5, f"batch of traced requests: exit {rc}, {len(got)} answers: {err}")
+    for i, a in enumerate(got[:4]):
+        s = a["steps"][-1]
+        recs = [json.loads(x) for x in s.get("trace", "").splitlines()]
+        check(a["status"] == "ok" and s["stdout"] == "%d\n" % (i + 1), f"answer {i}: {a['status']} {s.get('stdout')!r}")
+        check(s.get("trace_status") == "complete" and recs and recs[-1]["status"] == "complete"
+              and any(r.get("k") == "return" and r.get("val") == ["int", str(i + 1)] for r in recs),
+              f"answer {i}: its own trace ({s.get('trace_status')})")
+        check(s.get("trace_check") == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True},
+              f"answer {i}: compared with its untraced run: {s.get('trace_check')}")
+    check(got[4]["type"] == "error" and "steps[0]" in got[4]["error"]["message"], f"the refused line: {got[4]}")
+    outp = env.path("fields.jsonl")
+    rc, _, err = env.run(inp, "--order", "input", "--out", outp, "--fields", "steps.trace_status,steps.trace_sha256")
+    rows = answers(open(outp).read())
+    check(rc == 0 and sorted(rows[0]["steps"][0]) == ["trace_sha256", "trace_status"], f"--fields with trace fields: {rows[:1]} {err}")
+
+
+CASES["trace"] = case_trace
+
+
 def main():
     bindir, case = sys.argv[1], sys.argv[2]
     if os.geteuid() != 0 and not os.path.exists("/proc/self/ns/user"):
         print("SKIPPED: no way to run a sandbox here")
         return SKIP
-    env = Env(bindir, ["python3"] if case == "mixed" else [])
+    env = Env(bindir, ["python3"] if case in ("mixed", "trace") else [])
     try:
         CASES[case](env)
     finally:

@@ -593,7 +593,9 @@ def case_install():
     for f in ("bin/surgebox", "bin/surgeboxd", "bin/surgebox-run", "share/man/man1/surgebox.1",
               "share/man/man1/surgebox-run.1", "share/man/man8/surgeboxd.8", "lib/systemd/system/surgeboxd.socket",
               "lib/systemd/system/surgeboxd.service", "share/surgebox/toolchains/gcc.json",
-              "share/surgebox/profiles/surge-2025.json", "lib/sysusers.d/surgebox.conf"):
+              "share/surgebox/profiles/surge-2025.json", "lib/sysusers.d/surgebox.conf",
+              "share/surgebox/tracers/python/sbtrace.py", "share/surgebox/tracers/python/sbtrace_events.py",
+              "share/surgebox/python/surgebox/trace_convert.py"):
         check(os.path.exists(os.path.join(P, f)), f"installed {f}")
     with open(os.path.join(P, "lib/systemd/system/surgeboxd.service")) as f:
         unit = f.read()

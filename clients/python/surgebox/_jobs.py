@@ -20,7 +20,7 @@ Step = Union[Mapping[str, Any], Sequence[str]]
 Stdin = Union[str, bytes]
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
-               "outputs_max_bytes", "output_encoding", "profile")
+               "outputs_max_bytes", "output_encoding", "profile", "trace")
 # client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
 CLIENT_FIELDS = ("id", "cancel_after", "timeout")
 

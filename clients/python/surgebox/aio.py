@@ -6,6 +6,8 @@ import json
 from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
+from ._tracejob import trace_job_of, trace_of
+from .trace import Trace
 from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
                     cancel_after_of, error_of, job_of, warned_rename)
 
@@ -167,6 +169,19 @@ class AsyncClient:
         if res.get("type") == "error":
             raise error_of(res)
         return res
+
+    async def trace(self, source: str, *, files: Optional[Files] = None, entry: str = "main.py",
+                    args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
+                    limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,
+                    check: bool = True, profile: Optional[str] = None,
+                    cancel_after: Optional[float] = None) -> Trace:
+        """As Client.trace: `source` run as `python3 ENTRY ARGS` under the tracer, its parsed Trace."""
+        job = trace_job_of(source, files, entry, args, stdin, toolchain, limits, trace_limits, check, profile,
+                           cancel_after)
+        res = await self._run_job(job, 0, None)
+        if res.get("type") == "error":
+            raise error_of(res)
+        return trace_of(res)
 
     async def _run_job(self, item, index, default_cancel_after):
         job = _conn.as_job(item)

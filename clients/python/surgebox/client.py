@@ -13,6 +13,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 from . import _conn
 from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
                     cancel_after_of, error_of, job_of, warned_rename)
+from ._tracejob import trace_job_of, trace_of
+from .trace import Trace
 
 
 class _Job:
@@ -196,6 +198,22 @@ class Client:
         if res.get("type") == "error":
             raise error_of(res)
         return res
+
+    def trace(self, source: str, *, files: Optional[Files] = None, entry: str = "main.py",
+              args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
+              limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,
+              check: bool = True, profile: Optional[str] = None, cancel_after: Optional[float] = None) -> Trace:
+        """Run `source` as `python3 ENTRY ARGS` (`toolchain` python3 or python3.N) under surgebox's
+        tracer and return its parsed Trace (PROTOCOL.md "Traces"); `files` are uploaded beside it.
+        `trace_limits`: the tracer's limits ({"events": 1000, "bytes": 65536, ...}). With `check`
+        (default) the daemon also runs it untraced: `trace.check` says whether stdout, stderr and exit
+        were equal. `trace.result` is the exec Result. SurgeboxError when no trace came back."""
+        job = trace_job_of(source, files, entry, args, stdin, toolchain, limits, trace_limits, check, profile,
+                           cancel_after)
+        res = next(self.run_many([job], concurrency=1))
+        if res.get("type") == "error":
+            raise error_of(res)
+        return trace_of(res)
 
     def run_many(self, jobs: Iterable[Mapping[str, Any]], concurrency: int = 8, *,
                  cancel_after: Optional[float] = None, timeout: Optional[float] = None) -> Iterator[Result]:

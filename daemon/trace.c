@@ -1,0 +1,100 @@
+/* Traced steps (the "trace" option, PROTOCOL.md "Traces"): which steps of a
+ * request may be traced (refused before anything runs, naming the step),
+ * and a traced step rewritten to run under the tracer, with the tracers'
+ * directory bound read-only and the supervisor's byte cap. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 0, or -1 with msg saying which step cannot be traced and what can. */
+int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n) {
+  size_t at;
+  if (ex->toolchain) {
+    if (!ex->trace.on || sbt_trace_language_ok(tc)) return 0;
+    snprintf(msg, n, "trace: toolchain %s (%s) has no tracer; traced toolchains: python3, python3.N", tc->name,
+             tc->def && tc->def->language ? tc->def->language : "?");
+    return -1;
+  }
+  for (size_t i = 0; i < ex->n_steps; i++) {
+    const sbp_step *s = &ex->steps[i];
+    if (!s->trace.on || sbt_trace_python_argv((const char *const *)s->argv, &at)) continue;
+    snprintf(msg, n,
+             "steps[%zu] (%s): trace needs a Python file run, `python3[.N] [-u -B -E -I -s -S -O ...] FILE ARGS` "
+             "(traced toolchains: python3, python3.N); argv[0] is \"%.64s\"",
+             i, s->name, s->argv[0]);
+    return -1;
+  }
+  return 0;
+}
+
+int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base) {
+  js->trace_bytes = t->has[SBP_TRACE_BYTES] ? t->value[SBP_TRACE_BYTES] : SB_TRACE_BYTES_DEFAULT;
+  char *limits = sbt_trace_limits_json(t, js->trace_bytes);
+  int rc = limits ? sbt_trace_wrap((const char *const *)js->argv, (const char *const *)js->env, limits,
+                                   &js->own_argv, &js->own_env)
+                  : -1;
+  free(limits);
+  js->own_mounts = rc == 0 ? calloc(n_base + 1, sizeof *js->own_mounts) : NULL;
+  if (!js->own_mounts) return -1;
+  memcpy(js->own_mounts, base, n_base * sizeof *base);
+  js->own_mounts[n_base] = (sb_mount){.source = sbt_tracers_dir(), .target = SBT_TRACERS_TARGET, .writable = false};
+  js->n_own_mounts = n_base + 1;
+  js->check = t->check;
+  size_t n = 0, k = 0;
+  while (js->own_env[n]) n++;
+  js->plain_env = calloc(n + 1, sizeof *js->plain_env); /* pointers into own_env */
+  if (!js->plain_env) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(js->own_env[i], "SURGEBOX_TRACE_", 15) != 0) js->plain_env[k++] = js->own_env[i];
+  js->plain_argv = js->argv;
+  js->plain_mounts = base;
+  js->n_plain_mounts = n_base;
+  js->argv = js->own_argv;
+  js->env = js->own_env;
+  js->traced = true;
+  js->cacheable = false; /* a trace is no compile */
+  return 0;
+}
+
+static void strv_free(char **v) {
+  for (size_t i = 0; v && v[i]; i++) free(v[i]);
+  free(v);
+}
+
+void sbd_trace_step_free(sbd_jstep *js) {
+  strv_free(js->own_argv);
+  strv_free(js->own_env);
+  free(js->plain_env);
+  free(js->own_mounts);
+}
+
+static const char *const summary_keys[] = {"status", "exit_code", "signal", "limit_hit", "stdout_sha256",
+                                           "stderr_sha256", "stdout_truncated", "cpu_time_s", "user_time_s",
+                                           "sys_time_s", "wall_time_s", "max_rss_kb", "error", NULL};
+
+json_object *sbd_trace_untraced_summary(json_object *doc) {
+  json_object *o = json_object_new_object(), *v;
+  for (const char *const *k = summary_keys; o && *k; k++)
+    if (json_object_object_get_ex(doc, *k, &v)) json_object_object_add(o, *k, json_object_get(v));
+  return o;
+}
+
+static bool same(json_object *a, json_object *b, const char *key) {
+  json_object *x = NULL, *y = NULL;
+  json_object_object_get_ex(a, key, &x);
+  json_object_object_get_ex(b, key, &y);
+  return json_object_equal(x, y);
+}
+
+void sbd_trace_add_check(json_object *doc, json_object *untraced) {
+  json_object *c = json_object_new_object();
+  json_object_object_add(c, "stdout_equal", json_object_new_boolean(same(doc, untraced, "stdout_sha256")));
+  json_object_object_add(c, "stderr_equal", json_object_new_boolean(same(doc, untraced, "stderr_sha256")));
+  json_object_object_add(c, "exit_equal", json_object_new_boolean(same(doc, untraced, "status") &&
+                                                                  same(doc, untraced, "exit_code") &&
+                                                                  same(doc, untraced, "signal")));
+  json_object_object_add(doc, "trace_check", c);
+  json_object_object_add(doc, "untraced", untraced);
+}
