@@ -1,0 +1,72 @@
+"""Sameness: every program of tests/trace/programs/ (argv, exit codes,
+tracebacks, syntax errors, stdin, buffering, atexit, threads, recursion ...)
+plus a fingerprint of the interpreter's state (sys.modules, sys.path,
+sys.argv, sys.orig_argv, __main__'s names, the std streams' settings,
+os.environ, the recursion depth reached) run cold (`python3 main.py ARGS`)
+and warm (a child of one zygote): exit status, stdout and stderr equal byte
+for byte. The recursion limit's number is the one listed difference
+(PROTOCOL.md): the depth reached is what must be equal."""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zygoterun  # noqa: E402
+
+FINGERPRINT = r'''
+import sys, os
+print(sorted(sys.modules))
+print(sys.path, sys.argv, getattr(sys, "orig_argv", None), sys.executable)
+print(sorted(k for k in globals()), __name__, __file__, __spec__, __cached__, type(__loader__).__name__, __loader__.name, __loader__.path)
+for s in (sys.stdin, sys.stdout, sys.stderr):
+    print(s.name, s.mode, s.encoding, s.errors, s.line_buffering, s.write_through, s.buffer.raw.name, s.seekable())
+print(sys.stdin is sys.__stdin__, sys.stdout is sys.__stdout__, os.getcwd(), sorted(os.environ.items()))
+print(sys.flags, os.getsid(0) == os.getpid(), sys.gettrace(), sys.getprofile(), sys.excepthook is sys.__excepthook__)
+def d(n):
+    try:
+        return d(n + 1)
+    except RecursionError:
+        return n
+print("depth", d(0))
+'''
+
+
+def main():
+    py = "/usr/bin/python3"
+    if not os.path.exists(py):
+        print("SKIPPED: no /usr/bin/python3")
+        return zygoterun.SKIP
+    progs_dir = os.path.join(zygoterun.ROOT, "tests", "trace", "programs")
+    z = zygoterun.Zygote(py)
+    failures, checked = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fp = os.path.join(tmp, "fingerprint")
+        os.mkdir(fp)
+        with open(os.path.join(fp, "main.py"), "w") as f:
+            f.write(FINGERPRINT)
+        cases = [(n, os.path.join(progs_dir, n)) for n in sorted(os.listdir(progs_dir))] + [("fingerprint", fp)]
+        for name, src in cases:
+            work = os.path.join(tmp, "w", name)
+            shutil.copytree(src, work)
+            args = open(os.path.join(work, "args")).read().split() if os.path.exists(os.path.join(work, "args")) else []
+            stdin = open(os.path.join(work, "stdin"), "rb").read() if os.path.exists(os.path.join(work, "stdin")) else b""
+            cold = zygoterun.run_cold(py, "main.py", args, stdin, cwd=work)
+            warm = z.run("main.py", args, stdin, cwd=work)
+            checked += 1
+            why = ["%s differs:\n  cold: %r\n  warm: %r" % (what, a, b)
+                   for what, a, b in zip(("exit", "stdout", "stderr"), cold, warm) if a != b]
+            if why:
+                failures.append("%s: %s" % (name, "\n".join(why)))
+            print("%s %s (exit %d)" % ("FAIL" if why else "ok  ", name, cold[0]))
+    rc = z.close()
+    if rc != 0:
+        failures.append("the zygote ended with %d after its socket closed" % rc)
+    for f in failures:
+        print("FAIL", f)
+    print("%d programs, %d differ" % (checked, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
