@@ -32,6 +32,40 @@ print("depth", d(0))
 '''
 
 
+SEEDED = r'''
+import os
+print(hash("surgebox"), hash(b"x"), list({"a", "b", "c", "d", "e", "f"}), "PYTHONHASHSEED" in os.environ)
+'''
+
+
+def tmp_seeded():
+    d = tempfile.mkdtemp(prefix="seeded")
+    with open(os.path.join(d, "main.py"), "w") as f:
+        f.write(SEEDED)
+    return d
+
+
+def seeded(py, d):
+    """A zygote whose launcher chose its hash seed: a job that sends no
+    PYTHONHASHSEED hashes as a cold run with that seed, and the PID reply
+    says the seed. (The cold run's environment shows the variable; the warm
+    one does not: the job did not ask for it.)"""
+    z = zygoterun.Zygote(py, seed=12345)
+    warm = z.run("main.py", cwd=d)
+    told = z.seed
+    z.close()
+    cold = zygoterun.run_cold(py, "main.py", cwd=d, env=zygoterun.job_env({"PYTHONHASHSEED": "12345"}))
+    want = (cold[0], cold[1].replace(b" True\n", b" False\n"), cold[2])
+    shutil.rmtree(d)
+    out = []
+    if warm != want or not cold[1].endswith(b" True\n"):
+        out.append("seeded: cold %r warm %r" % (cold, warm))
+    if told != "12345":
+        out.append("seeded: the PID reply said seed %r" % told)
+    print("%s seeded (seed %s)" % ("FAIL" if out else "ok  ", told))
+    return out
+
+
 def main():
     py = "/usr/bin/python3"
     if not os.path.exists(py):
@@ -60,6 +94,8 @@ def main():
                 failures.append("%s: %s" % (name, "\n".join(why)))
             print("%s %s (exit %d)" % ("FAIL" if why else "ok  ", name, cold[0]))
     rc = z.close()
+    failures += seeded(py, tmp_seeded())
+    checked += 1
     if rc != 0:
         failures.append("the zygote ended with %d after its socket closed" % rc)
     for f in failures:

@@ -22,12 +22,19 @@ def job_env(extra=None):
 
 
 class Zygote:
-    def __init__(self, py="/usr/bin/python3", env=None):
+    def __init__(self, py="/usr/bin/python3", env=None, seed=None):
+        """seed: the zygote's own PYTHONHASHSEED, chosen by its launcher
+        (SURGEBOX_ZYGOTE_SEEDED): jobs then send an environment without one."""
         self.py = py
         self.env = job_env(env)
+        self.seed = None
+        zenv = dict(self.env)
+        if seed is not None:
+            self.env.pop("PYTHONHASHSEED", None)
+            zenv.update(PYTHONHASHSEED=str(seed), SURGEBOX_ZYGOTE_SEEDED="1")
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen([py, SBZYGOTE], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, env=dict(self.env, SURGEBOX_ZYGOTE_FD=str(theirs.fileno())))
+                                     stdout=subprocess.DEVNULL, env=dict(zenv, SURGEBOX_ZYGOTE_FD=str(theirs.fileno())))
         theirs.close()
 
     def start(self, argv, cwd, fds, env=None):
@@ -39,7 +46,9 @@ class Zygote:
         r = self.sock.recv(1 << 16)
         if not r.startswith(b"PID "):
             raise RuntimeError(r.decode(errors="replace"))
-        return int(r.split()[1])
+        f = r.split()
+        self.seed = f[3].decode()
+        return int(f[1])
 
     def finish(self):
         """(pid, wait status, utime, stime) of the job started last."""

@@ -9,7 +9,7 @@
 # argv[0] must be the zygote's own interpreter (sys.executable, or the path it
 # was started as), argv[1] the script (no interpreter options: a job with
 # options runs cold). Replies, one message each:
-#   b"PID <pid>"      the child is forked (or b"REFUSED <why>": nothing ran)
+#   b"PID <pid> SEED <n>"  the child is forked, its hash seed (or b"REFUSED <why>")
 #   b"EXIT <pid> <wait status> <utime s> <stime s> <maxrss kB>"
 # Start-up variables of the interpreter (PYTHON*, LANG, LC_*) in the job's
 # environment must equal those the zygote was started with (its original
@@ -17,6 +17,10 @@
 # start-up did, which the child inherits instead of redoing. What start-up
 # added to os.environ (LC_CTYPE by PEP 538's locale coercion) is added to the
 # job's environment, as a cold start-up would add it.
+# SURGEBOX_ZYGOTE_SEEDED=1: the launcher chose the zygote's PYTHONHASHSEED
+# (one seed per zygote, said in every PID reply) where a cold job would get a
+# random one; a job may then leave PYTHONHASHSEED unset (or set it to that
+# seed), and its child's environment is the job's own, without it.
 
 _Z_MODULES = frozenset(sys.modules)  # what start-up imported, before us
 import _socket  # noqa: E402  (the C module only: socket.py imports a dozen more)
@@ -51,8 +55,15 @@ def _strip_hook(t, v, tb):
 def _serve():
     """The zygote's loop; returns (source bytes, module dict) in a child only."""
     fd = int(os.environ.pop("SURGEBOX_ZYGOTE_FD"))
+    seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
+    seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
     with open("/proc/self/environ", "rb") as fh:
         given = dict(e.split("=", 1) for e in os.fsdecode(fh.read()).split("\0") if "=" in e)
+    given.pop("SURGEBOX_ZYGOTE_FD", None)
+    given.pop("SURGEBOX_ZYGOTE_SEEDED", None)
+    if seeded:
+        os.environ.pop("PYTHONHASHSEED", None)
+        given.pop("PYTHONHASHSEED", None)
     start_env = _startup_env(given)
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
@@ -68,7 +79,7 @@ def _serve():
         for level, kind, data in anc:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
-        why, job = _parse(msg, fds, me, start_env)
+        why, job = _parse(msg, fds, me, start_env, seed if seeded else None)
         if why:
             for f in fds:
                 os.close(f)
@@ -80,7 +91,7 @@ def _serve():
             return _become(ctl, fds, *job)
         for f in fds:
             os.close(f)
-        ctl.sendmsg([b"PID %d" % pid])
+        ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
         while True:
             try:
                 _p, status, ru = os.wait4(pid, 0)
@@ -90,7 +101,7 @@ def _serve():
         ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
 
 
-def _parse(msg, fds, me, start_env):
+def _parse(msg, fds, me, start_env, seed):
     f = msg.split(b"\0")
     try:
         if f[0] != b"RUN" or len(fds) != 3:
@@ -106,6 +117,10 @@ def _parse(msg, fds, me, start_env):
         return "argv[0] is not this zygote's interpreter", None
     if argv[1].startswith("-"):
         return "interpreter options: run cold", None
+    if seed is not None and env.get("PYTHONHASHSEED", seed) == seed:
+        start_env = dict(start_env, PYTHONHASHSEED=env.get("PYTHONHASHSEED"))
+        if start_env["PYTHONHASHSEED"] is None:
+            del start_env["PYTHONHASHSEED"]
     if _startup_env(env) != start_env:
         return "start-up variables (PYTHON*, LANG, LC_*) differ from the zygote's: run cold", None
     return None, (cwd, argv, env)
