@@ -6,12 +6,20 @@ import array
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SBZYGOTE = os.path.join(ROOT, "toolchains", "warm", "python", "sbzygote.py")
 SKIP = 77
+
+
+def pythons():
+    """[(label, path)]: tests/trace's list (Debian's python3, pyenv's 3.8 ... 3.13)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "trace"))
+    import tracerun
+    return tracerun.pythons()
 
 
 def job_env(extra=None):

@@ -174,7 +174,7 @@ def _become(ctl, fds, cwd, argv, env):
 def _stdio():
     """sys.stdin/stdout/stderr made anew on the job's descriptors, as
     Python's start-up makes them (create_stdio): buffering, line buffering
-    from isatty (always on stderr), the encodings and errors start-up chose."""
+    from isatty (always on stderr from 3.9), the encodings and errors start-up chose."""
     io = sys.modules["io"]
     buffered = not sys.__stdout__.write_through  # -u, PYTHONUNBUFFERED
     for fd, name, write in ((0, "stdin", False), (1, "stdout", True), (2, "stderr", True)):
@@ -182,7 +182,7 @@ def _stdio():
         buf = io.open(fd, "wb" if write else "rb", -1 if buffered or not write else 0, None, None, None, False)
         raw = buf.raw if (buffered or not write) else buf
         raw.name = "<%s>" % name
-        line = buffered and (raw.isatty() or fd == 2)
+        line = buffered and (raw.isatty() or (fd == 2 and _Z_V >= (3, 9)))  # stderr: always from 3.9
         new = io.TextIOWrapper(buf, old.encoding, old.errors, "\n", line, not buffered)
         new.mode = "w" if write else "r"
         setattr(sys, name, new)
