@@ -5,6 +5,7 @@ chunk by chunk (order rotated) so that the machine's drift cancels:
   fresh    one unsandboxed `python3 prog.py` per check (fork + exec), N at a time
   warm     one child per check of a zygote (toolchains/warm/python/sbzygote.py),
            N zygotes, unsandboxed: the interpreter's share of the cost alone
+  harness  CRUXEval's own harness method, unsandboxed (bench/harness_baseline.py)
   surgebox `surgebox verify --benchmark cruxeval` through a daemon (cold,
            sandboxed), when --bin is given
 Run inside the throw-away unshare wrapper, as root:
@@ -28,6 +29,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "warm"))
 import zygoterun  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness_baseline  # noqa: E402
 
 PY = "/usr/bin/python3"
 
@@ -84,7 +87,7 @@ def main():
         return zygoterun._code(z.finish()[1])
 
     daemon = sock = None
-    paths = ["fresh", "warm"]
+    paths = ["fresh", "warm", "harness"]
     if a.bin:
         sock = os.path.join(work, "d.sock")
         daemon = subprocess.Popen([os.path.join(a.bin, "surgeboxd"), "--socket", sock, "--jobs", str(a.jobs), "--quiet",
@@ -123,6 +126,14 @@ def main():
                     if ok != len(samples):
                         sys.exit("warm_python.py: surgebox passed %d of %d in chunk %d" % (ok, len(samples), i))
                     continue
+                if path == "harness":
+                    progs = [open(os.path.join(d, "prog.py")).read() for d in dirs]
+                    t0 = time.monotonic()
+                    verdicts = harness_baseline.run(progs, a.jobs)
+                    secs[path].append(time.monotonic() - t0)
+                    if not all(verdicts):
+                        sys.exit("warm_python.py: harness: %d checks failed" % verdicts.count(False))
+                    continue
                 failed = in_parallel(dirs, a.jobs, fresh if path == "fresh" else warm)
                 secs[path].append(time.monotonic() - t0)
                 if failed:
@@ -140,6 +151,7 @@ def main():
     for k in paths:
         t = sum(secs[k])
         print("%-9s %6.1f s  %5.2f ms/check  %.2fx fresh" % (k, t, 1000 * t / n, t / base))
+    print("warm / harness: %.2fx" % (sum(secs["warm"]) / sum(secs["harness"])))
     if "surgebox" in secs:
         print("warm / surgebox cold: %.2fx" % (sum(secs["warm"]) / sum(secs["surgebox"])))
     if not a.work:
