@@ -1,7 +1,8 @@
 """Sameness on CRUXEval's 800 programs (output mode, as surgebox's verify
 runs them: `<code>` then `assert <output> == f(<input>)`, the reference
 output, CRUXEval's own check): each run cold (`python3 prog.py`) and warm
-(a child of one zygote): exit status, stdout and stderr equal byte for byte.
+(a child of one zygote), on Debian's python3 and every pyenv CPython
+3.8 ... 3.13 present (absent ones printed, not counted): exit status, stdout and stderr equal byte for byte.
 Skips (77) when the data is absent. PYTHONHASHSEED=0 on both sides: a warm
 job has its zygote's one seed, a cold one its own (PROTOCOL.md)."""
 import json
@@ -23,10 +24,19 @@ def programs(path):
 
 
 def main():
-    py = "/usr/bin/python3"
     if not os.path.exists(DATA):
         print("SKIPPED: no CRUXEval data at %s (set CRUXEVAL_DATA)" % DATA)
         return zygoterun.SKIP
+    pys = zygoterun.pythons()
+    if not pys:
+        print("SKIPPED: no python3 at all")
+        return zygoterun.SKIP
+    bad = [label for label, py in pys if one_python(label, py)]
+    print("%d Pythons, %d with differences%s" % (len(pys), len(bad), (": " + ", ".join(bad)) if bad else ""))
+    return 1 if bad else 0
+
+
+def one_python(label, py):
     z = zygoterun.Zygote(py)
     diffs, n, failed_cold = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -44,11 +54,11 @@ def main():
     rc = z.close()
     for d in diffs:
         print("DIFF", d)
-    print("%d programs (%d fail cold), %d differ warm vs cold; zygote exit %d" % (n, failed_cold, len(diffs), rc))
+    print("%s: %d programs (%d fail cold), %d differ warm vs cold; zygote exit %d" % (label, n, failed_cold, len(diffs), rc))
     if n != 800:
         print("FAIL: expected 800 programs, read %d" % n)
-        return 1
-    return 1 if diffs or rc else 0
+        return True
+    return bool(diffs or rc)
 
 
 if __name__ == "__main__":
