@@ -1,0 +1,30 @@
+# surgebox's warm Python interpreter (a zygote), issue 25:
+#
+#   SURGEBOX_ZYGOTE_FD=N python3 sbzygote.py
+#
+# never runs job code itself. It waits on descriptor N (a SOCK_SEQPACKET
+# socket) for jobs; for each it forks a child that runs the job's program as
+# `python3 main.py ARGS` would, and reports the child's pid and wait status
+# (sbzygote_body.py: the request format). Only a forked child returns from
+# _serve(): it runs the program here, in its own module frame right under
+# this one, cut from tracebacks as toolchains/tracers/python/sbtrace.py does,
+# so that Python's own main ends the run (SystemExit, the excepthook, atexit,
+# the final flush and its exit status 120) exactly as for a cold start.
+# This file stays small; its body comes from cached bytecode, not an import.
+import sys
+import os
+
+exec(type(sys.modules["__main__"].__loader__)(
+    "sbzygote_body", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sbzygote_body.py")
+).get_code("sbzygote_body"), globals())
+_G = globals()
+_source, _g = _serve()
+del _serve
+try:
+    exec(compile(_source, _g["__file__"], "exec", dont_inherit=True), _g)
+except BaseException as _e:
+    if not _in_mro(type(_e), SystemExit):
+        _strip_hook.hook = sys.excepthook
+        sys.excepthook = _strip_hook
+    del _e
+    raise

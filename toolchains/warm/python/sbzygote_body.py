@@ -1,0 +1,189 @@
+# The zygote's body (see sbzygote.py), executed from cached bytecode in the
+# zygote's __main__ namespace. Standard library modules that start-up has
+# already imported only, plus _socket (for SCM_RIGHTS), dropped from
+# sys.modules in each child.
+#
+# Request (one SOCK_SEQPACKET message): b"\0"-separated fields
+#   RUN, cwd, argc, argv..., envc, env... ("NAME=VALUE")
+# with three descriptors by SCM_RIGHTS: the job's stdin, stdout, stderr.
+# argv[0] must be the zygote's own interpreter (sys.executable, or the path it
+# was started as), argv[1] the script (no interpreter options: a job with
+# options runs cold). Replies, one message each:
+#   b"PID <pid> SEED <n>"  the child is forked, its hash seed (or b"REFUSED <why>")
+#   b"EXIT <pid> <wait status> <utime s> <stime s> <maxrss kB>"
+# Start-up variables of the interpreter (PYTHON*, LANG, LC_*) in the job's
+# environment must equal those the zygote was started with (its original
+# block, /proc/self/environ), else the job is REFUSED: they decide what
+# start-up did, which the child inherits instead of redoing. What start-up
+# added to os.environ (LC_CTYPE by PEP 538's locale coercion) is added to the
+# job's environment, as a cold start-up would add it.
+# SURGEBOX_ZYGOTE_SEEDED=1: the launcher chose the zygote's PYTHONHASHSEED
+# (one seed per zygote, said in every PID reply) where a cold job would get a
+# random one; a job may then leave PYTHONHASHSEED unset (or set it to that
+# seed), and its child's environment is the job's own, without it.
+
+_Z_MODULES = frozenset(sys.modules)  # what start-up imported, before us
+import _socket  # noqa: E402  (the C module only: socket.py imports a dozen more)
+
+_Z_V = sys.version_info[:2]
+
+
+def _startup_env(env):
+    return {k: v for k, v in env.items()
+            if k.startswith(("PYTHON", "LC_")) or k in ("LANG", "LANGUAGE")}
+
+
+def _in_mro(t, base):
+    return base in type.__dict__["__mro__"].__get__(t)
+
+
+def _strip_hook(t, v, tb):
+    """sys.excepthook for the program's uncaught exception: the zygote's frame
+    cut from its traceback, then the hook the program had (or the default)."""
+    hook = _strip_hook.hook
+    sys.excepthook = hook
+    while tb is not None and tb.tb_frame.f_globals is _G:
+        tb = tb.tb_next
+    try:
+        v.__traceback__ = tb
+    except Exception:
+        pass
+    sys.last_traceback = tb
+    return hook(t, v, tb)
+
+
+def _serve():
+    """The zygote's loop; returns (source bytes, module dict) in a child only."""
+    fd = int(os.environ.pop("SURGEBOX_ZYGOTE_FD"))
+    seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
+    seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
+    with open("/proc/self/environ", "rb") as fh:
+        given = dict(e.split("=", 1) for e in os.fsdecode(fh.read()).split("\0") if "=" in e)
+    given.pop("SURGEBOX_ZYGOTE_FD", None)
+    given.pop("SURGEBOX_ZYGOTE_SEEDED", None)
+    if seeded:
+        os.environ.pop("PYTHONHASHSEED", None)
+        given.pop("PYTHONHASHSEED", None)
+    start_env = _startup_env(given)
+    added = {k: v for k, v in os.environ.items() if k not in given}
+    me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
+    ctl = _socket.socket(fileno=fd)
+    while True:
+        try:
+            msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(3 * 4))
+        except InterruptedError:
+            continue
+        if not msg:
+            os._exit(0)  # the spawner closed its end: no job, no finalisation
+        fds = []
+        for level, kind, data in anc:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
+        why, job = _parse(msg, fds, me, start_env, seed if seeded else None)
+        if why:
+            for f in fds:
+                os.close(f)
+            ctl.sendmsg([b"REFUSED " + why.encode()])
+            continue
+        pid = os.fork()
+        if pid == 0:
+            job[2].update(added)
+            return _become(ctl, fds, *job)
+        for f in fds:
+            os.close(f)
+        ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
+        while True:
+            try:
+                _p, status, ru = os.wait4(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+
+
+def _parse(msg, fds, me, start_env, seed):
+    f = msg.split(b"\0")
+    try:
+        if f[0] != b"RUN" or len(fds) != 3:
+            return "malformed request", None
+        cwd = os.fsdecode(f[1])
+        argc = int(f[2])
+        argv = [os.fsdecode(a) for a in f[3:3 + argc]]
+        envc = int(f[3 + argc])
+        env = dict(os.fsdecode(e).split("=", 1) for e in f[4 + argc:4 + argc + envc])
+    except (IndexError, ValueError):
+        return "malformed request", None
+    if len(argv) < 2 or argv[0] not in me:
+        return "argv[0] is not this zygote's interpreter", None
+    if argv[1].startswith("-"):
+        return "interpreter options: run cold", None
+    if seed is not None and env.get("PYTHONHASHSEED", seed) == seed:
+        start_env = dict(start_env, PYTHONHASHSEED=env.get("PYTHONHASHSEED"))
+        if start_env["PYTHONHASHSEED"] is None:
+            del start_env["PYTHONHASHSEED"]
+    if _startup_env(env) != start_env:
+        return "start-up variables (PYTHON*, LANG, LC_*) differ from the zygote's: run cold", None
+    return None, (cwd, argv, env)
+
+
+def _become(ctl, fds, cwd, argv, env):
+    """In the forked child: the job's session, descriptors, directory,
+    environment, sys state and __main__, as `python3 main.py` has them."""
+    ctl.close()
+    os.setsid()
+    for i, f in enumerate(fds):
+        if f != i:
+            os.dup2(f, i)  # inheritable, as a cold job's 0-2
+    for f in fds:
+        if f > 2:
+            os.close(f)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    _stdio()
+    for name in set(sys.modules) - _Z_MODULES:
+        del sys.modules[name]
+    script = argv[1]
+    file_value = script if _Z_V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
+    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
+    sys.argv = argv[1:]
+    if hasattr(sys, "orig_argv"):
+        sys.orig_argv = list(argv)
+    mod = type(sys)("__main__")
+    g = mod.__dict__
+    g["__annotations__"] = {}
+    g["__builtins__"] = sys.modules["builtins"]
+    g["__file__"] = file_value
+    g["__cached__"] = None
+    g["__loader__"] = type(sys.modules["__main__"].__loader__)("__main__", file_value)
+    sys.modules["__main__"] = mod
+    try:
+        with open(script, "rb") as fh:
+            source = fh.read()
+    except OSError as e:
+        sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (argv[0], file_value, e.errno, e.strerror))
+        sys.stderr.flush()
+        os._exit(2)
+    # the zygote's frame sits under the program's (and up to 3.11 so does
+    # exec's C call): the program reaches the same depth before RecursionError
+    sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _Z_V >= (3, 12) else 2))
+    return source, g
+
+
+def _stdio():
+    """sys.stdin/stdout/stderr made anew on the job's descriptors, as
+    Python's start-up makes them (create_stdio): buffering, line buffering
+    from isatty (always on stderr from 3.9), the encodings and errors start-up chose."""
+    io = sys.modules["io"]
+    buffered = not sys.__stdout__.write_through  # -u, PYTHONUNBUFFERED
+    for fd, name, write in ((0, "stdin", False), (1, "stdout", True), (2, "stderr", True)):
+        old = getattr(sys, name)
+        buf = io.open(fd, "wb" if write else "rb", -1 if buffered or not write else 0, None, None, None, False)
+        raw = buf.raw if (buffered or not write) else buf
+        raw.name = "<%s>" % name
+        line = buffered and (raw.isatty() or (fd == 2 and _Z_V >= (3, 9)))  # stderr: always from 3.9
+        new = io.TextIOWrapper(buf, old.encoding, old.errors, "\n", line, not buffered)
+        new.mode = "w" if write else "r"
+        setattr(sys, name, new)
+        setattr(sys, "__%s__" % name, new)
