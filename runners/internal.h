@@ -247,6 +247,9 @@ int sb_netns_slot_take(sb_runtime *rt, int slot);
  * the kernel collected what was in flight. */
 void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid);
 int sb_ns_uts_setup(void);                       /* child */
+/* A running job's namespace by its init's pidfd (PIDFD_GET_*_NAMESPACE,
+ * 6.11+), else by /proc/<pid>/ns/<name>: fd or -1 (errno). Parent. */
+int sb_ns_of_job(int pidfd, pid_t pid, unsigned long pidfd_ioctl, const char *name);
 int sb_ns_write_id_maps(pid_t pid, uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
                         gid_t outer_gid, char err[SB_ERR_MAX]); /* parent, userns mode */
 

@@ -35,14 +35,7 @@
 #endif
 
 int sb_ipc_job_ns(int pidfd, pid_t pid) {
-  int fd = ioctl(pidfd, PIDFD_GET_IPC_NAMESPACE, 0);
-  if (fd >= 0) {
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-    return fd;
-  }
-  char ns[64]; /* older kernels: by pid, which the init keeps until we reap it */
-  snprintf(ns, sizeof ns, "/proc/%d/ns/ipc", (int)pid);
-  fd = open(ns, O_RDONLY | O_CLOEXEC);
+  int fd = sb_ns_of_job(pidfd, pid, PIDFD_GET_IPC_NAMESPACE, "ipc");
   return fd < 0 ? -errno : fd;
 }
 

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 typedef struct {
@@ -147,4 +148,15 @@ void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid) {
   }
   rt->netns_fds[i] = fd;
   rt->netns_probes[i] = probe;
+}
+
+int sb_ns_of_job(int pidfd, pid_t pid, unsigned long pidfd_ioctl, const char *name) {
+  int fd = ioctl(pidfd, pidfd_ioctl, 0);
+  if (fd >= 0) {
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+  }
+  char ns[64]; /* older kernels: by pid, which the init keeps until we reap it */
+  snprintf(ns, sizeof ns, "/proc/%d/ns/%s", (int)pid, name);
+  return open(ns, O_RDONLY | O_CLOEXEC);
 }

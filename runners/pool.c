@@ -342,17 +342,7 @@ void sb_pool_prepare(sb_runtime *rt, int slot, const sb_workspace *ws, const sb_
 #define PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3) /* linux/pidfd.h, 6.11+ */
 #endif
 
-int sb_pool_job_ns(int pidfd, pid_t pid) {
-  int fd = ioctl(pidfd, PIDFD_GET_MNT_NAMESPACE, 0);
-  if (fd >= 0) {
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-    return fd;
-  }
-  /* older kernels: by pid, which the init keeps until we reap it */
-  char ns[64];
-  snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
-  return open(ns, O_RDONLY | O_CLOEXEC);
-}
+int sb_pool_job_ns(int pidfd, pid_t pid) { return sb_ns_of_job(pidfd, pid, PIDFD_GET_MNT_NAMESPACE, "mnt"); }
 
 void sb_pool_init(sb_runtime *rt) {
   if (rt->opts.pool <= 0) return;
