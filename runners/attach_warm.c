@@ -19,8 +19,8 @@
  * slower reader path, which is what favordynmods trades permanently.
  *
  * The thread only calls write, clock_gettime and pthread_cond_timedwait: it
- * never holds a lock a forked or cloned child could need (the sandbox init
- * is a raw clone of the daemon). */
+ * never holds a lock a forked or cloned child could need (sandbox inits are
+ * the spawner's clones now, but a process may still fork the daemon). */
 #include "internal.h"
 
 #include <errno.h>
