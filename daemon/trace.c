@@ -38,7 +38,7 @@ int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size
   free(limits);
   js->own_mounts = rc == 0 ? calloc(n_base + 1, sizeof *js->own_mounts) : NULL;
   if (!js->own_mounts) return -1;
-  memcpy(js->own_mounts, base, n_base * sizeof *base);
+  if (n_base) memcpy(js->own_mounts, base, n_base * sizeof *base); /* base may be NULL when empty */
   js->own_mounts[n_base] = (sb_mount){.source = sbt_tracers_dir(), .target = SBT_TRACERS_TARGET, .writable = false};
   js->n_own_mounts = n_base + 1;
   js->check = t->check;
