@@ -42,7 +42,7 @@ static void expect(const char *name, const char *in, bool cut, int code, int sig
 /* Checked as it arrives: a line split across reads is checked once whole;
  * the first bad line stops the scan (the pipe is then closed). */
 static void incremental(void) {
-  const char *chunks[] = {HEAD "{\"t\":\"ev\",", "\"i\":0,\"k\":\"line\"}\n{\"t\":", "\"ev\",\"i\":1,\"k\":\"line\"}\n" END_OK};
+  const char *chunks[] = {(HEAD "{\"t\":\"ev\","), "\"i\":0,\"k\":\"line\"}\n{\"t\":", ("\"ev\",\"i\":1,\"k\":\"line\"}\n" END_OK)};
   const bool ok_after[] = {true, true, true};
   const uint64_t events_after[] = {0, 1, 2};
   sb_result r;
