@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "regen.h"
 #include "report.h"
+#include "traces/traces.h"
 #include "verify.h"
 
 #include <stdio.h>
@@ -37,6 +38,8 @@ static const sbc_command commands[] = {
     {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
     {"trace", "run a Python FILE under the tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
      sbc_trace_main},
+    {"trace-dataset", "trace every program of CRUXEval or a JSON Lines file: ground-truth traces; resumable",
+     D | A | P | S, sbtd_main},
     {"status", "the daemon's state and counters", D | A, sbc_status_main},
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
@@ -51,7 +54,7 @@ static const sbc_command commands[] = {
     {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
      sbr_merge_main},
-    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge)", D | A | P | S,
+    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S,
      sbr_verify_main},
     {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", 0, profile_main},
 };

@@ -8,24 +8,14 @@
  * exit differ is reported and exits 2: its trace is not of the same run. */
 #include "cli.h"
 #include "protocol.h"
-#include "runtime_paths.h"
+#include "pyclient.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef SURGEBOX_PYTHON_CLIENT_SOURCE_DIR
-#define SURGEBOX_PYTHON_CLIENT_SOURCE_DIR "/usr/share/surgebox/python"
-#endif
-
-extern char **environ;
 
 enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH, O_TIME, O_JSON };
 
@@ -54,14 +44,6 @@ static const sbo_cmd trace_cmd = {
     "the trace is tampered, or the traced run's stdout or exit differ from the untraced run's.\n",
     false, NULL};
 
-static const char *python_client_dir(void) {
-  const char *env = getenv("SURGEBOX_PYTHON_CLIENT");
-  if (env && *env) return env;
-  static char buf[PATH_MAX];
-  if (sbu_installed_dir("python", buf, sizeof buf)) return buf;
-  return SURGEBOX_PYTHON_CLIENT_SOURCE_DIR;
-}
-
 /* The trace (and the job's text files, for cwm) to the converter's stdin. */
 static int convert(const char *format, const char *trace, size_t len, json_object *files, const char *out,
                    char *err, size_t err_len) {
@@ -76,51 +58,12 @@ static int convert(const char *format, const char *trace, size_t len, json_objec
   }
   json_object_object_add(doc, "sources", sources);
   const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-  char pp[PATH_MAX + 64];
-  const char *old = getenv("PYTHONPATH");
-  snprintf(pp, sizeof pp, "%s%s%s", python_client_dir(), old && *old ? ":" : "", old && *old ? old : "");
-  setenv("PYTHONPATH", pp, 1);
-  int pfd[2];
-  if (pipe2(pfd, O_CLOEXEC) < 0) {
-    json_object_put(doc);
-    snprintf(err, err_len, "pipe: %s", strerror(errno));
-    return -1;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
-  char *argv[] = {"python3", "-m", "surgebox.trace_convert", "--format", (char *)format, out ? "--out" : NULL,
-                  (char *)out, NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "python3", &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(pfd[0]);
-  if (rc != 0) {
-    close(pfd[1]);
-    json_object_put(doc);
-    snprintf(err, err_len, "cannot run python3 for --format %s: %s (install python3, or use --format jsonl)", format,
-             strerror(rc));
-    return -1;
-  }
-  void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
-  size_t n = strlen(text), off = 0;
-  while (off < n) {
-    ssize_t w = write(pfd[1], text + off, n - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  close(pfd[1]);
-  signal(SIGPIPE, old_pipe);
+  const char *args[] = {"--format", format, out ? "--out" : NULL, out, NULL};
+  int rc = sbc_py_module("surgebox.trace_convert", args, text, err, err_len);
   json_object_put(doc);
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    snprintf(err, err_len, "the converter (python3 -m surgebox.trace_convert, from %s) failed", python_client_dir());
-    return -1;
-  }
-  return 0;
+  if (rc > 0)
+    snprintf(err, err_len, "the converter (python3 -m surgebox.trace_convert, from %s) failed", sbc_py_client_dir());
+  return rc ? -1 : 0;
 }
 
 static int write_all(const char *out, const char *data, size_t len, char *err, size_t err_len) {

@@ -10,6 +10,7 @@
 
 #include "cruxeval/cruxeval.h"
 #include "surge/drmatrix_shard.h"
+#include "traces/traces.h"
 
 #include "cliopt.h"
 #include <stdbool.h>
@@ -92,7 +93,7 @@ static int check_disjoint(sbr_merge_shard *sh, size_t n) {
 }
 
 static const sbo_opt merge_opts[] = {
-    {"out", 'o', "OUT", "where the merged output goes (a directory for regen, a file for verify, batch and dr-matrix)"},
+    {"out", 'o', "OUT", "where the merged output goes (a directory for regen and trace-dataset, a file for verify, batch and dr-matrix)"},
     {"summary", 's', "FILE", "regen: the fidelity report as JSON"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd merge_cmd = {
@@ -101,7 +102,8 @@ static const sbo_cmd merge_cmd = {
     "  regen --shard I/N --out DIR (OUT: a directory),\n"
     "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file),\n"
     "  verify --benchmark surge --shard I/N --out DIR (OUT: the scored report, as verify --json prints it),\n"
-    "  batch IN --shard I/N --out FILE (OUT: every answer, in input order).\n"
+    "  batch IN --shard I/N --out FILE (OUT: every answer, in input order),\n"
+    "  trace-dataset --shard I/N --out DIR (OUT: a directory, as one run writes it).\n"
     "Refuses shards of different runs (data, options, profile, toolchains), a shard given twice or a\n"
     "missing one, and says which.",
     merge_opts, NULL, NULL, false, NULL};
@@ -159,6 +161,7 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
     else if (cmd && !strcmp(cmd, "verify-surge")) rc = sbr_vs_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbr_drmatrix_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "trace-dataset")) rc = sbtd_merge(sh, n, out);
     else {
       fprintf(stderr, "merge: %s: shards of \"%s\" cannot be merged\n", sh[0].dir, cmd ? cmd : "?");
       rc = 2;

@@ -217,6 +217,13 @@ json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh) {
 
 int sbr_shard_finish_by_count(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
                               const char *const *names, size_t n, bool *mine, const char *out, const char *prog) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s.shard.json", out);
+  return sbr_shard_finish_by_count_at(sh, m, part, keys, names, n, mine, path, prog);
+}
+
+int sbr_shard_finish_by_count_at(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
+                                 const char *const *names, size_t n, bool *mine, const char *path, const char *prog) {
   sbr_shard_item *items = calloc(n + 1, sizeof *items);
   unsigned *owner = calloc(n + 1, sizeof *owner);
   if (!items || !owner) abort();
@@ -229,8 +236,6 @@ int sbr_shard_finish_by_count(const sbr_shard *sh, json_object *m, const char *p
   json_object_object_add(m, "items", owned);
   free(items);
   free(owner);
-  char path[4200];
-  snprintf(path, sizeof path, "%s.shard.json", out);
   int rc = sbr_shard_write_manifest(path, m, prog);
   json_object_put(m);
   return rc;

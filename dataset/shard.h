@@ -73,5 +73,8 @@ json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh);
  * over) written to <out>.shard.json. 0, or -1 with a message. */
 int sbr_shard_finish_by_count(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
                               const char *const *names, size_t n, bool *mine, const char *out, const char *prog);
+/* The same, the manifest written to path (a directory's OUT/shard.json). */
+int sbr_shard_finish_by_count_at(const sbr_shard *sh, json_object *m, const char *part, const uint64_t *keys,
+                                 const char *const *names, size_t n, bool *mine, const char *path, const char *prog);
 
 #endif

@@ -5,6 +5,7 @@
 #include "verify.h"
 #include "cruxeval/cruxeval.h"
 #include "surge/verify_surge.h"
+#include "traces/traces.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,8 @@ static const benchmark benchmarks[] = {
     {"cruxeval", "CRUXEval's generations run sandboxed, scored as its authors do (pass@1, pass@5)", sbx_verify_cmdline},
     {"surge", "SURGE predictions scored against references regenerated here (= eval --execute)",
      sbr_verify_surge_cmdline},
+    {"traces", "predicted traces or per-question answers scored against trace-dataset's recordings",
+     sbtd_verify_cmdline},
 };
 #define N_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 
