@@ -86,8 +86,6 @@ int sbtd_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (rc == 0 && o.programs && (o.samples || o.limit || o.data))
     rc = sbo_usage_error(&p, "--samples, --limit and --data are for --benchmark cruxeval");
   if (rc == 0 && o.samples && o.limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
-  if (rc == 0 && (o.samples || o.limit) && (run.shard.shard || run.shard.shards))
-    rc = sbo_usage_error(&p, "--samples and --limit are for a run on one machine, not with --shard");
   sbo_done(&p);
   o.jobs = run.jobs;
   o.dump = run.dump;

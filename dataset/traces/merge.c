@@ -41,7 +41,9 @@ static int items_of(json_object *m, sbtd_items *items) {
     fprintf(stderr, "merge: %s (the shards' %s) is unreadable or changed since they ran\n", path ? path : "?", which);
     return -1;
   }
-  int rc = strcmp(which, "programs") ? sbtd_cruxeval_load(path, NULL, 0, items, err, sizeof err)
+  const char *samples = json_object_get_string(json_object_object_get(m, "samples"));
+  long limit = (long)json_object_get_int64(json_object_object_get(m, "limit"));
+  int rc = strcmp(which, "programs") ? sbtd_cruxeval_load(path, samples, limit, items, err, sizeof err)
                                      : sbtd_programs_load(path, items, err, sizeof err);
   if (rc < 0) fprintf(stderr, "merge: %s\n", err);
   return rc;

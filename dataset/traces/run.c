@@ -199,6 +199,9 @@ static int shard_begin(const sbtd_opts *o, run_state *rs) {
   json_object *m = sbr_shard_manifest_new("trace-dataset", &o->shard);
   if (o->programs) sbr_shard_add_file(m, "programs", o->programs);
   else sbr_shard_add_file(m, "data", o->data);
+  /* the same cut on every machine: the merge reloads these items */
+  json_object_object_add(m, "samples", o->samples ? json_object_new_string(o->samples) : NULL);
+  json_object_object_add(m, "limit", json_object_new_int64(o->limit));
   json_object_object_add(m, "trace_limits", o->trace ? json_object_get(o->trace) : NULL);
   json_object_object_add(m, "profile", rs->d->ctx.profile ? json_object_new_string(rs->d->ctx.profile) : NULL);
   char path[4400];
