@@ -24,7 +24,7 @@ SURGEBOX = os.path.join(BIN, "surgebox")
 failures = []
 
 # Written by hand: the commands README documents (the table may grow).
-COMMANDS = ["exec", "trace", "status", "toolchains", "ping", "batch", "regen", "bins", "report", "dr-matrix", "eval", "verify", "profile"]
+COMMANDS = ["exec", "trace", "trace-dataset", "status", "toolchains", "ping", "batch", "regen", "bins", "report", "dr-matrix", "eval", "verify", "profile"]
 
 
 _tmpdirs = []
@@ -103,7 +103,8 @@ def case_help_all():
             check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox " + c.encode()) and not p.stderr,
                   f"surgebox {c} {h}: exit {p.returncode}, stdout {p.stdout[:60]!r}, stderr {p.stderr[:200]!r}")
     for extra in (["eval", "--execute", "--help"], ["verify", "--benchmark", "cruxeval", "--help"],
-                  ["verify", "--benchmark=surge", "--help"], ["profile", "list", "--help"]):
+                  ["verify", "--benchmark=surge", "--help"], ["verify", "--benchmark", "traces", "--help"],
+                  ["profile", "list", "--help"]):
         p = run(extra)
         check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox ") and not p.stderr,
               f"surgebox {' '.join(extra)}: {p.returncode} {p.stderr[:200]!r}")
@@ -119,6 +120,7 @@ def case_unknown_option():
     """A mistake: one line on stderr naming it and pointing at --help, exit 1."""
     forms = [[c, "--no-such-option"] for c in COMMANDS if c not in ("verify", "profile")]
     forms += [["verify", "--benchmark", "cruxeval", "--no-such-option"], ["profile", "list", "--no-such-option"],
+              ["verify", "--benchmark", "traces", "--no-such-option"],
               ["--no-such-option", "ping"]]
     for args in forms:
         p = run(args)
