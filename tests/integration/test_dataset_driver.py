@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark driver as a user meets it, for every dataset command
-(regen, dr-matrix, verify --benchmark cruxeval|surge, eval --execute, batch):
+(regen, dr-matrix, verify --benchmark cruxeval|surge, eval --execute, batch, trace-dataset):
 
   failures  a daemon whose every job fails inside surgebox (its jobs
             directory made read-only, a real failure: each job ends
@@ -79,7 +79,7 @@ class Setup:
 
     def commands(self):
         """Each dataset command with fresh outputs: (name, argv after the command word's options, outputs)."""
-        o = {k: self.fresh(k) for k in ("regen", "drm", "crux", "batch", "vs")}
+        o = {k: self.fresh(k) for k in ("regen", "drm", "crux", "batch", "vs", "tds")}
         return [
             ("regen", ["regen", "--data", self.data, "--subset", "dr", "--out", o["regen"], "--summary",
                        o["regen"] + ".summary.json"], o["regen"]),
@@ -92,6 +92,8 @@ class Setup:
             ("eval --execute", ["eval", "--execute", "--data", self.data, "--subset", "dr", "--predictions", self.preds,
                                 "--json"], None),
             ("batch", ["batch", self.batch_in, "--out", o["batch"]], o["batch"]),
+            ("trace-dataset", ["trace-dataset", "--benchmark", "cruxeval", "--data", self.crux, "--out", o["tds"]],
+             o["tds"]),
         ]
 
     def run(self, argv, env_socket=None, timeout=600, socket_dir=None):
@@ -161,6 +163,12 @@ def case_failures(s):
                 check([a.get("status") for a in answers] == ["internal_error"] * 2,
                       f"batch: each line says internal_error: {answers}")
                 check("failures of surgebox (internal_error): 2" in p.stderr, "batch: the summary counts them")
+            elif name == "trace-dataset":
+                check(os.listdir(os.path.join(out, "items")) == [] and os.listdir(os.path.join(out, "traces")) == [],
+                      "trace-dataset: no record or trace written from a failure")
+                summ = json.load(open(os.path.join(out, "summary.json")))
+                check(summ["not_run"] == 2 and summ["trace_status"] == {}, f"trace-dataset: 2 not run: {summ}")
+                check("2 not run" in p.stderr, "trace-dataset: the summary says so")
     finally:
         d.stop()
 
