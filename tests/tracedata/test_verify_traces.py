@@ -2,7 +2,7 @@
 hand (the layout trace-dataset writes: index.jsonl, traces/ID.jsonl) from the hand-written trace of
 test_trace_score.py. Expected figures worked out by hand beside each assertion.
 
-usage: test_verify_traces.py BIN_DIR CASE   (CASE: perfect, broken, questions, errors)"""
+usage: test_verify_traces.py BIN_DIR CASE   (CASE: perfect, broken, cwm, questions, errors)"""
 import json
 import os
 import subprocess
@@ -121,6 +121,34 @@ def case_questions(bin_dir, tmp):
     check(near(q["metrics"]["debugger_line"], 1 / 2), "debugger_line 1/2")
     check(r["bad_predictions"] == {"bad_question": 1, "unanswerable_question": 1}, "bad questions counted")
     check(r["missing"] == ["c"], "c missing")
+
+
+# CWM's text of T from f's call (trace_cwm.to_cwm's frames, written out by hand)
+def cwm(b_value):
+    return ('<|call_sep|>{"a": "1"}<|action_sep|>def f(a):\n<|frame_sep|>'
+            '<|line_sep|>{"a": ".."}<|action_sep|>    b = a + 1\n<|frame_sep|>'
+            '<|line_sep|>{"a": "..", "b": "%s"}<|action_sep|>    return b\n<|frame_sep|>'
+            '<|return_sep|><|action_sep|>    return b\n<|arg_sep|>"2"<|frame_sep|><|end_of_text|>' % b_value)
+
+
+def case_cwm(bin_dir, tmp):
+    refs = os.path.join(tmp, "refs")
+    refs_dir(refs)
+    lines = [json.dumps({"id": "a", "cwm": cwm("2")}) + "\n",
+             json.dumps({"id": "b", "cwm": cwm("3")}) + "\n",          # b = 3 at the third frame (recorded: 2)
+             json.dumps({"id": "c", "cwm": "garbage<|frame_sep|>"}) + "\n"]  # one malformed frame
+    p, r = verify(bin_dir, refs, lines)
+    t = r["traces"]
+    check(near(t["format_valid"], 2 / 3), "format_valid 2/3 (c malformed)")
+    check("paths" not in t, "no line-path metrics from CWM frames")
+    # a: 1; b: frame 3 of 4 has {a, b} with b wrong (key_value 1/2 there); c: its one malformed step pairs
+    # with nothing equal: 0
+    want = {"action_exact": 2 / 3, "state_exact": (1 + 3 / 4) / 3, "key_match": 2 / 3,
+            "key_value": (1 + (3 + 1 / 2) / 4) / 3, "value_typed": (1 + (3 + 1 / 2) / 4) / 3}
+    for align in ("positional", "lcs"):
+        for m, v in want.items():
+            check(near(t[align][m], v), "%s %s = %r (got %r)" % (align, m, v, t[align][m]))
+    check(r["missing"] == [] and r["bad_predictions"] == {}, "nothing missing; a malformed trace is scored, not dropped")
 
 
 def case_errors(bin_dir, tmp):
