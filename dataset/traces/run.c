@@ -27,7 +27,7 @@ typedef struct {
   json_object **rec; /* rec[i]: item i's record once traced (owned), else NULL */
   bool *other;       /* another shard's */
   const sbr_driver *d;
-  size_t internal;   /* failures of surgebox this run */
+  bool write_failed; /* OUT could not be written: the run stopped */
   size_t ran;        /* answers recorded this run */
   /* --programs: a refusal of the user's request (a toolchain without a
    * tracer, an unknown one) is that item's answer, recorded without a trace;
@@ -114,7 +114,7 @@ static int write_trace(const run_state *rs, size_t i, json_object *step) {
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   run_state *rs = ctx;
   char why[512];
-  if (rs->failure_of(r, why, sizeof why)) return rs->internal++, true; /* counted by the pump: nothing recorded */
+  if (rs->failure_of(r, why, sizeof why)) return true; /* counted by the pump: nothing recorded */
   json_object *steps = NULL, *step = NULL, *v;
   json_object_object_get_ex(resp, "steps", &steps);
   size_t n = steps ? json_object_array_length(steps) : 0;
@@ -145,6 +145,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
     }
     if (write_trace(rs, i, step) < 0) {
       json_object_put(rec);
+      rs->write_failed = true;
       sbr_driver_stop();
       return false;
     }
@@ -156,6 +157,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   item_path(p, sizeof p, rs->o->out, "items", rs->items.v[i].id, ".json");
   if (sbr_write_json_atomic_ext(p, rec, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) < 0) {
     fprintf(stderr, "trace-dataset: cannot write %s\n", p);
+    rs->write_failed = true;
     sbr_driver_stop();
   }
   /* kept for the summary; without a trace_status it is not "done": the
@@ -252,6 +254,7 @@ int sbtd_run(const sbc_ctx *ctx, const sbtd_opts *o) {
   else fprintf(stderr, "trace-dataset: %zu items to trace into %s\n", mine, o->out);
   time_t t0 = time(NULL);
   if (done < mine && !(rc = sbr_driver_connect(&d))) rc = sbr_driver_pump(&d, &pump);
+  if (rs.write_failed) rc = 2; /* said where it happened; not an interrupt */
   if (rc && rc != 130) goto out;
   fprintf(stderr, "trace-dataset: %zu items ran in %llds\n", rs.ran, (long long)(time(NULL) - t0));
   json_object *all = write_index(&rs);
