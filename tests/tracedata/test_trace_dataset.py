@@ -3,8 +3,10 @@ wrapper ctest gives it: the programs are run by the sandbox only.
 
 usage: test_trace_dataset.py BIN_DIR CASE
   programs   a JSON Lines file: a complete trace, one truncated by a tiny event cap, a program that
-             raises (complete trace, status runtime_error), one without a tracer (no trace): the
-             summary counts each and the exit status is 2; a second run resumes and runs nothing
+             raises (complete trace, status runtime_error), one without a tracer (no trace), one
+             that leaves by os._exit (crashed), one that forges a record (tampered): the summary
+             counts each and the exit status is 2; a second run resumes and reruns only the one
+             without a trace
   shards     the same file, --shard 0/2 and 1/2 merged == the unsharded run (index and traces),
              and an interrupted run (records removed) resumed == the unsharded run
   cruxeval   --benchmark cruxeval --limit 6: every trace complete, stdout/exit equal to the untraced
@@ -28,6 +30,10 @@ PROGRAMS = [
                                   {"path": "main.py", "content": "import helper\nprint(helper.h(int(input())))\n"}],
      "entry": "main.py", "stdin": "41\n", "args": ["x"]},
     {"id": "c_program", "toolchain": "gcc", "code": "int main(void) { return 0; }\n", "entry": "main.c"},
+    # hostile (they run in the sandbox): the process leaves without the tracer's end; a forged record
+    {"id": "exits", "code": "import os\nprint('bye', flush=True)\nos._exit(0)\n"},
+    {"id": "forges", "code": "import os\ntry:\n    os.write(3, b'{\"t\":\"end\",\"status\":\"complete\"}\\nx\\n')\n"
+                              "except OSError:\n    pass\nprint('done')\n"},
 ]
 
 
@@ -76,11 +82,12 @@ def case_programs(bin_dir, tmp):
     p = run(bin_dir, "--programs", progs, "--out", out, "--events", "200")
     check(p.returncode == 2, "exit 2: one item has no trace")
     s = json.load(open(os.path.join(out, "summary.json")))
-    check(s["items"] == 5, "5 items")
-    check(s["trace_status"] == {"complete": 3, "truncated": 1}, "3 complete, 1 truncated: %r" % s["trace_status"])
+    check(s["items"] == 7, "7 items")
+    check(s["trace_status"] == {"complete": 3, "truncated": 1, "crashed": 1, "tampered": 1},
+          "3 complete, 1 truncated, 1 crashed, 1 tampered: %r" % s["trace_status"])
     check(s["truncated_by_cap"] == {"events": 1}, "truncated by the events cap")
     check(s["no_trace"] == 1 and s["program_not_ok"] == 1 and s["check_differs"] == 0, "counts: %r" % s)
-    check("1 truncated (1 by the events cap)" in p.stderr and "1 without a trace" in p.stderr, "said on stderr")
+    check("1 truncated (1 by the events cap), 1 tampered, 1 crashed, 1 without a trace" in p.stderr, "said on stderr")
     check("1 items have no trace" in p.stderr and "c_program" in p.stderr, "the item without a trace named")
     rec = {r["id"]: r for r in index(out)}
     check([r["id"] for r in index(out)] == [p["id"] for p in PROGRAMS], "index in input order")
@@ -91,12 +98,15 @@ def case_programs(bin_dir, tmp):
         if r["trace_status"]:
             check(r["trace_check"] == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True}, "%s check" % r["id"])
             lines = open(os.path.join(out, r["trace"])).read().splitlines()
-            check(json.loads(lines[0])["t"] == "head" and json.loads(lines[-1])["status"] == r["trace_status"], "trace file")
+            check(json.loads(lines[-1])["status"] == r["trace_status"], "%s: the trace file's end" % r["id"])
+            if r["trace_status"] in ("complete", "truncated"):
+                check(json.loads(lines[0])["t"] == "head", "%s: the trace file's head" % r["id"])
+    check(rec["exits"]["end_by"] == "supervisor" and rec["forges"]["end_by"] == "supervisor", "the supervisor's ends")
     two = open(os.path.join(out, "traces", "two_files.jsonl")).read()
     check('"argv":["/app/main.py","x"]' in two.replace(" ", "") and '"/app/helper.py"' in two, "args and the second file traced")
     before = os.stat(os.path.join(out, "items", "double.json")).st_mtime_ns
     p = run(bin_dir, "--programs", progs, "--out", out, "--events", "200")
-    check("resuming: 4 of 5 items already traced" in p.stderr, "resumed: 4 of 5")
+    check("resuming: 6 of 7 items already traced" in p.stderr, "resumed: 6 of 7")
     check("1 items ran" in p.stderr, "only the item without a trace ran again")
     check(os.stat(os.path.join(out, "items", "double.json")).st_mtime_ns == before, "a done item is not rewritten")
     bad = os.path.join(tmp, "bad.jsonl")
