@@ -213,11 +213,12 @@ void sbd_conn_accept(sbd_server *srv) {
   bool gid_known = sb_runtime_host_gid(srv->rt, cred.gid, &c->gid);
   c->pid = cred.pid;
   if (!uid_known || !sbd_peer_allowed(srv, c->uid, gid_known ? c->gid : (gid_t)-1, fd)) {
-    char who[64];
+    char who[64], why[320];
     if (uid_known) snprintf(who, sizeof who, "uid %u", (unsigned)c->uid);
     else snprintf(who, sizeof who, "a uid other than the daemon's own");
     sbd_log(srv, "warn", "refused connection from %s (pid %d)", who, (int)cred.pid);
-    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "%s is not allowed to use this daemon", who));
+    sbd_peer_refusal(srv, uid_known, c->uid, why, sizeof why);
+    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "%s", why));
     close_gracefully(c);
     return;
   }

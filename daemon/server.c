@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
@@ -45,6 +46,24 @@ bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd) {
   /* the socket's group (--socket-group, systemd's SocketGroup=) is the policy */
   if (srv->has_socket_gid && (gid == srv->socket_gid || peer_in_group(fd, srv->socket_gid))) return true;
   return false;
+}
+
+void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len) {
+  if (!uid_known) { /* an unprivileged daemon sees only its own user */
+    snprintf(buf, len, "your uid is not allowed to use this daemon: it runs unprivileged and serves only the user who "
+                       "started it; use a daemon of your own (surgebox starts one when none answers at your default socket)");
+    return;
+  }
+  char group[96] = "";
+  if (srv->has_socket_gid) {
+    const struct group *g = getgrgid(srv->socket_gid);
+    if (g) snprintf(group, sizeof group, "add you to group %s (then log in again), or to ", g->gr_name);
+    else snprintf(group, sizeof group, "add you to group %u (then log in again), or to ", (unsigned)srv->socket_gid);
+  }
+  snprintf(buf, len,
+           "uid %u is not allowed to use this daemon: ask its administrator to %sallow your uid (surgeboxd --allow-uid %u, "
+           "or allow-uid = %u in surgeboxd.conf)",
+           (unsigned)uid, group, (unsigned)uid, (unsigned)uid);
 }
 
 json_object *sbd_status_json(sbd_server *srv, json_object *id) {

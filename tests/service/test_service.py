@@ -9,6 +9,7 @@ Run as: test_service.py BUILD_DIR CASE. ctest wraps every case in
 so sandboxes (and the mounts some cases make) stay inside a throw-away
 namespace. Every daemon gets a private --cache-dir and socket.
 """
+import grp
 import json
 import os
 import re
@@ -284,8 +285,17 @@ def case_socket_group():
 
     def refused():
         r = Client(sock).recv()  # refused at once, before any request
+        want = ("uid 4242 is not allowed to use this daemon: ask its administrator to add you to group %s (then log in "
+                "again), or to allow your uid (surgeboxd --allow-uid 4242, or allow-uid = 4242 in surgeboxd.conf)" % group)
+        if r.get("error", {}).get("message") != want:
+            print("message %r, want %r" % (r.get("error", {}).get("message"), want), flush=True)
+            return 4
         return 0 if r.get("error", {}).get("code") == "unauthorized" else 3
-    check(as_user(4242, 4343, [], refused) == 0, "the daemon refuses a peer outside G")
+    try:
+        group = grp.getgrgid(G).gr_name
+    except KeyError:
+        group = str(G)
+    check(as_user(4242, 4343, [], refused) == 0, "the daemon refuses a peer outside G, naming G and --allow-uid")
     check(as_user(4242, 4343, [G], lambda: 0 if exec_ok(sock, "member") else 3) == 0, "G is let in by the daemon")
     stop(p)
 
