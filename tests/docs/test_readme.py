@@ -117,7 +117,19 @@ def needs_data(page_blocks):
 
 
 def check_synopsis(code, env):
-    """A usage synopsis: every --option in it is one the command's --help lists."""
+    """A usage synopsis: every --option in it is one its command's --help lists
+    (a line starting with surgebox starts a command; indented lines go on)."""
+    cmds = []
+    for line in code.splitlines():
+        if re.match(r"surgebox(-run)?\b", line):
+            cmds.append(line)
+        elif cmds and line.strip():
+            cmds[-1] += " " + line
+    for c in cmds:
+        check_one_synopsis(c, env)
+
+
+def check_one_synopsis(code, env):
     words = code.split()
     cmd = words[:2] if words[0] == "surgebox" and len(words) > 1 and not words[1].startswith("-") else words[:1]
     p = subprocess.run(cmd + ["--help"], env=env, capture_output=True, text=True)
