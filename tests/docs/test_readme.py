@@ -16,6 +16,11 @@ build's binaries on PATH, a fresh venv's pip and python3, HOME in the
 scratch directory and one daemon at SURGEBOX_SOCKET. A block preceded by
 `<!-- not run: why -->` is printed with its reason, never counted as run.
 A page whose commands need the SURGE or CRUXEval data skips (77) without it.
+
+Set by test_quickstart.py (a fresh clone): SURGEBOX_DOCS_AUTOSTART=1 starts
+no daemon and names no socket (the client starts its private one, as on a
+new user's machine); SURGEBOX_DOCS_NO_WHEEL=1 checks that the venv has no
+`wheel`; SURGEBOX_DOCS_KEEP=DIR keeps the README's out/report.html there.
 """
 import glob
 import json
@@ -191,31 +196,46 @@ def main():
     if p.returncode != 0:
         print(f"SKIPPED: cannot make a venv for the docs' pip install ({p.stderr.strip()[-200:]}; apt install python3-venv)")
         sys.exit(1 if failures else SKIP)
+    if os.environ.get("SURGEBOX_DOCS_NO_WHEEL"):
+        p = subprocess.run([os.path.join(venv, "bin", "python3"), "-c", "import wheel"], capture_output=True)
+        check(p.returncode != 0, "the venv has no `wheel` (pip install must not need it)")
     home = os.path.join(top, "home")
     os.makedirs(home)
+    autostart = bool(os.environ.get("SURGEBOX_DOCS_AUTOSTART"))
     env = dict(os.environ, PATH=os.pathsep.join([os.path.join(venv, "bin"), bin_dir, os.environ.get("PATH", "")]),
                CRUXEVAL_DATA=cruxeval, SURGEBOX_SOCKET=os.path.join(top, "d.sock"), HOME=home)
-    env.pop("PYTHONPATH", None)
-    # one daemon for every command, as a user's would be
-    d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", env["SURGEBOX_SOCKET"],
-                          "--cache-dir", os.path.join(top, "cache")], env=env)
+    for k in ("PYTHONPATH", "SURGEBOX_DOCS_AUTOSTART", "SURGEBOX_DOCS_NO_WHEEL", "SURGEBOX_DOCS_KEEP"):
+        env.pop(k, None)
+    d = None
+    if autostart:  # no daemon: the client's private one, in a runtime directory of the user's
+        del env["SURGEBOX_SOCKET"]
+        env["XDG_RUNTIME_DIR"] = os.path.join(top, "run")
+        os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700)
+        env["SURGEBOX_IDLE_TIMEOUT"] = "30"
+    else:  # one daemon for every command, as a user's would be
+        d = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", env["SURGEBOX_SOCKET"],
+                              "--cache-dir", os.path.join(top, "cache")], env=env)
     try:
-        for _ in range(600):
+        for _ in range(600 if d else 0):
             if os.path.exists(env["SURGEBOX_SOCKET"]) or d.poll() is not None:
                 break
             subprocess.run(["sleep", "0.2"])
         ran = run_blocks(page_blocks, work, env, venv)
         if page is None:
             check(ran >= 10, f"{ran} commands and examples ran")
-            check(os.path.exists(os.path.join(work, "out", "report.html")), "surgebox report wrote out/report.html")
+            report = os.path.join(work, "out", "report.html")
+            check(os.path.exists(report), "surgebox report wrote out/report.html")
+            if os.environ.get("SURGEBOX_DOCS_KEEP") and os.path.exists(report):
+                shutil.copy(report, os.environ["SURGEBOX_DOCS_KEEP"])
             scored = os.path.join(work, "scored.json")
             check(os.path.exists(scored) and json.load(open(scored)).get("pass_at_1") == 100.0,
                   "the CRUXEval smoke test scores the reference outputs 100")
         else:
             check(ran >= 1, f"{ran} commands and examples of {page} ran")
     finally:
-        d.terminate()
-        d.wait(timeout=300)
+        if d:
+            d.terminate()
+            d.wait(timeout=300)
         shutil.rmtree(top, ignore_errors=True)
     if failures:
         sys.exit(1)
