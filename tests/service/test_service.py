@@ -280,6 +280,17 @@ def case_socket_group():
         except PermissionError:
             return 0
     check(as_user(4242, 4343, [], outsider) == 0, "a user outside G cannot connect")
+
+    def outsider_cli():  # told it is not allowed and what to ask for, not just EACCES
+        p = subprocess.run([os.path.join(BIN, "surgebox"), "--socket", sock, "ping"], capture_output=True, text=True)
+        want = ("surgebox ping: cannot connect to %s: you are not allowed to use this daemon (its socket's mode and "
+                "group keep you out): ask its administrator to add you to the socket's group (ls -l %s names it)\n"
+                % (sock, sock))
+        if p.returncode != 2 or p.stderr != want:
+            print("surgebox ping: exit %d, %r, want %r" % (p.returncode, p.stderr, want), flush=True)
+            return 3
+        return 0
+    check(as_user(4242, 4343, [], outsider_cli) == 0, "surgebox outside G: not allowed, ask for the socket's group")
     stop(p)
     p, sock = start_daemon(d, "--socket-group", str(G), "--socket-mode", "0666")
 
