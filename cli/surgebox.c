@@ -9,6 +9,7 @@
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "merge.h"
+#include "nearest.h"
 #include "profile.h"
 #include "regen.h"
 #include "report.h"
@@ -107,7 +108,13 @@ int main(int argc, char **argv) {
     else
       rc = c->main(&g, p.argc - (int)(p.pos - p.argv), p.pos);
   }
-  if (rc < 0) rc = sbo_usage_error(&p, "unknown command '%s'", p.pos[0]);
+  if (rc < 0) {
+    const char *names[sizeof commands / sizeof *commands];
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) names[i] = commands[i].name;
+    const char *near = sbu_nearest(p.pos[0], names, sizeof commands / sizeof *commands);
+    if (near) rc = sbo_usage_error(&p, "unknown command '%s': did you mean %s?", p.pos[0], near);
+    else rc = sbo_usage_error(&p, "unknown command '%s'", p.pos[0]);
+  }
   sbo_done(&p);
   return rc;
 }

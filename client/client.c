@@ -216,11 +216,21 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   return wait_ready(ready[0], bin, err, err_len);
 }
 
+/* A socket we may not open (EACCES): a daemon we are not allowed to use. */
+static void refused_error(const char *path, char *err, size_t err_len) {
+  snprintf(err, err_len,
+           "cannot connect to %s: you are not allowed to use this daemon (its socket's mode and group keep you out): ask "
+           "its administrator to add you to the socket's group (ls -l %s names it)",
+           path, path);
+}
+
 /* Why nothing answers at an explicitly named socket, and what to do. */
 static void explicit_error(const char *path, int e, bool from_env, char *err, size_t err_len) {
   if (e == ENOENT || e == ECONNREFUSED)
     snprintf(err, err_len, "no daemon answers at %s: start one with surgeboxd --socket %s, or %s", path, path,
              from_env ? "unset SURGEBOX_SOCKET" : "drop --socket");
+  else if (e == EACCES)
+    refused_error(path, err, err_len);
   else
     snprintf(err, err_len, "cannot connect to %s: %s", path, strerror(e));
 }
@@ -245,6 +255,8 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
   if (!autostart || (e != ENOENT && e != ECONNREFUSED)) {
     if (e == ENOENT || e == ECONNREFUSED)
       snprintf(err, err_len, "no daemon answers at %s (the default socket): start one with surgeboxd", c->socket_path);
+    else if (e == EACCES)
+      refused_error(c->socket_path, err, err_len);
     else
       snprintf(err, err_len, "cannot connect to %s: %s", c->socket_path, strerror(e));
     return -1;

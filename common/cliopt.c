@@ -1,5 +1,6 @@
 /* The shared command-line parser: a table of options -> getopt_long. */
 #include "cliopt.h"
+#include "nearest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -104,6 +105,19 @@ void sbo_done(sbo_parser *p) {
   p->longopts_ = NULL;
 }
 
+/* The command's long option nearest to a mistyped name (n bytes), or NULL. */
+static const char *nearest_option(const sbo_cmd *c, const char *name, size_t n) {
+  char word[80];
+  const char *names[SBO_MAX_OPTS];
+  size_t k = 0;
+  const sbo_opt *o;
+  if (n >= sizeof word) return NULL;
+  memcpy(word, name, n);
+  word[n] = '\0';
+  for (int i = 0; (o = nth(c, i)) && k < SBO_MAX_OPTS; i++) names[k++] = o->name;
+  return sbu_nearest(word, names, k);
+}
+
 int sbo_next(sbo_parser *p, const char **val) {
   *val = NULL;
   if (!p->longopts_) {
@@ -132,7 +146,10 @@ int sbo_next(sbo_parser *p, const char **val) {
     else if (optopt && optopt < 128) p->status = sbo_usage_error(p, "unknown option '-%c'", optopt);
     else {
       const char *eq = strchr(bad, '=');
-      p->status = sbo_usage_error(p, "unknown option '%.*s'", eq ? (int)(eq - bad) : (int)strlen(bad), bad);
+      int len = eq ? (int)(eq - bad) : (int)strlen(bad);
+      const char *near = strncmp(bad, "--", 2) == 0 ? nearest_option(p->cmd, bad + 2, (size_t)len - 2) : NULL;
+      if (near) p->status = sbo_usage_error(p, "unknown option '%.*s': did you mean --%s?", len, bad, near);
+      else p->status = sbo_usage_error(p, "unknown option '%.*s'", len, bad);
     }
     return SBO_STOP;
   }

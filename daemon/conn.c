@@ -139,7 +139,9 @@ static int on_line(void *ctx, sbp_line_event ev, const char *line, size_t len) {
   sbd_conn *c = ctx;
   if (c->closing) return 1;
   if (ev == SBP_LINE_TOO_LARGE) {
-    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_TOO_LARGE, "request line longer than %zu bytes",
+    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_TOO_LARGE,
+                                        "request line longer than %zu bytes (files, stdin and options together): send "
+                                        "fewer or smaller files, or start the daemon with a larger --max-line",
                                         c->srv->cfg->max_line));
     return 0;
   }
@@ -213,11 +215,12 @@ void sbd_conn_accept(sbd_server *srv) {
   bool gid_known = sb_runtime_host_gid(srv->rt, cred.gid, &c->gid);
   c->pid = cred.pid;
   if (!uid_known || !sbd_peer_allowed(srv, c->uid, gid_known ? c->gid : (gid_t)-1, fd)) {
-    char who[64];
+    char who[64], why[320];
     if (uid_known) snprintf(who, sizeof who, "uid %u", (unsigned)c->uid);
     else snprintf(who, sizeof who, "a uid other than the daemon's own");
     sbd_log(srv, "warn", "refused connection from %s (pid %d)", who, (int)cred.pid);
-    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "%s is not allowed to use this daemon", who));
+    sbd_peer_refusal(srv, uid_known, c->uid, why, sizeof why);
+    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_UNAUTHORIZED, "%s", why));
     close_gracefully(c);
     return;
   }

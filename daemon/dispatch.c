@@ -66,6 +66,9 @@ static int add_compile_args(sbt_plan *plan, char *const *extra) {
   return ok ? 0 : -1;
 }
 
+/* Where a person finds the names, and a program too. */
+#define SBD_TOOLCHAINS_HINT "run surgebox toolchains for the installed ones; protocol: a toolchains request"
+
 static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg) {
   sbd_server *srv = c->srv;
   sbp_request *req = job->req;
@@ -81,8 +84,14 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
     } else if (!reg) {
       reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN, "no toolchains loaded: %s", srv->toolchain_error));
     } else {
-      reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
-                                  "no toolchain named \"%s\" (see the toolchains request)", ex->toolchain));
+      const char *near = sbt_nearest_name(reg, ex->toolchain);
+      if (near)
+        reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN,
+                                    "no toolchain named \"%s\": did you mean \"%s\"? (" SBD_TOOLCHAINS_HINT ")",
+                                    ex->toolchain, near));
+      else
+        reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TOOLCHAIN, "no toolchain named \"%s\" (" SBD_TOOLCHAINS_HINT ")",
+                                    ex->toolchain));
     }
     sbd_job_free(job);
     return -1;

@@ -290,5 +290,8 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id);
 void sbd_server_job_ended(sbd_server *srv);
 /* fd: the peer's socket (its supplementary groups, for the socket's group) */
 bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd);
+/* The refused peer's one line: not allowed, and what to ask its
+ * administrator for (the socket group, --allow-uid / allow-uid =). */
+void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
  * toolchain's compile step goes through the compile cache. */
 #include "clock.h"
 #include "internal.h"
+#include "json_seconds.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -118,7 +119,7 @@ static void send_and_end(sbd_job *job, const char *status) {
     json_object_object_get_ex(job->resp, "status", &st);
     if (st) final = json_object_get_string(st);
     json_object_object_add(job->resp, "queue_time_s",
-                           json_object_new_double((double)(job->t_started - job->t_queued) / 1e9));
+                           sbu_json_seconds((double)(job->t_started - job->t_queued) / 1e9));
   }
   sbd_count_status(srv, final);
   sbd_log_job(srv, job, final);

@@ -1,9 +1,11 @@
 /* The server: runtime, listening socket, signals, counters, shutdown. */
 #include "internal.h"
+#include "json_seconds.h"
 #include "runtime_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
@@ -46,6 +48,24 @@ bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd) {
   return false;
 }
 
+void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len) {
+  if (!uid_known) { /* an unprivileged daemon sees only its own user */
+    snprintf(buf, len, "your uid is not allowed to use this daemon: it runs unprivileged and serves only the user who "
+                       "started it; use a daemon of your own (surgebox starts one when none answers at your default socket)");
+    return;
+  }
+  char group[96] = "";
+  if (srv->has_socket_gid) {
+    const struct group *g = getgrgid(srv->socket_gid);
+    if (g) snprintf(group, sizeof group, "add you to group %s (then log in again), or to ", g->gr_name);
+    else snprintf(group, sizeof group, "add you to group %u (then log in again), or to ", (unsigned)srv->socket_gid);
+  }
+  snprintf(buf, len,
+           "uid %u is not allowed to use this daemon: ask its administrator to %sallow your uid (surgeboxd --allow-uid %u, "
+           "or allow-uid = %u in surgeboxd.conf)",
+           (unsigned)uid, group, (unsigned)uid, (unsigned)uid);
+}
+
 json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object *o = sbp_response_new(id, "status");
   if (!o) return NULL;
@@ -62,7 +82,7 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "max_running", json_object_new_int(srv->n_slots));
   json_object_object_add(o, "max_queued", json_object_new_int64((int64_t)srv->cfg->max_queue));
   json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
-  json_object_object_add(o, "loop_busy_max_s", json_object_new_double(srv->loop_busy_max));
+  json_object_object_add(o, "loop_busy_max_s", sbu_json_seconds(srv->loop_busy_max));
   int conns = 0;
   for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
   json_object_object_add(o, "connections", json_object_new_int(conns));

@@ -113,8 +113,9 @@ static json_object *parse_line(const char *s, size_t n, char *why, size_t why_le
   size_t used = json_tokener_get_parse_end(tok);
   json_tokener_free(tok);
   if (!o || e != json_tokener_success) {
-    snprintf(why, why_len, "not JSON: %s",
-             e == json_tokener_continue || e == json_tokener_success ? "the line ends inside a value" : json_tokener_error_desc(e));
+    char words[512];
+    sbp_json_error_words(s, n, e == json_tokener_success ? json_tokener_continue : e, used, words, sizeof words);
+    snprintf(why, why_len, "not JSON %s", words);
     json_object_put(o);
     return NULL;
   }
@@ -335,13 +336,27 @@ static json_object *make_request(size_t i, void *ctx) {
   return json_object_get(b->items[b->run[i]].req); /* the pump adds its own "id" */
 }
 
+/* A daemon's error answer names the line it refused, as batch's own do:
+ * "line 7: steps[0].argv must not be empty" (the code unchanged). */
+static void name_the_line(json_object *resp, size_t line) {
+  json_object *e, *m;
+  if (!json_object_object_get_ex(resp, "error", &e) || !json_object_is_type(e, json_type_object) ||
+      !json_object_object_get_ex(e, "message", &m) || !json_object_is_type(m, json_type_string))
+    return;
+  char *msg = NULL;
+  if (asprintf(&msg, "line %zu: %s", line, json_object_get_string(m)) < 0) return;
+  json_object_object_add(e, "message", json_object_new_string(msg));
+  free(msg);
+}
+
 /* r: the statistics; resp: the line written, the daemon's answer verbatim
- * (with the request's own id and its line) */
+ * (with the request's own id and its line; an error's message names the line) */
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   batch *b = ctx;
   item *it = &b->items[b->run[i]];
   json_object_object_add(resp, "id", json_object_get(it->id));
   json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
+  if (r->is_error) name_the_line(resp, it->line);
   char status[80];
   if (r->is_error) snprintf(status, sizeof status, "error:%s", r->error_code ? r->error_code : "?");
   else snprintf(status, sizeof status, "%s", r->status);

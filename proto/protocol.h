@@ -298,4 +298,9 @@ const char *sbp_exec_overall_status(json_object *steps);
  * not the NUL. NULL on ENOMEM or a NULL object. */
 char *sbp_encode_line(json_object *obj, size_t *len);
 
+/* A JSON syntax error for people: "at column C (in the field "limits.time_s"):
+ * what was expected" (json_error.c), from json-c's error and the byte where
+ * its tokener stopped in the n bytes of s. */
+void sbp_json_error_words(const char *s, size_t n, enum json_tokener_error e, size_t at, char *buf, size_t len);
+
 #endif

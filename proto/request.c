@@ -76,8 +76,11 @@ static int decode_line(sbp_pctx *c, const char *line, size_t len, json_object **
   }
   if (jerr == json_tokener_continue || (jerr == json_tokener_success && end == 0 && !obj && all_space(line, len)))
     return sbp_fail(c, SBP_E_BAD_JSON, "incomplete JSON: the line ends inside a value");
-  if (jerr != json_tokener_success)
-    return sbp_fail(c, SBP_E_BAD_JSON, "invalid JSON at byte %zu: %s", end, json_tokener_error_desc(jerr));
+  if (jerr != json_tokener_success) {
+    char why[512];
+    sbp_json_error_words(line, len, jerr, end, why, sizeof why);
+    return sbp_fail(c, SBP_E_BAD_JSON, "invalid JSON %s", why);
+  }
   if (end < len && !all_space(line + end, len - end))
     return sbp_fail(c, SBP_E_BAD_JSON, "trailing characters after the JSON value at byte %zu", end);
   if (!json_object_is_type(obj, json_type_object))

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 
 static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
@@ -43,6 +44,7 @@ static void fill_cpu(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
     r->sys_time_s = (double)p->mem.cpu_sys_ns / 1e9;
     r->cpu_time_s = (double)polled / 1e9;
     r->cpu_source = "supervisor poll of the process tree (/proc), its last reading before the kill";
+    r->cpu_resolution_s = 1.0 / (double)sysconf(_SC_CLK_TCK); /* /proc counts clock ticks */
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "json_seconds.h"
 #include "sha256.h"
 #include "utf8.h"
 
@@ -34,12 +35,6 @@ static json_object *signal_name(int sig) {
   return json_object_new_string(name);
 }
 
-/* Printed to the microsecond: more digits would be noise. */
-static json_object *seconds(double s) {
-  char text[32];
-  snprintf(text, sizeof text, "%.6f", s);
-  return json_object_new_double_s(strtod(text, NULL), text);
-}
 
 /* The text (U+FFFD for what is not UTF-8 or is NUL), its flags, the SHA-256
  * of the raw bytes, and the raw bytes in base64 when the text is not them
@@ -67,8 +62,8 @@ static void add_stream(json_object *o, const char *name, const sb_buf *b, bool w
 
 static json_object *limits_json(const sb_limits *l) {
   json_object *o = json_object_new_object();
-  json_object_object_add(o, "time_s", json_object_new_double(l->wall_time_s));
-  json_object_object_add(o, "cpu_time_s", json_object_new_double(l->cpu_time_s));
+  json_object_object_add(o, "time_s", sbu_json_number(l->wall_time_s));
+  json_object_object_add(o, "cpu_time_s", sbu_json_number(l->cpu_time_s));
   json_object_object_add(o, "memory_mib", json_object_new_int64((int64_t)l->memory_mib));
   json_object_object_add(o, "pids", json_object_new_int64((int64_t)l->pids));
   json_object_object_add(o, "output_bytes", json_object_new_int64((int64_t)l->output_bytes));
@@ -105,11 +100,14 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   add_stream(o, "stdout", &r->out, r->output_base64);
   add_stream(o, "stderr", &r->err, r->output_base64);
   if (r->traced) add_trace(o, r);
-  json_object_object_add(o, "cpu_time_s", seconds(r->cpu_time_s));
-  json_object_object_add(o, "user_time_s", seconds(r->user_time_s));
-  json_object_object_add(o, "sys_time_s", seconds(r->sys_time_s));
-  json_object_object_add(o, "wall_time_s", seconds(r->wall_time_s));
-  json_object_object_add(o, "setup_time_s", seconds(r->setup_time_s));
+  /* to what was measured: CPU to its source's resolution, wall and set-up
+   * (the monotonic clock) to the microsecond; more digits would be noise */
+  int cpu_digits = sbu_resolution_digits(r->cpu_resolution_s > 1e-6 ? r->cpu_resolution_s : 1e-6);
+  json_object_object_add(o, "cpu_time_s", sbu_json_seconds_at(r->cpu_time_s, cpu_digits));
+  json_object_object_add(o, "user_time_s", sbu_json_seconds_at(r->user_time_s, cpu_digits));
+  json_object_object_add(o, "sys_time_s", sbu_json_seconds_at(r->sys_time_s, cpu_digits));
+  json_object_object_add(o, "wall_time_s", sbu_json_seconds(r->wall_time_s));
+  json_object_object_add(o, "setup_time_s", sbu_json_seconds(r->setup_time_s));
   json_object_object_add(o, "max_rss_kb", json_object_new_int64((int64_t)r->max_rss_kb));
   json_object_object_add(o, "cgroup_peak_kb", r->cgroup_peak_kb ? json_object_new_int64((int64_t)r->cgroup_peak_kb) : NULL);
   json_object_object_add(o, "limit_hit", r->limit_hit ? json_object_new_string(r->limit_hit) : NULL);

@@ -244,6 +244,7 @@ typedef struct {
   const char *limit_hit;        /* "wall_time", "cpu_time", "memory", "output", "file_size" or NULL */
   bool pids_limit_hit;
   const char *cpu_source;       /* "cgroup v1 cpuacct", "cgroup v2 cpu.stat", "rusage" */
+  double cpu_resolution_s;      /* what cpu_source tells apart: 0 = microseconds; a clock tick from /proc */
   char error[SB_ERR_MAX];       /* internal_error / exec failure explanation */
   sb_limits limits;             /* as requested */
   sb_cgroup_kind cgroup;

@@ -1,6 +1,7 @@
 /* Expanding a toolchain job (toolchain + options + files + args) into the
  * steps, environment and mounts the daemon runs. */
 #include "toolchain.h"
+#include "nearest.h"
 
 #include <regex.h>
 #include <stdarg.h>
@@ -153,8 +154,16 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
       for (size_t o = 0; o < d->n_options; o++) known |= strcmp(d->options[o].name, key) == 0;
       if (!known) {
         char names[256] = "";
-        for (size_t o = 0; o < d->n_options; o++)
+        const char *cands[64];
+        size_t nc = 0;
+        for (size_t o = 0; o < d->n_options; o++) {
           snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", o ? ", " : "", d->options[o].name);
+          if (nc < 64) cands[nc++] = d->options[o].name;
+        }
+        const char *near = sbu_nearest(key, cands, nc);
+        if (near)
+          return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\": did you mean \"%s\"? (it has: %s)", tc->name, key,
+                      near, names);
         return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\" (it has: %s)", tc->name, key, d->n_options ? names : "none");
       }
       if (!json_object_is_type(val, json_type_string))
@@ -176,7 +185,11 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
       char vals[512] = "";
       for (size_t i = 0; i < op->n_values; i++)
         snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", i ? ", " : "", op->values[i]);
-      rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);
+      const char *near = sbu_nearest(value, (const char *const *)op->values, op->n_values);
+      if (near)
+        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s?", tc->name, op->name, value, vals,
+                  op->name, near);
+      else rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);
       break;
     }
     if (!tc->value_ok[o][k]) {

@@ -1,5 +1,6 @@
 /* Looking toolchains up, and listing them. */
 #include "toolchain.h"
+#include "nearest.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -23,6 +24,15 @@ const sbt_toolchain *sbt_find(const sbt_registry *r, const char *name) {
   for (size_t i = 0; i < r->n_tcs; i++)
     if (strcmp(r->tcs[i].name, name) == 0) return &r->tcs[i];
   return NULL;
+}
+
+const char *sbt_nearest_name(const sbt_registry *r, const char *name) {
+  const char **names = calloc(r->n_tcs + 1, sizeof *names);
+  if (!names) return NULL;
+  for (size_t i = 0; i < r->n_tcs; i++) names[i] = r->tcs[i].name;
+  const char *near = sbu_nearest(name, names, r->n_tcs);
+  free(names);
+  return near;
 }
 
 /* "g++-13" belongs to the g++ family, "python3.8" to python3's. */

@@ -132,6 +132,9 @@ const sbt_toolchain *sbt_find(const sbt_registry *r, const char *name);
 /* A family that would own this name if it were installed (for
  * toolchain_missing and its install hint), or NULL. */
 const sbt_def *sbt_family_of(const sbt_registry *r, const char *name);
+/* The installed toolchain whose name is nearest to a mistyped one
+ * ("did you mean"), or NULL when none is close. */
+const char *sbt_nearest_name(const sbt_registry *r, const char *name);
 /* The list for the "toolchains" response / `surgebox toolchains`. */
 json_object *sbt_list_json(const sbt_registry *r);
 

@@ -498,6 +498,59 @@ def case_trace(d):
     check(p.returncode == 2 and b"STDOUT DIFFERS" in p.stderr, f"a program that sees the tracer: exit 2, said: {p.stderr!r}")
 
 
+def case_messages(d):
+    """Messages for people (issue 26): a mistyped toolchain, option, option value,
+    command-line option or command gets the nearest name and the command to run;
+    batch's malformed lines name the line, the column and the field in words."""
+    need_gxx(d)
+    t = tmpdir()
+    src = write(t, "main.py", "print(1)\n")
+    hint = "run surgebox toolchains for the installed ones; protocol: a toolchains request"
+    expect = [
+        (["exec", "--toolchain", "pyhton3", src], 2,
+         'surgebox exec: unknown_toolchain: no toolchain named "pyhton3": did you mean "python3"? (%s)' % hint),
+        (["exec", "--toolchain", "cobol-85", src], 2,
+         'surgebox exec: unknown_toolchain: no toolchain named "cobol-85" (%s)' % hint),
+        (["exec", "--toolchain", "g++", "--option", "stdd=c++11", src], 2,
+         'surgebox exec: bad_request: g++ has no option "stdd": did you mean "std"? (it has: std, opt)'),
+        (["exec", "--toolchain", "g++", "--opt", "O4", src], 2,
+         "surgebox exec: bad_request: g++: opt=O4 is not one of: O0, O1, O2, O3, Os; did you mean opt=O0?"),
+        (["exec", "--toolchian", "g++", src], 1,
+         "surgebox exec: unknown option '--toolchian': did you mean --toolchain? (see surgebox exec --help)"),
+        (["tolchains"], 1, "surgebox: unknown command 'tolchains': did you mean toolchains? (see surgebox --help)"),
+    ]
+    for args, rc, want in expect:
+        p = run(args, env=d.env)
+        got = p.stderr.decode(errors="replace").strip()
+        check(p.returncode == rc and got == want, f"surgebox {' '.join(args)}: exit {p.returncode}, {got!r}, want {want!r}")
+    p = run(["exec", "--json", "--toolchain", "pyhton3", src], env=d.env)
+    doc = json.loads(p.stdout or b"null")
+    want = 'unknown_toolchain: no toolchain named "pyhton3": did you mean "python3"? (%s)' % hint
+    check(p.returncode == 2 and doc == {"error": want, "exit": 2}, f"exec --json: {p.returncode} {doc}")
+    lines = ['{"toolchain":"python3","files":[{"path":"main.py","content":"print(1)"}],"limits":{"time_s":nul}}',
+             '{"toolchain":"python3","files":[{"path":"main.py",content:"x"}]}',
+             '{"steps":[{"argv":["a" "b"]}]}',
+             '{"steps":[{"argv":["true"],}]}',
+             '{"steps":[{"argv":[]}]}',
+             '{"id":']
+    inp = os.path.join(t, "in.jsonl")
+    with open(inp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    p = run(["batch", inp, "--order", "input"], env=d.env)
+    got = [json.loads(x)["error"]["message"] for x in p.stdout.decode().splitlines()]
+    want = ['line 1: not JSON at column 96 (in the field "limits.time_s"): not a JSON value (text goes in double quotes; '
+            'the words are true, false and null)',
+            'line 2: not JSON at column 51 (after the field "files[0].path"): expected a field name in double quotes',
+            'line 3: not JSON at column 24 (in the field "steps[0].argv[0]"): a list needs , between its items and ] at its end',
+            'line 4: not JSON at column 28 (after the field "steps[0].argv"): a , before the closing } or ] '
+            '(JSON allows no trailing comma)',
+            "line 5: steps[0].argv must not be empty",
+            'line 6: not JSON at column 8 (in the field "id"): the line ends inside a value']
+    for i, (g, w) in enumerate(zip(got, want)):
+        check(g == w, f"batch line {i + 1}: {g!r}, want {w!r}")
+    check(len(got) == len(want), f"batch: {len(got)} answers")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ private cache directory, and runs the CLI with --no-autostart so that no
 other daemon is involved.
 """
 import json
+import re
 import os
 import shutil
 import signal
@@ -31,7 +32,7 @@ def check(cond, what):
 
 
 class Env:
-    def __init__(self, bindir, toolchains=()):
+    def __init__(self, bindir, toolchains=(), daemon_args=()):
         self.bin = bindir
         self.dir = tempfile.mkdtemp(prefix="sb-batch-")
         os.chmod(self.dir, 0o755)
@@ -43,7 +44,7 @@ class Env:
         for name in toolchains:
             shutil.copy(os.path.join(DEFS, name + ".json"), tcdir)
         self.daemon = subprocess.Popen([os.path.join(bindir, "surgeboxd"), "--socket", self.sock, "--cache-dir",
-                                        os.path.join(self.dir, "cache"), "--toolchains", tcdir, "--jobs", "4"],
+                                        os.path.join(self.dir, "cache"), "--toolchains", tcdir, "--jobs", "4", *daemon_args],
                                        stderr=self.log)
         deadline = time.time() + 120
         while time.time() < deadline:  # ready when it answers a ping (the socket exists before listen)
@@ -320,12 +321,50 @@ def case_trace(env):
 CASES["trace"] = case_trace
 
 
+def case_floats(env):
+    """Times in the answers are printed to what was measured (PROTOCOL.md, "Numbers"): wall,
+    set-up and queue times to the microsecond; CPU times to their source's resolution: the
+    microsecond from rusage, a clock tick when the supervisor's /proc poll ended the job
+    (this daemon runs with --cgroup none, so a CPU-limit kill is read from the poll)."""
+    spin = {"id": "spin", "type": "exec",
+            "steps": [{"name": "run", "argv": ["sh", "-c", "while :; do :; done"], "limits": {"cpu_time_s": 0.3}}]}
+    inp = env.write_in([{"id": i, "type": "exec", "steps": [{"name": "a", "argv": ["true"]},
+                                                             {"name": "b", "argv": ["sh", "-c", "echo x"]}]}
+                        for i in range(4)] + [spin])
+    rc, out, err = env.run(inp, "--order", "input")
+    check(rc == 0 and len(out.splitlines()) == 5, f"batch: exit {rc}: {err}")
+    texts = [json.loads(x, parse_float=str) for x in out.splitlines()]  # each float as printed
+    ticks = os.sysconf("SC_CLK_TCK")
+    digits = len(str(ticks)) - 1  # 100 Hz: 2 decimals
+    for a in texts:
+        check(re.fullmatch(r"[0-9]+\.[0-9]{6}", a.get("queue_time_s") or ""), f"{a['id']}: queue_time_s {a.get('queue_time_s')}")
+        for s in a["steps"]:
+            src = s["cpu_source"]
+            want = digits if src.startswith("supervisor poll") else 6
+            for k in ("cpu_time_s", "user_time_s", "sys_time_s"):
+                check(re.fullmatch(r"[0-9]+\.[0-9]{%d}" % want, s[k]), f"{a['id']} ({src}): {k} {s[k]} not to {want} decimals")
+            for k in ("wall_time_s", "setup_time_s"):
+                check(re.fullmatch(r"[0-9]+\.[0-9]{6}", s[k]), f"{a['id']}: {k} {s[k]} not to the microsecond")
+            # the limits as they were asked for: 0.3, not 0.29999999999999999
+            check(all(isinstance(v, int) or v == repr(float(v)) for v in s["limits"].values()),
+                  f"{a['id']}: limits printed as given: {s['limits']}")
+    check(texts[4]["steps"][0]["limits"]["cpu_time_s"] == "0.3", f"cpu_time_s 0.3 printed as {texts[4]['steps'][0]['limits']}")
+    spun = answers(out)[4]["steps"][0]
+    check(spun["limit_hit"] == "cpu_time" and spun["cpu_source"].startswith("supervisor poll"),
+          f"the spinning job was ended by the /proc poll: {spun['limit_hit']} {spun['cpu_source']}")
+    check(spun["cpu_time_s"] >= 0.3, f"its CPU {spun['cpu_time_s']} >= its limit")
+
+
+CASES["floats"] = case_floats
+
+
 def main():
     bindir, case = sys.argv[1], sys.argv[2]
     if os.geteuid() != 0 and not os.path.exists("/proc/self/ns/user"):
         print("SKIPPED: no way to run a sandbox here")
         return SKIP
-    env = Env(bindir, ["python3"] if case in ("mixed", "trace") else [])
+    env = Env(bindir, ["python3"] if case in ("mixed", "trace") else [],
+              ["--cgroup", "none"] if case == "floats" else [])
     try:
         CASES[case](env)
     finally:

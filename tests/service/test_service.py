@@ -9,6 +9,7 @@ Run as: test_service.py BUILD_DIR CASE. ctest wraps every case in
 so sandboxes (and the mounts some cases make) stay inside a throw-away
 namespace. Every daemon gets a private --cache-dir and socket.
 """
+import grp
 import json
 import os
 import re
@@ -279,13 +280,33 @@ def case_socket_group():
         except PermissionError:
             return 0
     check(as_user(4242, 4343, [], outsider) == 0, "a user outside G cannot connect")
+
+    def outsider_cli():  # told it is not allowed and what to ask for, not just EACCES
+        p = subprocess.run([os.path.join(BIN, "surgebox"), "--socket", sock, "ping"], capture_output=True, text=True)
+        want = ("surgebox ping: cannot connect to %s: you are not allowed to use this daemon (its socket's mode and "
+                "group keep you out): ask its administrator to add you to the socket's group (ls -l %s names it)\n"
+                % (sock, sock))
+        if p.returncode != 2 or p.stderr != want:
+            print("surgebox ping: exit %d, %r, want %r" % (p.returncode, p.stderr, want), flush=True)
+            return 3
+        return 0
+    check(as_user(4242, 4343, [], outsider_cli) == 0, "surgebox outside G: not allowed, ask for the socket's group")
     stop(p)
     p, sock = start_daemon(d, "--socket-group", str(G), "--socket-mode", "0666")
 
     def refused():
         r = Client(sock).recv()  # refused at once, before any request
+        want = ("uid 4242 is not allowed to use this daemon: ask its administrator to add you to group %s (then log in "
+                "again), or to allow your uid (surgeboxd --allow-uid 4242, or allow-uid = 4242 in surgeboxd.conf)" % group)
+        if r.get("error", {}).get("message") != want:
+            print("message %r, want %r" % (r.get("error", {}).get("message"), want), flush=True)
+            return 4
         return 0 if r.get("error", {}).get("code") == "unauthorized" else 3
-    check(as_user(4242, 4343, [], refused) == 0, "the daemon refuses a peer outside G")
+    try:
+        group = grp.getgrgid(G).gr_name
+    except KeyError:
+        group = str(G)
+    check(as_user(4242, 4343, [], refused) == 0, "the daemon refuses a peer outside G, naming G and --allow-uid")
     check(as_user(4242, 4343, [G], lambda: 0 if exec_ok(sock, "member") else 3) == 0, "G is let in by the daemon")
     stop(p)
 

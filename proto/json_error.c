@@ -1,0 +1,95 @@
+/* A JSON syntax error in words for people (protocol.h, sbp_json_error_words):
+ * where (the column, the field being written) and what was expected,
+ * instead of json-c's "null expected" or "object value separator ',' expected". */
+#include "protocol.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DEPTH 8 /* the path names the outermost fields; deeper ones are "..." */
+
+typedef struct {
+  bool object, want_key, has_key;
+  const char *key; /* the last field name seen in this object */
+  size_t key_len, index;
+} frame;
+
+/* The field being written at byte `at`: files[0].content, limits.time_s. */
+static void field_path(const char *s, size_t at, char *out, size_t out_len, bool *after) {
+  frame st[DEPTH];
+  size_t depth = 0, deep = 0;
+  *after = false;
+  out[0] = '\0';
+  for (size_t i = 0; i < at; i++) {
+    char ch = s[i];
+    frame *top = depth ? &st[depth - 1] : NULL;
+    if (ch == '"') {
+      size_t j = i + 1;
+      while (j < at && s[j] != '"') j += s[j] == '\\' ? 2 : 1;
+      if (top && !deep && top->object && top->want_key)
+        top->key = s + i + 1, top->key_len = (j < at ? j : at) - i - 1, top->has_key = true;
+      i = j;
+    } else if (ch == '{' || ch == '[') {
+      if (depth == DEPTH) deep++;
+      else st[depth++] = (frame){.object = ch == '{', .want_key = ch == '{'};
+    } else if (ch == '}' || ch == ']') {
+      if (deep) deep--;
+      else if (depth) depth--;
+    } else if (top && !deep && ch == ',') {
+      if (top->object) top->want_key = true;
+      else top->index++;
+    } else if (top && !deep && ch == ':' && top->object) {
+      top->want_key = false;
+    }
+  }
+  for (size_t k = 0; k < depth; k++) {
+    size_t n = strlen(out);
+    if (st[k].object) {
+      if (!st[k].has_key) break;
+      if (st[k].want_key && k == depth - 1) *after = true; /* between fields: after the last one */
+      snprintf(out + n, out_len - n, "%s%.*s", n ? "." : "", (int)(st[k].key_len > 64 ? 64 : st[k].key_len), st[k].key);
+    } else {
+      snprintf(out + n, out_len - n, "[%zu]", st[k].index);
+    }
+  }
+  if (deep && strlen(out) + 5 < out_len) strcat(out, "...");
+}
+
+static const char *words(enum json_tokener_error e) {
+  switch (e) {
+  case json_tokener_error_depth: return "nested too deeply";
+  case json_tokener_error_parse_null:
+  case json_tokener_error_parse_boolean:
+  case json_tokener_error_parse_unexpected:
+    return "not a JSON value (text goes in double quotes; the words are true, false and null)";
+  case json_tokener_error_parse_number: return "a malformed number";
+  case json_tokener_error_parse_array: return "a list needs , between its items and ] at its end";
+  case json_tokener_error_parse_object_key_name: return "expected a field name in double quotes";
+  case json_tokener_error_parse_object_key_sep: return "expected : after the field name";
+  case json_tokener_error_parse_object_value_sep: return "expected , or } after the field's value";
+  case json_tokener_error_parse_string:
+    return "a malformed string (a raw tab or newline must be written \\t or \\n; \\ starts only \\\" \\\\ / \\b \\f "
+           "\\n \\r \\t \\uXXXX)";
+  case json_tokener_error_parse_comment: return "comments are not JSON";
+  case json_tokener_error_parse_utf8_string: return "not UTF-8";
+  case json_tokener_error_size: return "too long";
+  case json_tokener_continue:
+  case json_tokener_error_parse_eof: return "the line ends inside a value";
+  default: return json_tokener_error_desc(e);
+  }
+}
+
+void sbp_json_error_words(const char *s, size_t n, enum json_tokener_error e, size_t at, char *buf, size_t len) {
+  if (at > n) at = n;
+  char path[256];
+  bool after;
+  field_path(s, at, path, sizeof path, &after);
+  char where[320] = "";
+  if (path[0]) snprintf(where, sizeof where, " (%s field \"%s\")", after ? "after the" : "in the", path);
+  const char *what = words(e);
+  size_t back = at;
+  while (back > 0 && strchr(" \t\r\n", s[back - 1])) back--;
+  if (at < n && (s[at] == '}' || s[at] == ']') && back > 0 && s[back - 1] == ',')
+    what = "a , before the closing } or ] (JSON allows no trailing comma)";
+  snprintf(buf, len, "at column %zu%s: %s", at + 1, where, what);
+}
