@@ -22,7 +22,7 @@ _HAZARD_NAMES = frozenset(("_exit", "abort", "kill", "killpg", "raise_signal", "
 
 
 class _Frame:
-    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi", "fl")
+    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi", "fl", "xl")
 
 
 class Tracer:
@@ -256,8 +256,8 @@ class Tracer:
             if hl is None:
                 if _exc_info()[1] is st.exc:
                     return
-            elif ln in hl[0] or ln in hl[1]:
-                return
+            elif ln in hl[0] or ln in hl[1] or ln == st.xl:
+                return  # (the raise's own line again: 3.8/3.9 run a with's exit there)
         exc = st.exc
         st.exc = None
         self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
@@ -453,6 +453,7 @@ class Tracer:
                     return None
                 elif event == "exception":
                     st.exc = arg[1]
+                    st.xl = frame.f_lineno
                     self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
                 return self.l
         except Exception as e:
@@ -636,6 +637,7 @@ class Tracer:
                 frame, st = self._m_state(code)
                 if st is not None:
                     st.exc = exc
+                    st.xl = frame.f_lineno
                     self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
         except Exception as e:
             self.crash(e)
