@@ -2,9 +2,9 @@
 """Cross-check: the Python tracer (toolchains/tracers/python/sbtrace.py, or $SURGEBOX_SBTRACE) on
 the benign fixture programs of trace_fixtures.py, with this interpreter, must give the traces the
 hand-written fixtures describe, as the client reads them: the same call/line/return/exception/
-yield/resume/unwind sequence, the same inputs, the same CWM text. Where the recorder may choose
-(the event that says an exception was handled, the rendering of opaque builtin objects such as a
-file), the comparison leaves it out. The fixtures are CPython 3.11's sequences (Debian 12's
+yield/resume/unwind/handled sequence (handled right before the except block's first line), the
+same inputs, the same CWM text. Where the recorder may choose (the rendering of opaque builtin
+objects such as a file), the comparison leaves it out. The fixtures are CPython 3.11's sequences (Debian 12's
 python3). Run inside the unshare wrapper (ctest does)."""
 import os
 import re
@@ -41,7 +41,7 @@ def record(source):
 
 
 def shape(t):
-    return [(e.k, e.fn, e.ln, e.fr, e.up, e.d) for e in t.events if e.k != "handled"]
+    return [(e.k, e.fn, e.ln, e.fr, e.up, e.d) for e in t.events]
 
 
 class TracerCrossCheck(unittest.TestCase):

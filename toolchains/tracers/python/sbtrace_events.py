@@ -236,8 +236,7 @@ class Tracer:
             for name in [n for n in pr if n not in keep]:
                 del pr[name]
                 po.pop(name, None)
-                if not full:
-                    out.append('"%s":null' % _j(name))
+                out.append('"%s":null' % _j(name))  # also in a full snapshot: a reader may apply it as a diff
         if out or full:
             return ',"loc":{' + ",".join(out) + "}"
         return ""
