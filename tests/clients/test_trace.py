@@ -373,6 +373,24 @@ class LinesTest(unittest.TestCase):
         self.assertIsNone(reval_state(A, 1, nth=2))
         self.assertEqual(reval_state(B, 11), {"n": ("int", "2"), "total": ("int", "-1"), "v": ("int", "1")})
 
+    def test_reval_as_its_own_tracer_answers(self):
+        """REval's dynamics.py: an event on the line of the previous state updates that state
+        (Sandbox.add_state), a line that never ran has {-1} as its next lines (States.get_next_line)."""
+        self.assertEqual(reval_next_lines(A, 2), {-1})              # line 3 of A is blank: never ran
+        # def f(xs):\n    t = 0\n    for x in xs: t += x\n    return t\n\nf([1, 2])\n (3.11's line events)
+        rows = [("call", 1, None, 0, 1, "<module>", {"loc": {}}), ("line", 1, None, 0, 1, "<module>", {}),
+                ("line", 1, None, 0, 6, "<module>", {}), ("call", 2, 1, 1, 1, "f", {"loc": {"xs": ["list", "#1[1, 2]"]}}),
+                ("line", 2, 1, 1, 2, "f", {}), ("line", 2, 1, 1, 3, "f", {"loc": {"t": F.I(0)}}),
+                ("line", 2, 1, 1, 3, "f", {"loc": {"x": F.I(1), "t": F.I(1)}}),
+                ("line", 2, 1, 1, 3, "f", {"loc": {"x": F.I(2), "t": F.I(3)}}),
+                ("line", 2, 1, 1, 4, "f", {}), ("return", 2, 1, 1, 4, "f", {"val": F.I(3)}),
+                ("return", 1, None, 0, 6, "<module>", {"loc": {}, "val": ["NoneType", "None"]})]
+        t = Trace.parse(F.jsonl(rows))
+        self.assertEqual(line_path(t), [1, 6, 2, 3, 3, 3, 4])
+        self.assertEqual(reval_path(t), [0, 5, 1, 2, 3])
+        self.assertEqual(reval_next_lines(t, 2), {3})
+        self.assertEqual(reval_next_lines(t, 3), {-1})
+
 
 class LdbTest(unittest.TestCase):
     def test_blocks(self):
