@@ -31,10 +31,11 @@ def check(cond, what):
         FAILS.append(what)
 
 
-def run(py, src, limits=None):
+def run(py, src, limits=None, files=None):
     with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "main.py"), "w") as f:
-            f.write(src)
+        for name, text in dict(files or {}, **{"main.py": src}).items():
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
         plain = tracerun.run_plain(py, "main.py", cwd=tmp)
         traced, trace = tracerun.run_traced(py, "main.py", cwd=tmp, limits=limits)
     same = (plain.stdout, plain.stderr, plain.returncode) == (traced.stdout, traced.stderr, traced.returncode)
@@ -205,6 +206,12 @@ def handled(label, py, version):
             want = want[:at] + W_EXIT.get(version, ["line 10"]) + want[at + 1:]
         got = seq(evs, fn)
         check(got == want, "%s handled in %s%s" % (label, fn, "" if got == want else ": %s, want %s" % (got, want)))
+    # in a module of the program (read and parsed when an exception is first pending in it)
+    helper = "def g(d):\n    try:\n        return d['k']\n    except KeyError:\n        return 0\n"
+    _, _, trace, same = run(py, "import helper\nprint(helper.g({}))\n", files={"helper.py": helper})
+    got = seq(tracerun.events(tracerun.records(trace)), "g")
+    want = ["call 1", "line 2", "line 3", "exception 3", "line 4", "handled 5", "line 5", "return 5"]
+    check(same and got == want, "%s handled in a module of the program%s" % (label, "" if got == want else ": %s" % got))
 
 
 # ------------------------------------------------------------------ threads

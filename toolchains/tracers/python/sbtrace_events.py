@@ -250,8 +250,8 @@ class Tracer:
         a file whose source cannot be read: once the handler is done."""
         if not returning:
             hl = self.handlers.get(st.fi, _MISSING)
-            if hl is _MISSING:
-                hl = self.handlers[st.fi] = _handler_lines(self.path_of(st.fi))
+            if hl is _MISSING:  # a file other than the entry: read when first needed
+                hl = self.handlers[st.fi] = _handler_lines(_read_source(self.path_of(st.fi)))
             if hl is None:
                 if _exc_info()[1] is st.exc:
                     return
@@ -653,44 +653,63 @@ def _key(name, _cache={}):
     return k
 
 
-def _handler_lines(path):
-    """(lines of `except` clauses, lines where an exception is still in
-    flight: `finally` blocks and `with` statements' own lines) of the file at
-    path, from its syntax tree (compile's, no import); None when unreadable."""
-    if path is None:
-        return None
+_AST = _t_mro(type(compile("0", "<sbtrace>", "exec", 0x400, dont_inherit=True)))[-2]  # ast.AST
+_ast_dict = _t_dict(_AST)["__dict__"].__get__  # a node's fields, read from its own dict
+
+
+def _read_source(path):
+    """The bytes of the file at path, or None."""
     try:
         fd = _os_open(path, _O_RDONLY)
-        try:
-            chunks = []
-            while True:
-                b = _os_read(fd, 1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-        finally:
-            _os_close(fd)
-        tree = compile(b"".join(chunks), path, "exec", 0x400, dont_inherit=True)  # PyCF_ONLY_AST
     except Exception:
         return None
-    clause, flight = set(), set()
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        name = _t_name(type(node))
-        if name == "ExceptHandler" and node.body:
-            clause.update(range(node.lineno, node.body[0].lineno))
-        elif name in ("With", "AsyncWith") and node.body:
-            flight.update(range(node.lineno, node.body[0].lineno))
-        elif name in ("Try", "TryStar") and node.finalbody:
-            flight.update(range(node.finalbody[0].lineno, node.finalbody[-1].end_lineno + 1))
-        for f in type(node)._fields:
-            v = getattr(node, f, None)
-            if type(v) is list:
-                todo.extend(x for x in v if hasattr(type(x), "_fields"))
-            elif hasattr(type(v), "_fields"):
-                todo.append(v)
-    return frozenset(clause), frozenset(flight)
+    try:
+        chunks = []
+        while True:
+            b = _os_read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    except Exception:
+        return None
+    finally:
+        _os_close(fd)
+
+
+def _handler_lines(src):
+    """(lines of `except` clauses, lines where an exception is still in
+    flight: `finally` blocks and `with` statements' own lines) of the source
+    src, from its syntax tree (compile's, no import); None when it cannot be
+    parsed."""
+    if src is None:
+        return None
+    try:
+        tree = compile(src, "<sbtrace>", "exec", 0x400, dont_inherit=True)  # PyCF_ONLY_AST
+        clause, flight = set(), set()
+        todo = [tree]
+        while todo:
+            node = todo.pop()
+            d = _ast_dict(node)
+            name = _t_name(type(node))
+            body = dict.get(d, "body")
+            if name == "ExceptHandler" and body:
+                clause.update(range(d["lineno"], _ast_dict(body[0])["lineno"]))
+            elif name in ("With", "AsyncWith") and body:
+                flight.update(range(d["lineno"], _ast_dict(body[0])["lineno"]))
+            elif name in ("Try", "TryStar") and d["finalbody"]:
+                fb = d["finalbody"]
+                flight.update(range(_ast_dict(fb[0])["lineno"], _ast_dict(fb[-1])["end_lineno"] + 1))
+            for v in dict.values(d):
+                if type(v) is list:
+                    for x in v:
+                        if _in_mro(type(x), _AST):
+                            todo.append(x)
+                elif _in_mro(type(v), _AST):
+                    todo.append(v)
+        return frozenset(clause), frozenset(flight)
+    except BaseException:
+        return None
 
 
 def _normpath(p):
@@ -837,6 +856,7 @@ def _prepare():
         prog = (getattr(sys, "orig_argv", None) or [sys.executable])[0]
         sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (prog, file_value, e.errno, e.strerror))
         return tracer, None, g, '{"code":2}'
+    tracer.handlers[0] = _handler_lines(source)  # before the program runs: its audit hooks see nothing
     try:
         os.register_at_fork(after_in_child=tracer.forked)
     except AttributeError:
