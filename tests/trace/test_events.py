@@ -264,6 +264,32 @@ while not done:
     time.sleep(0.001)
 '''
 NONE = "import sys\nx = 'threading' in sys.modules\nprint(x)\n"
+# a thread busy in traced code while the main thread forks (the child must not wait for a lock
+# the other thread held), and one still running when the module's code ends (nothing after end)
+FORKING = '''import os, sys, threading, time, warnings
+warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork in a threaded process, with the pid
+sys.setswitchinterval(1e-6)
+stop = []
+def busy():
+    n = 0
+    while not stop:
+        n += 1
+t = threading.Thread(target=busy)
+t.start()
+for k in range(20):
+    pid = os.fork()
+    if pid == 0:
+        x = k
+        os._exit(0)
+    os.waitpid(pid, 0)
+stop.append(1)
+t.join()
+def late():
+    time.sleep(0.3)
+    y = 1
+threading.Thread(target=late).start()
+print("forked 20")
+'''
 
 
 def worker(n):
@@ -304,6 +330,19 @@ def threads(label, py, mon):
     recs = tracerun.records(trace)
     check(same and all("th" not in e for e in tracerun.events(recs)),
           "%s no threads: threading not imported for the program, no th" % label)
+
+    _, traced, trace, same = run(py, FORKING, limits={"events": 200000})
+    try:
+        recs = tracerun.records(trace)
+        evs = tracerun.events(recs)
+        ok = (recs[-1]["status"] in ("complete", "truncated") and not [e for e in evs if e["fn"] == "late"
+                                                                      and e["k"] == "line" and e["ln"] == 21]
+              and [e for e in evs if e["fn"] == "busy"] and not [e for e in evs if e["fn"] == "<module>" and e["ln"] in (14, 15)])
+    except Exception as e:
+        ok = "bad trace %r" % e
+    check(same and traced.stdout == b"forked 20\n" and ok is True,
+          "%s forks while a thread runs, a thread after the end: no hang, no child's events, nothing after the end (%s)"
+          % (label, ok))
 
     if mon:
         _, _, trace, same = run(py, RAW)

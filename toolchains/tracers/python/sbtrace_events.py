@@ -358,8 +358,16 @@ class Tracer:
         self.buf.append(end + "}\n")
         self.flush()
 
+    def before_fork(self):
+        """os.fork() is coming: no thread is inside an event when it happens."""
+        self.lock.acquire()
+
+    def after_fork(self):
+        self.lock.release()
+
     def forked(self):
         """In a child of os.fork(): stop without a word (the parent owns the trace)."""
+        self.lock = _allocate_lock()  # the parent's is held (before_fork) by a thread the child has not
         self.status = "forked"
         self.states.clear()
         self.buf = []
@@ -377,10 +385,13 @@ class Tracer:
     def _g(self, frame, event, arg):
         """Global trace function: 'call' of every new frame (and generator resumes)."""
         try:
-            with self.lock:
-                if self.th_hook:
+            if self.th_hook:
+                with self.lock:
                     self.hook_threads()
-                code = frame.f_code
+            code = frame.f_code
+            if self.codes.get(code, 0) < 0:
+                return None  # code we do not trace (the standard library, ours): no lock needed
+            with self.lock:
                 fi = self.codes.get(code)
                 if fi is None:
                     fi = self.classify(code)
@@ -858,7 +869,8 @@ def _prepare():
         return tracer, None, g, '{"code":2}'
     tracer.handlers[0] = _handler_lines(source)  # before the program runs: its audit hooks see nothing
     try:
-        os.register_at_fork(after_in_child=tracer.forked)
+        os.register_at_fork(before=tracer.before_fork, after_in_parent=tracer.after_fork,
+                            after_in_child=tracer.forked)
     except AttributeError:
         pass
     # our frame sits under the program's (and up to 3.11 so does exec's C
