@@ -57,6 +57,7 @@ class Tracer:
         self.haz_ids = frozenset(id(f) for f in (getattr(os, n, None) for n in _HAZARD_NAMES) if f is not None)
         self.handlers = {}  # file index -> (except-clause lines, lines an exception stays in flight) or None
         self.th_hook = not _MON  # up to 3.11: threading._trace_hook still to set, once threading is imported
+        self.th_hooked = False  # ... and set
         self.max_events = limits["events"]
         self.snap = limits["snapshot_every"]
         self.byte_budget = limits["bytes"] - _END_RESERVE
@@ -311,6 +312,7 @@ class Tracer:
             return  # not imported through yet, or a hook the program set (tamper_check says so)
         d["_trace_hook"] = self.g
         self.th_hook = False
+        self.th_hooked = True
 
     def crash(self, e):
         self.stop("crashed", reason="%s: %s" % (_type_name(type(e)), _safe_str(e)))
@@ -323,8 +325,8 @@ class Tracer:
         th = dict.get(mods, "threading") if type(mods) is dict else None
         if type(th) is _ModuleType:
             h = dict.get(_mod_dict(th), "_trace_hook")
-            if h is not None and h is not self.g:
-                return True
+            if h is not self.g and (h is not None or self.th_hooked):
+                return True  # another hook, or ours removed (threads would start untraced)
         if _MON:
             if _gettrace() is not None:
                 return True
