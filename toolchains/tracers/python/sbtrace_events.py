@@ -104,7 +104,8 @@ class Tracer:
         self.nbytes += len(line.encode("utf-8", "surrogatepass"))
 
     # -- which code is the program's
-    def classify(self, code):
+    def classify(self, code, g=None):
+        """The file index of code (-1: not traced); g: the globals it runs with."""
         fn = code.co_filename
         fi = -1
         if fn and not fn.startswith("<"):
@@ -118,12 +119,23 @@ class Tracer:
                     self.write('{"t":"file","f":%d,"path":"%s"}\n' % (fi, _j(p)))
         self.codes[code] = fi
         if fi >= 0:
-            haz = False
-            for n in code.co_names:
-                if n in _HAZARD_NAMES:
-                    haz = True
-            self.hazard[code] = haz
+            self.hazard[code] = self.hazardous(code, g)
         return fi
+
+    def hazardous(self, code, g):
+        """Whether code names a call that may end the process at once: by
+        its own name, or a global bound to one (`die = os._exit`)."""
+        names = code.co_names
+        for n in names:
+            if n in _HAZARD_NAMES:
+                return True
+        if g is None or not (type(g) is dict or _in_mro(type(g), dict)):
+            return False
+        haz = self.haz_ids
+        for name, v in dict.items(g):  # not g.get(name): a key of the program's could compare itself
+            if id(v) in haz and type(name) is str and name in names:
+                return True
+        return False
 
     def frame_fr(self, f):
         st = self.states.get(id(f))
@@ -396,7 +408,7 @@ class Tracer:
             with self.lock:
                 fi = self.codes.get(code)
                 if fi is None:
-                    fi = self.classify(code)
+                    fi = self.classify(code, frame.f_globals)
                 if fi < 0 or self.status is not None:
                     return None
                 st = self.states.get(id(frame))
@@ -514,7 +526,7 @@ class Tracer:
             with self.lock:
                 fi = self.codes.get(code)
                 if fi is None:
-                    fi = self.classify(code)
+                    fi = self.classify(code, _getframe(1).f_globals)
                     if fi >= 0:
                         _m_set_local_events(_TOOL, code, self.local_events)
                 if fi < 0:
