@@ -128,7 +128,7 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.step_over(B, 9), 14)      # over a yield: the generator's next line once resumed
         self.assertEqual(V.step_over(B, 15), 20)
         self.assertEqual(V.step_over(B, 20), 22)     # the generator ends: the consumer's next line
-        self.assertEqual(V.step_over(B, 23), 26)     # int('x') raises: the handler's line
+        self.assertEqual(V.step_over(B, 23), 25)     # int('x') raises: the except clause's line
         self.assertEqual(V.step_over(C, 6), 13)      # both lambda calls stepped over
         self.assertEqual(V.step_over(C, 8), 13)      # from a lambda: f's next line (sorted is C)
         self.assertIsNone(V.step_over(C, 31))        # raise, never caught: no line after it
@@ -137,7 +137,8 @@ class ViewsTest(unittest.TestCase):
         self.assertEqual(V.back_step_over(A, 9), 7)  # g's first line: back to the calling line
         self.assertEqual(V.back_step_over(B, 14), 9)  # back across the resume and the yield
         self.assertEqual(V.back_step_over(B, 8), 6)   # the generator's first line: the caller's line
-        self.assertEqual(V.back_step_over(B, 26), 23)
+        self.assertEqual(V.back_step_over(B, 25), 23)  # the except clause: back to the raising line
+        self.assertEqual(V.back_step_over(B, 26), 25)  # handled: back to the except clause
 
     def test_step_over_a_yield_never_resumed(self):
         gen = ["generator", "<generator gen #3>"]
@@ -372,6 +373,24 @@ class LinesTest(unittest.TestCase):
         self.assertIsNone(reval_state(A, 1, nth=2))
         self.assertEqual(reval_state(B, 11), {"n": ("int", "2"), "total": ("int", "-1"), "v": ("int", "1")})
 
+    def test_reval_as_its_own_tracer_answers(self):
+        """REval's dynamics.py: an event on the line of the previous state updates that state
+        (Sandbox.add_state), a line that never ran has {-1} as its next lines (States.get_next_line)."""
+        self.assertEqual(reval_next_lines(A, 2), {-1})              # line 3 of A is blank: never ran
+        # def f(xs):\n    t = 0\n    for x in xs: t += x\n    return t\n\nf([1, 2])\n (3.11's line events)
+        rows = [("call", 1, None, 0, 1, "<module>", {"loc": {}}), ("line", 1, None, 0, 1, "<module>", {}),
+                ("line", 1, None, 0, 6, "<module>", {}), ("call", 2, 1, 1, 1, "f", {"loc": {"xs": ["list", "#1[1, 2]"]}}),
+                ("line", 2, 1, 1, 2, "f", {}), ("line", 2, 1, 1, 3, "f", {"loc": {"t": F.I(0)}}),
+                ("line", 2, 1, 1, 3, "f", {"loc": {"x": F.I(1), "t": F.I(1)}}),
+                ("line", 2, 1, 1, 3, "f", {"loc": {"x": F.I(2), "t": F.I(3)}}),
+                ("line", 2, 1, 1, 4, "f", {}), ("return", 2, 1, 1, 4, "f", {"val": F.I(3)}),
+                ("return", 1, None, 0, 6, "<module>", {"loc": {}, "val": ["NoneType", "None"]})]
+        t = Trace.parse(F.jsonl(rows))
+        self.assertEqual(line_path(t), [1, 6, 2, 3, 3, 3, 4])
+        self.assertEqual(reval_path(t), [0, 5, 1, 2, 3])
+        self.assertEqual(reval_next_lines(t, 2), {3})
+        self.assertEqual(reval_next_lines(t, 3), {-1})
+
 
 class LdbTest(unittest.TestCase):
     def test_blocks(self):
@@ -407,6 +426,54 @@ class LdbTest(unittest.TestCase):
                                    "[BLOCK-1]", "    for c in s:", "    # s='ab'\tn=3\tout=[]\tc='a'"])
         self.assertEqual(got[6:9], ["[BLOCK-2]", "        out.append(g(n))", "        # s='ab'\tn=3\tout=[6]\tc='a'"])
         self.assertEqual(got[-4:], ["[BLOCK-6]", "    return out", "    # s='ab'\tn=3\tout=[6, 6]\tc='b'", ""])
+
+
+class ThreadsTest(unittest.TestCase):
+    """F.TRACE_T: the main thread and thread 1 interleaved; each view follows one thread."""
+    def test_threads_and_numbering(self):
+        t = Trace.parse(F.TRACE_T)
+        self.assertEqual((t.status, t.problems, t.threads, t.thread), ("complete", [], [0, 1], 0))
+        self.assertEqual(len(t.all_events), 16)
+        self.assertEqual(len(t.events), 12)                        # the main thread's
+        self.assertEqual([e.i for e in t.events], list(range(12)))
+        self.assertEqual([e.seq for e in t.events][4:8], [4, 6, 8, 10])
+        one = t.on_thread(1)
+        self.assertEqual([(e.k, e.ln, e.seq, e.th) for e in one.events],
+                         [("call", 2, 5, 1), ("line", 3, 7, 1), ("line", 4, 9, 1), ("return", 4, 11, 1)])
+        self.assertEqual(Trace.parse(F.TRACE_T, thread=1).events, one.events)
+        self.assertEqual((A.threads, [e.seq for e in A.events][:3]), ([0], [0, 1, 2]))
+        self.assertEqual(Trace.parse(F.TRACE_T, thread=7).events, [])
+
+    def test_views_follow_one_thread(self):
+        t = Trace.parse(F.TRACE_T)
+        self.assertEqual(t.step_into(5), 6)                         # r = work(5): the main thread's call
+        self.assertEqual(t.step_over(5), 10)                        # to t.join(), thread 1 not seen
+        self.assertEqual(t.step_out(7), 10)                         # from work's line 3 (main)
+        self.assertEqual(t.locals_at(8), {"n": ("int", "5"), "s": ("int", "6")})
+        self.assertEqual(t.stack_at(7), [(3, "work", 3), (1, "<module>", 7)])
+        one = t.on_thread(1)
+        self.assertEqual(one.locals_at(2), {"n": ("int", "1"), "s": ("int", "2")})
+        self.assertEqual((one.step_over(1), one.step_out(1)), (2, None))   # no caller in the thread
+        self.assertEqual(one.stack_at(1), [(2, "work", 3)])
+        self.assertEqual(one.call_inputs("work"), [("n", ("int", "1"))])
+        self.assertEqual(t.call_inputs("work"), [("n", ("int", "5"))])
+
+    def test_converters_follow_one_thread(self):
+        t = Trace.parse(F.TRACE_T)
+        self.assertEqual(line_path(t), [1, 2, 5, 6, 7, 3, 4, 8])
+        self.assertEqual(line_path(t.on_thread(1)), [3, 4])
+        self.assertEqual(reval_next_lines(t, 6), {2})               # line 7 -> work's line 3, 0-indexed
+        frames = cwm_frames(t.on_thread(1), {0: F.SRC_T}, fn="work")
+        self.assertEqual(frames, [
+            '<|call_sep|>{"n": "1"}<|action_sep|>def work(n):\n<|frame_sep|>',
+            '<|line_sep|>{"n": ".."}<|action_sep|>    s = n + 1\n<|frame_sep|>',
+            '<|line_sep|>{"n": "..", "s": "2"}<|action_sep|>    return s\n<|frame_sep|>',
+            '<|return_sep|><|action_sep|>    return s\n<|arg_sep|>"2"<|frame_sep|>',
+            '<|end_of_text|>'])
+
+    def test_a_bad_thread_number_is_tampering(self):
+        bad = F.TRACE_T.replace('"th": 1', '"th": -1', 1)
+        self.assertEqual(Trace.parse(bad).status, "tampered")
 
 
 if __name__ == "__main__":

@@ -115,8 +115,8 @@ ROWS_B = [
     ("line", 2, 1, 1, 9, "f", {"loc": {"n": I(2), "total": I(1), "v": I(1)}}),  # 22
     ("line", 2, 1, 1, 10, "f", {"loc": {}}),                                    # 23
     ("exception", 2, 1, 1, 10, "f", {"loc": {}, "exc": EXC_B}),                 # 24
-    ("handled", 2, 1, 1, 11, "f", {"loc": {}, "exc": EXC_B}),                   # 25
-    ("line", 2, 1, 1, 11, "f", {"loc": {}}),                                    # 26
+    ("line", 2, 1, 1, 11, "f", {"loc": {}}),                                    # 25
+    ("handled", 2, 1, 1, 12, "f", {"loc": {}, "exc": EXC_B}),                   # 26 (caught: before the except block)
     ("line", 2, 1, 1, 12, "f", {"loc": {}}),                                    # 27
     ("line", 2, 1, 1, 13, "f", {"loc": {"total": I(-1)}}),                      # 28
     ("return", 2, 1, 1, 13, "f", {"loc": {}, "val": I(-1)}),                    # 29
@@ -192,3 +192,50 @@ ROWS_C = [
 ]
 TRACE_C = jsonl(ROWS_C, {"t": "end", "status": "complete", "events": len(ROWS_C),
                          "exit": {"exception": EXC_C}})
+
+# ---- T: a thread the program starts, its events between the main thread's (th on its records) -
+SRC_T = """import threading
+def work(n):
+    s = n + 1
+    return s
+t = threading.Thread(target=work, args=(1,))
+t.start()
+r = work(5)
+t.join()
+"""
+TH = ["threading.Thread", "threading.Thread(_target=<function work>)"]
+ROWS_T = [
+    # (k, fr, up, d, ln, fn, extra), th in extra for thread 1; the main thread's index in a comment
+    ("call", 1, None, 0, 1, M, {"loc": {}}),                                    # main 0
+    ("line", 1, None, 0, 1, M, {}),                                             # main 1
+    ("line", 1, None, 0, 2, M, {}),                                             # main 2
+    ("line", 1, None, 0, 5, M, {}),                                             # main 3
+    ("line", 1, None, 0, 6, M, {"loc": {"t": TH}}),                             # main 4
+    ("call", 2, None, 0, 2, "work", {"th": 1, "loc": {"n": I(1)}}),             # thread 1: 0
+    ("line", 1, None, 0, 7, M, {}),                                             # main 5
+    ("line", 2, None, 0, 3, "work", {"th": 1}),                                 # thread 1: 1
+    ("call", 3, 1, 1, 2, "work", {"loc": {"n": I(5)}}),                         # main 6
+    ("line", 2, None, 0, 4, "work", {"th": 1, "loc": {"s": I(2)}}),             # thread 1: 2
+    ("line", 3, 1, 1, 3, "work", {}),                                           # main 7
+    ("return", 2, None, 0, 4, "work", {"th": 1, "val": I(2)}),                  # thread 1: 3
+    ("line", 3, 1, 1, 4, "work", {"loc": {"s": I(6)}}),                         # main 8
+    ("return", 3, 1, 1, 4, "work", {"val": I(6)}),                              # main 9
+    ("line", 1, None, 0, 8, M, {"loc": {"t": TH, "r": I(6)}}),                  # main 10
+    ("return", 1, None, 0, 8, M, {"loc": {"t": TH, "r": I(6)}, "val": ["NoneType", "None"]}),  # main 11
+]
+
+
+def _thread_first(rows):
+    """th goes right after k, as the tracer writes it."""
+    out = []
+    for k, fr, up, d, ln, fn, extra in rows:
+        if "th" in extra:
+            extra = dict(extra)
+            th = extra.pop("th")
+            out.append((k, fr, up, d, ln, fn, dict({"th": th}, **extra)))
+        else:
+            out.append((k, fr, up, d, ln, fn, extra))
+    return out
+
+
+TRACE_T = jsonl(_thread_first(ROWS_T))

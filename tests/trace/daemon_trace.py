@@ -11,7 +11,8 @@ refuse     trace on gcc, on a shell step, with a bad limit: refused, naming it
 cap        a program flooding fd 3 with valid records: cut by the supervisor at
            its byte cap on a full line, its truncated/bytes end appended
 closefd    the program closes fd 3: crashed (no end), the program unchanged
-osexit     os._exit mid-run: crashed, with the exit status
+osexit     os._exit mid-run, a SIGKILL to itself: crashed, with the exit status
+           or signal, every event up to that line kept
 forged     junk lines on fd 3: tampered, cut before the first one
 after_end  a forged end then more records: tampered, one end (the supervisor's)
 deep       recursion 5000 deep: truncated by the depth cap, the program unchanged
@@ -181,8 +182,17 @@ def case_osexit(sock):
     resp, step = traced(sock, "import os\nfor i in range(3):\n    pass\nos._exit(3)\n")
     end = end_of(step)
     check(step["trace_status"] == "crashed" and end.get("exit") == {"code": 3}, "osexit: crashed, exit 3: %r" % end)
-    # the tracer buffers its records: what it had not written is lost with the process
     check(all(r["t"] in ("head", "file", "ev") for r in lines_of(step)[:-1]), "osexit: only whole records kept")
+    # the tracer writes its records through before os._exit: every event up to that line
+    evs = [(r["k"], r["ln"]) for r in lines_of(step) if r["t"] == "ev"]
+    check(evs == [("call", 1), ("line", 1), ("line", 2), ("line", 3), ("line", 2), ("line", 3), ("line", 2),
+                  ("line", 3), ("line", 2), ("line", 4)], "osexit: every event up to os._exit: %r" % evs)
+    # a SIGKILL the program sends itself: crashed, the signal as its exit, the events up to the kill
+    resp, step = traced(sock, "import os\nx = 1\nos.kill(os.getpid(), 9)\nprint('never')\n")
+    end = end_of(step)
+    check(step["trace_status"] == "crashed" and end.get("exit") == {"signal": 9}, "osexit: killed by itself: %r" % end)
+    evs = [(r["k"], r["ln"]) for r in lines_of(step) if r["t"] == "ev"]
+    check(evs == [("call", 1), ("line", 1), ("line", 2), ("line", 3)], "osexit: every event up to the kill: %r" % evs)
 
 
 def case_forged(sock):

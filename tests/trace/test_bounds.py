@@ -28,6 +28,8 @@ CASES = [
     ("setprofile_kept", "import sys\nsys.setprofile(lambda *a: None)\nprint('p')\n", None, ("tampered", None), None),
     ("threading_settrace", "import threading\nthreading.settrace(lambda *a: None)\nprint('t')\n", None,
      ("tampered", None), None),
+    # up to 3.11 the tracer's own hook is threading's: removing it is tampering (3.12+ has none there)
+    ("threading_settrace_none", "import threading\nthreading.settrace(None)\nprint('t')\n", None, "settrace", None),
     ("huge_values", "s = 'x' * 10000000\nl = list(range(1000000))\nd = {i: [i] * 100 for i in range(1000)}\n"
      "print(len(s), len(l), len(d))\n", None, ("complete", None), lambda r, t: len(t) < 200000),
     ("fork", "import os\npid = os.fork()\nif pid == 0:\n    x = 1\n    print('child', flush=True)\n    os._exit(0)\n"

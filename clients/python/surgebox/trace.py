@@ -7,6 +7,11 @@
     t.stack_at(5)                 # [(fr, fn, ln), ...] innermost first
     t.coverage()                  # {line: hits} of the entry file
     t.step_over(5), t.step_out(5) # debugger views: an event index or None (trace_views.py)
+    t.threads, t.on_thread(1)     # the threads seen; the same trace following thread 1
+
+A trace follows one thread (`thread`, default 0: the main thread): `events` are that thread's
+events, numbered 0, 1, 2 ... in `Event.i` (the record's own number across all threads is
+`Event.seq`), so the views and converters see one thread's run; `all_events` has every thread's.
 
 Pure functions of the records: nothing here runs the traced program. A trace
 that is cut, crashed or tampered with still parses; its status says so and
@@ -20,7 +25,7 @@ import io
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Any, Dict, List, Optional, Tuple, Union
 
 KINDS = ("call", "line", "return", "exception", "yield", "resume", "unwind", "handled")
@@ -32,7 +37,9 @@ _CACHE_EVERY = 64
 
 @dataclass(frozen=True)
 class Event:
-    """One `ev` record. `loc` maps a name to (type, repr), None for a deleted name."""
+    """One `ev` record. `loc` maps a name to (type, repr), None for a deleted name. `i` is the
+    event's index in its Trace's `events` (the thread it follows), `seq` the record's own `i`
+    (across all threads), `th` its thread (0 = the main thread)."""
     i: int
     k: str
     fr: int
@@ -44,6 +51,8 @@ class Event:
     loc: Optional[Dict[str, Optional[Tuple[str, str]]]] = None
     val: Optional[Tuple[str, str]] = None
     exc: Optional[Dict[str, str]] = None
+    th: int = 0
+    seq: int = -1
 
 
 def _value(v, where):
@@ -61,6 +70,9 @@ def _event(rec, n):
         raise ValueError("%s: ev without %s" % (where, e))
     if ev.k not in KINDS:
         raise ValueError("%s: unknown event kind %r" % (where, ev.k))
+    th = rec.get("th", 0)
+    if not isinstance(th, int) or isinstance(th, bool) or th < 0:
+        raise ValueError("%s: th is not a thread number" % where)
     for name in ("i", "fr", "d", "f", "ln"):
         if not isinstance(getattr(ev, name), int) or isinstance(getattr(ev, name), bool):
             raise ValueError("%s: %s is not an integer" % (where, name))
@@ -73,7 +85,7 @@ def _event(rec, n):
     exc = rec.get("exc")
     if exc is not None and not (isinstance(exc, dict) and isinstance(exc.get("ty"), str)):
         raise ValueError("%s: exc is not {ty, msg}" % where)
-    return Event(ev.i, ev.k, ev.fr, ev.up, ev.d, ev.f, ev.ln, ev.fn, loc, val, exc)
+    return Event(ev.i, ev.k, ev.fr, ev.up, ev.d, ev.f, ev.ln, ev.fn, loc, val, exc, th, ev.i)
 
 
 def _lines(source):
@@ -85,14 +97,21 @@ def _lines(source):
 
 
 class Trace:
-    """A parsed trace: `head`, `files` (index -> path), `events`, `end` (the end record or None),
-    `status` (the end's status, or `tampered`/`truncated` for what the parser found: see `problems`)."""
+    """A parsed trace: `head`, `files` (index -> path), `events` (those of the thread it follows,
+    `thread`), `all_events`, `end` (the end record or None), `status` (the end's status, or
+    `tampered`/`truncated` for what the parser found: see `problems`)."""
 
     def __init__(self, head: Dict[str, Any], files: List[str], events: List[Event], end: Optional[Dict[str, Any]],
-                 problems: List[str]) -> None:
+                 problems: List[str], thread: int = 0) -> None:
         self.head = head
         self.files = files
-        self.events = events
+        self.all_events = events
+        self.thread = thread
+        self.threads: List[int] = sorted({ev.th for ev in events} | {0})
+        if self.threads == [0] and thread == 0:
+            self.events = events
+        else:
+            self.events = [replace(ev, i=n) for n, ev in enumerate(e for e in events if e.th == thread)]
         self.end = end
         self.problems = problems
         if any(p.startswith("tampered:") for p in problems):
@@ -101,16 +120,21 @@ class Trace:
             self.status = "truncated"
         else:
             self.status = end.get("status") if end.get("status") in STATUSES else "tampered"
-        self._by_frame = {}
-        for ev in events:
+        self._by_frame: Dict[int, List[int]] = {}
+        for ev in self.events:
             self._by_frame.setdefault(ev.fr, []).append(ev.i)
         self._state_cache = {}
 
     # ---- parsing -------------------------------------------------------------------------
+    def on_thread(self, thread: int) -> "Trace":
+        """The same records following thread `thread` (0 = the main thread; `threads` lists them)."""
+        return Trace(self.head, self.files, self.all_events, self.end, self.problems, thread)
+
     @classmethod
-    def parse(cls, source: Union[str, bytes, IO[Any]]) -> "Trace":
-        """Text, bytes or a readable file of JSON Lines. Never raises on a damaged trace; raises
-        ValueError only when there is no head record at all (not a trace)."""
+    def parse(cls, source: Union[str, bytes, IO[Any]], thread: int = 0) -> "Trace":
+        """Text, bytes or a readable file of JSON Lines, following thread `thread` (0: the main
+        thread). Never raises on a damaged trace; raises ValueError only when there is no head
+        record at all (not a trace)."""
         head, end, files, events, problems = None, None, {}, [], []
         lines = _lines(source)
         cut = lines.pop() if lines else ""   # "" when the text ends with a newline
@@ -165,13 +189,13 @@ class Trace:
             raise ValueError("not a surgebox trace: empty")
         if end is None and not any(p.startswith("tampered:") for p in problems):
             problems.append("truncated: no end record")
-        return cls(head, [files[k] for k in range(len(files))], events, end, problems)
+        return cls(head, [files[k] for k in range(len(files))], events, end, problems, thread)
 
     @classmethod
-    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Trace":
+    def load(cls, path: Union[str, "os.PathLike[str]"], thread: int = 0) -> "Trace":
         """Trace.parse of the file at `path`."""
         with open(path, "rb") as f:
-            return cls.parse(f.read())
+            return cls.parse(f.read(), thread)
 
     # ---- frames and state ----------------------------------------------------------------
     def frame_events(self, fr: int) -> List[int]:

@@ -2,13 +2,16 @@
 numbers a run executes, as a tracer's line events give them) and REval's answers.
 
 REval (Chen et al., "Reasoning Runtime Behavior of a Program with LLM: How Far Are We?", ICSE 2025)
-asks four questions of one run; as this module answers them (REval's own tracer was not available
-to check against, see the report of issue 24):
+asks four questions of one run; as this module answers them, following REval's own tracer
+(its `dynamics.py`: `Sandbox.add_state`, `States.get_next_line`, `States.get_coverage`):
 - coverage (CCP): is line L executed? `reval_coverage`: the set of executed lines.
 - path (EPP): the merged execution path is every `line` event of the file in run order, all frames
-  merged into one sequence (a call's lines inline where the call happens), 0-indexed (line - 1);
+  merged into one sequence (a call's lines inline where the call happens), 0-indexed (line - 1),
+  an event on the line of the one before it merged into it (REval's add_state updates the last
+  state instead of adding one: a loop written on one line is one step of the path);
   the answer for line L is the set of lines that directly follow an execution of L in that path
-  (`reval_next_lines`; -1 stands for "nothing follows": the run ended).
+  (`reval_next_lines`; -1 stands for "nothing follows": the run ended, and is the whole answer
+  for a line that never ran, as get_next_line answers).
 - state (PSP): the value and type of each local after line L ran: the frame's locals at its next
   event after that line event (the next line, or its return / unwind / yield). `reval_state`.
 - output (OP) is the entry call's return value: `Trace.events` / the views give it.
@@ -31,8 +34,12 @@ def line_path(t: "Trace", file: int = 0, fn: Optional[str] = None) -> List[int]:
 
 
 def reval_path(t: "Trace", file: int = 0, fn: Optional[str] = None) -> List[int]:
-    """REval's merged execution path: line_path, 0-indexed."""
-    return [ln - 1 for ln in line_path(t, file, fn)]
+    """REval's merged execution path: line_path, 0-indexed, a line repeated at once kept once."""
+    out: List[int] = []
+    for ln in line_path(t, file, fn):
+        if not out or out[-1] != ln - 1:
+            out.append(ln - 1)
+    return out
 
 
 def reval_coverage(t: "Trace", file: int = 0, fn: Optional[str] = None) -> Set[int]:
@@ -41,9 +48,10 @@ def reval_coverage(t: "Trace", file: int = 0, fn: Optional[str] = None) -> Set[i
 
 
 def reval_next_lines(t: "Trace", line: int, file: int = 0, fn: Optional[str] = None) -> Set[int]:
-    """The 0-indexed lines that directly follow 0-indexed `line` in the merged path (-1: the end)."""
+    """The 0-indexed lines that directly follow 0-indexed `line` in the merged path (-1: the end;
+    {-1} for a line that never ran)."""
     path = reval_path(t, file, fn)
-    return {(path[k + 1] if k + 1 < len(path) else -1) for k, ln in enumerate(path) if ln == line}
+    return {(path[k + 1] if k + 1 < len(path) else -1) for k, ln in enumerate(path) if ln == line} or {-1}
 
 
 def reval_state(t: "Trace", line: int, file: int = 0, nth: int = 0) -> Optional[Dict[str, Tuple[str, str]]]:

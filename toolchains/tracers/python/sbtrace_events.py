@@ -13,10 +13,16 @@ _DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256
                    ("nest", 4), ("depth", 256), ("snapshot_every", 64))
 _END_RESERVE = 512  # bytes kept under the byte cap for the end record
 _MIN_BYTES = 4096  # room for head, end and a few events, whatever the paths
+# Names whose call may end the process at once (no Python-level exit, no
+# finally): a frame whose code names one writes its records through (each
+# event flushed), so a trace cut by os._exit, os.abort or a signal sent to
+# itself still holds every event up to the call (PROTOCOL.md "Traces").
+_HAZARD_NAMES = frozenset(("_exit", "abort", "kill", "killpg", "raise_signal", "pthread_kill", "execv",
+                           "execve", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe", "fexecve"))
 
 
 class _Frame:
-    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi")
+    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi", "fl", "xl")
 
 
 class Tracer:
@@ -44,6 +50,14 @@ class Tracer:
         self.argv = argv
         self.hash_seed = hash_seed
         self.main_ident = None
+        self.lock = _allocate_lock()  # one event at a time: threads share the records (re-entrant: finish runs traced)
+        self.tls = _thread_local()  # per thread: its number `th` (0 = the main thread)
+        self.nthreads = 1
+        self.hazard = {}  # code -> True when its names include a process-ending call
+        self.haz_ids = frozenset(id(f) for f in (getattr(os, n, None) for n in _HAZARD_NAMES) if f is not None)
+        self.handlers = {}  # file index -> (except-clause lines, lines an exception stays in flight) or None
+        self.th_hook = not _MON  # up to 3.11: threading._trace_hook still to set, once threading is imported
+        self.th_hooked = False  # ... and set
         self.max_events = limits["events"]
         self.snap = limits["snapshot_every"]
         self.byte_budget = limits["bytes"] - _END_RESERVE
@@ -90,7 +104,8 @@ class Tracer:
         self.nbytes += len(line.encode("utf-8", "surrogatepass"))
 
     # -- which code is the program's
-    def classify(self, code):
+    def classify(self, code, g=None):
+        """The file index of code (-1: not traced); g: the globals it runs with."""
         fn = code.co_filename
         fi = -1
         if fn and not fn.startswith("<"):
@@ -103,7 +118,24 @@ class Tracer:
                     self.files[p] = fi
                     self.write('{"t":"file","f":%d,"path":"%s"}\n' % (fi, _j(p)))
         self.codes[code] = fi
+        if fi >= 0:
+            self.hazard[code] = self.hazardous(code, g)
         return fi
+
+    def hazardous(self, code, g):
+        """Whether code names a call that may end the process at once: by
+        its own name, or a global bound to one (`die = os._exit`)."""
+        names = code.co_names
+        for n in names:
+            if n in _HAZARD_NAMES:
+                return True
+        if g is None or not (type(g) is dict or _in_mro(type(g), dict)):
+            return False
+        haz = self.haz_ids
+        for name, v in dict.items(g):  # not g.get(name): a key of the program's could compare itself
+            if id(v) in haz and type(name) is str and name in names:
+                return True
+        return False
 
     def frame_fr(self, f):
         st = self.states.get(id(f))
@@ -123,6 +155,7 @@ class Tracer:
         st.po = {}
         st.exc = None
         st.ns = not (code.co_flags & _CO_OPTIMIZED)
+        st.fl = self.hazard.get(code, False)
         self.states[id(frame)] = st
         return self.link(frame, st)
 
@@ -140,13 +173,27 @@ class Tracer:
             b = b.f_back
         st.up = up
         st.d = up.d + 1 if up is not None else 0
-        st.pre = '"fr":%d,"up":%s,"d":%d,"f":%d,' % (
-            st.fr, "null" if up is None else up.fr, st.d, st.fi)
+        th = self.thread_no()
+        st.pre = '%s"fr":%d,"up":%s,"d":%d,"f":%d,' % (
+            '"th":%d,' % th if th else "", st.fr, "null" if up is None else up.fr, st.d, st.fi)
         st.full = True
         if st.d > self.lim["depth"]:
             self.stop("truncated", "depth")
             return None
         return st
+
+    def thread_no(self):
+        """This thread's number: 0 for the main thread, then 1, 2 ... as first seen."""
+        d = self.tls.__dict__
+        th = d.get("th")
+        if th is None:
+            if _get_ident() == self.main_ident:
+                th = 0
+            else:
+                th = self.nthreads
+                self.nthreads += 1
+            d["th"] = th
+        return th
 
     # -- one event
     def ev(self, frame, st, k, ln, tail):
@@ -162,6 +209,8 @@ class Tracer:
             self.stop("truncated", "bytes")
             return
         self.n = i + 1
+        if st.fl:
+            self.flush()
 
     def diff(self, st, items, full):
         pr, po = st.pr, st.po
@@ -200,19 +249,36 @@ class Tracer:
             for name in [n for n in pr if n not in keep]:
                 del pr[name]
                 po.pop(name, None)
-                if not full:
-                    out.append('"%s":null' % _j(name))
+                out.append('"%s":null' % _j(name))  # also in a full snapshot: a reader may apply it as a diff
         if out or full:
             return ',"loc":{' + ",".join(out) + "}"
         return ""
 
     def resolve(self, frame, st, ln, returning):
-        """An exception seen in this frame is pending: say `handled` once the
-        frame goes on past its handler (or returns/yields normally)."""
-        if returning or _exc_info()[1] is not st.exc:
-            exc = st.exc
-            st.exc = None
-            self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
+        """An exception seen in this frame is pending and the frame goes on at
+        line ln (or returns/yields normally): say `handled` where it is caught,
+        before the first line of the except block. Not yet on an `except`
+        clause's own line (its match is tested) nor on a line where the
+        exception is still in flight (a `finally` block, a `with`'s exit);
+        a file whose source cannot be read: once the handler is done."""
+        if not returning:
+            hl = self.handlers.get(st.fi, _MISSING)
+            if hl is _MISSING:  # a file other than the entry: read when first needed
+                hl = self.handlers[st.fi] = _handler_lines(_read_source(self.path_of(st.fi)))
+            if hl is None:
+                if _exc_info()[1] is st.exc:
+                    return
+            elif ln in hl[0] or ln in hl[1] or ln == st.xl:
+                return  # (the raise's own line again: 3.8/3.9 run a with's exit there)
+        exc = st.exc
+        st.exc = None
+        self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
+
+    def path_of(self, fi):
+        for p, i in self.files.items():
+            if i == fi:
+                return p
+        return None
 
     def exc_json(self, e):
         if _in_mro(type(e), BaseException):  # not isinstance: it may read a __class__ property
@@ -222,6 +288,9 @@ class Tracer:
     # -- start/stop
     def start(self):
         self.main_ident = _get_ident()
+        self.thread_no()
+        if self.th_hook:
+            self.hook_threads()
         if _MON:
             self._start_monitoring()
         else:
@@ -242,6 +311,21 @@ class Tracer:
             pass
         self.flush()
 
+    def hook_threads(self):
+        """Up to 3.11 (sys.settrace is per thread): once the program has
+        imported threading (never imported for it), threads it starts are
+        traced through threading's own hook (threading.settrace's variable)."""
+        mods = _sys_modules
+        th = dict.get(mods, "threading") if type(mods) is dict else None
+        if type(th) is not _ModuleType:
+            return
+        d = _mod_dict(th)
+        if "Thread" not in d or dict.get(d, "_trace_hook", 0) is not None:
+            return  # not imported through yet, or a hook the program set (tamper_check says so)
+        d["_trace_hook"] = self.g
+        self.th_hook = False
+        self.th_hooked = True
+
     def crash(self, e):
         self.stop("crashed", reason="%s: %s" % (_type_name(type(e)), _safe_str(e)))
 
@@ -251,8 +335,10 @@ class Tracer:
             return True
         mods = _sys_modules
         th = dict.get(mods, "threading") if type(mods) is dict else None
-        if type(th) is _ModuleType and dict.get(_mod_dict(th), "_trace_hook") is not None:
-            return True
+        if type(th) is _ModuleType:
+            h = dict.get(_mod_dict(th), "_trace_hook")
+            if h is not self.g and (h is not None or self.th_hooked):
+                return True  # another hook, or ours removed (threads would start untraced)
         if _MON:
             if _gettrace() is not None:
                 return True
@@ -266,6 +352,10 @@ class Tracer:
         return _gettrace() is not self.g
 
     def finish(self, exit_json):
+        with self.lock:  # threads still running stop at the end: no record after it
+            self._finish(exit_json)
+
+    def _finish(self, exit_json):
         if self.status is None:
             tampered = False
             try:
@@ -282,8 +372,16 @@ class Tracer:
         self.buf.append(end + "}\n")
         self.flush()
 
+    def before_fork(self):
+        """os.fork() is coming: no thread is inside an event when it happens."""
+        self.lock.acquire()
+
+    def after_fork(self):
+        self.lock.release()
+
     def forked(self):
         """In a child of os.fork(): stop without a word (the parent owns the trace)."""
+        self.lock = _allocate_lock()  # the parent's is held (before_fork) by a thread the child has not
         self.status = "forked"
         self.states.clear()
         self.buf = []
@@ -301,23 +399,29 @@ class Tracer:
     def _g(self, frame, event, arg):
         """Global trace function: 'call' of every new frame (and generator resumes)."""
         try:
+            if self.th_hook:
+                with self.lock:
+                    self.hook_threads()
             code = frame.f_code
-            fi = self.codes.get(code)
-            if fi is None:
-                fi = self.classify(code)
-            if fi < 0 or self.status is not None:
-                return None
-            st = self.states.get(id(frame))
-            if st is not None and st.code is code and code.co_flags & _CO_GENLIKE and not self._fresh(frame, code):
-                st = self.link(frame, st)
-                k = "resume"
-            else:
-                st = self.new_frame(frame, code, fi)
-                k = "call"
-            if st is None:
-                return None
-            self.ev(frame, st, k, frame.f_lineno or code.co_firstlineno, "")
-            return self.l
+            if self.codes.get(code, 0) < 0:
+                return None  # code we do not trace (the standard library, ours): no lock needed
+            with self.lock:
+                fi = self.codes.get(code)
+                if fi is None:
+                    fi = self.classify(code, frame.f_globals)
+                if fi < 0 or self.status is not None:
+                    return None
+                st = self.states.get(id(frame))
+                if st is not None and st.code is code and code.co_flags & _CO_GENLIKE and not self._fresh(frame, code):
+                    st = self.link(frame, st)
+                    k = "resume"
+                else:
+                    st = self.new_frame(frame, code, fi)
+                    k = "call"
+                if st is None:
+                    return None
+                self.ev(frame, st, k, frame.f_lineno or code.co_firstlineno, "")
+                return self.l
         except Exception as e:
             self.crash(e)
             return None
@@ -338,42 +442,44 @@ class Tracer:
     def _l(self, frame, event, arg):
         """Local trace function of a traced frame."""
         try:
-            st = self.states.get(id(frame))
-            if st is None:
-                return None
-            if event == "line":
-                ln = frame.f_lineno
-                if st.exc is not None:
-                    self.resolve(frame, st, ln, False)
-                self.ev(frame, st, "line", ln, "")
-            elif event == "return":
-                code = frame.f_code
-                cc = self.co_code(code)
-                lasti = frame.f_lasti
-                op = cc[lasti] if 0 <= lasti < len(cc) else -1
-                ln = frame.f_lineno
-                if op == _RETURN_VALUE:
-                    if st.exc is not None:
-                        self.resolve(frame, st, ln, True)
-                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
-                    self.leave(frame, st, True)
-                elif op == _YIELD_VALUE or op == _YIELD_FROM or (
-                        _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
+            with self.lock:
+                st = self.states.get(id(frame))
+                if st is None:
+                    return None
+                if event == "line":
+                    ln = frame.f_lineno
                     if st.exc is not None:
                         self.resolve(frame, st, ln, False)
-                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
-                    self.leave(frame, st, False)
-                else:
-                    exc = st.exc
-                    st.exc = None
-                    self.ev(frame, st, "unwind", ln, ',"exc":' + (
-                        self.exc_json(exc) if exc is not None else '{"ty":"?","msg":""}'))
-                    self.leave(frame, st, True)
-                return None
-            elif event == "exception":
-                st.exc = arg[1]
-                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
-            return self.l
+                    self.ev(frame, st, "line", ln, "")
+                elif event == "return":
+                    code = frame.f_code
+                    cc = self.co_code(code)
+                    lasti = frame.f_lasti
+                    op = cc[lasti] if 0 <= lasti < len(cc) else -1
+                    ln = frame.f_lineno
+                    if op == _RETURN_VALUE:
+                        if st.exc is not None:
+                            self.resolve(frame, st, ln, True)
+                        self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
+                        self.leave(frame, st, True)
+                    elif op == _YIELD_VALUE or op == _YIELD_FROM or (
+                            _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
+                        if st.exc is not None:
+                            self.resolve(frame, st, ln, False)
+                        self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
+                        self.leave(frame, st, False)
+                    else:
+                        exc = st.exc
+                        st.exc = None
+                        self.ev(frame, st, "unwind", ln, ',"exc":' + (
+                            self.exc_json(exc) if exc is not None else '{"ty":"?","msg":""}'))
+                        self.leave(frame, st, True)
+                    return None
+                elif event == "exception":
+                    st.exc = arg[1]
+                    st.xl = frame.f_lineno
+                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
+                return self.l
         except Exception as e:
             self.crash(e)
             return None
@@ -390,13 +496,14 @@ class Tracer:
         _m_use_tool(_TOOL, "surgebox-trace")
         # JUMP: sys.settrace gives a line event on a backward jump to the same
         # line (a loop on one line); every other jump is disabled at its first call
-        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME | E.JUMP
+        # CALL: a call of os._exit & co. by any name flushes the records first
+        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME | E.JUMP | E.CALL
         self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
         self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
                           (E.PY_THROW, self._m_resume), (E.LINE, self._m_line),
                           (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
                           (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise),
-                          (E.JUMP, self._m_jump))
+                          (E.JUMP, self._m_jump), (E.CALL, self._m_call))
         self.lines = {}  # code -> [(start, end, line)] of code.co_lines()
         for e, cb in self.callbacks:
             _m_register(_TOOL, e, cb)
@@ -416,25 +523,26 @@ class Tracer:
 
     def _m_start(self, code, offset):
         try:
-            fi = self.codes.get(code)
-            if fi is None:
-                fi = self.classify(code)
-                if fi >= 0:
-                    _m_set_local_events(_TOOL, code, self.local_events)
-            if fi < 0:
-                return self.DISABLE
-            if self.status is not None or _get_ident() != self.main_ident:
-                return None
-            frame = _getframe(1)
-            st = self.new_frame(frame, code, fi)
-            if st is not None:
-                self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
+            with self.lock:
+                fi = self.codes.get(code)
+                if fi is None:
+                    fi = self.classify(code, _getframe(1).f_globals)
+                    if fi >= 0:
+                        _m_set_local_events(_TOOL, code, self.local_events)
+                if fi < 0:
+                    return self.DISABLE
+                if self.status is not None:
+                    return None
+                frame = _getframe(1)
+                st = self.new_frame(frame, code, fi)
+                if st is not None:
+                    self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
         except Exception as e:
             self.crash(e)
         return None
 
     def _m_state(self, code):
-        if self.status is not None or self.codes.get(code, -1) < 0 or _get_ident() != self.main_ident:
+        if self.status is not None or self.codes.get(code, -1) < 0:
             return None, None
         frame = _getframe(2)
         st = self.states.get(id(frame))
@@ -444,65 +552,70 @@ class Tracer:
 
     def _m_resume(self, code, offset, exc=None):
         try:
-            frame, st = self._m_state(code)
-            if frame is None:
-                return None
-            if st is None:
-                st = self.new_frame(frame, code, self.codes[code])
-                k = "call"
-            else:
-                st = self.link(frame, st)
-                k = "resume"
-            if st is not None:
-                self.ev(frame, st, k, frame.f_lineno, "")
+            with self.lock:
+                frame, st = self._m_state(code)
+                if frame is None:
+                    return None
+                if st is None:
+                    st = self.new_frame(frame, code, self.codes[code])
+                    k = "call"
+                else:
+                    st = self.link(frame, st)
+                    k = "resume"
+                if st is not None:
+                    self.ev(frame, st, k, frame.f_lineno, "")
         except Exception as e:
             self.crash(e)
         return None
 
     def _m_line(self, code, ln):
         try:
-            frame, st = self._m_state(code)
-            if st is not None:
-                if st.exc is not None:
-                    self.resolve(frame, st, ln, False)
-                self.ev(frame, st, "line", ln, "")
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "line", ln, "")
         except Exception as e:
             self.crash(e)
         return None
 
     def _m_return(self, code, offset, val):
         try:
-            frame, st = self._m_state(code)
-            if st is not None:
-                ln = frame.f_lineno
-                if st.exc is not None:
-                    self.resolve(frame, st, ln, True)
-                self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
-                self.leave(frame, st, True)
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    ln = frame.f_lineno
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, True)
+                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
+                    self.leave(frame, st, True)
         except Exception as e:
             self.crash(e)
         return None
 
     def _m_yield(self, code, offset, val):
         try:
-            frame, st = self._m_state(code)
-            if st is not None:
-                ln = frame.f_lineno
-                if st.exc is not None:
-                    self.resolve(frame, st, ln, False)
-                self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
-                self.leave(frame, st, False)
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    ln = frame.f_lineno
+                    if st.exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
+                    self.leave(frame, st, False)
         except Exception as e:
             self.crash(e)
         return None
 
     def _m_unwind(self, code, offset, exc):
         try:
-            frame, st = self._m_state(code)
-            if st is not None:
-                st.exc = None
-                self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
-                self.leave(frame, st, True)
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    st.exc = None
+                    self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+                    self.leave(frame, st, True)
         except Exception as e:
             self.crash(e)
         return None
@@ -518,26 +631,38 @@ class Tracer:
 
     def _m_jump(self, code, src, dst):
         try:
-            if dst > src:
-                return self.DISABLE
-            line = self._line_at(code, dst)
-            if line is None or line != self._line_at(code, src):
-                return self.DISABLE  # the LINE event of the target says it
-            frame, st = self._m_state(code)
-            if st is not None:
-                if st.exc is not None:
-                    self.resolve(frame, st, line, False)
-                self.ev(frame, st, "line", line, "")
+            with self.lock:
+                if dst > src:
+                    return self.DISABLE
+                line = self._line_at(code, dst)
+                if line is None or line != self._line_at(code, src):
+                    return self.DISABLE  # the LINE event of the target says it
+                frame, st = self._m_state(code)
+                if st is not None:
+                    if st.exc is not None:
+                        self.resolve(frame, st, line, False)
+                    self.ev(frame, st, "line", line, "")
         except Exception as e:
             self.crash(e)
         return None
 
+    def _m_call(self, code, offset, func, arg0):
+        if id(func) in self.haz_ids:
+            try:
+                with self.lock:
+                    self.flush()
+            except Exception as e:
+                self.crash(e)
+        return None
+
     def _m_raise(self, code, offset, exc):
         try:
-            frame, st = self._m_state(code)
-            if st is not None:
-                st.exc = exc
-                self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    st.exc = exc
+                    st.xl = frame.f_lineno
+                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
         except Exception as e:
             self.crash(e)
         return None
@@ -551,6 +676,65 @@ def _key(name, _cache={}):
         if len(_cache) < 100000:
             _cache[name] = k
     return k
+
+
+_AST = _t_mro(type(compile("0", "<sbtrace>", "exec", 0x400, dont_inherit=True)))[-2]  # ast.AST
+_ast_dict = _t_dict(_AST)["__dict__"].__get__  # a node's fields, read from its own dict
+
+
+def _read_source(path):
+    """The bytes of the file at path, or None."""
+    try:
+        fd = _os_open(path, _O_RDONLY)
+    except Exception:
+        return None
+    try:
+        chunks = []
+        while True:
+            b = _os_read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    except Exception:
+        return None
+    finally:
+        _os_close(fd)
+
+
+def _handler_lines(src):
+    """(lines of `except` clauses, lines where an exception is still in
+    flight: `finally` blocks and `with` statements' own lines) of the source
+    src, from its syntax tree (compile's, no import); None when it cannot be
+    parsed."""
+    if src is None:
+        return None
+    try:
+        tree = compile(src, "<sbtrace>", "exec", 0x400, dont_inherit=True)  # PyCF_ONLY_AST
+        clause, flight = set(), set()
+        todo = [tree]
+        while todo:
+            node = todo.pop()
+            d = _ast_dict(node)
+            name = _t_name(type(node))
+            body = dict.get(d, "body")
+            if name == "ExceptHandler" and body:
+                clause.update(range(d["lineno"], _ast_dict(body[0])["lineno"]))
+            elif name in ("With", "AsyncWith") and body:
+                flight.update(range(d["lineno"], _ast_dict(body[0])["lineno"]))
+            elif name in ("Try", "TryStar") and d["finalbody"]:
+                fb = d["finalbody"]
+                flight.update(range(_ast_dict(fb[0])["lineno"], _ast_dict(fb[-1])["end_lineno"] + 1))
+            for v in dict.values(d):
+                if type(v) is list:
+                    for x in v:
+                        if _in_mro(type(x), _AST):
+                            todo.append(x)
+                elif _in_mro(type(v), _AST):
+                    todo.append(v)
+        return frozenset(clause), frozenset(flight)
+    except BaseException:
+        return None
 
 
 def _normpath(p):
@@ -599,10 +783,26 @@ def _safe_str(e):
 
 
 try:
-    from _thread import get_ident as _get_ident
+    from _thread import get_ident as _get_ident, RLock as _allocate_lock, _local as _thread_local
 except ImportError:  # no threads in this build
     def _get_ident():
         return 0
+
+    class _allocate_lock:
+        def __enter__(self):
+            pass
+
+        def __exit__(self, *a):
+            pass
+
+        def acquire(self, *a):
+            return True
+
+        def release(self):
+            pass
+
+    class _thread_local:
+        pass
 
 
 # ---------------------------------------------------------------- the run
@@ -681,8 +881,10 @@ def _prepare():
         prog = (getattr(sys, "orig_argv", None) or [sys.executable])[0]
         sys.stderr.write("%s: can't open file %r: [Errno %d] %s\n" % (prog, file_value, e.errno, e.strerror))
         return tracer, None, g, '{"code":2}'
+    tracer.handlers[0] = _handler_lines(source)  # before the program runs: its audit hooks see nothing
     try:
-        os.register_at_fork(after_in_child=tracer.forked)
+        os.register_at_fork(before=tracer.before_fork, after_in_parent=tracer.after_fork,
+                            after_in_child=tracer.forked)
     except AttributeError:
         pass
     # our frame sits under the program's (and up to 3.11 so does exec's C

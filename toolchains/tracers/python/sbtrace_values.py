@@ -25,6 +25,7 @@ object, all, abs, enumerate, exec, compile, getattr = object, all, abs, enumerat
 BaseException, Exception, SystemExit, OSError = BaseException, Exception, SystemExit, OSError
 InterruptedError, ValueError, AttributeError, ImportError = InterruptedError, ValueError, AttributeError, ImportError
 _os_write, _os_close, _getcwd = os.write, os.close, os.getcwd
+_os_open, _os_read, _O_RDONLY = os.open, os.read, os.O_RDONLY
 _exc_info, _getframe, _gettrace, _getprofile = sys.exc_info, sys._getframe, sys.gettrace, sys.getprofile
 _settrace, _sys_modules = sys.settrace, sys.modules
 _mon = getattr(sys, "monitoring", None)
