@@ -67,7 +67,8 @@ typedef struct {
   bool traced;             /* under the tracer (trace.c): argv, env and mounts its own */
   uint64_t trace_bytes;    /* the supervisor's cap on the trace */
   char **own_argv, **own_env;
-  sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory */
+  sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory (and gdb's launcher) */
+  const char *const *seccomp_allow; /* what the traced run's filter allows (gdb: ptrace), or NULL */
   size_t n_own_mounts;
   bool check;              /* run untraced first, then compare (trace.check) */
   char **plain_argv, **plain_env; /* that run: the step as asked, the traced run's environment

@@ -260,6 +260,7 @@ static void start_sandbox(sbd_job *job) {
     spec.trace_bytes = js->trace_bytes;
     spec.extra_mounts = js->own_mounts;
     spec.n_extra_mounts = js->n_own_mounts;
+    spec.seccomp_extra_allow = js->seccomp_allow;
   }
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */
