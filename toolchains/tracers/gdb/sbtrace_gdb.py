@@ -25,6 +25,8 @@ from sbtrace_gdb_values import Renderer  # noqa: E402
 _DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
                    ("nest", 4), ("depth", 256), ("snapshot_every", 64))
 _END_RESERVE = 512
+# g++'s functions for a file's static objects (<iostream>'s): not the program's code, not traced
+_COMPILER_MADE = ("_GLOBAL__sub_I_", "__static_initialization_and_destruction_", "_GLOBAL__sub_D_")
 _MIN_BYTES = 4096
 _CRASH = ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGSYS")
 _SIGTEXT = {"SIGSEGV": "Segmentation fault", "SIGBUS": "Bus error", "SIGFPE": "Arithmetic exception",
@@ -75,7 +77,8 @@ def _early():
                 "set auto-load safe-path /usr/share/gdb/auto-load", "set pagination off", "set confirm off",
                 "set disable-randomization off", "set breakpoint pending off", "set step-mode off",
                 "set print thread-events off", "set print inferior-events off", "set detach-on-fork on",
-                "set follow-fork-mode parent", "set follow-exec-mode same", "set breakpoint always-inserted on"):
+                "set follow-fork-mode parent", "set follow-exec-mode same", "set breakpoint always-inserted on",
+                "set backtrace past-main on"):  # main's caller: its finish breakpoint, its return value
         try:
             gdb.execute(cmd, to_string=True)
         except gdb.error:
@@ -205,7 +208,10 @@ class Tracer:
         if sal.symtab is None or not sal.line:
             return None
         path = sal.symtab.fullname()
-        return path if path.startswith(self.roots) else None
+        if not path.startswith(self.roots):
+            return None
+        fn = gf.name() or ""
+        return None if fn.startswith(_COMPILER_MADE) else path
 
     def chain(self):
         out = []
@@ -276,7 +282,9 @@ class Tracer:
             return
         try:
             rec.fin = _Finish(gf, self, rec) if gf.older() is not None else None
-        except (gdb.error, ValueError, RuntimeError):
+        except (gdb.error, ValueError, RuntimeError) as e:
+            if os.environ.get("SURGEBOX_GDB_DEBUG") == "1":
+                print("finish breakpoint: %r" % e)
             rec.fin = None
 
     def pop(self, rec, value):
@@ -289,8 +297,7 @@ class Tracer:
         i = self.stack.index(rec)
         del self.stack[i:]
         if self.stack:
-            self.stack[-1].full = True
-            self.stack[-1].fresh = True
+            self.stack[-1].full = True  # its next event: a full snapshot (its line goes on: no new event)
 
     def sync(self, line=True):
         """After a stop: returns reported by the finish breakpoints, frames gone without one (longjmp),
@@ -435,7 +442,7 @@ class Tracer:
             b = gdb.block_for_pc(pc)
             while b is not None and b.function is None:
                 b = b.superblock
-            if b is None or b.start == pc:
+            if b is None or b.start == pc or b.function.name.startswith(_COMPILER_MADE):
                 starts.add(pc)
         for pc in sorted(self.lines):
             if pc in starts:

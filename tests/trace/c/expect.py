@@ -1,0 +1,97 @@
+"""Hand-written expectations for the C and C++ corpus (tests/trace/c/*.c,
+*.cpp), from reading each program with the rules of PROTOCOL.md "Traces",
+"C and C++": a call event at the function's line, then a line event per
+line about to run (several line-table rows of one line make one event,
+unless the frame jumped back), the closing brace's line (the epilogue)
+before each return, no new event when a callee returns into the middle of
+the caller's line. Never produced by the tracer and pasted.
+
+events: "k fn ln" for every event in order. values: (event index, name,
+expected repr) on that event's state (the frame's locals after applying
+loc diffs), "=NAME@I" meaning the same object number as NAME's at event I.
+"""
+
+CASES = {
+    "fact": {
+        "toolchain": "gcc", "stdout": "6\n", "exit": {"code": 0},
+        "events": ["call main 9", "line main 10",
+                   "call fact 3", "line fact 4", "line fact 6",
+                   "call fact 3", "line fact 4", "line fact 6",
+                   "call fact 3", "line fact 4", "line fact 5", "line fact 7", "return fact 7",
+                   "line fact 7", "return fact 7",
+                   "line fact 7", "return fact 7",
+                   "line main 11", "line main 12", "line main 13", "return main 13"],
+        "vals": {12: "1", 14: "2", 16: "6", 20: "0"},
+        "values": [(2, "n", "3"), (5, "n", "2"), (8, "n", "1"), (13, "n", "2"), (17, "r", "6")],
+        "depths": {2: 1, 5: 2, 8: 3},
+    },
+    "loop_array": {
+        "toolchain": "gcc", "stdout": "26\n", "exit": {"code": 0},
+        "events": ["call main 3", "line main 4", "line main 5", "line main 6",
+                   "line main 7", "line main 6", "line main 7", "line main 6", "line main 7", "line main 6",
+                   "line main 7", "line main 6", "line main 9", "line main 10", "line main 11", "return main 11"],
+        "values": [(2, "a", "[5, 6, 7, 8]"), (4, "i", "0"), (4, "sum", "0"), (6, "i", "1"), (6, "sum", "5"),
+                   (12, "sum", "26")],
+        "vals": {15: "0"},
+    },
+    "structs": {
+        "toolchain": "gcc", "stdout": "4 2\n", "exit": {"code": 0},
+        "events": ["call main 12", "line main 13", "line main 14", "line main 15",
+                   "call move 8", "line move 9", "line move 10", "return move 10",
+                   "line main 16", "line main 17", "line main 18", "return main 18"],
+        "values": [(2, "a", "{x=1, y=2}"), (3, "q", "=a@3"), (4, "p", "=a@3"), (4, "dx", "3"),
+                   (8, "a", "{x=4, y=2}"), (8, "q", "=a@3")],
+        "vals": {11: "0"},
+    },
+    "segv": {
+        "toolchain": "gcc", "stdout": "before\n", "exit": {"signal": 11},
+        "events": ["call main 7", "line main 8", "line main 9", "line main 10",
+                   "call poke 3", "line poke 4", "exception poke 4"],
+        "values": [(5, "p", "NULL")],
+        "exc": {6: {"ty": "SIGSEGV", "msg": "Segmentation fault"}},
+    },
+    "exit3": {
+        "toolchain": "gcc", "stdout": "", "exit": {"code": 3},
+        "events": ["call main 7", "line main 8", "call quit 3", "line quit 4"],
+        "values": [(2, "code", "3")],
+    },
+    "stdin": {
+        "toolchain": "gcc", "stdin": "3\n4 5 6\n", "stdout": "15\n", "exit": {"code": 0},
+        "events": ["call main 3", "line main 4", "line main 5", "line main 7",
+                   "line main 8", "line main 9", "line main 7", "line main 8", "line main 9", "line main 7",
+                   "line main 8", "line main 9", "line main 7", "line main 11", "line main 12", "line main 13",
+                   "return main 13"],
+        "values": [(3, "n", "3"), (5, "x", "4"), (8, "x", "5"), (11, "x", "6"), (13, "total", "15")],
+        "vals": {16: "0"},
+    },
+    "scalars": {
+        "toolchain": "gcc", "stdout": "3 A 0.1 0.1\n", "exit": {"code": 0},
+        "events": ["call main 4", "line main 5", "line main 6", "line main 7", "line main 8", "line main 9",
+                   "line main 10", "line main 11", "line main 12", "return main 12"],
+        "values": [(6, "s", "~ \"hi\\n\""), (6, "c", "65 'A'"), (6, "d", "0.1"), (6, "f", "0.1"), (6, "n", "3")],
+        "types": [(6, "s", "const char *"), (6, "c", "char"), (6, "d", "double"), (6, "f", "float"),
+                  (6, "n", "size_t")],
+    },
+    "callback": {
+        "toolchain": "gcc", "stdout": "1 2\n", "exit": {"code": 0},
+        "events": ["call main 8", "line main 9", "line main 10",
+                   "call cmp 4", "line cmp 5", "line cmp 6", "return cmp 6",
+                   "line main 11", "line main 12", "line main 13", "return main 13"],
+        "values": [(2, "v", "[2, 1]"), (7, "v", "[1, 2]")],
+        "vals": {6: "1", 10: "0"},
+        "depths": {3: 1},
+        "ups": {3: 0},
+    },
+    "counter": {
+        "toolchain": "g++", "stdout": "6\n", "exit": {"code": 0},
+        "events": ["call main() 9", "line main() 10", "line main() 11", "line main() 12", "line main() 13",
+                   "call Counter::add(int) 6", "line Counter::add(int) 6", "return Counter::add(int) 6",
+                   "line main() 12", "line main() 13",
+                   "call Counter::add(int) 6", "line Counter::add(int) 6", "return Counter::add(int) 6",
+                   "line main() 12", "line main() 13",
+                   "call Counter::add(int) 6", "line Counter::add(int) 6", "return Counter::add(int) 6",
+                   "line main() 12", "line main() 14", "line main() 15", "line main() 16", "return main() 16"],
+        "values": [(2, "c", "{n=0}"), (5, "k", "1"), (5, "this", "=c@2"), (15, "k", "3"), (19, "c", "{n=6}")],
+        "vals": {22: "0"},
+    },
+}
