@@ -1,4 +1,4 @@
-/* surgebox trace: one Python program traced by the daemon (the "trace"
+/* surgebox trace: one Python program (or C/C++, under gdb) traced by the daemon (the "trace"
  * option on a toolchain job, PROTOCOL.md "Traces"), the trace written as
  * recorded (jsonl) or converted. The converters (lines, reval, cwm) are the
  * Python client's (surgebox.trace_convert), run with the python3 on PATH:
@@ -30,7 +30,7 @@ extern char **environ;
 enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH, O_TIME, O_JSON };
 
 static const sbo_opt trace_opts[] = {
-    {"toolchain", O_TC, "NAME", "python3 (default) or python3.N (see surgebox toolchains)"},
+    {"toolchain", O_TC, "NAME", "python3 (default), python3.N, or a C/C++ one: gcc, g++, clang, clang++ (traced by gdb)"},
     {"format", O_FORMAT, "F", "jsonl (default: the trace as recorded), lines, reval or cwm"},
     {"out", O_OUT, "FILE", "write the trace there (default: standard output)"},
     {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
@@ -47,7 +47,8 @@ static const sbo_cmd trace_cmd = {
     "surgebox trace",
     "[options] FILE... [-- ARGS...]",
     "Run the first FILE as `python3 FILE ARGS` in /app holding FILEs, under surgebox's tracer, and\n"
-    "write its execution trace (PROTOCOL.md, \"Traces\"). The other FILEs are uploaded beside it.",
+    "write its execution trace (PROTOCOL.md, \"Traces\"). The other FILEs are uploaded beside it.\n"
+    "With a C or C++ --toolchain the FILEs are compiled at -O0 -g and the program runs under gdb.",
     trace_opts, sbc_daemon_opts,
     "On stderr: one line with the trace's end status, its events and the untraced run's comparison.\n"
     "Exit status: 0 traced (the trace may be truncated), 1 usage error, 2 the job could not run,\n"
