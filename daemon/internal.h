@@ -79,7 +79,8 @@ typedef struct {
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
 int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
-int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base);
+int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
+                   char *const *build_argv);
 void sbd_trace_step_free(sbd_jstep *js);
 /* The untraced run's figures kept for the traced step's document, and that
  * document given them and the comparison (trace_check). */

@@ -64,7 +64,7 @@ static int build_steps(sbd_job *job) {
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
-      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0) < 0) return -1; /* checked at dispatch */
+      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0, NULL) < 0) return -1; /* checked at dispatch */
     }
     return 0;
   }
@@ -87,7 +87,8 @@ static int build_steps(sbd_job *job) {
     if (i + 1 == job->n_steps) { /* files back after the run */
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
-      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts) < 0) return -1;
+      char *const *build = job->plan.n_steps > 1 && job->plan.steps[0].is_compile ? job->plan.steps[0].argv : NULL;
+      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts, build) < 0) return -1;
     }
   }
   return 0;

@@ -25,8 +25,8 @@ CASES = {
         "values": [(2, "n", "3"), (5, "n", "2"), (8, "n", "1"), (13, "n", "2"), (17, "r", "6")],
         "depths": {2: 1, 5: 2, 8: 3},
     },
-    "loop_array": {
-        "toolchain": "gcc", "stdout": "26\n", "exit": {"code": 0},
+    "loop_array": {  # -O2 asked: the trace's compile step is at -O0 -g all the same
+        "toolchain": "gcc", "options": {"opt": "O2"}, "stdout": "26\n", "exit": {"code": 0},
         "events": ["call main 3", "line main 4", "line main 5", "line main 6",
                    "line main 7", "line main 6", "line main 7", "line main 6", "line main 7", "line main 6",
                    "line main 7", "line main 6", "line main 9", "line main 10", "line main 11", "return main 11"],

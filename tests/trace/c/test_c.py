@@ -60,6 +60,8 @@ def run_case(sock, name, spec):
            "files": [{"path": main, "content": content}], "trace": {"check": True}, "limits": {"time_s": 60}}
     if "stdin" in spec:
         req["stdin"] = spec["stdin"]
+    if "options" in spec:
+        req["options"] = spec["options"]
     t0 = time.monotonic()
     resp = gdbtrace.request(sock, req)
     wall = time.monotonic() - t0
@@ -78,6 +80,9 @@ def run_case(sock, name, spec):
           and head.get("impl") == "gdb" and "-O0" in head.get("flags", "").split() and "-g" in head.get("flags", "").split(),
           "%s: head says gdb, the language and -O0 -g: %r" % (name, {k: head.get(k) for k in ("lang", "impl", "compiler", "flags")}))
     check(head.get("files") == ["/app/" + main], "%s: files %r" % (name, head.get("files")))
+    build = head.get("build", [])
+    check("-O0" in build and "-g" in build and not [a for a in build if a.startswith("-O") and a != "-O0"],
+          "%s: the compile step as run, at -O0 -g only: %r" % (name, build))
     check(end.get("t") == "end" and end.get("status") == "complete" and end.get("exit") == spec["exit"]
           and "by" not in end, "%s: the tracer's complete end with exit %r: %r" % (name, spec["exit"], end))
     events = [r for r in recs if r.get("t") == "ev"]

@@ -500,6 +500,12 @@ class Tracer:
         if compiler is not None:
             rec["compiler"] = compiler
             rec["flags"] = flags
+        try:
+            build = json.loads(os.environ.get("SURGEBOX_TRACE_BUILD", "null"))
+        except ValueError:
+            build = None
+        if isinstance(build, list):
+            rec["build"] = build
         rec.update({"files": [entry] if entry else [], "entry": 0, "argv": argv, "limits": self.lim})
         self.emit(rec)
 
@@ -551,7 +557,8 @@ def sbtrace_run():
     if not fd.isdigit():
         _fatal("SURGEBOX_TRACE_FD is not set")
     lim = _limits()
-    for name in ("SURGEBOX_TRACE_FD", "SURGEBOX_TRACE_LIMITS", "SURGEBOX_TRACE_PATHS", "LINES", "COLUMNS"):
+    for name in ("SURGEBOX_TRACE_FD", "SURGEBOX_TRACE_LIMITS", "SURGEBOX_TRACE_PATHS", "SURGEBOX_TRACE_BUILD",
+                 "LINES", "COLUMNS"):
         gdb.execute("unset environment %s" % name, to_string=True)
     t = Tracer(int(fd), lim)
     argv = []

@@ -57,9 +57,10 @@ static int deny_ptrace(void) {
 }
 
 static void fail(const char *what) {
-  /* on the job's stderr only when gdb's tracer set it up; the tracer sees
-   * the exit status 127 and writes a crashed end naming the launcher */
-  dprintf(2, "sbtrace_launch: %s: %s\n", what, strerror(errno));
+  /* on the job's stderr: kept as 12 by the outer end until the inner one
+   * put it back on 2 (and closed 12) */
+  int e = errno;
+  dprintf(fcntl(12, F_GETFD) >= 0 ? 12 : 2, "sbtrace_launch: %s: %s\n", what, strerror(e));
   _exit(127);
 }
 
