@@ -93,5 +93,21 @@ CASES = {
                    "line main() 12", "line main() 14", "line main() 15", "line main() 16", "return main() 16"],
         "values": [(2, "c", "{n=0}"), (5, "k", "1"), (5, "this", "=c@2"), (15, "k", "3"), (19, "c", "{n=6}")],
         "vals": {22: "0"},
+    },    # a C++ exception: thrown in check (exception), check left by it (unwind), caught in safe
+    # (exception there, then the catch clause's lines: __cxa_begin_catch on 13, __cxa_end_catch on 15)
+    "throw": {
+        "toolchain": "g++", "stdout": "2 -1\n", "exit": {"code": 0},
+        "events": ["call main() 18", "line main() 19",
+                   "call safe(int) 10", "line safe(int) 12",
+                   "call check(int) 4", "line check(int) 5", "line check(int) 7", "line check(int) 8",
+                   "return check(int) 8", "line safe(int) 16", "return safe(int) 16",
+                   "call safe(int) 10", "line safe(int) 12",
+                   "call check(int) 4", "line check(int) 5", "line check(int) 6", "exception check(int) 6",
+                   "unwind check(int) 6", "exception safe(int) 12", "line safe(int) 13", "line safe(int) 14",
+                   "line safe(int) 15", "line safe(int) 16", "return safe(int) 16",
+                   "line main() 20", "line main() 21", "return main() 21"],
+        "values": [(13, "x", "-5")],
+        "vals": {8: "2", 10: "2", 23: "-1", 26: "0"},
+        "exc": {16: {"ty": "std::invalid_argument", "msg": ""}, 17: {"ty": "std::invalid_argument", "msg": ""}, 18: {"ty": "std::invalid_argument", "msg": ""}},
     },
 }

@@ -129,6 +129,9 @@ class Tracer:
         self.last_stop = None
         self.exit = None
         self.bps = []
+        self.throw_bp = None
+        self.throwing = None  # a C++ exception on its way (exc), and the frame it was thrown in
+        self.thrower = None
         self.lines = {}  # pc of a line-table entry -> line
 
     # ---- records
@@ -288,10 +291,10 @@ class Tracer:
             rec.fin = None
 
     def pop(self, rec, value):
-        val = None
-        if value is not None:
-            val = self.R.render(value)
-        self.event("return", rec, rec.ln, val=val)
+        if self.throwing is not None and value is None:  # left by a C++ exception on its way out
+            self.event("unwind", rec, rec.ln, exc=self.throwing)
+        else:
+            self.event("return", rec, rec.ln, val=None if value is None else self.R.render(value))
         if rec.fin is not None and rec.fin.is_valid():
             rec.fin.delete()
         i = self.stack.index(rec)
@@ -383,6 +386,7 @@ class Tracer:
             return
         self.head(argv, producer, entry)
         self.breakpoints()
+        self.catch_throw()
         self.resume()
         while self.alive():
             ev = self.last_stop
@@ -390,16 +394,69 @@ class Tracer:
             if self.status is not None:
                 self.cont()
                 continue
-            if isinstance(ev, gdb.SignalEvent):
+            if self.thrown(ev):
+                self.sync(line=False)
+                if self.stack and self.status is None:
+                    self.throwing = self.cxx_exception()
+                    self.event("exception", self.stack[-1], self.stack[-1].ln, exc=self.throwing)
+                    self.thrower = self.stack[-1]
+            elif isinstance(ev, gdb.SignalEvent):
                 self.sync(line=False)
                 if self.stack and self.status is None:
                     sig = ev.stop_signal
                     self.event("exception", self.stack[-1], self.stack[-1].ln,
                                exc={"ty": sig, "msg": _SIGTEXT.get(sig, sig)})
             else:
+                self.caught()
                 self.sync()
             self.resume()
 
+    # ---- C++ exceptions: `catch throw`; frames left on the way are `unwind`, the catching one gets `exception`
+    def catch_throw(self):
+        if not any(f.startswith("/") and f.endswith((".cpp", ".cc", ".cxx", ".C")) for f in self.files):
+            return
+        try:
+            gdb.execute("catch throw", to_string=True)
+            self.throw_bp = gdb.breakpoints()[-1]
+            self.throw_bp.silent = True
+        except (gdb.error, IndexError):
+            self.throw_bp = None
+
+    def thrown(self, ev):
+        return (self.throw_bp is not None and isinstance(ev, gdb.BreakpointEvent)
+                and any(b == self.throw_bp for b in ev.breakpoints))
+
+    def cxx_exception(self):
+        """The thrown type's name: $_exception where libstdc++ has its probes, else __cxa_throw's second
+        argument (x86-64: rsi, a std::type_info whose name is the mangled type) demangled by gdb."""
+        try:
+            return {"ty": str(gdb.parse_and_eval("$_exception").type.strip_typedefs()), "msg": ""}
+        except gdb.error:
+            pass
+        try:
+            tinfo = int(gdb.parse_and_eval("$rsi"))
+            name_at = int.from_bytes(bytes(gdb.selected_inferior().read_memory(tinfo + 8, 8)), "little")
+            raw = bytes(gdb.selected_inferior().read_memory(name_at, 256)).split(b"\0")[0].decode("ascii")
+            text = gdb.execute("demangle _ZTS%s" % raw, to_string=True).strip()
+            ty = text[len("typeinfo name for "):] if text.startswith("typeinfo name for ") else raw
+        except (gdb.error, gdb.MemoryError, UnicodeDecodeError, ValueError):
+            ty = "?"
+        return {"ty": ty, "msg": ""}
+
+    def caught(self):
+        """The first line stop after a throw: frames gone were unwound, the frame it stops in caught it."""
+        if self.throwing is None:
+            return
+        exc, thrower = self.throwing, self.thrower
+        chain = self.chain()
+        keep = 0
+        while keep < len(chain) and keep < len(self.stack) and self.stack[keep].gf == chain[keep]:
+            keep += 1
+        while len(self.stack) > keep:
+            self.pop(self.stack[-1], None)
+        self.throwing = self.thrower = None
+        if self.stack and self.stack[-1] is not thrower:
+            self.event("exception", self.stack[-1], self.stack[-1].ln, exc=exc)
     def resume(self):
         if self.buf and len(self.buf) >= 64:
             self.flush()
