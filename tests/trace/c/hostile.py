@@ -12,6 +12,12 @@ deep     recursion 100000 deep: truncated by the depth cap; stdout equal
 fork     a forked child runs untraced; the parent's trace complete
 spin     an endless loop: events cap, then the job's time limit ends it; no
          hang, the supervisor's end after the tracer's events
+killgdb  the program kills its parent (gdb): the supervisor's crashed end,
+         the events before it kept
+bytes    a value-heavy loop under a 4096-byte cap: the tracer's truncated/bytes
+         end within the cap; stdout equal
+threads  a second thread runs a traced function: only the main thread's
+         events are recorded, the trace complete; stdout equal
 """
 import argparse
 import json
@@ -136,6 +142,62 @@ int main(void) {
     x++;
 }
 ''',
+    "killgdb": r'''
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void) {
+  int before = 1;
+  printf("%d\n", before);
+  fflush(stdout);
+  kill(getppid(), SIGKILL);
+  sleep(1);
+  return 0;
+}
+''',
+    "bytes": r'''
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+  char text[300];
+  long n = 0;
+  memset(text, 'x', sizeof text - 1);
+  text[sizeof text - 1] = 0;
+  for (int i = 0; i < 100000; i++) {
+    text[i % 299] = (char)('a' + i % 26);
+    n += text[0];
+  }
+  printf("%ld\n", n);
+  return 0;
+}
+''',
+    "threads": r'''
+#include <pthread.h>
+#include <stdio.h>
+
+int twice(int x) {
+  int y = x * 2;
+  return y;
+}
+
+void *worker(void *arg) {
+  int *out = arg;
+  for (int i = 0; i < 50; i++)
+    *out += twice(i);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t;
+  int sum = 0;
+  pthread_create(&t, NULL, worker, &sum);
+  pthread_join(t, NULL);
+  printf("%d %d\n", sum, twice(21));
+  return 0;
+}
+''',
 }
 
 
@@ -219,8 +281,38 @@ def case_spin(sock):
     check(wall < 40, "spin: %.1f s" % wall)
 
 
+def case_killgdb(sock):
+    step, recs, wall = traced(sock, "killgdb", {"check": True})
+    end = recs[-1]
+    check(end.get("by") == "supervisor" and end.get("status") == "crashed", "killgdb: the supervisor's end: %r" % end)
+    check(any(r.get("t") == "ev" and r.get("ln") == 9 for r in recs), "killgdb: the events before the kill kept")
+    check(sum(1 for r in recs if r.get("t") == "end") == 1, "killgdb: one end")
+    check(wall < 60, "killgdb: %.1f s" % wall)
+
+
+def case_bytes(sock):
+    step, recs, wall = traced(sock, "bytes", {"check": True, "bytes": 4096})
+    end = recs[-1]
+    check(end.get("status") == "truncated" and end.get("cap") == "bytes" and "by" not in end,
+          "bytes: the tracer's truncated/bytes end: %r" % end)
+    check(len(step["trace"].encode()) <= 4096 and not step.get("trace_truncated"),
+          "bytes: %d bytes, within the cap, not cut by the supervisor" % len(step["trace"].encode()))
+    equal_run("bytes", step)
+
+
+def case_threads(sock):
+    step, recs, wall = traced(sock, "threads", {"check": True})
+    evs = [r for r in recs if r.get("t") == "ev"]
+    calls = [e for e in evs if e["k"] == "call"]
+    check([c["fn"] for c in calls] == ["main", "twice"] and calls[1]["loc"].get("x") == ["int", "21"],
+          "threads: main and its own twice(21) only: %r" % [(c["fn"], c.get("loc")) for c in calls])
+    check(recs[-1].get("status") == "complete", "threads: complete: %r" % recs[-1])
+    check(step.get("stdout") == "2450 42\n", "threads: stdout %r" % step.get("stdout"))
+    equal_run("threads", step)
+
+
 CASES = {"ptrace": case_ptrace, "forged": case_forged, "lines": case_lines, "deep": case_deep, "fork": case_fork,
-         "spin": case_spin}
+         "spin": case_spin, "killgdb": case_killgdb, "bytes": case_bytes, "threads": case_threads}
 
 
 def main():

@@ -394,6 +394,9 @@ class Tracer:
             if self.status is not None:
                 self.cont()
                 continue
+            if not self.main_thread():  # another thread at a line: not recorded
+                self.resume()
+                continue
             if self.thrown(ev):
                 self.sync(line=False)
                 if self.stack and self.status is None:
@@ -457,8 +460,12 @@ class Tracer:
         self.throwing = self.thrower = None
         if self.stack and self.stack[-1] is not thrower:
             self.event("exception", self.stack[-1], self.stack[-1].ln, exc=exc)
+    def main_thread(self):
+        t = gdb.selected_thread()
+        return t is None or t.ptid[1] == t.ptid[0]
+
     def resume(self):
-        if self.buf and len(self.buf) >= 64:
+        if self.buf:  # before the program runs on: a killed gdb loses nothing (a write costs ~1% of a stop)
             self.flush()
         try:
             gdb.execute("continue", to_string=True)
