@@ -86,7 +86,7 @@ def _early():
 
 
 class _Frame:
-    __slots__ = ("fr", "gf", "fn", "f", "ln", "loc", "full", "fin", "pc", "fresh")
+    __slots__ = ("fr", "gf", "fn", "f", "ln", "loc", "full", "fin", "pc", "fresh", "d")
 
 
 class _Finish(gdb.FinishBreakpoint):
@@ -126,6 +126,7 @@ class Tracer:
         self.next_fr = 1
         self.status = None
         self.cap = None
+        self.crash_reason = None
         self.last_stop = None
         self.exit = None
         self.bps = []
@@ -180,8 +181,8 @@ class Tracer:
         if self.n >= self.lim["events"]:
             self.stop_tracing("events")
             return
-        up = self.stack[self.stack.index(rec) - 1].fr if rec in self.stack and self.stack.index(rec) > 0 else None
-        d = self.stack.index(rec) if rec in self.stack else len(self.stack)
+        d = rec.d  # its place in the stack, fixed while it lives
+        up = self.stack[d - 1].fr if d > 0 else None
         ev = {"t": "ev", "i": self.n, "k": k, "fr": rec.fr, "up": up, "d": d, "f": rec.f, "ln": ln, "fn": rec.fn}
         if loc is not None:
             ev["loc"] = loc
@@ -241,7 +242,7 @@ class Tracer:
             block = block.superblock
         for b in reversed(blocks):  # outer first: an inner name shadows
             for sym in b:
-                if not (sym.is_variable or sym.is_argument) or sym.addr_class == gdb.SYMBOL_LOC_STATIC and not b.function:
+                if not (sym.is_variable or sym.is_argument):
                     continue
                 try:
                     vals[sym.name] = self.R.render(sym.value(rec.gf))
@@ -274,6 +275,7 @@ class Tracer:
         rec.loc = {}
         rec.full = False
         rec.fin = None
+        rec.d = len(self.stack)
         rec.pc = 0
         rec.fresh = True
         if len(self.stack) >= self.lim["depth"]:
@@ -597,7 +599,7 @@ class Tracer:
         if "events" not in rec:
             rec["events"] = self.n
         if status == "crashed":
-            rec["reason"] = getattr(self, "crash_reason", "?")
+            rec["reason"] = self.crash_reason or "?"
         rec["exit"] = self.exit or {"code": 255}
         self.buf.append((json.dumps(rec, separators=(",", ":")) + "\n").encode())
         self.flush()
