@@ -93,7 +93,23 @@ CASES = {
                    "line main() 12", "line main() 14", "line main() 15", "line main() 16", "return main() 16"],
         "values": [(2, "c", "{n=0}"), (5, "k", "1"), (5, "this", "=c@2"), (15, "k", "3"), (19, "c", "{n=6}")],
         "vals": {22: "0"},
-    },    # a C++ exception: thrown in check (exception), check left by it (unwind), caught in safe
+    },    # the value rules: 40 items cut at 32, an enum's name, _Bool, unsigned char, a double's repr, a
+    # function pointer, a wild char pointer, a struct pointing at itself, a pointer into an array
+    "values": {
+        "toolchain": "gcc", "stdout": "10 240\n", "exit": {"code": 0},
+        "events": ["call main 10", "line main 12"] + ["line main 13", "line main 12"] * 40
+                  + ["line main %d" % n for n in range(14, 25)]
+                  + ["call twice 8", "line twice 8", "return twice 8", "line main 25", "line main 26",
+                     "return main 26"],
+        "values": [(92, "big", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, …(+8 items)]"), (92, "c", "GREEN"), (92, "flag", "true"),
+                   (92, "u", "200 '\\xc8'"), (92, "neg", "-7"), (92, "third", "0.3333333333333333"),
+                   (92, "fp", "<function twice>"), (92, "wild", "~ <unreadable>"),
+                   (92, "o", "re:#(\\d+)\\{in=\\{v=\\[1, 2\\]\\}, self=#\\1\\}"), (92, "inside", "=big@92+12")],
+        "types": [(92, "c", "enum color"), (92, "flag", "_Bool"), (92, "u", "unsigned char"), (92, "neg", "long"),
+                  (92, "fp", "int (*)(int)"), (92, "o", "struct outer")],
+        "vals": {95: "10", 98: "0"},
+    },
+    # a C++ exception: thrown in check (exception), check left by it (unwind), caught in safe
     # (exception there, then the catch clause's lines: __cxa_begin_catch on 13, __cxa_end_catch on 15)
     "throw": {
         "toolchain": "g++", "stdout": "2 -1\n", "exit": {"code": 0},

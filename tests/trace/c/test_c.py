@@ -95,9 +95,13 @@ def run_case(sock, name, spec):
     for i, var, want in spec.get("values", []):
         have = st[i].get(var)
         r = have[1] if have else None
-        if want.startswith("="):
+        if want.startswith("="):  # =NAME@I: NAME's object at event I; =NAME@I+K: K bytes into it
             other, at = want[1:].split("@")
-            ok = r is not None and obj(r) is not None and obj(r) == obj(st[int(at)][other][1])
+            at, _, off = at.partition("+")
+            num = obj(st[int(at)][other][1])
+            ok = r is not None and num is not None and (r == "#%s+%s" % (num, off) if off else obj(r) == num)
+        elif want.startswith("re:"):
+            ok = r is not None and re.fullmatch(want[3:], r) is not None
         elif want.startswith("~"):
             ok = r is not None and r.endswith(want[2:])
         else:

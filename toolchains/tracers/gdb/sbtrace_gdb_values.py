@@ -64,9 +64,10 @@ class Renderer:
         except Exception as e:  # a render must never stop the trace
             return [_safe_type(v), "<unrenderable: %s>" % type(e).__name__]
 
-    def _addr_prefix(self, v, size):
+    def _addr_prefix(self, v, size, depth):
+        """#n for an array or struct rendered as a whole (its members: none, a pointer to one is #n+k)."""
         addr = v.address
-        if addr is None:
+        if addr is None or depth > 0:
             return ""
         a = int(addr)
         n = self.number(a)
@@ -148,14 +149,14 @@ class Renderer:
             out += piece
         text = '"' + "".join(_char_text(b, '"') for b in out[:limit]) + '"'
         if bad:
-            return text + "<unreadable>"
+            return text + "<unreadable>" if out else "<unreadable>"
         return text + ("…" if len(out) > limit else "")
 
     def _array(self, v, t, depth):
         lo, hi = t.range()
         n = hi - lo + 1
         elem = t.target().strip_typedefs()
-        prefix = self._addr_prefix(v, t.sizeof)
+        prefix = self._addr_prefix(v, t.sizeof, depth)
         if elem.sizeof == 1 and elem.code in (_C.TYPE_CODE_INT, _C.TYPE_CODE_CHAR) and elem.name in _CHAR_NAMES:
             raw = bytes(gdb.selected_inferior().read_memory(v.address, n)) if v.address else b""
             nul = raw.find(b"\0")  # shown as a C string: up to its NUL
@@ -177,7 +178,7 @@ class Renderer:
         return prefix + "[" + ", ".join(parts) + "]"
 
     def _struct(self, v, t, depth):
-        prefix = self._addr_prefix(v, t.sizeof)
+        prefix = self._addr_prefix(v, t.sizeof, depth)
         pp = gdb.default_visualizer(v)
         if pp is not None and hasattr(pp, "children"):
             return prefix + self._printer(pp, depth)
