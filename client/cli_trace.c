@@ -1,4 +1,4 @@
-/* surgebox trace: one Python program traced by the daemon (the "trace"
+/* surgebox trace: one Python program (or C/C++, under gdb) traced by the daemon (the "trace"
  * option on a toolchain job, PROTOCOL.md "Traces"), the trace written as
  * recorded (jsonl) or converted. The converters (lines, reval, cwm) are the
  * Python client's (surgebox.trace_convert), run with the python3 on PATH:
@@ -20,7 +20,7 @@
 enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH, O_TIME, O_JSON };
 
 static const sbo_opt trace_opts[] = {
-    {"toolchain", O_TC, "NAME", "python3 (default) or python3.N (see surgebox toolchains)"},
+    {"toolchain", O_TC, "NAME", "python3, python3.N, or a C/C++ one: gcc, g++, clang, clang++ (traced by gdb); default: gcc for FILE.c, g++ for .cpp/.cc/.cxx, else python3"},
     {"format", O_FORMAT, "F", "jsonl (default: the trace as recorded), lines, reval or cwm"},
     {"out", O_OUT, "FILE", "write the trace there (default: standard output)"},
     {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
@@ -37,7 +37,8 @@ static const sbo_cmd trace_cmd = {
     "surgebox trace",
     "[options] FILE... [-- ARGS...]",
     "Run the first FILE as `python3 FILE ARGS` in /app holding FILEs, under surgebox's tracer, and\n"
-    "write its execution trace (PROTOCOL.md, \"Traces\"). The other FILEs are uploaded beside it.",
+    "write its execution trace (PROTOCOL.md, \"Traces\"). The other FILEs are uploaded beside it.\n"
+    "With a C or C++ --toolchain the FILEs are compiled at -O0 -g and the program runs under gdb.",
     trace_opts, sbc_daemon_opts,
     "On stderr: one line with the trace's end status, its events and the untraced run's comparison.\n"
     "Exit status: 0 traced (the trace may be truncated), 1 usage error, 2 the job could not run,\n"
@@ -138,11 +139,19 @@ static int add_count(json_object *trace, const char *key, const char *val, long 
   return 0;
 }
 
+/* Without --toolchain: gcc for a .c entry, g++ for a C++ one, else python3. */
+static const char *default_toolchain(const char *entry) {
+  const char *dot = strrchr(entry, '.');
+  if (dot && strcmp(dot, ".c") == 0) return "gcc";
+  if (dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 || strcmp(dot, ".cxx") == 0)) return "g++";
+  return "python3";
+}
+
 int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
   sbc_ctx g = *g0;
   sbo_parser p;
   sbo_init(&p, &trace_cmd, argc, argv);
-  const char *tc = "python3", *format = "jsonl", *out = NULL, *stdin_path = NULL;
+  const char *tc = NULL, *format = "jsonl", *out = NULL, *stdin_path = NULL;
   bool json = p.json, check = true;
   json_object *topt = json_object_new_object(), *limits = json_object_new_object();
   int k = SBO_END, rc = 0;
@@ -181,6 +190,7 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     if (p.n_pos == 0) rc = sbo_usage_error(&p, "needs FILE (the program to trace, run as python3 FILE)");
     for (int i = 0; rc == 0 && i < p.n_pos; i++)
       if (sbc_files_add(&files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_USAGE, "%s", err);
+    if (!tc) tc = p.n_pos ? default_toolchain(p.pos[0]) : "python3";
     req = sbc_request_new("exec");
     json_object *args = json_object_new_array();
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(args, json_object_new_string(p.rest[i]));

@@ -114,6 +114,10 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
       reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "compile_args: %s has no compile step", tc->name));
       break;
     }
+    if (ex->trace.on && sbt_trace_gdb_language(tc) && sbt_trace_plan_debug(&job->plan) < 0) {
+      reply(c, sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory"));
+      break;
+    }
     job->tc_mtime_ns = tc->bin_mtime_ns;
     job->tc_size = tc->bin_size;
     if (job->root) /* a profile's mounts name paths inside its root */

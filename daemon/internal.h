@@ -67,7 +67,8 @@ typedef struct {
   bool traced;             /* under the tracer (trace.c): argv, env and mounts its own */
   uint64_t trace_bytes;    /* the supervisor's cap on the trace */
   char **own_argv, **own_env;
-  sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory */
+  sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory (and gdb's launcher) */
+  const char *const *seccomp_allow; /* what the traced run's filter allows (gdb: ptrace), or NULL */
   size_t n_own_mounts;
   bool check;              /* run untraced first, then compare (trace.check) */
   char **plain_argv, **plain_env; /* that run: the step as asked, the traced run's environment
@@ -78,7 +79,8 @@ typedef struct {
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
 int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
-int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base);
+int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
+                   char *const *build_argv);
 void sbd_trace_step_free(sbd_jstep *js);
 /* The untraced run's figures kept for the traced step's document, and that
  * document given them and the comparison (trace_check). */

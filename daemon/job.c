@@ -65,7 +65,7 @@ static int build_steps(sbd_job *job) {
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
-      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0) < 0) return -1; /* checked at dispatch */
+      if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0, NULL) < 0) return -1; /* checked at dispatch */
     }
     return 0;
   }
@@ -88,7 +88,8 @@ static int build_steps(sbd_job *job) {
     if (i + 1 == job->n_steps) { /* files back after the run */
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
-      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts) < 0) return -1;
+      char *const *build = job->plan.n_steps > 1 && job->plan.steps[0].is_compile ? job->plan.steps[0].argv : NULL;
+      if (ex->trace.on && sbd_trace_step(js, &ex->trace, job->plan.mounts, job->plan.n_mounts, build) < 0) return -1;
     }
   }
   return 0;
@@ -261,6 +262,7 @@ static void start_sandbox(sbd_job *job) {
     spec.trace_bytes = js->trace_bytes;
     spec.extra_mounts = js->own_mounts;
     spec.n_extra_mounts = js->n_own_mounts;
+    spec.seccomp_extra_allow = js->seccomp_allow;
   }
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */

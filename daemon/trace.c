@@ -7,40 +7,74 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 0, or -1 with msg saying which step cannot be traced and what can. */
 int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n) {
-  size_t at;
   if (ex->toolchain) {
+    if (ex->trace.on && sbt_trace_gdb_language(tc) && !ex->profile && access("/usr/bin/gdb", X_OK) != 0) {
+      snprintf(msg, n, "trace: toolchain %s is traced by gdb, and /usr/bin/gdb is not installed (apt-get install gdb)",
+               tc->name);
+      return -1;
+    }
     if (!ex->trace.on || sbt_trace_language_ok(tc)) return 0;
-    snprintf(msg, n, "trace: toolchain %s (%s) has no tracer; traced toolchains: python3, python3.N", tc->name,
+    snprintf(msg, n, "trace: toolchain %s (%s) has no tracer; traced toolchains: python3, python3.N and the C and C++ ones (gcc, g++, clang, clang++)", tc->name,
              tc->def && tc->def->language ? tc->def->language : "?");
     return -1;
   }
   for (size_t i = 0; i < ex->n_steps; i++) {
     const sbp_step *s = &ex->steps[i];
-    if (!s->trace.on || sbt_trace_python_argv((const char *const *)s->argv, &at)) continue;
+    if (!s->trace.on || sbt_trace_kind_of((const char *const *)s->argv) != SBT_TRACE_NONE) continue;
     snprintf(msg, n,
-             "steps[%zu] (%s): trace needs a Python file run, `python3[.N] [-u -B -E -I -s -S -O ...] FILE ARGS` "
-             "(traced toolchains: python3, python3.N); argv[0] is \"%.64s\"",
+             "steps[%zu] (%s): trace needs a Python file run, `python3[.N] [-u -B -E -I -s -S -O ...] FILE ARGS`, "
+             "or a C/C++ program built with -g, `./PROG ARGS` (traced toolchains: python3, python3.N, gcc, g++, "
+             "clang, clang++); argv[0] is \"%.64s\"",
              i, s->name, s->argv[0]);
     return -1;
   }
   return 0;
 }
 
-int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base) {
+/* SURGEBOX_TRACE_BUILD=["gcc",...]: the compile step as run, for gdb's head
+ * (clang's debug information does not record its flags). */
+static int add_build_env(sbd_jstep *js, char *const *build) {
+  json_object *a = json_object_new_array();
+  for (size_t i = 0; a && build[i]; i++) json_object_array_add(a, json_object_new_string(build[i]));
+  const char *text = a ? json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN) : NULL;
+  size_t n = 0;
+  while (js->own_env[n]) n++;
+  char **e = text ? realloc(js->own_env, (n + 2) * sizeof *e) : NULL;
+  if (e) js->own_env = e;
+  char *var = e ? malloc(strlen(text) + sizeof "SURGEBOX_TRACE_BUILD=") : NULL;
+  if (var) {
+    strcpy(var, "SURGEBOX_TRACE_BUILD=");
+    strcat(var, text);
+    js->own_env[n] = var;
+    js->own_env[n + 1] = NULL;
+  }
+  json_object_put(a);
+  return var ? 0 : -1;
+}
+
+int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
+                   char *const *build_argv) {
   js->trace_bytes = t->has[SBP_TRACE_BYTES] ? t->value[SBP_TRACE_BYTES] : SB_TRACE_BYTES_DEFAULT;
   char *limits = sbt_trace_limits_json(t, js->trace_bytes);
   int rc = limits ? sbt_trace_wrap((const char *const *)js->argv, (const char *const *)js->env, limits,
                                    &js->own_argv, &js->own_env)
                   : -1;
   free(limits);
-  js->own_mounts = rc == 0 ? calloc(n_base + 1, sizeof *js->own_mounts) : NULL;
+  sbt_trace_kind kind = sbt_trace_kind_of((const char *const *)js->argv);
+  if (rc == 0 && kind == SBT_TRACE_GDB && build_argv) rc = add_build_env(js, build_argv);
+  js->own_mounts = rc == 0 ? calloc(n_base + 2, sizeof *js->own_mounts) : NULL;
   if (!js->own_mounts) return -1;
   if (n_base) memcpy(js->own_mounts, base, n_base * sizeof *base); /* base may be NULL when empty */
   js->own_mounts[n_base] = (sb_mount){.source = sbt_tracers_dir(), .target = SBT_TRACERS_TARGET, .writable = false};
   js->n_own_mounts = n_base + 1;
+  if (kind == SBT_TRACE_GDB) /* gdb's launcher, a program: built, not in the source tree */
+    js->own_mounts[js->n_own_mounts++] =
+        (sb_mount){.source = sbt_tracers_bin_dir(), .target = SBT_TRACERS_BIN_TARGET, .writable = false};
+  js->seccomp_allow = sbt_trace_seccomp_allow(kind);
   js->check = t->check;
   size_t n = 0, k = 0;
   while (js->own_env[n]) n++;

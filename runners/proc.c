@@ -177,6 +177,18 @@ static void protect_init_from_oom(const sb_runtime *rt, pid_t pid) {
   sb_write_file(path, "-1000"); /* best effort: the verdict also reads the cgroup's OOM count */
 }
 
+/* a then b, NULL-terminated (the strings borrowed), or NULL (out of memory). */
+static const char **strv_concat(const char *const *a, const char *const *b) {
+  size_t na = 0, nb = 0;
+  while (a && a[na]) na++;
+  while (b && b[nb]) nb++;
+  const char **v = calloc(na + nb + 1, sizeof *v);
+  if (!v) return NULL;
+  for (size_t i = 0; i < na; i++) v[i] = a[i];
+  for (size_t i = 0; i < nb; i++) v[na + i] = b[i];
+  return v;
+}
+
 int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
   *out = NULL;
   if (!spec_valid(spec, err)) return -EINVAL;
@@ -196,10 +208,19 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc) rc = choose_uid(p, spec, err);
   p->output_base64 = spec->output_base64;
   const sb_bpf *filter = &rt->filter;
-  if (!rc && spec->seccomp_extra_deny && spec->seccomp_extra_deny[0]) {
-    rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, rt->opts.seccomp_extra_allow, spec->seccomp_extra_deny,
-                          &p->own_filter, err);
-    filter = &p->own_filter;
+  bool own_deny = spec->seccomp_extra_deny && spec->seccomp_extra_deny[0];
+  bool own_allow = spec->seccomp_extra_allow && spec->seccomp_extra_allow[0];
+  if (!rc && (own_deny || own_allow)) {
+    const char **allow = own_allow ? strv_concat(rt->opts.seccomp_extra_allow, spec->seccomp_extra_allow) : NULL;
+    if (own_allow && !allow) {
+      rc = -ENOMEM;
+      sb_err(err, "out of memory");
+    } else {
+      rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, own_allow ? allow : rt->opts.seccomp_extra_allow,
+                            spec->seccomp_extra_deny, &p->own_filter, err);
+      filter = &p->own_filter;
+    }
+    free(allow);
   }
   int ctl[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, in_fd = -1;
   if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) rc = -errno;

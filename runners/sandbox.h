@@ -194,6 +194,7 @@ typedef struct {
   const sb_mount *extra_mounts; /* read-only unless writable */
   size_t n_extra_mounts;
   const char *const *seccomp_extra_deny;  /* per-run additions to the runtime policy */
+  const char *const *seccomp_extra_allow; /* per-run removals from it (a traced C step's gdb: ptrace) */
   sb_limits limits;
   int netns_slot;               /* which shared netns to enter; -1: a fresh one */
   const char *root;             /* a profile's root file system whose /usr, /lib*, /bin, /sbin

@@ -189,8 +189,27 @@ const char *sbt_tracers_dir(void);
 /* argv runs a Python file as the tracer supports (python3[.N] [no-argument
  * flags] FILE ARGS); *file_at: FILE's index. */
 bool sbt_trace_python_argv(const char *const *argv, size_t *file_at);
-/* The toolchain has a tracer (Python's). */
+/* The toolchain has a tracer (Python's; gdb's for C and C++). */
 bool sbt_trace_language_ok(const sbt_toolchain *tc);
+/* Which tracer a step's argv runs under: Python's for a Python file run,
+ * gdb's for a program the job built (`./PROG`, `/app/...`), else none. */
+typedef enum { SBT_TRACE_NONE, SBT_TRACE_PYTHON, SBT_TRACE_GDB } sbt_trace_kind;
+sbt_trace_kind sbt_trace_kind_of(const char *const *argv);
+/* A C or C++ toolchain: traced by gdb, its compile step at -O0 -g. */
+bool sbt_trace_gdb_language(const sbt_toolchain *tc);
+/* ---- gdb's tracer (trace_gdb.c) ---- */
+#define SBT_TRACERS_BIN_TARGET "/opt/surgebox/tracers-bin" /* sbtrace_launch, bound read-only there */
+/* The directory holding sbtrace_launch on the host: $SURGEBOX_TRACERS_BIN,
+ * an installed <prefix>/share/surgebox/tracers-bin, else the build tree's. */
+const char *sbt_tracers_bin_dir(void);
+/* `./PROG ARGS` as run under gdb (sbtrace_launch -g gdb ... --args
+ * sbtrace_launch ./PROG ./PROG ARGS), or NULL (out of memory). */
+char **sbt_trace_gdb_argv(const char *const *argv);
+/* The plan's compile step made to build for the debugger: every -O flag
+ * becomes -O0, -g appended (0, or -1 out of memory). */
+int sbt_trace_plan_debug(sbt_plan *plan);
+/* System calls the traced step's filter must allow (gdb: ptrace), or NULL. */
+const char *const *sbt_trace_seccomp_allow(sbt_trace_kind kind);
 /* SURGEBOX_TRACE_LIMITS' JSON: the request's limits, bytes the supervisor's cap (malloc'd). */
 char *sbt_trace_limits_json(const sbp_trace *t, uint64_t bytes);
 /* argv with the tracer inserted before FILE, env (NULL: the runner's

@@ -1,8 +1,10 @@
 /* A step run under its language's tracer (PROTOCOL.md "Traces"): which
- * steps can be (Python: `python3[.N] [FLAGS] FILE ARGS`), where the tracers
- * are on the host and in the sandbox, and the step rewritten:
- * `python3 [FLAGS] /opt/surgebox/tracers/python/sbtrace.py FILE ARGS` with
- * the tracer's descriptor, limits and a fixed hash seed in its environment. */
+ * steps can be (Python: `python3[.N] [FLAGS] FILE ARGS`; C and C++: a
+ * program the job built, `./PROG ARGS`), where the tracers are on the host
+ * and in the sandbox, and the step rewritten: `python3 [FLAGS]
+ * /opt/surgebox/tracers/python/sbtrace.py FILE ARGS` with the tracer's
+ * descriptor, limits and a fixed hash seed in its environment; a program
+ * under gdb (trace_gdb.c). */
 #include "toolchain.h"
 
 #include <limits.h>
@@ -52,8 +54,28 @@ bool sbt_trace_python_argv(const char *const *argv, size_t *file_at) {
   return true;
 }
 
+/* ./PROG or /app/...: a program the job built (gdb's tracer says so in its
+ * end when it has no debug information). */
+static bool built_program(const char *prog) {
+  return prog && !is_python(prog) &&
+         ((strncmp(prog, "./", 2) == 0 && prog[2]) || (strncmp(prog, "/app/", 5) == 0 && prog[5]));
+}
+
+sbt_trace_kind sbt_trace_kind_of(const char *const *argv) {
+  size_t at;
+  if (sbt_trace_python_argv(argv, &at)) return SBT_TRACE_PYTHON;
+  if (argv && built_program(argv[0])) return SBT_TRACE_GDB;
+  return SBT_TRACE_NONE;
+}
+
+bool sbt_trace_gdb_language(const sbt_toolchain *tc) {
+  const char *l = tc && tc->def ? tc->def->language : NULL;
+  return l && (strcmp(l, "c") == 0 || strcmp(l, "cpp") == 0);
+}
+
 bool sbt_trace_language_ok(const sbt_toolchain *tc) {
-  return tc && tc->def && tc->def->language && strcmp(tc->def->language, "python") == 0;
+  return (tc && tc->def && tc->def->language && strcmp(tc->def->language, "python") == 0) ||
+         sbt_trace_gdb_language(tc);
 }
 
 char *sbt_trace_limits_json(const sbp_trace *t, uint64_t bytes) {
@@ -84,12 +106,15 @@ int sbt_trace_wrap(const char *const *argv, const char *const *env, const char *
   static const char *const default_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", NULL};
   size_t at, na = strv_len(argv);
   *argv_out = *env_out = NULL;
-  if (!sbt_trace_python_argv(argv, &at)) return -1;
+  sbt_trace_kind kind = sbt_trace_kind_of(argv);
+  if (kind == SBT_TRACE_NONE) return -1;
+  bool python = kind == SBT_TRACE_PYTHON;
+  if (python) sbt_trace_python_argv(argv, &at);
   if (!env) env = default_env;
   size_t ne = strv_len(env);
-  char **a = calloc(na + 2, sizeof *a), **e = calloc(ne + 4, sizeof *e);
+  char **a = python ? calloc(na + 2, sizeof *a) : sbt_trace_gdb_argv(argv), **e = calloc(ne + 4, sizeof *e);
   bool ok = a && e;
-  for (size_t i = 0, k = 0; ok && i < na; i++) {
+  for (size_t i = 0, k = 0; python && ok && i < na; i++) {
     if (i == at) ok = (a[k++] = strdup(SBT_TRACERS_TARGET "/python/sbtrace.py")) != NULL;
     if (ok) ok = (a[k++] = strdup(argv[i])) != NULL;
   }
@@ -105,7 +130,7 @@ int sbt_trace_wrap(const char *const *argv, const char *const *env, const char *
     if (ok) snprintf(e[k++], n, "SURGEBOX_TRACE_LIMITS=%s", limits_json);
   }
   /* Set iteration order reproducible (the head records it) unless the step chose a seed. */
-  if (ok && !has_var(env, "PYTHONHASHSEED")) ok = (e[k++] = strdup("PYTHONHASHSEED=0")) != NULL;
+  if (ok && python && !has_var(env, "PYTHONHASHSEED")) ok = (e[k++] = strdup("PYTHONHASHSEED=0")) != NULL;
   if (!ok) {
     for (size_t i = 0; a && a[i]; i++) free(a[i]);
     for (size_t i = 0; e && e[i]; i++) free(e[i]);

@@ -7,7 +7,7 @@ wrapper: the programs forge, flood and crash.
 direct     a fixture traced by the daemon equals the tracer's own direct output
            (same Python, hash seed and limits; paths /app vs a temporary
            directory), its stdout equal to the untraced run's (trace.check)
-refuse     trace on gcc, on a shell step, with a bad limit: refused, naming it
+refuse     trace on rustc, on a shell step, with a bad limit: refused, naming it
 cap        a program flooding fd 3 with valid records: cut by the supervisor at
            its byte cap on a full line, its truncated/bytes end appended
 closefd    the program closes fd 3: crashed (no end), the program unchanged
@@ -128,10 +128,11 @@ def case_direct(sock):
 
 
 def case_refuse(sock):
-    r = request(sock, {"id": 1, "type": "exec", "toolchain": "gcc", "trace": True,
-                       "files": [{"path": "main.c", "content": "int main(void){return 0;}\n"}]})
-    check(r.get("error", {}).get("code") == "bad_request" and "gcc" in r["error"]["message"]
-          and "python3" in r["error"]["message"], "refuse: gcc: %r" % r.get("error"))
+    # gcc is traced since gdb's tracer (tests/trace/c); rustc has no tracer
+    r = request(sock, {"id": 1, "type": "exec", "toolchain": "rustc", "trace": True,
+                       "files": [{"path": "main.rs", "content": "fn main() {}\n"}]})
+    check(r.get("error", {}).get("code") == "bad_request" and "rustc" in r["error"]["message"]
+          and "python3" in r["error"]["message"], "refuse: rustc: %r" % r.get("error"))
     r = request(sock, {"id": 2, "type": "exec", "steps": [{"name": "sh", "argv": ["sh", "-c", "true"], "trace": True}]})
     check(r.get("error", {}).get("code") == "bad_request" and "steps[0] (sh)" in r["error"]["message"],
           "refuse: a shell step, named: %r" % r.get("error"))
