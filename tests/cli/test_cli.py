@@ -486,9 +486,10 @@ def case_trace(d):
     last = json.loads(p.stdout.decode().splitlines()[-1]) if p.returncode == 0 else {}
     check(last.get("status") == "truncated" and last.get("cap") == "events" and b"not compared" in p.stderr,
           f"--events 2 --no-check: {last!r} {p.stderr!r}")
-    p = run(["trace", "--toolchain", "gcc", "main.py"], env=d.env, cwd=t)
-    check(p.returncode == 2 and b"gcc" in p.stderr and b"python3" in p.stderr and len(p.stderr.splitlines()) == 1,
-          f"--toolchain gcc refused in one line: {p.returncode} {p.stderr!r}")
+    # gcc is traced (by gdb) since issue 24's C part: rustc has no tracer
+    p = run(["trace", "--toolchain", "rustc", "main.py"], env=d.env, cwd=t)
+    check(p.returncode == 2 and b"rustc" in p.stderr and b"python3" in p.stderr and len(p.stderr.splitlines()) == 1,
+          f"--toolchain rustc refused in one line: {p.returncode} {p.stderr!r}")
     p = run(["trace", "--format", "xml", "main.py"], env=d.env, cwd=t)
     check(p.returncode == 1 and b"--format" in p.stderr, f"--format xml: {p.returncode} {p.stderr!r}")
     p = run(["trace"], env=d.env, cwd=t)
