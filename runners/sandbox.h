@@ -207,6 +207,10 @@ typedef struct {
    * (the Python tracer: SURGEBOX_TRACE_FD in its environment). */
   bool trace;
   uint64_t trace_bytes;
+  /* Started by the slot's warm Python zygote (warm.c, issue 25) with the
+   * cold run's isolation; a run that cannot be warm runs cold and says why
+   * (sb_result.start). */
+  bool warm;
 } sb_spec;
 
 #define SB_TRACE_FD 3
@@ -254,6 +258,10 @@ typedef struct {
   sb_buf trace;                 /* JSON Lines ending in an end record; truncated: the byte cap cut it */
   const char *trace_status;     /* the last end record's status: complete, truncated, tampered, crashed */
   uint64_t trace_bytes;         /* the cap applied */
+  char start[SB_ERR_MAX];       /* enforced.start: "cold", "cold (warm refused: why)", "warm (zygote, hash seed N)" */
+  bool warm;                    /* started warm */
+  bool warm_seeded;             /* ... with the zygote's hash seed (below), not the job's PYTHONHASHSEED */
+  uint64_t warm_seed;
 } sb_result;
 
 void sb_result_free(sb_result *r);
