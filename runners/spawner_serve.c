@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -156,7 +157,7 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
   rep->born_inside = into;
 }
 
-/* A zygote (warm.c): our own child (reaped after a later request), dying with us,
+/* A zygote (warm.c): our own child (reaped in sb_spawner_serve's loop), dying with us,
  * the subreaper of what its forks leave (a warm program, once the fork that
  * entered the job's namespaces exits); its socket on descriptor 3, nothing
  * else open; a mount namespace of its own with an empty /tmp, so that the
@@ -288,13 +289,20 @@ void sb_spawner_serve(int sock, pid_t ppid) {
   syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0);
   cap_t empty = cap_init();
   if (!empty) _exit(1);
-  /* Our only children are zygotes (inits are CLONE_PARENT): a dead one is
-   * reaped before the next request (the daemon's next warm job asks for its
-   * successor). Not SA_NOCLDWAIT: every init, a copy of us, would inherit
-   * it and never see its program's wait status. */
-  while (serve_one(sock, empty) == 0) {
+  /* Our only children are zygotes (inits are CLONE_PARENT), reaped here.
+   * Not SA_NOCLDWAIT: every init, a copy of us, would inherit it and never
+   * see its program's wait status. */
+  /* The subreaper of the zygotes' forks too: a warm program whose zygote
+   * died comes to us (not to the host's init, which may never reap it: its
+   * sandbox init's exit waits until it is), and is reaped within 100 ms. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  for (;;) {
     while (waitpid(-1, NULL, WNOHANG) > 0) {
     }
+    struct pollfd pf = {.fd = sock, .events = POLLIN};
+    int r = poll(&pf, 1, 100);
+    if (r < 0 && errno != EINTR) break;
+    if (r > 0 && serve_one(sock, empty) != 0) break;
   }
   _exit(0);
 }
