@@ -12,6 +12,7 @@ against a cold run given the seed the result reports.
   test_daemon_same.py BIN_DIR CACHE_DIR [--cruxeval N]"""
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -45,6 +46,36 @@ def cruxeval(n):
             s = json.loads(line)
             prog = "%s\nassert %s == f(%s)\n" % (s["code"], s["output"], s["input"])
             yield s["id"], [{"path": "main.py", "content": prog}], [], b""
+
+
+def switches(bin_dir, sock, fails):
+    """The user-facing switches ask for warm starts: surgebox exec --warm,
+    surgebox batch --warm, the Python client's run(warm=True)."""
+    sb = os.path.join(bin_dir, "surgebox")
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "main.py"), "w") as f:
+            f.write("print('hi')\n")
+        starts = {}
+        for warm in ([], ["--warm"]):
+            p = subprocess.run([sb, "exec", "--socket", sock, "--no-autostart", "--json"] + warm +
+                               ["main.py", "--", daemonrun.PY, "main.py"], cwd=tmp, capture_output=True, timeout=120)
+            starts[bool(warm)] = daemonrun.start(json.loads(p.stdout)["steps"][0]) if p.returncode == 0 else p.stderr
+        with open(os.path.join(tmp, "in.jsonl"), "w") as f:
+            f.write(json.dumps({"files": [{"path": "main.py", "content": "print(2)"}],
+                                "steps": [{"argv": [daemonrun.PY, "main.py"]}]}) + "\n")
+        p = subprocess.run([sb, "batch", "--socket", sock, "--no-autostart", "--warm", "in.jsonl"], cwd=tmp,
+                           capture_output=True, timeout=120)
+        starts["batch"] = daemonrun.start(json.loads(p.stdout)["steps"][0]) if p.returncode == 0 else p.stderr
+    sys.path.insert(0, os.path.join(daemonrun.ROOT, "clients", "python"))
+    import surgebox
+    with surgebox.Client(sock, autostart=False) as c:
+        r = c.run([[daemonrun.PY, "main.py"]], files={"main.py": "print(3)"}, warm=True)
+        starts["client"] = daemonrun.start(r["steps"][0])
+    for k, want in ((False, "cold"), (True, "warm ("), ("batch", "warm ("), ("client", "warm (")):
+        ok = isinstance(starts[k], str) and starts[k].startswith(want)
+        print("%s %s: %r" % ("ok  " if ok else "FAIL", {False: "exec", True: "exec --warm"}.get(k, k), starts[k]))
+        if not ok:
+            fails.append("switch %s: %r" % (k, starts[k]))
 
 
 def compare(c, name, files, args, stdin, fails):
@@ -84,6 +115,7 @@ def main():
             if seed is None or daemonrun.outcome(cold)[3] != warm["stdout"].encode():
                 fails.append("toolchain form: the seed %r does not give the warm output %r" % (seed, warm.get("stdout")))
             n += 1
+            switches(bin_dir, d.sock, fails)
         c.close()
     finally:
         d.stop()
