@@ -177,6 +177,10 @@ def main():
         by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
         check((bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
               "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
+        spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
+        after_spin = c.python(py("print('after')"), warm=warm)
+        check(spin["status"] == "timeout" and after_spin["status"] == "ok" and daemonrun.start(after_spin).startswith(mode),
+              "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
         fp = py(FINGERPRINT + EXTRA)
         cold_fp = daemonrun.outcome(c.python(fp))
         before = daemonrun.outcome(c.python(fp, warm=warm))
