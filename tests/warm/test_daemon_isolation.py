@@ -17,13 +17,17 @@ holds for the cold path too, so a failure names what warm lost).
      fingerprint equal to the cold one;
   5. the zygote killed mid-job: that job ends internal_error naming the
      zygote, the daemon lives, the next job runs warm from a new zygote.
-Under --cgroup none a warm request runs cold, the reason in
+Under --cgroup none, and with --user (the daemon run by uid 4242: the
+unprivileged, user-namespace mode), a warm request runs cold, the reason in
 enforced.start (the test checks exactly that and nothing else there).
 
-  test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold]"""
+  test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user]"""
 import os
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -99,6 +103,42 @@ def zygote_pids():
     return sorted(out)
 
 
+def user_mode(bin_dir):
+    """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it); its own
+    user's warm request runs cold, saying why."""
+    top = tempfile.mkdtemp(prefix="warm-unpriv-")
+    os.chmod(top, 0o755)
+    xdg = os.path.join(top, "xdg")
+    os.mkdir(xdg, 0o700)
+    os.chown(xdg, 4242, 4242)
+    sock = os.path.join(xdg, "s.sock")
+    env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+    proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                             os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--jobs", "1", "--no-cache",
+                             "--toolchains", top], env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(sock) and proc.poll() is None:
+            time.sleep(0.05)
+        pid = os.fork()
+        if pid == 0:
+            os.setgroups([])
+            os.setgid(4242)
+            os.setuid(4242)
+            r = daemonrun.Client(sock).python(py("print('hi')"), warm=True)
+            ok = r.get("status") == "ok" and daemonrun.start(r).startswith("cold (warm refused: user-namespace mode")
+            print("%s unprivileged daemon: a warm request runs cold saying why: %r" % ("ok  " if ok else "FAIL",
+                                                                                        daemonrun.start(r) or r))
+            sys.stdout.flush()
+            os._exit(0 if ok else 1)
+        _, st = os.waitpid(pid, 0)
+        return finish([] if st == 0 else ["unprivileged"])
+    finally:
+        proc.terminate()
+        proc.wait(60)
+        shutil.rmtree(top, ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     bin_dir, cache = args[0], args[1]
@@ -110,6 +150,8 @@ def main():
     if os.geteuid() != 0:
         print("SKIPPED: not root (warm runs are refused in user-namespace mode; the test checks the sandboxed path)")
         return daemonrun.SKIP
+    if "--user" in args:
+        return user_mode(bin_dir)
     extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
     try:
         d = daemonrun.PrivateDaemon(bin_dir, cache, *extra)
