@@ -8,7 +8,8 @@
  *
  * Inits are cloned with CLONE_PARENT, so they are the daemon's children,
  * not ours: the kernel gives them our exit signal (SIGCHLD: the daemon
- * started us with it) and we never wait for anything. */
+ * started us with it); we wait only for our own children, the warm zygotes
+ * (warm.c), and what a dead zygote left to us, its subreaper. */
 #include "internal.h"
 
 #include <errno.h>
