@@ -616,6 +616,7 @@ struct sb_runtime {
   sb_zygote *zygotes;         /* warm.c: one per worker slot, started lazily */
   int n_zygotes;
   uint64_t zygote_restarts;   /* found dead before a job */
+  int zygote_early_deaths;    /* in a row, dead before they said READY: warm.c refuses warm at 3 */
   char warning[SB_ERR_MAX];
   char pool_off[SB_ERR_MAX];  /* why the pool was turned off (sb_runtime_pool_disable), else "" */
   uint64_t counter;

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +33,13 @@
 #define SURGEBOX_WARM_LIB_BUILT "/usr/lib/surgebox/libsbwarm.so"
 #endif
 #define SB_WARM_MSG_MAX (64 * 1024) /* argv and environment of a warm job, at most */
+#define SB_WARM_EARLY_DEATHS 3      /* zygotes dead in a row before READY: warm refused from then on */
 
 struct sb_zygote {
   int sock, pidfd;
   pid_t pid;
   uint64_t key, seed, jobs;
-  bool seeded;
+  bool seeded, ready; /* ready: it said READY */
 };
 
 /* The zygote's files: $SURGEBOX_WARM (a directory holding python/), else
@@ -107,10 +107,20 @@ static void zygote_close(sb_zygote *z) {
   z->pid = 0;
 }
 
-/* Dead while idle: between jobs it never writes, so readable means EOF. */
-static bool zygote_dead(const sb_zygote *z) {
-  struct pollfd pf = {.fd = z->sock, .events = POLLIN};
-  return z->sock < 0 || (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR | POLLIN)));
+/* Dead while idle? It writes one message, READY (its start-up done and
+ * libsbwarm.so loaded), and nothing more: anything else readable is EOF. */
+static bool zygote_dead(sb_zygote *z) {
+  for (;;) {
+    char m[16];
+    ssize_t n = z->sock < 0 ? 0 : recv(z->sock, m, sizeof m, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno != EAGAIN;
+    if (n == 5 && memcmp(m, "READY", 5) == 0) {
+      z->ready = true;
+      continue;
+    }
+    return true;
+  }
 }
 
 static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const char *const *envp, uint64_t key,
@@ -168,6 +178,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   z->pid = out.pid;
   z->key = key;
   z->jobs = 0;
+  z->ready = false;
   return 0;
 }
 
@@ -185,8 +196,17 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
   uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
   for (const char *const *e = envp; e && *e; e++) key = fnv(key, *e);
   if (z->sock >= 0 && (z->key != key || z->jobs >= SB_WARM_JOBS_PER_ZYGOTE || zygote_dead(z))) {
-    if (zygote_dead(z)) rt->zygote_restarts++;
+    if (zygote_dead(z)) {
+      rt->zygote_restarts++;
+      /* dead before it said READY: a zygote that cannot start (a broken
+       * interpreter or install) would fail every warm job */
+      rt->zygote_early_deaths = z->ready ? 0 : rt->zygote_early_deaths + 1;
+    }
     zygote_close(z);
+  }
+  if (rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS) {
+    sb_err(err, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
+    return NULL;
   }
   if (z->sock < 0 && zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
   return z;

@@ -21,7 +21,12 @@ Under --cgroup none, and with --user (the daemon run by uid 4242: the
 unprivileged, user-namespace mode), a warm request runs cold, the reason in
 enforced.start (the test checks exactly that and nothing else there).
 
-  test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user]"""
+With --broken the zygote cannot start (SURGEBOX_WARM names a sbzygote.py
+that exits at once): the first warm jobs end internal_error naming the
+zygote, never a verdict, and from the third dead zygote on warm requests
+run cold, saying why.
+
+  test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user] [--broken]"""
 import os
 import shutil
 import signal
@@ -139,6 +144,30 @@ def user_mode(bin_dir):
         shutil.rmtree(top, ignore_errors=True)
 
 
+def broken_mode(bin_dir, cache):
+    top = tempfile.mkdtemp(prefix="warm-broken-")
+    os.mkdir(os.path.join(top, "python"))
+    with open(os.path.join(top, "python", "sbzygote.py"), "w") as f:
+        f.write("import sys\nsys.exit(3)\n")
+    os.chmod(top, 0o755)
+    d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1", env=dict(os.environ, SURGEBOX_WARM=top))
+    fails = []
+    try:
+        c = daemonrun.Client(d.sock)
+        got = [c.python(py("print('x')"), warm=True) for _ in range(5)]
+        seen = [(r["status"], daemonrun.start(r)) for r in got]
+        for s in seen:
+            print(s)
+        bad = [s for s in seen[:3] if s[0] != "internal_error" or not s[1].startswith("warm")]
+        refused = [s for s in seen[3:] if s[0] != "ok" or "zygotes in a row died" not in s[1]]
+        if bad or refused:
+            fails.append("broken zygote: %r" % seen)
+    finally:
+        d.stop()
+        shutil.rmtree(top, ignore_errors=True)
+    return finish(fails)
+
+
 def main():
     args = sys.argv[1:]
     bin_dir, cache = args[0], args[1]
@@ -152,6 +181,8 @@ def main():
         return daemonrun.SKIP
     if "--user" in args:
         return user_mode(bin_dir)
+    if "--broken" in args:
+        return broken_mode(bin_dir, cache)
     extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
     try:
         d = daemonrun.PrivateDaemon(bin_dir, cache, *extra)
@@ -249,6 +280,20 @@ def main():
             check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
                   "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
             check(d.proc.poll() is None, "the daemon lives")
+            zs = zygote_pids()
+            for z in zs:  # killed between jobs: found dead, replaced
+                os.kill(z, signal.SIGKILL)
+            time.sleep(0.3)
+            idle = c.python(py("print('idle')"), warm=True)
+            check(idle["status"] == "ok" and daemonrun.start(idle).startswith("warm") and
+                  set(zygote_pids()).isdisjoint(zs), "the zygote killed between jobs is replaced (%s)" % idle["status"])
+            first = zygote_pids()
+            seen = []
+            for i in range(101):  # the new zygote served 1 job already
+                c.python(py("pass"), warm=True)
+                seen.append(tuple(zygote_pids()))
+            check(len(first) == 1 and seen[97] == tuple(first) and seen[99] != tuple(first),
+                  "a zygote serves %d jobs, then a new one: %r ... %r" % (100, seen[97], seen[99]))
         c.close()
     finally:
         d.stop()

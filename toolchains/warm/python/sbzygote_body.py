@@ -9,7 +9,8 @@
 # Or, from surgebox's daemon (runners/warm.c), a sandboxed job: the same
 # fields after SBX, with the descriptors stdin, stdout, stderr, the job's
 # socket, the sandbox init's pidfd, the job's steps (a memfd) and the job's
-# cgroup.procs files; no reply on this socket: the init hears GO/FAIL/EXIT
+# cgroup.procs files; no reply on this socket (only READY, once, at start):
+# the init hears GO/FAIL/EXIT
 # on the job's socket (libsbwarm.so, SURGEBOX_ZYGOTE_LIB, loaded once here;
 # runners/warm_lib.c says the steps). The child is the job's before any of
 # its code runs: namespaces, cgroup, session, descriptors, directory,
@@ -139,6 +140,8 @@ def _serve():
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
     ctl = _socket.socket(fileno=fd)
+    if lib:
+        ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
         try:
             msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(10 * 4))
