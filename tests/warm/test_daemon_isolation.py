@@ -6,7 +6,8 @@ holds for the cold path too, so a failure names what warm lost).
      setsid'd escapee sleeping, and reports its ids; job B (the next of the
      slot, the same zygote) sees none of it: its own pid ~2 in a namespace
      holding only its init and itself, no segment, no file, another uid than
-     the zygote's (root) and the uid the result names;
+     the zygote's (root) and the uid the result names, no writable memory
+     shared with anyone (MAP_SHARED);
   2. forbidden system calls (mount, unshare, setns, ptrace) fail with the
      errno a cold job gets; A's kill(-1) and kill of every pid reaches no
      zygote and no daemon: the next job still runs from the same zygote;
@@ -65,6 +66,7 @@ print("procs", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
 print("files", [p for p in ("/tmp/planted", "/dev/shm/planted", "/app/planted") if os.path.exists(p)])
 print("sysv", open("/proc/sysvipc/shm").read().count("\n") - 1)
 print("cgroup", open("/proc/self/cgroup").read().split())
+print("shared_writable", [l.split()[-1] for l in open("/proc/self/maps") if l.split()[1][1] == "w" and l.split()[1][3] == "s"])
 print("mount", err(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)))
 print("unshare", err(libc.unshare(0x10000000)))
 print("setns", err(libc.setns(0, 0)))
@@ -222,6 +224,10 @@ def main():
         check(lines.get("procs") == "[1, %d]" % pid, "it sees only its init and itself: %s" % lines.get("procs"))
         check(lines.get("files") == "[]", "none of job A's files: %s" % lines.get("files"))
         check(lines.get("sysv") == "0", "no SysV segment of job A: %s" % lines.get("sysv"))
+        # no memory written through by the zygote, job A or the next job (a
+        # MAP_SHARED writable mapping inherited from the zygote: libffi's
+        # closures fall back to one where static trampolines are missing)
+        check(lines.get("shared_writable") == "[]", "no writable shared mapping: %s" % lines.get("shared_writable"))
         uid = int(lines["pid"].split()[2])
         check(uid != 0 and uid == b["uid"], "its uid %d is the result's (%s), not the zygote's 0" % (uid, b["uid"]))
         check("/" in lines.get("cgroup", "") and lines.get("cgroup", "").count("::/") == 1,

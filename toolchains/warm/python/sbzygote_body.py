@@ -68,6 +68,12 @@ def _load_lib(path):
         return None
     import ctypes
     lib = ctypes.CDLL(path)
+    # every child would share a writable MAP_SHARED mapping with us and with
+    # each other (libffi's closures use one where static trampolines are
+    # missing; ctypes makes a closure at import): never serve then
+    with open("/proc/self/maps") as fh:
+        if any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in fh):
+            os._exit(1)
     for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 2),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
