@@ -230,6 +230,15 @@ static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl)
       send_msg(ctl, &e);
       _exit(127);
     }
+    if (m.type == SB_WARM_FAIL && m.internal) { /* not the program's: our exit kills whatever was started */
+      m.fail.what[sizeof m.fail.what - 1] = '\0';
+      sb_msg e;
+      memset(&e, 0, sizeof e);
+      e.type = SB_MSG_ERROR;
+      snprintf(e.text, sizeof e.text, "warm start: %s: %s", m.fail.what, strerror(m.fail.err));
+      send_msg(ctl, &e);
+      _exit(127);
+    }
     if (m.type == SB_WARM_FAIL && m.fail.err > 0) {
       done.exec_errno = m.fail.err;
       m.fail.what[sizeof m.fail.what - 1] = '\0';

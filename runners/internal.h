@@ -373,7 +373,8 @@ enum { SB_WARM_GO = 1, SB_WARM_FAIL, SB_WARM_EXIT };
 typedef struct {
   int type;
   int wstatus;
-  sb_start_failure fail;
+  bool internal;          /* FAIL: the warm start's own machinery (setns, the zygote): an internal error */
+  sb_start_failure fail;  /* FAIL: else one of the program's steps, reported as for a cold program */
   struct rusage ru;
 } sb_warm_msg;
 /* What the child needs for sb_program_setup, in a memfd: this header, then

@@ -32,10 +32,11 @@ static void send_warm(int job_fd, const sb_warm_msg *m) {
   }
 }
 
-static void send_fail(int job_fd, const char *what, int err) {
+static void send_fail(int job_fd, const char *what, int err, bool internal) {
   sb_warm_msg m;
   memset(&m, 0, sizeof m);
   m.type = SB_WARM_FAIL;
+  m.internal = internal;
   m.fail.err = err > 0 ? err : EINVAL;
   strncpy(m.fail.what, what, sizeof m.fail.what - 1);
   send_warm(job_fd, &m);
@@ -56,7 +57,7 @@ SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWCGROUP;
   if (setns(init_pidfd, flags) == 0) return 0;
   int e = errno;
-  send_fail(job_fd, "setns", e);
+  send_fail(job_fd, "setns", e, true);
   return -e;
 }
 
@@ -117,7 +118,7 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
   for (int s = 1; s < NSIG; s++) sigaction(s, NULL, &started[s]);
   if (!rc) rc = sb_program_setup(&a, &job_fd, &what);
   if (rc) {
-    send_fail(job_fd, what, -rc);
+    send_fail(job_fd, what, -rc, false);
     _exit(127);
   }
   for (int s = 1; s < NSIG; s++)
@@ -139,8 +140,9 @@ SBWARM_API int sbwarm_reap(int job_fd, int pid) {
   return m.wstatus;
 }
 
-/* The zygote refuses a job (its start-up differs): FAIL, then exit 127. */
+/* The zygote refuses a job (its start-up differs) or could not start it
+ * (an exception in its fork): FAIL (internal), then exit 127. */
 SBWARM_API void sbwarm_refuse(int job_fd) {
-  send_fail(job_fd, "warm zygote refused the job", EINVAL);
+  send_fail(job_fd, "zygote refused or failed", EINVAL, true);
   sbwarm_reap(job_fd, 0);
 }

@@ -99,10 +99,14 @@ def _sandboxed(ctl, lib, fds, job):
         r, w = os.pipe()
         first = os.fork()
         if first == 0:  # enters the init's namespaces; its child is the program
-            os.close(r)
-            if lib.sbwarm_enter(jfd, pidfd) != 0:
+            try:
+                os.close(r)
+                if lib.sbwarm_enter(jfd, pidfd) != 0:
+                    os._exit(127)
+                pid = os.fork()
+            except BaseException:  # (fork: EAGAIN) an internal error, said to the init
+                lib.sbwarm_refuse(jfd)
                 os._exit(127)
-            pid = os.fork()
             if pid == 0:
                 os.close(w)
                 ctl.close()
