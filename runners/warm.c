@@ -26,6 +26,8 @@
 
 #include "runtime_paths.h"
 
+#include <json-c/json.h>
+
 #ifndef SURGEBOX_WARM_SOURCE_DIR
 #define SURGEBOX_WARM_SOURCE_DIR "/usr/share/surgebox/warm"
 #endif
@@ -357,4 +359,16 @@ void sb_warm_fini(sb_runtime *rt) {
   free(rt->zygotes);
   rt->zygotes = NULL;
   rt->n_zygotes = 0;
+}
+
+json_object *sb_runtime_warm_json(const sb_runtime *rt) {
+  json_object *o = json_object_new_object();
+  int running = 0;
+  for (int i = 0; i < rt->n_zygotes; i++) running += rt->zygotes[i].sock >= 0;
+  json_object_object_add(o, "zygotes", json_object_new_int(running));
+  json_object_object_add(o, "restarts", json_object_new_int64((int64_t)rt->zygote_restarts));
+  char off[64];
+  snprintf(off, sizeof off, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
+  json_object_object_add(o, "off", rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS ? json_object_new_string(off) : NULL);
+  return o;
 }

@@ -41,6 +41,11 @@ class Client:
         self.send(req)
         return self.receive()
 
+    def status(self):
+        self.n += 1
+        self.s.sendall((json.dumps({"id": self.n, "type": "status"}) + "\n").encode())
+        return self.receive()
+
     def send(self, req):
         self.n += 1
         req = dict(req, id=self.n, type="exec")

@@ -162,6 +162,10 @@ def broken_mode(bin_dir, cache):
             print(s)
         bad = [s for s in seen[:3] if s[0] != "internal_error" or not s[1].startswith("warm")]
         refused = [s for s in seen[3:] if s[0] != "ok" or "zygotes in a row died" not in s[1]]
+        off = c.status().get("warm", {}).get("off") or ""
+        print("status warm.off:", off)
+        if "zygotes in a row died" not in off:
+            fails.append("status does not say warm is off: %r" % off)
         if bad or refused:
             fails.append("broken zygote: %r" % seen)
     finally:
@@ -286,6 +290,9 @@ def main():
             check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
                   "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
             check(d.proc.poll() is None, "the daemon lives")
+            st = c.status().get("warm", {})
+            check(st.get("zygotes") == 1 and st.get("restarts", 0) >= 1 and st.get("off", 1) is None,
+                  "status says the slot's zygote and its restart: %r" % st)
             zs = zygote_pids()
             for z in zs:  # killed between jobs: found dead, replaced
                 os.kill(z, signal.SIGKILL)
