@@ -162,7 +162,10 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
  * the subreaper of what its forks leave (a warm program, once the fork that
  * entered the job's namespaces exits); its socket on descriptor 3, nothing
  * else open; a mount namespace of its own with an empty /tmp, so that the
- * host's /tmp (the job's HOME) does not shape its start-up (user site). */
+ * host's /tmp (the job's HOME) does not shape its start-up: a user site
+ * there (~/.local/lib/pythonX.Y/site-packages, its .pth files) would run as
+ * root in the zygote, and a cold job's /tmp is empty. Where the mount
+ * fails the zygote does not start (warm.c then refuses warm). */
 #define SB_ZYGOTE_FD 3
 static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
   long pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, pidfd, 0, 0);
@@ -171,8 +174,9 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) _exit(127);
     if (a->ctl_fd == SB_ZYGOTE_FD ? fcntl(SB_ZYGOTE_FD, F_SETFD, 0) < 0 : dup2(a->ctl_fd, SB_ZYGOTE_FD) < 0) _exit(127);
     syscall(SYS_close_range, SB_ZYGOTE_FD + 1, ~0u, CLOSE_RANGE_CLOEXEC);
-    if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0)
-      mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777");
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0)
+      _exit(127);
     if (chdir("/") < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */
     signal(SIGCHLD, SIG_DFL);

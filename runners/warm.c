@@ -251,6 +251,11 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
   char script[PATH_MAX], lib[PATH_MAX], err[SB_ERR_MAX] = "";
   const char *why = refusal(rt, spec, envp);
   if (!why && !warm_files(script, lib)) why = "the zygote's files (sbzygote.py, libsbwarm.so) are not installed";
+  /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
+   * host's, the job's HOME, must not feed its start-up (a user site's .pth
+   * files would run as root); files under /tmp would be hidden from it too */
+  if (!why && (strncmp(script, "/tmp/", 5) == 0 || strncmp(lib, "/tmp/", 5) == 0))
+    why = "the zygote's files lie under /tmp, which the zygote does not see";
   if (!why && (w->n_cg = open_procs(rt, cg, w->cg)) < 0) {
     w->n_cg = 0;
     why = "the job's cgroup.procs cannot be opened";

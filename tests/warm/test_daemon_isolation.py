@@ -17,7 +17,10 @@ holds for the cold path too, so a failure names what warm lost).
      os.environ, threads, atexit, fork) leaves the next warm job's
      fingerprint equal to the cold one;
   5. the zygote killed mid-job: that job ends internal_error naming the
-     zygote, the daemon lives, the next job runs warm from a new zygote.
+     zygote, the daemon lives, the next job runs warm from a new zygote;
+  6. a user site planted in the host's /tmp (the jobs' HOME; here a tmpfs of
+     this test's own mount namespace) never runs in the zygote (root) nor
+     shows in a warm job's sys.path.
 Under --cgroup none, and with --user (the daemon run by uid 4242: the
 unprivileged, user-namespace mode), a warm request runs cold, the reason in
 enforced.start (the test checks exactly that and nothing else there).
@@ -189,6 +192,14 @@ def main():
         return user_mode(bin_dir)
     if "--broken" in args:
         return broken_mode(bin_dir, cache)
+    marker = "/dev/shm/sbtest-warm-pth-%d" % os.getpid()
+    if warm and cgroup != "none":  # 6.: a user site in "the host's" /tmp, in our own mount namespace
+        subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/tmp"], check=True)
+        user_site = subprocess.run([daemonrun.PY, "-c", "import site; print(site.getusersitepackages())"],
+                                   env=dict(daemonrun.ENV), capture_output=True, check=True).stdout.decode().strip()
+        os.makedirs(user_site)
+        with open(os.path.join(user_site, "evil.pth"), "w") as f:
+            f.write("import os; open(%r, 'w').write(str(os.getuid()))\n" % marker)
     extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
     try:
         d = daemonrun.PrivateDaemon(bin_dir, cache, *extra)
@@ -212,6 +223,11 @@ def main():
                   "cgroup none: a warm request runs cold saying why (%r)" % daemonrun.start(r))
             return finish(fails)
         mode = "warm" if warm else "cold"
+        if warm:
+            site_job = c.python(py("import sys\nprint([p for p in sys.path if '.local' in p])"), warm=True)
+            check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
+                  "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
+                      daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
         a = c.python(py(PLANT), warm=warm)
         check(a["status"] == "ok" and daemonrun.start(a).startswith(mode), "job A ran %s: %s" % (mode, daemonrun.start(a)))
         a_out = daemonrun.outcome(a)[3].decode()
@@ -310,6 +326,8 @@ def main():
         c.close()
     finally:
         d.stop()
+        if os.path.exists(marker):
+            os.unlink(marker)
     return finish(fails)
 
 
