@@ -150,7 +150,7 @@ def user_mode(bin_dir):
 
 
 def broken_mode(bin_dir, cache):
-    top = tempfile.mkdtemp(prefix="warm-broken-")
+    top = tempfile.mkdtemp(prefix="warm-broken-", dir=os.path.dirname(os.path.abspath(cache)))  # not /tmp: refused
     os.mkdir(os.path.join(top, "python"))
     with open(os.path.join(top, "python", "sbzygote.py"), "w") as f:
         f.write("import sys\nsys.exit(3)\n")
