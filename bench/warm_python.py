@@ -8,6 +8,8 @@ chunk by chunk (order rotated) so that the machine's drift cancels:
   harness  CRUXEval's own harness method, unsandboxed (bench/harness_baseline.py)
   surgebox `surgebox verify --benchmark cruxeval` through a daemon (cold,
            sandboxed), when --bin is given
+  surgebox-warm  the same with --warm: each check a warm zygote's child in
+           its own sandbox (PROTOCOL.md "Warm starts"), when --bin is given
 Run inside the throw-away unshare wrapper, as root:
 
   unshare --mount --propagation private --pid --fork --mount-proc \\
@@ -98,7 +100,7 @@ def main():
             time.sleep(0.1)
         else:
             sys.exit("warm_python.py: the daemon did not start")
-        paths.append("surgebox")
+        paths += ["surgebox", "surgebox-warm"]
     secs = {k: [] for k in paths}
     try:
         for i in range(a.copies):
@@ -114,12 +116,12 @@ def main():
             json.dump({s["id"]: [s["output"] + " " * i] for s in samples}, open(gens, "w"))
             for path in paths[i % len(paths):] + paths[:i % len(paths)]:
                 t0 = time.monotonic()
-                if path == "surgebox":
-                    out = os.path.join(chunk, "scored.json")
+                if path.startswith("surgebox"):
+                    out = os.path.join(chunk, "scored-%s.json" % path)
                     subprocess.run([os.path.join(a.bin, "surgebox"), "verify", "--benchmark", "cruxeval", "--mode",
                                     "output", "--generations", gens, "--data", a.data, "--out", out, "--socket", sock,
-                                    "--no-autostart", "--jobs", str(a.jobs)], check=True, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+                                    "--no-autostart", "--jobs", str(a.jobs)] + (["--warm"] if path == "surgebox-warm" else []),
+                                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                     secs[path].append(time.monotonic() - t0)
                     s = json.load(open(out))
                     ok = sum(sum(v) for v in s["raw_scored_generations"].values())
@@ -150,10 +152,13 @@ def main():
     print("%d checks (%d chunks of %d), %d at a time, %s" % (n, a.copies, len(samples), a.jobs, PY))
     for k in paths:
         t = sum(secs[k])
-        print("%-9s %6.1f s  %5.2f ms/check  %.2fx fresh" % (k, t, 1000 * t / n, t / base))
+        print("%-13s %6.1f s  %5.2f ms/check  %.2fx fresh" % (k, t, 1000 * t / n, t / base))
     print("warm / harness: %.2fx" % (sum(secs["warm"]) / sum(secs["harness"])))
     if "surgebox" in secs:
         print("warm / surgebox cold: %.2fx" % (sum(secs["warm"]) / sum(secs["surgebox"])))
+        w = sum(secs["surgebox-warm"])
+        print("surgebox-warm / harness: %.2fx, / fresh: %.2fx, / surgebox cold: %.2fx"
+              % (w / sum(secs["harness"]), w / base, w / sum(secs["surgebox"])))
     if not a.work:
         shutil.rmtree(work)
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 enum { O_STDIN = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_MERGE, O_ENV, O_JSON, O_TC, O_STD, O_OPT, O_OPTION,
-       O_ARG, O_EXIT, O_CARG };
+       O_ARG, O_EXIT, O_CARG, O_WARM };
 
 static const sbo_opt exec_opts[] = {
     {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
@@ -23,6 +23,7 @@ static const sbo_opt exec_opts[] = {
     {"pids-limit", O_PIDS, "N", "processes and threads"},
     {"output-limit", O_OUT, "BYTES", "per output stream"},
     {"merge-output", O_MERGE, NULL, "stderr into stdout, in write order (not with --toolchain)"},
+    {"warm", O_WARM, NULL, "start a Python program from the slot's warm interpreter, same isolation (else cold, saying why)"},
     {"env", O_ENV, "K=V", "set a variable (repeatable; not with --toolchain)"},
     {"json", O_JSON, NULL, "print the daemon's answer (and errors) as JSON on stdout"},
     {"exit-code", O_EXIT, "MODE", "'job' (default): 0 the job ran, 2 it could not; 'program': the program's status"},
@@ -101,7 +102,7 @@ typedef struct {
   json_object *req, *limits, *options, *args, *env, *cargs;
   sbc_files files;
   const char *toolchain, *stdin_path;
-  bool json, merge, exit_program;
+  bool json, merge, exit_program, warm;
 } exec_req;
 
 static void exec_req_free(exec_req *e) {
@@ -141,7 +142,7 @@ int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, s
 int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   sbc_ctx g = *g0;
   exec_req e = {json_object_new_object(), json_object_new_object(), json_object_new_object(), json_object_new_array(),
-                NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false};
+                NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false, false};
   sbo_parser p;
   sbo_init(&p, &exec_cmd, argc, argv);
   e.json = p.json;
@@ -157,6 +158,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     case O_PIDS: bad = add_limit(e.limits, "pids", v, true); break;
     case O_OUT: bad = add_limit(e.limits, "output_bytes", v, true); break;
     case O_MERGE: e.merge = true; break;
+    case O_WARM: e.warm = true; break;
     case O_ENV:
       if (!e.env) e.env = json_object_new_object();
       bad = add_kv(e.env, v);
@@ -198,6 +200,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   if (rc == 0) {
     json_object_object_add(req, "files", json_object_get(e.files.files));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
+    if (e.warm) json_object_object_add(req, "warm", json_object_new_boolean(true));
     if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
   }
   if (rc == 0 && e.toolchain) {

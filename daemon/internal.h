@@ -65,6 +65,7 @@ typedef struct {
   char **outputs;          /* files to return after it ran (borrowed), n_outputs of them */
   size_t n_outputs;
   bool traced;             /* under the tracer (trace.c): argv, env and mounts its own */
+  bool warm;               /* "warm": started by the slot's zygote where it can be (runners/warm.c) */
   uint64_t trace_bytes;    /* the supervisor's cap on the trace */
   char **own_argv, **own_env;
   sb_mount *own_mounts;    /* the plan's mounts and the tracers' directory (and gdb's launcher) */

@@ -62,6 +62,7 @@ static int build_steps(sbd_job *job) {
       js->merge_output = s->merge_output;
       js->output_base64 = s->output_base64 || ex->output_base64;
       js->cacheable = s->cache;
+      js->warm = ex->warm;
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
@@ -86,6 +87,7 @@ static int build_steps(sbd_job *job) {
       js->stdin_len = ex->stdin_len;
     }
     if (i + 1 == job->n_steps) { /* files back after the run */
+      js->warm = ex->warm;
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
       char *const *build = job->plan.n_steps > 1 && job->plan.steps[0].is_compile ? job->plan.steps[0].argv : NULL;
@@ -246,6 +248,7 @@ static void start_sandbox(sbd_job *job) {
   spec.netns_slot = job->slot;
   spec.limits = js->limits;
   spec.root = job->root;
+  spec.warm = js->warm;
   if (job->has_plan) {
     spec.cwd = job->plan.cwd;
     spec.extra_mounts = job->plan.mounts;

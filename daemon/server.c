@@ -126,6 +126,7 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(sp, "restarts", json_object_new_int64((int64_t)restarts));
   json_object_object_add(sp, "last_restart", restarts ? json_object_new_string(why) : NULL);
   json_object_object_add(o, "spawner", sp);
+  json_object_object_add(o, "warm", sb_runtime_warm_json(srv->rt));
   char up[32];
   snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));

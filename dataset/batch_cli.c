@@ -56,6 +56,7 @@ typedef struct {
   double cpu, wall;
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
   const sbr_batch_shape *shape; /* --brief / --fields */
+  bool warm;                    /* --warm: "warm": true where a request does not say */
 } batch;
 
 
@@ -333,7 +334,9 @@ static void count_status(batch *b, const char *st) {
 /* ---- the run, as callbacks of sbr_pump ---- */
 static json_object *make_request(size_t i, void *ctx) {
   batch *b = ctx;
-  return json_object_get(b->items[b->run[i]].req); /* the pump adds its own "id" */
+  json_object *req = b->items[b->run[i]].req;
+  if (b->warm && !json_object_object_get_ex(req, "warm", NULL)) json_object_object_add(req, "warm", json_object_new_boolean(true));
+  return json_object_get(req); /* the pump adds its own "id" */
 }
 
 /* A daemon's error answer names the line it refused, as batch's own do:
@@ -420,7 +423,7 @@ static int shard_filter(const sbr_shard *sh, const char *in, const char *out, ba
   return rc;
 }
 
-enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_BRIEF, O_FIELDS };
+enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_BRIEF, O_FIELDS, O_WARM };
 static const sbo_opt batch_opts[] = {
     {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
     {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
@@ -428,6 +431,7 @@ static const sbo_opt batch_opts[] = {
     {"retry-failed", O_RETRY, NULL, "rerun requests a resumed run answered with a failure"},
     {"brief", O_BRIEF, NULL, "steps without `enforced` and `limits` (the same on every line)"},
     {"fields", O_FIELDS, "LIST", "only these answer fields (NAME or steps.NAME; id, line, type, status always)"},
+    {"warm", O_WARM, NULL, "\"warm\": true in every request that does not say (Python from warm interpreters)"},
     {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd batch_cmd = {
@@ -443,7 +447,7 @@ typedef struct {
   const char *in, *out;
   long concurrency;
   double interval;
-  bool retry_failed, by_input;
+  bool retry_failed, by_input, warm;
   sbr_shard shard;
   sbr_batch_shape shape;
 } batch_opts_t;
@@ -462,6 +466,7 @@ static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
     if (!o->by_input && strcmp(v, "completion") != 0) return sbo_bad_value(p, k, v);
     break;
   case O_RETRY: o->retry_failed = true; break;
+  case O_WARM: o->warm = true; break;
   case O_BRIEF: o->shape.brief = true; break;
   case O_FIELDS: {
     char err[300];
@@ -579,7 +584,7 @@ static size_t finish_out(const batch_opts_t *o, batch *b, const strlist *foreign
 static int batch_run(const sbc_ctx *ctx, const batch_opts_t *o) {
   sbr_driver d;
   sbr_driver_init(&d, "batch", ctx, (int)o->concurrency);
-  batch b = {.by_input = o->by_input, .failures = &d.failures, .shape = &o->shape};
+  batch b = {.by_input = o->by_input, .failures = &d.failures, .shape = &o->shape, .warm = o->warm};
   keytab keys;
   keytab_init(&keys, 64);
   strlist foreign = {0};

@@ -361,6 +361,10 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
     ex->outputs_max_bytes = (uint64_t)b;
   }
   if (parse_output_encoding(c, root, "", &ex->output_base64) != 0) return -1;
+  if (json_object_object_get_ex(root, "warm", &x)) {
+    if (!json_object_is_type(x, json_type_boolean)) return sbp_fail(c, SBP_E_BAD_REQUEST, "warm must be true or false");
+    ex->warm = json_object_get_boolean(x);
+  }
   x = NULL;
   json_object_object_get_ex(root, "files", &x);
   if (parse_files(c, x, ex) != 0) return -1;

@@ -243,6 +243,7 @@ typedef struct {
   uint64_t outputs_max_bytes; /* both forms: the outputs' bytes together; 0 when absent (the daemon's default) */
   bool output_base64;        /* "output_encoding": "base64" for every step */
   sbp_trace trace;           /* toolchain form: the run step traced */
+  bool warm;                 /* "warm": true: Python steps (toolchain form: the run step) start from a warm zygote */
 } sbp_exec;
 
 typedef struct {

@@ -120,6 +120,10 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   r->cgroup = p->rt->cg.kind;
   r->uid = (int64_t)p->uid;
   snprintf(r->pool, sizeof r->pool, "%s", p->pool_note);
+  snprintf(r->start, sizeof r->start, "%s", p->start_note);
+  r->warm = p->warm.on;
+  r->warm_seeded = p->warm.seeded;
+  r->warm_seed = p->warm.seed;
   r->output_base64 = p->output_base64;
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);

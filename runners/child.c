@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -82,73 +83,17 @@ static void exec_in_path(const char *const *argv, const char *const *envp) {
 
 /* The program (child of the init). Reports a failed start through err_fd, a
  * close-on-exec pipe that a successful exec closes silently; err_fd is
- * above 2 (see sb_child_main), so the dup2()s below cannot replace it. */
+ * above 2 (see sb_child_main), so the dup2()s below cannot replace it. Its
+ * steps up to the exec are program.c's, shared with a warm start. */
 static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd) {
   const char *what = "setup";
-  int rc = 0;
-  /* The init is protected from the OOM killer (oom_score_adj -1000, set by
-   * the parent; we inherited it); the program must not be: back to 0,
-   * written while we may still hold CAP_SYS_RESOURCE, which also raises
-   * oom_score_adj_min to 0 so the program cannot lower it again. Where the
-   * parent could not lower it (no CAP_SYS_RESOURCE), make the program the
-   * preferred victim instead (raising needs no capability, but the program
-   * may undo it: the verdict then rests on the cgroup's OOM count).
-   * User-namespace mode: left alone. */
-  if (!a->userns) {
-    char adj[16];
-    bool protected_init = sb_read_file("/proc/self/oom_score_adj", adj, sizeof adj) > 0 && strncmp(adj, "-1000", 5) == 0;
-    sb_write_file("/proc/self/oom_score_adj", protected_init ? "0" : "1000");
-  }
-  if (dup2(a->stdin_fd, 0) < 0 || dup2(a->stdout_fd, 1) < 0 || dup2(a->stderr_fd, 2) < 0) {
-    what = "dup2";
-    rc = -errno;
-  }
-  /* A traced run: the trace pipe becomes SB_TRACE_FD (3), inherited by the
-   * program; the error pipe may sit there and moves up first. */
-  unsigned first_closed = 3;
-  if (!rc && a->trace_fd >= 0) {
-    if (err_fd == SB_TRACE_FD) err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SB_TRACE_FD + 1);
-    if (err_fd < 0 || (a->trace_fd == SB_TRACE_FD ? fcntl(SB_TRACE_FD, F_SETFD, 0) : dup2(a->trace_fd, SB_TRACE_FD)) < 0) {
-      what = "trace fd";
-      rc = -errno;
-    }
-    first_closed = SB_TRACE_FD + 1;
-  }
-  if (!rc && syscall(SYS_close_range, first_closed, ~0u, CLOSE_RANGE_CLOEXEC) < 0) {
-    what = "close_range";
-    rc = -errno;
-  }
-  if (!rc) {
-    /* Default signal dispositions; the parent may ignore SIGPIPE. */
-    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-  }
-  if (!rc && chdir(a->cwd) < 0) {
-    what = "chdir";
-    rc = -errno;
-  }
-  if (!rc) rc = sb_limits_apply(a->limits, &a->rlimits, &what);
-  if (!rc) rc = sb_caps_drop_all(a->uid, a->gid, !a->userns, a->empty_caps, &what);
-  if (!rc && sb_seccomp_load(a->filter) < 0) {
-    what = "seccomp";
-    rc = -errno;
-  }
+  int rc = sb_program_setup(a, &err_fd, &what);
   if (!rc) {
     exec_in_path(a->argv, a->envp);
     what = "exec";
     rc = -errno;
   }
-  /* Nothing ran: nothing goes to the program's stdout or stderr. The
-   * parent turns this into the result's error. */
-  sb_start_failure f;
-  memset(&f, 0, sizeof f);
-  f.err = -rc;
-  snprintf(f.what, sizeof f.what, "%s", what);
-  if (write(err_fd, &f, sizeof f) < 0) {
-  }
-  _exit(127);
+  sb_program_failed(err_fd, what, rc);
 }
 
 /* clone()'s entry for the program: the descriptors only the init keeps are
@@ -174,11 +119,11 @@ static int program_entry(void *arg) {
  * copies of its descriptors: its socket to the daemon and this request's.
  * Keep only ours, so that nothing outside lives on in a sandbox. */
 static void close_all_except(const int *keep, int n) {
-  int sorted[8];
+  int sorted[10];
   int m = 0;
-  for (int i = 0; i < n && m < 8; i++)
+  for (int i = 0; i < n && m < 10; i++)
     if (keep[i] >= 0) sorted[m++] = keep[i];
-  for (int i = 1; i < m; i++) /* insertion sort: m <= 8 */
+  for (int i = 1; i < m; i++) /* insertion sort: m <= 10 */
     for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
       int t = sorted[j];
       sorted[j] = sorted[j - 1];
@@ -230,6 +175,89 @@ static int above_stdio(int fd) {
   return moved;
 }
 
+static void on_sigchld(int s) { (void)s; }
+
+static void add_tv(struct timeval *to, struct timeval by) {
+  to->tv_sec += by.tv_sec;
+  to->tv_usec += by.tv_usec;
+  if (to->tv_usec >= 1000000) {
+    to->tv_sec++;
+    to->tv_usec -= 1000000;
+  }
+}
+
+/* A warm run (warm.c): no program of ours. GO to the zygote (our cgroup
+ * namespace exists now), then, reaping what the program orphans as for a
+ * cold run, wait for its FAIL and the zygote's EXIT; DONE with its status
+ * and rusage (the zygote's wait4, plus the orphans we reaped). The zygote
+ * gone without EXIT is an internal error: our exit kills the program. */
+static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl) {
+  close(a->stdin_fd);
+  close(a->stdout_fd);
+  close(a->stderr_fd);
+  sb_msg done;
+  memset(&done, 0, sizeof done);
+  done.type = SB_MSG_DONE;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigchld; /* no SA_RESTART: ppoll returns */
+  sigaction(SIGCHLD, &sa, NULL);
+  sigset_t chld, none;
+  sigemptyset(&chld);
+  sigemptyset(&none);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  sb_warm_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = SB_WARM_GO;
+  done.start_ns = sbu_now_ns();
+  if (send(a->warm_fd, &m, sizeof m, MSG_NOSIGNAL) != (ssize_t)sizeof m) die(ctl, "warm zygote gone before the job", errno);
+  const char *w = NULL;
+  sb_caps_drop_keep_uid(a->empty_caps, &w); /* as after a cold program's start */
+  for (;;) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    struct pollfd pf = {.fd = a->warm_fd, .events = POLLIN};
+    int r = ppoll(&pf, 1, NULL, &none);
+    if (r < 0) continue; /* EINTR: a SIGCHLD */
+    ssize_t n = recv(a->warm_fd, &m, sizeof m, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n != (ssize_t)sizeof m) {
+      sb_msg e;
+      memset(&e, 0, sizeof e);
+      e.type = SB_MSG_ERROR;
+      snprintf(e.text, sizeof e.text, "warm zygote gone during the job (no exit status): restarted for the next job");
+      send_msg(ctl, &e);
+      _exit(127);
+    }
+    if (m.type == SB_WARM_FAIL && m.internal) { /* not the program's: our exit kills whatever was started */
+      m.fail.what[sizeof m.fail.what - 1] = '\0';
+      sb_msg e;
+      memset(&e, 0, sizeof e);
+      e.type = SB_MSG_ERROR;
+      snprintf(e.text, sizeof e.text, "warm start: %s: %s", m.fail.what, strerror(m.fail.err));
+      send_msg(ctl, &e);
+      _exit(127);
+    }
+    if (m.type == SB_WARM_FAIL && m.fail.err > 0) {
+      done.exec_errno = m.fail.err;
+      m.fail.what[sizeof m.fail.what - 1] = '\0';
+      memcpy(done.text, m.fail.what, sizeof m.fail.what);
+    }
+    if (m.type == SB_WARM_EXIT) break;
+  }
+  done.end_ns = sbu_now_ns();
+  done.wstatus = m.wstatus;
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
+  getrusage(RUSAGE_CHILDREN, &done.children);
+  add_tv(&done.children.ru_utime, m.ru.ru_utime);
+  add_tv(&done.children.ru_stime, m.ru.ru_stime);
+  if (m.ru.ru_maxrss > done.children.ru_maxrss) done.children.ru_maxrss = m.ru.ru_maxrss;
+  send_msg(ctl, &done);
+  _exit(0);
+}
+
 void sb_child_main(const sb_child_args *a) {
   /* A session (and process group) of our own, before anything else:
    * kill(0, ...), setpriority(PRIO_PGRP, 0, ...) and ioprio_set(WHO_PGRP)
@@ -239,8 +267,9 @@ void sb_child_main(const sb_child_args *a) {
    * controlling terminal. We are never a group leader here (a fresh clone). */
   if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
   int ctl = a->ctl_fd;
-  int keep[] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd, a->app_tree_fd, a->trace_fd};
-  close_all_except(keep, 8);
+  int keep[] = {a->ctl_fd,  a->stdin_fd,    a->stdout_fd, a->stderr_fd, a->netns_fd,
+                a->tmpl_fd, a->app_tree_fd, a->trace_fd,  a->warm_fd};
+  close_all_except(keep, 9);
   /* If the parent dies, so does the sandbox: the kernel then kills the
    * whole pid namespace with us. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
@@ -270,6 +299,7 @@ void sb_child_main(const sb_child_args *a) {
   send_msg(ctl, &ready);
   if (wait_for(ctl, SB_MSG_GO) < 0) _exit(127);
   if (unshare(CLONE_NEWCGROUP) < 0) die(ctl, "unshare(cgroup)", errno);
+  if (a->warm_fd >= 0) warm_wait(a, ctl);
 
   /* close_all_except() closed the supervisor's 0-2 (the program's stdio
    * are other descriptors until its dup2()s), so a new pipe would land on

@@ -336,6 +336,7 @@ typedef struct {
   int netns_fd;
   int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
   int trace_fd;             /* a traced run: the pipe the program gets as SB_TRACE_FD; else -1 */
+  int warm_fd;              /* a warm run (warm.c): the job's socket to its zygote; the init starts no program */
   bool userns;
   sb_mount_plan mounts;
   const char *const *argv;
@@ -350,6 +351,72 @@ typedef struct {
 } sb_child_args;
 
 __attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
+
+/* ---- program.c (child): the program's steps before its start ---- */
+/* oom_score_adj, dup2 of 0-2 (and the trace fd), close-on-exec from 3,
+ * default signals, chdir, rlimits, uid/gid/capabilities, seccomp: 0 or
+ * -errno and *what names the step. *err_fd may move (off SB_TRACE_FD). */
+int sb_program_setup(const sb_child_args *a, int *err_fd, const char **what);
+/* What failed, as an sb_start_failure on err_fd; then _exit(127). */
+__attribute__((noreturn)) void sb_program_failed(int err_fd, const char *what, int rc);
+
+/* ---- warm.c (parent) / warm_lib.c (libsbwarm.so, in a zygote's fork) ----
+ * A warm run (issue 25; toolchains/warm/README.md): the init is cloned as
+ * for a cold run but starts no program; the slot's zygote forks a child that
+ * enters the init's namespaces by its pidfd, joins the job's cgroup and runs
+ * sb_program_setup, then the program in-process. The job's socket (a
+ * SOCK_SEQPACKET pair: the init's end, the zygote's end) carries sb_warm_msg:
+ * the init's GO (its cgroup namespace made; only then does the zygote fork),
+ * the child's FAIL (a step failed, as sb_start_failure), the zygote's EXIT
+ * (the child's wait status and rusage: the zygote is its parent). */
+enum { SB_WARM_GO = 1, SB_WARM_FAIL, SB_WARM_EXIT };
+typedef struct {
+  int type;
+  int wstatus;
+  bool internal;          /* FAIL: the warm start's own machinery (setns, the zygote): an internal error */
+  sb_start_failure fail;  /* FAIL: else one of the program's steps, reported as for a cold program */
+  struct rusage ru;
+} sb_warm_msg;
+/* What the child needs for sb_program_setup, in a memfd: this header, then
+ * bpf_len seccomp instructions. */
+#define SB_WARM_JOB_MAGIC 0x5342574au
+typedef struct {
+  uint32_t magic, bpf_len;
+  bool userns;
+  uid_t uid;
+  gid_t gid;
+  sb_limits limits;
+  sb_rlimit_plan rlimits;
+  char cwd[PATH_MAX];
+} sb_warm_job;
+/* A zygote serves this many jobs, then a fresh one (with a fresh hash seed
+ * and address-space layout) takes its place: what one job can learn of the
+ * layout for the next is bounded by it. */
+#define SB_WARM_JOBS_PER_ZYGOTE 100
+typedef struct sb_zygote sb_zygote;
+typedef struct {
+  bool on, seeded;
+  int pair[2];  /* the job's socket: [0] the init's end, [1] the zygote's */
+  int cg[4];    /* cgroup.procs of the job's directories */
+  int n_cg;
+  sb_zygote *z;
+  uint64_t seed;
+} sb_warm_run;
+/* Before the init's clone: w->on and the zygote running, or why not in
+ * note ("cold (warm refused: ...)"); note is the result's enforced.start. */
+void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
+                     char note[SB_ERR_MAX]);
+/* After it: the job to the zygote (a's stdio, argv, envp, cwd, ids,
+ * limits, filter; pair[1]; the init's pidfd). 0, or -errno: internal error. */
+int sb_warm_send(sb_warm_run *w, const sb_child_args *a, int init_pidfd, char err[SB_ERR_MAX]);
+void sb_warm_run_close(sb_warm_run *w);
+void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
+/* libsbwarm.so's entry points (warm_lib.c), called by the zygote's ctypes */
+int sbwarm_await_go(int job_fd);
+int sbwarm_enter(int job_fd, int init_pidfd);
+int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
+int sbwarm_reap(int job_fd, int pid);
+void sbwarm_refuse(int job_fd);
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a
@@ -370,13 +437,17 @@ enum {
   SB_SPAWN_FD_CTL, SB_SPAWN_FD_STDIN, SB_SPAWN_FD_STDOUT, SB_SPAWN_FD_STDERR, SB_SPAWN_FD_NETNS, SB_SPAWN_FD_TMPL,
   SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD,
   SB_SPAWN_FD_TRACE, /* a traced run: the trace pipe's write end (SB_TRACE_FD in the program) */
+  SB_SPAWN_FD_WARM,  /* a warm run: the init's end of the job's socket to its zygote */
   SB_SPAWN_NFD
 };
 /* The payload: bpf_len seccomp instructions, then NUL-terminated strings in
  * this order: root, newroot, empty_file, [workspace], [etc_passwd],
  * [etc_group], cwd, argv (argc), envp (envc), per extra mount its source,
  * target and "w" or "r". */
-enum { SB_SPAWN_INIT, SB_SPAWN_TEMPLATE_BUILDER }; /* sb_child_main, or pool.c's builder */
+/* sb_child_main, pool.c's builder, or a zygote (warm.c: our own child, argv
+ * and envp exec'd with its socket as "ctl", in a mount namespace of its own
+ * with an empty /tmp; reaped by the spawner once dead) */
+enum { SB_SPAWN_INIT, SB_SPAWN_TEMPLATE_BUILDER, SB_SPAWN_ZYGOTE };
 typedef struct {
   uint32_t magic, fd_mask;
   uint32_t kind;            /* SB_SPAWN_INIT or SB_SPAWN_TEMPLATE_BUILDER (its status pipe as the "ctl" fd) */
@@ -543,6 +614,10 @@ struct sb_runtime {
   sb_bpf filter;
   cap_t empty_caps;
   sb_spawner spawner;         /* spawner.c: clones every sandbox init */
+  sb_zygote *zygotes;         /* warm.c: one per worker slot, started lazily */
+  int n_zygotes;
+  uint64_t zygote_restarts;   /* found dead before a job */
+  int zygote_early_deaths;    /* in a row, dead before they said READY: warm.c refuses warm at 3 */
   char warning[SB_ERR_MAX];
   char pool_off[SB_ERR_MAX];  /* why the pool was turned off (sb_runtime_pool_disable), else "" */
   uint64_t counter;

@@ -192,7 +192,7 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, int *probes
   a.mounts = *plan;
   a.cwd = "/";
   a.ctl_fd = st[1];
-  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = -1;
+  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
   sb_spawned sp;
   char serr[SB_ERR_MAX] = "";
   long pid = sb_spawner_clone(rt, SB_SPAWN_TEMPLATE_BUILDER, &a, CLONE_NEWNS, -1, &sp, serr) < 0 ? -1 : sp.pid;

@@ -271,7 +271,11 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.empty_caps = rt->empty_caps;
   a.tmpl_fd = a.app_tree_fd = -1;
   a.trace_fd = tracep[1];
+  a.warm_fd = -1;
   if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
+  p->warm.pair[0] = p->warm.pair[1] = -1;
+  if (!rc) sb_warm_prepare(rt, spec, &p->cg, a.envp, &p->warm, p->start_note);
+  if (p->warm.on) a.warm_fd = p->warm.pair[0]; /* the init's end; the zygote gets pair[1] */
 
   if (!rc) {
     unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
@@ -293,8 +297,15 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
       p->pid = sp.pid;
       p->pidfd = sp.pidfd;
       protect_init_from_oom(rt, p->pid);
+      /* the zygote waits for the init's GO on the job's socket */
+      if (p->warm.on) rc = sb_warm_send(&p->warm, &a, p->pidfd, err);
+      if (rc) {
+        kill(p->pid, SIGKILL);
+        waitpid(p->pid, NULL, 0);
+      }
     }
   }
+  sb_warm_run_close(&p->warm); /* the init and the zygote hold theirs */
   if (ctl[1] >= 0) close(ctl[1]);
   if (outp[1] >= 0) close(outp[1]);
   if (errp[1] >= 0) close(errp[1]);

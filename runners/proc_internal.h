@@ -34,6 +34,8 @@ struct sb_proc {
   uint64_t trace_cap;     /* bytes kept of the trace; past them the pipe is closed */
   bool pooled;   /* the init entered a prepared root (pool.c) */
   char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
+  char start_note[SB_ERR_MAX]; /* the result's enforced.start (sb_warm_prepare) */
+  sb_warm_run warm;            /* a warm run: its zygote and descriptors (warm.c) */
   int job_ns_fd; /* pooled: its mount namespace, closed on the teardown thread */
   int ipc_ns_fd; /* its ipc namespace from GO, emptied at the end (ipcns.c) */
   int netns_slot; /* the slot whose network namespace it entered, or -1 (namespaces.c) */

@@ -118,6 +118,10 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "uid", r->uid >= 0 ? json_object_new_int64(r->uid) : NULL);
   json_object *enforced = rt ? sb_runtime_enforcement(rt) : NULL;
   if (enforced) json_object_object_add(enforced, "pool", r->pool[0] ? json_object_new_string(r->pool) : NULL);
+  if (enforced) { /* how the program started (warm.c): "cold", "cold (warm refused: why)", "warm (zygote, ...)" */
+    json_object_object_add(enforced, "start", json_object_new_string(r->start[0] ? r->start : "cold"));
+    json_object_object_add(enforced, "hash_seed", r->warm && r->warm_seeded ? json_object_new_int64((int64_t)r->warm_seed) : NULL);
+  }
   json_object_object_add(o, "enforced", enforced);
   json_object *w = json_object_new_array();
   const char *warning = rt ? sb_runtime_warning(rt) : NULL;

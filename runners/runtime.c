@@ -312,6 +312,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
 
 void sb_runtime_close(sb_runtime *rt) {
   if (!rt) return;
+  sb_warm_fini(rt); /* its zygotes die with the spawner anyway: killed first, by pidfd */
   sb_spawner_stop(rt);
   sb_pool_fini(rt);
   for (int i = 0; i < rt->n_netns; i++) {

@@ -104,6 +104,9 @@ int sb_uid_range_check(uid_t first, uint32_t count, const char *etc, char err[SB
 /* The spawner, which clones every sandbox init (HACKING.md, "The spawner"):
  * how often it was restarted (and why the last time), its pid. */
 uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_restart);
+/* Warm starts (warm.c): {"zygotes": running, "restarts": found dead,
+ * "off": why warm is refused for every job from now on, or null}. */
+struct json_object *sb_runtime_warm_json(const sb_runtime *rt);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);
@@ -208,6 +211,10 @@ typedef struct {
    * (the Python tracer: SURGEBOX_TRACE_FD in its environment). */
   bool trace;
   uint64_t trace_bytes;
+  /* Started by the slot's warm Python zygote (warm.c, issue 25) with the
+   * cold run's isolation; a run that cannot be warm runs cold and says why
+   * (sb_result.start). */
+  bool warm;
 } sb_spec;
 
 #define SB_TRACE_FD 3
@@ -256,6 +263,10 @@ typedef struct {
   sb_buf trace;                 /* JSON Lines ending in an end record; truncated: the byte cap cut it */
   const char *trace_status;     /* the last end record's status: complete, truncated, tampered, crashed */
   uint64_t trace_bytes;         /* the cap applied */
+  char start[SB_ERR_MAX];       /* enforced.start: "cold", "cold (warm refused: why)", "warm (zygote, hash seed N)" */
+  bool warm;                    /* started warm */
+  bool warm_seeded;             /* ... with the zygote's hash seed (below), not the job's PYTHONHASHSEED */
+  uint64_t warm_seed;
 } sb_result;
 
 void sb_result_free(sb_result *r);

@@ -283,8 +283,8 @@ int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned 
     sb_err(err, "spawner: request: %s", strerror(-payload));
     return payload;
   }
-  int slots[SB_SPAWN_NFD] = {a->ctl_fd, a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd,
-                             a->app_tree_fd, cgroup_fd, payload, a->trace_fd};
+  int slots[SB_SPAWN_NFD] = {a->ctl_fd,       a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd,
+                             a->app_tree_fd, cgroup_fd,   payload,      a->trace_fd,  a->warm_fd};
   int fds[SB_SPAWN_NFD], nfds = 0;
   for (int i = 0; i < SB_SPAWN_NFD; i++)
     if (slots[i] >= 0) {

@@ -8,18 +8,23 @@
  *
  * Inits are cloned with CLONE_PARENT, so they are the daemon's children,
  * not ours: the kernel gives them our exit signal (SIGCHLD: the daemon
- * started us with it) and we never wait for anything. */
+ * started us with it); we wait only for our own children, the warm zygotes
+ * (warm.c), and what a dead zygote left to us, its subreaper. */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -56,7 +61,7 @@ static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_child_a
   size_t bpf_bytes = (size_t)r->bpf_len * sizeof(struct sock_filter);
   if (payload_fd < 0 || r->payload_len < bpf_bytes || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
   if ((uint64_t)r->argc + r->envc + (uint64_t)r->n_extra * 3 + r->n_submounts > r->payload_len) return -EINVAL;
-  if (r->kind == SB_SPAWN_INIT && r->argc == 0) return -EINVAL;
+  if ((r->kind == SB_SPAWN_INIT || r->kind == SB_SPAWN_ZYGOTE) && r->argc == 0) return -EINVAL;
   m->payload_len = r->payload_len;
   m->payload = mmap(NULL, m->payload_len, PROT_READ, MAP_PRIVATE, payload_fd, 0);
   if (m->payload == MAP_FAILED) {
@@ -153,6 +158,40 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
   rep->born_inside = into;
 }
 
+/* A zygote (warm.c): our own child (reaped in sb_spawner_serve's loop), dying with us,
+ * the subreaper of what its forks leave (a warm program, once the fork that
+ * entered the job's namespaces exits); its socket on descriptor 3, nothing
+ * else open; a mount namespace of its own with an empty /tmp, so that the
+ * host's /tmp (the job's HOME) does not shape its start-up: a user site
+ * there (~/.local/lib/pythonX.Y/site-packages, its .pth files) would run as
+ * root in the zygote, and a cold job's /tmp is empty. Where the mount
+ * fails the zygote does not start (warm.c then refuses warm). */
+#define SB_ZYGOTE_FD 3
+static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
+  long pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, pidfd, 0, 0);
+  if (pid == 0) {
+    close(sock);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) _exit(127);
+    if (a->ctl_fd == SB_ZYGOTE_FD ? fcntl(SB_ZYGOTE_FD, F_SETFD, 0) < 0 : dup2(a->ctl_fd, SB_ZYGOTE_FD) < 0) _exit(127);
+    syscall(SYS_close_range, SB_ZYGOTE_FD + 1, ~0u, CLOSE_RANGE_CLOEXEC);
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0)
+      _exit(127);
+    if (chdir("/") < 0) _exit(127);
+    signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */
+    signal(SIGCHLD, SIG_DFL);
+    sb_write_file("/proc/self/oom_score_adj", "-1000"); /* as an init's: its children set theirs as a program does */
+    execve(a->argv[0], (char *const *)a->argv, (char *const *)a->envp);
+    _exit(127);
+  }
+  if (pid < 0) {
+    rep->err = errno;
+    snprintf(rep->msg, sizeof rep->msg, "clone (zygote): %s", strerror(errno));
+    return;
+  }
+  rep->pid = (int32_t)pid;
+}
+
 static void reply(int sock, const sb_spawn_reply *rep, int pidfd) {
   struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof *rep};
   union {
@@ -210,7 +249,8 @@ static int serve_one(int sock, cap_t empty_caps) {
   sb_bpf bpf;
   int rc = ok ? 0 : -EPROTO;
   bool init = ok && r.kind == SB_SPAWN_INIT;
-  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 || (r.kind != SB_SPAWN_INIT && r.kind != SB_SPAWN_TEMPLATE_BUILDER) ||
+  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 ||
+             (r.kind != SB_SPAWN_INIT && r.kind != SB_SPAWN_TEMPLATE_BUILDER && r.kind != SB_SPAWN_ZYGOTE) ||
              (init && (fd[SB_SPAWN_FD_STDIN] < 0 || fd[SB_SPAWN_FD_STDOUT] < 0 || fd[SB_SPAWN_FD_STDERR] < 0))))
     rc = -EPROTO;
   if (!rc) rc = rebuild(&r, fd[SB_SPAWN_FD_PAYLOAD], &mem, &a, &bpf);
@@ -227,8 +267,10 @@ static int serve_one(int sock, cap_t empty_caps) {
     a.tmpl_fd = fd[SB_SPAWN_FD_TMPL];
     a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
     a.trace_fd = fd[SB_SPAWN_FD_TRACE];
+    a.warm_fd = fd[SB_SPAWN_FD_WARM];
     a.empty_caps = empty_caps;
-    clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
+    if (r.kind == SB_SPAWN_ZYGOTE) clone_zygote(sock, &a, &rep, &pidfd);
+    else clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);
   }
   req_mem_free(&mem); /* before the answer: the next init copies none of it */
   for (int i = 0; i < ngot; i++) close(got[i]);
@@ -252,7 +294,20 @@ void sb_spawner_serve(int sock, pid_t ppid) {
   syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0);
   cap_t empty = cap_init();
   if (!empty) _exit(1);
-  while (serve_one(sock, empty) == 0) {
+  /* Our only children are zygotes (inits are CLONE_PARENT), reaped here.
+   * Not SA_NOCLDWAIT: every init, a copy of us, would inherit it and never
+   * see its program's wait status. */
+  /* The subreaper of the zygotes' forks too: a warm program whose zygote
+   * died comes to us (not to the host's init, which may never reap it: its
+   * sandbox init's exit waits until it is), and is reaped within 100 ms. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  for (;;) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    struct pollfd pf = {.fd = sock, .events = POLLIN};
+    int r = poll(&pf, 1, 100);
+    if (r < 0 && errno != EINTR) break;
+    if (r > 0 && serve_one(sock, empty) != 0) break;
   }
   _exit(0);
 }

@@ -41,6 +41,7 @@ typedef struct {
   const char *progress_path;
   size_t ran, machinery_failed;
   time_t last_save; /* saved at most once a second */
+  bool warm;        /* --warm */
 } run_state;
 
 
@@ -87,6 +88,7 @@ static json_object *make_request(size_t i, void *ctx) {
   run_state *rs = ctx;
   if (rs->progs[i].verdict >= 0 || rs->progs[i].other) return NULL;
   json_object *req = sbx_request(rs->progs[i].text, rs->progs[i].len);
+  if (rs->warm) json_object_object_add(req, "warm", json_object_new_boolean(true));
   sbr_driver_profile(rs->d, req);
   return req;
 }
@@ -102,7 +104,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT };
+enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT, O_WARM };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
@@ -112,6 +114,7 @@ static const sbo_opt verify_opts[] = {
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
     {"samples", O_SAMPLES, "0,1,2", "a smoke test: only these samples (indices or ids; pass@k over them only)"},
     {"limit", O_LIMIT, "N", "a smoke test: only the first N samples (pass@k over them only)"},
+    {"warm", O_WARM, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
@@ -128,6 +131,7 @@ static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
   case O_OUT: o->out = v; break;
   case O_DATA: o->data = v; break;
   case O_CACHE: o->cache_dir = v; break;
+  case O_WARM: o->warm = true; break;
   case O_SAMPLES:
     if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, k, v);
     o->samples = v;
@@ -322,7 +326,7 @@ int sbx_verify_run(const sbc_ctx *ctx, const sbx_verify_opts *o) {
   d.cache_dir = o->cache_dir;
   sbx_data data = {0};
   json_object *gens = NULL;
-  run_state rs = {.d = &d};
+  run_state rs = {.d = &d, .warm = o->warm};
   char progress[4200];
   int rc = load(o, &data, &gens);
   if (rc) goto out;

@@ -84,6 +84,7 @@ typedef struct {
   sbr_shard shard;        /* count 0: not sharded */
   const char *samples;    /* --samples 0,1,sample_7: only these (NULL: all) */
   long limit;             /* --limit N: the first N samples (0: all) */
+  bool warm;              /* --warm: each check started by a warm Python interpreter (PROTOCOL.md "Warm starts") */
 } sbx_verify_opts;
 /* surgebox verify --benchmark cruxeval ...: the command line (argv[0] is
  * "verify", --benchmark cruxeval among the options), and the run on the

@@ -616,7 +616,8 @@ def case_install():
               "lib/systemd/system/surgeboxd.service", "share/surgebox/toolchains/gcc.json",
               "share/surgebox/profiles/surge-2025.json", "lib/sysusers.d/surgebox.conf",
               "share/surgebox/tracers/python/sbtrace.py", "share/surgebox/tracers/python/sbtrace_events.py",
-              "share/surgebox/python/surgebox/trace_convert.py"):
+              "share/surgebox/python/surgebox/trace_convert.py", "share/surgebox/warm/python/sbzygote.py",
+              "share/surgebox/warm/python/sbzygote_body.py", "lib/surgebox/libsbwarm.so"):
         check(os.path.exists(os.path.join(P, f)), f"installed {f}")
     with open(os.path.join(P, "lib/systemd/system/surgeboxd.service")) as f:
         unit = f.read()
@@ -648,6 +649,15 @@ def case_install():
     p, sock = start_daemon(d, binary=os.path.join(P, "bin/surgeboxd"), env=env)
     r = run([os.path.join(P, "bin/surgebox"), "--socket", sock, "exec", "--", "/bin/echo", "installed"], env=env)
     check(r.returncode == 0 and r.stdout == b"installed\n", f"exec against P/bin/surgeboxd: {r.stdout!r} {r.stderr!r}")
+    # a warm start finds the zygote and libsbwarm.so under P (issue 25)
+    with open(os.path.join(d, "main.py"), "w") as f:
+        f.write("print('warm')\n")
+    r = run([os.path.join(P, "bin/surgebox"), "--socket", sock, "exec", "--warm", "--json", "main.py", "--",
+             "/usr/bin/python3", "main.py"], env=env, cwd=d)
+    start = json.loads(r.stdout)["steps"][0]["enforced"].get("start", "") if r.returncode == 0 else (r.stdout + r.stderr)
+    # (P under /tmp: the zygote's own /tmp is empty, so warm.c refuses after finding the files there)
+    want = "cold (warm refused: the zygote's files lie under /tmp" if P.startswith("/tmp/") else "warm ("
+    check(isinstance(start, str) and start.startswith(want), f"a warm exec against P/bin/surgeboxd: {start!r}")
     stop(p)
     shutil.rmtree(P, ignore_errors=True)
 

@@ -20,7 +20,7 @@ Step = Union[Mapping[str, Any], Sequence[str]]
 Stdin = Union[str, bytes]
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
-               "outputs_max_bytes", "output_encoding", "profile", "trace")
+               "outputs_max_bytes", "output_encoding", "profile", "trace", "warm")
 # client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
 CLIENT_FIELDS = ("id", "cancel_after", "timeout")
 
@@ -30,9 +30,9 @@ def job_of(steps: Optional[Sequence[Step]] = None, toolchain: Optional[str] = No
            args: Optional[Sequence[str]] = None, limits: Optional[Mapping[str, Any]] = None,
            outputs: Optional[Sequence[str]] = None, outputs_max_bytes: Optional[int] = None,
            output_encoding: Optional[str] = None, profile: Optional[str] = None,
-           cancel_after: Optional[float] = None) -> Dict[str, Any]:
-    """run()'s keyword arguments as a job dict (the form run_many takes), None ones left out."""
-    return {k: v for k, v in locals().items() if v is not None}
+           cancel_after: Optional[float] = None, warm: Optional[bool] = None) -> Dict[str, Any]:
+    """run()'s keyword arguments as a job dict (the form run_many takes), None (and warm=False) left out."""
+    return {k: v for k, v in locals().items() if v is not None and not (k == "warm" and not v)}
 
 
 def cancel_after_of(job: Mapping[str, Any], default: Optional[float]) -> Optional[float]:

@@ -159,10 +159,10 @@ class AsyncClient:
                   limits: Optional[Mapping[str, Any]] = None, outputs: Optional[Sequence[str]] = None,
                   outputs_max_bytes: Optional[int] = None, output_encoding: Optional[str] = None,
                   profile: Optional[str] = None, cancel_after: Optional[float] = None,
-                  timeout: Optional[float] = None) -> Result:
+                  timeout: Optional[float] = None, warm: bool = False) -> Result:
         """As Client.run: one job, its Result; SurgeboxError on an error response."""
         job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
-                     output_encoding, profile, cancel_after)
+                     output_encoding, profile, cancel_after, warm)
         if timeout is not None:
             job["timeout"] = timeout
         res = await self._run_job(job, 0, None)

@@ -178,7 +178,7 @@ class Client:
             limits: Optional[Mapping[str, Any]] = None, outputs: Optional[Sequence[str]] = None,
             outputs_max_bytes: Optional[int] = None, output_encoding: Optional[str] = None,
             profile: Optional[str] = None, cancel_after: Optional[float] = None,
-            timeout: Optional[float] = None) -> Result:
+            timeout: Optional[float] = None, warm: bool = False) -> Result:
         """Run one job and return its Result (raises SurgeboxError on an error response).
 
         Either `steps` (step dicts or argv lists) or `toolchain` (with
@@ -189,9 +189,11 @@ class Client:
         `cancel_after`: client-side seconds from sending (time queued in the
         daemon included), then the job is cancelled (its Result says
         "status": "cancelled", "client_timeout": true). `timeout` is its old
-        name (DeprecationWarning)."""
+        name (DeprecationWarning). `warm=True`: Python steps start from the
+        daemon's warm interpreter, same isolation (PROTOCOL.md "Warm
+        starts"; each step's enforced.start says how it started)."""
         job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
-                     output_encoding, profile, cancel_after)
+                     output_encoding, profile, cancel_after, warm)
         if timeout is not None:
             job["timeout"] = timeout
         res = next(self.run_many([job], concurrency=1))

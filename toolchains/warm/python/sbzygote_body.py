@@ -6,6 +6,15 @@
 # Request (one SOCK_SEQPACKET message): b"\0"-separated fields
 #   RUN, cwd, argc, argv..., envc, env... ("NAME=VALUE")
 # with three descriptors by SCM_RIGHTS: the job's stdin, stdout, stderr.
+# Or, from surgebox's daemon (runners/warm.c), a sandboxed job: the same
+# fields after SBX, with the descriptors stdin, stdout, stderr, the job's
+# socket, the sandbox init's pidfd, the job's steps (a memfd) and the job's
+# cgroup.procs files; no reply on this socket (only READY, once, at start):
+# the init hears GO/FAIL/EXIT
+# on the job's socket (libsbwarm.so, SURGEBOX_ZYGOTE_LIB, loaded once here;
+# runners/warm_lib.c says the steps). The child is the job's before any of
+# its code runs: namespaces, cgroup, session, descriptors, directory,
+# limits, uid and capabilities, seccomp, exactly as a cold job's program.
 # argv[0] must be the zygote's own interpreter (sys.executable, or the path it
 # was started as), argv[1] the script (no interpreter options: a job with
 # options runs cold). Replies, one message each:
@@ -52,9 +61,82 @@ def _strip_hook(t, v, tb):
     return hook(t, v, tb)
 
 
+def _load_lib(path):
+    """libsbwarm.so through ctypes, once, before any job (ctypes and what it
+    imports are dropped from each child's sys.modules with _socket)."""
+    if not path:
+        return None
+    import ctypes
+    lib = ctypes.CDLL(path)
+    # every child would share a writable MAP_SHARED mapping with us and with
+    # each other (libffi's closures use one where static trampolines are
+    # missing; ctypes makes a closure at import): never serve then
+    with open("/proc/self/maps") as fh:
+        if any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in fh):
+            os._exit(1)
+    for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 2),
+                       ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
+                       ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
+        getattr(lib, name).argtypes = args
+    return lib, ctypes
+
+
+def _sandboxed(ctl, lib, fds, job):
+    """A job of surgebox's daemon: fds = stdin, stdout, stderr, the job's
+    socket, the init's pidfd, the steps, cgroup.procs...; returns the
+    (source, module dict) in the program's process only."""
+    lib, ctypes = lib
+    if len(fds) < 6:  # malformed: nobody to tell but the init, if its socket came
+        if len(fds) > 3:
+            lib.sbwarm_refuse(fds[3])
+        for f in fds:
+            os.close(f)
+        return None
+    jfd, pidfd, blob, cg = fds[3], fds[4], fds[5], fds[6:]
+    if job is None:
+        lib.sbwarm_refuse(jfd)
+    elif lib.sbwarm_await_go(jfd) == 0:
+        r, w = os.pipe()
+        first = os.fork()
+        if first == 0:  # enters the init's namespaces; its child is the program
+            try:
+                os.close(r)
+                if lib.sbwarm_enter(jfd, pidfd) != 0:
+                    os._exit(127)
+                pid = os.fork()
+            except BaseException:  # (fork: EAGAIN) an internal error, said to the init
+                lib.sbwarm_refuse(jfd)
+                os._exit(127)
+            if pid == 0:
+                os.close(w)
+                ctl.close()
+                cgs = (ctypes.c_int * max(1, len(cg)))(*cg)
+                lib.sbwarm_program(jfd, blob, fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
+                return _become(None, None, *job)
+            os.write(w, b"%d" % pid)
+            os._exit(0)
+        os.close(w)
+        for f in fds[:3] + fds[4:]:
+            os.close(f)
+        fds = [jfd]
+        while True:
+            try:
+                os.waitpid(first, 0)
+                break
+            except InterruptedError:
+                continue
+        got = os.read(r, 32)
+        os.close(r)
+        lib.sbwarm_reap(jfd, int(got) if got else 0)  # we are its subreaper
+    for f in fds:
+        os.close(f)
+    return None
+
+
 def _serve():
     """The zygote's loop; returns (source bytes, module dict) in a child only."""
     fd = int(os.environ.pop("SURGEBOX_ZYGOTE_FD"))
+    lib = _load_lib(os.environ.pop("SURGEBOX_ZYGOTE_LIB", None))
     seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
     seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
     with open("/proc/self/environ", "rb") as fh:
@@ -68,9 +150,11 @@ def _serve():
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
     ctl = _socket.socket(fileno=fd)
+    if lib:
+        ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
         try:
-            msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(3 * 4))
+            msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(10 * 4))
         except InterruptedError:
             continue
         if not msg:
@@ -79,6 +163,14 @@ def _serve():
         for level, kind, data in anc:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
+        if msg.startswith(b"SBX\0") and lib:
+            why, job = _parse(b"RUN" + msg[3:], fds[:3], me, start_env, seed if seeded else None)
+            if not why:
+                job[2].update(added)
+            became = _sandboxed(ctl, lib, fds, None if why else job)
+            if became:
+                return became
+            continue
         why, job = _parse(msg, fds, me, start_env, seed if seeded else None)
         if why:
             for f in fds:
@@ -128,16 +220,18 @@ def _parse(msg, fds, me, start_env, seed):
 
 def _become(ctl, fds, cwd, argv, env):
     """In the forked child: the job's session, descriptors, directory,
-    environment, sys state and __main__, as `python3 main.py` has them."""
-    ctl.close()
-    os.setsid()
-    for i, f in enumerate(fds):
-        if f != i:
-            os.dup2(f, i)  # inheritable, as a cold job's 0-2
-    for f in fds:
-        if f > 2:
-            os.close(f)
-    os.chdir(cwd)
+    environment, sys state and __main__, as `python3 main.py` has them
+    (ctl None: sbwarm_program made the session, descriptors and directory)."""
+    if ctl is not None:
+        ctl.close()
+        os.setsid()
+        for i, f in enumerate(fds):
+            if f != i:
+                os.dup2(f, i)  # inheritable, as a cold job's 0-2
+        for f in fds:
+            if f > 2:
+                os.close(f)
+        os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
     _stdio()

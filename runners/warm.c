@@ -1,0 +1,379 @@
+/* Warm runs, parent side (issue 25; toolchains/warm/README.md): one Python
+ * zygote per worker slot, started lazily by the spawner (its child, not
+ * ours: SB_SPAWN_ZYGOTE), with the first warm job's interpreter and whole
+ * environment, and a hash seed of its own; started again when it died, when
+ * a job's interpreter or environment differs, and every
+ * SB_WARM_JOBS_PER_ZYGOTE jobs (its address-space layout is shared by its
+ * children). A warm run's init is cloned exactly as a cold one's; the job
+ * goes to the zygote with the init's pidfd, its stdio, its cgroup.procs
+ * descriptors and the program's steps (sb_warm_job + the seccomp program,
+ * in a memfd); the job's socket joins the zygote and the init
+ * (internal.h, "warm.c"). What cannot run warm runs cold, the reason in
+ * the result's enforced.start. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime_paths.h"
+
+#include <json-c/json.h>
+
+#ifndef SURGEBOX_WARM_SOURCE_DIR
+#define SURGEBOX_WARM_SOURCE_DIR "/usr/share/surgebox/warm"
+#endif
+#ifndef SURGEBOX_WARM_LIB_BUILT
+#define SURGEBOX_WARM_LIB_BUILT "/usr/lib/surgebox/libsbwarm.so"
+#endif
+#define SB_WARM_MSG_MAX (64 * 1024) /* argv and environment of a warm job, at most */
+#define SB_WARM_EARLY_DEATHS 3      /* zygotes dead in a row before READY: warm refused from then on */
+
+struct sb_zygote {
+  int sock, pidfd;
+  pid_t pid;
+  uint64_t key, seed, jobs;
+  bool seeded, ready; /* ready: it said READY */
+};
+
+/* The zygote's files: $SURGEBOX_WARM (a directory holding python/), else
+ * beside an installed binary, else the source tree we were built from. */
+static bool warm_files(char script[PATH_MAX], char lib[PATH_MAX]) {
+  char dir[PATH_MAX];
+  const char *env = getenv("SURGEBOX_WARM");
+  const char *d = env && *env ? env : sbu_installed_dir("warm", dir, sizeof dir);
+  if (!d) d = SURGEBOX_WARM_SOURCE_DIR;
+  snprintf(script, PATH_MAX, "%s/python/sbzygote.py", d);
+  const char *l = getenv("SURGEBOX_WARM_LIB");
+  if (l && *l) {
+    snprintf(lib, PATH_MAX, "%s", l);
+  } else if (sbu_installed_dir("warm", dir, sizeof dir)) {
+    snprintf(lib, PATH_MAX, "%s/../../../lib/surgebox/libsbwarm.so", dir);
+  } else {
+    snprintf(lib, PATH_MAX, "%s", SURGEBOX_WARM_LIB_BUILT);
+  }
+  return access(script, R_OK) == 0 && access(lib, R_OK) == 0;
+}
+
+static bool is_python(const char *prog) {
+  const char *base = strrchr(prog, '/');
+  base = base ? base + 1 : prog;
+  if (strncmp(base, "python", 6) != 0) return false;
+  for (const char *p = base + 6; *p; p++)
+    if (!(*p >= '0' && *p <= '9') && *p != '.') return false;
+  return true;
+}
+
+static uint64_t fnv(uint64_t h, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s;; p++) {
+    h = (h ^ *p) * 0x100000001b3ull;
+    if (!*p) return h;
+  }
+}
+
+static size_t strv_bytes(const char *const *v, uint32_t *n) {
+  size_t len = 0;
+  for (*n = 0; v && v[*n]; (*n)++) len += strlen(v[*n]) + 12;
+  return len;
+}
+
+/* Why this run cannot be warm, or NULL. */
+static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char *const *envp) {
+  if (rt->userns) return "user-namespace mode: warm children are not built for it";
+  if (rt->cg.kind == SB_CGROUP_NONE)
+    return "cgroup none: the memory and CPU poll walks the init's descendants, a warm child is the zygote's";
+  if (spec->trace) return "a traced run";
+  if (spec->root) return "a profile's root (the zygote runs the host's interpreter)";
+  if (spec->netns_slot < 0) return "no worker slot";
+  const char *const *argv = spec->argv;
+  if (argv[0][0] != '/' || !is_python(argv[0])) return "not a Python interpreter called by absolute path";
+  if (!argv[1] || argv[1][0] == '-' || !argv[1][0]) return "interpreter options or no script";
+  uint32_t n;
+  if (strv_bytes(argv, &n) + strv_bytes(envp, &n) + strlen(spec->cwd) > SB_WARM_MSG_MAX)
+    return "argv and environment over 64 KiB";
+  return NULL;
+}
+
+static void zygote_close(sb_zygote *z) {
+  if (z->pidfd >= 0) syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0); /* the spawner reaps it */
+  sbu_closep(&z->pidfd);
+  sbu_closep(&z->sock);
+  z->pid = 0;
+}
+
+/* Dead while idle? It writes one message, READY (its start-up done and
+ * libsbwarm.so loaded), and nothing more: anything else readable is EOF. */
+static bool zygote_dead(sb_zygote *z) {
+  for (;;) {
+    char m[16];
+    ssize_t n = z->sock < 0 ? 0 : recv(z->sock, m, sizeof m, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno != EAGAIN;
+    if (n == 5 && memcmp(m, "READY", 5) == 0) {
+      z->ready = true;
+      continue;
+    }
+    return true;
+  }
+}
+
+static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const char *const *envp, uint64_t key,
+                        const char *script, const char *lib, char err[SB_ERR_MAX]) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+    sb_err(err, "warm: socketpair: %s", strerror(errno));
+    return -errno;
+  }
+  uint32_t n;
+  strv_bytes(envp, &n);
+  const char **env = calloc(n + 5, sizeof *env);
+  char fdv[32], libv[PATH_MAX + 32], seedv[48];
+  z->seeded = true;
+  for (uint32_t i = 0; i < n; i++)
+    if (strncmp(envp[i], "PYTHONHASHSEED=", 15) == 0) z->seeded = false;
+  uint32_t r = 0;
+  if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint32_t)sbu_now_ns();
+  z->seed = r;
+  if (!env) {
+    close(sv[0]);
+    close(sv[1]);
+    return -ENOMEM;
+  }
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) env[k++] = envp[i];
+  snprintf(fdv, sizeof fdv, "SURGEBOX_ZYGOTE_FD=3");
+  snprintf(libv, sizeof libv, "SURGEBOX_ZYGOTE_LIB=%s", lib);
+  env[k++] = fdv;
+  env[k++] = libv;
+  if (z->seeded) {
+    snprintf(seedv, sizeof seedv, "PYTHONHASHSEED=%llu", (unsigned long long)z->seed);
+    env[k++] = seedv;
+    env[k++] = "SURGEBOX_ZYGOTE_SEEDED=1";
+  }
+  const char *argv[] = {argv0, script, NULL};
+  sb_child_args a;
+  memset(&a, 0, sizeof a);
+  a.ctl_fd = sv[1];
+  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
+  a.mounts.root = a.mounts.newroot = a.mounts.empty_file = "";
+  a.cwd = "/";
+  a.argv = argv;
+  a.envp = env;
+  sb_spawned out;
+  int rc = sb_spawner_clone(rt, SB_SPAWN_ZYGOTE, &a, 0, -1, &out, err);
+  free(env);
+  close(sv[1]);
+  if (rc < 0) {
+    close(sv[0]);
+    return rc;
+  }
+  z->sock = sv[0];
+  z->pidfd = out.pidfd;
+  z->pid = out.pid;
+  z->key = key;
+  z->jobs = 0;
+  z->ready = false;
+  return 0;
+}
+
+/* The slot's zygote for this interpreter and environment, started if need be. */
+static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const char *const *envp, const char *script,
+                             const char *lib, char err[SB_ERR_MAX]) {
+  if (slot >= rt->n_zygotes) {
+    sb_zygote *nz = realloc(rt->zygotes, (size_t)(slot + 1) * sizeof *nz);
+    if (!nz) return NULL;
+    for (int i = rt->n_zygotes; i <= slot; i++) nz[i] = (sb_zygote){.sock = -1, .pidfd = -1};
+    rt->zygotes = nz;
+    rt->n_zygotes = slot + 1;
+  }
+  sb_zygote *z = &rt->zygotes[slot];
+  uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
+  for (const char *const *e = envp; e && *e; e++) key = fnv(key, *e);
+  if (z->sock >= 0 && (z->key != key || z->jobs >= SB_WARM_JOBS_PER_ZYGOTE || zygote_dead(z))) {
+    if (zygote_dead(z)) {
+      rt->zygote_restarts++;
+      /* dead before it said READY: a zygote that cannot start (a broken
+       * interpreter or install) would fail every warm job */
+      rt->zygote_early_deaths = z->ready ? 0 : rt->zygote_early_deaths + 1;
+    }
+    zygote_close(z);
+  }
+  if (rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS) {
+    sb_err(err, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
+    return NULL;
+  }
+  if (z->sock < 0 && zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
+  return z;
+}
+
+/* cgroup.procs of each of the job's directories (the slot's or its own). */
+static int open_procs(const sb_runtime *rt, const sb_cg_job *j, int fds[4]) {
+  const sb_cg_job *d = j->slot ? &j->slot->dirs : j;
+  const char *dirs[4] = {NULL, NULL, NULL, NULL};
+  if (rt->cg.kind == SB_CGROUP_V1) {
+    dirs[0] = d->v1_memory;
+    dirs[1] = d->v1_pids;
+    dirs[2] = d->v1_cpuacct;
+  } else {
+    dirs[0] = d->v2;
+  }
+  int n = 0;
+  for (int i = 0; i < 4; i++) {
+    if (!dirs[i] || !dirs[i][0]) continue;
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dirs[i]);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      while (n) close(fds[--n]);
+      return -errno;
+    }
+    fds[n++] = fd;
+  }
+  return n;
+}
+
+void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
+                     char note[SB_ERR_MAX]) {
+  memset(w, 0, sizeof *w);
+  w->pair[0] = w->pair[1] = -1;
+  if (!spec->warm) {
+    snprintf(note, SB_ERR_MAX, "cold");
+    return;
+  }
+  char script[PATH_MAX], lib[PATH_MAX], err[SB_ERR_MAX] = "";
+  const char *why = refusal(rt, spec, envp);
+  if (!why && !warm_files(script, lib)) why = "the zygote's files (sbzygote.py, libsbwarm.so) are not installed";
+  /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
+   * host's, the job's HOME, must not feed its start-up (a user site's .pth
+   * files would run as root); files under /tmp would be hidden from it too */
+  if (!why && (strncmp(script, "/tmp/", 5) == 0 || strncmp(lib, "/tmp/", 5) == 0))
+    why = "the zygote's files lie under /tmp, which the zygote does not see";
+  if (!why && (w->n_cg = open_procs(rt, cg, w->cg)) < 0) {
+    w->n_cg = 0;
+    why = "the job's cgroup.procs cannot be opened";
+  }
+  if (!why && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, w->pair) < 0) why = "socketpair failed";
+  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->argv[0], envp, script, lib, err)))
+    why = err[0] ? err : "the zygote cannot be started";
+  if (why) {
+    snprintf(note, SB_ERR_MAX, "cold (warm refused: %s)", why);
+    sb_warm_run_close(w);
+    return;
+  }
+  w->on = true;
+  w->seed = w->z->seeded ? w->z->seed : 0;
+  w->seeded = w->z->seeded;
+  if (w->seeded) snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed %llu)", (unsigned long long)w->seed);
+  else snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed from the job's PYTHONHASHSEED)");
+}
+
+static char *put(char *p, const char *s) {
+  size_t n = strlen(s) + 1;
+  memcpy(p, s, n);
+  return p + n;
+}
+
+/* The program's steps for sbwarm_program (warm_lib.c), in a memfd. */
+static int job_blob(const sb_child_args *a) {
+  sb_warm_job j;
+  memset(&j, 0, sizeof j);
+  j.magic = SB_WARM_JOB_MAGIC;
+  j.bpf_len = a->filter->len;
+  j.userns = a->userns;
+  j.uid = a->uid;
+  j.gid = a->gid;
+  j.limits = *a->limits;
+  j.rlimits = a->rlimits;
+  snprintf(j.cwd, sizeof j.cwd, "%s", a->cwd);
+  int fd = memfd_create("surgebox-warm-job", MFD_CLOEXEC);
+  if (fd < 0) return -errno;
+  size_t bytes = (size_t)j.bpf_len * sizeof(struct sock_filter);
+  if (pwrite(fd, &j, sizeof j, 0) != (ssize_t)sizeof j || pwrite(fd, a->filter->insns, bytes, sizeof j) != (ssize_t)bytes) {
+    close(fd);
+    return -EIO;
+  }
+  return fd;
+}
+
+int sb_warm_send(sb_warm_run *w, const sb_child_args *a, int init_pidfd, char err[SB_ERR_MAX]) {
+  uint32_t argc, envc;
+  size_t len = 64 + strlen(a->cwd) + strv_bytes(a->argv, &argc) + strv_bytes(a->envp, &envc);
+  char *msg = malloc(len), *p = msg;
+  int blob = job_blob(a);
+  if (!msg || blob < 0) {
+    free(msg);
+    if (blob >= 0) close(blob);
+    sb_err(err, "warm: out of memory");
+    return -ENOMEM;
+  }
+  char num[16];
+  p = put(p, "SBX");
+  p = put(p, a->cwd);
+  snprintf(num, sizeof num, "%u", argc);
+  p = put(p, num);
+  for (uint32_t i = 0; i < argc; i++) p = put(p, a->argv[i]);
+  snprintf(num, sizeof num, "%u", envc);
+  p = put(p, num);
+  for (uint32_t i = 0; i < envc; i++) p = put(p, a->envp[i]);
+  int fds[10] = {a->stdin_fd, a->stdout_fd, a->stderr_fd, w->pair[1], init_pidfd, blob};
+  int nfds = 6;
+  for (int i = 0; i < w->n_cg; i++) fds[nfds++] = w->cg[i];
+  struct iovec iov = {.iov_base = msg, .iov_len = (size_t)(p - msg) - 1}; /* no trailing NUL: fields split on it */
+  union {
+    char buf[CMSG_SPACE(10 * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                      .msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int))};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+  memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+  ssize_t n;
+  while ((n = sendmsg(w->z->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno == EINTR) {
+  }
+  int e = errno;
+  free(msg);
+  close(blob);
+  if (n < 0) {
+    sb_err(err, "warm: the job could not reach the slot's zygote (pid %d): %s", (int)w->z->pid, strerror(e));
+    return -e;
+  }
+  w->z->jobs++;
+  return 0;
+}
+
+void sb_warm_run_close(sb_warm_run *w) {
+  for (int i = 0; i < 2; i++) sbu_closep(&w->pair[i]);
+  for (int i = 0; i < w->n_cg; i++) sbu_closep(&w->cg[i]);
+  w->n_cg = 0;
+}
+
+void sb_warm_fini(sb_runtime *rt) {
+  for (int i = 0; i < rt->n_zygotes; i++) zygote_close(&rt->zygotes[i]);
+  free(rt->zygotes);
+  rt->zygotes = NULL;
+  rt->n_zygotes = 0;
+}
+
+json_object *sb_runtime_warm_json(const sb_runtime *rt) {
+  json_object *o = json_object_new_object();
+  int running = 0;
+  for (int i = 0; i < rt->n_zygotes; i++) running += rt->zygotes[i].sock >= 0;
+  json_object_object_add(o, "zygotes", json_object_new_int(running));
+  json_object_object_add(o, "restarts", json_object_new_int64((int64_t)rt->zygote_restarts));
+  char off[64];
+  snprintf(off, sizeof off, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
+  json_object_object_add(o, "off", rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS ? json_object_new_string(off) : NULL);
+  return o;
+}

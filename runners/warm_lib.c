@@ -1,0 +1,148 @@
+/* libsbwarm.so: what a zygote (toolchains/warm/python/sbzygote_body.py)
+ * calls through ctypes, loaded once before any job. The program's own steps
+ * are program.c's sb_program_setup, the cold job's, built into this library
+ * from the same sources (runners/CMakeLists.txt); the messages on the job's
+ * socket are internal.h's ("warm.c"). Per job:
+ *
+ *   zygote  sbwarm_await_go   the init made the job's cgroup namespace
+ *   fork 1  sbwarm_enter      setns into every namespace of the init (pidfd)
+ *   fork 2  sbwarm_program    the job's cgroup, a session, sb_program_setup,
+ *                             every descriptor above 2 closed; then Python
+ *                             runs the program (nothing of the job before)
+ *   zygote  sbwarm_reap       its wait status and rusage to the init (fork 2
+ *                             is the zygote's child: fork 1 exits, the
+ *                             zygote is the subreaper)
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define SBWARM_API __attribute__((visibility("default")))
+
+static void send_warm(int job_fd, const sb_warm_msg *m) {
+  while (send(job_fd, m, sizeof *m, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+static void send_fail(int job_fd, const char *what, int err, bool internal) {
+  sb_warm_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = SB_WARM_FAIL;
+  m.internal = internal;
+  m.fail.err = err > 0 ? err : EINVAL;
+  strncpy(m.fail.what, what, sizeof m.fail.what - 1);
+  send_warm(job_fd, &m);
+}
+
+SBWARM_API int sbwarm_await_go(int job_fd) {
+  sb_warm_msg m;
+  for (;;) {
+    ssize_t n = recv(job_fd, &m, sizeof m, 0);
+    if (n < 0 && errno == EINTR) continue;
+    return n == (ssize_t)sizeof m && m.type == SB_WARM_GO ? 0 : -1;
+  }
+}
+
+/* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
+ * namespace applies to our children. 0, or FAIL sent and -errno. */
+SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd) {
+  int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWCGROUP;
+  if (setns(init_pidfd, flags) == 0) return 0;
+  int e = errno;
+  send_fail(job_fd, "setns", e, true);
+  return -e;
+}
+
+/* The job's cgroup: "0" (ourselves) into each cgroup.procs the daemon opened. */
+static int join_cgroups(const int *fds, int n, const char **what) {
+  for (int i = 0; i < n; i++)
+    if (pwrite(fds[i], "0", 1, 0) < 0) {
+      *what = "cgroup.procs";
+      return -errno;
+    }
+  return 0;
+}
+
+static int read_job(int blob_fd, sb_warm_job *job, sb_bpf *bpf) {
+  if (pread(blob_fd, job, sizeof *job, 0) != (ssize_t)sizeof *job || job->magic != SB_WARM_JOB_MAGIC) return -EINVAL;
+  job->cwd[sizeof job->cwd - 1] = '\0';
+  size_t bytes = (size_t)job->bpf_len * sizeof(struct sock_filter);
+  bpf->insns = malloc(bytes ? bytes : 1); /* a plain process (Python's fork): malloc is fine here */
+  bpf->len = (unsigned short)job->bpf_len;
+  if (!bpf->insns || pread(blob_fd, bpf->insns, bytes, sizeof *job) != (ssize_t)bytes) return -EINVAL;
+  return 0;
+}
+
+/* In the program's process (the second fork, pid ~2 of the job's pid
+ * namespace): 0 once it is the job's (nothing but 0-2 open), else FAIL sent
+ * and _exit(127). */
+SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds,
+                              int n_cg) {
+  static sb_warm_job job;
+  sb_bpf bpf = {0};
+  const char *what = "warm job";
+  int rc = read_job(blob_fd, &job, &bpf);
+  if (!rc) rc = join_cgroups(cg_fds, n_cg, &what);
+  if (!rc && setsid() < 0) {
+    what = "setsid";
+    rc = -errno;
+  }
+  sb_child_args a;
+  memset(&a, 0, sizeof a);
+  a.stdin_fd = in_fd;
+  a.stdout_fd = out_fd;
+  a.stderr_fd = err_fd;
+  a.trace_fd = a.warm_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.ctl_fd = -1;
+  a.userns = job.userns;
+  a.cwd = job.cwd;
+  a.filter = &bpf;
+  a.limits = &job.limits;
+  a.rlimits = job.rlimits;
+  a.uid = job.uid;
+  a.gid = job.gid;
+  a.empty_caps = cap_init();
+  if (!rc && !a.empty_caps) rc = -ENOMEM;
+  /* The steps reset every signal to its default, as before a cold exec;
+   * python3's start-up then ignores SIGPIPE and SIGXFSZ and handles SIGINT.
+   * The zygote's dispositions are exactly those (it was started with
+   * defaults, spawner_serve.c): put them back. */
+  static struct sigaction started[NSIG];
+  for (int s = 1; s < NSIG; s++) sigaction(s, NULL, &started[s]);
+  if (!rc) rc = sb_program_setup(&a, &job_fd, &what);
+  if (rc) {
+    send_fail(job_fd, what, -rc, false);
+    _exit(127);
+  }
+  for (int s = 1; s < NSIG; s++)
+    if (started[s].sa_handler != SIG_DFL) sigaction(s, &started[s], NULL);
+  /* No exec closes what is close-on-exec: close it now (under the filter) */
+  syscall(SYS_close_range, 3, ~0u, 0);
+  return 0;
+}
+
+/* The zygote: the program's end (pid <= 0: it never started; exit 127). */
+SBWARM_API int sbwarm_reap(int job_fd, int pid) {
+  sb_warm_msg m;
+  memset(&m, 0, sizeof m);
+  m.type = SB_WARM_EXIT;
+  m.wstatus = 127 << 8;
+  while (pid > 0 && wait4(pid, &m.wstatus, __WALL, &m.ru) < 0 && errno == EINTR) {
+  }
+  send_warm(job_fd, &m);
+  return m.wstatus;
+}
+
+/* The zygote refuses a job (its start-up differs) or could not start it
+ * (an exception in its fork): FAIL (internal), then exit 127. */
+SBWARM_API void sbwarm_refuse(int job_fd) {
+  send_fail(job_fd, "zygote refused or failed", EINVAL, true);
+  sbwarm_reap(job_fd, 0);
+}

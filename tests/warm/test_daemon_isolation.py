@@ -1,0 +1,340 @@
+"""A warm job has a cold job's isolation (issue 25), through a private
+surgeboxd; with --cold the same checks on cold jobs (the twin: each check
+holds for the cold path too, so a failure names what warm lost).
+
+  1. job A plants files in /tmp, /dev/shm and a SysV segment, leaves a
+     setsid'd escapee sleeping, and reports its ids; job B (the next of the
+     slot, the same zygote) sees none of it: its own pid ~2 in a namespace
+     holding only its init and itself, no segment, no file, another uid than
+     the zygote's (root) and the uid the result names, no writable memory
+     shared with anyone (MAP_SHARED);
+  2. forbidden system calls (mount, unshare, setns, ptrace) fail with the
+     errno a cold job gets; A's kill(-1) and kill of every pid reaches no
+     zygote and no daemon: the next job still runs from the same zygote;
+  3. the job's cgroup holds the program: its CPU is counted by the cgroup
+     (cpu_source), a memory hog ends memory_limit, a fork bomb hits pids;
+  4. a hostile job (tests/warm/test_hostile.py's: modules, sys, builtins,
+     os.environ, threads, atexit, fork) leaves the next warm job's
+     fingerprint equal to the cold one;
+  5. the zygote killed mid-job: that job ends internal_error naming the
+     zygote, the daemon lives, the next job runs warm from a new zygote;
+  6. a user site planted in the host's /tmp (the jobs' HOME; here a tmpfs of
+     this test's own mount namespace) never runs in the zygote (root) nor
+     shows in a warm job's sys.path.
+Under --cgroup none, and with --user (the daemon run by uid 4242: the
+unprivileged, user-namespace mode), a warm request runs cold, the reason in
+enforced.start (the test checks exactly that and nothing else there).
+
+With --broken the zygote cannot start (SURGEBOX_WARM names a sbzygote.py
+that exits at once): the first warm jobs end internal_error naming the
+zygote, never a verdict, and from the third dead zygote on warm requests
+run cold, saying why.
+
+  test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user] [--broken]"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemonrun  # noqa: E402
+from test_hostile import EXTRA, HOSTILE  # noqa: E402
+from test_programs import FINGERPRINT  # noqa: E402
+
+PLANT = r'''
+import os, ctypes, time, sys
+libc = ctypes.CDLL(None, use_errno=True)
+open("/tmp/planted", "w").write("x"); open("/dev/shm/planted", "w").write("x"); open("/app/planted", "w").write("x")
+print("shm", libc.shmget(0x5b0c, 4096, 0o1666) >= 0)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal = __import__("signal"); signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(30); os._exit(0)
+    os._exit(0)
+os.wait()
+print("ids", os.getpid(), os.getuid(), os.getgid(), os.getsid(0) == os.getpid() or os.getsid(0))
+'''
+
+PROBE = r'''
+import os, ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+def err(rc):
+    return "ok" if rc == 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+print("pid", os.getpid(), "uid", os.getuid(), os.geteuid(), "gid", os.getgid())
+print("procs", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()))
+print("files", [p for p in ("/tmp/planted", "/dev/shm/planted", "/app/planted") if os.path.exists(p)])
+print("sysv", open("/proc/sysvipc/shm").read().count("\n") - 1)
+print("cgroup", open("/proc/self/cgroup").read().split())
+print("shared_writable", [l.split()[-1] for l in open("/proc/self/maps") if l.split()[1][1] == "w" and l.split()[1][3] == "s"])
+print("mount", err(libc.mount(b"none", b"/tmp", b"tmpfs", 0, None)))
+print("unshare", err(libc.unshare(0x10000000)))
+print("setns", err(libc.setns(0, 0)))
+print("ptrace", err(libc.ptrace(16, 1, 0, 0)))
+print("chroot", err(libc.chroot(b"/tmp")))
+for sig in (0, 15):
+    try:
+        os.kill(-1, sig)
+        print("kill -1", sig, "ok")
+    except OSError as e:
+        print("kill -1", sig, errno.errorcode[e.errno])
+'''
+
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\n"
+HOG = "x = bytearray(300 << 20)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\nprint('survived')\n"
+BOMB = "import os, time\nn = 0\ntry:\n    for _ in range(64):\n        if os.fork() == 0:\n            time.sleep(2); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print('fork failed after', n, e.errno)\n"
+SLEEP = "import time\ntime.sleep(4)\nprint('slept')\n"
+
+
+def py(text):
+    return [{"path": "main.py", "content": text}]
+
+
+def zygote_pids():
+    """The zygotes: sbzygote.py processes whose parent is the spawner (not
+    their forks, a job's program among them)."""
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    if b"sbzygote.py" not in f.read():
+                        continue
+                with open("/proc/%s/stat" % p) as f:
+                    ppid = f.read().rsplit(")", 1)[1].split()[1]
+                with open("/proc/%s/comm" % ppid) as f:
+                    if f.read().strip() == "surgebox-spawn":
+                        out.append(int(p))
+            except (OSError, IndexError):
+                pass
+    return sorted(out)
+
+
+def user_mode(bin_dir):
+    """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it); its own
+    user's warm request runs cold, saying why."""
+    top = tempfile.mkdtemp(prefix="warm-unpriv-")
+    os.chmod(top, 0o755)
+    xdg = os.path.join(top, "xdg")
+    os.mkdir(xdg, 0o700)
+    os.chown(xdg, 4242, 4242)
+    sock = os.path.join(xdg, "s.sock")
+    env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+    proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                             os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--jobs", "1", "--no-cache",
+                             "--toolchains", top], env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(sock) and proc.poll() is None:
+            time.sleep(0.05)
+        pid = os.fork()
+        if pid == 0:
+            os.setgroups([])
+            os.setgid(4242)
+            os.setuid(4242)
+            r = daemonrun.Client(sock).python(py("print('hi')"), warm=True)
+            ok = r.get("status") == "ok" and daemonrun.start(r).startswith("cold (warm refused: user-namespace mode")
+            print("%s unprivileged daemon: a warm request runs cold saying why: %r" % ("ok  " if ok else "FAIL",
+                                                                                        daemonrun.start(r) or r))
+            sys.stdout.flush()
+            os._exit(0 if ok else 1)
+        _, st = os.waitpid(pid, 0)
+        return finish([] if st == 0 else ["unprivileged"])
+    finally:
+        proc.terminate()
+        proc.wait(60)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def broken_mode(bin_dir, cache):
+    top = tempfile.mkdtemp(prefix="warm-broken-", dir=os.path.dirname(os.path.abspath(cache)))  # not /tmp: refused
+    os.mkdir(os.path.join(top, "python"))
+    with open(os.path.join(top, "python", "sbzygote.py"), "w") as f:
+        f.write("import sys\nsys.exit(3)\n")
+    os.chmod(top, 0o755)
+    d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1", env=dict(os.environ, SURGEBOX_WARM=top))
+    fails = []
+    try:
+        c = daemonrun.Client(d.sock)
+        got = [c.python(py("print('x')"), warm=True) for _ in range(5)]
+        seen = [(r["status"], daemonrun.start(r)) for r in got]
+        for s in seen:
+            print(s)
+        bad = [s for s in seen[:3] if s[0] != "internal_error" or not s[1].startswith("warm")]
+        refused = [s for s in seen[3:] if s[0] != "ok" or "zygotes in a row died" not in s[1]]
+        off = c.status().get("warm", {}).get("off") or ""
+        print("status warm.off:", off)
+        if "zygotes in a row died" not in off:
+            fails.append("status does not say warm is off: %r" % off)
+        if bad or refused:
+            fails.append("broken zygote: %r" % seen)
+    finally:
+        d.stop()
+        shutil.rmtree(top, ignore_errors=True)
+    return finish(fails)
+
+
+def main():
+    args = sys.argv[1:]
+    bin_dir, cache = args[0], args[1]
+    cgroup = args[args.index("--cgroup") + 1] if "--cgroup" in args else None
+    warm = "--cold" not in args
+    if not os.path.exists(daemonrun.PY):
+        print("SKIPPED: no /usr/bin/python3")
+        return daemonrun.SKIP
+    if os.geteuid() != 0:
+        print("SKIPPED: not root (warm runs are refused in user-namespace mode; the test checks the sandboxed path)")
+        return daemonrun.SKIP
+    if "--user" in args:
+        return user_mode(bin_dir)
+    if "--broken" in args:
+        return broken_mode(bin_dir, cache)
+    marker = "/dev/shm/sbtest-warm-pth-%d" % os.getpid()
+    if warm and cgroup != "none":  # 6.: a user site in "the host's" /tmp, in our own mount namespace
+        subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/tmp"], check=True)
+        user_site = subprocess.run([daemonrun.PY, "-c", "import site; print(site.getusersitepackages())"],
+                                   env=dict(daemonrun.ENV), capture_output=True, check=True).stdout.decode().strip()
+        os.makedirs(user_site)
+        with open(os.path.join(user_site, "evil.pth"), "w") as f:
+            f.write("import os; open(%r, 'w').write(str(os.getuid()))\n" % marker)
+    extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
+    try:
+        d = daemonrun.PrivateDaemon(bin_dir, cache, *extra)
+    except RuntimeError as e:
+        if cgroup == "v2" and "v2" in str(e):
+            print("SKIPPED: no usable cgroup v2 here: %s" % str(e)[-300:])
+            return daemonrun.SKIP
+        raise
+    fails = []
+
+    def check(cond, what):
+        print("%s %s" % ("ok  " if cond else "FAIL", what))
+        if not cond:
+            fails.append(what)
+
+    try:
+        c = daemonrun.Client(d.sock)
+        if cgroup == "none":  # refused, said, run cold
+            r = c.python(py("print('hi')"), warm=True)
+            check(r["status"] == "ok" and daemonrun.start(r).startswith("cold (warm refused: cgroup none"),
+                  "cgroup none: a warm request runs cold saying why (%r)" % daemonrun.start(r))
+            return finish(fails)
+        mode = "warm" if warm else "cold"
+        if warm:
+            site_job = c.python(py("import sys\nprint([p for p in sys.path if '.local' in p])"), warm=True)
+            check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
+                  "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
+                      daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
+        a = c.python(py(PLANT), warm=warm)
+        check(a["status"] == "ok" and daemonrun.start(a).startswith(mode), "job A ran %s: %s" % (mode, daemonrun.start(a)))
+        a_out = daemonrun.outcome(a)[3].decode()
+        print(a_out.strip())
+        zygotes_a = zygote_pids()
+        b = c.python(py(PROBE), warm=warm)
+        cold_b = c.python(py(PROBE), warm=False)
+        out = daemonrun.outcome(b)[3].decode()
+        print(out.strip())
+        lines = dict(line.split(" ", 1) for line in out.strip().split("\n") if " " in line)
+        check(daemonrun.start(b).startswith(mode), "job B ran %s" % mode)
+        pid = int(lines["pid"].split()[0])
+        check(pid <= 3, "its pid is %d in its own pid namespace" % pid)
+        check(lines.get("procs") == "[1, %d]" % pid, "it sees only its init and itself: %s" % lines.get("procs"))
+        check(lines.get("files") == "[]", "none of job A's files: %s" % lines.get("files"))
+        check(lines.get("sysv") == "0", "no SysV segment of job A: %s" % lines.get("sysv"))
+        # no memory written through by the zygote, job A or the next job (a
+        # MAP_SHARED writable mapping inherited from the zygote: libffi's
+        # closures fall back to one where static trampolines are missing)
+        check(lines.get("shared_writable") == "[]", "no writable shared mapping: %s" % lines.get("shared_writable"))
+        uid = int(lines["pid"].split()[2])
+        check(uid != 0 and uid == b["uid"], "its uid %d is the result's (%s), not the zygote's 0" % (uid, b["uid"]))
+        check("/" in lines.get("cgroup", "") and lines.get("cgroup", "").count("::/") == 1,
+              "its cgroup namespace's root is its cgroup: %s" % lines.get("cgroup"))
+        # every line from "mount" on is what the filter and the kernel answer: as cold
+        tail = out[out.index("mount "):]
+        cold_tail = daemonrun.outcome(cold_b)[3].decode()
+        cold_tail = cold_tail[cold_tail.index("mount "):]
+        check(tail == cold_tail, "forbidden calls and kill(-1) fail as for a cold job:\n%s" % tail)
+        check("mount EPERM" in tail and "unshare EPERM" in tail and "setns EPERM" in tail, "mount, unshare, setns: EPERM")
+        if warm:
+            again = c.python(py("print(1)"), warm=True)
+            check(len(zygotes_a) == 1 and zygote_pids() == zygotes_a and again["status"] == "ok",
+                  "the zygote %r outlived A's escapee and B's kill(-1): %r" % (zygotes_a, zygote_pids()))
+        burn = c.python(py(BURN), warm=warm)
+        check(burn["status"] == "ok" and burn["cpu_time_s"] >= 0.35 and burn["cpu_source"].startswith("cgroup"),
+              "the cgroup counts its CPU: %.3f s by %s" % (burn["cpu_time_s"], burn["cpu_source"]))
+        # the limits as the backend enforces them (a cgroup's controller, else
+        # the rlimit fallback): the warm job ends as its cold twin does
+        hog = c.python(py(HOG), warm=warm, limits={"memory_mib": 128})
+        hog_cold = c.python(py(HOG), limits={"memory_mib": 128})
+        by_cgroup = hog["enforced"]["memory"].startswith("cgroup")
+        check(hog["status"] == hog_cold["status"] and (hog["status"] == "memory_limit" or not by_cgroup),
+              "a 300 MB hog under 128 MiB (%s): %s, cold %s" % (hog["enforced"]["memory"], hog["status"], hog_cold["status"]))
+        bomb = c.python(py(BOMB), warm=warm, limits={"pids": 16})
+        by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
+        check((bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
+              "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
+        spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
+        after_spin = c.python(py("print('after')"), warm=warm)
+        check(spin["status"] == "timeout" and after_spin["status"] == "ok" and daemonrun.start(after_spin).startswith(mode),
+              "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
+        fp = py(FINGERPRINT + EXTRA)
+        cold_fp = daemonrun.outcome(c.python(fp))
+        before = daemonrun.outcome(c.python(fp, warm=warm))
+        hostile = c.python(py(HOSTILE), warm=warm)
+        during = daemonrun.outcome(c.python(fp, warm=warm))
+        time.sleep(1.5)
+        after = daemonrun.outcome(c.python(fp, warm=warm))
+        strip = (lambda o: (o[0], o[1], o[2], b"\n".join(x for x in o[3].split(b"\n") if b"flags" not in x), o[4]))
+        check(strip(before) == strip(cold_fp), "fingerprint before the hostile job = cold (less the session line)")
+        check(strip(during) == strip(cold_fp) and strip(after) == strip(cold_fp),
+              "fingerprint after the hostile job (%s) = cold" % hostile["status"])
+        if warm:
+            c.send({"files": py(SLEEP), "steps": [{"argv": [daemonrun.PY, "/app/main.py"], "env": daemonrun.ENV}],
+                    "warm": True})  # no PYTHONHASHSEED: a zygote of its own, with its seed
+            time.sleep(1.0)
+            zs = zygote_pids()
+            check(len(zs) == 1, "one zygote for the slot: %r" % zs)
+            for z in zs:
+                os.kill(z, signal.SIGKILL)
+            r = c.receive()["steps"][0]
+            check(r["status"] == "internal_error" and "zygote" in (r.get("error") or ""),
+                  "the zygote killed mid-job: %s: %s" % (r["status"], r.get("error")))
+            nxt = c.python(py("print('next')"), warm=True)
+            check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
+                  "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
+            check(d.proc.poll() is None, "the daemon lives")
+            st = c.status().get("warm", {})
+            check(st.get("zygotes") == 1 and st.get("restarts", 0) >= 1 and st.get("off", 1) is None,
+                  "status says the slot's zygote and its restart: %r" % st)
+            zs = zygote_pids()
+            for z in zs:  # killed between jobs: found dead, replaced
+                os.kill(z, signal.SIGKILL)
+            time.sleep(0.3)
+            idle = c.python(py("print('idle')"), warm=True)
+            check(idle["status"] == "ok" and daemonrun.start(idle).startswith("warm") and
+                  set(zygote_pids()).isdisjoint(zs), "the zygote killed between jobs is replaced (%s)" % idle["status"])
+            first = zygote_pids()
+            seen = []
+            for i in range(101):  # the new zygote served 1 job already
+                c.python(py("pass"), warm=True)
+                seen.append(tuple(zygote_pids()))
+            check(len(first) == 1 and seen[97] == tuple(first) and seen[99] != tuple(first),
+                  "a zygote serves %d jobs, then a new one: %r ... %r" % (100, seen[97], seen[99]))
+        c.close()
+    finally:
+        d.stop()
+        if os.path.exists(marker):
+            os.unlink(marker)
+    return finish(fails)
+
+
+def finish(fails):
+    print("%d failures" % len(fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
