@@ -139,10 +139,7 @@ static int on_line(void *ctx, sbp_line_event ev, const char *line, size_t len) {
   sbd_conn *c = ctx;
   if (c->closing) return 1;
   if (ev == SBP_LINE_TOO_LARGE) {
-    sbd_conn_send(c, sbp_error_response(NULL, SBP_E_TOO_LARGE,
-                                        "request line longer than %zu bytes (files, stdin and options together): send "
-                                        "fewer or smaller files, or start the daemon with a larger --max-line",
-                                        c->srv->cfg->max_line));
+    sbd_conn_send(c, sbp_too_large_response(c->srv->cfg->max_line));
     return 0;
   }
   sbp_limits lim;

@@ -62,7 +62,10 @@ json_object *sbp_error_response(json_object *id, const char *code, const char *f
 }
 
 json_object *sbp_too_large_response(size_t max_line) {
-  return sbp_error_response(NULL, SBP_E_TOO_LARGE, "request line longer than %zu bytes", max_line);
+  return sbp_error_response(NULL, SBP_E_TOO_LARGE,
+                            "request line longer than %zu bytes (files, stdin and options together): send fewer or "
+                            "smaller files, or start the daemon with a larger --max-line",
+                            max_line);
 }
 
 const char *sbp_response_error_code(json_object *resp) {

@@ -13,6 +13,8 @@
  *                                          replaces the real one)
  *   SYS_openat2                            runners/wsfs.c    (Linux 5.6)
  *   sigabbrev_np                           runners/accounting.c, result.c (glibc 2.32)
+ *   SYS_pidfd_getfd, SYS_process_madvise   toolchains/tracers/gdb/sbtrace_launch.c
+ *                                          (Linux 5.6/5.10; glibc 2.31 lacks their names)
  * tests/docker/bullseye_headers.py compiles every source so in CI
  * (docker.bullseye_headers). Only names are supplied here: what the kernel offers is decided at run
  * time by the host's kernel, which Docker shares with every image. */
@@ -26,6 +28,12 @@
 /* Syscall numbers from 424 on are the same on every architecture. */
 #ifndef SYS_close_range
 #define SYS_close_range 436
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
 #endif
 #ifndef SYS_openat2
 #define SYS_openat2 437

@@ -3,7 +3,8 @@ wrapper ctest gives it: the programs are run by the sandbox only.
 
 usage: test_trace_dataset.py BIN_DIR CASE
   programs   a JSON Lines file: a complete trace, one truncated by a tiny event cap, a program that
-             raises (complete trace, status runtime_error), one without a tracer (no trace), one
+             raises (complete trace, status runtime_error), one without a tracer (no trace), a C program
+             (traced under gdb), one
              that leaves by os._exit (crashed), one that forges a record (tampered): the summary
              counts each and the exit status is 2; a second run resumes and reruns only the one
              without a trace
@@ -29,7 +30,11 @@ PROGRAMS = [
     {"id": "two_files", "files": [{"path": "helper.py", "content": "def h(a):\n    return a + 1\n"},
                                   {"path": "main.py", "content": "import helper\nprint(helper.h(int(input())))\n"}],
      "entry": "main.py", "stdin": "41\n", "args": ["x"]},
-    {"id": "c_program", "toolchain": "gcc", "code": "int main(void) { return 0; }\n", "entry": "main.c"},
+    # rustc has no tracer (gcc has had one, gdb's, since issue 24's C part)
+    {"id": "rust_program", "toolchain": "rustc", "code": "fn main() {}\n", "entry": "main.rs"},
+    # a C program: compiled at -O0 -g and traced under gdb
+    {"id": "c_program", "toolchain": "gcc", "code": "int main(void) {\n  int x = 6 * 7;\n  return x - 42;\n}\n",
+     "entry": "main.c"},
     # hostile (they run in the sandbox): the process leaves without the tracer's end; a forged record
     {"id": "exits", "code": "import os\nprint('bye', flush=True)\nos._exit(0)\n"},
     {"id": "forges", "code": "import os\ntry:\n    os.write(3, b'{\"t\":\"end\",\"status\":\"complete\"}\\nx\\n')\n"
@@ -82,18 +87,19 @@ def case_programs(bin_dir, tmp):
     p = run(bin_dir, "--programs", progs, "--out", out, "--events", "200")
     check(p.returncode == 2, "exit 2: one item has no trace")
     s = json.load(open(os.path.join(out, "summary.json")))
-    check(s["items"] == 7, "7 items")
-    check(s["trace_status"] == {"complete": 3, "truncated": 1, "crashed": 1, "tampered": 1},
-          "3 complete, 1 truncated, 1 crashed, 1 tampered: %r" % s["trace_status"])
+    check(s["items"] == 8, "8 items")
+    check(s["trace_status"] == {"complete": 4, "truncated": 1, "crashed": 1, "tampered": 1},
+          "4 complete, 1 truncated, 1 crashed, 1 tampered: %r" % s["trace_status"])
     check(s["truncated_by_cap"] == {"events": 1}, "truncated by the events cap")
     check(s["no_trace"] == 1 and s["program_not_ok"] == 1 and s["check_differs"] == 0, "counts: %r" % s)
     check("1 truncated (1 by the events cap), 1 tampered, 1 crashed, 1 without a trace" in p.stderr, "said on stderr")
-    check("1 items have no trace" in p.stderr and "c_program" in p.stderr, "the item without a trace named")
+    check("1 items have no trace" in p.stderr and "rust_program" in p.stderr, "the item without a trace named")
     rec = {r["id"]: r for r in index(out)}
     check([r["id"] for r in index(out)] == [p["id"] for p in PROGRAMS], "index in input order")
     check(rec["loop"]["cap"] == "events" and rec["loop"]["events"] == 200, "loop: cut at 200 events")
     check(rec["raises"]["status"] == "runtime_error" and rec["raises"]["trace_status"] == "complete", "raises")
-    check(rec["c_program"]["trace_status"] is None and "no tracer" in rec["c_program"]["error"], "c_program: why")
+    check(rec["c_program"]["trace_status"] == "complete" and rec["c_program"]["exit_code"] == 0, "c_program: traced")
+    check(rec["rust_program"]["trace_status"] is None and "no tracer" in rec["rust_program"]["error"], "rust_program: why")
     for r in rec.values():
         if r["trace_status"]:
             check(r["trace_check"] == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True}, "%s check" % r["id"])
@@ -106,7 +112,7 @@ def case_programs(bin_dir, tmp):
     check('"argv":["/app/main.py","x"]' in two.replace(" ", "") and '"/app/helper.py"' in two, "args and the second file traced")
     before = os.stat(os.path.join(out, "items", "double.json")).st_mtime_ns
     p = run(bin_dir, "--programs", progs, "--out", out, "--events", "200")
-    check("resuming: 6 of 7 items already traced" in p.stderr, "resumed: 6 of 7")
+    check("resuming: 7 of 8 items already traced" in p.stderr, "resumed: 7 of 8")
     check("1 items ran" in p.stderr, "only the item without a trace ran again")
     check(os.stat(os.path.join(out, "items", "double.json")).st_mtime_ns == before, "a done item is not rewritten")
     bad = os.path.join(tmp, "bad.jsonl")

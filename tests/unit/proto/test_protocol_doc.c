@@ -180,6 +180,14 @@ static void check_response(int bi, bool *code_seen, bool *request_answered) {
       if (strcmp(sbp_error_codes[i], code) == 0) code_seen[i] = true;
   }
 
+  if (id == NULL && code && strcmp(code, SBP_E_UNAUTHORIZED) == 0) {
+    /* a refused peer is answered on connect, before its request is read (so the id is null): the
+       daemon's words, checked by daemon.protocol_examples; here only that it follows its request */
+    CHECK(bi > 0 && blocks[bi - 1].kind == B_REQUEST);
+    if (bi > 0 && blocks[bi - 1].kind == B_REQUEST) request_answered[bi - 1] = true;
+    json_object_put(resp);
+    return;
+  }
   if (id == NULL) { /* an unreadable line: the text request just before, or no request shown */
     CHECK(code && (strcmp(code, SBP_E_BAD_JSON) == 0 || strcmp(code, SBP_E_TOO_LARGE) == 0));
     json_object *got = NULL;

@@ -293,7 +293,7 @@ static void test_error_codes(void) {
   expect_error_len(NULL, 0, NULL, SBP_E_BAD_JSON, "null", "empty");
   expect_error("{\"id\":1,\"type\":\"ping\"} x", SBP_E_BAD_JSON, "null", NULL);
   expect_error_len("{\"id\":1,\0\"type\":\"ping\"}", 23, NULL, SBP_E_BAD_JSON, "null", "NUL byte at offset 8");
-  expect_error("{\"id\":\"\xff\",\"type\":\"ping\"}", SBP_E_BAD_JSON, "null", "utf-8");
+  expect_error("{\"id\":\"\xff\",\"type\":\"ping\"}", SBP_E_BAD_JSON, "null", "UTF-8"); /* the message: "not UTF-8" */
   expect_error("[1]", SBP_E_BAD_REQUEST, "null", "JSON object");
   expect_error("{\"id\":1,\"type\":\"ping\",\"verbose\":true}", SBP_E_UNKNOWN_FIELD, "1", "\"verbose\"");
   expect_error("{\"id\":1,\"type\":\"exec\",\"steps\":[{\"argv\":[\"x\"],\"limits\":{\"rss\":1}}]}",
