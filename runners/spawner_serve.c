@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -167,6 +169,37 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
  * root in the zygote, and a cold job's /tmp is empty. Where the mount
  * fails the zygote does not start (warm.c then refuses warm). */
 #define SB_ZYGOTE_FD 3
+#define SB_ZYGOTE_KEPT "/tmp/.surgebox-zygote"
+#define SB_ZYGOTE_LIB_VAR "SURGEBOX_ZYGOTE_LIB="
+
+/* The zygote's own files (its script's directory, libsbwarm.so's) may lie
+ * under /tmp: a build tree there (CI clones into /tmp). Such a directory is
+ * opened before the empty /tmp hides it, then bound read-only at
+ * SB_ZYGOTE_KEPT/NAME inside that empty /tmp, and PATH rewritten to it; only
+ * those two directories, nothing else of the host's /tmp. */
+static int keep_open(const char *path) {
+  if (strncmp(path, "/tmp/", 5) != 0) return -1;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  *slash = 0;
+  int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) _exit(127);
+  return fd;
+}
+
+static void keep_bind(int dfd, const char *name, const char *path, char out[PATH_MAX]) {
+  char src[64], dst[PATH_MAX];
+  snprintf(src, sizeof src, "/proc/self/fd/%d", dfd);
+  snprintf(dst, sizeof dst, "%s/%s", SB_ZYGOTE_KEPT, name);
+  if ((mkdir(SB_ZYGOTE_KEPT, 0755) < 0 && errno != EEXIST) || mkdir(dst, 0755) < 0 ||
+      mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
+      mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+    _exit(127);
+  close(dfd);
+  snprintf(out, PATH_MAX, "%s%s", dst, strrchr(path, '/'));
+}
+
 static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
   long pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, pidfd, 0, 0);
   if (pid == 0) {
@@ -174,14 +207,33 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) _exit(127);
     if (a->ctl_fd == SB_ZYGOTE_FD ? fcntl(SB_ZYGOTE_FD, F_SETFD, 0) < 0 : dup2(a->ctl_fd, SB_ZYGOTE_FD) < 0) _exit(127);
     syscall(SYS_close_range, SB_ZYGOTE_FD + 1, ~0u, CLOSE_RANGE_CLOEXEC);
-    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
-        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0)
-      _exit(127);
+    size_t n_env = 0, lib_at = (size_t)-1;
+    for (; a->envp[n_env]; n_env++)
+      if (strncmp(a->envp[n_env], SB_ZYGOTE_LIB_VAR, strlen(SB_ZYGOTE_LIB_VAR)) == 0) lib_at = n_env;
+    const char *lib = lib_at != (size_t)-1 ? a->envp[lib_at] + strlen(SB_ZYGOTE_LIB_VAR) : "";
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) _exit(127);
+    /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
+    int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
+    /* our own copies of argv and envp (this is a clone without CLONE_VM) */
+    const char *argv[3] = {a->argv[0], a->argv[1], NULL};
+    const char *envp[n_env + 1];
+    memcpy(envp, a->envp, (n_env + 1) * sizeof *envp);
+    static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
+    if (script_dfd >= 0) {
+      keep_bind(script_dfd, "script", a->argv[1], script_kept);
+      argv[1] = script_kept;
+    }
+    if (lib_dfd >= 0) {
+      keep_bind(lib_dfd, "lib", lib, lib_kept);
+      snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
+      envp[lib_at] = lib_var;
+    }
     if (chdir("/") < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */
     signal(SIGCHLD, SIG_DFL);
     sb_write_file("/proc/self/oom_score_adj", "-1000"); /* as an init's: its children set theirs as a program does */
-    execve(a->argv[0], (char *const *)a->argv, (char *const *)a->envp);
+    execve(argv[0], (char *const *)argv, (char *const *)envp);
     _exit(127);
   }
   if (pid < 0) {

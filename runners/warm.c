@@ -253,9 +253,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
   if (!why && !warm_files(script, lib)) why = "the zygote's files (sbzygote.py, libsbwarm.so) are not installed";
   /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
    * host's, the job's HOME, must not feed its start-up (a user site's .pth
-   * files would run as root); files under /tmp would be hidden from it too */
-  if (!why && (strncmp(script, "/tmp/", 5) == 0 || strncmp(lib, "/tmp/", 5) == 0))
-    why = "the zygote's files lie under /tmp, which the zygote does not see";
+   * files would run as root); its own files, if under /tmp, are bound there */
   if (!why && (w->n_cg = open_procs(rt, cg, w->cg)) < 0) {
     w->n_cg = 0;
     why = "the job's cgroup.procs cannot be opened";
