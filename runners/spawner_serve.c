@@ -174,8 +174,10 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) _exit(127);
     if (a->ctl_fd == SB_ZYGOTE_FD ? fcntl(SB_ZYGOTE_FD, F_SETFD, 0) < 0 : dup2(a->ctl_fd, SB_ZYGOTE_FD) < 0) _exit(127);
     syscall(SYS_close_range, SB_ZYGOTE_FD + 1, ~0u, CLOSE_RANGE_CLOEXEC);
-    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
-        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0)
+    /* unprivileged (user-namespace mode) no mount namespace can be made:
+     * warm.c starts it with HOME=/dev/null instead */
+    if (!a->userns && (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
+                       mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0))
       _exit(127);
     if (chdir("/") < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */
