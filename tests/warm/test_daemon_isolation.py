@@ -125,49 +125,6 @@ def zygote_pids():
     return sorted(out)
 
 
-class UserDaemon:
-    """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it): the
-    unprivileged, user-namespace mode."""
-
-    def __init__(self, bin_dir):
-        self.top = tempfile.mkdtemp(prefix="warm-unpriv-")
-        os.chmod(self.top, 0o755)
-        xdg = os.path.join(self.top, "xdg")
-        os.mkdir(xdg, 0o700)
-        os.chown(xdg, 4242, 4242)
-        self.sock = os.path.join(xdg, "s.sock")
-        env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
-        self.proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
-                                      os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--jobs", "1",
-                                      "--no-cache", "--toolchains", self.top], env=env, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while time.time() < deadline and not os.path.exists(self.sock) and self.proc.poll() is None:
-            time.sleep(0.05)
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(60)
-        shutil.rmtree(self.top, ignore_errors=True)
-
-
-def as_user(fn):
-    """fn() in a child run by uid 4242 (the unprivileged daemon's socket is
-    its own); its failures counted by the exit status."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.setgroups([])
-            os.setgid(4242)
-            os.setuid(4242)
-            code = 1 if fn() else 0
-        finally:
-            sys.stdout.flush()
-            os._exit(code)
-    _, st = os.waitpid(pid, 0)
-    return [] if st == 0 else ["as uid 4242 (above)"]
-
-
 def broken_mode(bin_dir, cache):
     top = tempfile.mkdtemp(prefix="warm-broken-", dir=os.path.dirname(os.path.abspath(cache)))  # not /tmp: refused
     os.mkdir(os.path.join(top, "python"))
@@ -220,7 +177,7 @@ def main():
             f.write("import os; open(%r, 'w').write(str(os.getuid()))\n" % marker)
     extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
     try:
-        d = UserDaemon(bin_dir) if user else daemonrun.PrivateDaemon(bin_dir, cache, *extra)
+        d = daemonrun.UserDaemon(bin_dir) if user else daemonrun.PrivateDaemon(bin_dir, cache, *extra)
     except RuntimeError as e:
         if cgroup == "v2" and "v2" in str(e):
             print("SKIPPED: no usable cgroup v2 here: %s" % str(e)[-300:])
@@ -229,7 +186,7 @@ def main():
     fails = []
     try:
         if user:
-            fails += as_user(lambda: checks(d, warm, cgroup, marker, True))
+            fails += daemonrun.as_user(lambda: checks(d, warm, cgroup, marker, True))
         else:
             fails += checks(d, warm, cgroup, marker, False)
     finally:
@@ -237,6 +194,15 @@ def main():
         if os.path.exists(marker):
             os.unlink(marker)
     return finish(fails)
+
+
+def alive(pid):
+    """Running, not a zombie (works from a process that is not its parent)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def checks(d, warm, cgroup, marker, user):
@@ -255,8 +221,9 @@ def checks(d, warm, cgroup, marker, user):
         we, ce = w.get("enforced") or {}, cold.get("enforced") or {}
         differ = {k: (we.get(k), ce.get(k)) for k in set(we) | set(ce)
                   if k not in ("start", "hash_seed") and we.get(k) != ce.get(k)}
-        check(we and not differ, "%s: enforced (but start, hash_seed) as its cold twin's%s" % (
-            what, ": differs in %r" % differ if differ else ""))
+        check(daemonrun.start(w).startswith(mode) and we and not differ,
+              "%s ran %s, enforced (but start, hash_seed) as its cold twin's%s" % (
+                  what, daemonrun.start(w), ": differs in %r" % differ if differ else ""))
 
     c = daemonrun.Client(d.sock)
     mode = "warm" if warm else "cold"
@@ -265,6 +232,10 @@ def checks(d, warm, cgroup, marker, user):
         check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
               "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
                   daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
+    if warm and user:  # the zygote would read the host's user base: refused, said
+        r = c.python(py("print(1)"), warm=True, extra_env={"PYTHONUSERBASE": "/tmp/ub"})
+        check(r["status"] == "ok" and daemonrun.start(r).startswith("cold (warm refused: PYTHONUSERBASE"),
+              "unprivileged, a job giving PYTHONUSERBASE runs cold saying why: %r" % daemonrun.start(r))
     a = c.python(py(PLANT), warm=warm)
     check(a["status"] == "ok" and daemonrun.start(a).startswith(mode), "job A ran %s: %s" % (mode, daemonrun.start(a)))
     a_out = daemonrun.outcome(a)[3].decode()
@@ -329,12 +300,12 @@ def checks(d, warm, cgroup, marker, user):
     hog = c.python(py(HOG), warm=warm, limits={"memory_mib": 128})
     hog_cold = c.python(py(HOG), limits={"memory_mib": 128})
     by_cgroup = hog["enforced"]["memory"].startswith("cgroup")
-    check(hog["status"] == hog_cold["status"] and (hog["status"] == "memory_limit" or not by_cgroup),
+    check(daemonrun.start(hog).startswith(mode) and hog["status"] == hog_cold["status"] and (hog["status"] == "memory_limit" or not by_cgroup),
           "a 300 MB hog under 128 MiB (%s): %s, cold %s" % (hog["enforced"]["memory"], hog["status"], hog_cold["status"]))
     same_enforced(hog, hog_cold, "the hog")
     bomb = c.python(py(BOMB), warm=warm, limits={"pids": 16})
     by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
-    check((bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
+    check(daemonrun.start(bomb).startswith(mode) and (bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
           "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
     spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
     after_spin = c.python(py("print('after')"), warm=warm)
@@ -365,7 +336,7 @@ def checks(d, warm, cgroup, marker, user):
         nxt = c.python(py("print('next')"), warm=True)
         check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
               "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
-        check(d.proc.poll() is None, "the daemon lives")
+        check(alive(d.proc.pid), "the daemon lives")
         st = c.status().get("warm", {})
         check(st.get("zygotes") == 1 and st.get("restarts", 0) >= 1 and st.get("off", 1) is None,
               "status says the slot's zygote and its restart: %r" % st)
