@@ -29,6 +29,8 @@
  * where a copy of the daemon once ended honest jobs memory_limit. Processes are found from
  * the init down through /proc/<pid>/task/<tid>/children: an orphan is
  * re-parented to the init, so nothing in the pid namespace is outside.
+ * A warm program (warm.c) is the zygote's child, not the init's: the walk
+ * starts from the zygote's children in the job's pid namespace too.
  *
  * Cost: /proc/<pid>/status gives RssAnon + VmSwap from O(1) counters
  * (+ RssShmem if the shm device is unknown), an upper bound of the PSS
@@ -162,6 +164,7 @@ typedef struct {
   size_t n_obj, cap_obj;
   bool incomplete;
   bool cpu;          /* sum the CPU too */
+  pid_t zygote;      /* a warm run: its zygote, whose children are the job's */
   uint64_t cpu_ticks[2]; /* user, system */
   char *buf; /* BUF_SIZE, for the /proc texts */
 } tree;
@@ -195,6 +198,31 @@ static void push_children(tree *t, pid_t pid, pid_t tid) {
     if (end == s) break;
     if (c > 0) push(t, (pid_t)c);
   }
+}
+
+static bool pid_ns_ino(pid_t pid, ino_t *ino) {
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
+  if (stat(path, &st) < 0) return false;
+  *ino = st.st_ino;
+  return true;
+}
+
+/* A warm run's program: the zygote's child in the job's pid namespace. The
+ * zygote (single-threaded, never counted) serves one job at a time, but
+ * only those of its children inside this job's pid namespace are the
+ * job's: not the fork that enters it (the zygote's pages, outside), nor a
+ * previous job's program killed and not yet reaped (a zombie has none). */
+static void push_zygote_children(tree *t, pid_t zygote, pid_t init) {
+  ino_t job_ns, ns;
+  if (!pid_ns_ino(init, &job_ns)) return;
+  size_t from = t->n;
+  push_children(t, zygote, zygote);
+  size_t kept = from;
+  for (size_t i = from; i < t->n; i++)
+    if (pid_ns_ino(t->pid[i], &ns) && ns == job_ns) t->pid[kept++] = t->pid[i];
+  t->n = kept;
 }
 
 static DIR *proc_dir(pid_t pid, const char *sub) {
@@ -325,6 +353,9 @@ static uint64_t walk(tree *t, pid_t init) {
     t->cpu_ticks[1] += ticks[1];
   }
   push_children(t, init, init); /* the init is single-threaded */
+  /* A warm program is its zygote's child (the init reaps only what it
+   * orphans): see push_zygote_children. */
+  if (t->zygote > 0) push_zygote_children(t, t->zygote, init);
   for (size_t i = 0; i < t->n && !t->incomplete; i++) {
     char path[64];
     if (t->cpu && stat_ticks(t, t->pid[i], true, ticks)) { /* before its children */
@@ -371,7 +402,7 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
     uint64_t used;
     if (m->counted[i] && tmpfs_used(p->pid, mount_dirs[i], &used) && used > m->base[i]) fs += used - m->base[i];
   }
-  tree t = {.m = m, .cpu = m->cpu_active, .buf = malloc(BUF_SIZE)};
+  tree t = {.m = m, .cpu = m->cpu_active, .zygote = p->warm.on ? p->warm.zygote_pid : 0, .buf = malloc(BUF_SIZE)};
   if (!t.buf) return false; /* try again next tick */
   uint64_t rss = walk(&t, p->pid) << 10;
   if (m->cpu_active && !t.incomplete) {

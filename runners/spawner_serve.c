@@ -211,23 +211,27 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     for (; a->envp[n_env]; n_env++)
       if (strncmp(a->envp[n_env], SB_ZYGOTE_LIB_VAR, strlen(SB_ZYGOTE_LIB_VAR)) == 0) lib_at = n_env;
     const char *lib = lib_at != (size_t)-1 ? a->envp[lib_at] + strlen(SB_ZYGOTE_LIB_VAR) : "";
-    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) _exit(127);
-    /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
-    int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
-    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
     /* our own copies of argv and envp (this is a clone without CLONE_VM) */
     const char *argv[3] = {a->argv[0], a->argv[1], NULL};
     const char *envp[n_env + 1];
     memcpy(envp, a->envp, (n_env + 1) * sizeof *envp);
-    static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
-    if (script_dfd >= 0) {
-      keep_bind(script_dfd, "script", a->argv[1], script_kept);
-      argv[1] = script_kept;
-    }
-    if (lib_dfd >= 0) {
-      keep_bind(lib_dfd, "lib", lib, lib_kept);
-      snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
-      envp[lib_at] = lib_var;
+    /* unprivileged (user-namespace mode) no mount namespace can be made:
+     * warm.c starts it with HOME=/dev/null instead, and its files are seen where they are */
+    if (!a->userns) {
+      if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) _exit(127);
+      /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
+      int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
+      if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
+      static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
+      if (script_dfd >= 0) {
+        keep_bind(script_dfd, "script", a->argv[1], script_kept);
+        argv[1] = script_kept;
+      }
+      if (lib_dfd >= 0) {
+        keep_bind(lib_dfd, "lib", lib, lib_kept);
+        snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
+        envp[lib_at] = lib_var;
+      }
     }
     if (chdir("/") < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */

@@ -87,9 +87,12 @@ static size_t strv_bytes(const char *const *v, uint32_t *n) {
 
 /* Why this run cannot be warm, or NULL. */
 static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char *const *envp) {
-  if (rt->userns) return "user-namespace mode: warm children are not built for it";
-  if (rt->cg.kind == SB_CGROUP_NONE)
-    return "cgroup none: the memory and CPU poll walks the init's descendants, a warm child is the zygote's";
+  /* user-namespace mode: the zygote's start-up runs on the host's /tmp (no
+   * mount namespace of its own), so with HOME elsewhere (zygote_start); a
+   * user base the job names would still be the host's */
+  if (rt->userns)
+    for (const char *const *e = envp; e && *e; e++)
+      if (strncmp(*e, "PYTHONUSERBASE=", 15) == 0) return "PYTHONUSERBASE in user-namespace mode (the zygote would read the host's)";
   if (spec->trace) return "a traced run";
   if (spec->root) return "a profile's root (the zygote runs the host's interpreter)";
   if (spec->netns_slot < 0) return "no worker slot";
@@ -134,7 +137,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   }
   uint32_t n;
   strv_bytes(envp, &n);
-  const char **env = calloc(n + 5, sizeof *env);
+  const char **env = calloc(n + 7, sizeof *env);
   char fdv[32], libv[PATH_MAX + 32], seedv[48];
   z->seeded = true;
   for (uint32_t i = 0; i < n; i++)
@@ -148,7 +151,17 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
     return -ENOMEM;
   }
   uint32_t k = 0;
-  for (uint32_t i = 0; i < n; i++) env[k++] = envp[i];
+  for (uint32_t i = 0; i < n; i++)
+    if (!rt->userns || strncmp(envp[i], "HOME=", 5) != 0) env[k++] = envp[i];
+  if (rt->userns) {
+    /* No mount namespace of its own unprivileged (spawner_serve.c): the
+     * host's /tmp, the job's HOME, must not feed its start-up (a user
+     * site's .pth files would run as the daemon's user); under /dev/null no
+     * user site can exist. Each child computes site.USER_SITE anew from the
+     * job's own HOME, as a cold start-up would (sbzygote_body.py). */
+    env[k++] = "HOME=/dev/null";
+    env[k++] = "SURGEBOX_ZYGOTE_REHOME=1";
+  }
   snprintf(fdv, sizeof fdv, "SURGEBOX_ZYGOTE_FD=3");
   snprintf(libv, sizeof libv, "SURGEBOX_ZYGOTE_LIB=%s", lib);
   env[k++] = fdv;
@@ -162,6 +175,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   sb_child_args a;
   memset(&a, 0, sizeof a);
   a.ctl_fd = sv[1];
+  a.userns = rt->userns;
   a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
   a.mounts.root = a.mounts.newroot = a.mounts.empty_file = "";
   a.cwd = "/";
@@ -267,6 +281,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
     return;
   }
   w->on = true;
+  w->zygote_pid = w->z->pid;
   w->seed = w->z->seeded ? w->z->seed : 0;
   w->seeded = w->z->seeded;
   if (w->seeded) snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed %llu)", (unsigned long long)w->seed);

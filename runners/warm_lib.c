@@ -5,7 +5,8 @@
  * socket are internal.h's ("warm.c"). Per job:
  *
  *   zygote  sbwarm_await_go   the init made the job's cgroup namespace
- *   fork 1  sbwarm_enter      setns into every namespace of the init (pidfd)
+ *   fork 1  sbwarm_enter      setns into every namespace of the init (pidfd),
+ *                             its user namespace first in user-namespace mode
  *   fork 2  sbwarm_program    the job's cgroup, a session, sb_program_setup,
  *                             every descriptor above 2 closed; then Python
  *                             runs the program (nothing of the job before)
@@ -52,9 +53,19 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
 }
 
 /* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
- * namespace applies to our children. 0, or FAIL sent and -errno. */
-SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd) {
+ * namespace applies to our children. User-namespace mode (the job's steps
+ * say so): its user namespace too, which the kernel installs first, so the
+ * others are checked against our capabilities in it (full: its owner, the
+ * daemon's uid, is ours, and it is a child of ours: setns(2)). 0, or FAIL
+ * sent and -errno. */
+SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWCGROUP;
+  sb_warm_job job;
+  if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
+    send_fail(job_fd, "warm job", EINVAL, true);
+    return -EINVAL;
+  }
+  if (job.userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
   int e = errno;
   send_fail(job_fd, "setns", e, true);

@@ -5,8 +5,12 @@ both runs can be given the same PYTHONHASHSEED) or the toolchain form."""
 import base64
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -82,3 +86,46 @@ def outcome(step):
 
 def start(step):
     return (step.get("enforced") or {}).get("start", "")
+
+
+class UserDaemon:
+    """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it): the
+    unprivileged, user-namespace mode."""
+
+    def __init__(self, bin_dir):
+        self.top = tempfile.mkdtemp(prefix="warm-unpriv-")
+        os.chmod(self.top, 0o755)
+        xdg = os.path.join(self.top, "xdg")
+        os.mkdir(xdg, 0o700)
+        os.chown(xdg, 4242, 4242)
+        self.sock = os.path.join(xdg, "s.sock")
+        env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+        self.proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                                      os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--jobs", "1",
+                                      "--no-cache", "--toolchains", self.top], env=env, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(self.sock) and self.proc.poll() is None:
+            time.sleep(0.05)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(60)
+        shutil.rmtree(self.top, ignore_errors=True)
+
+
+def as_user(fn):
+    """fn() in a child run by uid 4242 (the unprivileged daemon's socket is
+    its own); its failures counted by the exit status."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(4242)
+            os.setuid(4242)
+            code = 1 if fn() else 0
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    return [] if st == 0 else ["as uid 4242 (above)"]

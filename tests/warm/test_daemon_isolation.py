@@ -22,8 +22,13 @@ holds for the cold path too, so a failure names what warm lost).
      this test's own mount namespace) never runs in the zygote (root) nor
      shows in a warm job's sys.path.
 Under --cgroup none, and with --user (the daemon run by uid 4242: the
-unprivileged, user-namespace mode), a warm request runs cold, the reason in
-enforced.start (the test checks exactly that and nothing else there).
+unprivileged, user-namespace mode; the checks then run as uid 4242 too), the
+same checks, with what those modes enforce instead of a cgroup: the
+supervisor's /proc poll (mempoll.c) counts the warm program's tree, so a
+memory hog, in the program or in its child, ends memory_limit and a CPU
+burner's tree is killed at its cpu_time limit as a cold one's, the CPU
+figure from the same source; every step's enforced (but start and
+hash_seed) equals its cold twin's.
 
 With --broken the zygote cannot start (SURGEBOX_WARM names a sbzygote.py
 that exits at once): the first warm jobs end internal_error naming the
@@ -87,6 +92,13 @@ BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.
 HOG = "x = bytearray(300 << 20)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\nprint('survived')\n"
 BOMB = "import os, time\nn = 0\ntry:\n    for _ in range(64):\n        if os.fork() == 0:\n            time.sleep(2); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print('fork failed after', n, e.errno)\n"
 SLEEP = "import time\ntime.sleep(4)\nprint('slept')\n"
+# the limits on the program's whole tree: a child allocating, two children burning
+# (shared anonymous memory: RLIMIT_DATA does not count it, the poll does)
+SHM_HOG = ("import mmap, time\nm = mmap.mmap(-1, 300 << 20)\nfor i in range(0, len(m), 4096):\n    m[i] = 1\n"
+           "time.sleep(3)\nprint('survived')\n")
+CHILD_HOG = "import os\nif os.fork() == 0:\n    exec(%r)\n    os._exit(0)\nos.wait()\nprint('survived')\n" % SHM_HOG
+TREE_BURN = ("import os, time\nfor _ in range(2):\n    if os.fork() == 0:\n        while True:\n            pass\n"
+             "time.sleep(20)\nprint('survived')\n")
 
 
 def py(text):
@@ -111,42 +123,6 @@ def zygote_pids():
             except (OSError, IndexError):
                 pass
     return sorted(out)
-
-
-def user_mode(bin_dir):
-    """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it); its own
-    user's warm request runs cold, saying why."""
-    top = tempfile.mkdtemp(prefix="warm-unpriv-")
-    os.chmod(top, 0o755)
-    xdg = os.path.join(top, "xdg")
-    os.mkdir(xdg, 0o700)
-    os.chown(xdg, 4242, 4242)
-    sock = os.path.join(xdg, "s.sock")
-    env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
-    proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
-                             os.path.join(bin_dir, "surgeboxd"), "--socket", sock, "--jobs", "1", "--no-cache",
-                             "--toolchains", top], env=env, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline and not os.path.exists(sock) and proc.poll() is None:
-            time.sleep(0.05)
-        pid = os.fork()
-        if pid == 0:
-            os.setgroups([])
-            os.setgid(4242)
-            os.setuid(4242)
-            r = daemonrun.Client(sock).python(py("print('hi')"), warm=True)
-            ok = r.get("status") == "ok" and daemonrun.start(r).startswith("cold (warm refused: user-namespace mode")
-            print("%s unprivileged daemon: a warm request runs cold saying why: %r" % ("ok  " if ok else "FAIL",
-                                                                                        daemonrun.start(r) or r))
-            sys.stdout.flush()
-            os._exit(0 if ok else 1)
-        _, st = os.waitpid(pid, 0)
-        return finish([] if st == 0 else ["unprivileged"])
-    finally:
-        proc.terminate()
-        proc.wait(60)
-        shutil.rmtree(top, ignore_errors=True)
 
 
 def broken_mode(bin_dir, cache):
@@ -188,12 +164,11 @@ def main():
     if os.geteuid() != 0:
         print("SKIPPED: not root (warm runs are refused in user-namespace mode; the test checks the sandboxed path)")
         return daemonrun.SKIP
-    if "--user" in args:
-        return user_mode(bin_dir)
+    user = "--user" in args
     if "--broken" in args:
         return broken_mode(bin_dir, cache)
     marker = "/dev/shm/sbtest-warm-pth-%d" % os.getpid()
-    if warm and cgroup != "none":  # 6.: a user site in "the host's" /tmp, in our own mount namespace
+    if warm:  # 6.: a user site in "the host's" /tmp, in our own mount namespace
         subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/tmp"], check=True)
         user_site = subprocess.run([daemonrun.PY, "-c", "import site; print(site.getusersitepackages())"],
                                    env=dict(daemonrun.ENV), capture_output=True, check=True).stdout.decode().strip()
@@ -202,133 +177,185 @@ def main():
             f.write("import os; open(%r, 'w').write(str(os.getuid()))\n" % marker)
     extra = ["--jobs", "1"] + (["--cgroup", cgroup] if cgroup else [])
     try:
-        d = daemonrun.PrivateDaemon(bin_dir, cache, *extra)
+        d = daemonrun.UserDaemon(bin_dir) if user else daemonrun.PrivateDaemon(bin_dir, cache, *extra)
     except RuntimeError as e:
         if cgroup == "v2" and "v2" in str(e):
             print("SKIPPED: no usable cgroup v2 here: %s" % str(e)[-300:])
             return daemonrun.SKIP
         raise
     fails = []
-
-    def check(cond, what):
-        print("%s %s" % ("ok  " if cond else "FAIL", what))
-        if not cond:
-            fails.append(what)
-
     try:
-        c = daemonrun.Client(d.sock)
-        if cgroup == "none":  # refused, said, run cold
-            r = c.python(py("print('hi')"), warm=True)
-            check(r["status"] == "ok" and daemonrun.start(r).startswith("cold (warm refused: cgroup none"),
-                  "cgroup none: a warm request runs cold saying why (%r)" % daemonrun.start(r))
-            return finish(fails)
-        mode = "warm" if warm else "cold"
-        if warm:
-            site_job = c.python(py("import sys\nprint([p for p in sys.path if '.local' in p])"), warm=True)
-            check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
-                  "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
-                      daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
-        a = c.python(py(PLANT), warm=warm)
-        check(a["status"] == "ok" and daemonrun.start(a).startswith(mode), "job A ran %s: %s" % (mode, daemonrun.start(a)))
-        a_out = daemonrun.outcome(a)[3].decode()
-        print(a_out.strip())
-        zygotes_a = zygote_pids()
-        b = c.python(py(PROBE), warm=warm)
-        cold_b = c.python(py(PROBE), warm=False)
-        out = daemonrun.outcome(b)[3].decode()
-        print(out.strip())
-        lines = dict(line.split(" ", 1) for line in out.strip().split("\n") if " " in line)
-        check(daemonrun.start(b).startswith(mode), "job B ran %s" % mode)
-        pid = int(lines["pid"].split()[0])
-        check(pid <= 3, "its pid is %d in its own pid namespace" % pid)
-        check(lines.get("procs") == "[1, %d]" % pid, "it sees only its init and itself: %s" % lines.get("procs"))
-        check(lines.get("files") == "[]", "none of job A's files: %s" % lines.get("files"))
-        check(lines.get("sysv") == "0", "no SysV segment of job A: %s" % lines.get("sysv"))
-        # no memory written through by the zygote, job A or the next job (a
-        # MAP_SHARED writable mapping inherited from the zygote: libffi's
-        # closures fall back to one where static trampolines are missing)
-        check(lines.get("shared_writable") == "[]", "no writable shared mapping: %s" % lines.get("shared_writable"))
-        uid = int(lines["pid"].split()[2])
-        check(uid != 0 and uid == b["uid"], "its uid %d is the result's (%s), not the zygote's 0" % (uid, b["uid"]))
-        check("/" in lines.get("cgroup", "") and lines.get("cgroup", "").count("::/") == 1,
-              "its cgroup namespace's root is its cgroup: %s" % lines.get("cgroup"))
-        # every line from "mount" on is what the filter and the kernel answer: as cold
-        tail = out[out.index("mount "):]
-        cold_tail = daemonrun.outcome(cold_b)[3].decode()
-        cold_tail = cold_tail[cold_tail.index("mount "):]
-        check(tail == cold_tail, "forbidden calls and kill(-1) fail as for a cold job:\n%s" % tail)
-        check("mount EPERM" in tail and "unshare EPERM" in tail and "setns EPERM" in tail, "mount, unshare, setns: EPERM")
-        if warm:
-            again = c.python(py("print(1)"), warm=True)
-            check(len(zygotes_a) == 1 and zygote_pids() == zygotes_a and again["status"] == "ok",
-                  "the zygote %r outlived A's escapee and B's kill(-1): %r" % (zygotes_a, zygote_pids()))
-        burn = c.python(py(BURN), warm=warm)
-        check(burn["status"] == "ok" and burn["cpu_time_s"] >= 0.35 and burn["cpu_source"].startswith("cgroup"),
-              "the cgroup counts its CPU: %.3f s by %s" % (burn["cpu_time_s"], burn["cpu_source"]))
-        # the limits as the backend enforces them (a cgroup's controller, else
-        # the rlimit fallback): the warm job ends as its cold twin does
-        hog = c.python(py(HOG), warm=warm, limits={"memory_mib": 128})
-        hog_cold = c.python(py(HOG), limits={"memory_mib": 128})
-        by_cgroup = hog["enforced"]["memory"].startswith("cgroup")
-        check(hog["status"] == hog_cold["status"] and (hog["status"] == "memory_limit" or not by_cgroup),
-              "a 300 MB hog under 128 MiB (%s): %s, cold %s" % (hog["enforced"]["memory"], hog["status"], hog_cold["status"]))
-        bomb = c.python(py(BOMB), warm=warm, limits={"pids": 16})
-        by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
-        check((bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
-              "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
-        spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
-        after_spin = c.python(py("print('after')"), warm=warm)
-        check(spin["status"] == "timeout" and after_spin["status"] == "ok" and daemonrun.start(after_spin).startswith(mode),
-              "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
-        fp = py(FINGERPRINT + EXTRA)
-        cold_fp = daemonrun.outcome(c.python(fp))
-        before = daemonrun.outcome(c.python(fp, warm=warm))
-        hostile = c.python(py(HOSTILE), warm=warm)
-        during = daemonrun.outcome(c.python(fp, warm=warm))
-        time.sleep(1.5)
-        after = daemonrun.outcome(c.python(fp, warm=warm))
-        strip = (lambda o: (o[0], o[1], o[2], b"\n".join(x for x in o[3].split(b"\n") if b"flags" not in x), o[4]))
-        check(strip(before) == strip(cold_fp), "fingerprint before the hostile job = cold (less the session line)")
-        check(strip(during) == strip(cold_fp) and strip(after) == strip(cold_fp),
-              "fingerprint after the hostile job (%s) = cold" % hostile["status"])
-        if warm:
-            c.send({"files": py(SLEEP), "steps": [{"argv": [daemonrun.PY, "/app/main.py"], "env": daemonrun.ENV}],
-                    "warm": True})  # no PYTHONHASHSEED: a zygote of its own, with its seed
-            time.sleep(1.0)
-            zs = zygote_pids()
-            check(len(zs) == 1, "one zygote for the slot: %r" % zs)
-            for z in zs:
-                os.kill(z, signal.SIGKILL)
-            r = c.receive()["steps"][0]
-            check(r["status"] == "internal_error" and "zygote" in (r.get("error") or ""),
-                  "the zygote killed mid-job: %s: %s" % (r["status"], r.get("error")))
-            nxt = c.python(py("print('next')"), warm=True)
-            check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
-                  "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
-            check(d.proc.poll() is None, "the daemon lives")
-            st = c.status().get("warm", {})
-            check(st.get("zygotes") == 1 and st.get("restarts", 0) >= 1 and st.get("off", 1) is None,
-                  "status says the slot's zygote and its restart: %r" % st)
-            zs = zygote_pids()
-            for z in zs:  # killed between jobs: found dead, replaced
-                os.kill(z, signal.SIGKILL)
-            time.sleep(0.3)
-            idle = c.python(py("print('idle')"), warm=True)
-            check(idle["status"] == "ok" and daemonrun.start(idle).startswith("warm") and
-                  set(zygote_pids()).isdisjoint(zs), "the zygote killed between jobs is replaced (%s)" % idle["status"])
-            first = zygote_pids()
-            seen = []
-            for i in range(101):  # the new zygote served 1 job already
-                c.python(py("pass"), warm=True)
-                seen.append(tuple(zygote_pids()))
-            check(len(first) == 1 and seen[97] == tuple(first) and seen[99] != tuple(first),
-                  "a zygote serves %d jobs, then a new one: %r ... %r" % (100, seen[97], seen[99]))
-        c.close()
+        if user:
+            fails += daemonrun.as_user(lambda: checks(d, warm, cgroup, marker, True))
+        else:
+            fails += checks(d, warm, cgroup, marker, False)
     finally:
         d.stop()
         if os.path.exists(marker):
             os.unlink(marker)
     return finish(fails)
+
+
+def alive(pid):
+    """Running, not a zombie (works from a process that is not its parent)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def checks(d, warm, cgroup, marker, user):
+    """Every check above on the daemon d; the failures."""
+    fails = []
+    # no cgroup counts or bounds the tree: the supervisor's /proc poll does
+    polled = user or cgroup == "none"
+
+    def check(cond, what):
+        print("%s %s" % ("ok  " if cond else "FAIL", what))
+        sys.stdout.flush()
+        if not cond:
+            fails.append(what)
+
+    def same_enforced(w, cold, what):
+        we, ce = w.get("enforced") or {}, cold.get("enforced") or {}
+        differ = {k: (we.get(k), ce.get(k)) for k in set(we) | set(ce)
+                  if k not in ("start", "hash_seed") and we.get(k) != ce.get(k)}
+        check(daemonrun.start(w).startswith(mode) and we and not differ,
+              "%s ran %s, enforced (but start, hash_seed) as its cold twin's%s" % (
+                  what, daemonrun.start(w), ": differs in %r" % differ if differ else ""))
+
+    c = daemonrun.Client(d.sock)
+    mode = "warm" if warm else "cold"
+    if warm:
+        site_job = c.python(py("import sys\nprint([p for p in sys.path if '.local' in p])"), warm=True)
+        check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
+              "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
+                  daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
+    if warm and user:  # the zygote would read the host's user base: refused, said
+        r = c.python(py("print(1)"), warm=True, extra_env={"PYTHONUSERBASE": "/tmp/ub"})
+        check(r["status"] == "ok" and daemonrun.start(r).startswith("cold (warm refused: PYTHONUSERBASE"),
+              "unprivileged, a job giving PYTHONUSERBASE runs cold saying why: %r" % daemonrun.start(r))
+    a = c.python(py(PLANT), warm=warm)
+    check(a["status"] == "ok" and daemonrun.start(a).startswith(mode), "job A ran %s: %s" % (mode, daemonrun.start(a)))
+    a_out = daemonrun.outcome(a)[3].decode()
+    print(a_out.strip())
+    zygotes_a = zygote_pids()
+    b = c.python(py(PROBE), warm=warm)
+    cold_b = c.python(py(PROBE), warm=False)
+    out = daemonrun.outcome(b)[3].decode()
+    print(out.strip())
+    lines = dict(line.split(" ", 1) for line in out.strip().split("\n") if " " in line)
+    check(daemonrun.start(b).startswith(mode), "job B ran %s" % mode)
+    pid = int(lines["pid"].split()[0])
+    check(pid <= 3, "its pid is %d in its own pid namespace" % pid)
+    check(lines.get("procs") == "[1, %d]" % pid, "it sees only its init and itself: %s" % lines.get("procs"))
+    check(lines.get("files") == "[]", "none of job A's files: %s" % lines.get("files"))
+    check(lines.get("sysv") == "0", "no SysV segment of job A: %s" % lines.get("sysv"))
+    # no memory written through by the zygote, job A or the next job (a
+    # MAP_SHARED writable mapping inherited from the zygote: libffi's
+    # closures fall back to one where static trampolines are missing)
+    check(lines.get("shared_writable") == "[]", "no writable shared mapping: %s" % lines.get("shared_writable"))
+    uid = int(lines["pid"].split()[2])
+    check(uid != 0 and uid == b["uid"], "its uid %d is the result's (%s), not the zygote's 0" % (uid, b["uid"]))
+    check("/" in lines.get("cgroup", "") and lines.get("cgroup", "").count("::/") == 1,
+          "its cgroup namespace's root is its cgroup: %s" % lines.get("cgroup"))
+    # every line from "mount" on is what the filter and the kernel answer: as cold
+    tail = out[out.index("mount "):]
+    cold_tail = daemonrun.outcome(cold_b)[3].decode()
+    cold_tail = cold_tail[cold_tail.index("mount "):]
+    check(tail == cold_tail, "forbidden calls and kill(-1) fail as for a cold job:\n%s" % tail)
+    check("mount EPERM" in tail and "unshare EPERM" in tail and "setns EPERM" in tail, "mount, unshare, setns: EPERM")
+    if warm:
+        again = c.python(py("print(1)"), warm=True)
+        check(len(zygotes_a) == 1 and zygote_pids() == zygotes_a and again["status"] == "ok",
+              "the zygote %r outlived A's escapee and B's kill(-1): %r" % (zygotes_a, zygote_pids()))
+    same_enforced(b, cold_b, "job B")
+    burn = c.python(py(BURN), warm=warm)
+    burn_cold = c.python(py(BURN))
+    check(daemonrun.start(burn).startswith(mode) and burn["status"] == "ok" and burn["cpu_time_s"] >= 0.35 and burn["cpu_source"] == burn_cold["cpu_source"] and
+          (burn["cpu_source"].startswith("cgroup") or polled),
+          "its CPU counted as a cold job's: %.3f s by %s (cold: %s)" % (burn["cpu_time_s"], burn["cpu_source"],
+                                                                       burn_cold["cpu_source"]))
+    if polled:  # the supervisor's poll counts and bounds the program's whole tree
+        tree = c.python(py(TREE_BURN), warm=warm, limits={"cpu_time_s": 1})
+        tree_cold = c.python(py(TREE_BURN), limits={"cpu_time_s": 1})
+        check(daemonrun.start(tree).startswith(mode) and
+              tree["status"] == tree_cold["status"] == "timeout" and tree["limit_hit"] == "cpu_time" and
+              1.0 <= tree["cpu_time_s"] < 2.0 and tree["wall_time_s"] < 3.0 and tree["cpu_source"] == tree_cold["cpu_source"],
+              "two burning children under cpu_time 1 s, %s: %s %s, %.3f s CPU in %.3f s (%s); cold %s %s" % (
+                  daemonrun.start(tree), tree["status"], tree["limit_hit"], tree["cpu_time_s"], tree["wall_time_s"], tree["cpu_source"],
+                  tree_cold["status"], tree_cold["limit_hit"]))
+        same_enforced(tree, tree_cold, "the CPU tree")
+        for name, prog in (("the program", SHM_HOG), ("its child", CHILD_HOG)):
+            hog = c.python(py(prog), warm=warm, limits={"memory_mib": 128})
+            hog_cold = c.python(py(prog), limits={"memory_mib": 128})
+            check(daemonrun.start(hog).startswith(mode) and hog["limit_hit"] == "memory" and
+                  hog["status"] == hog_cold["status"] == "memory_limit",
+                  "300 MB of shared memory in %s under 128 MiB, %s: %s (cold %s)" % (
+                      name, daemonrun.start(hog), hog["status"], hog_cold["status"]))
+            same_enforced(hog, hog_cold, "the shared-memory hog in %s" % name)
+    # the limits as the backend enforces them (a cgroup's controller, else
+    # the rlimit fallback): the warm job ends as its cold twin does
+    hog = c.python(py(HOG), warm=warm, limits={"memory_mib": 128})
+    hog_cold = c.python(py(HOG), limits={"memory_mib": 128})
+    by_cgroup = hog["enforced"]["memory"].startswith("cgroup")
+    check(daemonrun.start(hog).startswith(mode) and hog["status"] == hog_cold["status"] and (hog["status"] == "memory_limit" or not by_cgroup),
+          "a 300 MB hog under 128 MiB (%s): %s, cold %s" % (hog["enforced"]["memory"], hog["status"], hog_cold["status"]))
+    same_enforced(hog, hog_cold, "the hog")
+    bomb = c.python(py(BOMB), warm=warm, limits={"pids": 16})
+    by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
+    check(daemonrun.start(bomb).startswith(mode) and (bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
+          "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
+    spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
+    after_spin = c.python(py("print('after')"), warm=warm)
+    check(spin["status"] == "timeout" and spin["limit_hit"] == "wall_time" and after_spin["status"] == "ok" and daemonrun.start(after_spin).startswith(mode),
+          "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
+    fp = py(FINGERPRINT + EXTRA)
+    cold_fp = daemonrun.outcome(c.python(fp))
+    before = daemonrun.outcome(c.python(fp, warm=warm))
+    hostile = c.python(py(HOSTILE), warm=warm)
+    during = daemonrun.outcome(c.python(fp, warm=warm))
+    time.sleep(1.5)
+    after = daemonrun.outcome(c.python(fp, warm=warm))
+    strip = (lambda o: (o[0], o[1], o[2], b"\n".join(x for x in o[3].split(b"\n") if b"flags" not in x), o[4]))
+    check(strip(before) == strip(cold_fp), "fingerprint before the hostile job = cold (less the session line)")
+    check(strip(during) == strip(cold_fp) and strip(after) == strip(cold_fp),
+          "fingerprint after the hostile job (%s) = cold" % hostile["status"])
+    if warm:
+        c.send({"files": py(SLEEP), "steps": [{"argv": [daemonrun.PY, "/app/main.py"], "env": daemonrun.ENV}],
+                "warm": True})  # no PYTHONHASHSEED: a zygote of its own, with its seed
+        time.sleep(1.0)
+        zs = zygote_pids()
+        check(len(zs) == 1, "one zygote for the slot: %r" % zs)
+        for z in zs:
+            os.kill(z, signal.SIGKILL)
+        r = c.receive()["steps"][0]
+        check(r["status"] == "internal_error" and "zygote" in (r.get("error") or ""),
+              "the zygote killed mid-job: %s: %s" % (r["status"], r.get("error")))
+        nxt = c.python(py("print('next')"), warm=True)
+        check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
+              "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
+        check(alive(d.proc.pid), "the daemon lives")
+        st = c.status().get("warm", {})
+        check(st.get("zygotes") == 1 and st.get("restarts", 0) >= 1 and st.get("off", 1) is None,
+              "status says the slot's zygote and its restart: %r" % st)
+        zs = zygote_pids()
+        for z in zs:  # killed between jobs: found dead, replaced
+            os.kill(z, signal.SIGKILL)
+        time.sleep(0.3)
+        idle = c.python(py("print('idle')"), warm=True)
+        check(idle["status"] == "ok" and daemonrun.start(idle).startswith("warm") and
+              set(zygote_pids()).isdisjoint(zs), "the zygote killed between jobs is replaced (%s)" % idle["status"])
+        first = zygote_pids()
+        seen = []
+        for i in range(101):  # the new zygote served 1 job already
+            c.python(py("pass"), warm=True)
+            seen.append(tuple(zygote_pids()))
+        check(len(first) == 1 and seen[97] == tuple(first) and seen[99] != tuple(first),
+              "a zygote serves %d jobs, then a new one: %r ... %r" % (100, seen[97], seen[99]))
+    c.close()
+    return fails
 
 
 def finish(fails):

@@ -9,7 +9,11 @@ must say enforced.start "warm (...)": a warm request that ran cold fails.
 The toolchain form (no PYTHONHASHSEED: the zygote's own seed) is checked
 against a cold run given the seed the result reports.
 
-  test_daemon_same.py BIN_DIR CACHE_DIR [--cruxeval N]"""
+Under --cgroup none and --user (the unprivileged daemon, uid 4242, and
+its client), the same comparison in those modes; --user has no toolchain
+form (that daemon is given no toolchains: said, not counted).
+
+  test_daemon_same.py BIN_DIR CACHE_DIR [--cruxeval N] [--cgroup none] [--user]"""
 import json
 import os
 import subprocess
@@ -89,39 +93,57 @@ def compare(c, name, files, args, stdin, fails):
     return a[0]
 
 
+def run(bin_dir, sock, n_crux, toolchains):
+    fails, n = [], 0
+    c = daemonrun.Client(sock)
+    for name, files, args, stdin in (cruxeval(n_crux) if n_crux else cases()):
+        status = compare(c, name, files, args, stdin, fails)
+        n += 1
+        if not n_crux:
+            print("%s %s (%s)" % ("FAIL" if fails and fails[-1].startswith(name) else "ok  ", name, status))
+    if not n_crux and toolchains:  # the zygote's own seed, reported, is the seed the program saw
+        files = [{"path": "main.py", "content": SETS}]
+        warm = c.request({"toolchain": "python3", "files": files, "warm": True})["steps"][0]
+        seed = warm["enforced"].get("hash_seed")
+        cold = c.python(files, seed=str(seed)) if seed is not None else None
+        if seed is None or daemonrun.outcome(cold)[3] != warm["stdout"].encode():
+            fails.append("toolchain form: the seed %r does not give the warm output %r" % (seed, warm.get("stdout")))
+        n += 1
+    elif not n_crux:
+        print("(no toolchain form: this daemon has no toolchains)")
+    if not n_crux:
+        switches(bin_dir, sock, fails)
+    c.close()
+    for f in fails:
+        print("FAIL", f)
+    print("%d programs, %d differ" % (n, len(fails)))
+    sys.stdout.flush()
+    return fails
+
+
 def main():
-    bin_dir, cache = sys.argv[1], sys.argv[2]
-    n_crux = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--cruxeval" else 0
+    args = sys.argv[1:]
+    bin_dir, cache = args[0], args[1]
+    n_crux = int(args[args.index("--cruxeval") + 1]) if "--cruxeval" in args else 0
+    cgroup = ["--cgroup", args[args.index("--cgroup") + 1]] if "--cgroup" in args else []
     if not os.path.exists(daemonrun.PY):
         print("SKIPPED: no /usr/bin/python3")
         return daemonrun.SKIP
     if n_crux and not os.path.exists(DATA):
         print("SKIPPED: no CRUXEval data at %s (set CRUXEVAL_DATA)" % DATA)
         return daemonrun.SKIP
-    d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1")
-    fails, n = [], 0
-    try:
-        c = daemonrun.Client(d.sock)
-        for name, files, args, stdin in (cruxeval(n_crux) if n_crux else cases()):
-            status = compare(c, name, files, args, stdin, fails)
-            n += 1
-            if not n_crux:
-                print("%s %s (%s)" % ("FAIL" if fails and fails[-1].startswith(name) else "ok  ", name, status))
-        if not n_crux:  # the zygote's own seed, reported, is the seed the program saw
-            files = [{"path": "main.py", "content": SETS}]
-            warm = c.request({"toolchain": "python3", "files": files, "warm": True})["steps"][0]
-            seed = warm["enforced"].get("hash_seed")
-            cold = c.python(files, seed=str(seed)) if seed is not None else None
-            if seed is None or daemonrun.outcome(cold)[3] != warm["stdout"].encode():
-                fails.append("toolchain form: the seed %r does not give the warm output %r" % (seed, warm.get("stdout")))
-            n += 1
-            switches(bin_dir, d.sock, fails)
-        c.close()
-    finally:
-        d.stop()
-    for f in fails:
-        print("FAIL", f)
-    print("%d programs, %d differ" % (n, len(fails)))
+    if "--user" in args:
+        d = daemonrun.UserDaemon(bin_dir)
+        try:
+            fails = daemonrun.as_user(lambda: run(bin_dir, d.sock, n_crux, False))
+        finally:
+            d.stop()
+    else:
+        d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1", *cgroup)
+        try:
+            fails = run(bin_dir, d.sock, n_crux, True)
+        finally:
+            d.stop()
     return 1 if fails else 0
 
 

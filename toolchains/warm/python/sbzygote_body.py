@@ -35,6 +35,10 @@ _Z_MODULES = frozenset(sys.modules)  # what start-up imported, before us
 import _socket  # noqa: E402  (the C module only: socket.py imports a dozen more)
 
 _Z_V = sys.version_info[:2]
+# surgebox's daemon in user-namespace mode starts us with HOME=/dev/null
+# (runners/warm.c: no /tmp of our own there): each child computes
+# site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
+_Z_REHOME = [False]
 
 
 def _startup_env(env):
@@ -74,7 +78,7 @@ def _load_lib(path):
     with open("/proc/self/maps") as fh:
         if any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in fh):
             os._exit(1)
-    for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 2),
+    for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 3),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
@@ -101,7 +105,7 @@ def _sandboxed(ctl, lib, fds, job):
         if first == 0:  # enters the init's namespaces; its child is the program
             try:
                 os.close(r)
-                if lib.sbwarm_enter(jfd, pidfd) != 0:
+                if lib.sbwarm_enter(jfd, pidfd, blob) != 0:
                     os._exit(127)
                 pid = os.fork()
             except BaseException:  # (fork: EAGAIN) an internal error, said to the init
@@ -138,11 +142,13 @@ def _serve():
     fd = int(os.environ.pop("SURGEBOX_ZYGOTE_FD"))
     lib = _load_lib(os.environ.pop("SURGEBOX_ZYGOTE_LIB", None))
     seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
+    _Z_REHOME[0] = os.environ.pop("SURGEBOX_ZYGOTE_REHOME", None) == "1"
     seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
     with open("/proc/self/environ", "rb") as fh:
         given = dict(e.split("=", 1) for e in os.fsdecode(fh.read()).split("\0") if "=" in e)
     given.pop("SURGEBOX_ZYGOTE_FD", None)
     given.pop("SURGEBOX_ZYGOTE_SEEDED", None)
+    given.pop("SURGEBOX_ZYGOTE_REHOME", None)
     if seeded:
         os.environ.pop("PYTHONHASHSEED", None)
         given.pop("PYTHONHASHSEED", None)
@@ -237,6 +243,10 @@ def _become(ctl, fds, cwd, argv, env):
     _stdio()
     for name in set(sys.modules) - _Z_MODULES:
         del sys.modules[name]
+    site = sys.modules.get("site")
+    if _Z_REHOME[0] and site is not None and getattr(site, "USER_SITE", None) is not None:
+        site.USER_BASE = site.USER_SITE = None  # start-up set them (the user site enabled)
+        site.getusersitepackages()
     script = argv[1]
     file_value = script if _Z_V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
