@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -85,6 +87,55 @@ static size_t strv_bytes(const char *const *v, uint32_t *n) {
   return len;
 }
 
+/* The zygote's start-up runs outside any sandbox, with the daemon's uid
+ * (root when privileged), so nothing a client names may shape it: the
+ * interpreter must be a file that only root can have put there, and the environment it starts with holds only variables
+ * that steer an interpreter without naming files to load (warm_start_var). */
+static bool trusted_owner(const struct stat *st) {
+  return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static const char *untrusted_interpreter(const char *argv0) {
+  char real[PATH_MAX];
+  struct stat st;
+  if (!realpath(argv0, real) || stat(real, &st) < 0) return "the interpreter cannot be resolved on the host";
+  if (!S_ISREG(st.st_mode) || !trusted_owner(&st))
+    return "the interpreter is not a file only root may write";
+  for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+    *slash = 0;
+    if (stat(real[0] ? real : "/", &st) < 0 || !trusted_owner(&st))
+      return "the interpreter lies in a directory others may write";
+    if (!real[0]) break;
+  }
+  return NULL;
+}
+
+/* Variables a warm zygote starts with: they change how python3 starts but
+ * name no file it loads. Every other PYTHON* variable, and the dynamic
+ * loader's and libc's that name files (LD_*, GCONV_PATH, LOCPATH, ...),
+ * make the run cold: the zygote cannot honour them without loading what
+ * they name outside the sandbox, and a cold start-up would. */
+static bool warm_start_var(const char *e) {
+  static const char *const ok[] = {"PYTHONHASHSEED=", "PYTHONIOENCODING=", "PYTHONUNBUFFERED=", "PYTHONUTF8=",
+                                   "PYTHONDONTWRITEBYTECODE=", "PYTHONWARNINGS=", "PYTHONOPTIMIZE=",
+                                   "PYTHONNOUSERSITE=", "PYTHONSAFEPATH=", "PYTHONFAULTHANDLER=", "PYTHONDEVMODE=",
+                                   "PYTHONCOERCECLOCALE=", "PYTHONINTMAXSTRDIGITS=", NULL};
+  for (int i = 0; ok[i]; i++)
+    if (strncmp(e, ok[i], strlen(ok[i])) == 0) return true;
+  return strncmp(e, "LANG=", 5) == 0 || strncmp(e, "LC_", 3) == 0 || strncmp(e, "LANGUAGE=", 9) == 0;
+}
+
+static const char *unsafe_var(const char *const *envp) {
+  static const char *const files[] = {"LD_", "GCONV_PATH=", "LOCPATH=", "NLSPATH=", "GLIBC_TUNABLES=", "MALLOC_",
+                                      "TZDIR=", "HOSTALIASES=", "RES_OPTIONS=", "LOCALDOMAIN=", NULL};
+  for (const char *const *e = envp; e && *e; e++) {
+    if (strncmp(*e, "PYTHON", 6) == 0 && !warm_start_var(*e)) return *e;
+    for (int i = 0; files[i]; i++)
+      if (strncmp(*e, files[i], strlen(files[i])) == 0) return *e;
+  }
+  return NULL;
+}
+
 /* Why this run cannot be warm, or NULL. */
 static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char *const *envp) {
   /* user-namespace mode: the zygote's start-up runs on the host's /tmp (no
@@ -98,6 +149,17 @@ static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char
   if (spec->netns_slot < 0) return "no worker slot";
   const char *const *argv = spec->argv;
   if (argv[0][0] != '/' || !is_python(argv[0])) return "not a Python interpreter called by absolute path";
+  /* privileged only: unprivileged, the zygote is the daemon's user, the
+   * only one it serves (and root's files read as the overflow uid there) */
+  const char *why = rt->userns ? NULL : untrusted_interpreter(argv[0]);
+  if (why) return why;
+  static char var_why[96];
+  const char *var = unsafe_var(envp);
+  if (var) {
+    snprintf(var_why, sizeof var_why, "%.*s in the environment (it names what the interpreter would load)",
+             (int)(strchrnul(var, '=') - var > 40 ? 40 : strchrnul(var, '=') - var), var);
+    return var_why;
+  }
   if (!argv[1] || argv[1][0] == '-' || !argv[1][0]) return "interpreter options or no script";
   uint32_t n;
   if (strv_bytes(argv, &n) + strv_bytes(envp, &n) + strlen(spec->cwd) > SB_WARM_MSG_MAX)
@@ -151,14 +213,17 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
     return -ENOMEM;
   }
   uint32_t k = 0;
+  /* only what steers start-up (the refusal made sure nothing else of that
+   * kind is there); the rest of the job's environment reaches its child */
   for (uint32_t i = 0; i < n; i++)
-    if (!rt->userns || strncmp(envp[i], "HOME=", 5) != 0) env[k++] = envp[i];
-  if (rt->userns) {
-    /* No mount namespace of its own unprivileged (spawner_serve.c): the
-     * host's /tmp, the job's HOME, must not feed its start-up (a user
-     * site's .pth files would run as the daemon's user); under /dev/null no
-     * user site can exist. Each child computes site.USER_SITE anew from the
-     * job's own HOME, as a cold start-up would (sbzygote_body.py). */
+    if (warm_start_var(envp[i])) env[k++] = envp[i];
+  {
+    /* The job's HOME is a client's word and, on the host, could be any
+     * directory (a user site's .pth files there would run as the daemon's
+     * user, root when privileged; unprivileged the zygote has no /tmp of its
+     * own either): under /dev/null no user site can exist. Each child
+     * computes site.USER_SITE anew from the job's own HOME, as a cold
+     * start-up would (sbzygote_body.py). */
     env[k++] = "HOME=/dev/null";
     env[k++] = "SURGEBOX_ZYGOTE_REHOME=1";
   }

@@ -20,7 +20,11 @@ holds for the cold path too, so a failure names what warm lost).
      zygote, the daemon lives, the next job runs warm from a new zygote;
   6. a user site planted in the host's /tmp (the jobs' HOME; here a tmpfs of
      this test's own mount namespace) never runs in the zygote (root) nor
-     shows in a warm job's sys.path.
+     shows in a warm job's sys.path;
+  7. nothing a client names shapes the zygote's start-up (outside any
+     sandbox, as root): an interpreter in a directory others may write or
+     owned by another uid, PYTHONPATH, LD_PRELOAD run cold, saying why; a
+     HOME with a user site runs warm and the site never runs in the zygote.
 Under --cgroup none, and with --user (the daemon run by uid 4242: the
 unprivileged, user-namespace mode; the checks then run as uid 4242 too), the
 same checks, with what those modes enforce instead of a cgroup: the
@@ -196,6 +200,58 @@ def main():
     return finish(fails)
 
 
+def host_paths(c, check):
+    """7. The zygote starts outside any sandbox, as root: nothing a client names
+    may shape that start-up. An interpreter in a directory others may write,
+    or a file another uid owns, a PYTHONPATH, an LD_PRELOAD: cold, said; a
+    HOME holding a user site: warm, the site never runs in the zygote. Each
+    plant writes a marker on the host if it runs as the zygote (uid 0)."""
+    top = tempfile.mkdtemp(prefix="sbwarm-host-", dir="/dev/shm")
+    os.chmod(top, 0o755)
+    marker = os.path.join(top, "ran")
+    plant = "import os\nif os.getuid() == 0: open(%r, 'w').write('zygote')\n" % marker
+    open_dir = os.path.join(top, "open")
+    os.mkdir(open_dir)
+    os.chmod(open_dir, 0o777)
+    shutil.copy2(daemonrun.PY, os.path.join(open_dir, "python3"))
+    theirs = os.path.join(top, "theirs")
+    os.mkdir(theirs, 0o755)
+    shutil.copy2(daemonrun.PY, os.path.join(theirs, "python3"))
+    os.chown(os.path.join(theirs, "python3"), 4242, 4242)
+    pypath = os.path.join(top, "pypath")
+    os.mkdir(pypath)
+    open(os.path.join(pypath, "sitecustomize.py"), "w").write(plant)
+    home = os.path.join(top, "home")
+    site_dir = subprocess.run([daemonrun.PY, "-c", "import site; print(site.getusersitepackages())"],
+                              env=dict(daemonrun.ENV, HOME=home), capture_output=True,
+                              check=True).stdout.decode().strip()
+    os.makedirs(site_dir)
+    with open(os.path.join(site_dir, "evil.pth"), "w") as f:  # a .pth runs a line that starts with import
+        f.write("import os; os.getuid() == 0 and open(%r, 'w').write('zygote')\n" % marker)
+    files = py("print('hi')")
+
+    def run(argv0, extra_env):
+        env = dict(daemonrun.ENV, PYTHONHASHSEED="0", **extra_env)
+        r = c.request({"files": files, "warm": True,
+                       "steps": [{"argv": [argv0, "/app/main.py"], "env": env, "output_encoding": "base64"}]})
+        return r["steps"][0] if r.get("steps") else r
+
+    try:
+        for argv0, extra, want in (
+                (os.path.join(open_dir, "python3"), {}, "cold (warm refused: the interpreter lies in a directory others may write"),
+                (os.path.join(theirs, "python3"), {}, "cold (warm refused: the interpreter is not a file only root"),
+                (daemonrun.PY, {"PYTHONPATH": pypath}, "cold (warm refused: PYTHONPATH in the environment"),
+                (daemonrun.PY, {"LD_PRELOAD": os.path.join(top, "nothing.so")}, "cold (warm refused: LD_PRELOAD in the environment"),
+                (daemonrun.PY, {"HOME": home}, "warm (")):
+            r = run(argv0, extra)
+            what = "%s %s" % (argv0, " ".join("%s=..." % k for k in extra))
+            check(daemonrun.start(r).startswith(want), "%s: %s (want %s)" % (what, daemonrun.start(r), want))
+            check(not os.path.exists(marker), "%s: nothing it named ran on the host as the zygote" % what)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    return []
+
+
 def alive(pid):
     """Running, not a zombie (works from a process that is not its parent)."""
     try:
@@ -232,6 +288,8 @@ def checks(d, warm, cgroup, marker, user):
         check(daemonrun.outcome(site_job)[3] == b"[]\n" and not os.path.exists(marker),
               "the host /tmp's user site neither ran in the zygote nor shows in sys.path: %r, %s" % (
                   daemonrun.outcome(site_job)[3], "marker written" if os.path.exists(marker) else "no marker"))
+    if warm and not user:
+        fails += host_paths(c, check)
     if warm and user:  # the zygote would read the host's user base: refused, said
         r = c.python(py("print(1)"), warm=True, extra_env={"PYTHONUSERBASE": "/tmp/ub"})
         check(r["status"] == "ok" and daemonrun.start(r).startswith("cold (warm refused: PYTHONUSERBASE"),
