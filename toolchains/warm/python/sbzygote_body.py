@@ -35,8 +35,9 @@ _Z_MODULES = frozenset(sys.modules)  # what start-up imported, before us
 import _socket  # noqa: E402  (the C module only: socket.py imports a dozen more)
 
 _Z_V = sys.version_info[:2]
-# surgebox's daemon in user-namespace mode starts us with HOME=/dev/null
-# (runners/warm.c: no /tmp of our own there): each child computes
+# surgebox's daemon starts us with HOME=/dev/null (runners/warm.c: the
+# job's HOME is a client's word, and our start-up is outside the sandbox,
+# as root when privileged): each child computes
 # site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
 _Z_REHOME = [False]
 
