@@ -38,6 +38,9 @@ void sb_attach_warm_fini(sb_attach_warm *w);
 /* ---- util.c (parent and child) ---- */
 void sb_err(char err[SB_ERR_MAX], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdio */
+/* sendmsg of len bytes with nfds (at most 16) descriptors by SCM_RIGHTS,
+ * retried on EINTR: the bytes sent, or -1 with errno set */
+ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags);
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
 
 /* ---- teardown.c (parent): closes and slot cleaning on a thread of its own ---- */

@@ -214,22 +214,7 @@ static int build_request(int kind, const sb_child_args *a, unsigned long ns_flag
 }
 
 static int send_request(int sock, const sb_spawn_req *r, const int *fds, int nfds) {
-  struct iovec iov = {.iov_base = (void *)r, .iov_len = sizeof *r};
-  union {
-    char buf[CMSG_SPACE(SB_SPAWN_NFD * sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  memset(&u, 0, sizeof u);
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                      .msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int))};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-  memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
-  ssize_t n;
-  while ((n = sendmsg(sock, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
-  }
+  ssize_t n = sb_sendmsg_fds(sock, r, sizeof *r, fds, nfds, MSG_NOSIGNAL);
   if (n < 0) return -errno;
   return n == (ssize_t)sizeof *r ? 0 : -EIO;
 }

@@ -249,24 +249,7 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
 }
 
 static void reply(int sock, const sb_spawn_reply *rep, int pidfd) {
-  struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof *rep};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  memset(&u, 0, sizeof u);
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-  if (pidfd >= 0) {
-    mh.msg_control = u.buf;
-    mh.msg_controllen = sizeof u.buf;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &pidfd, sizeof(int));
-  }
-  while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
+  sb_sendmsg_fds(sock, rep, sizeof *rep, &pidfd, pidfd >= 0 ? 1 : 0, MSG_NOSIGNAL);
 }
 
 /* One request: 0, or -1 when the daemon is gone. */

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,4 +65,31 @@ int sb_mkdir_p(const char *path, mode_t mode) {
   }
   if (mkdir(tmp, mode) < 0 && errno != EEXIST) return -errno;
   return 0;
+}
+
+ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags) {
+  if (nfds < 0 || nfds > 16) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+  union {
+    char buf[CMSG_SPACE(16 * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (nfds > 0) {
+    mh.msg_control = u.buf;
+    mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+  }
+  ssize_t n;
+  while ((n = sendmsg(sock, &mh, flags)) < 0 && errno == EINTR) {
+  }
+  return n;
 }

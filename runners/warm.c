@@ -404,22 +404,8 @@ int sb_warm_send(sb_warm_run *w, const sb_child_args *a, int init_pidfd, char er
   int fds[10] = {a->stdin_fd, a->stdout_fd, a->stderr_fd, w->pair[1], init_pidfd, blob};
   int nfds = 6;
   for (int i = 0; i < w->n_cg; i++) fds[nfds++] = w->cg[i];
-  struct iovec iov = {.iov_base = msg, .iov_len = (size_t)(p - msg) - 1}; /* no trailing NUL: fields split on it */
-  union {
-    char buf[CMSG_SPACE(10 * sizeof(int))];
-    struct cmsghdr align;
-  } u;
-  memset(&u, 0, sizeof u);
-  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                      .msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int))};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-  memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
-  ssize_t n;
-  while ((n = sendmsg(w->z->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno == EINTR) {
-  }
+  /* no trailing NUL: fields split on it */
+  ssize_t n = sb_sendmsg_fds(w->z->sock, msg, (size_t)(p - msg) - 1, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT);
   int e = errno;
   free(msg);
   close(blob);
