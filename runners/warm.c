@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "python_name.h"
 #include "runtime_paths.h"
 
 #include <json-c/json.h>
@@ -63,15 +64,6 @@ static bool warm_files(char script[PATH_MAX], char lib[PATH_MAX]) {
     snprintf(lib, PATH_MAX, "%s", SURGEBOX_WARM_LIB_BUILT);
   }
   return access(script, R_OK) == 0 && access(lib, R_OK) == 0;
-}
-
-static bool is_python(const char *prog) {
-  const char *base = strrchr(prog, '/');
-  base = base ? base + 1 : prog;
-  if (strncmp(base, "python", 6) != 0) return false;
-  for (const char *p = base + 6; *p; p++)
-    if (!(*p >= '0' && *p <= '9') && *p != '.') return false;
-  return true;
 }
 
 static uint64_t fnv(uint64_t h, const char *s) {
@@ -148,7 +140,7 @@ static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char
   if (spec->root) return "a profile's root (the zygote runs the host's interpreter)";
   if (spec->netns_slot < 0) return "no worker slot";
   const char *const *argv = spec->argv;
-  if (argv[0][0] != '/' || !is_python(argv[0])) return "not a Python interpreter called by absolute path";
+  if (argv[0][0] != '/' || !sbu_is_python_name(argv[0])) return "not a Python interpreter called by absolute path";
   /* privileged only: unprivileged, the zygote is the daemon's user, the
    * only one it serves (and root's files read as the overflow uid there) */
   const char *why = rt->userns ? NULL : untrusted_interpreter(argv[0]);

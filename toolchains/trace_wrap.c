@@ -6,6 +6,7 @@
  * descriptor, limits and a fixed hash seed in its environment; a program
  * under gdb (trace_gdb.c). */
 #include "toolchain.h"
+#include "python_name.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -26,16 +27,6 @@ const char *sbt_tracers_dir(void) {
   return "/usr/share/surgebox/tracers";
 }
 
-/* python, python3, python3.11 (a path's last component) */
-static bool is_python(const char *prog) {
-  const char *base = strrchr(prog, '/');
-  base = base ? base + 1 : prog;
-  if (strncmp(base, "python", 6) != 0) return false;
-  for (const char *p = base + 6; *p; p++)
-    if (!(*p >= '0' && *p <= '9') && *p != '.') return false;
-  return true;
-}
-
 /* Interpreter flags that take no argument and keep `python3 FILE` a script
  * run (not -c, -m, -W x, -X x: refused, the tracer runs files only). */
 static bool plain_flag(const char *a) {
@@ -46,7 +37,7 @@ static bool plain_flag(const char *a) {
 }
 
 bool sbt_trace_python_argv(const char *const *argv, size_t *file_at) {
-  if (!argv || !argv[0] || !is_python(argv[0])) return false;
+  if (!argv || !argv[0] || !sbu_is_python_name(argv[0])) return false;
   size_t i = 1;
   while (argv[i] && plain_flag(argv[i])) i++;
   if (!argv[i] || argv[i][0] == '-' || !argv[i][0]) return false;
@@ -57,7 +48,7 @@ bool sbt_trace_python_argv(const char *const *argv, size_t *file_at) {
 /* ./PROG or /app/...: a program the job built (gdb's tracer says so in its
  * end when it has no debug information). */
 static bool built_program(const char *prog) {
-  return prog && !is_python(prog) &&
+  return prog && !sbu_is_python_name(prog) &&
          ((strncmp(prog, "./", 2) == 0 && prog[2]) || (strncmp(prog, "/app/", 5) == 0 && prog[5]));
 }
 
