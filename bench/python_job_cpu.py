@@ -5,7 +5,8 @@ v1, installed toolchains, no cache), 20 warm-up jobs per connection, then
 N jobs per connection on J connections at once (a CRUXEval-sized program:
 a function and an assert). Per job: the loop thread (schedstat), the
 daemon's other threads, the spawner, the zygotes (the spawner's long-lived
-children) and the reaped inits with their programs. Asserts nothing.
+children, with the warm programs they reaped) and the reaped inits with
+their cold programs (and any zygote that ended, with its children). Asserts nothing.
 
   unshare --mount --propagation private --pid --fork --mount-proc \\
     python3 bench/python_job_cpu.py BIN_DIR N J"""
@@ -36,7 +37,7 @@ def threads_cpu(pid):
         out[t] = (int(x[11]) + int(x[12])) / jc.TICK
     return out
 def desc_cpu(root):
-    # the spawner's live children: its zygotes (inits are reaped before we read)
+    # the spawner's live children: its zygotes, with the warm programs they reaped (inits are reaped before we read)
     tot = 0.0
     for p in os.listdir("/proc"):
         if not p.isdigit(): continue
@@ -44,7 +45,7 @@ def desc_cpu(root):
             st = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
         except OSError: continue
         if int(st[1]) == root:
-            tot += (int(st[11]) + int(st[12])) / jc.TICK
+            tot += sum(int(v) for v in st[11:15]) / jc.TICK  # its own and its reaped children's (warm programs)
     return tot
 for warm in (False, True):
     cs = [jc.Conn(sock) for _ in range(jobs)]
