@@ -596,6 +596,7 @@ struct sb_runtime {
   bool userns;               /* not root: each sandbox gets a user namespace mapping its uid to outer_uid */
   bool own_userns;           /* not root, and the runtime itself is uid 0 of a user namespace of its own */
   bool can_mount;            /* root or own_userns: tmpfs for the jobs directory and each /app */
+  bool oom_adj_lowerable;    /* CAP_SYS_RESOURCE at start: the init's oom_score_adj can go to -1000 */
   bool no_clone_into_cgroup; /* clone3(CLONE_INTO_CGROUP) failed once: attach instead */
   uid_t outer_uid;           /* our ids where we run (0 in our own user namespace) */
   gid_t outer_gid;

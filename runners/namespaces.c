@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,24 +71,53 @@ int sb_netns_create(int *probe, char err[SB_ERR_MAX]) {
   return m.fd;
 }
 
+/* The "UNIX" and "UNIX-STREAM" lines whole in buf: their counts summed into
+ * *total; returns how many were found, *end just past the later one. */
+static int unix_lines(const char *buf, long *total, size_t *end) {
+  int lines = 0;
+  *total = 0;
+  for (const char *l = buf, *nl; (nl = strchr(l, '\n')) != NULL; l = nl + 1) {
+    if (strncmp(l, "UNIX ", 5) != 0 && strncmp(l, "UNIX-STREAM ", 12) != 0) continue;
+    long size, count;
+    if (sscanf(l, "%*s %ld %ld", &size, &count) != 2) return -EPROTO;
+    *total += count;
+    *end = (size_t)(nl + 1 - buf);
+    lines++;
+  }
+  return lines;
+}
+
+/* The kernel renders /proc/net/protocols a line at a time and stops once a
+ * read is filled; the lines' order is the kernel's one list of protocols
+ * (the same in every namespace). So, once a full read showed where the two
+ * UNIX lines end, a read of that much (plus room for wider counts) renders
+ * only the lines up to them: a third less work on the loop thread per job
+ * here. Both lines not whole in that prefix: the full read, as before. */
+static _Atomic size_t unix_prefix;
+#define SB_UNIX_PREFIX_SLACK 128
+
 int sb_netns_unix_sockets(int probe) {
   /* /proc/net/protocols: "UNIX" (datagram, seqpacket) and "UNIX-STREAM"
    * lines, the third column counting the sockets alive in that namespace
    * (in flight included: they are freed only when collected). */
   char buf[16384];
+  long total = 0;
+  size_t end = 0, prefix = atomic_load(&unix_prefix);
+  if (prefix > 0) {
+    ssize_t n = pread(probe, buf, prefix, 0);
+    if (n < 0) return -errno;
+    buf[n] = '\0';
+    int lines = unix_lines(buf, &total, &end);
+    if (lines < 0) return lines;
+    if (lines == 2) return (int)total;
+  }
   ssize_t n = pread(probe, buf, sizeof buf - 1, 0);
   if (n < 0) return -errno;
   buf[n] = '\0';
-  long total = 0;
-  int lines = 0;
-  for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-    if (strncmp(l, "UNIX ", 5) != 0 && strncmp(l, "UNIX-STREAM ", 12) != 0) continue;
-    long size, count;
-    if (sscanf(l, "%*s %ld %ld", &size, &count) != 2) return -EPROTO;
-    total += count;
-    lines++;
-  }
-  return lines == 2 ? (int)total : -EPROTO;
+  int lines = unix_lines(buf, &total, &end);
+  if (lines != 2) return -EPROTO;
+  if (end + SB_UNIX_PREFIX_SLACK < sizeof buf) atomic_store(&unix_prefix, end + SB_UNIX_PREFIX_SLACK);
+  return (int)total;
 }
 
 int sb_ns_uts_setup(void) {

@@ -171,7 +171,7 @@ static int choose_uid(sb_proc *p, const sb_spec *spec, char err[SB_ERR_MAX]) {
  * document says which). Done before the init says READY, so before the
  * program exists. */
 static void protect_init_from_oom(const sb_runtime *rt, pid_t pid) {
-  if (rt->userns) return;
+  if (!rt->oom_adj_lowerable) return; /* the write would fail (EACCES): an open, write and close saved per job */
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
   sb_write_file(path, "-1000"); /* best effort: the verdict also reads the cgroup's OOM count */

@@ -133,6 +133,16 @@ static int lock_instance(sb_runtime *rt, char err[SB_ERR_MAX]) {
 static uid_t host_euid_value = (uid_t)-1;
 uid_t sb_host_euid(void) { return host_euid_value != (uid_t)-1 ? host_euid_value : geteuid(); }
 
+/* Lowering an oom_score_adj (proc.c: the sandbox init's) needs
+ * CAP_SYS_RESOURCE, which containers often drop even for root. */
+static bool may_lower_oom_adj(void) {
+  cap_t c = cap_get_proc();
+  cap_flag_value_t v = CAP_CLEAR;
+  if (c) cap_get_flag(c, CAP_SYS_RESOURCE, CAP_EFFECTIVE, &v);
+  cap_free(c);
+  return v == CAP_SET;
+}
+
 /* Not root: a user namespace of our own in which the outer uid/gid are 0
  * (and the only ids mapped), created with the mount namespace so that the
  * jobs directory and the workspaces can be size-capped tmpfs as for root.
@@ -250,6 +260,7 @@ int sb_runtime_open(const sb_runtime_options *opts, sb_runtime **out, char err[S
   int rc = 0;
   if (rt->userns) rc = enter_own_userns(rt, err);
   rt->can_mount = !rt->userns || rt->own_userns;
+  rt->oom_adj_lowerable = !rt->userns && may_lower_oom_adj(); /* once: a capget per job no more */
   rt->files_uid = rt->own_userns ? 0 : rt->opts.sandbox_uid;
   rt->files_gid = rt->own_userns ? 0 : rt->opts.sandbox_gid;
   if (!rc && rt->can_mount) rc = make_private_mount_ns(rt->own_userns, err);
@@ -348,15 +359,6 @@ void sb_runtime_add_warning(sb_runtime *rt, const char *text) {
   snprintf(rt->warning + n, sizeof rt->warning - n, "%s%s", n ? "; " : "", text);
 }
 
-/* Lowering an oom_score_adj (proc.c: the sandbox init's) needs
- * CAP_SYS_RESOURCE, which containers often drop even for root. */
-static bool may_lower_oom_adj(void) {
-  cap_t c = cap_get_proc();
-  cap_flag_value_t v = CAP_CLEAR;
-  if (c) cap_get_flag(c, CAP_SYS_RESOURCE, CAP_EFFECTIVE, &v);
-  cap_free(c);
-  return v == CAP_SET;
-}
 
 /* Without a memory cgroup (mempoll.c). Say what slips through. */
 #define SB_MEMPOLL_COUNTS                                                                                      \
@@ -415,7 +417,7 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   /* Who the OOM killer may pick, and how the verdict is made (child.c, proc.c, accounting.c). */
   char oom[320];
   const char *init = rt->userns ? "sandbox init not protected (user namespace: oom_score_adj cannot be lowered)"
-                     : may_lower_oom_adj() ? "sandbox init at oom_score_adj -1000, program at 0"
+                     : rt->oom_adj_lowerable ? "sandbox init at oom_score_adj -1000, program at 0"
                                            : "sandbox init not protected (no CAP_SYS_RESOURCE to lower oom_score_adj); "
                                              "program at oom_score_adj 1000 (it may lower that back to 0)";
   const char *verdict = (v2 && b->v2_memory) ? "memory.oom.group=1; memory_limit when memory.events counts oom_kill "
