@@ -173,7 +173,7 @@ def main():
         return broken_mode(bin_dir, cache)
     marker = "/dev/shm/sbtest-warm-pth-%d" % os.getpid()
     if warm:  # 6.: a user site in "the host's" /tmp, in our own mount namespace
-        subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/tmp"], check=True)
+        hide_host_tmp(bin_dir, cache)
         user_site = subprocess.run([daemonrun.PY, "-c", "import site; print(site.getusersitepackages())"],
                                    env=dict(daemonrun.ENV), capture_output=True, check=True).stdout.decode().strip()
         os.makedirs(user_site)
@@ -250,6 +250,22 @@ def host_paths(c, check):
     finally:
         shutil.rmtree(top, ignore_errors=True)
     return []
+
+
+def hide_host_tmp(*keep):
+    """A fresh tmpfs on /tmp (in this test's mount namespace), with the
+    trees of `keep` that lay under the old /tmp (a clone there: CI's) bound
+    back in, so the daemon and its zygote files are still found."""
+    old = tempfile.mkdtemp(prefix="sbtest-oldtmp-", dir="/run")
+    subprocess.run(["mount", "--bind", "/tmp", old], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", "/tmp"], check=True)
+    for path in keep:
+        real = os.path.realpath(path)
+        if real.startswith("/tmp/"):
+            top = "/tmp/" + real.split("/")[2]
+            if not os.path.isdir(top):
+                os.mkdir(top)
+                subprocess.run(["mount", "--bind", old + top[4:], top], check=True)
 
 
 def alive(pid):
