@@ -15,8 +15,12 @@ Run inside the throw-away unshare wrapper, as root:
   unshare --mount --propagation private --pid --fork --mount-proc \\
     python3 bench/warm_python.py [--bin build] [--work W] [--copies K] [--jobs N]
 
-Prints the sums over chunks and the ratios to fresh. Every check must pass
-on every path (reference outputs); nothing here asserts a timing."""
+Predictions: each sample's reference output (every check passes), or with
+--failing two of every three replaced by a literal no program returns, as
+model generations go (the issue measured two thirds failing): those checks
+end with an AssertionError and its traceback. Prints the sums over chunks
+and the ratios to fresh. Every path must give every check the expected
+verdict; nothing here asserts a timing."""
 import argparse
 import json
 import os
@@ -35,6 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness_baseline  # noqa: E402
 
 PY = "/usr/bin/python3"
+expect = {}  # a check's directory: whether its prediction is right
 
 
 def in_parallel(dirs, jobs, one):
@@ -50,7 +55,7 @@ def in_parallel(dirs, jobs, one):
             if d is None:
                 return
             code = one(w, d)
-            if code != 0:
+            if (code == 0) != expect[d]:
                 with lock:
                     failed.append((d, code))
     ts = [threading.Thread(target=worker, args=(w,)) for w in range(jobs)]
@@ -67,6 +72,7 @@ def main():
     ap.add_argument("--work")
     ap.add_argument("--copies", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--failing", action="store_true", help="two of every three predictions wrong")
     ap.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "cruxeval", "cruxeval.jsonl"))
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="warmbench")
@@ -76,7 +82,13 @@ def main():
     samples = [json.loads(line) for line in open(a.data) if line.strip()]
     env = zygoterun.job_env()
     del env["PYTHONHASHSEED"]  # fresh: a random seed per process; warm: one per zygote
-    zygotes = [zygoterun.Zygote(PY, seed=random.randrange(1, 1 << 32)) for _ in range(a.jobs)]
+    # the bare zygotes load libsbwarm.so as the daemon's do (the short exit):
+    # --bin's build, else SURGEBOX_WARM_LIB's
+    lib = os.path.join(os.path.dirname(os.path.abspath(a.bin)), "lib", "surgebox", "libsbwarm.so") if a.bin else "build"
+    zygotes = [zygoterun.Zygote(PY, seed=random.randrange(1, 1 << 32), lib=lib) for _ in range(a.jobs)]
+    if not zygotes[0].lib:
+        print("warm_python.py: no libsbwarm.so (--bin, or SURGEBOX_WARM_LIB): the bare zygotes never take the short exit",
+              file=sys.stderr)
     devnull = os.open(os.devnull, os.O_RDWR)
 
     def fresh(_w, d):
@@ -105,15 +117,18 @@ def main():
     try:
         for i in range(a.copies):
             chunk = os.path.join(work, "chunk%d" % i)
-            dirs = []
-            for s in samples:
+            dirs, preds = [], {}
+            for j, s in enumerate(samples):
                 d = os.path.join(chunk, s["id"])
                 os.makedirs(d)
+                preds[s["id"]] = s["output"] if not a.failing or j % 3 == 0 else repr("surgebox-wrong-%d" % j)
                 with open(os.path.join(d, "prog.py"), "w") as f:
-                    f.write("%s\nassert %s == f(%s)%s" % (s["code"], s["output"], s["input"], " " * i))
+                    f.write("%s\nassert %s == f(%s)%s" % (s["code"], preds[s["id"]], s["input"], " " * i))
                 dirs.append(d)
+                expect[d] = preds[s["id"]] == s["output"]
             gens = os.path.join(chunk, "gens.json")
-            json.dump({s["id"]: [s["output"] + " " * i] for s in samples}, open(gens, "w"))
+            json.dump({k: [v + " " * i] for k, v in preds.items()}, open(gens, "w"))
+            passing = sum(expect[d] for d in dirs)
             for path in paths[i % len(paths):] + paths[:i % len(paths)]:
                 t0 = time.monotonic()
                 if path.startswith("surgebox"):
@@ -124,17 +139,20 @@ def main():
                                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                     secs[path].append(time.monotonic() - t0)
                     s = json.load(open(out))
-                    ok = sum(sum(v) for v in s["raw_scored_generations"].values())
-                    if ok != len(samples):
-                        sys.exit("warm_python.py: surgebox passed %d of %d in chunk %d" % (ok, len(samples), i))
+                    got = {k: v[0] for k, v in s["raw_scored_generations"].items()}
+                    wrong = [k for k in preds if got.get(k) != expect[os.path.join(chunk, k)]]
+                    if wrong:
+                        sys.exit("warm_python.py: %s: %d verdicts differ in chunk %d, first %s"
+                                 % (path, len(wrong), i, wrong[0]))
                     continue
                 if path == "harness":
                     progs = [open(os.path.join(d, "prog.py")).read() for d in dirs]
                     t0 = time.monotonic()
                     verdicts = harness_baseline.run(progs, a.jobs)
                     secs[path].append(time.monotonic() - t0)
-                    if not all(verdicts):
-                        sys.exit("warm_python.py: harness: %d checks failed" % verdicts.count(False))
+                    if verdicts != [expect[d] for d in dirs]:
+                        sys.exit("warm_python.py: harness: %d verdicts differ" % sum(
+                            v != expect[d] for v, d in zip(verdicts, dirs)))
                     continue
                 failed = in_parallel(dirs, a.jobs, fresh if path == "fresh" else warm)
                 secs[path].append(time.monotonic() - t0)
@@ -142,6 +160,7 @@ def main():
                     sys.exit("warm_python.py: %s: %d checks failed, first %r" % (path, len(failed), failed[0]))
             print("chunk %d: %s" % (i, ", ".join("%s %.1f s" % (k, secs[k][-1]) for k in paths)), file=sys.stderr)
     finally:
+        shorts = sum(len(z.short_exits()) for z in zygotes)
         for z in zygotes:
             z.close()
         if daemon:
@@ -149,11 +168,12 @@ def main():
             daemon.wait()
     n = len(samples) * a.copies
     base = sum(secs["fresh"])
-    print("%d checks (%d chunks of %d), %d at a time, %s" % (n, a.copies, len(samples), a.jobs, PY))
+    print("%d checks (%d chunks of %d, %d passing each), %d at a time, %s" % (n, a.copies, len(samples), passing, a.jobs, PY))
     for k in paths:
         t = sum(secs[k])
         print("%-13s %6.1f s  %5.2f ms/check  %.2fx fresh" % (k, t, 1000 * t / n, t / base))
-    print("warm / harness: %.2fx" % (sum(secs["warm"]) / sum(secs["harness"])))
+    print("warm / harness: %.2fx (%d of the bare zygotes' %d children took the short exit)"
+          % (sum(secs["warm"]) / sum(secs["harness"]), shorts, n))
     if "surgebox" in secs:
         print("warm / surgebox cold: %.2fx" % (sum(secs["warm"]) / sum(secs["surgebox"])))
         w = sum(secs["surgebox-warm"])

@@ -421,6 +421,9 @@ int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd);
 int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
 int sbwarm_reap(int job_fd, int pid);
 void sbwarm_refuse(int job_fd);
+int sbwarm_audit_watch(void);
+int sbwarm_audit_hooked(void);
+void sbwarm_exit(int status);
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a

@@ -13,9 +13,14 @@
  *   zygote  sbwarm_reap       its wait status and rusage to the init (fork 2
  *                             is the zygote's child: fork 1 exits, the
  *                             zygote is the subreaper)
+ *
+ * And the program's short exit (sbzygote_body.py _short_exit): once, in the
+ * zygote, sbwarm_audit_watch; at the program's end sbwarm_audit_hooked and
+ * sbwarm_exit.
  */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -157,3 +162,36 @@ SBWARM_API void sbwarm_refuse(int job_fd) {
   send_fail(job_fd, "zygote refused or failed", EINVAL, true);
   sbwarm_reap(job_fd, 0);
 }
+
+/* Python's audit hooks (3.8+): a C hook of ours, added once in the zygote,
+ * notes whether anything added another (every addition is first announced
+ * to the hooks already there as "sys.addaudithook"). The short exit is for
+ * programs without one: a hook would see its own events (gc.get_objects)
+ * and miss finalisation's. The interpreter's symbol is looked up at run time
+ * (this library links with --no-undefined and is not Python's); called
+ * through ctypes, so without the GIL, where PySys_AddAuditHook only links
+ * the hook in (no thread state, no event). 0, or -1: no such interpreter
+ * (older than 3.8), and no short exit. */
+static volatile int audit_hook_added;
+
+static int watch_audit(const char *event, void *args, void *data) {
+  (void)args;
+  (void)data;
+  if (event[0] == 's' && strcmp(event, "sys.addaudithook") == 0) audit_hook_added = 1;
+  return 0;
+}
+
+SBWARM_API int sbwarm_audit_watch(void) {
+  typedef int (*hook_fn)(const char *, void *, void *);
+  int (*add)(hook_fn, void *);
+  *(void **)&add = dlsym(RTLD_DEFAULT, "PySys_AddAuditHook");
+  return add && add(watch_audit, NULL) == 0 ? 0 : -1;
+}
+
+SBWARM_API int sbwarm_audit_hooked(void) { return audit_hook_added; }
+
+/* The program's end without Python's finalisation (only when nothing left
+ * in it could show: sbzygote_body.py), through the C library's exit as
+ * after Py_FinalizeEx: C atexit handlers, destructors and stdio buffers of
+ * the program's C extensions still run. */
+SBWARM_API void sbwarm_exit(int status) { exit(status); }

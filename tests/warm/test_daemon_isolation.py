@@ -50,7 +50,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import daemonrun  # noqa: E402
-from test_hostile import EXTRA, HOSTILE  # noqa: E402
+from test_hostile import EXTRA, HOSTILE, uncount_short_exit  # noqa: E402
 from test_programs import FINGERPRINT  # noqa: E402
 
 PLANT = r'''
@@ -387,11 +387,16 @@ def checks(d, warm, cgroup, marker, user):
           "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
     fp = py(FINGERPRINT + EXTRA)
     cold_fp = daemonrun.outcome(c.python(fp))
-    before = daemonrun.outcome(c.python(fp, warm=warm))
+
+    def fingerprint():
+        r = c.python(fp, warm=warm)
+        o = daemonrun.outcome(r)
+        return o[:3] + (uncount_short_exit(o[3]),) + o[4:] if daemonrun.start(r).startswith("warm") else o
+    before = fingerprint()
     hostile = c.python(py(HOSTILE), warm=warm)
-    during = daemonrun.outcome(c.python(fp, warm=warm))
+    during = fingerprint()
     time.sleep(1.5)
-    after = daemonrun.outcome(c.python(fp, warm=warm))
+    after = fingerprint()
     strip = (lambda o: (o[0], o[1], o[2], b"\n".join(x for x in o[3].split(b"\n") if b"flags" not in x), o[4]))
     check(strip(before) == strip(cold_fp), "fingerprint before the hostile job = cold (less the session line)")
     check(strip(during) == strip(cold_fp) and strip(after) == strip(cold_fp),

@@ -1,5 +1,5 @@
 """Warm against cold through the daemon (issue 25): every program of
-tests/trace/programs and this directory's fingerprint, and, with
+tests/trace/programs and exit_programs/, this directory's fingerprint, and, with
 --cruxeval N, the first N CRUXEval programs with their reference outputs
 (SKIP 77 without the data), each run by a private surgeboxd cold and with
 "warm": true, the same PYTHONHASHSEED on both: status, exit code, signal,
@@ -25,13 +25,14 @@ import daemonrun  # noqa: E402
 from test_programs import FINGERPRINT  # noqa: E402
 
 PROGS = os.path.join(daemonrun.ROOT, "tests", "trace", "programs")
+EXIT_PROGS = os.path.join(daemonrun.ROOT, "tests", "warm", "exit_programs")  # the short exit's cases (test_programs.py)
 DATA = os.environ.get("CRUXEVAL_DATA", os.path.join(daemonrun.ROOT, "..", "shared", "cruxeval", "cruxeval.jsonl"))
 SETS = 'print(hash("surgebox"), list({"a", "b", "c", "d", "e", "f"}))\n'
 
 
 def cases():
-    for name in sorted(os.listdir(PROGS)):
-        d = os.path.join(PROGS, name)
+    for name, d in [(n, os.path.join(PROGS, n)) for n in sorted(os.listdir(PROGS))] + [
+            ("exit/" + n, os.path.join(EXIT_PROGS, n)) for n in sorted(os.listdir(EXIT_PROGS))]:
         args = open(os.path.join(d, "args")).read().split() if os.path.exists(os.path.join(d, "args")) else []
         stdin = open(os.path.join(d, "stdin"), "rb").read() if os.path.exists(os.path.join(d, "stdin")) else b""
         yield name, daemonrun.files_of(d), args, stdin

@@ -10,6 +10,7 @@ same bytes, equal to its cold twin's. Runs in the unshare wrapper: the
 process-level defences (other uid, pid namespace, seccomp) are the
 sandbox's, not this test's."""
 import os
+import re
 import sys
 import tempfile
 import time
@@ -23,8 +24,17 @@ import builtins
 print(sorted(dir(builtins)), print is builtins.__dict__["print"], len([1, 2]), open.__module__)
 print(sorted(os.listdir("/proc/self/fd")), os.environ.get("HOSTILE"))
 import threading, atexit
-print(threading.active_count(), atexit._ncallbacks())
+print(threading.active_count())
+print("atexit handlers", atexit._ncallbacks())
 '''
+
+
+def uncount_short_exit(out):
+    """A warm child's atexit list holds the short exit's handler (PROTOCOL.md
+    "How a warm program ends"): its fingerprint's count, less that one, is
+    what the cold twin prints (a leaked handler of the hostile job would
+    still show)."""
+    return re.sub(rb"^atexit handlers (\d+)$", lambda m: b"atexit handlers %d" % (int(m.group(1)) - 1), out, flags=re.M)
 
 HOSTILE = r'''
 import os, sys, builtins, threading, atexit, time, json
@@ -94,11 +104,12 @@ def main():
         cold_hostile = zygoterun.run_cold(py, "main.py", cwd=hostile)
         cold_after = zygoterun.run_cold(py, "main.py", cwd=fp)
         z = zygoterun.Zygote(py)
-        warm_before = z.run("main.py", cwd=fp)
+        as_cold = (lambda r: (r[0], uncount_short_exit(r[1]), r[2])) if z.lib else (lambda r: r)
+        warm_before = as_cold(z.run("main.py", cwd=fp))
         warm_hostile = z.run("main.py", cwd=hostile)
-        warm_during = z.run("main.py", cwd=fp)  # the grandchild still sleeps
+        warm_during = as_cold(z.run("main.py", cwd=fp))  # the grandchild still sleeps
         time.sleep(1.5)
-        warm_after = z.run("main.py", cwd=fp)
+        warm_after = as_cold(z.run("main.py", cwd=fp))
         rc = z.close()
         print("hostile cold:", cold_hostile[:2], "warm:", warm_hostile[:2])
         if cold_before != cold_after:

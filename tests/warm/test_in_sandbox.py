@@ -5,7 +5,9 @@ CRUXEval's 800 programs when the data is present) uploaded with what they
 need and run there by `surgebox exec` through a private daemon; each must
 end with status 0 and say that nothing differs. What this does not show:
 per-job isolation of a warm child (all of one test's jobs share the one
-sandbox); toolchains/warm/README.md says what is not built yet.
+sandbox); toolchains/warm/README.md says what is not built yet. The
+zygotes there load the build's libsbwarm.so (uploaded with the tests), as
+the daemon's do.
 
   test_in_sandbox.py BIN_DIR CACHE_DIR"""
 import os
@@ -30,7 +32,9 @@ def tree(dest):
             shutil.copy(os.path.join(HERE, f), os.path.join(dest, "tests", "warm"))
     shutil.copy(os.path.join(ROOT, "tests", "trace", "tracerun.py"), os.path.join(dest, "tests", "trace"))
     shutil.copytree(os.path.join(ROOT, "tests", "trace", "programs"), os.path.join(dest, "tests", "trace", "programs"))
+    shutil.copytree(os.path.join(HERE, "exit_programs"), os.path.join(dest, "tests", "warm", "exit_programs"))
     shutil.copytree(os.path.join(ROOT, "toolchains", "warm", "python"), os.path.join(dest, "toolchains", "warm", "python"))
+    shutil.copy(os.environ["SURGEBOX_WARM_LIB"], os.path.join(dest, "libsbwarm.so"))
     if os.path.exists(DATA):
         shutil.copy(DATA, os.path.join(dest, "cruxeval.jsonl"))
 
@@ -46,14 +50,17 @@ def main():
     try:
         app = os.path.join(tmp, "w")
         tree(app)
-        tests = [("test_programs.py", "27 programs, 0 differ"), ("test_hostile.py", "hostile warm job: 0 failures")]
+        # the trace programs, the fingerprint, the exit programs and the seeded one
+        programs = len(os.listdir(os.path.join(app, "tests", "trace", "programs"))) + len(
+            os.listdir(os.path.join(app, "tests", "warm", "exit_programs"))) + 2
+        tests = [("test_programs.py", "%d programs, 0 differ" % programs), ("test_hostile.py", "hostile warm job: 0 failures")]
         if os.path.exists(DATA):
             tests.append(("test_cruxeval.py", "1 Pythons, 0 with differences"))
         else:
             print("NOTE: no CRUXEval data at %s: its 800 programs not run in the sandbox" % DATA)
         for test, want in tests:
             p = subprocess.run([os.path.join(bin_dir, "surgebox"), "exec", "--socket", d.sock, "--no-autostart",
-                                "--time-limit", "400", "--exit-code", "program", "--env", "CRUXEVAL_DATA=/app/w/cruxeval.jsonl",
+                                "--time-limit", "400", "--exit-code", "program", "--env", "CRUXEVAL_DATA=/app/w/cruxeval.jsonl", "--env", "SURGEBOX_WARM_LIB=/app/w/libsbwarm.so",
                                 "w", "--", "/usr/bin/python3", "w/tests/warm/" + test],
                                cwd=tmp, capture_output=True, timeout=900)
             out = p.stdout.decode(errors="replace")

@@ -6,9 +6,21 @@ sys.argv, sys.orig_argv, __main__'s names, the std streams' settings,
 os.environ, the recursion depth reached) run cold (`python3 main.py ARGS`)
 and warm (a child of one zygote): exit status, stdout and stderr equal byte
 for byte. The recursion limit's number is the one listed difference
-(PROTOCOL.md): the depth reached is what must be equal."""
+(PROTOCOL.md): the depth reached is what must be equal.
+
+tests/warm/exit_programs/ are about the short exit (sbzygote_body.py
+_short_exit: the program's end without Python's teardown when nothing in
+it could show): each says in its file `short` whether its child must end
+that way (yes) or by Python's own finalisation (no: a finaliser, a
+suspended generator, a weak-reference callback, a daemon thread, an audit
+hook, changed warnings filters, a replaced or failing stdout, a status
+Python's main decides...; "yes from 3.12": no below it), and must equal
+the cold run either way. The
+zygote loads the build's libsbwarm.so (SURGEBOX_WARM_LIB), as surgebox's
+daemon has it, and notes each short exit's pid."""
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -67,6 +79,17 @@ def seeded(py, d):
     return out
 
 
+def short_wanted(spec, py):
+    """A `short` file: "yes" or "no", optionally "from 3.N": the other below 3.N."""
+    f = spec.split()
+    want = f[0] == "yes"
+    if len(f) == 3 and f[1] == "from":
+        v = subprocess.run([py, "-c", "import sys; print(sys.version_info[:2] >= (%s,))" % f[2].replace(".", ",")],
+                           capture_output=True, text=True, check=True).stdout.strip()
+        return want if v == "True" else not want
+    return want
+
+
 def main():
     pys = zygoterun.pythons()
     if not pys:
@@ -84,7 +107,12 @@ def main():
 
 def one_python(py):
     progs_dir = os.path.join(zygoterun.ROOT, "tests", "trace", "programs")
+    exit_dir = os.path.join(zygoterun.ROOT, "tests", "warm", "exit_programs")
     z = zygoterun.Zygote(py)
+    if not z.lib:
+        z.close()
+        return ["no libsbwarm.so: SURGEBOX_WARM_LIB=%r (the build's, set by tests/warm/CMakeLists.txt)"
+                % os.environ.get("SURGEBOX_WARM_LIB")]
     failures, checked = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         fp = os.path.join(tmp, "fingerprint")
@@ -92,6 +120,7 @@ def one_python(py):
         with open(os.path.join(fp, "main.py"), "w") as f:
             f.write(FINGERPRINT)
         cases = [(n, os.path.join(progs_dir, n)) for n in sorted(os.listdir(progs_dir))] + [("fingerprint", fp)]
+        cases += [("exit/" + n, os.path.join(exit_dir, n)) for n in sorted(os.listdir(exit_dir))]
         for name, src in cases:
             work = os.path.join(tmp, "w", name)
             shutil.copytree(src, work)
@@ -102,9 +131,15 @@ def one_python(py):
             checked += 1
             why = ["%s differs:\n  cold: %r\n  warm: %r" % (what, a, b)
                    for what, a, b in zip(("exit", "stdout", "stderr"), cold, warm) if a != b]
+            short = z.last_pid in z.short_exits()
+            if os.path.exists(os.path.join(work, "short")):
+                want = short_wanted(open(os.path.join(work, "short")).read(), py)
+                if short != want:
+                    why.append("the child ended by %s, and should not have" % (
+                        "the short exit" if short else "Python's finalisation"))
             if why:
                 failures.append("%s: %s" % (name, "\n".join(why)))
-            print("%s %s (exit %d)" % ("FAIL" if why else "ok  ", name, cold[0]))
+            print("%s %s (exit %d%s)" % ("FAIL" if why else "ok  ", name, cold[0], ", short exit" if short else ""))
     rc = z.close()
     failures += seeded(py, tmp_seeded())
     checked += 1

@@ -29,21 +29,50 @@ def job_env(extra=None):
     return e
 
 
+def warm_lib():
+    """libsbwarm.so of the build under test (tests/warm/CMakeLists.txt sets
+    SURGEBOX_WARM_LIB), or None: zygotes then end every program by Python's
+    own finalisation, never by the short exit (sbzygote_body.py)."""
+    lib = os.environ.get("SURGEBOX_WARM_LIB")
+    return lib if lib and os.path.exists(lib) else None
+
+
 class Zygote:
-    def __init__(self, py="/usr/bin/python3", env=None, seed=None):
+    def __init__(self, py="/usr/bin/python3", env=None, seed=None, lib="build"):
         """seed: the zygote's own PYTHONHASHSEED, chosen by its launcher
-        (SURGEBOX_ZYGOTE_SEEDED): jobs then send an environment without one."""
+        (SURGEBOX_ZYGOTE_SEEDED): jobs then send an environment without one.
+        lib: libsbwarm.so's path ("build": warm_lib()), loaded by the zygote
+        as surgebox's daemon has it loaded, for the short exit; each child
+        that takes it writes its pid to a note file (short_exits())."""
         self.py = py
         self.env = job_env(env)
         self.seed = None
+        self.last_pid = None
         zenv = dict(self.env)
         if seed is not None:
             self.env.pop("PYTHONHASHSEED", None)
             zenv.update(PYTHONHASHSEED=str(seed), SURGEBOX_ZYGOTE_SEEDED="1")
+        self.lib = warm_lib() if lib == "build" else lib
+        self.note = None
+        if self.lib:
+            fd, self.note = tempfile.mkstemp(prefix="zygote-short")
+            os.close(fd)
+            zenv.update(SURGEBOX_ZYGOTE_LIB=self.lib, SURGEBOX_ZYGOTE_NOTE=self.note)
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen([py, SBZYGOTE], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, env=dict(zenv, SURGEBOX_ZYGOTE_FD=str(theirs.fileno())))
         theirs.close()
+        if self.lib:
+            ready = self.sock.recv(64)
+            if ready != b"READY":
+                raise RuntimeError("the zygote did not load %s: %r" % (self.lib, ready))
+
+    def short_exits(self):
+        """The pids of the children that ended by the short exit so far."""
+        if not self.note:
+            return set()
+        with open(self.note) as f:
+            return {int(x) for x in f.read().split()}
 
     def start(self, argv, cwd, fds, env=None):
         """Sends one job; returns the child's pid, or raises with the refusal."""
@@ -56,7 +85,8 @@ class Zygote:
             raise RuntimeError(r.decode(errors="replace"))
         f = r.split()
         self.seed = f[3].decode()
-        return int(f[1])
+        self.last_pid = int(f[1])
+        return self.last_pid
 
     def finish(self):
         """(pid, wait status, utime, stime) of the job started last."""
@@ -73,7 +103,10 @@ class Zygote:
 
     def close(self):
         self.sock.close()
-        return self.proc.wait(timeout=30)
+        rc = self.proc.wait(timeout=30)
+        if self.note:
+            os.unlink(self.note)
+        return rc
 
 
 def run_cold(py, script, args=(), stdin=b"", cwd=None, env=None):

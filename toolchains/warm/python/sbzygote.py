@@ -23,8 +23,11 @@ del _serve
 try:
     exec(compile(_source, _g["__file__"], "exec", dont_inherit=True), _g)
 except BaseException as _e:
+    _Z_STATUS[0] = _exit_status(_e)
     if not _in_mro(type(_e), SystemExit):
         _strip_hook.hook = sys.excepthook
         sys.excepthook = _strip_hook
-    del _e
+    del _e, _g  # the zygote's (frozen) namespace must not keep the program's alive
     raise
+del _g
+_Z_STATUS[0] = 0

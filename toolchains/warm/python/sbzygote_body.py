@@ -33,6 +33,11 @@
 
 _Z_MODULES = frozenset(sys.modules)  # what start-up imported, before us
 import _socket  # noqa: E402  (the C module only: socket.py imports a dozen more)
+import _thread  # noqa: E402
+import _warnings  # noqa: E402
+import _weakref  # noqa: E402
+import atexit  # noqa: E402
+import gc  # noqa: E402
 
 _Z_V = sys.version_info[:2]
 # surgebox's daemon starts us with HOME=/dev/null (runners/warm.c: the
@@ -40,6 +45,38 @@ _Z_V = sys.version_info[:2]
 # as root when privileged): each child computes
 # site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
 _Z_REHOME = [False]
+
+
+# The short exit (_short_exit): the status Python's main will give, set by
+# sbzygote.py when the program ends (None: not known, finalise as a cold
+# start does); libsbwarm.so's exit and audit-hook watch, when it is loaded;
+# the std streams _stdio made; what the zygote left for each child to check.
+_Z_STATUS = [None]
+_Z_SHORT = [None]
+_Z_STDIO = []
+_Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
+_Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit appends its pid to
+_Z_EXCEPTHOOK = sys.excepthook
+_Z_FILTERS = list(_warnings.filters)
+_Z_SCAN_MAX = 200000  # more young objects than this: finalise (as costly as the scan)
+_Z_QUIET = frozenset((sys.modules["io"].BytesIO, sys.modules["io"].StringIO))  # close() writes nowhere
+_Z_GEN = type((lambda: (yield))())
+_Z_TYPE_MRO = type.__dict__["__mro__"].__get__
+_Z_TYPE_DICT = type.__dict__["__dict__"].__get__
+_Z_CALLBACK = _weakref.ReferenceType.__dict__["__callback__"].__get__
+_Z_PROXIES = (_weakref.ProxyType, _weakref.CallableProxyType)
+# weak-reference callbacks of the standard library that only drop an entry
+# (abc's caches, thread-local dicts, weak containers, logging's handler
+# list), by name (a program's own import of weakref makes new functions)
+_Z_BUILTIN = type(len)
+_Z_FUNCTION = type(lambda: None)
+_Z_QUIET_BUILTINS = frozenset(("_destroy", "clear_locals", "_localdummy_destroyed"))
+_Z_STDLIB = os.path.dirname(os.__file__)
+_Z_QUIET_CALLBACKS = frozenset((os.path.join(_Z_STDLIB, f), q) for f, q in (
+    ("weakref.py", "WeakValueDictionary.__init__.<locals>.remove"),
+    ("weakref.py", "WeakKeyDictionary.__init__.<locals>.remove"),
+    ("_weakrefset.py", "WeakSet.__init__.<locals>._remove"),
+    (os.path.join("logging", "__init__.py"), "_removeHandlerRef")))
 
 
 def _startup_env(env):
@@ -51,10 +88,117 @@ def _in_mro(t, base):
     return base in type.__dict__["__mro__"].__get__(t)
 
 
+def _exit_status(e):
+    """The exit status Python's main gives for the program's uncaught
+    exception e (handle_system_exit, or 1 after sys.excepthook), or None
+    where this cannot know it without running the program's code (a
+    SystemExit subclass, a changed excepthook) or it is a signal
+    (KeyboardInterrupt)."""
+    t = type(e)
+    if t is SystemExit:
+        code = e.code
+        if code is None:
+            return 0
+        if _in_mro(type(code), int):  # (int)PyLong_AsLong(code), then exit()
+            code = int.__int__(code)
+            return code & 0xFF if -(1 << 63) <= code < (1 << 63) else None
+        return 1  # main printed str(code)
+    if _in_mro(t, SystemExit) or _in_mro(t, KeyboardInterrupt) or sys.excepthook is not _Z_EXCEPTHOOK:
+        return None
+    return 1
+
+
+def _short_exit():
+    """Registered first in each child, so that atexit runs it last: after
+    threading's join of non-daemon threads and the program's own handlers,
+    where Py_FinalizeEx would go on to tear the interpreter down (module
+    dicts cleared, every object freed: in a forked child each write copies a
+    page the zygote shares, 3 ms of a Debian python3's 3.5 per job). When
+    nothing in that teardown could show, the std streams are flushed as
+    flush_std_files does and the C library exits with the status Python's
+    main would give; else this returns and finalisation runs as cold.
+    Nothing shows when: the program has ended (not a call of
+    atexit._run_exitfuncs); its status is known (_exit_status); no audit
+    hook was added (libsbwarm's watch); no thread is left; the warnings
+    filters are the start-up's (a finaliser's ResourceWarning stays
+    ignored); sys.stdout/stderr are _stdio's and flush; and no object made
+    since the fork (the zygote's are frozen, gc.freeze) has a finaliser: no
+    class in its type's MRO defines __del__ (Python's or a C type's
+    tp_finalize: io, generators, sockets, scandir...), save BytesIO and
+    StringIO, finished generators and _stdio's streams; no weak reference
+    with a callback; no weak proxy."""
+    status, short = _Z_STATUS[0], _Z_SHORT[0]
+    if status is None or short is None:
+        return
+    try:
+        if not _quiet_end():
+            return
+        for f in (sys.stdout, sys.stderr):
+            if not f.closed:
+                f.flush()
+    except BaseException:
+        return  # finalisation does it again and says so, as cold
+    if _Z_NOTE[0]:
+        note = os.open(_Z_NOTE[0], os.O_WRONLY | os.O_APPEND)
+        os.write(note, b"%d\n" % os.getpid())
+        os.close(note)
+    short[0](status)
+
+
+def _quiet_end():
+    if _Z_SHORT[0][1]() or _thread._count():
+        return False
+    w = sys.modules.get("warnings")
+    filters = _warnings.filters if w is None else (w.__dict__.get("filters") if type(w) is type(sys) else None)
+    if type(filters) is not list or len(filters) != len(_Z_FILTERS) or any(
+            a is not b for a, b in zip(filters, _Z_FILTERS)):
+        return False
+    out, err = _Z_STDIO[1](), _Z_STDIO[2]()
+    if out is None or err is None or not (sys.stdout is out and sys.__stdout__ is out and sys.stderr is err and sys.__stderr__ is err):
+        return False
+    exempt = None
+    for gen in (0, 1, 2):
+        objs = gc.get_objects(gen)
+        if len(objs) > _Z_SCAN_MAX:
+            return False
+        types = set(map(type, objs))
+        finalised = [t for t in types if not _inert_type(t)]
+        weak = [t for t in types if _in_mro(t, _weakref.ReferenceType)]
+        if not finalised and not weak:
+            continue
+        if exempt is None:
+            exempt = {id(r()) for r in _Z_STDIO if r() is not None}
+        finalised, weak = frozenset(finalised), frozenset(weak)
+        for o in objs:
+            t = type(o)
+            if t in finalised:
+                if not (id(o) in exempt or (t is _Z_GEN and o.gi_frame is None)):
+                    return False
+            elif t in weak and not _quiet_callback(_Z_CALLBACK(o)):
+                return False
+    return True
+
+
+def _quiet_callback(cb):
+    t = type(cb)
+    if cb is None or (t is _Z_BUILTIN and cb.__name__ in _Z_QUIET_BUILTINS and cb.__module__ is None):
+        return True
+    return t is _Z_FUNCTION and (cb.__code__.co_filename, cb.__qualname__) in _Z_QUIET_CALLBACKS
+
+
+def _inert_type(t):
+    if t in _Z_QUIET:
+        return True
+    if t in _Z_PROXIES:
+        return False
+    return not any("__del__" in _Z_TYPE_DICT(c) for c in _Z_TYPE_MRO(t))
+
+
 def _strip_hook(t, v, tb):
     """sys.excepthook for the program's uncaught exception: the zygote's frame
     cut from its traceback, then the hook the program had (or the default)."""
     hook = _strip_hook.hook
+    _strip_hook.hook = None  # (a frozen function's dict: the program's hook must not live on in it)
     sys.excepthook = hook
     while tb is not None and tb.tb_frame.f_globals is _G:
         tb = tb.tb_next
@@ -83,6 +227,12 @@ def _load_lib(path):
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
+    # the cgroup.procs descriptors' array types, made here: a ctypes type
+    # made in a child leaves a weak proxy (no short exit, _quiet_end)
+    _Z_INT_ARRAYS[:] = [ctypes.c_int * n for n in range(17)]
+    if lib.sbwarm_audit_watch() == 0:
+        lib.sbwarm_exit.argtypes = [ctypes.c_int]
+        _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked)
     return lib, ctypes
 
 
@@ -102,6 +252,7 @@ def _sandboxed(ctl, lib, fds, job):
         lib.sbwarm_refuse(jfd)
     elif lib.sbwarm_await_go(jfd) == 0:
         r, w = os.pipe()
+        _freeze()
         first = os.fork()
         if first == 0:  # enters the init's namespaces; its child is the program
             try:
@@ -115,7 +266,8 @@ def _sandboxed(ctl, lib, fds, job):
             if pid == 0:
                 os.close(w)
                 ctl.close()
-                cgs = (ctypes.c_int * max(1, len(cg)))(*cg)
+                arrays = _Z_INT_ARRAYS
+                cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
                 lib.sbwarm_program(jfd, blob, fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
                 return _become(None, None, *job)
             os.write(w, b"%d" % pid)
@@ -144,12 +296,15 @@ def _serve():
     lib = _load_lib(os.environ.pop("SURGEBOX_ZYGOTE_LIB", None))
     seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
     _Z_REHOME[0] = os.environ.pop("SURGEBOX_ZYGOTE_REHOME", None) == "1"
+    _Z_NOTE[0] = os.environ.pop("SURGEBOX_ZYGOTE_NOTE", None)
     seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
     with open("/proc/self/environ", "rb") as fh:
         given = dict(e.split("=", 1) for e in os.fsdecode(fh.read()).split("\0") if "=" in e)
     given.pop("SURGEBOX_ZYGOTE_FD", None)
     given.pop("SURGEBOX_ZYGOTE_SEEDED", None)
     given.pop("SURGEBOX_ZYGOTE_REHOME", None)
+    given.pop("SURGEBOX_ZYGOTE_NOTE", None)
+    given.pop("SURGEBOX_ZYGOTE_LIB", None)
     if seeded:
         os.environ.pop("PYTHONHASHSEED", None)
         given.pop("PYTHONHASHSEED", None)
@@ -184,6 +339,7 @@ def _serve():
                 os.close(f)
             ctl.sendmsg([b"REFUSED " + why.encode()])
             continue
+        _freeze()
         pid = os.fork()
         if pid == 0:
             job[2].update(added)
@@ -198,6 +354,14 @@ def _serve():
             except InterruptedError:
                 continue
         ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+
+
+def _freeze():
+    """Everything the zygote has made moved out of the collector's reach
+    before a fork: the child's collections (and _short_exit's scan) see only
+    its own objects, and write no page it shares with the zygote."""
+    if hasattr(gc, "freeze"):
+        gc.freeze()
 
 
 def _parse(msg, fds, me, start_env, seed):
@@ -242,6 +406,8 @@ def _become(ctl, fds, cwd, argv, env):
     os.environ.clear()
     os.environ.update(env)
     _stdio()
+    if _Z_SHORT[0] is not None:
+        atexit.register(_short_exit)
     for name in set(sys.modules) - _Z_MODULES:
         del sys.modules[name]
     site = sys.modules.get("site")
@@ -282,6 +448,7 @@ def _stdio():
     from isatty (always on stderr from 3.9), the encodings and errors start-up chose."""
     io = sys.modules["io"]
     buffered = not sys.__stdout__.write_through  # -u, PYTHONUNBUFFERED
+    texts, under = [], []
     for fd, name, write in ((0, "stdin", False), (1, "stdout", True), (2, "stderr", True)):
         old = getattr(sys, name)
         buf = io.open(fd, "wb" if write else "rb", -1 if buffered or not write else 0, None, None, None, False)
@@ -292,3 +459,8 @@ def _stdio():
         new.mode = "w" if write else "r"
         setattr(sys, name, new)
         setattr(sys, "__%s__" % name, new)
+        texts.append(new)
+        under += [buf, raw]
+    # weakly: the zygote's list is frozen, and a frozen object's reference
+    # would keep these past the collection where a cold start frees them
+    _Z_STDIO[:] = [_weakref.ref(f) for f in texts + under]

@@ -1,0 +1,6 @@
+import sys
+def hook(event, args):
+    if event.startswith(("cpython.", "gc.")):
+        print("audit:", event)
+sys.addaudithook(hook)
+print("body")

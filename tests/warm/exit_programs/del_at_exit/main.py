@@ -1,0 +1,5 @@
+class Noisy:
+    def __del__(self):
+        print("finalised at interpreter exit")
+keep = Noisy()
+print("body")

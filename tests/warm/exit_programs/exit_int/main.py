@@ -1,0 +1,3 @@
+import sys
+print("partial", end="")
+sys.exit(3)

@@ -1,0 +1,3 @@
+import os
+print("buffered, never delivered", end="")
+os.close(1)

@@ -1,0 +1,2 @@
+print("body")
+raise KeyboardInterrupt

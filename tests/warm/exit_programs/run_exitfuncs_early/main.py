@@ -1,0 +1,4 @@
+import atexit
+atexit.register(print, "handler")
+atexit._run_exitfuncs()
+print("still running after the handlers ran")
