@@ -5,14 +5,17 @@
  * socket are internal.h's ("warm.c"). Per job:
  *
  *   zygote  sbwarm_await_go   the init made the job's cgroup namespace
- *   fork 1  sbwarm_enter      setns into every namespace of the init (pidfd),
- *                             its user namespace first in user-namespace mode
- *   fork 2  sbwarm_program    the job's cgroup, a session, sb_program_setup,
+ *   zygote  sbwarm_enter_pid  its children's pid namespace: the init's
+ *   fork    sbwarm_enter      setns into the init's other namespaces (pidfd)
+ *           sbwarm_program    the job's cgroup, a session, sb_program_setup,
  *                             every descriptor above 2 closed; then Python
  *                             runs the program (nothing of the job before)
- *   zygote  sbwarm_reap       its wait status and rusage to the init (fork 2
- *                             is the zygote's child: fork 1 exits, the
- *                             zygote is the subreaper)
+ *   zygote  sbwarm_reap       its wait status and rusage to the init
+ *
+ * In user-namespace mode (an unprivileged daemon) sbwarm_enter_pid cannot,
+ * and a first fork enters every namespace, its user namespace first
+ * (sbwarm_enter), then forks the program's process (fork 2, which runs
+ * sbwarm_program) and exits: the zygote, its subreaper, reaps fork 2.
  *
  * And the program's short exit (sbzygote_body.py _short_exit): once, in the
  * zygote, sbwarm_audit_watch; at the program's end sbwarm_audit_hooked and
@@ -63,17 +66,40 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
  * others are checked against our capabilities in it (full: its owner, the
  * daemon's uid, is ours, and it is a child of ours: setns(2)). 0, or FAIL
  * sent and -errno. */
-SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd) {
-  int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWCGROUP;
+SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside) {
+  int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
   sb_warm_job job;
   if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
     send_fail(job_fd, "warm job", EINVAL, true);
     return -EINVAL;
   }
+  if (!born_inside) flags |= CLONE_NEWPID;
   if (job.userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
   int e = errno;
   send_fail(job_fd, "setns", e, true);
+  return -e;
+}
+
+/* The zygote itself, before the one fork of a job outside user-namespace
+ * mode: the pid namespace of its children (pid_for_children) becomes the
+ * init's, so the child it forks next is born there and enters the rest
+ * itself (sbwarm_enter, born_inside): one fork per job, not two (each
+ * copies the zygote's page tables, and the first one's exit unmaps them
+ * again). In user-namespace mode the zygote has no CAP_SYS_ADMIN in its own
+ * user namespace, which pidns_install also asks for: 1, and the job takes
+ * two forks. 0, or FAIL sent and -errno. The setting stays until the next
+ * job's: the zygote forks nothing else. */
+SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
+  sb_warm_job job;
+  if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
+    send_fail(job_fd, "warm job", EINVAL, true);
+    return -EINVAL;
+  }
+  if (job.userns) return 1;
+  if (setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
+  int e = errno;
+  send_fail(job_fd, "setns (pid namespace)", e, true);
   return -e;
 }
 

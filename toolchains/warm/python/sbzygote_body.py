@@ -223,7 +223,8 @@ def _load_lib(path):
     with open("/proc/self/maps") as fh:
         if any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in fh):
             os._exit(1)
-    for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 3),
+    for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 4),
+                       ("sbwarm_enter_pid", [ctypes.c_int] * 3),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
@@ -251,42 +252,80 @@ def _sandboxed(ctl, lib, fds, job):
     if job is None:
         lib.sbwarm_refuse(jfd)
     elif lib.sbwarm_await_go(jfd) == 0:
-        r, w = os.pipe()
-        _freeze()
-        first = os.fork()
-        if first == 0:  # enters the init's namespaces; its child is the program
+        born = lib.sbwarm_enter_pid(jfd, pidfd, blob)
+        if born == 0:  # one fork, born in the job's pid namespace
+            _freeze()
             try:
-                os.close(r)
-                if lib.sbwarm_enter(jfd, pidfd, blob) != 0:
-                    os._exit(127)
                 pid = os.fork()
-            except BaseException:  # (fork: EAGAIN) an internal error, said to the init
-                lib.sbwarm_refuse(jfd)
-                os._exit(127)
+            except BaseException:  # (EAGAIN) an internal error, said to the init
+                pid = -1
             if pid == 0:
-                os.close(w)
-                ctl.close()
-                arrays = _Z_INT_ARRAYS
-                cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
-                lib.sbwarm_program(jfd, blob, fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
-                return _become(None, None, *job)
-            os.write(w, b"%d" % pid)
-            os._exit(0)
-        os.close(w)
-        for f in fds[:3] + fds[4:]:
-            os.close(f)
-        fds = [jfd]
-        while True:
-            try:
-                os.waitpid(first, 0)
-                break
-            except InterruptedError:
-                continue
-        got = os.read(r, 32)
-        os.close(r)
-        lib.sbwarm_reap(jfd, int(got) if got else 0)  # we are its subreaper
+                if lib.sbwarm_enter(jfd, pidfd, blob, 1) != 0:
+                    os._exit(127)
+                return _program(ctl, lib, ctypes, fds, cg, job)
+            for f in fds[:3] + fds[4:]:
+                os.close(f)
+            fds = [jfd]
+            if pid < 0:
+                lib.sbwarm_refuse(jfd)
+            else:
+                lib.sbwarm_reap(jfd, pid)
+        elif born == 1:  # user-namespace mode: two forks
+            became = _twice(ctl, lib, ctypes, fds, cg, job)
+            if became:
+                return became
+            fds = [jfd]
+        else:  # FAIL said
+            lib.sbwarm_reap(jfd, 0)
     for f in fds:
         os.close(f)
+    return None
+
+
+def _program(ctl, lib, ctypes, fds, cg, job):
+    """In the program's process: the job's steps (libsbwarm), then _become."""
+    ctl.close()
+    arrays = _Z_INT_ARRAYS
+    cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
+    lib.sbwarm_program(fds[3], fds[5], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
+    return _become(None, None, *job)
+
+
+def _twice(ctl, lib, ctypes, fds, cg, job):
+    """User-namespace mode: a first fork enters every namespace (the user
+    namespace first) and forks the program's process; the zygote, its
+    subreaper, reaps that one. Closes fds but the job's socket; returns
+    _program's in the program's process, None in the zygote."""
+    jfd, pidfd, blob = fds[3], fds[4], fds[5]
+    r, w = os.pipe()
+    _freeze()
+    first = os.fork()
+    if first == 0:  # enters the init's namespaces; its child is the program
+        try:
+            os.close(r)
+            if lib.sbwarm_enter(jfd, pidfd, blob, 0) != 0:
+                os._exit(127)
+            pid = os.fork()
+        except BaseException:  # (fork: EAGAIN) an internal error, said to the init
+            lib.sbwarm_refuse(jfd)
+            os._exit(127)
+        if pid == 0:
+            os.close(w)
+            return _program(ctl, lib, ctypes, fds, cg, job)
+        os.write(w, b"%d" % pid)
+        os._exit(0)
+    os.close(w)
+    for f in fds[:3] + fds[4:]:
+        os.close(f)
+    while True:
+        try:
+            os.waitpid(first, 0)
+            break
+        except InterruptedError:
+            continue
+    got = os.read(r, 32)
+    os.close(r)
+    lib.sbwarm_reap(jfd, int(got) if got else 0)  # we are its subreaper
     return None
 
 
