@@ -425,6 +425,7 @@ void sbwarm_refuse(int job_fd);
 int sbwarm_audit_watch(void);
 int sbwarm_audit_hooked(void);
 void sbwarm_exit(int status);
+int sbwarm_environ(const char *block, size_t len);
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a

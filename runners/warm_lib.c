@@ -221,3 +221,20 @@ SBWARM_API int sbwarm_audit_hooked(void) { return audit_hook_added; }
  * after Py_FinalizeEx: C atexit handlers, destructors and stdio buffers of
  * the program's C extensions still run. */
 SBWARM_API void sbwarm_exit(int status) { exit(status); }
+
+/* The program's C environment, in the job's order: block holds
+ * "NAME=VALUE\0" entries (len bytes in all). As os.environ.clear() then
+ * update() leave it (every unsetenv, then a putenv per entry, appended in
+ * order), without a Python call per variable (sbzygote_body.py _environ
+ * builds os.environ's dict). The strings stay for the process's life, as
+ * putenv wants. 0, or -1: out of memory (environment unchanged). */
+SBWARM_API int sbwarm_environ(const char *block, size_t len) {
+  char *copy = malloc(len + 1);
+  if (!copy) return -1;
+  memcpy(copy, block, len);
+  copy[len] = '\0';
+  clearenv();
+  for (char *e = copy; e < copy + len; e += strlen(e) + 1)
+    if (strchr(e, '=')) putenv(e);
+  return 0;
+}

@@ -54,6 +54,8 @@ _Z_REHOME = [False]
 _Z_STATUS = [None]
 _Z_SHORT = [None]
 _Z_STDIO = []
+_Z_SETENV = [None]  # libsbwarm's sbwarm_environ, when loaded (_environ)
+_Z_EXTRA = [None, ()]  # len(sys.modules) when counted, and what the zygote added to start-up's modules
 _Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
 _Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit appends its pid to
 _Z_EXCEPTHOOK = sys.excepthook
@@ -231,6 +233,8 @@ def _load_lib(path):
     # the cgroup.procs descriptors' array types, made here: a ctypes type
     # made in a child leaves a weak proxy (no short exit, _quiet_end)
     _Z_INT_ARRAYS[:] = [ctypes.c_int * n for n in range(17)]
+    lib.sbwarm_environ.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    _Z_SETENV[0] = lib.sbwarm_environ
     if lib.sbwarm_audit_watch() == 0:
         lib.sbwarm_exit.argtypes = [ctypes.c_int]
         _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked)
@@ -399,6 +403,7 @@ def _freeze():
     """Everything the zygote has made moved out of the collector's reach
     before a fork: the child's collections (and _short_exit's scan) see only
     its own objects, and write no page it shares with the zygote."""
+    _count_extra()
     if hasattr(gc, "freeze"):
         gc.freeze()
 
@@ -442,13 +447,12 @@ def _become(ctl, fds, cwd, argv, env):
             if f > 2:
                 os.close(f)
         os.chdir(cwd)
-    os.environ.clear()
-    os.environ.update(env)
+    _environ(env)
     _stdio()
     if _Z_SHORT[0] is not None:
         atexit.register(_short_exit)
-    for name in set(sys.modules) - _Z_MODULES:
-        del sys.modules[name]
+    for name in _Z_EXTRA[1]:
+        sys.modules.pop(name, None)
     site = sys.modules.get("site")
     if _Z_REHOME[0] and site is not None and getattr(site, "USER_SITE", None) is not None:
         site.USER_BASE = site.USER_SITE = None  # start-up set them (the user site enabled)
@@ -479,6 +483,34 @@ def _become(ctl, fds, cwd, argv, env):
     # exec's C call): the program reaches the same depth before RecursionError
     sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _Z_V >= (3, 12) else 2))
     return source, g
+
+
+def _environ(env):
+    """os.environ (and os.environb) and the C environment become the job's,
+    in its order: as os.environ.clear() then update(env) leave them, but
+    with one call into libsbwarm for the C side and a new dict for
+    os.environ's data (no unsetenv and putenv call per variable, each of
+    which writes pages the child shares with the zygote)."""
+    setenv = _Z_SETENV[0]
+    if setenv is None:
+        os.environ.clear()
+        os.environ.update(env)
+        return
+    environ = os.environ
+    data = {environ.encodekey(k): environ.encodevalue(v) for k, v in env.items()}
+    block = b"".join(k + b"=" + v + b"\0" for k, v in data.items())
+    if setenv(block, len(block)) != 0:
+        raise MemoryError("the job's environment")
+    environ._data = data
+    if hasattr(os, "environb"):
+        os.environb._data = data
+
+
+def _count_extra():
+    """Before each fork: the modules the zygote added to start-up's (counted
+    again only when sys.modules grew or shrank), which each child drops."""
+    if _Z_EXTRA[0] != len(sys.modules):
+        _Z_EXTRA[:] = [len(sys.modules), tuple(set(sys.modules) - _Z_MODULES)]
 
 
 def _stdio():
