@@ -419,6 +419,7 @@ void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
 int sbwarm_await_go(int job_fd);
 int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside);
 int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd);
+int sbwarm_leave_pid(void);
 int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
 int sbwarm_reap(int job_fd, int pid);
 void sbwarm_refuse(int job_fd);

@@ -81,6 +81,8 @@ SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_in
   return -e;
 }
 
+static int own_pidns = -1; /* the zygote's own pid namespace, opened at its first job */
+
 /* The zygote itself, before the one fork of a job outside user-namespace
  * mode: the pid namespace of its children (pid_for_children) becomes the
  * init's, so the child it forks next is born there and enters the rest
@@ -88,8 +90,7 @@ SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_in
  * copies the zygote's page tables, and the first one's exit unmaps them
  * again). In user-namespace mode the zygote has no CAP_SYS_ADMIN in its own
  * user namespace, which pidns_install also asks for: 1, and the job takes
- * two forks. 0, or FAIL sent and -errno. The setting stays until the next
- * job's: the zygote forks nothing else. */
+ * two forks. 0, or FAIL sent and -errno; sbwarm_leave_pid undoes it. */
 SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
   sb_warm_job job;
   if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
@@ -97,10 +98,20 @@ SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
     return -EINVAL;
   }
   if (job.userns) return 1;
-  if (setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
+  if (own_pidns < 0) own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+  if (own_pidns >= 0 && setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
   int e = errno;
   send_fail(job_fd, "setns (pid namespace)", e, true);
   return -e;
+}
+
+/* The zygote, once its fork is made: its children's pid namespace back to
+ * its own, so that it holds nothing of the job (the namespace would live
+ * on until the next job's setns) and a fork for any other reason is not
+ * born in it. 0, or -errno. */
+SBWARM_API int sbwarm_leave_pid(void) {
+  if (own_pidns < 0) return 0;
+  return setns(own_pidns, CLONE_NEWPID) == 0 ? 0 : -errno;
 }
 
 /* The job's cgroup: "0" (ourselves) into each cgroup.procs the daemon opened. */

@@ -402,6 +402,15 @@ def checks(d, warm, cgroup, marker, user):
     check(strip(during) == strip(cold_fp) and strip(after) == strip(cold_fp),
           "fingerprint after the hostile job (%s) = cold" % hostile["status"])
     if warm:
+        # between jobs a zygote's children are born in its own pid namespace
+        # again (sbwarm_leave_pid), not in the last job's
+        try:
+            ns = {z: (os.readlink("/proc/%d/ns/pid" % z), os.readlink("/proc/%d/ns/pid_for_children" % z))
+                  for z in zygote_pids()}
+            check(ns and all(a == b for a, b in ns.values()),
+                  "an idle zygote's children are born in its own pid namespace, not a past job's: %r" % ns)
+        except PermissionError as e:
+            print("note: the zygotes' namespaces are not readable here (%s): not checked" % e)
         c.send({"files": py(SLEEP), "steps": [{"argv": [daemonrun.PY, "/app/main.py"], "env": daemonrun.ENV}],
                 "warm": True})  # no PYTHONHASHSEED: a zygote of its own, with its seed
         time.sleep(1.0)

@@ -226,7 +226,7 @@ def _load_lib(path):
         if any(line.split()[1][1] == "w" and line.split()[1][3] == "s" for line in fh):
             os._exit(1)
     for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 4),
-                       ("sbwarm_enter_pid", [ctypes.c_int] * 3),
+                       ("sbwarm_enter_pid", [ctypes.c_int] * 3), ("sbwarm_leave_pid", []),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
@@ -267,6 +267,8 @@ def _sandboxed(ctl, lib, fds, job):
                 if lib.sbwarm_enter(jfd, pidfd, blob, 1) != 0:
                     os._exit(127)
                 return _program(ctl, lib, ctypes, fds, cg, job)
+            if lib.sbwarm_leave_pid() != 0:  # cannot happen (its own namespace): never serve again
+                os._exit(1)
             for f in fds[:3] + fds[4:]:
                 os.close(f)
             fds = [jfd]
