@@ -60,6 +60,13 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
   }
 }
 
+/* The job's steps' fixed part (the blob's head), or FAIL sent and -1. */
+static int read_head(int job_fd, int blob_fd, sb_warm_job *job) {
+  if (pread(blob_fd, job, sizeof *job, 0) == (ssize_t)sizeof *job && job->magic == SB_WARM_JOB_MAGIC) return 0;
+  send_fail(job_fd, "warm job", EINVAL, true);
+  return -1;
+}
+
 /* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
  * namespace applies to our children. User-namespace mode (the job's steps
  * say so): its user namespace too, which the kernel installs first, so the
@@ -69,10 +76,7 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
 SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
   sb_warm_job job;
-  if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
-    send_fail(job_fd, "warm job", EINVAL, true);
-    return -EINVAL;
-  }
+  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
   if (!born_inside) flags |= CLONE_NEWPID;
   if (job.userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
@@ -93,10 +97,7 @@ static int own_pidns = -1; /* the zygote's own pid namespace, opened at its firs
  * two forks. 0, or FAIL sent and -errno; sbwarm_leave_pid undoes it. */
 SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
   sb_warm_job job;
-  if (pread(blob_fd, &job, sizeof job, 0) != (ssize_t)sizeof job || job.magic != SB_WARM_JOB_MAGIC) {
-    send_fail(job_fd, "warm job", EINVAL, true);
-    return -EINVAL;
-  }
+  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
   if (job.userns) return 1;
   if (own_pidns < 0) own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
   if (own_pidns >= 0 && setns(init_pidfd, CLONE_NEWPID) == 0) return 0;

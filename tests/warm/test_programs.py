@@ -18,6 +18,7 @@ Python's main decides...; "yes from 3.12": no below it), and must equal
 the cold run either way. The
 zygote loads the build's libsbwarm.so (SURGEBOX_WARM_LIB), as surgebox's
 daemon has it, and notes each short exit's pid."""
+import functools
 import os
 import shutil
 import subprocess
@@ -79,14 +80,19 @@ def seeded(py, d):
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def version_of(py):
+    out = subprocess.run([py, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True,
+                         check=True).stdout
+    return tuple(int(x) for x in out.split())
+
+
 def short_wanted(spec, py):
     """A `short` file: "yes" or "no", optionally "from 3.N": the other below 3.N."""
     f = spec.split()
     want = f[0] == "yes"
     if len(f) == 3 and f[1] == "from":
-        v = subprocess.run([py, "-c", "import sys; print(sys.version_info[:2] >= (%s,))" % f[2].replace(".", ",")],
-                           capture_output=True, text=True, check=True).stdout.strip()
-        return want if v == "True" else not want
+        return want if version_of(py) >= tuple(int(x) for x in f[2].split(".")) else not want
     return want
 
 

@@ -269,9 +269,7 @@ def _sandboxed(ctl, lib, fds, job):
                 return _program(ctl, lib, ctypes, fds, cg, job)
             if lib.sbwarm_leave_pid() != 0:  # cannot happen (its own namespace): never serve again
                 os._exit(1)
-            for f in fds[:3] + fds[4:]:
-                os.close(f)
-            fds = [jfd]
+            fds = _keep_job_socket(fds)
             if pid < 0:
                 lib.sbwarm_refuse(jfd)
             else:
@@ -295,6 +293,14 @@ def _program(ctl, lib, ctypes, fds, cg, job):
     cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
     lib.sbwarm_program(fds[3], fds[5], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
     return _become(None, None, *job)
+
+
+def _keep_job_socket(fds):
+    """The zygote's part once the program's process is forked: every
+    descriptor of the job closed but its socket (fds[3]); [that socket]."""
+    for f in fds[:3] + fds[4:]:
+        os.close(f)
+    return fds[3:4]
 
 
 def _twice(ctl, lib, ctypes, fds, cg, job):
@@ -321,8 +327,7 @@ def _twice(ctl, lib, ctypes, fds, cg, job):
         os.write(w, b"%d" % pid)
         os._exit(0)
     os.close(w)
-    for f in fds[:3] + fds[4:]:
-        os.close(f)
+    _keep_job_socket(fds)
     while True:
         try:
             os.waitpid(first, 0)
