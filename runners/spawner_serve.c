@@ -218,7 +218,10 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     /* unprivileged (user-namespace mode) no mount namespace can be made:
      * warm.c starts it with HOME=/dev/null instead, and its files are seen where they are */
     if (!a->userns) {
-      if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) _exit(127);
+      if (unshare(CLONE_NEWNS) < 0) _exit(127);
+      /* a chroot's "/" may be no mount point (EINVAL): then from the namespace's root (runtime.c) */
+      if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && (errno != EINVAL || sb_mount_ns_propagation(MS_SLAVE) < 0))
+        _exit(127);
       /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
       int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
       if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);

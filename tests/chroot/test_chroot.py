@@ -14,10 +14,11 @@ unpacked tarball is; then even a fresh root could not pivot_root from it.)
 Needs root and unshare (else SKIPPED, 77). Runs itself inside
 `unshare --mount --propagation private --pid --fork --mount-proc`, builds the
 root there (fsroot.py), and runs its checks inside that root: a daemon slice
-(exec: shell, files, gcc compile + run, python3), `surgebox regen --only
-0,1,2` on SURGE's dr and bg (skipped when the data is absent) and `surgebox
-verify --benchmark cruxeval` on a handful of generations; then a daemon
-with --pool 0 (fresh roots) runs a job there too."""
+(exec: shell, files, gcc compile + run, python3 cold and --warm, which
+must start from a zygote there and equal the cold run), `surgebox regen
+--only 0,1,2` on SURGE's dr and bg (skipped when the data is absent) and
+`surgebox verify --benchmark cruxeval` on a handful of generations, cold and
+--warm; then a daemon with --pool 0 (fresh roots) runs a job there too."""
 import json
 import os
 import shutil
@@ -157,6 +158,17 @@ def daemon_slice(bin_dir, sock, work):
     check(r.get("status") == "runtime_error" and st.get("exit_code") == 4 and st.get("stdout") == "45\n",
           f"python3: {r.get('status')} {st.get('exit_code')} {st.get('stdout')!r} {st.get('error')!r}")
     pooled(r, "python3")
+    # the same program warm (issue 25): the zygote's files, its interpreter
+    # check and its own /tmp must work from this root too, not fall back cold
+    w = exec_json(bin_dir, sock, work, "--warm", "--toolchain", "python3", "prog.py")
+    wst = (w.get("steps") or [{}])[-1]
+    start = (wst.get("enforced") or {}).get("start") or ""
+    check(start.startswith("warm (zygote"), f"python3 --warm: enforced.start {start!r}")
+    check((w.get("status"), wst.get("exit_code"), wst.get("stdout"), wst.get("stderr")) ==
+          (r.get("status"), st.get("exit_code"), st.get("stdout"), st.get("stderr")),
+          f"python3 --warm differs from cold: {w.get('status')} {wst.get('exit_code')} {wst.get('stdout')!r} "
+          f"{wst.get('stderr')!r} {wst.get('error')!r}")
+    pooled(w, "python3 --warm")
 
     # the plain output of a job, as a person sees it
     p = cli(bin_dir, sock, "exec", "--", "sh", "-c", "echo plain")
@@ -209,15 +221,16 @@ CRUX = [
 CRUX_GENS = {"sample_0": ["6", "7"], "sample_1": ["'cba'", "'abc'"]}
 
 
-def verify_slice(bin_dir, sock, work):
-    data, gens, out = (os.path.join(work, n) for n in ("crux.jsonl", "gens.json", "scored.json"))
+def verify_slice(bin_dir, sock, work, warm=False):
+    data, gens, out = (os.path.join(work, n) for n in ("crux.jsonl", "gens.json", "scored-warm.json" if warm else "scored.json"))
     with open(data, "w") as f:
         f.write("\n".join(json.dumps(s) for s in CRUX) + "\n")
     with open(gens, "w") as f:
         json.dump(CRUX_GENS, f)
     p = subprocess.run([os.path.join(bin_dir, "surgebox"), "verify", "--socket", sock, "--no-autostart",
                         "--benchmark", "cruxeval", "--mode", "output", "--generations", gens, "--data", data,
-                        "--out", out, "--jobs", "2"], capture_output=True, text=True, timeout=900)
+                        "--out", out, "--jobs", "2"] + (["--warm"] if warm else []), capture_output=True, text=True,
+                       timeout=900)
     print(p.stdout[-2000:], p.stderr[-2000:])
     check(p.returncode == 0, f"verify exit {p.returncode}")
     if os.path.exists(out):
@@ -238,6 +251,7 @@ def inside(bin_dir, src_dir, mode):
         fresh_roots(bin_dir, work)
         regen_slice(bin_dir, sock, src_dir, work)
         verify_slice(bin_dir, sock, work)
+        verify_slice(bin_dir, sock, work, warm=True)
         p = cli(bin_dir, sock, "status", "--json")
         try:
             st = json.loads(p.stdout)
@@ -245,6 +259,7 @@ def inside(bin_dir, src_dir, mode):
             st = {}
         check(st.get("totals", {}).get("internal_error") == 0, f"status: internal errors {st.get('totals')}")
         check(st.get("pool") == "on" and st.get("self_proof", {}).get("pool") == "on", f"status: pool {st.get('pool')!r} {st.get('self_proof')}")
+        check((st.get("warm") or {}).get("off") is None, f"status: warm {st.get('warm')}")
     finally:
         d.terminate()
         d.wait(timeout=120)
