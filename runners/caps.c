@@ -15,8 +15,14 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+/* Each drop commits new credentials: 41 drops cost 56 µs, 41 reads of an
+ * emptied set 7.5 µs (measured in a forked child). A warm zygote's children
+ * start with an empty set (sbwarm_drop_bounding): where the first
+ * capability is gone already, the rest are read before they are dropped. */
 static int drop_bounding_and_ambient(const char **what) {
+  bool emptied = prctl(PR_CAPBSET_READ, 0, 0, 0, 0) == 0;
   for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++) {
+    if (emptied && prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 0) continue;
     if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL) {
       *what = "drop bounding capability";
       return -errno;

@@ -427,6 +427,7 @@ int sbwarm_audit_watch(void);
 int sbwarm_audit_hooked(void);
 void sbwarm_exit(int status);
 int sbwarm_environ(const char *block, size_t len);
+void sbwarm_drop_bounding(void);
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a

@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -183,6 +184,16 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
 }
 
 /* The zygote: the program's end (pid <= 0: it never started; exit 127). */
+/* Once, in the zygote: its bounding set emptied, so that its children's
+ * own drops (caps.c, in sbwarm_program) find nothing left to drop. The
+ * zygote keeps its effective capabilities (setns, cgroup.procs) and never
+ * executes anything, where the bounding set would matter. Unprivileged
+ * (user-namespace mode) the drops fail and the children drop after their
+ * setns, as before. */
+SBWARM_API void sbwarm_drop_bounding(void) {
+  for (int c = 0; c <= CAP_LAST_CAP; c++) prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
+}
+
 SBWARM_API int sbwarm_reap(int job_fd, int pid) {
   sb_warm_msg m;
   memset(&m, 0, sizeof m);

@@ -90,6 +90,8 @@ for sig in (0, 15):
         print("kill -1", sig, "ok")
     except OSError as e:
         print("kill -1", sig, errno.errorcode[e.errno])
+print("privs", [l.split()[1] for l in open("/proc/self/status") if l.split(":")[0] in (
+    "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")])
 '''
 
 BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4:\n    pass\n"
@@ -340,6 +342,10 @@ def checks(d, warm, cgroup, marker, user):
     cold_tail = cold_tail[cold_tail.index("mount "):]
     check(tail == cold_tail, "forbidden calls and kill(-1) fail as for a cold job:\n%s" % tail)
     check("mount EPERM" in tail and "unshare EPERM" in tail and "setns EPERM" in tail, "mount, unshare, setns: EPERM")
+    # every capability set empty (the bounding set too: a warm zygote empties
+    # its own once, caps.c skips what is gone), no_new_privs, a seccomp filter
+    check(lines.get("privs") == str(["0000000000000000"] * 5 + ["1", "2"]),
+          "no capability left, no_new_privs, seccomp filter: %s" % lines.get("privs"))
     if warm:
         again = c.python(py("print(1)"), warm=True)
         check(len(zygotes_a) == 1 and zygote_pids() == zygotes_a and again["status"] == "ok",

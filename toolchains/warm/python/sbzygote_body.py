@@ -235,6 +235,7 @@ def _load_lib(path):
     _Z_INT_ARRAYS[:] = [ctypes.c_int * n for n in range(17)]
     lib.sbwarm_environ.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     _Z_SETENV[0] = lib.sbwarm_environ
+    lib.sbwarm_drop_bounding()
     if lib.sbwarm_audit_watch() == 0:
         lib.sbwarm_exit.argtypes = [ctypes.c_int]
         _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked)
