@@ -117,6 +117,7 @@ struct sbd_job {
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
   json_object *untraced;   /* a checked traced step: its untraced run's summary, while the traced one runs */
+  char warm_refused[SB_ERR_MAX]; /* the step's zygote ended before the program started: run again cold, saying why */
   sbd_job *prev, *next;    /* in conn->queued or conn->running */
 };
 

@@ -182,6 +182,7 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
 /* A step's result document is in: record it and go on (or stop). */
 static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
   const sbd_jstep *js = &job->steps[job->step];
+  job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
   job->wall_s += wall_s;
   sbp_exec_response_add_step(job->resp, js->name, doc);
@@ -199,6 +200,15 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
 
 void sbd_job_step_done(sbd_job *job, sb_result *r);
 void sbd_job_step_done(sbd_job *job, sb_result *r) {
+  if (r->warm_lost && !job->cancelled && !job->warm_refused[0]) {
+    /* Nothing of the program ran (the init's word): not a result. The step
+     * again, cold, its enforced.start saying why; once. */
+    snprintf(job->warm_refused, sizeof job->warm_refused, "the slot's zygote ended before it started the program");
+    sbd_log(job->srv, "warn", "job %s: %s; run again cold", job->req->id_key, r->error);
+    sb_result_free(r);
+    start_sandbox(job);
+    return;
+  }
   json_object *doc = sb_result_to_json(r, job->srv->rt);
   const sbd_jstep *cur = &job->steps[job->step];
   if (cur->traced && cur->check && !job->untraced && !job->cancelled) {
@@ -248,7 +258,8 @@ static void start_sandbox(sbd_job *job) {
   spec.netns_slot = job->slot;
   spec.limits = js->limits;
   spec.root = job->root;
-  spec.warm = js->warm;
+  spec.warm = js->warm && !job->warm_refused[0];
+  spec.warm_refused = job->warm_refused[0] ? job->warm_refused : NULL;
   if (job->has_plan) {
     spec.cwd = job->plan.cwd;
     spec.extra_mounts = job->plan.mounts;

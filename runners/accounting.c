@@ -124,6 +124,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
   r->warm = p->warm.on;
   r->warm_seeded = p->warm.seeded;
   r->warm_seed = p->warm.seed;
+  r->warm_lost = p->warm_lost && p->internal_error && !p->kill_reason; /* a limit or a cancel is its own end */
   r->output_base64 = p->output_base64;
   fill_cpu(p, &cg, r);
   classify(p, &cg, r);

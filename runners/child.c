@@ -186,6 +186,27 @@ static void add_tv(struct timeval *to, struct timeval by) {
   }
 }
 
+/* The zygote ended without the program's EXIT. Whether the program ever
+ * started is the kernel's word: the job's pid namespace numbers its
+ * processes from 1 (us), so a last pid of 1 means no process was ever born
+ * in it, and the program (which the zygote forks into it, after our GO)
+ * never ran: the daemon runs the job again, cold (warm_lost). Anything
+ * else is an internal error; our exit kills what was started. */
+static __attribute__((noreturn)) void zygote_gone(int ctl, const char *when) {
+  sb_msg e;
+  memset(&e, 0, sizeof e);
+  e.type = SB_MSG_ERROR;
+  char last[32] = "";
+  int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, last, sizeof last - 1) : -1;
+  if (fd >= 0) close(fd);
+  e.warm_lost = n > 0 && strtol(last, NULL, 10) == 1;
+  snprintf(e.text, sizeof e.text, "warm zygote gone %s (no exit status)%s", when,
+           e.warm_lost ? ": no process of the job was ever started" : ": restarted for the next job");
+  send_msg(ctl, &e);
+  _exit(127);
+}
+
 /* A warm run (warm.c): no program of ours. GO to the zygote (our cgroup
  * namespace exists now), then, reaping what the program orphans as for a
  * cold run, wait for its FAIL and the zygote's EXIT; DONE with its status
@@ -211,7 +232,7 @@ static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl)
   memset(&m, 0, sizeof m);
   m.type = SB_WARM_GO;
   done.start_ns = sbu_now_ns();
-  if (send(a->warm_fd, &m, sizeof m, MSG_NOSIGNAL) != (ssize_t)sizeof m) die(ctl, "warm zygote gone before the job", errno);
+  if (send(a->warm_fd, &m, sizeof m, MSG_NOSIGNAL) != (ssize_t)sizeof m) zygote_gone(ctl, "before the job");
   const char *w = NULL;
   sb_caps_drop_keep_uid(a->empty_caps, &w); /* as after a cold program's start */
   for (;;) {
@@ -222,14 +243,7 @@ static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl)
     if (r < 0) continue; /* EINTR: a SIGCHLD */
     ssize_t n = recv(a->warm_fd, &m, sizeof m, MSG_DONTWAIT);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n != (ssize_t)sizeof m) {
-      sb_msg e;
-      memset(&e, 0, sizeof e);
-      e.type = SB_MSG_ERROR;
-      snprintf(e.text, sizeof e.text, "warm zygote gone during the job (no exit status): restarted for the next job");
-      send_msg(ctl, &e);
-      _exit(127);
-    }
+    if (n != (ssize_t)sizeof m) zygote_gone(ctl, "during the job");
     if (m.type == SB_WARM_FAIL && m.internal) { /* not the program's: our exit kills whatever was started */
       m.fail.what[sizeof m.fail.what - 1] = '\0';
       sb_msg e;

@@ -326,6 +326,8 @@ typedef struct {
   uint64_t start_ns, end_ns;
   struct rusage children; /* DONE: every descendant the init reaped */
   char text[SB_ERR_MAX];  /* ERROR: what failed */
+  int warm_lost;          /* ERROR: a warm run's zygote ended before any process was born in the
+                           * job's pid namespace: nothing of the program ran (child.c warm_lost) */
 } sb_msg;
 
 /* What the program's process sends the init when it cannot exec. */

@@ -275,6 +275,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
   p->warm.pair[0] = p->warm.pair[1] = -1;
   if (!rc) sb_warm_prepare(rt, spec, &p->cg, a.envp, &p->warm, p->start_note);
+  if (!rc && spec->warm_refused)
+    snprintf(p->start_note, sizeof p->start_note, "cold (warm refused: %.*s)", SB_ERR_MAX / 2, spec->warm_refused);
   if (p->warm.on) a.warm_fd = p->warm.pair[0]; /* the init's end; the zygote gets pair[1] */
 
   if (!rc) {
@@ -298,7 +300,15 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
       p->pidfd = sp.pidfd;
       protect_init_from_oom(rt, p->pid);
       /* the zygote waits for the init's GO on the job's socket */
-      if (p->warm.on) rc = sb_warm_send(&p->warm, &a, p->pidfd, err);
+      if (p->warm.on) {
+        rc = sb_warm_send(&p->warm, &a, p->pidfd, err);
+        /* the zygote is gone already: the init's GO finds that out and the
+         * daemon runs the step again, cold (child.c zygote_gone) */
+        if (rc == -EPIPE || rc == -ECONNREFUSED || rc == -ECONNRESET) {
+          rc = 0;
+          err[0] = '\0';
+        }
+      }
       if (rc) {
         kill(p->pid, SIGKILL);
         waitpid(p->pid, NULL, 0);
@@ -401,7 +411,10 @@ void sb_proc_on_control(sb_proc *p) {
     }
     if (n != (ssize_t)sizeof m) continue;
     if (m.type == SB_MSG_READY && p->phase == PHASE_SETUP && !p->killed) go(p);
-    else if (m.type == SB_MSG_ERROR) internal_error(p, m.text);
+    else if (m.type == SB_MSG_ERROR) {
+      p->warm_lost = p->warm.on && m.warm_lost;
+      internal_error(p, m.text);
+    }
     else if (m.type == SB_MSG_DONE) {
       p->done = m;
       p->have_done = true;

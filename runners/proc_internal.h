@@ -46,6 +46,7 @@ struct sb_proc {
   sb_trace_scan trace_scan; /* how far the trace was checked (trace.c) */
   const char *kill_reason; /* limit_hit, or "cancel" */
   bool killed, reaped, have_done, internal_error;
+  bool warm_lost; /* the init's word: the zygote ended before any process of the job was born */
   sb_msg done;
   int init_status;
   struct rusage init_ru;

@@ -215,6 +215,9 @@ typedef struct {
    * cold run's isolation; a run that cannot be warm runs cold and says why
    * (sb_result.start). */
   bool warm;
+  /* Run cold because an earlier attempt could not be warm: its
+   * enforced.start is "cold (warm refused: <this>)". NULL: as warm says. */
+  const char *warm_refused;
 } sb_spec;
 
 #define SB_TRACE_FD 3
@@ -267,6 +270,10 @@ typedef struct {
   bool warm;                    /* started warm */
   bool warm_seeded;             /* ... with the zygote's hash seed (below), not the job's PYTHONHASHSEED */
   uint64_t warm_seed;
+  /* internal_error because the slot's zygote ended before it started the
+   * program (nothing of the program ran): the daemon runs the step again,
+   * cold (warm_refused below says why) */
+  bool warm_lost;
 } sb_result;
 
 void sb_result_free(sb_result *r);

@@ -35,9 +35,10 @@ figure from the same source; every step's enforced (but start and
 hash_seed) equals its cold twin's.
 
 With --broken the zygote cannot start (SURGEBOX_WARM names a sbzygote.py
-that exits at once): the first warm jobs end internal_error naming the
-zygote, never a verdict, and from the third dead zygote on warm requests
-run cold, saying why.
+that exits at once): no warm job ends internal_error. Its init finds the
+zygote gone with no process ever born in the job's pid namespace, and the
+daemon runs the job again cold, saying why; from the third dead zygote on
+warm requests run cold at once, saying that.
 
   test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user] [--broken]"""
 import os
@@ -142,10 +143,14 @@ def broken_mode(bin_dir, cache):
     try:
         c = daemonrun.Client(d.sock)
         got = [c.python(py("print('x')"), warm=True) for _ in range(5)]
+        cold = daemonrun.outcome(c.python(py("print('x')"), warm=False))
         seen = [(r["status"], daemonrun.start(r)) for r in got]
         for s in seen:
             print(s)
-        bad = [s for s in seen[:3] if s[0] != "internal_error" or not s[1].startswith("warm")]
+        if any(daemonrun.outcome(r) != cold for r in got):
+            fails.append("not the cold run's outcome %r: %r" % (cold, [daemonrun.outcome(r) for r in got]))
+        lost = "cold (warm refused: the slot's zygote ended before it started the program)"
+        bad = [s for s in seen[:3] if s != ("ok", lost)]
         refused = [s for s in seen[3:] if s[0] != "ok" or "zygotes in a row died" not in s[1]]
         off = c.status().get("warm", {}).get("off") or ""
         print("status warm.off:", off)
@@ -425,8 +430,11 @@ def checks(d, warm, cgroup, marker, user):
         for z in zs:
             os.kill(z, signal.SIGKILL)
         r = c.receive()["steps"][0]
-        check(r["status"] == "internal_error" and "zygote" in (r.get("error") or ""),
-              "the zygote killed mid-job: %s: %s" % (r["status"], r.get("error")))
+        # its program had started (the job's pid namespace says so): an
+        # internal error, never a second, cold run of it (child.c zygote_gone)
+        check(r["status"] == "internal_error" and "gone during the job" in (r.get("error") or "") and
+              not daemonrun.start(r).startswith("cold"),
+              "the zygote killed mid-job: %s: %s (%s)" % (r["status"], r.get("error"), daemonrun.start(r)))
         nxt = c.python(py("print('next')"), warm=True)
         check(nxt["status"] == "ok" and daemonrun.start(nxt).startswith("warm") and set(zygote_pids()).isdisjoint(zs),
               "the next job runs warm from a new zygote (%s)" % daemonrun.start(nxt))
