@@ -254,7 +254,13 @@ int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char e
     if (!t->key || !lru || (lru->key && t->used < lru->used)) lru = t;
   }
   int probes[SB_POOL_PROBES], n_probes = 0;
-  int fd = build_template(rt, plan, probes, &n_probes, err);
+  /* the mounts beneath its read-only directories, now (a job that enters
+   * the template does not list them: proc.c) */
+  char **submounts = plan->submounts ? NULL : sb_submounts_list(plan->root, plan->extra, plan->n_extra);
+  sb_mount_plan with = *plan;
+  if (submounts) with.submounts = (const char *const *)submounts;
+  int fd = build_template(rt, &with, probes, &n_probes, err);
+  sb_submounts_free(submounts);
   if (fd < 0) {
     free(key);
     return fd;
