@@ -414,6 +414,20 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
   return 0;
 }
 
+int sb_cg_slot_procs_dup(const sb_cg_slot *s, int fds[3]) {
+  static const int procs[] = {SB_SF_PROCS_MEM, SB_SF_PROCS_PIDS, SB_SF_PROCS_CPU};
+  int n = 0;
+  for (int i = 0; i < 3; i++) {
+    if (s->fd[procs[i]] < 0) continue;
+    if ((fds[n] = fcntl(s->fd[procs[i]], F_DUPFD_CLOEXEC, 3)) < 0) {
+      while (n) close(fds[--n]);
+      return -errno;
+    }
+    n++;
+  }
+  return n;
+}
+
 int sb_cg_slot_attach(const sb_cg_slot *s, pid_t pid, char err[SB_ERR_MAX]) {
   static const int procs[] = {SB_SF_PROCS_MEM, SB_SF_PROCS_PIDS, SB_SF_PROCS_CPU};
   char v[32];

@@ -159,6 +159,9 @@ int sb_cg_mkdir_job(const char *path);
  * and the caller creates the job's own (sb_cg_job_create): the pool off, no
  * cgroup, the slot busy, given up, or not clean yet. */
 int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j);
+/* Duplicates of the slot's open cgroup.procs (one per hierarchy), for a
+ * warm program that joins the cgroup itself (warm.c): how many, or -errno. */
+int sb_cg_slot_procs_dup(const sb_cg_slot *s, int fds[3]);
 /* After a run (sb_proc_free): ns_fd (its mount namespace, or -1) is closed
  * and, if the run held slot `index`, the slot is cleaned for its next job,
  * both on the slot's teardown thread; until then the slot is not ready. */
@@ -632,6 +635,8 @@ struct sb_runtime {
   int n_zygotes;
   uint64_t zygote_restarts;   /* found dead before a job */
   int zygote_early_deaths;    /* in a row, dead before they said READY: warm.c refuses warm at 3 */
+  bool warm_paths;            /* warm.c: warm_script and warm_lib worked out (once) */
+  char warm_script[PATH_MAX], warm_lib[PATH_MAX];
   char warning[SB_ERR_MAX];
   char pool_off[SB_ERR_MAX];  /* why the pool was turned off (sb_runtime_pool_disable), else "" */
   uint64_t counter;

@@ -48,8 +48,14 @@ struct sb_zygote {
 };
 
 /* The zygote's files: $SURGEBOX_WARM (a directory holding python/), else
- * beside an installed binary, else the source tree we were built from. */
-static bool warm_files(char script[PATH_MAX], char lib[PATH_MAX]) {
+ * beside an installed binary, else the source tree we were built from.
+ * Worked out once per runtime (sbu_installed_dir resolves our own binary:
+ * ~15 µs a job on the loop thread); whether they are there is asked when a
+ * zygote is started (zygote_for), the only time they are read. */
+static void warm_files(sb_runtime *rt) {
+  if (rt->warm_paths) return;
+  rt->warm_paths = true;
+  char *script = rt->warm_script, *lib = rt->warm_lib;
   char dir[PATH_MAX];
   const char *env = getenv("SURGEBOX_WARM");
   const char *d = env && *env ? env : sbu_installed_dir("warm", dir, sizeof dir);
@@ -63,7 +69,6 @@ static bool warm_files(char script[PATH_MAX], char lib[PATH_MAX]) {
   } else {
     snprintf(lib, PATH_MAX, "%s", SURGEBOX_WARM_LIB_BUILT);
   }
-  return access(script, R_OK) == 0 && access(lib, R_OK) == 0;
 }
 
 static uint64_t fnv(uint64_t h, const char *s) {
@@ -281,12 +286,22 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
     sb_err(err, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
     return NULL;
   }
+  if (z->sock < 0 && (access(script, R_OK) < 0 || access(lib, R_OK) < 0)) {
+    sb_err(err, "the zygote's files (sbzygote.py, libsbwarm.so) are not installed");
+    return NULL;
+  }
   if (z->sock < 0 && zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
   return z;
 }
 
-/* cgroup.procs of each of the job's directories (the slot's or its own). */
+/* cgroup.procs of each of the job's directories (the slot's or its own).
+ * A slot's are open already (cgroup_slot.c): duplicated, not opened again
+ * by path (three opens were ~18 µs a job on the loop thread). */
 static int open_procs(const sb_runtime *rt, const sb_cg_job *j, int fds[4]) {
+  if (j->slot) {
+    int n = sb_cg_slot_procs_dup(j->slot, fds);
+    if (n > 0) return n;
+  }
   const sb_cg_job *d = j->slot ? &j->slot->dirs : j;
   const char *dirs[4] = {NULL, NULL, NULL, NULL};
   if (rt->cg.kind == SB_CGROUP_V1) {
@@ -319,9 +334,10 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
     snprintf(note, SB_ERR_MAX, "cold");
     return;
   }
-  char script[PATH_MAX], lib[PATH_MAX], err[SB_ERR_MAX] = "";
+  char err[SB_ERR_MAX] = "";
   const char *why = refusal(rt, spec, envp);
-  if (!why && !warm_files(script, lib)) why = "the zygote's files (sbzygote.py, libsbwarm.so) are not installed";
+  warm_files(rt);
+  const char *script = rt->warm_script, *lib = rt->warm_lib;
   /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
    * host's, the job's HOME, must not feed its start-up (a user site's .pth
    * files would run as root); its own files, if under /tmp, are bound there */
