@@ -634,7 +634,12 @@ struct sb_runtime {
   sb_zygote *zygotes;         /* warm.c: one per worker slot, started lazily */
   int n_zygotes;
   uint64_t zygote_restarts;   /* found dead before a job */
-  int zygote_early_deaths;    /* in a row, dead before they said READY: warm.c refuses warm at 3 */
+  /* warm.c: per interpreter, its zygotes dead in a row before they said
+   * READY; at 3 warm is refused for that interpreter (not the others) */
+  struct {
+    char argv0[256];
+    int early_deaths;
+  } warm_interps[8];
   bool warm_paths;            /* warm.c: warm_script and warm_lib worked out (once) */
   char warm_script[PATH_MAX], warm_lib[PATH_MAX];
   char warning[SB_ERR_MAX];

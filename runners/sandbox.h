@@ -105,7 +105,7 @@ int sb_uid_range_check(uid_t first, uint32_t count, const char *etc, char err[SB
  * how often it was restarted (and why the last time), its pid. */
 uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_restart);
 /* Warm starts (warm.c): {"zygotes": running, "restarts": found dead,
- * "off": why warm is refused for every job from now on, or null}. */
+ * "off": the interpreters warm is refused for from now on and why, or null}. */
 struct json_object *sb_runtime_warm_json(const sb_runtime *rt);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;

@@ -45,7 +45,25 @@ struct sb_zygote {
   pid_t pid;
   uint64_t key, seed, jobs;
   bool seeded, ready; /* ready: it said READY */
+  char argv0[256];    /* its interpreter */
 };
+
+#define SB_WARM_N_INTERPS ((int)(sizeof ((sb_runtime *)0)->warm_interps / sizeof ((sb_runtime *)0)->warm_interps[0]))
+
+/* The early-death count of an interpreter: its entry, else a new one in a
+ * free place or in place of the one with the fewest deaths. */
+static int *early_deaths(sb_runtime *rt, const char *argv0) {
+  int pick = -1;
+  for (int i = 0; i < SB_WARM_N_INTERPS; i++) {
+    if (strncmp(rt->warm_interps[i].argv0, argv0, sizeof rt->warm_interps[i].argv0 - 1) == 0 &&
+        rt->warm_interps[i].argv0[0])
+      return &rt->warm_interps[i].early_deaths;
+    if (pick < 0 || rt->warm_interps[i].early_deaths < rt->warm_interps[pick].early_deaths) pick = i;
+  }
+  snprintf(rt->warm_interps[pick].argv0, sizeof rt->warm_interps[pick].argv0, "%s", argv0);
+  rt->warm_interps[pick].early_deaths = 0;
+  return &rt->warm_interps[pick].early_deaths;
+}
 
 /* The zygote's files: $SURGEBOX_WARM (a directory holding python/), else
  * beside an installed binary, else the source tree we were built from.
@@ -255,6 +273,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   z->pidfd = out.pidfd;
   z->pid = out.pid;
   z->key = key;
+  snprintf(z->argv0, sizeof z->argv0, "%s", argv0);
   z->jobs = 0;
   z->ready = false;
   return 0;
@@ -277,13 +296,15 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
     if (zygote_dead(z)) {
       rt->zygote_restarts++;
       /* dead before it said READY: a zygote that cannot start (a broken
-       * interpreter or install) would fail every warm job */
-      rt->zygote_early_deaths = z->ready ? 0 : rt->zygote_early_deaths + 1;
+       * interpreter, one without ctypes, a broken install) would fail
+       * every warm job of its interpreter */
+      int *deaths = early_deaths(rt, z->argv0);
+      *deaths = z->ready ? 0 : *deaths + 1;
     }
     zygote_close(z);
   }
-  if (rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS) {
-    sb_err(err, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
+  if (*early_deaths(rt, argv0) >= SB_WARM_EARLY_DEATHS) {
+    sb_err(err, "%d zygotes in a row died before they were ready (%s)", SB_WARM_EARLY_DEATHS, argv0);
     return NULL;
   }
   if (z->sock < 0 && (access(script, R_OK) < 0 || access(lib, R_OK) < 0)) {
@@ -444,8 +465,13 @@ json_object *sb_runtime_warm_json(const sb_runtime *rt) {
   for (int i = 0; i < rt->n_zygotes; i++) running += rt->zygotes[i].sock >= 0;
   json_object_object_add(o, "zygotes", json_object_new_int(running));
   json_object_object_add(o, "restarts", json_object_new_int64((int64_t)rt->zygote_restarts));
-  char off[64];
-  snprintf(off, sizeof off, "%d zygotes in a row died before they were ready", SB_WARM_EARLY_DEATHS);
-  json_object_object_add(o, "off", rt->zygote_early_deaths >= SB_WARM_EARLY_DEATHS ? json_object_new_string(off) : NULL);
+  char off[SB_ERR_MAX];
+  int n = snprintf(off, sizeof off, "%d zygotes in a row died before they were ready:", SB_WARM_EARLY_DEATHS), refused = 0;
+  for (int i = 0; i < SB_WARM_N_INTERPS && n > 0 && (size_t)n < sizeof off; i++)
+    if (rt->warm_interps[i].early_deaths >= SB_WARM_EARLY_DEATHS) {
+      n += snprintf(off + n, sizeof off - (size_t)n, "%s %s", refused ? "," : "", rt->warm_interps[i].argv0);
+      refused++;
+    }
+  json_object_object_add(o, "off", refused ? json_object_new_string(off) : NULL);
   return o;
 }

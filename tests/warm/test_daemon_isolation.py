@@ -38,7 +38,8 @@ With --broken the zygote cannot start (SURGEBOX_WARM names a sbzygote.py
 that exits at once): no warm job ends internal_error. Its init finds the
 zygote gone with no process ever born in the job's pid namespace, and the
 daemon runs the job again cold, saying why; from the third dead zygote on
-warm requests run cold at once, saying that.
+warm requests for that interpreter run cold at once, saying that, and
+another interpreter is still tried warm.
 
   test_daemon_isolation.py BIN_DIR CACHE_DIR [--cgroup v1|v2|none] [--cold] [--user] [--broken]"""
 import os
@@ -154,8 +155,17 @@ def broken_mode(bin_dir, cache):
         refused = [s for s in seen[3:] if s[0] != "ok" or "zygotes in a row died" not in s[1]]
         off = c.status().get("warm", {}).get("off") or ""
         print("status warm.off:", off)
-        if "zygotes in a row died" not in off:
-            fails.append("status does not say warm is off: %r" % off)
+        if "zygotes in a row died" not in off or daemonrun.PY not in off:
+            fails.append("status does not say warm is off for %s: %r" % (daemonrun.PY, off))
+        # the refusal is that interpreter's: another one is still tried warm
+        # (and, its zygote dying too, run again cold)
+        other = os.path.realpath(daemonrun.PY)
+        if other != daemonrun.PY and os.path.exists(other):
+            r = c.request({"files": py("print('x')"), "warm": True,
+                           "steps": [{"argv": [other, "/app/main.py"], "env": daemonrun.ENV}]})["steps"][0]
+            print("other interpreter:", other, r["status"], daemonrun.start(r))
+            if (r["status"], daemonrun.start(r)) != ("ok", lost):
+                fails.append("%s refused with %s: %r" % (other, daemonrun.PY, daemonrun.start(r)))
         if bad or refused:
             fails.append("broken zygote: %r" % seen)
     finally:
