@@ -1,4 +1,4 @@
-# The zygote's body (see sbzygote.py), executed from cached bytecode in the
+# The zygote's body (see sbzygote.py), compiled from source and executed in the
 # zygote's __main__ namespace. Standard library modules that start-up has
 # already imported only, plus _socket (for SCM_RIGHTS), dropped from
 # sys.modules in each child.
