@@ -138,6 +138,10 @@ void sb_cg_close(sb_cg_backend *b);
 int sb_cg_job_create(const sb_cg_backend *b, const char *name, const sb_limits *l, sb_cg_job *j,
                      char err[SB_ERR_MAX]);
 int sb_cg_job_attach(const sb_cg_backend *b, const sb_cg_job *j, pid_t pid, char err[SB_ERR_MAX]);
+/* cgroup.procs of each of the job's directories (the slot's or its own),
+ * opened for writing, for a process that joins them itself ("0"): the
+ * sandbox init and a warm program. How many (0: no cgroup), or -errno. */
+int sb_cg_job_open_procs(const sb_cg_backend *b, const sb_cg_job *j, int fds[4]);
 /* At GO, for an init born inside: take the counters' baseline. */
 void sb_cg_job_mark_go(const sb_cg_backend *b, sb_cg_job *j);
 void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s);
@@ -345,6 +349,8 @@ typedef struct {
   int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
   int trace_fd;             /* a traced run: the pipe the program gets as SB_TRACE_FD; else -1 */
   int warm_fd;              /* a warm run (warm.c): the job's socket to its zygote; the init starts no program */
+  int procs_fd[4], n_procs; /* the job's cgroup.procs: the init writes "0" to each before READY (0: the daemon
+                             * attaches it, or it was born inside) */
   bool userns;
   sb_mount_plan mounts;
   const char *const *argv;
@@ -454,7 +460,9 @@ enum {
   SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD,
   SB_SPAWN_FD_TRACE, /* a traced run: the trace pipe's write end (SB_TRACE_FD in the program) */
   SB_SPAWN_FD_WARM,  /* a warm run: the init's end of the job's socket to its zygote */
-  SB_SPAWN_NFD
+  SB_SPAWN_FD_PROCS, /* 4 slots (v1: memory, pids, cpuacct; v2: one): the job's cgroup.procs, which the init joins itself */
+  SB_SPAWN_NFD = SB_SPAWN_FD_PROCS + 4
+
 };
 /* The payload: bpf_len seccomp instructions, then NUL-terminated strings in
  * this order: root, newroot, empty_file, [workspace], [etc_passwd],

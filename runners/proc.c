@@ -233,7 +233,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
   if (!rc && sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) /* else the job's own */
     rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
-  if (!rc && rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes at READY */
+  if (!rc && rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes just before READY */
 
   sb_child_args a;
   memset(&a, 0, sizeof a);
@@ -297,8 +297,16 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
      * cgroup (see cgroup_v2.c), clone + attach where clone3 or
      * CLONE_INTO_CGROUP is missing. */
     bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
+    /* Not born inside: the init joins its cgroup itself before READY, so
+     * that the attach's wait is the init's, not the loop thread's. */
+    if (!into && rt->cg.kind != SB_CGROUP_NONE) {
+      a.n_procs = sb_cg_job_open_procs(&rt->cg, &p->cg, a.procs_fd);
+      if (a.n_procs < 0) a.n_procs = 0; /* the daemon attaches it at READY, as before */
+    }
+    p->init_joins = a.n_procs > 0;
     sb_spawned sp;
     rc = sb_spawner_clone(rt, SB_SPAWN_INIT, &a, flags, into ? p->cg.v2_fd : -1, &sp, err);
+    for (int i = 0; i < a.n_procs; i++) close(a.procs_fd[i]);
     if (!rc) {
       if (sp.into_refused) rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
       p->cg.born_inside = sp.born_inside;
@@ -384,10 +392,11 @@ static void internal_error(sb_proc *p, const char *msg) {
 static void go(sb_proc *p) {
   char err[SB_ERR_MAX] = "";
   /* Attach after set-up: mounts and pivot are not the program's CPU time.
-   * Born inside (v2): the counters' baseline instead. */
+   * Born inside (v2): the counters' baseline instead. The init joined
+   * itself, just before READY (child.c): nothing to do here. */
   if (p->cg.born_inside) {
     sb_cg_job_mark_go(&p->rt->cg, &p->cg);
-  } else if (sb_cg_job_attach(&p->rt->cg, &p->cg, p->pid, err) < 0) {
+  } else if (!p->init_joins && sb_cg_job_attach(&p->rt->cg, &p->cg, p->pid, err) < 0) {
     internal_error(p, err);
     return;
   }

@@ -33,6 +33,7 @@ struct sb_proc {
   bool traced;
   uint64_t trace_cap;     /* bytes kept of the trace; past them the pipe is closed */
   bool pooled;   /* the init entered a prepared root (pool.c) */
+  bool init_joins; /* the init joins its cgroup itself before READY (child.c), not attached at GO */
   char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
   char start_note[SB_ERR_MAX]; /* the result's enforced.start (sb_warm_prepare) */
   sb_warm_run warm;            /* a warm run: its zygote and descriptors (warm.c) */

@@ -433,7 +433,7 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   /* how a job's processes get into its cgroup (cgroup_v2.c says why it matters) */
   const char *entry = !(v1 || v2) ? "none"
                       : (v2 && !rt->no_clone_into_cgroup) ? "clone3(CLONE_INTO_CGROUP), counters from GO"
-                                                          : "cgroup.procs write at GO";
+                                                          : "the sandbox init writes itself into cgroup.procs after its set-up, before GO";
   json_object_object_add(o, "cgroup_entry", json_object_new_string(entry));
   char uid[400];
   if (rt->userns)

@@ -270,6 +270,7 @@ int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned 
   }
   int slots[SB_SPAWN_NFD] = {a->ctl_fd,       a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd,
                              a->app_tree_fd, cgroup_fd,   payload,      a->trace_fd,  a->warm_fd};
+  for (int i = 0; i < 4; i++) slots[SB_SPAWN_FD_PROCS + i] = i < a->n_procs ? a->procs_fd[i] : -1;
   int fds[SB_SPAWN_NFD], nfds = 0;
   for (int i = 0; i < SB_SPAWN_NFD; i++)
     if (slots[i] >= 0) {

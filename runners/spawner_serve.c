@@ -138,7 +138,7 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
     ca.cgroup = (uint64_t)cgroup_fd;
     pid = syscall(SYS_clone3, &ca, sizeof ca);
     if (pid < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM)) {
-      rep->into_refused = true; /* the daemon attaches it at READY from now on */
+      rep->into_refused = true; /* the daemon attaches this one at READY; later inits join themselves (child.c) */
       into = false;
     }
   }
@@ -310,6 +310,8 @@ static int serve_one(int sock, cap_t empty_caps) {
     a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
     a.trace_fd = fd[SB_SPAWN_FD_TRACE];
     a.warm_fd = fd[SB_SPAWN_FD_WARM];
+    for (int i = 0; i < 4; i++)
+      if (fd[SB_SPAWN_FD_PROCS + i] >= 0) a.procs_fd[a.n_procs++] = fd[SB_SPAWN_FD_PROCS + i];
     a.empty_caps = empty_caps;
     if (r.kind == SB_SPAWN_ZYGOTE) clone_zygote(sock, &a, &rep, &pidfd);
     else clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);

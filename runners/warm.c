@@ -315,38 +315,6 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
   return z;
 }
 
-/* cgroup.procs of each of the job's directories (the slot's or its own).
- * A slot's are open already (cgroup_slot.c): duplicated, not opened again
- * by path (three opens were ~18 µs a job on the loop thread). */
-static int open_procs(const sb_runtime *rt, const sb_cg_job *j, int fds[4]) {
-  if (j->slot) {
-    int n = sb_cg_slot_procs_dup(j->slot, fds);
-    if (n > 0) return n;
-  }
-  const sb_cg_job *d = j->slot ? &j->slot->dirs : j;
-  const char *dirs[4] = {NULL, NULL, NULL, NULL};
-  if (rt->cg.kind == SB_CGROUP_V1) {
-    dirs[0] = d->v1_memory;
-    dirs[1] = d->v1_pids;
-    dirs[2] = d->v1_cpuacct;
-  } else {
-    dirs[0] = d->v2;
-  }
-  int n = 0;
-  for (int i = 0; i < 4; i++) {
-    if (!dirs[i] || !dirs[i][0]) continue;
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/cgroup.procs", dirs[i]);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-      while (n) close(fds[--n]);
-      return -errno;
-    }
-    fds[n++] = fd;
-  }
-  return n;
-}
-
 void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
                      char note[SB_ERR_MAX]) {
   memset(w, 0, sizeof *w);
@@ -362,7 +330,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
   /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
    * host's, the job's HOME, must not feed its start-up (a user site's .pth
    * files would run as root); its own files, if under /tmp, are bound there */
-  if (!why && (w->n_cg = open_procs(rt, cg, w->cg)) < 0) {
+  if (!why && (w->n_cg = sb_cg_job_open_procs(&rt->cg, cg, w->cg)) < 0) {
     w->n_cg = 0;
     why = "the job's cgroup.procs cannot be opened";
   }
