@@ -407,6 +407,7 @@ typedef struct {
  * and address-space layout) takes its place: what one job can learn of the
  * layout for the next is bounded by it. */
 #define SB_WARM_JOBS_PER_ZYGOTE 100
+#define SB_WARM_SPARE_AHEAD 10 /* jobs before the swap its successor starts (warm.c zygote_for) */
 typedef struct sb_zygote sb_zygote;
 typedef struct {
   bool on, seeded;
@@ -639,7 +640,7 @@ struct sb_runtime {
   sb_bpf filter;
   cap_t empty_caps;
   sb_spawner spawner;         /* spawner.c: clones every sandbox init */
-  sb_zygote *zygotes;         /* warm.c: one per worker slot, started lazily */
+  sb_zygote *zygotes;         /* warm.c: two per worker slot (2s: serving, 2s+1: its successor), started lazily */
   int n_zygotes;
   uint64_t zygote_restarts;   /* found dead before a job */
   /* warm.c: per interpreter, its zygotes dead in a row before they said

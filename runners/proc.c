@@ -256,7 +256,6 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   a.mounts.etc_group = p->etc_group;
   a.mounts.extra = p->mounts;
   a.mounts.n_extra = p->n_mounts;
-  a.mounts.submounts = (const char *const *)p->submounts;
   a.argv = (const char *const *)p->argv;
   a.envp = (const char *const *)p->envp;
   a.cwd = p->cwd;

@@ -50,15 +50,29 @@ struct sb_zygote {
 
 #define SB_WARM_N_INTERPS ((int)(sizeof ((sb_runtime *)0)->warm_interps / sizeof ((sb_runtime *)0)->warm_interps[0]))
 
-/* The early-death count of an interpreter: its entry, else a new one in a
- * free place or in place of the one with the fewest deaths. */
-static int *early_deaths(sb_runtime *rt, const char *argv0) {
-  int pick = -1;
-  for (int i = 0; i < SB_WARM_N_INTERPS; i++) {
-    if (strncmp(rt->warm_interps[i].argv0, argv0, sizeof rt->warm_interps[i].argv0 - 1) == 0 &&
-        rt->warm_interps[i].argv0[0])
+/* The early-death count of an interpreter's entry; NULL: it has none. */
+static int *early_deaths_of(sb_runtime *rt, const char *argv0) {
+  for (int i = 0; i < SB_WARM_N_INTERPS; i++)
+    if (rt->warm_interps[i].argv0[0] &&
+        strncmp(rt->warm_interps[i].argv0, argv0, sizeof rt->warm_interps[i].argv0 - 1) == 0)
       return &rt->warm_interps[i].early_deaths;
-    if (pick < 0 || rt->warm_interps[i].early_deaths < rt->warm_interps[pick].early_deaths) pick = i;
+  return NULL;
+}
+
+/* Where to count an interpreter's early deaths: its entry, else a new one
+ * in a free place or in place of the one with the fewest deaths. Only a
+ * death makes an entry: asking (zygote_for) must not evict another
+ * interpreter's count. */
+static int *early_deaths_entry(sb_runtime *rt, const char *argv0) {
+  int *have = early_deaths_of(rt, argv0);
+  if (have) return have;
+  int pick = 0;
+  for (int i = 0; i < SB_WARM_N_INTERPS; i++) {
+    if (!rt->warm_interps[i].argv0[0]) {
+      pick = i;
+      break;
+    }
+    if (rt->warm_interps[i].early_deaths < rt->warm_interps[pick].early_deaths) pick = i;
   }
   snprintf(rt->warm_interps[pick].argv0, sizeof rt->warm_interps[pick].argv0, "%s", argv0);
   rt->warm_interps[pick].early_deaths = 0;
@@ -279,31 +293,50 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   return 0;
 }
 
-/* The slot's zygote for this interpreter and environment, started if need be. */
+/* A zygote found dead: counted, and when it died before READY, counted
+ * against its interpreter (a zygote that cannot start, from a broken
+ * interpreter, one without ctypes or a broken install, would fail every
+ * warm job of that interpreter). */
+static void zygote_buried(sb_runtime *rt, sb_zygote *z) {
+  int *deaths;
+  rt->zygote_restarts++;
+  if (!z->ready) ++*early_deaths_entry(rt, z->argv0);
+  else if ((deaths = early_deaths_of(rt, z->argv0))) *deaths = 0;
+}
+
+/* The slot's zygote for this interpreter and environment, started if need
+ * be. Each slot has two places: the zygote that serves, and its successor,
+ * started SB_WARM_SPARE_AHEAD jobs before the swap so that the job after it
+ * does not wait for an interpreter's start-up (20-30 ms every 100 jobs, on
+ * that job's wall clock). The successor serves nothing until it takes over. */
 static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const char *const *envp, const char *script,
                              const char *lib, char err[SB_ERR_MAX]) {
-  if (slot >= rt->n_zygotes) {
-    sb_zygote *nz = realloc(rt->zygotes, (size_t)(slot + 1) * sizeof *nz);
+  if (2 * slot + 1 >= rt->n_zygotes) {
+    sb_zygote *nz = realloc(rt->zygotes, (size_t)(2 * slot + 2) * sizeof *nz);
     if (!nz) return NULL;
-    for (int i = rt->n_zygotes; i <= slot; i++) nz[i] = (sb_zygote){.sock = -1, .pidfd = -1};
+    for (int i = rt->n_zygotes; i < 2 * slot + 2; i++) nz[i] = (sb_zygote){.sock = -1, .pidfd = -1};
     rt->zygotes = nz;
-    rt->n_zygotes = slot + 1;
+    rt->n_zygotes = 2 * slot + 2;
   }
-  sb_zygote *z = &rt->zygotes[slot];
+  sb_zygote *z = &rt->zygotes[2 * slot], *next = z + 1;
+  int *deaths;
   uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
   for (const char *const *e = envp; e && *e; e++) key = fnv(key, *e);
+  if (next->sock >= 0 && next->key != key) zygote_close(next); /* of another interpreter or environment */
   if (z->sock >= 0 && (z->key != key || z->jobs >= SB_WARM_JOBS_PER_ZYGOTE || zygote_dead(z))) {
-    if (zygote_dead(z)) {
-      rt->zygote_restarts++;
-      /* dead before it said READY: a zygote that cannot start (a broken
-       * interpreter, one without ctypes, a broken install) would fail
-       * every warm job of its interpreter */
-      int *deaths = early_deaths(rt, z->argv0);
-      *deaths = z->ready ? 0 : *deaths + 1;
-    }
+    if (zygote_dead(z)) zygote_buried(rt, z);
     zygote_close(z);
   }
-  if (*early_deaths(rt, argv0) >= SB_WARM_EARLY_DEATHS) {
+  if (z->sock < 0 && next->sock >= 0) { /* the successor takes over */
+    if (zygote_dead(next)) {
+      zygote_buried(rt, next);
+      zygote_close(next);
+    } else {
+      *z = *next;
+      *next = (sb_zygote){.sock = -1, .pidfd = -1};
+    }
+  }
+  if ((deaths = early_deaths_of(rt, argv0)) && *deaths >= SB_WARM_EARLY_DEATHS) {
     sb_err(err, "%d zygotes in a row died before they were ready (%s)", SB_WARM_EARLY_DEATHS, argv0);
     return NULL;
   }
@@ -312,6 +345,12 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
     return NULL;
   }
   if (z->sock < 0 && zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
+  /* this job is z's (jobs + 1)th: its successor starts now if the swap is
+   * near (not started: the swap starts one, as without a successor) */
+  if (next->sock < 0 && z->jobs + 1 + SB_WARM_SPARE_AHEAD >= SB_WARM_JOBS_PER_ZYGOTE) {
+    char ignored[SB_ERR_MAX];
+    zygote_start(rt, next, argv0, envp, key, script, lib, ignored);
+  }
   return z;
 }
 
@@ -430,8 +469,10 @@ void sb_warm_fini(sb_runtime *rt) {
 json_object *sb_runtime_warm_json(const sb_runtime *rt) {
   json_object *o = json_object_new_object();
   int running = 0;
-  for (int i = 0; i < rt->n_zygotes; i++) running += rt->zygotes[i].sock >= 0;
+  int successors = 0;
+  for (int i = 0; i < rt->n_zygotes; i++) *(i % 2 ? &successors : &running) += rt->zygotes[i].sock >= 0;
   json_object_object_add(o, "zygotes", json_object_new_int(running));
+  json_object_object_add(o, "successors", json_object_new_int(successors));
   json_object_object_add(o, "restarts", json_object_new_int64((int64_t)rt->zygote_restarts));
   char off[SB_ERR_MAX];
   int n = snprintf(off, sizeof off, "%d zygotes in a row died before they were ready:", SB_WARM_EARLY_DEATHS), refused = 0;

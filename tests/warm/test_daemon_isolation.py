@@ -464,8 +464,11 @@ def checks(d, warm, cgroup, marker, user):
         for i in range(101):  # the new zygote served 1 job already
             c.python(py("pass"), warm=True)
             seen.append(tuple(zygote_pids()))
-        check(len(first) == 1 and seen[97] == tuple(first) and seen[99] != tuple(first),
-              "a zygote serves %d jobs, then a new one: %r ... %r" % (100, seen[97], seen[99]))
+        # its successor runs from 10 jobs before the swap (runners/warm.c
+        # zygote_for) and is the only zygote after it
+        successor = [p for p in seen[97] if p not in first]
+        check(len(first) == 1 and first[0] in seen[97] and len(successor) == 1 and seen[99] == tuple(successor),
+              "a zygote serves %d jobs, then its successor: %r ... %r" % (100, seen[97], seen[99]))
     c.close()
     return fails
 
