@@ -260,6 +260,7 @@ static void start_sandbox(sbd_job *job) {
   spec.root = job->root;
   spec.warm = js->warm && !job->warm_refused[0];
   spec.warm_refused = job->warm_refused[0] ? job->warm_refused : NULL;
+  spec.client = job->conn->uid;
   if (job->has_plan) {
     spec.cwd = job->plan.cwd;
     spec.extra_mounts = job->plan.mounts;

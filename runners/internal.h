@@ -408,6 +408,11 @@ typedef struct {
  * layout for the next is bounded by it. */
 #define SB_WARM_JOBS_PER_ZYGOTE 100
 #define SB_WARM_SPARE_AHEAD 10 /* jobs before the swap its successor starts (warm.c zygote_for) */
+/* interp_vet.c: why root may not run argv0 as a zygote (its path walked
+ * component by component: root's directories and links, no /proc, no FUSE,
+ * root's regular file; no pyvenv.cfg beside it), or NULL; canon: the path
+ * with no link left. owners false (user-namespace mode): no owner checks. */
+const char *sb_interp_vet(const char *argv0, bool owners, char canon[PATH_MAX]);
 typedef struct sb_zygote sb_zygote;
 typedef struct {
   bool on, seeded;
@@ -643,12 +648,16 @@ struct sb_runtime {
   sb_zygote *zygotes;         /* warm.c: two per worker slot (2s: serving, 2s+1: its successor), started lazily */
   int n_zygotes;
   uint64_t zygote_restarts;   /* found dead before a job */
-  /* warm.c: per interpreter, its zygotes dead in a row before they said
-   * READY; at 3 warm is refused for that interpreter (not the others) */
+  /* warm.c: per client and start-up (interpreter and start-up variables),
+   * its zygotes dead in a row before they said READY; at 3 warm is refused
+   * for that client's start-up only (issue 35: one client must not turn
+   * warm off for another); a READY zygote of that start-up resets it */
   struct {
+    uint64_t key;             /* 0: a free entry */
+    uid_t client;
     char argv0[256];
     int early_deaths;
-  } warm_interps[8];
+  } warm_interps[32];
   bool warm_paths;            /* warm.c: warm_script and warm_lib worked out (once) */
   char warm_script[PATH_MAX], warm_lib[PATH_MAX];
   char warning[SB_ERR_MAX];

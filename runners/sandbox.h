@@ -218,6 +218,9 @@ typedef struct {
   /* Run cold because an earlier attempt could not be warm: its
    * enforced.start is "cold (warm refused: <this>)". NULL: as warm says. */
   const char *warm_refused;
+  /* Who asked (the daemon: its peer's uid), for what warm.c counts per
+   * client (a start-up's early deaths); 0 for a caller of its own. */
+  uid_t client;
 } sb_spec;
 
 #define SB_TRACE_FD 3

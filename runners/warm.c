@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,34 +47,37 @@ struct sb_zygote {
   uint64_t key, seed, jobs;
   bool seeded, ready; /* ready: it said READY */
   char argv0[256];    /* its interpreter */
+  uint64_t start_key; /* its interpreter and start-up variables (start_key) */
+  uid_t client;       /* whose job started it: its early death is counted against that client */
 };
 
 #define SB_WARM_N_INTERPS ((int)(sizeof ((sb_runtime *)0)->warm_interps / sizeof ((sb_runtime *)0)->warm_interps[0]))
 
-/* The early-death count of an interpreter's entry; NULL: it has none. */
-static int *early_deaths_of(sb_runtime *rt, const char *argv0) {
+/* The early-death count of a client's start-up; NULL: it has none. */
+static int *early_deaths_of(sb_runtime *rt, uid_t client, uint64_t key) {
   for (int i = 0; i < SB_WARM_N_INTERPS; i++)
-    if (rt->warm_interps[i].argv0[0] &&
-        strncmp(rt->warm_interps[i].argv0, argv0, sizeof rt->warm_interps[i].argv0 - 1) == 0)
-      return &rt->warm_interps[i].early_deaths;
+    if (rt->warm_interps[i].key == key && rt->warm_interps[i].client == client) return &rt->warm_interps[i].early_deaths;
   return NULL;
 }
 
-/* Where to count an interpreter's early deaths: its entry, else a new one
- * in a free place or in place of the one with the fewest deaths. Only a
- * death makes an entry: asking (zygote_for) must not evict another
- * interpreter's count. */
-static int *early_deaths_entry(sb_runtime *rt, const char *argv0) {
-  int *have = early_deaths_of(rt, argv0);
+/* Where to count a client's start-up's early deaths: its entry, else a new
+ * one in a free place or in place of the one with the fewest deaths (a
+ * client filling the table only evicts counts, never adds to another's).
+ * Only a death makes an entry: asking (zygote_for) must not evict another
+ * start-up's count. */
+static int *early_deaths_entry(sb_runtime *rt, uid_t client, uint64_t key, const char *argv0) {
+  int *have = early_deaths_of(rt, client, key);
   if (have) return have;
   int pick = 0;
   for (int i = 0; i < SB_WARM_N_INTERPS; i++) {
-    if (!rt->warm_interps[i].argv0[0]) {
+    if (!rt->warm_interps[i].key) {
       pick = i;
       break;
     }
     if (rt->warm_interps[i].early_deaths < rt->warm_interps[pick].early_deaths) pick = i;
   }
+  rt->warm_interps[pick].key = key;
+  rt->warm_interps[pick].client = client;
   snprintf(rt->warm_interps[pick].argv0, sizeof rt->warm_interps[pick].argv0, "%s", argv0);
   rt->warm_interps[pick].early_deaths = 0;
   return &rt->warm_interps[pick].early_deaths;
@@ -118,35 +122,29 @@ static size_t strv_bytes(const char *const *v, uint32_t *n) {
 
 /* The zygote's start-up runs outside any sandbox, with the daemon's uid
  * (root when privileged), so nothing a client names may shape it: the
- * interpreter must be a file that only root can have put there, and the environment it starts with holds only variables
- * that steer an interpreter without naming files to load (warm_start_var). */
-static bool trusted_owner(const struct stat *st) {
-  return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-static const char *untrusted_interpreter(const char *argv0) {
-  char real[PATH_MAX];
-  struct stat st;
-  if (!realpath(argv0, real) || stat(real, &st) < 0) return "the interpreter cannot be resolved on the host";
-  if (!S_ISREG(st.st_mode) || !trusted_owner(&st))
-    return "the interpreter is not a file only root may write";
-  for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
-    *slash = 0;
-    if (stat(real[0] ? real : "/", &st) < 0 || !trusted_owner(&st))
-      return "the interpreter lies in a directory others may write";
-    if (!real[0]) break;
-  }
-  return NULL;
+ * interpreter must be a file that only root can have put there, reached
+ * through what only root can change (interp_vet.c), and the environment it
+ * starts with holds only variables that steer an interpreter without naming
+ * anything to load or import (warm_start_var), each with a value checked
+ * to be one of the harmless ones (bad_start_value). */
+static const char *untrusted_interpreter(const sb_runtime *rt, const char *argv0) {
+  char canon[PATH_MAX];
+  /* unprivileged, the zygote is the daemon's user, the only one it serves
+   * (and root's files read as the overflow uid there): no owner checks, but
+   * still no /proc and no venv (a venv's start-up differs from its cold one) */
+  return sb_interp_vet(argv0, !rt->userns, canon);
 }
 
 /* Variables a warm zygote starts with: they change how python3 starts but
- * name no file it loads. Every other PYTHON* variable, and the dynamic
- * loader's and libc's that name files (LD_*, GCONV_PATH, LOCPATH, ...),
- * make the run cold: the zygote cannot honour them without loading what
- * they name outside the sandbox, and a cold start-up would. */
+ * name no file it loads and no module it imports. Every other PYTHON*
+ * variable (PYTHONWARNINGS too: its categories are module names the
+ * interpreter imports), and the dynamic loader's and libc's that name files
+ * (LD_*, GCONV_PATH, LOCPATH, ...), make the run cold: the zygote cannot
+ * honour them without loading what they name outside the sandbox, and a
+ * cold start-up would. */
 static bool warm_start_var(const char *e) {
   static const char *const ok[] = {"PYTHONHASHSEED=", "PYTHONIOENCODING=", "PYTHONUNBUFFERED=", "PYTHONUTF8=",
-                                   "PYTHONDONTWRITEBYTECODE=", "PYTHONWARNINGS=", "PYTHONOPTIMIZE=",
+                                   "PYTHONDONTWRITEBYTECODE=", "PYTHONOPTIMIZE=",
                                    "PYTHONNOUSERSITE=", "PYTHONSAFEPATH=", "PYTHONFAULTHANDLER=", "PYTHONDEVMODE=",
                                    "PYTHONCOERCECLOCALE=", "PYTHONINTMAXSTRDIGITS=", NULL};
   for (int i = 0; ok[i]; i++)
@@ -154,11 +152,59 @@ static bool warm_start_var(const char *e) {
   return strncmp(e, "LANG=", 5) == 0 || strncmp(e, "LC_", 3) == 0 || strncmp(e, "LANGUAGE=", 9) == 0;
 }
 
-static const char *unsafe_var(const char *const *envp) {
+/* v is 1..max decimal digits (no sign, no space) worth at most top. */
+static bool decimal(const char *v, size_t max, unsigned long long top) {
+  size_t n = strlen(v);
+  if (!n || n > max || strspn(v, "0123456789") != n) return false;
+  return strtoull(v, NULL, 10) <= top;
+}
+
+/* v is at most max bytes, each a letter, a digit or one of extra. */
+static bool charset(const char *v, size_t max, const char *extra) {
+  size_t n = strlen(v);
+  if (n > max) return false;
+  for (const char *c = v; *c; c++)
+    if (!isalnum((unsigned char)*c) && !strchr(extra, *c)) return false;
+  return true;
+}
+
+/* A start-up variable (warm_start_var) whose value is not one the zygote
+ * may take: what it must be; NULL when it is fine. A locale or encoding
+ * name with a '/' would be a path (glibc's locale files, a codec module). */
+static const char *bad_start_value(const char *e) {
+  const char *eq = strchr(e, '='), *v = eq + 1;
+  size_t name = (size_t)(eq - e);
+#define IS(n) (name == strlen(n) && strncmp(e, n, name) == 0)
+  if (IS("PYTHONHASHSEED"))
+    return strcmp(v, "random") == 0 || decimal(v, 10, 4294967295ull) ? NULL : "\"random\" or 0..4294967295";
+  if (IS("PYTHONINTMAXSTRDIGITS"))
+    return decimal(v, 10, INT_MAX) && (strtoull(v, NULL, 10) == 0 || strtoull(v, NULL, 10) >= 640)
+               ? NULL
+               : "0 or 640..2147483647";
+  if (IS("PYTHONUTF8")) return strcmp(v, "0") == 0 || strcmp(v, "1") == 0 ? NULL : "0 or 1";
+  if (IS("PYTHONCOERCECLOCALE"))
+    return strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strcmp(v, "warn") == 0 ? NULL : "0, 1 or warn";
+  /* a codec's name (a module of the standard library's encodings package:
+   * no '.' to reach below it) and an error handler's */
+  if (IS("PYTHONIOENCODING")) return charset(v, 64, "_-:") ? NULL : "at most 64 letters, digits, '_', '-', ':'";
+  if (IS("LANG") || IS("LANGUAGE") || strncmp(e, "LC_", 3) == 0) {
+    for (const char *c = e + 3; strncmp(e, "LC_", 3) == 0 && c < eq; c++)
+      if (!isupper((unsigned char)*c) && *c != '_') return "a name LC_ + capitals and '_'";
+    return charset(v, 64, "_.@:-") ? NULL : "at most 64 letters, digits, '_', '.', '@', ':', '-'";
+  }
+#undef IS
+  /* the switches (PYTHONUNBUFFERED, PYTHONOPTIMIZE, ...): start-up reads
+   * a number or only whether they are set */
+  return charset(v, 8, "") ? NULL : "at most 8 letters or digits";
+}
+
+static const char *unsafe_var(const char *const *envp, const char **must) {
   static const char *const files[] = {"LD_", "GCONV_PATH=", "LOCPATH=", "NLSPATH=", "GLIBC_TUNABLES=", "MALLOC_",
                                       "TZDIR=", "HOSTALIASES=", "RES_OPTIONS=", "LOCALDOMAIN=", NULL};
+  *must = NULL;
   for (const char *const *e = envp; e && *e; e++) {
     if (strncmp(*e, "PYTHON", 6) == 0 && !warm_start_var(*e)) return *e;
+    if (warm_start_var(*e) && (*must = bad_start_value(*e))) return *e;
     for (int i = 0; files[i]; i++)
       if (strncmp(*e, files[i], strlen(files[i])) == 0) return *e;
   }
@@ -178,15 +224,20 @@ static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char
   if (spec->netns_slot < 0) return "no worker slot";
   const char *const *argv = spec->argv;
   if (argv[0][0] != '/' || !sbu_is_python_name(argv[0])) return "not a Python interpreter called by absolute path";
-  /* privileged only: unprivileged, the zygote is the daemon's user, the
-   * only one it serves (and root's files read as the overflow uid there) */
-  const char *why = rt->userns ? NULL : untrusted_interpreter(argv[0]);
+  const char *why = untrusted_interpreter(rt, argv[0]);
   if (why) return why;
-  static char var_why[96];
-  const char *var = unsafe_var(envp);
+  static char var_why[160];
+  const char *must;
+  const char *var = unsafe_var(envp, &must);
   if (var) {
-    snprintf(var_why, sizeof var_why, "%.*s in the environment (it names what the interpreter would load)",
-             (int)(strchrnul(var, '=') - var > 40 ? 40 : strchrnul(var, '=') - var), var);
+    int len = (int)(strchrnul(var, '=') - var > 40 ? 40 : strchrnul(var, '=') - var);
+    if (must)
+      snprintf(var_why, sizeof var_why, "%.*s's value in the environment is not one the warm start-up takes (%s)", len,
+               var, must);
+    else if (strncmp(var, "PYTHONWARNINGS=", 15) == 0)
+      snprintf(var_why, sizeof var_why, "PYTHONWARNINGS in the environment (its categories name modules the interpreter would import)");
+    else
+      snprintf(var_why, sizeof var_why, "%.*s in the environment (it names what the interpreter would load)", len, var);
     return var_why;
   }
   if (!argv[1] || argv[1][0] == '-' || !argv[1][0]) return "interpreter options or no script";
@@ -300,8 +351,18 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
 static void zygote_buried(sb_runtime *rt, sb_zygote *z) {
   int *deaths;
   rt->zygote_restarts++;
-  if (!z->ready) ++*early_deaths_entry(rt, z->argv0);
-  else if ((deaths = early_deaths_of(rt, z->argv0))) *deaths = 0;
+  if (!z->ready) ++*early_deaths_entry(rt, z->client, z->start_key, z->argv0);
+  else if ((deaths = early_deaths_of(rt, z->client, z->start_key))) *deaths = 0;
+}
+
+/* A start-up's key: the interpreter and the variables the zygote starts
+ * with (warm_start_var), not the rest of the job's environment. Never 0
+ * (a free entry). */
+static uint64_t start_key(const char *argv0, const char *const *envp) {
+  uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
+  for (const char *const *e = envp; e && *e; e++)
+    if (warm_start_var(*e)) key = fnv(key, *e);
+  return key ? key : 1;
 }
 
 /* The slot's zygote for this interpreter and environment, started if need
@@ -309,8 +370,8 @@ static void zygote_buried(sb_runtime *rt, sb_zygote *z) {
  * started SB_WARM_SPARE_AHEAD jobs before the swap so that the job after it
  * does not wait for an interpreter's start-up (20-30 ms every 100 jobs, on
  * that job's wall clock). The successor serves nothing until it takes over. */
-static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const char *const *envp, const char *script,
-                             const char *lib, char err[SB_ERR_MAX]) {
+static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char *argv0, const char *const *envp,
+                             const char *script, const char *lib, char err[SB_ERR_MAX]) {
   if (2 * slot + 1 >= rt->n_zygotes) {
     sb_zygote *nz = realloc(rt->zygotes, (size_t)(2 * slot + 2) * sizeof *nz);
     if (!nz) return NULL;
@@ -336,20 +397,32 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, const char *argv0, const 
       *next = (sb_zygote){.sock = -1, .pidfd = -1};
     }
   }
-  if ((deaths = early_deaths_of(rt, argv0)) && *deaths >= SB_WARM_EARLY_DEATHS) {
-    sb_err(err, "%d zygotes in a row died before they were ready (%s)", SB_WARM_EARLY_DEATHS, argv0);
+  /* counted per client and start-up: another client's deaths, or this
+   * client's with another start-up, refuse nothing here */
+  uint64_t skey = start_key(argv0, envp);
+  if (z->sock >= 0 && z->ready && (deaths = early_deaths_of(rt, z->client, z->start_key))) *deaths = 0;
+  if ((deaths = early_deaths_of(rt, client, skey)) && *deaths >= SB_WARM_EARLY_DEATHS) {
+    sb_err(err, "%d zygotes in a row died before they were ready (%s, this client's start-up)", SB_WARM_EARLY_DEATHS,
+           argv0);
     return NULL;
   }
   if (z->sock < 0 && (access(script, R_OK) < 0 || access(lib, R_OK) < 0)) {
     sb_err(err, "the zygote's files (sbzygote.py, libsbwarm.so) are not installed");
     return NULL;
   }
-  if (z->sock < 0 && zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
+  if (z->sock < 0) {
+    if (zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
+    z->start_key = skey;
+    z->client = client;
+  }
   /* this job is z's (jobs + 1)th: its successor starts now if the swap is
    * near (not started: the swap starts one, as without a successor) */
   if (next->sock < 0 && z->jobs + 1 + SB_WARM_SPARE_AHEAD >= SB_WARM_JOBS_PER_ZYGOTE) {
     char ignored[SB_ERR_MAX];
-    zygote_start(rt, next, argv0, envp, key, script, lib, ignored);
+    if (zygote_start(rt, next, argv0, envp, key, script, lib, ignored) == 0) {
+      next->start_key = skey;
+      next->client = client;
+    }
   }
   return z;
 }
@@ -374,7 +447,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
     why = "the job's cgroup.procs cannot be opened";
   }
   if (!why && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, w->pair) < 0) why = "socketpair failed";
-  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->argv[0], envp, script, lib, err)))
+  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->client, spec->argv[0], envp, script, lib, err)))
     why = err[0] ? err : "the zygote cannot be started";
   if (why) {
     snprintf(note, SB_ERR_MAX, "cold (warm refused: %s)", why);
@@ -478,7 +551,8 @@ json_object *sb_runtime_warm_json(const sb_runtime *rt) {
   int n = snprintf(off, sizeof off, "%d zygotes in a row died before they were ready:", SB_WARM_EARLY_DEATHS), refused = 0;
   for (int i = 0; i < SB_WARM_N_INTERPS && n > 0 && (size_t)n < sizeof off; i++)
     if (rt->warm_interps[i].early_deaths >= SB_WARM_EARLY_DEATHS) {
-      n += snprintf(off + n, sizeof off - (size_t)n, "%s %s", refused ? "," : "", rt->warm_interps[i].argv0);
+      n += snprintf(off + n, sizeof off - (size_t)n, "%s %s (uid %u's start-up)", refused ? "," : "",
+                    rt->warm_interps[i].argv0, (unsigned)rt->warm_interps[i].client);
       refused++;
     }
   json_object_object_add(o, "off", refused ? json_object_new_string(off) : NULL);
