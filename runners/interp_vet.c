@@ -44,6 +44,8 @@ static bool root_only(const struct stat *st) {
 }
 
 /* What is wrong with the object fd names (a directory when dir), or NULL. */
+static const char dir_open[] = "the interpreter lies in a directory others may write";
+
 static const char *vet_object(int fd, bool owners, bool dir) {
   struct statfs fs;
   struct stat st;
@@ -53,7 +55,7 @@ static const char *vet_object(int fd, bool owners, bool dir) {
   if (fs.f_type == FUSE_SUPER_MAGIC) return "the interpreter's path passes through a FUSE file system";
   if (dir && !S_ISDIR(st.st_mode)) return "the interpreter's path has a component that is not a directory";
   if (!owners || root_only(&st)) return NULL;
-  return dir ? "the interpreter lies in a directory others may write" : "the interpreter is not a file only root may write";
+  return dir ? dir_open : "the interpreter is not a file only root may write";
 }
 
 /* Replace *dir by fd. */
@@ -62,10 +64,15 @@ static void step_into(int *dir, int fd) {
   *dir = fd;
 }
 
-static const char *open_root(int *dir, bool owners) {
+/* A directory others may write is not the end of the walk: the file's own
+ * fault, when it has one, is the one said (its owner, its kind); a link
+ * held by such a directory is never followed. */
+static const char *open_root(int *dir, bool owners, const char **open_dir) {
   *dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (*dir < 0) return "the interpreter's path cannot be examined";
-  return vet_object(*dir, owners, true);
+  const char *why = vet_object(*dir, owners, true);
+  if (why == dir_open && !*open_dir) *open_dir = why, why = NULL;
+  return why;
 }
 
 /* Walks path (absolute) as described above. want_dir: it must end on a
@@ -75,10 +82,11 @@ static const char *walk(const char *path, bool owners, bool want_dir, char canon
   char rest[2 * PATH_MAX], target[PATH_MAX];
   size_t clen = 0;
   int links = 0, dir = -1;
+  const char *open_dir = NULL; /* a directory on the way others may write */
   canon[0] = 0;
   if (path[0] != '/' || snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest)
     return "the interpreter's path is not absolute or too long";
-  const char *why = open_root(&dir, owners);
+  const char *why = open_root(&dir, owners, &open_dir);
   for (char *p = rest; !why;) {
     while (*p == '/') p++;
     if (!*p) break;
@@ -106,6 +114,11 @@ static const char *walk(const char *path, bool owners, bool want_dir, char canon
       canon[clen] = 0;
     }
     if (S_ISLNK(st.st_mode)) {
+      if (open_dir) { /* held by a directory others may write: never followed */
+        close(fd);
+        why = open_dir;
+        break;
+      }
       /* dir, which holds the link, passed vet_object: only root can change it */
       ssize_t n = readlinkat(fd, "", target, sizeof target);
       close(fd);
@@ -125,7 +138,7 @@ static const char *walk(const char *path, bool owners, bool want_dir, char canon
         close(dir);
         clen = 0;
         canon[0] = 0;
-        why = open_root(&dir, owners);
+        why = open_root(&dir, owners, &open_dir);
       }
       continue;
     }
@@ -140,10 +153,12 @@ static const char *walk(const char *path, bool owners, bool want_dir, char canon
       why = "the interpreter is not a regular file";
       break;
     }
-    if ((why = vet_object(fd, owners, is_dir))) {
+    if ((why = vet_object(fd, owners, is_dir)) == dir_open && !open_dir) open_dir = why, why = NULL;
+    if (why && why != open_dir) {
       close(fd);
       break;
     }
+    why = NULL;
     if (strcmp(name, "..") != 0) {
       if (clen + 1 + strlen(name) >= PATH_MAX) {
         close(fd);
@@ -155,6 +170,7 @@ static const char *walk(const char *path, bool owners, bool want_dir, char canon
     step_into(&dir, fd);
     if (!is_dir) break; /* the file: the walk is over */
   }
+  if (!why && open_dir) why = open_dir;
   if (!why && !clen) snprintf(canon, PATH_MAX, "/");
   if (!why && want_dir) {
     struct stat st;
