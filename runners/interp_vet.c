@@ -8,8 +8,9 @@
  *  - every directory root's and writable by root only;
  *  - a symbolic link followed only from such a directory (only root can
  *    change or replace it), its target walked the same way;
- *  - no component on procfs (magic links, other processes' roots) or FUSE
- *    (its owner decides the owners and modes it shows);
+ *  - no component on procfs (magic links, other processes' roots), FUSE
+ *    (its owner decides the owners and modes it shows) or a nosuid mount
+ *    (a user's removable media: its file system names the owners);
  *  - the file itself a regular file root's and writable by root only.
  * Why the spawner then execs the path as given (not the canonical path, nor
  * the vetted descriptor by execveat): CPython's start-up resolves argv[0]
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -53,6 +55,9 @@ static const char *vet_object(int fd, bool owners, bool dir) {
   if (fs.f_type == PROC_SUPER_MAGIC)
     return "the interpreter's path passes through /proc (magic links lead into other processes' roots)";
   if (fs.f_type == FUSE_SUPER_MAGIC) return "the interpreter's path passes through a FUSE file system";
+  /* what a user may have mounted (udisks' removable media, nosuid, whose
+   * file system says which uid owns its files) */
+  if (owners && (fs.f_flags & ST_NOSUID)) return "the interpreter's path passes through a file system mounted nosuid";
   if (dir && !S_ISDIR(st.st_mode)) return "the interpreter's path has a component that is not a directory";
   if (!owners || root_only(&st)) return NULL;
   return dir ? dir_open : "the interpreter is not a file only root may write";
