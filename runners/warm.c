@@ -211,7 +211,9 @@ static const char *bad_start_value(const char *e) {
   if (IS("LANG") || IS("LANGUAGE") || strncmp(e, "LC_", 3) == 0) {
     for (const char *c = e + 3; strncmp(e, "LC_", 3) == 0 && c < eq; c++)
       if (!isupper((unsigned char)*c) && *c != '_') return "a name LC_ + capitals and '_'";
-    return charset(v, 64, "_.@:-") ? NULL : "at most 64 letters, digits, '_', '.', '@', ':', '-'";
+    /* no "..": a locale's or a catalogue's directory is looked up by name */
+    return charset(v, 64, "_.@:-") && !strstr(v, "..") ? NULL
+                                                        : "at most 64 letters, digits, '_', '.', '@', ':', '-', no \"..\"";
   }
 #undef IS
   /* the switches (PYTHONUNBUFFERED, PYTHONOPTIMIZE, ...): start-up reads
