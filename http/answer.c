@@ -16,6 +16,8 @@
  * failed. What SandboxFusion has no word for is under "surgebox". */
 #include "internal.h"
 
+#include "json_seconds.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +147,7 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
   json_object *t_arr = get(ctx, "t_arrived");
   if (t_arr)
     json_object_object_add(sb, "front_time_s",
-                           json_object_new_double((double)(uv_hrtime() - (uint64_t)json_object_get_int64(t_arr)) / 1e9));
+                           sbu_json_seconds((double)(uv_hrtime() - (uint64_t)json_object_get_int64(t_arr)) / 1e9));
   json_object *tc = get(native, "toolchain");
   if (tc) json_object_object_add(sb, "toolchain", json_object_get(tc));
   if (nstatus && (!strcmp(nstatus, "toolchain_missing") || !strcmp(nstatus, "unsupported") ||
@@ -186,7 +188,8 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
   json_object *enf = run ? get(run, "enforced") : NULL;
   const char *start = get_str(enf, "start");
   const char *why = get_str(ctx, "warm_why");
-  json_object_object_add(warm, "start", json_object_new_string(start ? start : why ? why : "cold"));
+  /* asked: how the run step started (the daemon's word); not asked: why not */
+  json_object_object_add(warm, "start", json_object_new_string(why ? why : start ? start : "cold"));
   json_object_object_add(sb, "warm", warm);
   /* files back, named as the client asked */
   json_object *outs = run ? get(run, "outputs") : NULL, *files = get(a, "files"), *ferr = json_object_new_array();

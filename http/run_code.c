@@ -5,6 +5,8 @@
  * default), stdin null. */
 #include "internal.h"
 
+#include "json_seconds.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +34,8 @@ static int seconds(sbh_conn *c, json_object *body, const char *key, double dflt,
 
 static json_object *limits(double t, int64_t mem) {
   json_object *l = json_object_new_object();
-  json_object_object_add(l, "time_s", json_object_new_double(t));
-  json_object_object_add(l, "cpu_time_s", json_object_new_double(t));
+  json_object_object_add(l, "time_s", sbu_json_number(t));
+  json_object_object_add(l, "cpu_time_s", sbu_json_number(t));
   if (mem > 0) json_object_object_add(l, "memory_mib", json_object_new_int64(mem));
   return l;
 }
