@@ -88,12 +88,13 @@ struct sbh_server {
   bool stopping;
 };
 
-typedef enum { SBH_IDLE, SBH_HEADERS, SBH_BODY, SBH_BUSY, SBH_WRITING } sbh_conn_state;
+typedef enum { SBH_IDLE, SBH_HEADERS, SBH_BODY, SBH_BUSY, SBH_WRITING, SBH_LINGER } sbh_conn_state;
 
 struct sbh_conn {
   sbh_server *srv;
   uv_tcp_t tcp;
   uv_timer_t timer;
+  uv_shutdown_t shutdown;
   int handles;             /* open handles (tcp, timer): freed when both closed */
   http_parser parser;
   sbh_conn_state state;

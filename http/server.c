@@ -95,6 +95,32 @@ typedef struct {
   bool close_after;
 } write_req;
 
+/* Closing right after an answer while the client still sends (a body
+ * refused with 413) would reset the connection, and the reset can destroy
+ * the answer before the client read it. As nginx's lingering_close: send
+ * FIN, read and discard for a moment, then close. */
+#define LINGER_MS 2000
+static void on_linger_over(uv_timer_t *t) { conn_close(t->data); }
+static void on_linger_shutdown(uv_shutdown_t *r, int status) {
+  (void)r;
+  (void)status;
+}
+static void linger_close(sbh_conn *c) {
+  c->state = SBH_LINGER;
+  if (c->req) { /* nothing to answer any more */
+    sbh_req_orphan(c->req);
+    c->req = NULL;
+  }
+  c->shutdown.data = c;
+  if (c->read_eof || uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_linger_shutdown) < 0) {
+    conn_close(c);
+    return;
+  }
+  c->in_off = c->in_len = 0;
+  uv_timer_start(&c->timer, on_linger_over, LINGER_MS, 0);
+  start_reading(c);
+}
+
 static void on_written(uv_write_t *w, int status) {
   write_req *r = (write_req *)w;
   sbh_conn *c = w->data;
@@ -103,8 +129,12 @@ static void on_written(uv_write_t *w, int status) {
   free(r->body);
   free(r);
   if (c->closing) return;
-  if (status < 0 || close_after) {
+  if (status < 0) {
     conn_close(c);
+    return;
+  }
+  if (close_after) {
+    linger_close(c);
     return;
   }
   if (c->state == SBH_WRITING) sbh_conn_next(c);
@@ -378,7 +408,12 @@ static void conn_process(sbh_conn *c) {
       break;
     }
     if (e != HPE_OK) {
-      if (!c->fail_status) {
+      /* http_parser refuses a Content-Length beside Transfer-Encoding itself,
+       * at the second of the two headers: counted as what it is */
+      bool cl = c->saw_cl || !strcmp(c->hname, "content-length"), te = c->saw_te || !strcmp(c->hname, "transfer-encoding");
+      if (!c->fail_status && e == HPE_UNEXPECTED_CONTENT_LENGTH && cl && te) {
+        fail(c, 400, SBH_C_CL_TE, "Content-Length together with Transfer-Encoding is refused");
+      } else if (!c->fail_status) {
         c->srv->counters[e == HPE_HEADER_OVERFLOW ? SBH_C_HEADER_TOO_LARGE : SBH_C_BAD_REQUEST]++;
         c->fail_status = e == HPE_HEADER_OVERFLOW ? 431 : 400;
         c->fail_why = http_errno_description(e);
@@ -430,6 +465,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf) {
     if (c->state != SBH_WRITING) conn_close(c);
     return;
   }
+  if (c->state == SBH_LINGER) return; /* read to be discarded */
   c->in_len += (size_t)n;
   conn_process(c);
 }

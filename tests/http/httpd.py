@@ -108,7 +108,7 @@ class Daemon:
             while time.monotonic() < deadline:
                 try:
                     chunk = s.recv(65536)
-                except socket.timeout:
+                except (socket.timeout, ConnectionResetError):
                     break
                 if not chunk:
                     break
