@@ -35,10 +35,20 @@ class Daemon:
         for h in http:
             argv += ["--http", h]
         argv += list(extra)
+        env = None
+        if user is not None:  # an unprivileged daemon: uid 0 of a user namespace of its own
+            xdg = os.path.join(self.dir, "xdg")
+            os.mkdir(xdg, 0o700)
+            for p in (self.dir, xdg, self.tcdir):
+                os.chown(p, user, user)
+            self.sock = os.path.join(xdg, "s.sock")
+            argv[2] = self.sock
+            env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
+            argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + argv
         rfd, wfd = os.pipe()
         try:
             self.proc = subprocess.Popen(argv + ["--ready-fd", str(wfd)], stdin=subprocess.DEVNULL,
-                                         stderr=self.log, pass_fds=(wfd,))
+                                         stderr=self.log, pass_fds=(wfd,), env=env)
         finally:
             os.close(wfd)
         got = b""

@@ -443,6 +443,15 @@ def case_modes(d):
           "memory refused or killed: %r" % steps(a)["run"]["status"])
 
 
+def case_unprivileged(d):
+    """An unprivileged daemon (started by uid 4242: user-namespace mode)
+    serves the same answers."""
+    expect(run(d, "python", "print(input())", stdin="u\n"), "Success", stdout="u\n")
+    expect(run(d, "bash", "exit 3"), "Failed", rc=3)
+    expect(run(d, "cpp", CPP_HELLO), "Success", stdout="hello 3\n")
+    expect(run(d, "python", "while True: pass", run_timeout=1), "Failed", run_="TimeLimitExceeded")
+
+
 CASES = {
     "python": (case_python, ["--jobs", "2"]),
     "cpp": (case_cpp, ["--jobs", "2"]),
@@ -458,6 +467,7 @@ CASES = {
     "warm_off": (case_warm_off, ["--jobs", "1", "--http-warm", "off"]),
     "unix_unchanged": (case_unix_unchanged, ["--jobs", "1"]),
     "cgroup_none": (case_modes, ["--jobs", "2", "--cgroup", "none"]),
+    "unprivileged": (case_unprivileged, ["--jobs", "1"]),
 }
 
 
@@ -468,7 +478,7 @@ def main():
     fn, extra = CASES[name]
     if name == "languages_file":
         extra = extra + ["--http-languages", languages_file()]
-    d = Daemon(BIN, *extra)
+    d = Daemon(BIN, *extra, user=4242 if name == "unprivileged" else None)
     try:
         fn(d)
     except Exception:
