@@ -134,6 +134,36 @@ def compare(name, d, items, conc, rounds):
     return sums["http"] / sums["unix"], same
 
 
+def rss_kb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def idle_connections(d, n):
+    """Daemon RSS before and after n idle keep-alive connections (each has
+    made one request and stays open)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, n + 256)), hard))
+    before = rss_kb(d.proc.pid)
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection((d.host, d.port), timeout=30)
+        s.sendall(b"GET /v1/ping HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(s)
+    for s in socks:
+        s.recv(4096)
+    time.sleep(0.5)
+    after = rss_kb(d.proc.pid)
+    open_ = d.metric("surgebox_http_open_connections")
+    for s in socks:
+        s.close()
+    print("idle connections: %d open (the daemon counts %d): daemon RSS %.1f MB -> %.1f MB (+%.1f MB)" % (
+        n, open_, before / 1024, after / 1024, (after - before) / 1024))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -142,6 +172,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cpp", type=int, default=100)
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--idle", type=int, default=1000, help="idle HTTP connections for the RSS figure (0: none)")
     ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                                                    "cruxeval", "cruxeval.jsonl"))
     a = ap.parse_args()
@@ -151,6 +182,8 @@ def main():
         print("surgeboxd --jobs %d, %d CRUXEval checks per round, %d rounds" % (a.jobs, len(items), a.rounds))
         timed("http", d, items[:20], 2)  # warm-up: zygotes started, caches filled
         timed("unix", d, items[:20], 2)
+        if a.idle:
+            idle_connections(d, a.idle)
         ok = True
         for conc in [int(x) for x in a.concurrency.split(",")]:
             ok &= compare("cruxeval python", d, items, conc, a.rounds)[1]

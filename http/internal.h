@@ -99,7 +99,7 @@ struct sbh_conn {
   http_parser parser;
   sbh_conn_state state;
   char *in;                /* bytes read and not yet parsed */
-  size_t in_len, in_off;
+  size_t in_len, in_off, in_cap;
   bool reading;
   bool read_eof;
   bool closing;

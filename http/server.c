@@ -423,7 +423,14 @@ static void conn_process(sbh_conn *c) {
     }
   }
   if (c->closing) return;
-  if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
+  if (c->in_off == c->in_len) { /* nothing unparsed: an idle connection holds no buffer */
+    c->in_off = c->in_len = 0;
+    if (c->state == SBH_IDLE) {
+      free(c->in);
+      c->in = NULL;
+      c->in_cap = 0;
+    }
+  }
   if (c->read_eof && c->state != SBH_BUSY && c->state != SBH_WRITING) {
     conn_close(c); /* nothing more will come */
     return;
@@ -442,14 +449,20 @@ void sbh_conn_next(sbh_conn *c) {
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   (void)suggested;
   sbh_conn *c = h->data;
-  if (!c->in) c->in = malloc(READ_AHEAD_MAX + READ_CHUNK);
-  if (c->in && c->in_off && c->in_len + READ_CHUNK > READ_AHEAD_MAX + READ_CHUNK) {
+  if (c->in_off && c->in_len + READ_CHUNK > c->in_cap) {
     memmove(c->in, c->in + c->in_off, c->in_len - c->in_off); /* the unparsed bytes to the front */
     c->in_len -= c->in_off;
     c->in_off = 0;
   }
   /* start_reading keeps fewer than READ_AHEAD_MAX unparsed bytes: a chunk fits */
-  if (!c->in || c->in_len + READ_CHUNK > READ_AHEAD_MAX + READ_CHUNK) *buf = uv_buf_init(NULL, 0);
+  if (c->in_len + READ_CHUNK > c->in_cap && c->in_len + READ_CHUNK <= READ_AHEAD_MAX + READ_CHUNK) {
+    char *b = realloc(c->in, c->in_len + READ_CHUNK);
+    if (b) {
+      c->in = b;
+      c->in_cap = c->in_len + READ_CHUNK;
+    }
+  }
+  if (!c->in || c->in_len + READ_CHUNK > c->in_cap) *buf = uv_buf_init(NULL, 0);
   else *buf = uv_buf_init(c->in + c->in_len, READ_CHUNK);
 }
 

@@ -107,7 +107,7 @@ def case_python(d):
     check(steps(a)["run"]["memory_killed"] is True, "memory_killed")
     check("survived" not in a["run_result"]["stdout"], "ran past its memory limit")
     # the same program with room is a success: the limit, not the program, decided
-    expect(run(d, "python", MEM_PY, memory_limit_MB=1024), "Success", rc=0, stdout="survived\n")
+    expect(run(d, "python", MEM_PY, memory_limit_MB=1024, run_timeout=120), "Success", rc=0, stdout="survived\n")
 
 
 CPP_HELLO = r"""
@@ -452,6 +452,31 @@ def case_unprivileged(d):
     expect(run(d, "python", "while True: pass", run_timeout=1), "Failed", run_="TimeLimitExceeded")
 
 
+def case_config_file(d):
+    """The front configured by surgeboxd.conf keys alone (http, http-warm,
+    http-max-requests): serving, cold, and a connection closed after two."""
+    a = run(d, "python", "print('conf')")
+    expect(a, "Success", stdout="conf\n")
+    check(a["surgebox"]["warm"]["start"] == "cold: --http-warm off", "%r" % a["surgebox"]["warm"])
+    s = socket.create_connection((d.host, d.port), timeout=30)
+    s.sendall(b"GET /v1/ping HTTP/1.1\r\nHost: x\r\n\r\n" * 3)
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    check(data.count(b"HTTP/1.1 200") == 2 and b"Connection: close" in data, "max requests from the file: %r" % data)
+
+
+def config_file():
+    tmp = tempfile.mkdtemp(prefix="sbtest-conf-")
+    p = os.path.join(tmp, "surgeboxd.conf")
+    with open(p, "w") as f:
+        f.write("# the HTTP front from the config file\nhttp = 127.0.0.1:0\nhttp-warm = off\nhttp-max-requests = 2\n")
+    return p
+
+
 CASES = {
     "python": (case_python, ["--jobs", "2"]),
     "cpp": (case_cpp, ["--jobs", "2"]),
@@ -468,6 +493,7 @@ CASES = {
     "unix_unchanged": (case_unix_unchanged, ["--jobs", "1"]),
     "cgroup_none": (case_modes, ["--jobs", "2", "--cgroup", "none"]),
     "unprivileged": (case_unprivileged, ["--jobs", "1"]),
+    "config_file": (case_config_file, ["--jobs", "1"]),
 }
 
 
@@ -478,7 +504,11 @@ def main():
     fn, extra = CASES[name]
     if name == "languages_file":
         extra = extra + ["--http-languages", languages_file()]
-    d = Daemon(BIN, *extra, user=4242 if name == "unprivileged" else None)
+    http = ("127.0.0.1:0",)
+    if name == "config_file":
+        extra = extra + ["--config", config_file()]
+        http = ()
+    d = Daemon(BIN, *extra, http=http, user=4242 if name == "unprivileged" else None)
     try:
         fn(d)
     except Exception:
