@@ -469,6 +469,39 @@ def case_config_file(d):
     check(data.count(b"HTTP/1.1 200") == 2 and b"Connection: close" in data, "max requests from the file: %r" % data)
 
 
+def case_sigterm(d):
+    """SIGTERM while an HTTP request runs and another waits: the running one
+    finishes within the grace period and is answered; the queued one is
+    answered SandboxError (the daemon shut down: retry), never a verdict;
+    the daemon then exits 0 and nothing listens."""
+    out = {}
+
+    def send(name, body):
+        out[name] = d.request("POST", "/run_code", body, timeout=120)
+
+    t1 = threading.Thread(target=send, args=("running", {"code": "sleep 2; echo done", "language": "bash"}))
+    t1.start()
+    time.sleep(0.7)  # ordering only: it holds the one slot
+    t2 = threading.Thread(target=send, args=("queued", {"code": "echo never", "language": "bash"}))
+    t2.start()
+    time.sleep(0.5)
+    d.proc.terminate()
+    t1.join(60)
+    t2.join(60)
+    st, _, data = out["running"]
+    a = json.loads(data)
+    check(st == 200 and a["status"] == "Success" and a["run_result"]["stdout"] == "done\n", "running: %r" % data[:300])
+    st, _, data = out["queued"]
+    a = json.loads(data)
+    check(st == 200 and a["status"] == "SandboxError" and "shutting down" in a["message"], "queued: %r" % data[:300])
+    check(d.proc.wait(60) == 0, "exit status")
+    try:
+        socket.create_connection((d.host, d.port), timeout=5).close()
+        check(False, "still listening")
+    except OSError:
+        pass
+
+
 def config_file():
     tmp = tempfile.mkdtemp(prefix="sbtest-conf-")
     p = os.path.join(tmp, "surgeboxd.conf")
@@ -494,6 +527,7 @@ CASES = {
     "cgroup_none": (case_modes, ["--jobs", "2", "--cgroup", "none"]),
     "unprivileged": (case_unprivileged, ["--jobs", "1"]),
     "config_file": (case_config_file, ["--jobs", "1"]),
+    "sigterm": (case_sigterm, ["--jobs", "1"]),
 }
 
 
