@@ -23,6 +23,8 @@ void sbd_config_default(sbd_config *c) {
   c->cache_max_mib = 4096;
   c->socket_mode = -1;
   sb_runtime_options_default(&c->runtime);
+  sbh_limits_default(&c->http.limits);
+  c->http.warm = true;
 }
 
 void sbd_default_state_dir(char *out, size_t cap) {
@@ -92,7 +94,9 @@ static int parse_group(const char *s, gid_t *out) {
  * names, except the command line's own (cli_only). */
 enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
        O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
-       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION, O_POOL };
+       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION, O_POOL, O_HTTP, O_HTTP_TOKEN, O_HTTP_LANGS, O_HTTP_WARM,
+       O_HTTP_CONNS, O_HTTP_QUEUE, O_HTTP_BODY, O_HTTP_HEADER, O_HTTP_HTIME, O_HTTP_BTIME, O_HTTP_ITIME, O_HTTP_REQS,
+       O_HTTP_MARGIN };
 static const sbo_opt opts[] = {
     {"socket", O_SOCKET, "PATH", "default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock"},
     {"socket-group", O_SGROUP, "NAME", "group of the socket file (name or number); its members may connect"},
@@ -117,6 +121,19 @@ static const sbo_opt opts[] = {
     {"profile", O_PROFILE, "NAME", "default root file system of jobs (default host; see surgebox profile)"},
     {"uid-range", O_UIDRANGE, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)"},
     {"pool", O_POOL, "N", "prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)"},
+    {"http", O_HTTP, "ADDR:PORT", "also serve HTTP (SandboxFusion's /run_code, /v1/jobs, /metrics) on ADDR:PORT (repeatable; off by default; a non-loopback ADDR needs --http-token-file)"},
+    {"http-token-file", O_HTTP_TOKEN, "FILE", "bearer token HTTP clients must send (mode 600; required for a non-loopback --http)"},
+    {"http-languages", O_HTTP_LANGS, "FILE", "SandboxFusion language values -> toolchains (default: the installed http/languages.json)"},
+    {"http-warm", O_HTTP_WARM, "on|off", "/run_code's Python starts warm where the request allows it (default on)"},
+    {"http-max-connections", O_HTTP_CONNS, "N", "open HTTP connections (default 1024; more are closed at accept)"},
+    {"http-max-queue", O_HTTP_QUEUE, "N", "HTTP requests waiting or running before 503 + Retry-After (default 1024)"},
+    {"http-max-body-bytes", O_HTTP_BODY, "BYTES", "largest HTTP request body (default 67108864; larger: 413)"},
+    {"http-max-header-bytes", O_HTTP_HEADER, "BYTES", "largest request line + headers (default 32768; larger: 431)"},
+    {"http-header-timeout", O_HTTP_HTIME, "S", "a request's headers must arrive within S seconds (default 10)"},
+    {"http-body-timeout", O_HTTP_BTIME, "S", "a request's body must arrive within S seconds (default 60)"},
+    {"http-idle-timeout", O_HTTP_ITIME, "S", "an idle keep-alive HTTP connection is closed after S seconds (default 75)"},
+    {"http-max-requests", O_HTTP_REQS, "N", "requests per HTTP connection, then Connection: close (default 10000)"},
+    {"http-start-margin", O_HTTP_MARGIN, "S", "/run_code not started within compile + run timeouts + S: 504 (default 30)"},
     {"ready-fd", O_READY, "FD", "write \"ready\\n\" to FD once listening (not in a config file)"},
     {"config", O_CONFIG, "FILE", "read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists)"},
     {"version", O_VERSION, NULL, "print the version and exit"},
@@ -178,6 +195,25 @@ static int apply(sbd_config *c, int o, const char *arg) {
   }
   case O_LOGFILE: c->log_file = arg; break;
   case O_POOL: bad = parse_ul(arg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
+  case O_HTTP:
+    bad = c->http.n_listen >= SBH_MAX_LISTEN;
+    if (!bad) c->http.listen[c->http.n_listen++] = arg;
+    break;
+  case O_HTTP_TOKEN: c->http.token_file = arg; break;
+  case O_HTTP_LANGS: c->http.languages_file = arg; break;
+  case O_HTTP_WARM:
+    bad = strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0;
+    c->http.warm = strcmp(arg, "on") == 0;
+    break;
+  case O_HTTP_CONNS: bad = parse_ul(arg, 1000000, &v) < 0 || v == 0; c->http.limits.max_connections = v; break;
+  case O_HTTP_QUEUE: bad = parse_ul(arg, 100000000, &v) < 0 || v == 0; c->http.limits.max_queue = v; break;
+  case O_HTTP_BODY: bad = parse_ul(arg, 1ul << 30, &v) < 0 || v < 1024; c->http.limits.max_body_bytes = v; break;
+  case O_HTTP_HEADER: bad = parse_ul(arg, 1ul << 20, &v) < 0 || v < 1024; c->http.limits.max_header_bytes = v; break;
+  case O_HTTP_HTIME: bad = parse_double(arg, &c->http.limits.header_timeout_s) < 0 || !(c->http.limits.header_timeout_s > 0); break;
+  case O_HTTP_BTIME: bad = parse_double(arg, &c->http.limits.body_timeout_s) < 0 || !(c->http.limits.body_timeout_s > 0); break;
+  case O_HTTP_ITIME: bad = parse_double(arg, &c->http.limits.idle_timeout_s) < 0 || !(c->http.limits.idle_timeout_s > 0); break;
+  case O_HTTP_REQS: bad = parse_ul(arg, 100000000, &v) < 0 || v == 0; c->http.limits.max_requests_per_conn = v; break;
+  case O_HTTP_MARGIN: bad = parse_double(arg, &c->http.limits.start_margin_s) < 0; break;
   case O_CONFIG: break; /* read before everything else */
   case O_VERSION: break; /* answered while the command line is read */
   }

@@ -52,7 +52,7 @@ void sbd_conn_maybe_finish(sbd_conn *c) {
  * POLLHUP, which the server's timer checks for connections with work left. */
 bool sbd_conn_hung_up(sbd_conn *c) {
   uv_os_fd_t fd;
-  if (c->closing || uv_fileno((uv_handle_t *)&c->pipe, &fd) < 0) return false;
+  if (c->sink || c->closing || uv_fileno((uv_handle_t *)&c->pipe, &fd) < 0) return false;
   struct pollfd p = {.fd = fd, .events = 0};
   return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
@@ -72,6 +72,10 @@ void sbd_conn_close(sbd_conn *c) {
   for (sbd_job *j = c->running, *next; j; j = next) {
     next = j->next; /* read before the cancel, in case it ends the job */
     sbd_job_cancel_running(j, "cancelled: the client disconnected");
+  }
+  if (c->sink) { /* no socket: the last reference goes with the server */
+    sbd_conn_unref(c);
+    return;
   }
   uv_read_stop((uv_stream_t *)&c->pipe);
   uv_close((uv_handle_t *)&c->pipe, on_closed);
@@ -112,6 +116,10 @@ static void on_written(uv_write_t *req, int status) {
 
 void sbd_conn_send(sbd_conn *c, json_object *resp) {
   if (!resp) return;
+  if (c->sink) {
+    c->sink(c, resp);
+    return;
+  }
   size_t len = 0;
   char *line = c->closing ? NULL : sbp_encode_line(resp, &len);
   json_object_put(resp);

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "sandbox.h"
+#include "http.h"
 
 #define SBD_MAX_ALLOW 32
 
@@ -43,6 +44,7 @@ typedef struct {
   int socket_mode;          /* --socket-mode; -1: 0660, or 0666 with extra allow entries */
   const char *log_file;     /* once listening, stderr goes here (the lingering private daemon) */
   const char *config_file;  /* the file that was read, NULL if none */
+  sbh_options http;         /* --http ADDR:PORT ... (n_listen 0: no HTTP front) */
 } sbd_config;
 
 void sbd_config_default(sbd_config *c);

@@ -110,6 +110,8 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
       reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", msg));
       break;
     }
+    if (job->plan.n_steps && job->plan.steps[0].is_compile) /* compile_limits over the toolchain's own */
+      sbt_limits_resolve(&job->plan.steps[0].limits, &tc->def->compile_limits, &ex->compile_limits);
     if (ex->n_compile_args && add_compile_args(&job->plan, ex->compile_args) < 0) {
       reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "compile_args: %s has no compile step", tc->name));
       break;

@@ -164,6 +164,10 @@ struct sbd_conn {
   size_t n_queued;
   sbd_job *running;
   sbd_conn *prev, *next;   /* server's list, the round-robin order */
+  /* A connection with no socket (front.c: the HTTP front's one): its
+   * answers go to sink instead of a pipe. NULL for a Unix-socket client. */
+  void (*sink)(sbd_conn *c, json_object *resp);
+  void *sink_arg;
 };
 void sbd_conn_accept(sbd_server *srv);
 void sbd_conn_send(sbd_conn *c, json_object *resp); /* takes the reference */
@@ -180,6 +184,16 @@ sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running);
 void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j);
 void sbd_conn_link_running(sbd_conn *c, sbd_job *j);
 void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j);
+
+/* ---- front.c: the HTTP front (http/) on the daemon's loop ---- */
+/* All HTTP requests share one socketless connection, so the fair queue
+ * gives HTTP as a whole one share beside each Unix-socket client. */
+int sbd_front_start(sbd_server *srv); /* 0, or -1 after one line on stderr */
+void sbd_front_drain(sbd_server *srv); /* stop listening */
+void sbd_front_stop(sbd_server *srv);  /* close every HTTP connection */
+void sbd_front_free(sbd_server *srv);  /* after the loop ended */
+/* The front's metric families appended (metrics.c); -1: no memory. */
+int sbd_front_metrics(sbd_server *srv, char **buf, size_t *len);
 
 /* ---- dispatch.c: one parsed request ---- */
 void sbd_dispatch(sbd_conn *c, sbp_request *req);
@@ -279,6 +293,10 @@ struct sbd_server {
   char proof_cgroup[SB_ERR_MAX + 96]; /* prove.c: "on: v1", "off: why" */
   char proof_uids[96];                /* prove.c: "on: first-last", "off: why" */
   double proof_ms;                    /* how long the self-proof took */
+  sbh_server *http;         /* front.c: the HTTP front, NULL when off */
+  sbd_conn *front;          /* front.c: its connection */
+  struct sbd_ticket *tickets; /* front.c: HTTP requests not answered */
+  uint64_t next_ticket;
 };
 void sbd_toolchains_reload(sbd_server *srv);
 

@@ -179,6 +179,7 @@ static void close_listener(sbd_server *srv) {
 
 static void stop_everything(sbd_server *srv) {
   close_listener(srv);
+  sbd_front_stop(srv); /* its requests cancelled before its connection goes */
   for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
   uv_signal_stop(&srv->sig_term);
   uv_signal_stop(&srv->sig_int);
@@ -212,6 +213,7 @@ static void drain(sbd_server *srv, const char *why) {
   sbd_notify("STOPPING=1");
   sbd_log(srv, "info", "%s: no new connections, finishing %d running job(s)", why, srv->running);
   close_listener(srv);
+  sbd_front_drain(srv);
   /* Queued jobs will never start: answer them now. */
   for (sbd_conn *c = srv->conns; c; c = c->next)
     while (c->queued_head) {
@@ -444,6 +446,11 @@ int sbd_run(sbd_config *cfg) {
   bool slots_ok = srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
   if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
+  } else if (sbd_front_start(srv) < 0) {
+    code = 2;
+    close_listener(srv);
+    sbd_front_stop(srv);
+    for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
   } else {
     const char *w = sb_runtime_warning(srv->rt);
     if (w) sbd_log(srv, "warn", "%s", w);
@@ -506,6 +513,7 @@ int sbd_run(sbd_config *cfg) {
     sbd_log(srv, "info", "stopped after %llu job(s)", (unsigned long long)srv->jobs_done);
   }
   uv_run(&srv->loop, UV_RUN_NOWAIT); /* pending close callbacks */
+  sbd_front_free(srv);
   if (uv_loop_close(&srv->loop) == UV_EBUSY) sbd_log(srv, "warn", "handles left open at exit");
   sbd_cache_close(srv->cache);
   uv_run(&srv->loop, UV_RUN_NOWAIT);

@@ -324,6 +324,9 @@ static int parse_toolchain(sbp_pctx *c, json_object *root, json_object *tc, sbp_
     return -1;
   if (sbp_get_stdin(c, root, "", &ex->stdin_data, &ex->stdin_len, &ex->has_stdin) != 0) return -1;
   if (json_object_object_get_ex(root, "trace", &x) && sbp_parse_trace(c, x, "", &ex->trace) != 0) return -1;
+  if (json_object_object_get_ex(root, "compile_limits", &x) &&
+      sbp_parse_step_limits(c, x, "compile_", &ex->compile_limits) != 0)
+    return -1;
   x = NULL;
   json_object_object_get_ex(root, "limits", &x);
   return sbp_parse_step_limits(c, x, "", &ex->limits);
@@ -339,7 +342,7 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
     return sbp_fail(c, SBP_E_BAD_REQUEST, "exec needs \"steps\" (or \"toolchain\")");
   if (has_steps) {
     static const char *const toolchain_only[] = {"options", "args", "compile_args", "stdin", "stdin_b64",
-                                                 "limits", "outputs", "trace", NULL};
+                                                 "limits", "compile_limits", "outputs", "trace", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,

@@ -77,7 +77,8 @@ sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_st
 
 int sbp_parse_step_limits(sbp_pctx *c, json_object *v, const char *where, sbp_step_limits *out) {
   char field[96], err[256];
-  snprintf(field, sizeof field, "%s%slimits", where, *where ? "." : "");
+  /* "steps[0].limits"; "compile_" makes "compile_limits" */
+  snprintf(field, sizeof field, "%s%slimits", where, *where && where[strlen(where) - 1] != '_' ? "." : "");
   switch (sbp_limits_read(v, field, out, err, sizeof err)) {
   case SBP_LIMITS_OK: return 0;
   case SBP_LIMITS_NOT_OBJECT: return sbp_fail(c, SBP_E_BAD_REQUEST, "%s", err);

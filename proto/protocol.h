@@ -237,6 +237,7 @@ typedef struct {
   size_t stdin_len;
   bool has_stdin;
   sbp_step_limits limits;    /* toolchain form: limits for the expanded steps */
+  sbp_step_limits compile_limits; /* toolchain form: over the toolchain's own, for its compile step only */
   char *profile;             /* optional in both forms; NULL when absent */
   char **outputs;            /* toolchain form: files to return after the run step (as sbp_step's) */
   size_t n_outputs;

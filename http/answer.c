@@ -1,0 +1,239 @@
+/* A native exec result into SandboxFusion's RunCodeResponse.
+ *
+ * Each step that ran becomes a CommandRunResult:
+ *   native step status                  status             return_code
+ *   ok, runtime_error                   Finished           the exit code
+ *   signaled                            Finished           -N (signal N, as Python's subprocess says)
+ *   memory_limit, output_limit          Finished           the exit code if non-zero, else -N of the
+ *                                                          signal that killed it, else -9 (a memory kill
+ *                                                          is always the program's failure, never 0)
+ *   timeout (wall or CPU)               TimeLimitExceeded  null
+ *   internal_error                      Error              null
+ * The top status is SandboxFusion's rule: any Error -> SandboxError (its
+ * message the sandbox's error); else any TimeLimitExceeded or non-zero
+ * return code -> Failed; else Success. SandboxError is never the program's
+ * doing: an unknown language, a toolchain not installed, a sandbox that
+ * failed. What SandboxFusion has no word for is under "surgebox". */
+#include "internal.h"
+
+#include "json_seconds.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int signal_number(const char *name) {
+  if (!name || strncmp(name, "SIG", 3) != 0) return 0;
+  for (int s = 1; s < NSIG; s++) {
+    const char *a = sigabbrev_np(s);
+    if (a && !strcmp(a, name + 3)) return s;
+  }
+  return 0;
+}
+
+static json_object *get(json_object *o, const char *k) {
+  json_object *v = NULL;
+  return o && json_object_object_get_ex(o, k, &v) ? v : NULL;
+}
+
+static const char *get_str(json_object *o, const char *k) {
+  json_object *v = get(o, k);
+  return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* A step's CommandRunResult. */
+static json_object *command_result(json_object *step, const char **err) {
+  const char *st = get_str(step, "status");
+  json_object *ec = get(step, "exit_code");
+  int sig = signal_number(get_str(step, "signal"));
+  json_object *r = json_object_new_object();
+  const char *status = "Finished";
+  json_object *rc = NULL;
+  if (!st || !strcmp(st, "internal_error")) {
+    status = "Error";
+    *err = get_str(step, "error") ? get_str(step, "error") : "the sandbox failed";
+  } else if (!strcmp(st, "timeout")) {
+    status = "TimeLimitExceeded";
+  } else if (!strcmp(st, "memory_limit") || !strcmp(st, "output_limit")) {
+    int64_t code = ec && json_object_is_type(ec, json_type_int) ? json_object_get_int64(ec) : 0;
+    rc = json_object_new_int64(code ? code : sig ? -sig : -9);
+  } else if (ec && json_object_is_type(ec, json_type_int)) {
+    rc = json_object_new_int64(json_object_get_int64(ec));
+  } else {
+    rc = json_object_new_int64(sig ? -sig : -9);
+  }
+  json_object_object_add(r, "status", json_object_new_string(status));
+  json_object *wall = get(step, "wall_time_s");
+  json_object_object_add(r, "execution_time", wall ? json_object_get(wall) : json_object_new_double(0));
+  json_object_object_add(r, "return_code", rc);
+  const char *out = get_str(step, "stdout"), *errs = get_str(step, "stderr");
+  json_object_object_add(r, "stdout", json_object_new_string(out ? out : ""));
+  json_object_object_add(r, "stderr", json_object_new_string(errs ? errs : ""));
+  return r;
+}
+
+/* surgebox's own record of a step: what SandboxFusion's words leave out. */
+static json_object *step_record(json_object *step) {
+  static const char *const keep[] = {"name",          "status",           "exit_code",        "signal",
+                                     "cpu_time_s",    "wall_time_s",      "setup_time_s",     "max_rss_kb",
+                                     "cgroup_peak_kb", "limit_hit",       "pids_limit_hit",   "stdout_truncated",
+                                     "stderr_truncated", "stdout_lossy",  "stderr_lossy",     "stdout_sha256",
+                                     "stderr_sha256", "cached",           "limits",           "enforced",
+                                     "warnings",      "error",            NULL};
+  json_object *r = json_object_new_object();
+  for (size_t i = 0; keep[i]; i++) {
+    json_object *v = get(step, keep[i]);
+    if (v || json_object_object_get_ex(step, keep[i], NULL)) json_object_object_add(r, keep[i], json_object_get(v));
+  }
+  const char *st = get_str(step, "status");
+  json_object_object_add(r, "memory_killed", json_object_new_boolean(st && !strcmp(st, "memory_limit")));
+  return r;
+}
+
+static json_object *answer_new(const sbh_server *s) {
+  json_object *a = json_object_new_object();
+  json_object_object_add(a, "status", json_object_new_string("Success"));
+  json_object_object_add(a, "message", json_object_new_string(""));
+  json_object_object_add(a, "compile_result", NULL);
+  json_object_object_add(a, "run_result", NULL);
+  json_object_object_add(a, "executor_pod_name", json_object_new_string(s->hostname));
+  json_object_object_add(a, "files", json_object_new_object());
+  return a;
+}
+
+json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox) {
+  json_object *a = answer_new(s);
+  json_object_object_add(a, "status", json_object_new_string("SandboxError"));
+  json_object_object_add(a, "message", json_object_new_string(message));
+  json_object_object_add(a, "surgebox", surgebox ? surgebox : json_object_new_object());
+  return a;
+}
+
+json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status) {
+  *http_status = 200;
+  json_object *sb = json_object_new_object();
+  json_object *lang = get(ctx, "language");
+  if (lang) json_object_object_add(sb, "language", json_object_get(lang));
+  if (!native) return sbh_sandbox_error(s, "the daemon is shutting down", sb);
+  const char *type = get_str(native, "type");
+  if (type && !strcmp(type, "error")) { /* the daemon refused the request */
+    json_object *e = get(native, "error");
+    const char *code = get_str(e, "code"), *msg = get_str(e, "message");
+    char m[SBH_ERR_MAX];
+    snprintf(m, sizeof m, "%s: %s", code ? code : "error", msg ? msg : "");
+    json_object_object_add(sb, "error", json_object_get(e));
+    if (code && !strcmp(code, "busy")) {
+      *http_status = 503;
+      json_object *o = json_object_new_object();
+      json_object_object_add(o, "detail", json_object_new_string(m));
+      json_object_put(sb);
+      return o;
+    }
+    if (code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_limits") || !strcmp(code, "unknown_field") ||
+                 !strcmp(code, "too_large") || !strcmp(code, "bad_json"))) {
+      *http_status = 400; /* the request's own fault (a bad base64 file, a limit out of range): not a verdict */
+      json_object *o = json_object_new_object();
+      json_object_object_add(o, "detail", json_object_new_string(m));
+      json_object_put(sb);
+      return o;
+    }
+    return sbh_sandbox_error(s, m, sb); /* unknown_toolchain, internal */
+  }
+  const char *nstatus = get_str(native, "status");
+  json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));
+  json_object *q = get(native, "queue_time_s");
+  if (q) json_object_object_add(sb, "queue_time_s", json_object_get(q));
+  json_object *t_arr = get(ctx, "t_arrived");
+  if (t_arr)
+    json_object_object_add(sb, "front_time_s",
+                           sbu_json_seconds((double)(uv_hrtime() - (uint64_t)json_object_get_int64(t_arr)) / 1e9));
+  json_object *tc = get(native, "toolchain");
+  if (tc) json_object_object_add(sb, "toolchain", json_object_get(tc));
+  if (nstatus && (!strcmp(nstatus, "toolchain_missing") || !strcmp(nstatus, "unsupported") ||
+                  !strcmp(nstatus, "cancelled"))) {
+    const char *e = get_str(native, "error");
+    char m[SBH_ERR_MAX];
+    snprintf(m, sizeof m, "%s: %s", nstatus, e ? e : "");
+    return sbh_sandbox_error(s, m, sb);
+  }
+  json_object *a = answer_new(s);
+  json_object *steps = get(native, "steps"), *recs = json_object_new_array();
+  const char *err = NULL;
+  bool failed = false, error = false;
+  json_object *run = NULL;
+  for (size_t i = 0; steps && i < json_object_array_length(steps); i++) {
+    json_object *st = json_object_array_get_idx(steps, i);
+    const char *name = get_str(st, "name");
+    bool compile = name && !strcmp(name, "compile");
+    const char *e = NULL;
+    json_object *cr = command_result(st, &e);
+    const char *crs = get_str(cr, "status");
+    json_object *rcv = get(cr, "return_code");
+    error |= !strcmp(crs, "Error");
+    failed |= !strcmp(crs, "TimeLimitExceeded") || (rcv && json_object_get_int64(rcv) != 0);
+    if (e && !err) err = e;
+    json_object_object_add(a, compile ? "compile_result" : "run_result", cr);
+    if (!compile) run = st;
+    json_object_array_add(recs, step_record(st));
+  }
+  json_object_object_add(sb, "steps", recs);
+  if (!steps || !json_object_array_length(steps)) {
+    error = true;
+    err = get_str(native, "error") ? get_str(native, "error") : "no step ran";
+  }
+  /* warm or cold, and why */
+  json_object *warm = json_object_new_object();
+  json_object_object_add(warm, "asked", json_object_get(get(ctx, "warm_asked")));
+  json_object *enf = run ? get(run, "enforced") : NULL;
+  const char *start = get_str(enf, "start");
+  const char *why = get_str(ctx, "warm_why");
+  /* asked: how the run step started (the daemon's word); not asked: why not */
+  json_object_object_add(warm, "start", json_object_new_string(why ? why : start ? start : "cold"));
+  json_object_object_add(sb, "warm", warm);
+  /* files back, named as the client asked */
+  json_object *outs = run ? get(run, "outputs") : NULL, *files = get(a, "files"), *ferr = json_object_new_array();
+  json_object *fmap = get(ctx, "fetch");
+  for (size_t i = 0; fmap && i < json_object_array_length(fmap); i++) {
+    json_object *pair = json_object_array_get_idx(fmap, i);
+    const char *asked = json_object_get_string(json_object_array_get_idx(pair, 0));
+    const char *inner = json_object_get_string(json_object_array_get_idx(pair, 1));
+    bool found = false;
+    for (size_t k = 0; outs && k < json_object_array_length(outs); k++) {
+      json_object *o = json_object_array_get_idx(outs, k);
+      const char *p = get_str(o, "path");
+      if (!p || strcmp(p, inner)) continue;
+      found = true;
+      if (get(o, "content_b64")) json_object_object_add(files, asked, json_object_get(get(o, "content_b64")));
+      else {
+        json_object *fe = json_object_new_object();
+        json_object_object_add(fe, "path", json_object_new_string(asked));
+        json_object_object_add(fe, "error", json_object_get(get(o, "error")));
+        json_object_array_add(ferr, fe);
+      }
+      break;
+    }
+    if (!found) {
+      json_object *fe = json_object_new_object();
+      json_object_object_add(fe, "path", json_object_new_string(asked));
+      json_object_object_add(fe, "error", json_object_new_string(run ? "not returned" : "not fetched: the program did not run"));
+      json_object_array_add(ferr, fe);
+    }
+  }
+  json_object_object_add(sb, "fetch_errors", ferr);
+  const char *top = error ? "SandboxError" : failed ? "Failed" : "Success";
+  json_object_object_add(a, "status", json_object_new_string(top));
+  json_object_object_add(a, "message", json_object_new_string(error && err ? err : ""));
+  json_object_object_add(a, "surgebox", sb);
+  /* bounded: never more than max_answer_bytes, never cut silently */
+  size_t len = 0;
+  json_object_to_json_string_length(a, JSON_C_TO_STRING_PLAIN, &len);
+  if (len > s->opt.limits.max_answer_bytes) {
+    ((sbh_server *)s)->counters[SBH_C_ANSWER_TOO_LARGE]++;
+    json_object_put(a);
+    json_object *sb2 = json_object_new_object();
+    json_object_object_add(sb2, "answer_bytes", json_object_new_int64((int64_t)len));
+    return sbh_sandbox_error(s, "the answer is larger than the front's max_answer_bytes (--http-max-answer-bytes)", sb2);
+  }
+  return a;
+}

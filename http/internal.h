@@ -1,0 +1,172 @@
+/* The HTTP front's own structures, grouped by file. One loop thread. */
+#ifndef SURGEBOX_HTTP_INTERNAL_H
+#define SURGEBOX_HTTP_INTERNAL_H
+
+#include "http.h"
+
+#include <http_parser.h>
+
+typedef struct sbh_conn sbh_conn;
+typedef struct sbh_req sbh_req;
+
+/* ---- metrics.c: the front's counters ---- */
+enum {
+  SBH_C_CONNECTIONS,       /* accepted */
+  SBH_C_CONN_REFUSED,      /* over max_connections */
+  SBH_C_REQUESTS,          /* complete requests read */
+  SBH_C_HEADER_TOO_LARGE,  /* 431 */
+  SBH_C_BODY_TOO_LARGE,    /* 413 */
+  SBH_C_HEADER_TIMEOUT,    /* dropped: headers too slow */
+  SBH_C_BODY_TIMEOUT,      /* dropped: body too slow */
+  SBH_C_IDLE_TIMEOUT,      /* idle keep-alive connection closed */
+  SBH_C_CL_TE,             /* Content-Length with Transfer-Encoding refused */
+  SBH_C_BAD_REQUEST,       /* unparsable HTTP */
+  SBH_C_UNAUTHORIZED,      /* missing or wrong bearer token */
+  SBH_C_QUEUE_FULL,        /* 503 */
+  SBH_C_START_TIMEOUT,     /* 504 */
+  SBH_C_PATH_REFUSED,      /* a files/fetch_files path outside /app */
+  SBH_C_MAX_REQUESTS,      /* connections closed after max_requests_per_conn */
+  SBH_C_BODY_BYTES_FULL,   /* 503: bodies being read on all connections over max_body_total */
+  SBH_C_ANSWER_TOO_LARGE,  /* an answer over max_answer_bytes */
+  SBH_C_CLIENT_GONE,       /* a client closed with its request unanswered: its job cancelled */
+  SBH_N_COUNTERS
+};
+extern const char *const sbh_counter_names[SBH_N_COUNTERS][2]; /* metric name, help */
+
+/* ---- languages.c: SandboxFusion's language values -> toolchains ---- */
+typedef struct {
+  char *name;            /* SandboxFusion's value */
+  char *toolchain;       /* NULL when missing */
+  char *source;
+  json_object *options;  /* or NULL */
+  json_object *compile_args, *args; /* arrays of strings, or NULL */
+  json_object *files;    /* {"path": "text"}, or NULL */
+  bool warm;
+  char *missing;         /* why it cannot run here, or NULL */
+} sbh_language;
+typedef struct {
+  sbh_language *v;
+  size_t n;
+  char path[4096];
+} sbh_languages;
+int sbh_languages_load(sbh_languages *l, const char *file, char *err, size_t n);
+void sbh_languages_free(sbh_languages *l);
+const sbh_language *sbh_language_find(const sbh_languages *l, const char *name);
+/* Where languages.json is when --http-languages is not given. */
+void sbh_languages_default_path(char *out, size_t cap);
+
+/* ---- token.c ---- */
+int sbh_token_load(const char *file, char **out, char *err, size_t n);
+/* The Authorization header's value against "Bearer <token>", in time that
+ * depends only on the lengths. */
+bool sbh_token_ok(const char *token, const char *header, size_t header_len);
+
+/* ---- paths.c: files and fetch_files kept inside /app ---- */
+/* The client's path as a path below /app ("/app/x" and "/x" -> "x",
+ * "a/./b" -> "a/b"): malloc'd, or NULL with why set (".." component,
+ * empty, NUL). */
+char *sbh_app_path(const char *path, size_t len, char *why, size_t n);
+
+/* ---- server.c ---- */
+struct sbh_server {
+  uv_loop_t *loop;
+  sbh_options opt;
+  sbh_daemon d;
+  uv_tcp_t listeners[SBH_MAX_LISTEN];
+  size_t n_listeners;
+  bool listening;
+  char *token;            /* NULL: no token (loopback only) */
+  sbh_languages langs;
+  char bound[512];
+  char hostname[256];
+  sbh_conn *conns;
+  size_t n_conns;
+  size_t in_flight;       /* submitted, not answered (max_queue) */
+  size_t body_bytes;      /* bodies being read (max_body_total) */
+  uint64_t counters[SBH_N_COUNTERS];
+  uint64_t answers[6];    /* by class: 1xx..5xx, [0] other */
+  bool stopping;
+};
+
+typedef enum { SBH_IDLE, SBH_HEADERS, SBH_BODY, SBH_BUSY, SBH_WRITING, SBH_LINGER } sbh_conn_state;
+
+struct sbh_conn {
+  sbh_server *srv;
+  uv_tcp_t tcp;
+  uv_timer_t timer;
+  uv_shutdown_t shutdown;
+  int handles;             /* open handles (tcp, timer): freed when both closed */
+  http_parser parser;
+  sbh_conn_state state;
+  char *in;                /* bytes read and not yet parsed */
+  size_t in_len, in_off, in_cap;
+  bool reading;
+  bool read_eof;
+  bool closing;
+  size_t requests;         /* requests read on this connection */
+  /* the request being read */
+  size_t header_bytes;
+  char *url;
+  size_t url_len;
+  char hname[32];          /* the header being read, lowercased, cut */
+  size_t hname_len;
+  bool hname_done;
+  int hcur;                /* which header's value is read: 0 none, 1 CL, 2 TE, 3 auth, 4 expect */
+  bool saw_cl, saw_te, expect_continue;
+  char *auth;
+  size_t auth_len;
+  char *body;
+  size_t body_len, body_cap;
+  bool complete;           /* a whole request is parsed */
+  int fail_status;         /* set by a callback: answer it and close */
+  const char *fail_why;
+  sbh_req *req;            /* submitted, unanswered */
+  sbh_conn *prev, *next;
+};
+
+/* An answer: status line, headers and body; close: Connection: close. Takes body (malloc'd). */
+void sbh_send(sbh_conn *c, int status, const char *ctype, char *body, size_t len, const char *extra_headers);
+void sbh_send_json(sbh_conn *c, int status, json_object *o, const char *extra_headers); /* takes o */
+void sbh_send_error(sbh_conn *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- routes.c: one complete request ---- */
+void sbh_route(sbh_conn *c);
+
+/* A submitted request (run_code.c, routes.c). */
+typedef enum { SBH_KIND_RUN_CODE, SBH_KIND_JOBS } sbh_kind;
+struct sbh_req {
+  sbh_server *srv;
+  sbh_conn *conn;          /* NULL once the client is gone */
+  sbh_kind kind;
+  uint64_t ticket;
+  bool in_submit, answered;
+  json_object *answer;     /* the native answer while in_submit */
+  uv_timer_t start_timer;  /* /run_code: 504 when not started in time */
+  bool timer_on;
+  uint64_t t_arrived;
+  json_object *client_id;  /* /v1/jobs: the client's id, given back */
+  json_object *ctx;        /* /run_code: what the answer needs (run_code.c) */
+};
+/* Submit native (borrowed); budget_s > 0: withdraw with 504 when the job has
+ * not started then. The answer comes to sbh_req_answered. */
+void sbh_req_submit(sbh_conn *c, sbh_kind kind, json_object *native, json_object *ctx, json_object *client_id,
+                    double budget_s);
+/* The connection is going away: its request is cancelled, answered to nobody. */
+void sbh_req_orphan(sbh_req *r);
+/* The request's answer written; the connection may read the next. */
+void sbh_conn_next(sbh_conn *c);
+
+/* ---- run_code.c: a /run_code body into a native request ---- */
+/* 0 and *native, *ctx (the answer's needs) and *budget; or an answer was
+ * sent (bad request, unknown language: 1). */
+int sbh_run_code_request(sbh_conn *c, json_object *body, json_object **native, json_object **ctx, double *budget);
+
+/* ---- answer.c: a native exec result into a /run_code answer ---- */
+/* The answer's JSON (new object) from the native response (borrowed, may
+ * be NULL: the daemon went away) and ctx. *http_status: 200, or 503 (the
+ * daemon was busy), 400 (the daemon refused the request). */
+json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status);
+/* A SandboxError answer with message, no results. */
+json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox);
+
+#endif

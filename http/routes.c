@@ -1,0 +1,98 @@
+/* Which path does what. /run_code is SandboxFusion's; /v1/ping, /v1/jobs
+ * (the native exec request, for any language's HTTP client) and /metrics
+ * (the daemon's OpenMetrics text) are surgebox's own. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The path of the request target, without its query. */
+static bool path_is(const sbh_conn *c, const char *path) {
+  size_t n = strlen(path);
+  if (!c->url || c->url_len < n || memcmp(c->url, path, n) != 0) return false;
+  return c->url_len == n || c->url[n] == '?';
+}
+
+/* The body as one JSON object, or an answer was sent (NULL). */
+static json_object *body_object(sbh_conn *c) {
+  if (!c->body_len) {
+    sbh_send_error(c, 422, "the body must be a JSON object");
+    return NULL;
+  }
+  json_tokener *tok = json_tokener_new_ex(64);
+  if (!tok) {
+    sbh_send_error(c, 500, "out of memory");
+    return NULL;
+  }
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_object *o = json_tokener_parse_ex(tok, c->body, (int)c->body_len);
+  enum json_tokener_error e = json_tokener_get_error(tok);
+  size_t used = json_tokener_get_parse_end(tok);
+  json_tokener_free(tok);
+  if (e != json_tokener_success || used != c->body_len || !json_object_is_type(o, json_type_object)) {
+    if (o) json_object_put(o);
+    sbh_send_error(c, 422, "the body must be one JSON object (%s)",
+                   e != json_tokener_success ? json_tokener_error_desc(e) : "text after it, or not an object");
+    return NULL;
+  }
+  return o;
+}
+
+static void run_code(sbh_conn *c) {
+  json_object *body = body_object(c);
+  if (!body) return;
+  json_object *native = NULL, *ctx = NULL;
+  double budget = 0;
+  if (sbh_run_code_request(c, body, &native, &ctx, &budget) == 0) {
+    sbh_req_submit(c, SBH_KIND_RUN_CODE, native, ctx, NULL, budget);
+    json_object_put(native);
+  }
+  json_object_put(body);
+}
+
+static void jobs(sbh_conn *c) {
+  json_object *body = body_object(c);
+  if (!body) return;
+  json_object *id = NULL, *t = NULL;
+  json_object_object_get_ex(body, "id", &id);
+  if (json_object_object_get_ex(body, "type", &t) && strcmp(json_object_get_string(t), "exec") != 0) {
+    sbh_send_error(c, 400, "/v1/jobs takes exec requests only (\"type\": \"exec\" or no type)");
+    json_object_put(body);
+    return;
+  }
+  json_object_object_add(body, "type", json_object_new_string("exec"));
+  sbh_req_submit(c, SBH_KIND_JOBS, body, NULL, id ? json_object_get(id) : NULL, 0);
+  json_object_put(body);
+}
+
+static void metrics(sbh_conn *c) {
+  char *text = c->srv->d.metrics(c->srv->d.arg);
+  if (!text) {
+    sbh_send_error(c, 500, "out of memory");
+    return;
+  }
+  sbh_send(c, 200, "application/openmetrics-text; version=1.0.0; charset=utf-8", text, strlen(text), NULL);
+}
+
+void sbh_route(sbh_conn *c) {
+  enum http_method m = (enum http_method)c->parser.method;
+  bool get = m == HTTP_GET, post = m == HTTP_POST;
+  if (path_is(c, "/v1/ping")) {
+    if (!get) goto not_allowed;
+    sbh_send(c, 200, "application/json", strdup("\"pong\""), 6, NULL);
+  } else if (path_is(c, "/metrics")) {
+    if (!get) goto not_allowed;
+    metrics(c);
+  } else if (path_is(c, "/run_code")) {
+    if (!post) goto not_allowed;
+    run_code(c);
+  } else if (path_is(c, "/v1/jobs")) {
+    if (!post) goto not_allowed;
+    jobs(c);
+  } else {
+    sbh_send_error(c, 404, "no such path: try POST /run_code, GET /v1/ping, POST /v1/jobs or GET /metrics");
+  }
+  return;
+not_allowed:
+  sbh_send_error(c, 405, "method not allowed on this path");
+}
