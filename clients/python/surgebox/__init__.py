@@ -10,10 +10,11 @@ from ._jobs import ConnectionLost, NoDaemon, Result, SurgeboxError, UnknownProfi
 from ._records import RECORD_KEYS, to_dataframe
 from .aio import AsyncClient
 from .client import Client
+from .fleet import Fleet, parse_endpoints
 from .progress import Progress, aprogress, progress
 from .trace import Event, Trace
 
 __version__ = "0.2.0"
-__all__ = ["Client", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
+__all__ = ["Client", "Fleet", "parse_endpoints", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
            "find_surgeboxd", "runtime_dir", "Trace", "Event", "to_dataframe", "RECORD_KEYS"]

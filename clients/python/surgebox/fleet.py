@@ -1,0 +1,468 @@
+"""surgebox.Fleet: one client, many daemons (issue 39).
+
+    with surgebox.Fleet(["/run/a.sock", "http://10.0.0.2:8080 token-file=/etc/sb.tok"]) as f:
+        for r in f.run_many(jobs, concurrency=64):
+            print(r["id"], r.status, r["daemon"])
+
+Work goes to the daemon with the fewest jobs outstanding from this client
+(Envoy's "least request"); a daemon that stops answering (a refused or
+broken connection, a probe that times out, a SIGSTOPped daemon) is taken out
+and probed back in every `probe_interval` seconds. A job whose daemon failed
+before answering runs again elsewhere, with back-off, at most `attempts`
+times; only such failures of the infrastructure are retried (a daemon's
+`busy`, a lost connection, HTTP 502/503/504), never an answer that arrived,
+or a job the daemon itself gave up (`cancelled`: a Fleet never cancels, so
+that is a daemon shutting down), never an answer that arrived, so a job's
+answer is delivered exactly once. Every Result says which daemon
+ran it ("daemon") and after how many sends ("attempts"). A job no daemon
+could run ends as an error Result (code "fleet_unavailable"), counted and
+said, never a verdict; a token a daemon refuses is a SurgeboxError at once.
+
+Endpoints: a list of strings or dicts ({"url": ..., "token": ...}), a
+comma-separated string, a file (one endpoint a line, "#" comments), or
+$SURGEBOX_ENDPOINTS (either form). An endpoint is a Unix socket path
+("/run/sb.sock" or "unix:/run/sb.sock") or an HTTP URL ("http://h:p"), the
+latter with "token=T" or "token-file=F" after a space.
+
+Threads: one worker per concurrent job (each with its own connections) and
+one prober. A Fleet may be used from one thread at a time.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import queue
+import random
+import socket as _socket
+import threading
+import time
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from urllib.parse import urlsplit
+
+from . import _conn
+from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec
+
+EndpointSpec = Union[str, Mapping[str, str]]
+
+# What the client waits for an answer beyond the job's own limits (the
+# daemon's queue, set-up, compile cache) before it calls the daemon hung;
+# a hung daemon is normally found sooner by the prober.
+_ANSWER_MARGIN_S = 60.0
+
+
+class _Infra(Exception):
+    """The daemon failed before answering: retry elsewhere."""
+
+
+class Endpoint:
+    """One daemon of the fleet and what this client knows of it."""
+
+    def __init__(self, spec: EndpointSpec) -> None:
+        token = None
+        if isinstance(spec, Mapping):
+            url = str(spec.get("url") or spec.get("socket") or "")
+            token = spec.get("token")
+            if spec.get("token_file"):
+                token = _read_token(spec["token_file"])
+        else:
+            parts = str(spec).split()
+            if not parts:
+                raise ValueError("an empty endpoint")
+            url = parts[0]
+            for extra in parts[1:]:
+                key, _, value = extra.partition("=")
+                if key == "token":
+                    token = value
+                elif key == "token-file":
+                    token = _read_token(value)
+                else:
+                    raise ValueError("endpoint %s: unknown setting %r (token=T or token-file=F)" % (url, extra))
+        if url.startswith("unix:"):
+            url = url[5:]
+        if url.startswith("http://"):
+            u = urlsplit(url)
+            if not u.hostname:
+                raise ValueError("endpoint %s: no host" % url)
+            self.kind = "http"
+            self.host, self.port = u.hostname, u.port or 80
+        elif url.startswith("/"):
+            self.kind = "unix"
+        else:
+            raise ValueError("endpoint %r: a Unix socket's absolute path or an http:// URL" % url)
+        self.name = url.rstrip("/") if self.kind == "http" else url
+        self.token = token
+        self.outstanding = 0  # jobs of this client on it now
+        self.answered = 0
+        self.up = True
+        self.refused: Optional[str] = None  # a permanent refusal (the token): never used again
+        self.failures = 0  # in a row
+        self.out_since: Optional[float] = None  # time.monotonic() when it was taken out
+        self.conns: set = set()  # open sockets of workers, closed when it is taken out
+
+    def __repr__(self) -> str:
+        return "Endpoint(%s, %s)" % (self.name, "up" if self.up else "out")
+
+
+def _read_token(path: str) -> str:
+    with open(path) as f:
+        return f.read().strip()
+
+
+def parse_endpoints(spec: Union[None, str, Sequence[EndpointSpec]]) -> List[Endpoint]:
+    """The fleet's endpoints from a list, a comma-separated string, a file,
+    or (spec None) $SURGEBOX_ENDPOINTS."""
+    if spec is None:
+        spec = os.environ.get("SURGEBOX_ENDPOINTS")
+        if not spec:
+            raise ValueError("no endpoints: pass a list, or set SURGEBOX_ENDPOINTS (a list or a file)")
+    if isinstance(spec, str):
+        if os.path.isfile(spec):
+            with open(spec) as f:
+                items = [ln.split("#", 1)[0].strip() for ln in f]
+        else:
+            items = [s.strip() for s in spec.split(",")]
+        spec = [s for s in items if s]
+    eps = [Endpoint(s) for s in spec]
+    if not eps:
+        raise ValueError("no endpoints in the list")
+    names = [e.name for e in eps]
+    if len(set(names)) != len(names):
+        raise ValueError("an endpoint is listed twice")
+    return eps
+
+
+class _Link:
+    """One worker's connection to one daemon: a request and its answer at a time."""
+
+    def __init__(self, ep: Endpoint, timeout: float) -> None:
+        self.ep = ep
+        self.buf = b""
+        if ep.kind == "unix":
+            s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            try:
+                s.connect(ep.name)
+            except OSError as e:
+                s.close()
+                raise _Infra("connecting: %s" % e)
+            self.sock = s
+            self.http = None
+        else:
+            self.http = http.client.HTTPConnection(ep.host, ep.port, timeout=timeout)
+            try:
+                self.http.connect()
+            except OSError as e:
+                raise _Infra("connecting: %s" % e)
+            self.sock = self.http.sock
+
+    def close(self) -> None:
+        try:
+            if self.http is not None:
+                self.http.close()
+            else:
+                self.sock.close()
+        except OSError:
+            pass
+
+    def ask(self, req: Dict[str, Any], wait: float) -> Dict[str, Any]:
+        self.sock.settimeout(wait)
+        try:
+            if self.http is None:
+                self.sock.sendall(_conn.encode(req))
+                while b"\n" not in self.buf:
+                    chunk = self.sock.recv(1 << 20)
+                    if not chunk:
+                        raise _Infra("the daemon closed the connection before answering")
+                    self.buf += chunk
+                line, _, self.buf = self.buf.partition(b"\n")
+                return json.loads(line)
+            headers = {"Content-Type": "application/json"}
+            if self.ep.token:
+                headers["Authorization"] = "Bearer " + self.ep.token
+            self.http.request("POST", "/v1/jobs", body=_conn.encode(req), headers=headers)
+            resp = self.http.getresponse()
+            body = resp.read()
+        except (OSError, http.client.HTTPException) as e:
+            raise _Infra("%s: %s" % (type(e).__name__, e))
+        except ValueError as e:
+            raise _Infra("the daemon sent a line that is not JSON: %s" % e)
+        if resp.status == 401 or resp.status == 403:
+            raise SurgeboxError("unauthorized", "%s refused this client's token (HTTP %d): check the endpoint's "
+                                "token or token-file" % (self.ep.name, resp.status))
+        if resp.status in (502, 503, 504):
+            raise _Infra("HTTP %d" % resp.status)
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            raise _Infra("HTTP %d with a body that is not JSON: %s" % (resp.status, e))
+
+
+def _limits_seconds(req: Mapping[str, Any]) -> float:
+    """The longest a job may take by its own limits (wall, else time, per step)."""
+    total = 0.0
+    steps = req.get("steps") or [req]
+    for s in steps:
+        lim = s.get("limits") or {}
+        total += float(lim.get("wall_s") or 0) or 2 * float(lim.get("time_s") or 30) + 5
+    return total * (2 if req.get("toolchain") else 1)
+
+
+class Fleet:
+    """Many surgebox daemons behind one client (module docstring)."""
+
+    def __init__(self, endpoints: Union[None, str, Sequence[EndpointSpec]] = None, *, probe_interval: float = 1.0,
+                 probe_timeout: float = 3.0, attempts: int = 4, backoff: Sequence[float] = (0.05, 1.0)) -> None:
+        if attempts < 1:
+            raise ValueError("attempts must be at least 1")
+        self.endpoints = parse_endpoints(endpoints)
+        self.probe_interval = probe_interval
+        self.probe_timeout = probe_timeout
+        self.attempts = attempts
+        self.backoff = tuple(backoff)
+        self.retries = 0  # sends beyond each job's first
+        self._lock = threading.Condition()
+        self._closed = False
+        self._next = 0
+        self._prober = threading.Thread(target=self._probe_loop, name="surgebox-fleet-prober", daemon=True)
+        self._prober.start()
+
+    # --- life cycle -------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self._prober.join(self.probe_interval + self.probe_timeout + 1)
+
+    def __enter__(self) -> "Fleet":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def status(self) -> List[Dict[str, Any]]:
+        """Each daemon as this client sees it: up or out, jobs outstanding and answered."""
+        with self._lock:
+            return [{"daemon": e.name, "up": e.up, "out_since": e.out_since, "refused": e.refused, "outstanding": e.outstanding,
+                     "answered": e.answered} for e in self.endpoints]
+
+    # --- health -------------------------------------------------------------
+    def _take_out(self, ep: Endpoint, why: str) -> None:
+        with self._lock:
+            ep.failures += 1
+            if not ep.up:
+                return
+            ep.up = False
+            ep.out_since = time.monotonic()
+            conns = list(ep.conns)
+        for s in conns:  # its workers' answers will not come: fail them now, to be retried elsewhere
+            try:
+                s.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _probe(self, ep: Endpoint) -> Optional[str]:
+        """None when ep answers a ping within probe_timeout, else why not."""
+        try:
+            link = _Link(ep, self.probe_timeout)
+        except _Infra as e:
+            return str(e)
+        try:
+            if ep.kind == "unix":
+                resp = link.ask({"id": "fleet-probe", "type": "ping"}, self.probe_timeout)
+                return None if isinstance(resp, dict) and resp.get("type") == "ping" else "odd answer to a ping: %.80r" % (resp,)
+            headers = {"Authorization": "Bearer " + ep.token} if ep.token else {}
+            link.http.request("GET", "/v1/ping", headers=headers)
+            r = link.http.getresponse()
+            r.read()
+            if r.status in (401, 403):
+                with self._lock:
+                    ep.refused = "%s refused this client's token (HTTP %d)" % (ep.name, r.status)
+                return ep.refused
+            return None if r.status == 200 else "HTTP %d to a ping" % r.status
+        except (_Infra, OSError, http.client.HTTPException, ValueError) as e:
+            return str(e)
+        finally:
+            link.close()
+
+    def _probe_loop(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+                eps = [e for e in self.endpoints if e.refused is None]
+            for ep in eps:
+                why = self._probe(ep)
+                if why is None:
+                    with self._lock:
+                        if not ep.up:
+                            ep.up = True
+                            ep.out_since = None
+                            ep.failures = 0
+                            self._lock.notify_all()
+                else:
+                    self._take_out(ep, why)
+            with self._lock:
+                if not self._closed:
+                    self._lock.wait(self.probe_interval)
+
+    def _pick(self, avoid: Optional[Endpoint], give_up_at: float) -> Optional[Endpoint]:
+        """The daemon with the fewest of our jobs outstanding (ties in turn), its count taken."""
+        with self._lock:
+            while True:
+                live = [e for e in self.endpoints if e.up and e.refused is None]
+                if len(live) > 1 and avoid in live:
+                    live.remove(avoid)
+                if live:
+                    low = min(e.outstanding for e in live)
+                    ties = [e for e in live if e.outstanding == low]
+                    ep = ties[self._next % len(ties)]
+                    self._next += 1
+                    ep.outstanding += 1
+                    return ep
+                if all(e.refused for e in self.endpoints):
+                    raise SurgeboxError("unauthorized", "; ".join(e.refused for e in self.endpoints))
+                left = give_up_at - time.monotonic()
+                if left <= 0 or self._closed:
+                    return None
+                self._lock.wait(min(left, self.probe_interval))
+
+    # --- jobs ---------------------------------------------------------------
+    def run(self, **job: Any) -> Result:
+        """One job (run()'s keywords of Client) on the fleet."""
+        return next(self.run_many([job], concurrency=1))
+
+    def run_many(self, jobs: Iterable[Mapping[str, Any]], concurrency: int = 32) -> Iterator[Result]:
+        """Yield a Result per job as each finishes (completion order), each exactly once.
+        A Result's "id" is the job's "id" if it had one, else its index."""
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        todo: "queue.Queue" = queue.Queue(maxsize=concurrency)
+        done: "queue.Queue" = queue.Queue()
+        stop = threading.Event()
+
+        def feed():
+            try:
+                for i, item in enumerate(jobs):
+                    job = _conn.as_job(item)
+                    while not stop.is_set():
+                        try:
+                            todo.put((job.get("id", i), job), timeout=0.2)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+            except BaseException as e:  # a bad job: said, in order
+                done.put(("raise", e))
+            finally:
+                for _ in range(concurrency):
+                    while not stop.is_set():
+                        try:
+                            todo.put(None, timeout=0.2)
+                            break
+                        except queue.Full:
+                            continue
+
+        def work():
+            links: Dict[str, _Link] = {}
+            try:
+                while not stop.is_set():
+                    item = todo.get()
+                    if item is None:
+                        return
+                    try:
+                        done.put(("result", self._one(item[0], item[1], links)))
+                    except BaseException as e:
+                        done.put(("raise", e))
+            finally:
+                for link in links.values():
+                    link.close()
+                done.put(("worker_done", None))
+
+        threads = [threading.Thread(target=feed, daemon=True)]
+        threads += [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
+        for t in threads:
+            t.start()
+        running = concurrency
+        try:
+            while running:
+                kind, value = done.get()
+                if kind == "worker_done":
+                    running -= 1
+                elif kind == "raise":
+                    raise value
+                else:
+                    yield value
+        finally:
+            stop.set()
+
+    def _one(self, user_id: Any, job: Mapping[str, Any], links: Dict[str, _Link]) -> Result:
+        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
+        wait = _limits_seconds(req) + _ANSWER_MARGIN_S
+        give_up_at = time.monotonic() + wait
+        last_ep: Optional[Endpoint] = None
+        why = "no daemon of the fleet answers"
+        for attempt in range(self.attempts):
+            if attempt:
+                self.retries += 1
+                time.sleep(_conn.backoff(attempt - 1, *self.backoff))
+            ep = self._pick(last_ep, give_up_at)
+            if ep is None:
+                break
+            last_ep = ep
+            try:
+                resp = self._send(ep, req, wait, links)
+            except _Infra as e:
+                why = "%s: %s" % (ep.name, e)
+                continue
+            finally:
+                with self._lock:
+                    ep.outstanding -= 1
+            if resp.get("type") == "error" and (resp.get("error") or {}).get("code") == "busy":
+                why = "%s: busy" % ep.name
+                continue
+            if resp.get("status") == "cancelled":  # we cancel nothing: the daemon gave it up (shutting down)
+                why = "%s: %s" % (ep.name, resp.get("error") or "cancelled by the daemon")
+                continue
+            with self._lock:
+                ep.answered += 1
+                ep.failures = 0
+            res = Result(resp) if resp.get("type") != "error" else _conn.error_result(user_id, resp.get("error"))
+            res["id"] = user_id
+            res["daemon"] = ep.name
+            res["attempts"] = attempt + 1
+            return res
+        res = _conn.error_result(user_id, {"code": "fleet_unavailable",
+                                           "message": "no daemon ran the job after %d attempts (last: %s)"
+                                           % (self.attempts, why)})
+        res["daemon"] = None
+        res["attempts"] = self.attempts
+        return res
+
+    def _send(self, ep: Endpoint, req: Dict[str, Any], wait: float, links: Dict[str, _Link]) -> Dict[str, Any]:
+        link = links.get(ep.name)
+        if link is None:
+            try:
+                link = links[ep.name] = _Link(ep, self.probe_timeout)
+            except _Infra as e:
+                self._take_out(ep, str(e))
+                raise
+        with self._lock:
+            ep.conns.add(link.sock)
+        try:
+            resp = link.ask(req, wait)
+        except _Infra as e:
+            links.pop(ep.name, None)
+            link.close()
+            self._take_out(ep, str(e))
+            raise
+        finally:
+            with self._lock:
+                ep.conns.discard(link.sock)
+        if not isinstance(resp, dict) or (ep.kind == "unix" and resp.get("id") != req["id"]
+                                          and resp.get("type") != "error"):
+            links.pop(ep.name, None)
+            link.close()
+            raise _Infra("an answer for another request")
+        return resp

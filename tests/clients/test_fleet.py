@@ -1,0 +1,162 @@
+"""surgebox.Fleet (issue 39): three daemons on this machine behind one client.
+
+Each job prints its own number, so a result is checked against the job it
+answers; every job must be answered exactly once whatever happens to the
+daemons (one killed with SIGKILL, one restarted, one stopped with SIGSTOP).
+Run inside a throw-away pid namespace (CMakeLists.txt)."""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+import pyclient_env as env  # noqa: F401  (puts the source tree's client first)
+import surgebox
+from surgebox.fleet import parse_endpoints
+
+N_JOBS = int(os.environ.get("SURGEBOX_FLEET_JOBS", "300"))
+
+
+def ready(d, timeout=60):
+    """d answers a ping (the socket file exists before listen())."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            with surgebox.Client(d.sock, autostart=False) as c:
+                c.ping()
+                return
+        except (surgebox.SurgeboxError, OSError):
+            if time.monotonic() > end or d.proc.poll() is not None:
+                raise RuntimeError("daemon did not answer: " + d.logtext())
+            time.sleep(0.05)
+
+
+def start():
+    d = env.Daemon("--jobs", "1")
+    ready(d)
+    return d
+
+
+def restart(d):
+    """Stop d (SIGTERM) and start a daemon of the same arguments on its socket."""
+    d.proc.send_signal(signal.SIGTERM)
+    d.proc.wait(60)
+    d.proc = subprocess.Popen(d.proc.args, stderr=d.log)
+
+
+def job(i, sleep=0.0):
+    src = "import time\ntime.sleep(%r)\nprint(%d)\n" % (sleep, i)
+    return {"id": i, "toolchain": "python3", "files": {"main.py": src}, "limits": {"time_s": 10}}
+
+
+class ParseTest(unittest.TestCase):
+    def test_forms(self):
+        eps = parse_endpoints("/a.sock, unix:/b.sock,http://127.0.0.1:9 token=xyz")
+        self.assertEqual([e.kind for e in eps], ["unix", "unix", "http"])
+        self.assertEqual([e.name for e in eps], ["/a.sock", "/b.sock", "http://127.0.0.1:9"])
+        self.assertEqual(eps[2].token, "xyz")
+        self.assertEqual((eps[2].host, eps[2].port), ("127.0.0.1", 9))
+
+    def test_file_and_environment(self):
+        d = env.private_dirs()[0]
+        tok = os.path.join(d, "tok")
+        with open(tok, "w") as f:
+            f.write("s3cret\n")
+        path = os.path.join(d, "endpoints")
+        with open(path, "w") as f:
+            f.write("# the fleet\n/x.sock\nhttp://127.0.0.2:8080 token-file=%s  # node 2\n\n" % tok)
+        os.environ["SURGEBOX_ENDPOINTS"] = path
+        try:
+            eps = parse_endpoints(None)
+        finally:
+            del os.environ["SURGEBOX_ENDPOINTS"]
+        self.assertEqual([e.name for e in eps], ["/x.sock", "http://127.0.0.2:8080"])
+        self.assertEqual(eps[1].token, "s3cret")
+
+    def test_bad(self):
+        for bad in ["", "relative.sock", "ftp://h", "/a,/a", "http://127.0.0.1:1 tokn=x"]:
+            with self.assertRaises(ValueError, msg=bad):
+                parse_endpoints(bad if bad else [])
+
+
+class FleetTest(unittest.TestCase):
+    def setUp(self):
+        self.daemons = [start() for _ in range(3)]
+
+    def tearDown(self):
+        for d in self.daemons:
+            try:
+                d.proc.send_signal(signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            d.stop()
+
+    def check_once(self, results, n):
+        ids = [r["id"] for r in results]
+        self.assertEqual(len(ids), len(set(ids)), "an answer delivered twice")
+        self.assertEqual(sorted(ids), list(range(n)), "a job lost")
+        for r in results:
+            self.assertEqual(r.status, "ok", r)
+            self.assertEqual(r.stdout, b"%d\n" % r["id"], r)
+
+    def test_spread(self):
+        socks = [d.sock for d in self.daemons]
+        with surgebox.Fleet(socks) as f:
+            results = list(f.run_many([job(i, 0.05) for i in range(30)], concurrency=6))
+        self.check_once(results, 30)
+        used = {r["daemon"] for r in results}
+        self.assertEqual(used, set(socks), "least-outstanding spreads 6 concurrent jobs over 3 daemons")
+        self.assertTrue(all(r["attempts"] == 1 for r in results))
+
+    def test_kill_and_restart(self):
+        a, b, c = self.daemons
+        results = []
+        killed_at = restarted_at = None
+        with surgebox.Fleet([a.sock, b.sock, c.sock], probe_interval=0.2) as f:
+            for r in f.run_many((job(i, 0.02 * (i % 5)) for i in range(N_JOBS)), concurrency=20):
+                results.append(r)
+                if len(results) == N_JOBS // 3:
+                    os.kill(a.proc.pid, signal.SIGKILL)  # in-flight jobs on a are never answered by it
+                    killed_at = len(results)
+                if len(results) == N_JOBS // 2:
+                    restart(b)  # its in-flight jobs end with the connection: sent again
+                    restarted_at = len(results)
+            status = f.status()
+        self.check_once(results, N_JOBS)
+        after_kill = [r for r in results[killed_at + 20:]]
+        self.assertFalse([r for r in after_kill if r["daemon"] == a.sock], "the killed daemon answered")
+        self.assertTrue(any(r["attempts"] > 1 for r in results), "no job was sent again after the kill")
+        dead = [s for s in status if s["daemon"] == a.sock][0]
+        self.assertFalse(dead["up"])
+        print("fleet: %d jobs, %d sent again, restarted at %d: %s" % (
+            N_JOBS, sum(r["attempts"] - 1 for r in results), restarted_at, status))
+
+    def test_hung_daemon_taken_out(self):
+        a, b, c = self.daemons
+        os.kill(c.proc.pid, signal.SIGSTOP)
+        with surgebox.Fleet([a.sock, b.sock, c.sock], probe_interval=0.2, probe_timeout=0.5) as f:
+            t0 = time.monotonic()
+            results = list(f.run_many([job(i) for i in range(30)], concurrency=6))
+            since = [s for s in f.status() if s["daemon"] == c.sock][0]["out_since"]
+        out_after = None if since is None else since - t0
+        self.check_once(results, 30)
+        self.assertIsNotNone(out_after, "the stopped daemon was never taken out")
+        self.assertFalse([r for r in results if r["daemon"] == c.sock])
+        print("fleet: a SIGSTOPped daemon taken out %.2f s after the fleet started (probe every 0.2 s, timeout 0.5 s)" % out_after)
+
+    def test_none_left(self):
+        for d in self.daemons:
+            os.kill(d.proc.pid, signal.SIGKILL)
+            d.proc.wait()
+        with surgebox.Fleet([d.sock for d in self.daemons], probe_interval=0.1, attempts=2,
+                            backoff=(0.01, 0.02)) as f:
+            r = f.run(**job(0))
+        self.assertEqual(r["type"], "error")
+        self.assertEqual(r["error"]["code"], "fleet_unavailable")
+        self.assertIsNone(r["daemon"])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)
