@@ -435,6 +435,7 @@ int sbwarm_leave_pid(void);
 int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
 int sbwarm_reap(int job_fd, int pid);
 void sbwarm_refuse(int job_fd);
+void sbwarm_fail(int job_fd);
 int sbwarm_audit_watch(void);
 int sbwarm_audit_hooked(void);
 void sbwarm_exit(int status);

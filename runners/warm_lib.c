@@ -28,12 +28,14 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define SBWARM_API __attribute__((visibility("default")))
 
@@ -61,12 +63,16 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
   }
 }
 
-/* The job's steps' fixed part (the blob's head), or FAIL sent and -1. */
-static int read_head(int job_fd, int blob_fd, sb_warm_job *job) {
-  if (pread(blob_fd, job, sizeof *job, 0) == (ssize_t)sizeof *job && job->magic == SB_WARM_JOB_MAGIC) return 0;
+/* The job's steps' fixed part (the blob's head), or FAIL sent and -1.
+ * The zygote itself (sbwarm_enter_pid) reads only its first `bytes`: the
+ * magic and the mode, never the job's words (its directory), which would
+ * stay in the zygote's stack for the next job's fork (issue 35). */
+static int read_head(int job_fd, int blob_fd, sb_warm_job *job, size_t bytes) {
+  if (pread(blob_fd, job, bytes, 0) == (ssize_t)bytes && job->magic == SB_WARM_JOB_MAGIC) return 0;
   send_fail(job_fd, "warm job", EINVAL, true);
   return -1;
 }
+#define SB_WARM_JOB_MODE_BYTES offsetof(sb_warm_job, uid) /* magic, bpf_len, userns */
 
 /* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
  * namespace applies to our children. User-namespace mode (the job's steps
@@ -77,7 +83,7 @@ static int read_head(int job_fd, int blob_fd, sb_warm_job *job) {
 SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
   sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
+  if (read_head(job_fd, blob_fd, &job, sizeof job) != 0) return -EINVAL;
   if (!born_inside) flags |= CLONE_NEWPID;
   if (job.userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
@@ -98,7 +104,7 @@ static int own_pidns = -1; /* the zygote's own pid namespace, opened at its firs
  * two forks. 0, or FAIL sent and -errno; sbwarm_leave_pid undoes it. */
 SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
   sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
+  if (read_head(job_fd, blob_fd, &job, SB_WARM_JOB_MODE_BYTES) != 0) return -EINVAL;
   if (job.userns) return 1;
   if (own_pidns < 0) own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
   if (own_pidns >= 0 && setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
@@ -178,6 +184,16 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
   }
   for (int s = 1; s < NSIG; s++)
     if (started[s].sa_handler != SIG_DFL) sigaction(s, &started[s], NULL);
+  /* Dumpable, as the kernel leaves a cold program after its execve of an
+   * interpreter its uid may read (the uid drop made us not dumpable): its
+   * own /proc/self/mem, environ, auxv, ptrace of its own children, as
+   * cold (issue 35). Only its own uid's processes, the job's, gain: what
+   * it could read of itself it already could (it holds its copy of the
+   * zygote's pages); the zygote stays root's and not dumpable. */
+  if (access("/proc/self/exe", R_OK) == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) {
+    send_fail(job_fd, "PR_SET_DUMPABLE", errno, true);
+    _exit(127);
+  }
   /* No exec closes what is close-on-exec: close it now (under the filter) */
   syscall(SYS_close_range, 3, ~0u, 0);
   return 0;
@@ -202,11 +218,18 @@ SBWARM_API int sbwarm_reap(int job_fd, int pid) {
   while (pid > 0 && wait4(pid, &m.wstatus, __WALL, &m.ru) < 0 && errno == EINTR) {
   }
   send_warm(job_fd, &m);
-  return m.wstatus;
+  int wstatus = m.wstatus;
+  explicit_bzero(&m, sizeof m); /* the job's rusage: not in the stack the next job's fork copies */
+  return wstatus;
 }
 
-/* The zygote refuses a job (its start-up differs) or could not start it
- * (an exception in its fork): FAIL (internal), then exit 127. */
+/* The program's process refuses its request (sbzygote_body.py _program:
+ * its start-up differs, malformed): FAIL (internal); it exits 127 next and
+ * the zygote reaps it (EXIT). */
+SBWARM_API void sbwarm_fail(int job_fd) { send_fail(job_fd, "zygote refused", EINVAL, true); }
+
+/* The zygote refuses a job (malformed) or could not start it (an
+ * exception in its fork): FAIL (internal), then exit 127. */
 SBWARM_API void sbwarm_refuse(int job_fd) {
   send_fail(job_fd, "zygote refused or failed", EINVAL, true);
   sbwarm_reap(job_fd, 0);

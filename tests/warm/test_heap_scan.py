@@ -5,10 +5,11 @@ name and value), its working directory (zygote mode) and in files of 1 KiB,
 64 KiB and 1 MiB it reads; then it scans its own memory (memscan.py) and must
 find every one of them (the scan's proof that it can see them). Job B runs
 next on the same zygote (one slot: --jobs 1) and scans its own memory for
-A's markers: it must find none. A's environment differs from B's, which
-through the daemon also means another zygote today (warm.c keys a zygote by
-the whole environment): the environment's case is the zygote's own, tested
-in --zygote mode, where jobs with different environments share one zygote.
+A's markers: it must find none. Through the daemon A and B have the same
+environment (warm.c keys a zygote by the whole environment: a job of
+another environment gets another zygote): the environment's and the
+directory's cases are the zygote's own, tested in --zygote mode, where
+jobs with different environments share one zygote.
 
   test_heap_scan.py --zygote            a zygote driven directly (sbzygote.py)
   test_heap_scan.py BIN CACHE [--cold]  through a private surgeboxd, warm (or

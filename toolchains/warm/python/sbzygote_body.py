@@ -38,6 +38,7 @@ import _warnings  # noqa: E402
 import _weakref  # noqa: E402
 import atexit  # noqa: E402
 import gc  # noqa: E402
+import mmap  # noqa: E402  (the inbox: _serve)
 
 _Z_V = sys.version_info[:2]
 # surgebox's daemon starts us with HOME=/dev/null (runners/warm.c: the
@@ -45,6 +46,19 @@ _Z_V = sys.version_info[:2]
 # as root when privileged): each child computes
 # site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
 _Z_REHOME = [False]
+# A job's request (argv, environment, directory) never enters the heap the
+# zygote forks from (issue 35): it is received into the inbox, a private
+# anonymous mapping of the zygote's own, which only the forked child parses
+# (_parse, in its own memory); before the next job the zygote drops the
+# inbox's pages (MADV_DONTNEED: they read as zeros again). Parsing in the
+# zygote, as before, left the strings in its freed heap blocks, and the next
+# job's child inherited them (tests/warm/test_heap_scan.py). Chosen over a
+# second message read by the child: the zygote reads every message, so a
+# child that died before reading its own would leave it to be read as the
+# next request; the inbox leaves nothing behind whatever the child does.
+_Z_INBOX_MAX = 1 << 20  # a request's bytes at most (the daemon's are 64 KiB at most: warm.c)
+_Z_INBOX = [None]
+_Z_CHECK = [None]  # what _parse checks a request against: (me, start_env, seed or None, added)
 
 
 # The short exit (_short_exit): the status Python's main will give, set by
@@ -228,6 +242,7 @@ def _load_lib(path):
     for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 4),
                        ("sbwarm_enter_pid", [ctypes.c_int] * 3), ("sbwarm_leave_pid", []),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
+                       ("sbwarm_fail", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
     # the cgroup.procs descriptors' array types, made here: a ctypes type
@@ -242,10 +257,11 @@ def _load_lib(path):
     return lib, ctypes
 
 
-def _sandboxed(ctl, lib, fds, job):
+def _sandboxed(ctl, lib, fds, n):
     """A job of surgebox's daemon: fds = stdin, stdout, stderr, the job's
-    socket, the init's pidfd, the steps, cgroup.procs...; returns the
-    (source, module dict) in the program's process only."""
+    socket, the init's pidfd, the steps, cgroup.procs...; its request is the
+    inbox's n bytes (-1: malformed), read by the program's process only;
+    returns the (source, module dict) in that process only."""
     lib, ctypes = lib
     if len(fds) < 6:  # malformed: nobody to tell but the init, if its socket came
         if len(fds) > 3:
@@ -254,7 +270,7 @@ def _sandboxed(ctl, lib, fds, job):
             os.close(f)
         return None
     jfd, pidfd, blob, cg = fds[3], fds[4], fds[5], fds[6:]
-    if job is None:
+    if n < 0:
         lib.sbwarm_refuse(jfd)
     elif lib.sbwarm_await_go(jfd) == 0:
         born = lib.sbwarm_enter_pid(jfd, pidfd, blob)
@@ -267,7 +283,7 @@ def _sandboxed(ctl, lib, fds, job):
             if pid == 0:
                 if lib.sbwarm_enter(jfd, pidfd, blob, 1) != 0:
                     os._exit(127)
-                return _program(ctl, lib, ctypes, fds, cg, job)
+                return _program(ctl, lib, ctypes, fds, cg, n)
             if lib.sbwarm_leave_pid() != 0:  # cannot happen (its own namespace): never serve again
                 os._exit(1)
             fds = _keep_job_socket(fds)
@@ -276,7 +292,7 @@ def _sandboxed(ctl, lib, fds, job):
             else:
                 lib.sbwarm_reap(jfd, pid)
         elif born == 1:  # user-namespace mode: two forks
-            became = _twice(ctl, lib, ctypes, fds, cg, job)
+            became = _twice(ctl, lib, ctypes, fds, cg, n)
             if became:
                 return became
             fds = [jfd]
@@ -287,9 +303,15 @@ def _sandboxed(ctl, lib, fds, job):
     return None
 
 
-def _program(ctl, lib, ctypes, fds, cg, job):
-    """In the program's process: the job's steps (libsbwarm), then _become."""
+def _program(ctl, lib, ctypes, fds, cg, n):
+    """In the program's process: its request parsed and checked (a refusal
+    is FAIL to the init, then exit 127, as sbwarm_refuse), the job's steps
+    (libsbwarm), then _become."""
     ctl.close()
+    why, job = _parse(b"RUN" + _Z_INBOX[0][3:n], fds[:3])
+    if why:
+        lib.sbwarm_fail(fds[3])
+        os._exit(127)
     arrays = _Z_INT_ARRAYS
     cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
     lib.sbwarm_program(fds[3], fds[5], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
@@ -304,7 +326,7 @@ def _keep_job_socket(fds):
     return fds[3:4]
 
 
-def _twice(ctl, lib, ctypes, fds, cg, job):
+def _twice(ctl, lib, ctypes, fds, cg, n):
     """User-namespace mode: a first fork enters every namespace (the user
     namespace first) and forks the program's process; the zygote, its
     subreaper, reaps that one. Closes fds but the job's socket; returns
@@ -324,7 +346,7 @@ def _twice(ctl, lib, ctypes, fds, cg, job):
             os._exit(127)
         if pid == 0:
             os.close(w)
-            return _program(ctl, lib, ctypes, fds, cg, job)
+            return _program(ctl, lib, ctypes, fds, cg, n)
         os.write(w, b"%d" % pid)
         os._exit(0)
     os.close(w)
@@ -362,49 +384,88 @@ def _serve():
     start_env = _startup_env(given)
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
+    _Z_CHECK[0] = (me, start_env, seed if seeded else None, added)
+    inbox = _Z_INBOX[0] = mmap.mmap(-1, _Z_INBOX_MAX + 1, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     ctl = _socket.socket(fileno=fd)
     if lib:
         ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
         try:
-            msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(10 * 4))
+            n, anc, flags, _addr = ctl.recvmsg_into([inbox], _socket.CMSG_SPACE(10 * 4))
         except InterruptedError:
             continue
-        if not msg:
+        if not n:
             os._exit(0)  # the spawner closed its end: no job, no finalisation
         fds = []
         for level, kind, data in anc:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
-        if msg.startswith(b"SBX\0") and lib:
-            why, job = _parse(b"RUN" + msg[3:], fds[:3], me, start_env, seed if seeded else None)
-            if not why:
-                job[2].update(added)
-            became = _sandboxed(ctl, lib, fds, None if why else job)
+        filled = n
+        if n > _Z_INBOX_MAX or flags & _socket.MSG_TRUNC:
+            n = -1
+        head = inbox[:4]  # (the only bytes of a request the zygote reads: no job's words)
+        try:
+            if head == b"SBX\0" and lib:
+                became = _sandboxed(ctl, lib, fds, n)
+                if became:
+                    return became
+                continue
+            if head != b"RUN\0" or len(fds) != 3 or n < 0:
+                for f in fds:
+                    os.close(f)
+                ctl.sendmsg([b"REFUSED malformed request"])
+                continue
+            became = _plain(ctl, fds, n, seed)
             if became:
                 return became
-            continue
-        why, job = _parse(msg, fds, me, start_env, seed if seeded else None)
+        finally:  # the request's pages dropped: the next child forks without them
+            inbox.madvise(mmap.MADV_DONTNEED, 0, min(len(inbox), (filled | (mmap.PAGESIZE - 1)) + 1))
+
+
+def _plain(ctl, fds, n, seed):
+    """A job of the plain protocol (tests, bench/warm_python.py): the child
+    parses and checks its request and tells the zygote on a pipe whether it
+    is refused (a reason) or runs (nothing), before the PID reply."""
+    r, w = os.pipe()
+    _freeze()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        why, job = _parse(_Z_INBOX[0][:n], fds)
         if why:
-            for f in fds:
-                os.close(f)
-            ctl.sendmsg([b"REFUSED " + why.encode()])
+            os.write(w, why.encode())
+            os._exit(0)
+        os.close(w)
+        return _become(ctl, fds, *job)
+    os.close(w)
+    for f in fds:
+        os.close(f)
+    why = b""
+    while True:
+        try:
+            got = os.read(r, 512)
+        except InterruptedError:
             continue
-        _freeze()
-        pid = os.fork()
-        if pid == 0:
-            job[2].update(added)
-            return _become(ctl, fds, *job)
-        for f in fds:
-            os.close(f)
-        ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
-        while True:
-            try:
-                _p, status, ru = os.wait4(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+        if not got:
+            break
+        why += got
+    os.close(r)
+    if why:
+        _wait(pid)
+        ctl.sendmsg([b"REFUSED " + why])
+        return None
+    ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
+    _p, status, ru = _wait(pid)
+    ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+    return None
+
+
+def _wait(pid):
+    while True:
+        try:
+            return os.wait4(pid, 0)
+        except InterruptedError:
+            continue
 
 
 def _freeze():
@@ -416,7 +477,11 @@ def _freeze():
         gc.freeze()
 
 
-def _parse(msg, fds, me, start_env, seed):
+def _parse(msg, fds):
+    """In the forked child only (the zygote never reads a request): why the
+    request is refused, or None and (cwd, argv, env), env with what start-up
+    added to the zygote's environment."""
+    me, start_env, seed, added = _Z_CHECK[0]
     f = msg.split(b"\0")
     try:
         if f[0] != b"RUN" or len(fds) != 3:
@@ -438,6 +503,7 @@ def _parse(msg, fds, me, start_env, seed):
             del start_env["PYTHONHASHSEED"]
     if _startup_env(env) != start_env:
         return "start-up variables (PYTHON*, LANG, LC_*) differ from the zygote's: run cold", None
+    env.update(added)
     return None, (cwd, argv, env)
 
 
