@@ -438,6 +438,7 @@ void sbwarm_refuse(int job_fd);
 void sbwarm_fail(int job_fd);
 int sbwarm_audit_watch(void);
 int sbwarm_audit_hooked(void);
+int sbwarm_class_changed(void);
 void sbwarm_exit(int status);
 int sbwarm_environ(const char *block, size_t len);
 void sbwarm_drop_bounding(void);

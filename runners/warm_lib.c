@@ -244,12 +244,23 @@ SBWARM_API void sbwarm_refuse(int job_fd) {
  * through ctypes, so without the GIL, where PySys_AddAuditHook only links
  * the hook in (no thread state, no event). 0, or -1: no such interpreter
  * (older than 3.8), and no short exit. */
-static volatile int audit_hook_added;
+static volatile int audit_hook_added, class_changed;
+static void *(*tuple_item)(void *, long);    /* PyTuple_GetItem */
+static int (*str_is)(void *, const char *);  /* PyUnicode_CompareWithASCIIString: 0 when equal */
 
+/* And whether an object's __class__ or a class's __bases__ was assigned
+ * ("object.__setattr__" (obj, name, value), raised for those, and a
+ * function's __code__ or defaults): an object the zygote made may have
+ * been given a finaliser that way, which no scan of the child's own
+ * objects sees (issue 35; sbzygote_body.py _old_changed). Called with the
+ * GIL held: the interpreter's API may be used. */
 static int watch_audit(const char *event, void *args, void *data) {
-  (void)args;
   (void)data;
   if (event[0] == 's' && strcmp(event, "sys.addaudithook") == 0) audit_hook_added = 1;
+  if (event[0] == 'o' && strcmp(event, "object.__setattr__") == 0) {
+    void *name = tuple_item && str_is ? tuple_item(args, 1) : NULL;
+    if (!name || str_is(name, "__class__") == 0 || str_is(name, "__bases__") == 0) class_changed = 1;
+  }
   return 0;
 }
 
@@ -257,10 +268,14 @@ SBWARM_API int sbwarm_audit_watch(void) {
   typedef int (*hook_fn)(const char *, void *, void *);
   int (*add)(hook_fn, void *);
   *(void **)&add = dlsym(RTLD_DEFAULT, "PySys_AddAuditHook");
+  *(void **)&tuple_item = dlsym(RTLD_DEFAULT, "PyTuple_GetItem");
+  *(void **)&str_is = dlsym(RTLD_DEFAULT, "PyUnicode_CompareWithASCIIString");
   return add && add(watch_audit, NULL) == 0 ? 0 : -1;
 }
 
 SBWARM_API int sbwarm_audit_hooked(void) { return audit_hook_added; }
+
+SBWARM_API int sbwarm_class_changed(void) { return class_changed; }
 
 /* The program's end without Python's finalisation (only when nothing left
  * in it could show: sbzygote_body.py), through the C library's exit as

@@ -3,9 +3,11 @@
 # already imported only, plus _socket (for SCM_RIGHTS), dropped from
 # sys.modules in each child.
 #
-# Request (one SOCK_SEQPACKET message): b"\0"-separated fields
+# Request (one SOCK_SEQPACKET message, at most 1 MiB): b"\0"-separated fields
 #   RUN, cwd, argc, argv..., envc, env... ("NAME=VALUE")
 # with three descriptors by SCM_RIGHTS: the job's stdin, stdout, stderr.
+# The zygote reads only its first four bytes (RUN/SBX): the forked child
+# parses and checks it (_Z_INBOX), and a refusal comes after that fork.
 # Or, from surgebox's daemon (runners/warm.c), a sandboxed job: the same
 # fields after SBX, with the descriptors stdin, stdout, stderr, the job's
 # socket, the sandbox init's pidfd, the job's steps (a memfd) and the job's
@@ -46,6 +48,7 @@ _Z_V = sys.version_info[:2]
 # as root when privileged): each child computes
 # site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
 _Z_REHOME = [False]
+_Z_SITE_AT = [0]  # where start-up's sys.path reaches the site-packages (the user site goes before)
 # A job's request (argv, environment, directory) never enters the heap the
 # zygote forks from (issue 35): it is received into the inbox, a private
 # anonymous mapping of the zygote's own, which only the forked child parses
@@ -74,6 +77,7 @@ _Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
 _Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit appends its pid to
 _Z_EXCEPTHOOK = sys.excepthook
 _Z_FILTERS = list(_warnings.filters)
+_Z_OLD = [None]  # the classes of the zygote's objects: (class, its __mro__, its __del__), _old_classes
 _Z_SCAN_MAX = 200000  # more young objects than this: finalise (as costly as the scan)
 _Z_QUIET = frozenset((sys.modules["io"].BytesIO, sys.modules["io"].StringIO))  # close() writes nowhere
 _Z_GEN = type((lambda: (yield))())
@@ -144,7 +148,7 @@ def _short_exit():
     StringIO, finished generators and _stdio's streams; no weak reference
     with a callback; no weak proxy."""
     status, short = _Z_STATUS[0], _Z_SHORT[0]
-    if status is None or short is None:
+    if _ended() or status is None or short is None:
         return
     try:
         if not _quiet_end():
@@ -253,7 +257,7 @@ def _load_lib(path):
     lib.sbwarm_drop_bounding()
     if lib.sbwarm_audit_watch() == 0:
         lib.sbwarm_exit.argtypes = [ctypes.c_int]
-        _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked)
+        _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked, lib.sbwarm_class_changed)
     return lib, ctypes
 
 
@@ -384,6 +388,9 @@ def _serve():
     start_env = _startup_env(given)
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
+    site = sys.modules.get("site")
+    system_sites = set(site.getsitepackages()) if site is not None and hasattr(site, "getsitepackages") else set()
+    _Z_SITE_AT[0] = next((i for i, p in enumerate(sys.path) if p in system_sites), len(sys.path))
     _Z_CHECK[0] = (me, start_env, seed if seeded else None, added)
     inbox = _Z_INBOX[0] = mmap.mmap(-1, _Z_INBOX_MAX + 1, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     ctl = _socket.socket(fileno=fd)
@@ -473,8 +480,64 @@ def _freeze():
     before a fork: the child's collections (and _short_exit's scan) see only
     its own objects, and write no page it shares with the zygote."""
     _count_extra()
+    if _Z_OLD[0] is None:
+        _Z_OLD[0] = _old_classes()
     if hasattr(gc, "freeze"):
         gc.freeze()
+
+
+def _old_classes():
+    """Once, before the first freeze: every class a finaliser of the
+    zygote's objects could come from (the mutable classes in the MROs of
+    their types, metaclasses too: a class is an object), with its __mro__
+    and __del__ as they are. A program that adds __del__ to one, or changes
+    its bases, gives objects it did not make a finaliser that a cold
+    interpreter's teardown runs (issue 35: os._Environ.__del__, or
+    abc.ABCMeta's, whose classes only the collector frees): _ended sees it."""
+    heap, immutable = 1 << 9, (1 << 8 if _Z_V >= (3, 10) else 0)  # Py_TPFLAGS_HEAPTYPE, _IMMUTABLETYPE
+    flags = type.__dict__["__flags__"].__get__
+    objs = gc.get_objects()
+    types = set(map(type, objs))
+    del objs
+    seen, out = set(), []
+    for t in types:
+        for c in _Z_TYPE_MRO(t):
+            if c not in seen:
+                seen.add(c)
+                if flags(c) & heap and not flags(c) & immutable:
+                    out.append((c, _Z_TYPE_MRO(c), _Z_TYPE_DICT(c).get("__del__")))
+    return tuple(out)
+
+
+def _old_changed():
+    """Whether the program may have given an object of the zygote's a
+    finaliser: an old class's __del__ or bases changed (_old_classes), or an
+    object's __class__ or a class's __bases__ assigned (libsbwarm's audit
+    hook: the zygote's objects are not scanned)."""
+    short = _Z_SHORT[0]
+    if short is not None and short[2]():
+        return True
+    for c, mro, fin in _Z_OLD[0] or ():
+        if _Z_TYPE_MRO(c) is not mro or _Z_TYPE_DICT(c).get("__del__") is not fin:
+            return True
+    return False
+
+
+def _ended():
+    """When the program's module has ended (sbzygote.py) and again at the
+    short exit: where the program may have given the zygote's objects a
+    finaliser, they are handed back to the collector (gc.unfreeze), so that
+    the teardown finalises them as a cold interpreter's teardown finalises
+    its own start-up's objects (a frozen object is never collected, and its
+    cycles would never be freed), and no short exit. True then."""
+    try:
+        if not _old_changed():
+            return False
+    except BaseException:
+        pass  # (the program broke what the check reads: finalise as cold)
+    if hasattr(gc, "unfreeze"):
+        gc.unfreeze()
+    return True
 
 
 def _parse(msg, fds):
@@ -531,6 +594,7 @@ def _become(ctl, fds, cwd, argv, env):
     if _Z_REHOME[0] and site is not None and getattr(site, "USER_SITE", None) is not None:
         site.USER_BASE = site.USER_SITE = None  # start-up set them (the user site enabled)
         site.getusersitepackages()
+        _user_site(site)
     script = argv[1]
     file_value = script if _Z_V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
@@ -557,6 +621,28 @@ def _become(ctl, fds, cwd, argv, env):
     # exec's C call): the program reaches the same depth before RecursionError
     sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _Z_V >= (3, 12) else 2))
     return source, g
+
+
+def _user_site(site):
+    """The user site under the job's HOME, added as a cold start-up adds it
+    (site.main's addusersitepackages: after the standard library, before
+    the site-packages, its .pth files processed, their lines run) where it
+    exists (issue 35: it was ignored warm). Run in the program's process,
+    inside the sandbox, as its uid: never in the zygote (HOME=/dev/null
+    there). sys.path[0], the script's directory, is not there yet, as
+    during a cold start-up's site; the site-packages' own .pth files were
+    processed by the zygote's start-up, after these (PROTOCOL.md)."""
+    user_site = site.USER_SITE
+    if not site.ENABLE_USER_SITE or not os.path.isdir(user_site):
+        return
+    path = sys.path
+    path0 = 0 if (sys.flags.isolated or getattr(sys.flags, "safe_path", False)) else 1
+    at = max(_Z_SITE_AT[0], path0)
+    first, tail = path[:path0], path[at:]
+    path[:] = path[path0:at]
+    site.addsitedir(user_site)
+    path = sys.path  # (a .pth line may have bound another list)
+    path[:] = first + path + [p for p in tail if p not in path]
 
 
 def _environ(env):
