@@ -28,12 +28,14 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define SBWARM_API __attribute__((visibility("default")))
 
@@ -61,12 +63,16 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
   }
 }
 
-/* The job's steps' fixed part (the blob's head), or FAIL sent and -1. */
-static int read_head(int job_fd, int blob_fd, sb_warm_job *job) {
-  if (pread(blob_fd, job, sizeof *job, 0) == (ssize_t)sizeof *job && job->magic == SB_WARM_JOB_MAGIC) return 0;
+/* The job's steps' fixed part (the blob's head), or FAIL sent and -1.
+ * The zygote itself (sbwarm_enter_pid) reads only its first `bytes`: the
+ * magic and the mode, never the job's words (its directory), which would
+ * stay in the zygote's stack for the next job's fork (issue 35). */
+static int read_head(int job_fd, int blob_fd, sb_warm_job *job, size_t bytes) {
+  if (pread(blob_fd, job, bytes, 0) == (ssize_t)bytes && job->magic == SB_WARM_JOB_MAGIC) return 0;
   send_fail(job_fd, "warm job", EINVAL, true);
   return -1;
 }
+#define SB_WARM_JOB_MODE_BYTES offsetof(sb_warm_job, uid) /* magic, bpf_len, userns */
 
 /* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
  * namespace applies to our children. User-namespace mode (the job's steps
@@ -77,7 +83,7 @@ static int read_head(int job_fd, int blob_fd, sb_warm_job *job) {
 SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
   sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
+  if (read_head(job_fd, blob_fd, &job, sizeof job) != 0) return -EINVAL;
   if (!born_inside) flags |= CLONE_NEWPID;
   if (job.userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
@@ -98,7 +104,7 @@ static int own_pidns = -1; /* the zygote's own pid namespace, opened at its firs
  * two forks. 0, or FAIL sent and -errno; sbwarm_leave_pid undoes it. */
 SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
   sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job) != 0) return -EINVAL;
+  if (read_head(job_fd, blob_fd, &job, SB_WARM_JOB_MODE_BYTES) != 0) return -EINVAL;
   if (job.userns) return 1;
   if (own_pidns < 0) own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
   if (own_pidns >= 0 && setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
@@ -178,6 +184,16 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
   }
   for (int s = 1; s < NSIG; s++)
     if (started[s].sa_handler != SIG_DFL) sigaction(s, &started[s], NULL);
+  /* Dumpable, as the kernel leaves a cold program after its execve of an
+   * interpreter its uid may read (the uid drop made us not dumpable): its
+   * own /proc/self/mem, environ, auxv, ptrace of its own children, as
+   * cold (issue 35). Only its own uid's processes, the job's, gain: what
+   * it could read of itself it already could (it holds its copy of the
+   * zygote's pages); the zygote stays root's and not dumpable. */
+  if (access("/proc/self/exe", R_OK) == 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) {
+    send_fail(job_fd, "PR_SET_DUMPABLE", errno, true);
+    _exit(127);
+  }
   /* No exec closes what is close-on-exec: close it now (under the filter) */
   syscall(SYS_close_range, 3, ~0u, 0);
   return 0;
@@ -202,11 +218,18 @@ SBWARM_API int sbwarm_reap(int job_fd, int pid) {
   while (pid > 0 && wait4(pid, &m.wstatus, __WALL, &m.ru) < 0 && errno == EINTR) {
   }
   send_warm(job_fd, &m);
-  return m.wstatus;
+  int wstatus = m.wstatus;
+  explicit_bzero(&m, sizeof m); /* the job's rusage: not in the stack the next job's fork copies */
+  return wstatus;
 }
 
-/* The zygote refuses a job (its start-up differs) or could not start it
- * (an exception in its fork): FAIL (internal), then exit 127. */
+/* The program's process refuses its request (sbzygote_body.py _program:
+ * its start-up differs, malformed): FAIL (internal); it exits 127 next and
+ * the zygote reaps it (EXIT). */
+SBWARM_API void sbwarm_fail(int job_fd) { send_fail(job_fd, "zygote refused", EINVAL, true); }
+
+/* The zygote refuses a job (malformed) or could not start it (an
+ * exception in its fork): FAIL (internal), then exit 127. */
 SBWARM_API void sbwarm_refuse(int job_fd) {
   send_fail(job_fd, "zygote refused or failed", EINVAL, true);
   sbwarm_reap(job_fd, 0);
@@ -221,12 +244,23 @@ SBWARM_API void sbwarm_refuse(int job_fd) {
  * through ctypes, so without the GIL, where PySys_AddAuditHook only links
  * the hook in (no thread state, no event). 0, or -1: no such interpreter
  * (older than 3.8), and no short exit. */
-static volatile int audit_hook_added;
+static volatile int audit_hook_added, class_changed;
+static void *(*tuple_item)(void *, long);    /* PyTuple_GetItem */
+static int (*str_is)(void *, const char *);  /* PyUnicode_CompareWithASCIIString: 0 when equal */
 
+/* And whether an object's __class__ or a class's __bases__ was assigned
+ * ("object.__setattr__" (obj, name, value), raised for those, and a
+ * function's __code__ or defaults): an object the zygote made may have
+ * been given a finaliser that way, which no scan of the child's own
+ * objects sees (issue 35; sbzygote_body.py _old_changed). Called with the
+ * GIL held: the interpreter's API may be used. */
 static int watch_audit(const char *event, void *args, void *data) {
-  (void)args;
   (void)data;
   if (event[0] == 's' && strcmp(event, "sys.addaudithook") == 0) audit_hook_added = 1;
+  if (event[0] == 'o' && strcmp(event, "object.__setattr__") == 0) {
+    void *name = tuple_item && str_is ? tuple_item(args, 1) : NULL;
+    if (!name || str_is(name, "__class__") == 0 || str_is(name, "__bases__") == 0) class_changed = 1;
+  }
   return 0;
 }
 
@@ -234,10 +268,14 @@ SBWARM_API int sbwarm_audit_watch(void) {
   typedef int (*hook_fn)(const char *, void *, void *);
   int (*add)(hook_fn, void *);
   *(void **)&add = dlsym(RTLD_DEFAULT, "PySys_AddAuditHook");
+  *(void **)&tuple_item = dlsym(RTLD_DEFAULT, "PyTuple_GetItem");
+  *(void **)&str_is = dlsym(RTLD_DEFAULT, "PyUnicode_CompareWithASCIIString");
   return add && add(watch_audit, NULL) == 0 ? 0 : -1;
 }
 
 SBWARM_API int sbwarm_audit_hooked(void) { return audit_hook_added; }
+
+SBWARM_API int sbwarm_class_changed(void) { return class_changed; }
 
 /* The program's end without Python's finalisation (only when nothing left
  * in it could show: sbzygote_body.py), through the C library's exit as

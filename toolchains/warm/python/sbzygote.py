@@ -28,6 +28,7 @@ try:
     exec(compile(_source, _g["__file__"], "exec", dont_inherit=True), _g)
 except BaseException as _e:
     _Z_STATUS[0] = _exit_status(_e)
+    _ended()
     if not _in_mro(type(_e), SystemExit):
         _strip_hook.hook = sys.excepthook
         sys.excepthook = _strip_hook
@@ -35,3 +36,4 @@ except BaseException as _e:
     raise
 del _g
 _Z_STATUS[0] = 0
+_ended()

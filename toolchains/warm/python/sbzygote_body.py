@@ -3,9 +3,11 @@
 # already imported only, plus _socket (for SCM_RIGHTS), dropped from
 # sys.modules in each child.
 #
-# Request (one SOCK_SEQPACKET message): b"\0"-separated fields
+# Request (one SOCK_SEQPACKET message, at most 1 MiB): b"\0"-separated fields
 #   RUN, cwd, argc, argv..., envc, env... ("NAME=VALUE")
 # with three descriptors by SCM_RIGHTS: the job's stdin, stdout, stderr.
+# The zygote reads only its first four bytes (RUN/SBX): the forked child
+# parses and checks it (_Z_INBOX), and a refusal comes after that fork.
 # Or, from surgebox's daemon (runners/warm.c), a sandboxed job: the same
 # fields after SBX, with the descriptors stdin, stdout, stderr, the job's
 # socket, the sandbox init's pidfd, the job's steps (a memfd) and the job's
@@ -38,6 +40,7 @@ import _warnings  # noqa: E402
 import _weakref  # noqa: E402
 import atexit  # noqa: E402
 import gc  # noqa: E402
+import mmap  # noqa: E402  (the inbox: _serve)
 
 _Z_V = sys.version_info[:2]
 # surgebox's daemon starts us with HOME=/dev/null (runners/warm.c: the
@@ -45,6 +48,20 @@ _Z_V = sys.version_info[:2]
 # as root when privileged): each child computes
 # site.USER_BASE/USER_SITE anew from the job's HOME, as a cold start-up does
 _Z_REHOME = [False]
+_Z_SITE_AT = [0]  # where start-up's sys.path reaches the site-packages (the user site goes before)
+# A job's request (argv, environment, directory) never enters the heap the
+# zygote forks from (issue 35): it is received into the inbox, a private
+# anonymous mapping of the zygote's own, which only the forked child parses
+# (_parse, in its own memory); before the next job the zygote drops the
+# inbox's pages (MADV_DONTNEED: they read as zeros again). Parsing in the
+# zygote, as before, left the strings in its freed heap blocks, and the next
+# job's child inherited them (tests/warm/test_heap_scan.py). Chosen over a
+# second message read by the child: the zygote reads every message, so a
+# child that died before reading its own would leave it to be read as the
+# next request; the inbox leaves nothing behind whatever the child does.
+_Z_INBOX_MAX = 1 << 20  # a request's bytes at most (the daemon's are 64 KiB at most: warm.c)
+_Z_INBOX = [None]
+_Z_CHECK = [None]  # what _parse checks a request against: (me, start_env, seed or None, added)
 
 
 # The short exit (_short_exit): the status Python's main will give, set by
@@ -60,6 +77,7 @@ _Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
 _Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit appends its pid to
 _Z_EXCEPTHOOK = sys.excepthook
 _Z_FILTERS = list(_warnings.filters)
+_Z_OLD = [None]  # the classes of the zygote's objects: (class, its __mro__, its __del__), _old_classes
 _Z_SCAN_MAX = 200000  # more young objects than this: finalise (as costly as the scan)
 _Z_QUIET = frozenset((sys.modules["io"].BytesIO, sys.modules["io"].StringIO))  # close() writes nowhere
 _Z_GEN = type((lambda: (yield))())
@@ -130,7 +148,7 @@ def _short_exit():
     StringIO, finished generators and _stdio's streams; no weak reference
     with a callback; no weak proxy."""
     status, short = _Z_STATUS[0], _Z_SHORT[0]
-    if status is None or short is None:
+    if _ended() or status is None or short is None:
         return
     try:
         if not _quiet_end():
@@ -228,6 +246,7 @@ def _load_lib(path):
     for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 4),
                        ("sbwarm_enter_pid", [ctypes.c_int] * 3), ("sbwarm_leave_pid", []),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
+                       ("sbwarm_fail", [ctypes.c_int]),
                        ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
     # the cgroup.procs descriptors' array types, made here: a ctypes type
@@ -238,14 +257,15 @@ def _load_lib(path):
     lib.sbwarm_drop_bounding()
     if lib.sbwarm_audit_watch() == 0:
         lib.sbwarm_exit.argtypes = [ctypes.c_int]
-        _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked)
+        _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked, lib.sbwarm_class_changed)
     return lib, ctypes
 
 
-def _sandboxed(ctl, lib, fds, job):
+def _sandboxed(ctl, lib, fds, n):
     """A job of surgebox's daemon: fds = stdin, stdout, stderr, the job's
-    socket, the init's pidfd, the steps, cgroup.procs...; returns the
-    (source, module dict) in the program's process only."""
+    socket, the init's pidfd, the steps, cgroup.procs...; its request is the
+    inbox's n bytes (-1: malformed), read by the program's process only;
+    returns the (source, module dict) in that process only."""
     lib, ctypes = lib
     if len(fds) < 6:  # malformed: nobody to tell but the init, if its socket came
         if len(fds) > 3:
@@ -254,7 +274,7 @@ def _sandboxed(ctl, lib, fds, job):
             os.close(f)
         return None
     jfd, pidfd, blob, cg = fds[3], fds[4], fds[5], fds[6:]
-    if job is None:
+    if n < 0:
         lib.sbwarm_refuse(jfd)
     elif lib.sbwarm_await_go(jfd) == 0:
         born = lib.sbwarm_enter_pid(jfd, pidfd, blob)
@@ -267,7 +287,7 @@ def _sandboxed(ctl, lib, fds, job):
             if pid == 0:
                 if lib.sbwarm_enter(jfd, pidfd, blob, 1) != 0:
                     os._exit(127)
-                return _program(ctl, lib, ctypes, fds, cg, job)
+                return _program(ctl, lib, ctypes, fds, cg, n)
             if lib.sbwarm_leave_pid() != 0:  # cannot happen (its own namespace): never serve again
                 os._exit(1)
             fds = _keep_job_socket(fds)
@@ -276,7 +296,7 @@ def _sandboxed(ctl, lib, fds, job):
             else:
                 lib.sbwarm_reap(jfd, pid)
         elif born == 1:  # user-namespace mode: two forks
-            became = _twice(ctl, lib, ctypes, fds, cg, job)
+            became = _twice(ctl, lib, ctypes, fds, cg, n)
             if became:
                 return became
             fds = [jfd]
@@ -287,9 +307,15 @@ def _sandboxed(ctl, lib, fds, job):
     return None
 
 
-def _program(ctl, lib, ctypes, fds, cg, job):
-    """In the program's process: the job's steps (libsbwarm), then _become."""
+def _program(ctl, lib, ctypes, fds, cg, n):
+    """In the program's process: its request parsed and checked (a refusal
+    is FAIL to the init, then exit 127, as sbwarm_refuse), the job's steps
+    (libsbwarm), then _become."""
     ctl.close()
+    why, job = _parse(b"RUN" + _Z_INBOX[0][3:n], fds[:3])
+    if why:
+        lib.sbwarm_fail(fds[3])
+        os._exit(127)
     arrays = _Z_INT_ARRAYS
     cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
     lib.sbwarm_program(fds[3], fds[5], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
@@ -304,7 +330,7 @@ def _keep_job_socket(fds):
     return fds[3:4]
 
 
-def _twice(ctl, lib, ctypes, fds, cg, job):
+def _twice(ctl, lib, ctypes, fds, cg, n):
     """User-namespace mode: a first fork enters every namespace (the user
     namespace first) and forks the program's process; the zygote, its
     subreaper, reaps that one. Closes fds but the job's socket; returns
@@ -324,7 +350,7 @@ def _twice(ctl, lib, ctypes, fds, cg, job):
             os._exit(127)
         if pid == 0:
             os.close(w)
-            return _program(ctl, lib, ctypes, fds, cg, job)
+            return _program(ctl, lib, ctypes, fds, cg, n)
         os.write(w, b"%d" % pid)
         os._exit(0)
     os.close(w)
@@ -362,49 +388,91 @@ def _serve():
     start_env = _startup_env(given)
     added = {k: v for k, v in os.environ.items() if k not in given}
     me = {sys.executable, (getattr(sys, "orig_argv", None) or [sys.executable])[0]}
+    site = sys.modules.get("site")
+    system_sites = set(site.getsitepackages()) if site is not None and hasattr(site, "getsitepackages") else set()
+    _Z_SITE_AT[0] = next((i for i, p in enumerate(sys.path) if p in system_sites), len(sys.path))
+    _Z_CHECK[0] = (me, start_env, seed if seeded else None, added)
+    inbox = _Z_INBOX[0] = mmap.mmap(-1, _Z_INBOX_MAX + 1, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     ctl = _socket.socket(fileno=fd)
     if lib:
         ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
         try:
-            msg, anc, _flags, _addr = ctl.recvmsg(1 << 20, _socket.CMSG_SPACE(10 * 4))
+            n, anc, flags, _addr = ctl.recvmsg_into([inbox], _socket.CMSG_SPACE(10 * 4))
         except InterruptedError:
             continue
-        if not msg:
+        if not n:
             os._exit(0)  # the spawner closed its end: no job, no finalisation
         fds = []
         for level, kind, data in anc:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
-        if msg.startswith(b"SBX\0") and lib:
-            why, job = _parse(b"RUN" + msg[3:], fds[:3], me, start_env, seed if seeded else None)
-            if not why:
-                job[2].update(added)
-            became = _sandboxed(ctl, lib, fds, None if why else job)
+        filled = n
+        if n > _Z_INBOX_MAX or flags & _socket.MSG_TRUNC:
+            n = -1
+        head = inbox[:4]  # (the only bytes of a request the zygote reads: no job's words)
+        try:
+            if head == b"SBX\0" and lib:
+                became = _sandboxed(ctl, lib, fds, n)
+                if became:
+                    return became
+                continue
+            if head != b"RUN\0" or len(fds) != 3 or n < 0:
+                for f in fds:
+                    os.close(f)
+                ctl.sendmsg([b"REFUSED malformed request"])
+                continue
+            became = _plain(ctl, fds, n, seed)
             if became:
                 return became
-            continue
-        why, job = _parse(msg, fds, me, start_env, seed if seeded else None)
+        finally:  # the request's pages dropped: the next child forks without them
+            inbox.madvise(mmap.MADV_DONTNEED, 0, min(len(inbox), (filled | (mmap.PAGESIZE - 1)) + 1))
+
+
+def _plain(ctl, fds, n, seed):
+    """A job of the plain protocol (tests, bench/warm_python.py): the child
+    parses and checks its request and tells the zygote on a pipe whether it
+    is refused (a reason) or runs (nothing), before the PID reply."""
+    r, w = os.pipe()
+    _freeze()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        why, job = _parse(_Z_INBOX[0][:n], fds)
         if why:
-            for f in fds:
-                os.close(f)
-            ctl.sendmsg([b"REFUSED " + why.encode()])
+            os.write(w, why.encode())
+            os._exit(0)
+        os.close(w)
+        return _become(ctl, fds, *job)
+    os.close(w)
+    for f in fds:
+        os.close(f)
+    why = b""
+    while True:
+        try:
+            got = os.read(r, 512)
+        except InterruptedError:
             continue
-        _freeze()
-        pid = os.fork()
-        if pid == 0:
-            job[2].update(added)
-            return _become(ctl, fds, *job)
-        for f in fds:
-            os.close(f)
-        ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
-        while True:
-            try:
-                _p, status, ru = os.wait4(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+        if not got:
+            break
+        why += got
+    os.close(r)
+    if why:
+        _wait(pid)
+        ctl.sendmsg([b"REFUSED " + why])
+        return None
+    ctl.sendmsg([b"PID %d SEED %s" % (pid, seed.encode())])
+    _p, status, ru = _wait(pid)
+    ctl.sendmsg([b"EXIT %d %d %.6f %.6f %d" % (pid, status, ru.ru_utime, ru.ru_stime, ru.ru_maxrss)])
+    return None
+
+
+def _wait(pid):
+    while True:
+        try:
+            return os.wait4(pid, 0)
+        except InterruptedError:
+            continue
 
 
 def _freeze():
@@ -412,11 +480,71 @@ def _freeze():
     before a fork: the child's collections (and _short_exit's scan) see only
     its own objects, and write no page it shares with the zygote."""
     _count_extra()
+    if _Z_OLD[0] is None:
+        _Z_OLD[0] = _old_classes()
     if hasattr(gc, "freeze"):
         gc.freeze()
 
 
-def _parse(msg, fds, me, start_env, seed):
+def _old_classes():
+    """Once, before the first freeze: every class a finaliser of the
+    zygote's objects could come from (the mutable classes in the MROs of
+    their types, metaclasses too: a class is an object), with its __mro__
+    and __del__ as they are. A program that adds __del__ to one, or changes
+    its bases, gives objects it did not make a finaliser that a cold
+    interpreter's teardown runs (issue 35: os._Environ.__del__, or
+    abc.ABCMeta's, whose classes only the collector frees): _ended sees it."""
+    heap, immutable = 1 << 9, (1 << 8 if _Z_V >= (3, 10) else 0)  # Py_TPFLAGS_HEAPTYPE, _IMMUTABLETYPE
+    flags = type.__dict__["__flags__"].__get__
+    objs = gc.get_objects()
+    types = set(map(type, objs))
+    del objs
+    seen, out = set(), []
+    for t in types:
+        for c in _Z_TYPE_MRO(t):
+            if c not in seen:
+                seen.add(c)
+                if flags(c) & heap and not flags(c) & immutable:
+                    out.append((c, _Z_TYPE_MRO(c), _Z_TYPE_DICT(c).get("__del__")))
+    return tuple(out)
+
+
+def _old_changed():
+    """Whether the program may have given an object of the zygote's a
+    finaliser: an old class's __del__ or bases changed (_old_classes), or an
+    object's __class__ or a class's __bases__ assigned (libsbwarm's audit
+    hook: the zygote's objects are not scanned)."""
+    short = _Z_SHORT[0]
+    if short is not None and short[2]():
+        return True
+    for c, mro, fin in _Z_OLD[0] or ():
+        if _Z_TYPE_MRO(c) is not mro or _Z_TYPE_DICT(c).get("__del__") is not fin:
+            return True
+    return False
+
+
+def _ended():
+    """When the program's module has ended (sbzygote.py) and again at the
+    short exit: where the program may have given the zygote's objects a
+    finaliser, they are handed back to the collector (gc.unfreeze), so that
+    the teardown finalises them as a cold interpreter's teardown finalises
+    its own start-up's objects (a frozen object is never collected, and its
+    cycles would never be freed), and no short exit. True then."""
+    try:
+        if not _old_changed():
+            return False
+    except BaseException:
+        pass  # (the program broke what the check reads: finalise as cold)
+    if hasattr(gc, "unfreeze"):
+        gc.unfreeze()
+    return True
+
+
+def _parse(msg, fds):
+    """In the forked child only (the zygote never reads a request): why the
+    request is refused, or None and (cwd, argv, env), env with what start-up
+    added to the zygote's environment."""
+    me, start_env, seed, added = _Z_CHECK[0]
     f = msg.split(b"\0")
     try:
         if f[0] != b"RUN" or len(fds) != 3:
@@ -438,6 +566,7 @@ def _parse(msg, fds, me, start_env, seed):
             del start_env["PYTHONHASHSEED"]
     if _startup_env(env) != start_env:
         return "start-up variables (PYTHON*, LANG, LC_*) differ from the zygote's: run cold", None
+    env.update(added)
     return None, (cwd, argv, env)
 
 
@@ -465,6 +594,7 @@ def _become(ctl, fds, cwd, argv, env):
     if _Z_REHOME[0] and site is not None and getattr(site, "USER_SITE", None) is not None:
         site.USER_BASE = site.USER_SITE = None  # start-up set them (the user site enabled)
         site.getusersitepackages()
+        _user_site(site)
     script = argv[1]
     file_value = script if _Z_V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
@@ -491,6 +621,28 @@ def _become(ctl, fds, cwd, argv, env):
     # exec's C call): the program reaches the same depth before RecursionError
     sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _Z_V >= (3, 12) else 2))
     return source, g
+
+
+def _user_site(site):
+    """The user site under the job's HOME, added as a cold start-up adds it
+    (site.main's addusersitepackages: after the standard library, before
+    the site-packages, its .pth files processed, their lines run) where it
+    exists (issue 35: it was ignored warm). Run in the program's process,
+    inside the sandbox, as its uid: never in the zygote (HOME=/dev/null
+    there). sys.path[0], the script's directory, is not there yet, as
+    during a cold start-up's site; the site-packages' own .pth files were
+    processed by the zygote's start-up, after these (PROTOCOL.md)."""
+    user_site = site.USER_SITE
+    if not site.ENABLE_USER_SITE or not os.path.isdir(user_site):
+        return
+    path = sys.path
+    path0 = 0 if (sys.flags.isolated or getattr(sys.flags, "safe_path", False)) else 1
+    at = max(_Z_SITE_AT[0], path0)
+    first, tail = path[:path0], path[at:]
+    path[:] = path[path0:at]
+    site.addsitedir(user_site)
+    path = sys.path  # (a .pth line may have bound another list)
+    path[:] = first + path + [p for p in tail if p not in path]
 
 
 def _environ(env):
