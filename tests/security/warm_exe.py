@@ -7,7 +7,15 @@ finding 6), through a private surgeboxd with two worker slots.
            succeeds, and job B, in the other slot, takes the same lock on its
            own /proc/self/exe;
   inotify  job A (warm) watches /proc/self/exe (every event); the host opens
-           and reads the real interpreter file several times; A sees no event.
+           and reads the real interpreter file several times; A sees no event;
+  leftlock a lock held on the zygote's executable when the slot's next job
+           comes (a job's, left in flight; here the harness's in its stead):
+           that job still locks its own /proc/self/exe (the daemon replaced
+           the zygote). No cold twin: a cold job has no zygote.
+  refused  an interpreter beneath a mount under /usr (a tmpfs the harness
+           mounts in its own mount namespace, a copy of python3 in it),
+           which the zygote's overlays do not serve: the step runs cold,
+           saying why (before, warm on the host's inode). No cold twin.
 
 Before issue 35 a zygote ran the host's interpreter, so both failed: A's lock
 was on the host's inode (blocking the host and slot B: a covert channel and a
@@ -17,7 +25,8 @@ environment gives the .pool0 twin (every job builds its own root). With
 --user the daemon runs unprivileged (uid 4242, user-namespace mode) and the
 checks run as that uid.
 
-  warm_exe.py BIN_DIR CACHE_DIR lock|inotify [--cold] [--user]"""
+  warm_exe.py BIN_DIR CACHE_DIR lock|inotify [--cold] [--user]
+  warm_exe.py BIN_DIR CACHE_DIR leftlock|refused [--user]"""
 import fcntl
 import os
 import sys
@@ -27,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "warm"))
 import daemonrun  # noqa: E402
 
+SUBMOUNT = "/usr/local/lib/sbtest-warm-exe"  # the refused case's mount
 HOLD_S = 8  # how long job A holds its lock or watch (the harness needs ~1 s)
 
 HOLD = r'''
@@ -92,6 +102,26 @@ def job_pids():
             continue
         if b"/app/main.py" in cmd or (b"sbzygote.py" in cmd and parent != "surgebox-spawn"):
             out.append(int(p))
+    return out
+
+
+def zygote_pids():
+    """The zygotes: sbzygote.py processes whose parent is the spawner."""
+    out = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                if b"sbzygote.py" not in f.read():
+                    continue
+            with open("/proc/%s/stat" % p) as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+            with open("/proc/%s/comm" % ppid) as f:
+                if f.read().strip() == "surgebox-spawn":
+                    out.append(int(p))
+        except (OSError, IndexError):
+            pass
     return out
 
 
@@ -176,6 +206,34 @@ def checks(sock, case, warm):
               "job A locked its /proc/self/exe: %s %r" % (a.get("status"), stdout_of(a)))
         enf = (a.get("enforced") or {}).get("file_locks") or ""
         check("/proc/self/exe" in enf, "enforced.file_locks says what a warm step's /proc/self/exe is: %r" % enf)
+    elif case == "leftlock":
+        # a lock on the zygote's executable when the slot's next job comes:
+        # what a job can leave in flight (its locked descriptor parked in an
+        # SCM_RIGHTS cycle) until the kernel's collector runs; held here by
+        # the harness in the job's stead (a job's cycle is mostly collected
+        # before the next job starts, so a job's own would test nothing)
+        for k in range(3):
+            a_conn.request({"files": [{"path": "main.py", "content": "print(1)\n"}], "steps": [step], "warm": warm})
+            held = []
+            for z in zygote_pids():
+                fd = os.open("/proc/%d/exe" % z, os.O_RDONLY | os.O_CLOEXEC)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held.append(fd)
+            check(len(held) >= 1, "round %d: the harness locks the executable of %d zygote(s)" % (k, len(held)))
+            t = a_conn.request({"files": [{"path": "main.py", "content": TRY}], "steps": [step], "warm": warm})["steps"][0]
+            check(daemonrun.start(t).startswith(mode) and stdout_of(t).strip() == "try OK",
+                  "round %d: the slot's next job (%s) locks its /proc/self/exe: %r" % (k, daemonrun.start(t), stdout_of(t)))
+            for fd in held:
+                os.close(fd)
+    elif case == "refused":
+        # an interpreter the zygote's overlays cannot serve (beneath a mount
+        # under /usr, made by the harness before the daemon started): never
+        # warm on the host's inode; cold, saying why
+        argv0 = os.path.join(SUBMOUNT, "python3")
+        r = a_conn.request({"files": [{"path": "main.py", "content": "print(1)\n"}], "warm": True,
+                            "steps": [dict(step, argv=[argv0, "/app/main.py"])]})["steps"][0]
+        check(daemonrun.start(r).startswith("cold (warm refused: "),
+              "%s (beneath the mount %s) runs cold, saying why: %s" % (argv0, SUBMOUNT, daemonrun.start(r)))
     else:
         a_conn.send({"files": [{"path": "main.py", "content": WATCH}], "steps": [step], "warm": warm})
         if wait_until(watches, "job A's inotify watch on its /proc/self/exe"):
@@ -198,7 +256,8 @@ def checks(sock, case, warm):
 
 def main():
     args = sys.argv[1:]
-    if len(args) < 3 or args[2] not in ("lock", "inotify"):
+    if len(args) < 3 or args[2] not in ("lock", "inotify", "leftlock", "refused") or (
+            args[2] in ("leftlock", "refused") and "--cold" in args):
         print(__doc__)
         return 2
     bin_dir, cache, case = args[0], args[1], args[2]
@@ -213,6 +272,12 @@ def main():
     if not os.path.exists(daemonrun.PY):
         print("SKIPPED: no %s" % daemonrun.PY)
         return daemonrun.SKIP
+    if case == "refused":  # in this test's own mount namespace (the unshare wrapper's)
+        import shutil
+        import subprocess
+        os.makedirs(SUBMOUNT, exist_ok=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,mode=0755", "sbtest", SUBMOUNT], check=True)
+        shutil.copy2(os.path.realpath(daemonrun.PY), os.path.join(SUBMOUNT, "python3"))
     if user:
         d = daemonrun.UserDaemon(bin_dir, "--jobs", "2")
     else:
