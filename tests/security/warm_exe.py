@@ -217,8 +217,11 @@ def checks(sock, case, warm):
             held = []
             for z in zygote_pids():
                 fd = os.open("/proc/%d/exe" % z, os.O_RDONLY | os.O_CLOEXEC)
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 held.append(fd)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # the other slot's zygote runs the same file
+                    check(False, "round %d: zygote %d's executable is locked already: the zygotes share it" % (k, z))
             check(len(held) >= 1, "round %d: the harness locks the executable of %d zygote(s)" % (k, len(held)))
             t = a_conn.request({"files": [{"path": "main.py", "content": TRY}], "steps": [step], "warm": warm})["steps"][0]
             check(daemonrun.start(t).startswith(mode) and stdout_of(t).strip() == "try OK",
