@@ -236,6 +236,30 @@ int sb_caps_drop_keep_uid(cap_t empty, const char **what); /* the sandbox init: 
 char **sb_submounts_list(const char *root, const sb_mount *extra, size_t n_extra);
 void sb_submounts_free(char **list);
 
+/* ---- zygote_root.c (the spawner, then the zygote it clones) ----
+ * A warm zygote's read-only directories (the directories of sb_host_binds
+ * that are directories) served by read-only overlays of its own, so that
+ * its executable and libraries are not the host's inodes (issue 35). */
+#define SB_ZYGOTE_ROOT_MAX 8
+typedef struct {
+  int n;
+  int ovl[SB_ZYGOTE_ROOT_MAX];             /* detached overlays (fsmount); -1: refused by the kernel */
+  int err[SB_ZYGOTE_ROOT_MAX];             /* why refused (errno) */
+  const char *dir[SB_ZYGOTE_ROOT_MAX];     /* the directory each serves */
+} sb_zygote_root;
+/* The spawner: each overlay made (empty: an empty directory of its mount
+ * namespace, the second lower layer; one the kernel refuses is left out,
+ * that directory stays the host's), and argv0 checked to be a file of one
+ * of them, not beneath one of submounts. 0, or -errno and what (a reason
+ * fit for "cold (warm refused: ...)"); nothing held on failure. */
+int sb_zygote_root_make(sb_zygote_root *zr, const char *argv0, const char *empty, const char *const *submounts,
+                        char *what, size_t len);
+/* The zygote, in its own mount namespace: the overlays moved onto their
+ * directories, the mounts beneath them (submounts) cloned first and moved
+ * back on top. 0 or -errno; the overlays' descriptors closed either way. */
+int sb_zygote_root_enter(sb_zygote_root *zr, const char *const *submounts);
+void sb_zygote_root_close(sb_zygote_root *zr);
+
 /* ---- limits.c (child) ---- */
 typedef struct {
   bool memory_by_rlimit, pids_by_rlimit;
@@ -582,6 +606,11 @@ typedef struct sb_pool_tmpl sb_pool_tmpl;
  * fd the pool owns, or -ENOTSUP when the pool is off or the plan does not
  * fit it (then the job builds its own root), or another -errno. */
 int sb_pool_template(sb_runtime *rt, int slot, const sb_mount_plan *plan, char err[SB_ERR_MAX]);
+/* A lock on the file of fd held by anyone (flock, OFD or POSIX): a test,
+ * nothing kept. For files a slot's consecutive runs share (a template's
+ * own, a warm zygote's executable), asked when no run of the slot is alive:
+ * a lock then was left in flight. */
+bool sb_file_locked(int fd);
 /* For one run: *tmpl_fd (owned by the pool) and *app_tree_fd (a detached
  * clone of the workspace's mount, the caller closes it), or both -1: the
  * run builds its own root. note: the result's enforced.pool ("used",

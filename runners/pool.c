@@ -120,19 +120,21 @@ static void find_probes(pid_t pid, int *out, int *n) {
   }
 }
 
+bool sb_file_locked(int fd) {
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    if (errno == EWOULDBLOCK) return true;
+  } else {
+    flock(fd, LOCK_UN);
+  }
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  return fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK; /* OFD or POSIX */
+}
+
 /* A lock on any of the template's own files, by anyone (no run of the slot
  * is alive when we ask: what is there was left in flight). */
 static bool template_locked(const sb_pool_tmpl *t) {
-  for (int i = 0; i < t->n_probes; i++) {
-    int fd = t->probes[i];
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-      if (errno == EWOULDBLOCK) return true;
-    } else {
-      flock(fd, LOCK_UN);
-    }
-    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    if (fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) return true; /* OFD or POSIX */
-  }
+  for (int i = 0; i < t->n_probes; i++)
+    if (sb_file_locked(t->probes[i])) return true;
   return false;
 }
 

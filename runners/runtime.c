@@ -384,6 +384,11 @@ static const char mempoll_user[] = SB_MEMPOLL_COUNTS
   "Not covered (they share the host's inodes): mounts beneath those directories (bound on top as they "    \
   "are), files bound alone, %sand a directory whose overlay the kernel refused (no overlayfs, a root "     \
   "already stacked twice: bound instead)"
+/* A warm step's executable (zygote_root.c, issue 35): its zygote's interpreter, never the host's file. */
+#define SB_RO_WARM                                                                                          \
+  " A warm step's /proc/self/exe (its zygote's interpreter) and the libraries that zygote maps are files of " \
+  "read-only overlays of that zygote's own (a library save from a directory whose overlay the kernel refused, " \
+  "as above), reached by no other process than the zygote and the consecutive steps of its slot it serves: "
 /* /dev's nodes: made by mknod as root (mounts.c, build_dev), the host's bound in a user namespace. */
 #define SB_RO_DEV_USERNS "/dev's device nodes (no mknod in a user namespace: the host's, bound), "
 
@@ -451,11 +456,16 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
   /* The shared read-only files (mounts.c's overlays, seccomp.c's advice rules; issue 22). */
   char ro[1536];
   snprintf(ro, sizeof ro, SB_RO_OVERLAY "locks on their files are on the overlay's inodes, seen neither by the host nor "
-           "by a concurrent job; /etc/passwd, /etc/group%s are the sandbox's own files. " SB_RO_EXCEPT,
+           "by a concurrent job; /etc/passwd, /etc/group%s are the sandbox's own files. " SB_RO_EXCEPT "." SB_RO_WARM
+           "a lock on them is seen by neither the host nor a concurrent job, and a zygote whose executable is found "
+           "locked when the next step comes (left in flight) is replaced first. A zygote whose overlays cannot be "
+           "made serves no step: it runs cold, enforced.start says why",
            rt->userns ? "" : " and /dev's nodes", rt->userns ? SB_RO_DEV_USERNS : "");
   json_object_object_add(o, "file_locks", json_object_new_string(ro));
   snprintf(ro, sizeof ro, SB_RO_OVERLAY "inotify watches on their files see this job's opens and reads, never the "
-           "host's or another job's; fanotify_init refused by seccomp. " SB_RO_EXCEPT,
+           "host's or another job's; fanotify_init refused by seccomp. " SB_RO_EXCEPT "." SB_RO_WARM
+           "a watch on them sees none of the host's or a concurrent job's opens and reads. A zygote whose overlays "
+           "cannot be made serves no step: it runs cold, enforced.start says why",
            rt->userns ? SB_RO_DEV_USERNS : "");
   json_object_object_add(o, "file_watches", json_object_new_string(ro));
   json_object_object_add(o, "page_cache", json_object_new_string(

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/mount.h>
 #include <sched.h>
 #include <poll.h>
 #include <signal.h>
@@ -166,8 +167,12 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
  * else open; a mount namespace of its own with an empty /tmp, so that the
  * host's /tmp (the job's HOME) does not shape its start-up: a user site
  * there (~/.local/lib/pythonX.Y/site-packages, its .pth files) would run as
- * root in the zygote, and a cold job's /tmp is empty. Where the mount
- * fails the zygote does not start (warm.c then refuses warm). */
+ * root in the zygote, and a cold job's /tmp is empty; and with /usr, /etc,
+ * /lib* served by read-only overlays of its own (zygote_root.c), so that
+ * its executable, a warm program's /proc/self/exe, is no inode of the
+ * host's (issue 35). Where the overlays cannot be made nothing is cloned
+ * and the answer says why (warm.c runs the job cold, saying it); where a
+ * later mount fails the zygote does not start (an early death, warm.c). */
 #define SB_ZYGOTE_FD 3
 #define SB_ZYGOTE_KEPT "/tmp/.surgebox-zygote"
 #define SB_ZYGOTE_LIB_VAR "SURGEBOX_ZYGOTE_LIB="
@@ -192,15 +197,31 @@ static void keep_bind(int dfd, const char *name, const char *path, char out[PATH
   char src[64], dst[PATH_MAX];
   snprintf(src, sizeof src, "/proc/self/fd/%d", dfd);
   snprintf(dst, sizeof dst, "%s/%s", SB_ZYGOTE_KEPT, name);
+  /* read-only by mount_setattr where there is one: it only adds flags, so
+   * a flag the kernel locked on the source (user-namespace mode: a host
+   * mount's noexec) is never asked to be cleared, as a remount would */
+  struct mount_attr ma = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
   if ((mkdir(SB_ZYGOTE_KEPT, 0755) < 0 && errno != EEXIST) || mkdir(dst, 0755) < 0 ||
       mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
-      mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+      (syscall(SYS_mount_setattr, AT_FDCWD, dst, 0, &ma, sizeof ma) < 0 &&
+       (errno != ENOSYS || mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)))
     _exit(127);
   close(dfd);
   snprintf(out, PATH_MAX, "%s%s", dst, strrchr(path, '/'));
 }
 
 static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
+  /* Its read-only directories as overlays of its own (zygote_root.c), made
+   * here: where they cannot be, the answer says why and warm.c runs the
+   * job cold; nothing is cloned. */
+  sb_zygote_root zr;
+  char why[sizeof rep->msg - 64];
+  int zrc = sb_zygote_root_make(&zr, a->argv[0], a->mounts.newroot, a->mounts.submounts, why, sizeof why);
+  if (zrc < 0) {
+    rep->err = -zrc;
+    snprintf(rep->msg, sizeof rep->msg, "no overlays of its own for the zygote: %s", why);
+    return;
+  }
   long pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, pidfd, 0, 0);
   if (pid == 0) {
     close(sock);
@@ -215,26 +236,25 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     const char *argv[3] = {a->argv[0], a->argv[1], NULL};
     const char *envp[n_env + 1];
     memcpy(envp, a->envp, (n_env + 1) * sizeof *envp);
-    /* unprivileged (user-namespace mode) no mount namespace can be made:
-     * warm.c starts it with HOME=/dev/null instead, and its files are seen where they are */
-    if (!a->userns) {
-      if (unshare(CLONE_NEWNS) < 0) _exit(127);
-      /* a chroot's "/" may be no mount point (EINVAL): then from the namespace's root (runtime.c) */
-      if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && (errno != EINVAL || sb_mount_ns_propagation(MS_SLAVE) < 0))
-        _exit(127);
-      /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
-      int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
-      if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
-      static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
-      if (script_dfd >= 0) {
-        keep_bind(script_dfd, "script", a->argv[1], script_kept);
-        argv[1] = script_kept;
-      }
-      if (lib_dfd >= 0) {
-        keep_bind(lib_dfd, "lib", lib, lib_kept);
-        snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
-        envp[lib_at] = lib_var;
-      }
+    /* in user-namespace mode too: the spawner is root of the runtime's
+     * own user namespace, which owns its mount namespace (runtime.c) */
+    if (unshare(CLONE_NEWNS) < 0) _exit(127);
+    /* a chroot's "/" may be no mount point (EINVAL): then from the namespace's root (runtime.c) */
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && (errno != EINVAL || sb_mount_ns_propagation(MS_SLAVE) < 0))
+      _exit(127);
+    /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
+    int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
+    if (sb_zygote_root_enter(&zr, a->mounts.submounts) < 0) _exit(127);
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
+    static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
+    if (script_dfd >= 0) {
+      keep_bind(script_dfd, "script", a->argv[1], script_kept);
+      argv[1] = script_kept;
+    }
+    if (lib_dfd >= 0) {
+      keep_bind(lib_dfd, "lib", lib, lib_kept);
+      snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
+      envp[lib_at] = lib_var;
     }
     if (chdir("/") < 0) _exit(127);
     signal(SIGPIPE, SIG_DFL); /* every disposition at its default, as for a cold python3 (warm_lib.c) */
@@ -243,9 +263,11 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     execve(argv[0], (char *const *)argv, (char *const *)envp);
     _exit(127);
   }
+  int e = errno;
+  sb_zygote_root_close(&zr); /* the zygote holds its own copies */
   if (pid < 0) {
-    rep->err = errno;
-    snprintf(rep->msg, sizeof rep->msg, "clone (zygote): %s", strerror(errno));
+    rep->err = e;
+    snprintf(rep->msg, sizeof rep->msg, "clone (zygote): %s", strerror(e));
     return;
   }
   rep->pid = (int32_t)pid;

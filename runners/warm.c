@@ -43,6 +43,7 @@
 
 struct sb_zygote {
   int sock, pidfd;
+  int exe_fd;         /* its executable (/proc/PID/exe), opened once it is READY; -1 before */
   pid_t pid;
   uint64_t key, seed, jobs;
   bool seeded, ready; /* ready: it said READY */
@@ -274,7 +275,24 @@ static void zygote_close(sb_zygote *z) {
   if (z->pidfd >= 0) syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0); /* the spawner reaps it */
   sbu_closep(&z->pidfd);
   sbu_closep(&z->sock);
+  sbu_closep(&z->exe_fd);
   z->pid = 0;
+}
+
+/* A lock on the zygote's executable, a file of its own overlay
+ * (zygote_root.c) that only its jobs can reach (/proc/self/exe), left in
+ * flight by one (SCM_RIGHTS): the next job of its slot would see it, so
+ * the zygote is replaced, as pool.c rebuilds a template with a locked
+ * file. Asked before each job, when no job of the slot is alive. */
+static bool zygote_exe_locked(sb_zygote *z) {
+  if (z->exe_fd < 0 && z->ready) { /* exec'd: /proc/PID/exe is the interpreter, no more the spawner's binary */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)z->pid);
+    z->exe_fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* alive after the open: PID was still the zygote's during it */
+    if (z->exe_fd >= 0 && syscall(SYS_pidfd_send_signal, z->pidfd, 0, NULL, 0) < 0) sbu_closep(&z->exe_fd);
+  }
+  return z->exe_fd >= 0 && sb_file_locked(z->exe_fd);
 }
 
 /* Dead while idle? It writes one message, READY (its start-up done and
@@ -345,12 +363,18 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   a.ctl_fd = sv[1];
   a.userns = rt->userns;
   a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
-  a.mounts.root = a.mounts.newroot = a.mounts.empty_file = "";
+  a.mounts.root = a.mounts.empty_file = "";
+  /* its read-only directories are overlays of its own (zygote_root.c), over
+   * this empty directory, with the mounts beneath them bound back on top */
+  a.mounts.newroot = rt->newroot;
+  char **submounts = sb_submounts_list("", NULL, 0);
+  a.mounts.submounts = (const char *const *)submounts;
   a.cwd = "/";
   a.argv = argv;
   a.envp = env;
   sb_spawned out;
   int rc = sb_spawner_clone(rt, SB_SPAWN_ZYGOTE, &a, 0, -1, &out, err);
+  sb_submounts_free(submounts);
   free(env);
   close(sv[1]);
   if (rc < 0) {
@@ -359,6 +383,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   }
   z->sock = sv[0];
   z->pidfd = out.pidfd;
+  z->exe_fd = -1;
   z->pid = out.pid;
   z->key = key;
   snprintf(z->argv0, sizeof z->argv0, "%s", argv0);
@@ -398,7 +423,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char 
   if (2 * slot + 1 >= rt->n_zygotes) {
     sb_zygote *nz = realloc(rt->zygotes, (size_t)(2 * slot + 2) * sizeof *nz);
     if (!nz) return NULL;
-    for (int i = rt->n_zygotes; i < 2 * slot + 2; i++) nz[i] = (sb_zygote){.sock = -1, .pidfd = -1};
+    for (int i = rt->n_zygotes; i < 2 * slot + 2; i++) nz[i] = (sb_zygote){.sock = -1, .pidfd = -1, .exe_fd = -1};
     rt->zygotes = nz;
     rt->n_zygotes = 2 * slot + 2;
   }
@@ -411,13 +436,14 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char 
     if (zygote_dead(z)) zygote_buried(rt, z);
     zygote_close(z);
   }
+  if (z->sock >= 0 && zygote_exe_locked(z)) zygote_close(z); /* a fresh one, with fresh overlays */
   if (z->sock < 0 && next->sock >= 0) { /* the successor takes over */
     if (zygote_dead(next)) {
       zygote_buried(rt, next);
       zygote_close(next);
     } else {
       *z = *next;
-      *next = (sb_zygote){.sock = -1, .pidfd = -1};
+      *next = (sb_zygote){.sock = -1, .pidfd = -1, .exe_fd = -1};
     }
   }
   /* counted per client and start-up: another client's deaths, or this

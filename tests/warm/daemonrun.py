@@ -92,7 +92,7 @@ class UserDaemon:
     """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it): the
     unprivileged, user-namespace mode."""
 
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, *extra):
         self.top = tempfile.mkdtemp(prefix="warm-unpriv-")
         os.chmod(self.top, 0o755)
         xdg = os.path.join(self.top, "xdg")
@@ -102,7 +102,7 @@ class UserDaemon:
         env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
         self.proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
                                       os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--jobs", "1",
-                                      "--no-cache", "--toolchains", self.top], env=env, stderr=subprocess.DEVNULL)
+                                      "--no-cache", "--toolchains", self.top] + list(extra), env=env, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while time.time() < deadline and not os.path.exists(self.sock) and self.proc.poll() is None:
             time.sleep(0.05)
