@@ -146,7 +146,6 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
   if (ran) sbr_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
   const char *cls = sbr_classify(t->status, missing || !ran, deterministic, &c);
   if (!ran && !missing) cls = t->unfinished[0] ? t->unfinished : t->failed ? SBR_FAILURE_CLASS : "other";
-  if (ran && cls && !strcmp(cls, "other") && t->got < 2) cls = "unchecked"; /* one run: determinism not checked */
   json_object_object_add(exec, "status", json_object_new_string(missing ? "missing_toolchain" : t->status[0] ? t->status : "not_run"));
   json_object_object_add(exec, "regenerated", json_object_new_boolean(ran));
   json_object_object_add(exec, "group", json_object_new_string(t->job.group));
@@ -167,6 +166,9 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
     json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
   }
   sbr_exec_substitution(exec, &t->job);
+  json_object *final = json_object_object_get(exec, "class"); /* after a substitution's toolchain_drift */
+  if (ran && final && !strcmp(json_object_get_string(final), "other") && t->got < 2) /* one run: not checked */
+    json_object_object_add(exec, "class", json_object_new_string("unchecked"));
   json_object_object_add(exec, "complete", json_object_new_boolean(!t->failed));
   json_object_object_add(out_item, "gt", json_object_new_string(ran ? t->refs[0] : published ? published : ""));
   json_object_object_add(out_item, "gt_published", published ? json_object_new_string(published) : NULL);
