@@ -20,6 +20,7 @@ Run inside the unshare wrapper (ctest does): regen starts its own daemon.
 import copy
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -160,6 +161,7 @@ def main():
     finally:
         d.terminate()
         d.wait(60)
+        shutil.rmtree(tmp, ignore_errors=True)
     print("FAIL" if failures else "PASS")
     return 1 if failures else 0
 
