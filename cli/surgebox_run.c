@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
       fputc('\n', stderr);
     }
   }
-  int exit_code = r.status == SB_INTERNAL_ERROR ? 2 : 0;
+  int exit_code = r.status == SB_INTERNAL_ERROR || r.status == SB_HOST_KILLED ? 2 : 0; /* the machine failed */
   sb_result_free(&r);
   sb_workspace_destroy(ws);
   sb_runtime_close(rt);

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH, O_TIME, O_JSON };
+enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_ITEMS, O_NEST, O_DEPTH, O_TIME, O_JSON };
 
 static const sbo_opt trace_opts[] = {
     {"toolchain", O_TC, "NAME", "python3, python3.N, or a C/C++ one: gcc, g++, clang, clang++ (traced by gdb); default: gcc for FILE.c, g++ for .cpp/.cc/.cxx, else python3"},
@@ -28,6 +28,8 @@ static const sbo_opt trace_opts[] = {
     {"events", O_EVENTS, "N", "stop tracing after N events (the tracer's default: 1000000)"},
     {"bytes", O_BYTES, "N", "the trace's byte cap (4096 ... 268435456; default 16777216)"},
     {"value-chars", O_VCHARS, "N", "characters of a string value shown (default 256)"},
+    {"items", O_ITEMS, "N", "members of a container value shown, the rest counted (+N items) (default 32)"},
+    {"nest", O_NEST, "N", "container levels of a value shown, deeper ones elided (default 4)"},
     {"depth", O_DEPTH, "N", "traced call depth (default 256)"},
     {"time-limit", O_TIME, "S", "wall-clock limit in seconds, each run"},
     {"json", O_JSON, NULL, "print the daemon's answer as JSON instead of the trace"},
@@ -170,6 +172,8 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     case O_EVENTS: bad = add_count(topt, "events", v, 1, __LONG_MAX__); break;
     case O_BYTES: bad = add_count(topt, "bytes", v, (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES); break;
     case O_VCHARS: bad = add_count(topt, "value_chars", v, 1, __LONG_MAX__); break;
+    case O_ITEMS: bad = add_count(topt, "items", v, 1, __LONG_MAX__); break;
+    case O_NEST: bad = add_count(topt, "nest", v, 1, __LONG_MAX__); break;
     case O_DEPTH: bad = add_count(topt, "depth", v, 1, __LONG_MAX__); break;
     case O_TIME: {
       double s;

@@ -18,13 +18,20 @@ bool sbr_failure_of(const sbc_result *r, char *why, size_t why_len) {
     return true;
   }
   const char *st = r->status;
-  if (st && strcmp(st, SBP_STATUS_INTERNAL_ERROR) && strcmp(st, SBP_STATUS_TOOLCHAIN_MISSING)) return false;
+  if (st && strcmp(st, SBP_STATUS_INTERNAL_ERROR) && strcmp(st, SBP_STATUS_TOOLCHAIN_MISSING) &&
+      strcmp(st, SBP_STATUS_HOST_KILLED))
+    return false;
   /* the sandbox failed, or the daemon lacks what the job was built for; the
    * text: the response's error, else the first step's that has one */
   const char *text = r->error_message;
   for (size_t i = 0; !text && i < r->n_steps; i++) text = r->steps[i].error;
   snprintf(why, why_len, "%s: %s", st ? st : "no status", text ? text : "(no error text)");
   return true;
+}
+
+bool sbr_unfinished_status(const char *status) {
+  return status && (!strcmp(status, SBP_STATUS_TIMEOUT) || !strcmp(status, SBP_STATUS_MEMORY_LIMIT) ||
+                    !strcmp(status, SBP_STATUS_HOST_KILLED));
 }
 
 bool sbr_failure_of_request(const sbc_result *r, char *why, size_t why_len) {

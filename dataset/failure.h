@@ -1,6 +1,7 @@
 /* A failure of surgebox, not of the program (prefix sbr_failure): an
  * internal_error, a daemon's error answer, a toolchain_missing answer, a
- * lost connection. Such a response is never data: no reference, verdict or
+ * host_killed answer (the host's OOM killer chose the job: the machine
+ * failed, not the program), a lost connection. Such a response is never data: no reference, verdict or
  * score is written from it; it is counted in a class of its own
  * (SBR_FAILURE_CLASS) and turns the run's exit status into 2 with one line
  * naming how many and the first one. */
@@ -24,7 +25,10 @@ typedef struct {
  * (not unsupported: dr-matrix records it as the cell's outcome). When it is
  * and why is given, why gets its text ("<status or code>: <message>"). */
 bool sbr_failure_of(const sbc_result *r, char *why, size_t why_len);
-/* The same, but a daemon's refusal of the request itself (bad_request,
+/* A run that did not finish (timeout, memory_limit, host_killed): never a
+ * reference, a score or a time; each is its own class in regen's output. */
+bool sbr_unfinished_status(const char *status);
+/* The same as sbr_failure_of, but a daemon's refusal of the request itself (bad_request,
  * unknown_field, bad_limits, unknown_toolchain, ...) is the request's
  * answer, not a failure: for batch, whose requests are the user's own. */
 bool sbr_failure_of_request(const sbc_result *r, char *why, size_t why_len);

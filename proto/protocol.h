@@ -56,6 +56,7 @@ bool sbp_error_code_known(const char *code);
 #define SBP_STATUS_TIMEOUT        "timeout"
 #define SBP_STATUS_MEMORY_LIMIT   "memory_limit"
 #define SBP_STATUS_OUTPUT_LIMIT   "output_limit"
+#define SBP_STATUS_HOST_KILLED    "host_killed"
 #define SBP_STATUS_INTERNAL_ERROR "internal_error"
 #define SBP_STATUS_CANCELLED      "cancelled"
 /* Decided before any step ran (toolchain form): */

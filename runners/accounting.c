@@ -48,6 +48,30 @@ static void fill_cpu(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
   }
 }
 
+/* An OOM kill in the job's cgroup while the cgroup never reached its own
+ * limit (its own counters, not the kill signal, decide): the host's OOM
+ * killer (or an ancestor cgroup's) chose a process of this job. Its own
+ * limit: v2's memory.events oom; v1's failcnt where the kernel counts it
+ * (6.x kernels may not: 0 even at the limit), else its peak within 1/16 of
+ * the limit (a cgroup OOM leaves the peak at the limit; a host kill of the
+ * issue's runs left it at 9-14 MB of 2 GiB). */
+static bool host_oom_kill(const sb_proc *p, const sb_cg_stats *cg) {
+  if (!cg->oom_kills || !cg->has_own || cg->own_limit_hits) return false;
+  uint64_t limit = p->limits.memory_mib << 20;
+  if (p->rt->cg.kind == SB_CGROUP_V1 && (!cg->has_peak || cg->mem_peak_bytes + limit / 16 >= limit)) return false;
+  return true;
+}
+
+static void say_host_kill(const sb_cg_stats *cg, sb_result *r) {
+  r->status = SB_HOST_KILLED;
+  r->limit_hit = NULL;
+  snprintf(r->error, sizeof r->error,
+           "killed by an out-of-memory kill outside this job's limit (the host's OOM killer, or a parent cgroup's): "
+           "the job's cgroup counted %llu OOM kill(s) and never reached its own memory limit; a failure of the "
+           "machine, not the program's: run it again",
+           (unsigned long long)cg->oom_kills);
+}
+
 static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
   r->exit_code = -1;
   r->signal = 0;
@@ -95,7 +119,9 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
   }
   /* Any OOM kill in the job's cgroup is the memory limit, even when the
    * program itself survived it (a child was the victim). */
-  if (cg->oom_kills > 0) {
+  if (host_oom_kill(p, cg)) {
+    say_host_kill(cg, r);
+  } else if (cg->oom_kills > 0) {
     r->status = SB_MEMORY_LIMIT;
     r->limit_hit = "memory";
   } else if (r->signal == SIGXCPU || (r->signal == SIGKILL && r->cpu_time_s >= p->limits.cpu_time_s)) {
@@ -104,6 +130,10 @@ static void classify(sb_proc *p, const sb_cg_stats *cg, sb_result *r) {
   } else if (r->signal) {
     r->status = SB_SIGNALED;
     if (r->signal == SIGXFSZ) r->limit_hit = "file_size";
+    if (r->signal == SIGKILL && p->rt->cg.kind == SB_CGROUP_NONE) /* what can be known without a memory cgroup */
+      snprintf(r->error, sizeof r->error,
+               "SIGKILL not sent by surgebox: the program, another process or the host's OOM killer (without a "
+               "cgroup surgebox cannot tell which)");
   } else if (r->exit_code != 0) {
     r->status = SB_RUNTIME_ERROR;
   } else {

@@ -312,6 +312,7 @@ void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s)
   s->user_ns = minus(s->user_ns, j->base_user_ns);
   s->sys_ns = minus(s->sys_ns, j->base_sys_ns);
   s->oom_kills = minus(s->oom_kills, j->base_oom);
+  s->own_limit_hits = minus(s->own_limit_hits, j->base_own);
   s->pids_max_events = minus(s->pids_max_events, j->base_pids_events);
   s->mem_peak_bytes = minus(s->mem_peak_bytes, j->base_mem);
 }

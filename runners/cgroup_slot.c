@@ -69,8 +69,9 @@ static const file_def v1_files[SB_SLOT_NFD] = {
     [SB_SF_PEAK] = {D_MEM, "memory.max_usage_in_bytes", O_RDWR, false},
     [SB_SF_MEM_STAT] = {D_MEM, "memory.stat", O_RDONLY, false},
     [SB_SF_USAGE] = {D_MEM, "memory.usage_in_bytes", O_RDONLY, false},
-    [SB_SF_FAILCNT] = {D_MEM, "memory.failcnt", O_WRONLY, true},
+    [SB_SF_FAILCNT] = {D_MEM, "memory.failcnt", O_RDWR, true},
     [SB_SF_OOM] = {D_MEM, "memory.oom_control", O_RDONLY, false},
+    [SB_SF_MEMSW_FAILCNT] = {D_MEM, "memory.memsw.failcnt", O_RDWR, true},
     [SB_SF_PIDS_EVENTS] = {D_PIDS, "pids.events", O_RDONLY, false},
     [SB_SF_FREEZE] = {-1, NULL, 0, true},
     [SB_SF_RECLAIM] = {D_MEM, "memory.force_empty", O_WRONLY, true},
@@ -92,6 +93,7 @@ static const file_def v2_files[SB_SLOT_NFD] = {
     [SB_SF_USAGE] = {D_MEM, "memory.current", O_RDONLY, false},
     [SB_SF_FAILCNT] = {-1, NULL, 0, true},
     [SB_SF_OOM] = {D_MEM, "memory.events", O_RDONLY, false},
+    [SB_SF_MEMSW_FAILCNT] = {-1, NULL, 0, true},
     [SB_SF_PIDS_EVENTS] = {D_PIDS, "pids.events", O_RDONLY, false},
     [SB_SF_FREEZE] = {D_CPU, "cgroup.freeze", O_WRONLY, true},
     [SB_SF_RECLAIM] = {D_MEM, "memory.reclaim", O_WRONLY, true}, /* 5.19+ */
@@ -258,6 +260,7 @@ static void baseline(const sb_cg_backend *b, sb_cg_slot *s, sb_cg_job *j) {
   if (b->kind == SB_CGROUP_V1) {
     put(s, SB_SF_CPU, "0");
     put(s, SB_SF_FAILCNT, "0");
+    put(s, SB_SF_MEMSW_FAILCNT, "0");
     put(s, SB_SF_PEAK, "0"); /* v1: resets it to the current usage */
   } else if (b->v2_memory) {
     put(s, SB_SF_PEAK, "reset\n");
@@ -269,6 +272,7 @@ static void baseline(const sb_cg_backend *b, sb_cg_slot *s, sb_cg_job *j) {
   j->base_user_ns = raw.user_ns;
   j->base_sys_ns = raw.sys_ns;
   j->base_oom = raw.oom_kills;
+  j->base_own = raw.own_limit_hits;
   j->base_pids_events = raw.pids_max_events;
   /* What stays charged (a few hundred kB of cache and kernel objects) is
    * not the job's: its peak is read relative to it. */
@@ -455,6 +459,10 @@ void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *
     st->mem_peak_bytes = fd_u64(s, SB_SF_PEAK, &ok);
     st->has_peak = ok;
     st->oom_kills = fd_keyed(s, SB_SF_OOM, "oom_kill", NULL);
+    ok = true;
+    st->own_limit_hits = fd_u64(s, SB_SF_FAILCNT, &ok);
+    st->has_own = ok;
+    if (s->fd[SB_SF_MEMSW_FAILCNT] >= 0) st->own_limit_hits += fd_u64(s, SB_SF_MEMSW_FAILCNT, NULL);
     st->pids_max_events = fd_keyed(s, SB_SF_PIDS_EVENTS, "max", NULL);
     return;
   }
@@ -468,8 +476,10 @@ void sb_cg_slot_stats(const sb_cg_backend *b, const sb_cg_slot *s, sb_cg_stats *
     ok = true;
     st->mem_peak_bytes = fd_u64(s, SB_SF_PEAK, &ok);
     st->has_peak = ok;
-    if (fd_read(s->fd[SB_SF_OOM], buf, sizeof buf) > 0)
+    if (fd_read(s->fd[SB_SF_OOM], buf, sizeof buf) > 0) {
       st->oom_kills = sb_cg_keyed(buf, "oom_kill", NULL) + sb_cg_keyed(buf, "oom_group_kill", NULL);
+      st->own_limit_hits = sb_cg_keyed(buf, "oom", &st->has_own);
+    }
   }
   if (b->v2_pids) st->pids_max_events = fd_keyed(s, SB_SF_PIDS_EVENTS, "max", NULL);
 }

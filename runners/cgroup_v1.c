@@ -124,6 +124,12 @@ void sb_cg1_job_stats(const sb_cg_job *j, sb_cg_stats *s) {
   s->mem_peak_bytes = read_u64(j->v1_memory, "memory.max_usage_in_bytes", &ok);
   s->has_peak = ok;
   s->oom_kills = sb_cg_read_keyed(j->v1_memory, "memory.oom_control", "oom_kill", NULL);
+  ok = true;
+  s->own_limit_hits = read_u64(j->v1_memory, "memory.failcnt", &ok);
+  s->has_own = ok;
+  bool sw = true;
+  uint64_t memsw = read_u64(j->v1_memory, "memory.memsw.failcnt", &sw);
+  if (sw) s->own_limit_hits += memsw;
   s->pids_max_events = sb_cg_read_keyed(j->v1_pids, "pids.events", "max", NULL);
 }
 

@@ -162,6 +162,7 @@ void sb_cg2_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s
     }
     s->oom_kills = sb_cg_read_keyed(j->v2, "memory.events", "oom_kill", NULL) +
                    sb_cg_read_keyed(j->v2, "memory.events", "oom_group_kill", NULL); /* 6.1+ */
+    s->own_limit_hits = sb_cg_read_keyed(j->v2, "memory.events", "oom", &s->has_own);
   }
   if (b->v2_pids) s->pids_max_events = sb_cg_read_keyed(j->v2, "pids.events", "max", NULL);
 }

@@ -67,8 +67,12 @@ typedef struct {
   uint64_t cpu_ns, user_ns, sys_ns; /* 0 when !has_cpu */
   uint64_t mem_peak_bytes;          /* 0 when unknown */
   uint64_t oom_kills;
+  /* the job's own limit reached (v2 memory.events' oom, v1 memory.failcnt +
+   * memory.memsw.failcnt): an OOM kill without it was not the job's limit
+   * (the host's OOM killer, or an ancestor cgroup's) */
+  uint64_t own_limit_hits;
   uint64_t pids_max_events;
-  bool has_cpu, has_peak;
+  bool has_cpu, has_peak, has_own;
 } sb_cg_stats;
 
 typedef struct {
@@ -99,7 +103,7 @@ typedef struct {
    * counters, so they are read relative to a baseline taken at GO */
   bool born_inside;
   uint64_t base_cpu_ns, base_user_ns, base_sys_ns;
-  uint64_t base_oom, base_pids_events, base_mem; /* a reused slot's counters when the job took it */
+  uint64_t base_oom, base_own, base_pids_events, base_mem; /* a reused slot's counters when the job took it */
   int v2_peak_fd; /* memory.peak, reset at GO (6.12+); -1 if not */
 } sb_cg_job;
 
@@ -108,7 +112,7 @@ typedef struct {
 enum {
   SB_SF_PROCS_MEM, SB_SF_PROCS_PIDS, SB_SF_PROCS_CPU, SB_SF_MEM_LIMIT, SB_SF_MEMSW_LIMIT, SB_SF_PIDS_MAX,
   SB_SF_CPU, SB_SF_CPU_USER, SB_SF_CPU_SYS, SB_SF_PEAK, SB_SF_MEM_STAT, SB_SF_USAGE, SB_SF_FAILCNT, SB_SF_OOM,
-  SB_SF_PIDS_EVENTS, SB_SF_FREEZE, SB_SF_RECLAIM, SB_SLOT_NFD
+  SB_SF_MEMSW_FAILCNT, SB_SF_PIDS_EVENTS, SB_SF_FREEZE, SB_SF_RECLAIM, SB_SLOT_NFD
 };
 /* Where a slot's cgroup is between jobs (cgroup_slot.c). Only the loop
  * thread changes it, except PREPARING -> READY/RESIDUE/STALE/BROKEN, which

@@ -22,6 +22,7 @@ const char *sb_status_name(sb_status s) {
   case SB_MEMORY_LIMIT: return "memory_limit";
   case SB_OUTPUT_LIMIT: return "output_limit";
   case SB_INTERNAL_ERROR: return "internal_error";
+  case SB_HOST_KILLED: return "host_killed";
   }
   return "internal_error";
 }

@@ -420,14 +420,17 @@ struct json_object *sb_runtime_enforcement(const sb_runtime *rt) {
                                                                   : rt->own_userns ? "tmpfs size= and nr_inodes= (one inode per 4 KiB of size) on /app (mounted in the runtime's own user namespace)"
                                                                                    : "tmpfs size= and nr_inodes= (one inode per 4 KiB of size) on /app"));
   /* Who the OOM killer may pick, and how the verdict is made (child.c, proc.c, accounting.c). */
-  char oom[320];
+  char oom[640];
   const char *init = rt->userns ? "sandbox init not protected (user namespace: oom_score_adj cannot be lowered)"
                      : rt->oom_adj_lowerable ? "sandbox init at oom_score_adj -1000, program at 0"
                                            : "sandbox init not protected (no CAP_SYS_RESOURCE to lower oom_score_adj); "
                                              "program at oom_score_adj 1000 (it may lower that back to 0)";
   const char *verdict = (v2 && b->v2_memory) ? "memory.oom.group=1; memory_limit when memory.events counts oom_kill "
-                                               "or oom_group_kill, even if the init was the victim"
-                        : v1 ? "memory_limit when memory.oom_control counts an oom_kill, even if the init was the victim"
+                                               "or oom_group_kill, even if the init was the victim; host_killed when "
+                                               "it counts one without its own oom (the host's OOM killer chose the job)"
+                        : v1 ? "memory_limit when memory.oom_control counts an oom_kill, even if the init was the "
+                               "victim; host_killed when the cgroup never reached its own limit (failcnt 0, peak "
+                               "below 15/16 of it: the host's OOM killer chose the job)"
                              : "no memory cgroup, so no OOM verdict (RLIMIT_DATA makes allocations fail instead)";
   snprintf(oom, sizeof oom, "%s; %s", init, verdict);
   json_object_object_add(o, "oom", json_object_new_string(oom));

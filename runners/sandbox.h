@@ -237,6 +237,9 @@ typedef enum {
   SB_MEMORY_LIMIT,
   SB_OUTPUT_LIMIT,
   SB_INTERNAL_ERROR,
+  /* an OOM kill the job's own limit did not cause (the host's OOM killer,
+   * or an ancestor cgroup's): the machine's failure, not the program's */
+  SB_HOST_KILLED,
 } sb_status;
 
 const char *sb_status_name(sb_status s);

@@ -306,8 +306,10 @@ static int score(const sbx_verify_opts *o, json_object *gens, const sbx_data *d,
   } else if (o->out) {
     unlink(rs->progress_path);
   }
-  printf("pass@1: %.1f pass@5: %.1f\n", json_object_get_double(json_object_object_get(scored, "pass_at_1")),
-         json_object_get_double(json_object_object_get(scored, "pass_at_5")));
+  json_object *note = json_object_object_get(scored, "pass_at_k_note");
+  printf("pass@1: %.1f pass@5: %.1f%s%s%s\n", json_object_get_double(json_object_object_get(scored, "pass_at_1")),
+         json_object_get_double(json_object_object_get(scored, "pass_at_5")), note ? " (" : "",
+         note ? json_object_get_string(note) : "", note ? ")" : "");
   json_object_put(scored);
   return rc;
 }

@@ -55,6 +55,11 @@ double sbx_pass_at_k(size_t n, size_t c, size_t k);
 json_object *sbx_sample_list(const int *verdicts, size_t n);
 /* The scored file: gens (borrowed, copied in unchanged) and one list per
  * sample (taken over), in the data's order. */
+/* The words beside pass@5 when some samples have fewer than 5 generations
+ * (the file's "pass_at_k_note", the printed line): false when none has. */
+#define SBX_PASS_AT_K_NOTE_MAX 200
+bool sbx_pass_at_k_note(size_t below_k, size_t samples, char *buf, size_t n);
+/* CRUXEval's scored file, and "pass_at_k_note" after pass_at_5 when it applies. */
 json_object *sbx_scored_file(json_object *gens, const sbx_data *d, json_object **lists);
 /* A float as Python's repr writes it (shortest round trip, ".0" when integral). */
 json_object *sbx_pyfloat(double v);

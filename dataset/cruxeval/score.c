@@ -13,6 +13,15 @@ double sbx_pass_at_k(size_t n, size_t c, size_t k) {
   return 1.0 - prod;
 }
 
+bool sbx_pass_at_k_note(size_t below_k, size_t samples, char *buf, size_t n) {
+  if (!below_k) return false;
+  snprintf(buf, n,
+           "pass@5 is not meaningful: %zu of %zu samples have fewer than 5 generations, which CRUXEval's formula "
+           "counts as passing (1.0)",
+           below_k, samples);
+  return true;
+}
+
 json_object *sbx_sample_list(const int *verdicts, size_t n) {
   json_object *l = json_object_new_array();
   bool any = false;
@@ -51,8 +60,10 @@ json_object *sbx_pyfloat(double v) {
 json_object *sbx_scored_file(json_object *gens, const sbx_data *d, json_object **lists) {
   json_object *out = json_object_new_object(), *scored = json_object_new_object();
   double p1 = 0, p5 = 0;
+  size_t below_k = 0; /* samples with fewer than 5 results: upstream counts each 1.0 for pass@5 */
   for (size_t i = 0; i < d->n; i++) {
     size_t n = json_object_array_length(lists[i]), c = 0;
+    below_k += n < 5;
     for (size_t j = 0; j < n; j++) c += json_object_get_boolean(json_object_array_get_idx(lists[i], j));
     p1 += sbx_pass_at_k(n, c, 1);
     p5 += sbx_pass_at_k(n, c, 5);
@@ -63,5 +74,8 @@ json_object *sbx_scored_file(json_object *gens, const sbx_data *d, json_object *
   /* sum / count * 100, in upstream's order of operations */
   json_object_object_add(out, "pass_at_1", sbx_pyfloat(p1 / (double)d->n * 100));
   json_object_object_add(out, "pass_at_5", sbx_pyfloat(p5 / (double)d->n * 100));
+  char note[SBX_PASS_AT_K_NOTE_MAX];
+  if (sbx_pass_at_k_note(below_k, d->n, note, sizeof note))
+    json_object_object_add(out, "pass_at_k_note", json_object_new_string(note));
   return out;
 }

@@ -53,6 +53,7 @@ int sbe_refs_load_file(sbe_refs *r, const char *path) {
   r->files = sbe_xrealloc(r->files, (r->nfiles + 1) * sizeof *r->files);
   r->files[r->nfiles++] = root;
   size_t n = json_object_array_length(root), skipped = 0;
+  bool regen_output = sbe_regen_output(root); /* then an item without "exec" never ran here */
   for (size_t i = 0; i < n; i++) {
     json_object *item = json_object_array_get_idx(root, i);
     sbe_category c = sbe_item_category(item);
@@ -66,7 +67,7 @@ int sbe_refs_load_file(sbe_refs *r, const char *path) {
     }
     r->items[c] = sbe_xrealloc(r->items[c], (r->count[c] + 1) * sizeof *r->items[c]);
     char why[300];
-    const char *nr = sbe_not_regenerated(item, why, sizeof why);
+    const char *nr = sbe_not_regenerated(item, regen_output, why, sizeof why);
     r->items[c][r->count[c]++] = (sbe_ref){item, hash_str(item_question(item)), nr ? sbe_xstrndup(nr, strlen(nr)) : NULL, 0};
   }
   if (skipped) fprintf(stderr, "eval: %s: %zu item(s) without a known category skipped\n", path, skipped);

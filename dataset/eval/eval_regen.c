@@ -1,7 +1,9 @@
-/* Scoring a regen output (`surgebox eval --data OUT`): an item whose "exec"
- * says its reference was not regenerated still carries the published "gt";
- * a prediction for it is left out of the scores and counted, with the same
- * rule as verify --benchmark surge. */
+/* The one rule for every reader of a regen output (eval, verify, report,
+ * bins, merge): an item whose "exec" says its reference was not regenerated
+ * (a failure, a cut-off or host-killed run, a missing toolchain), or that
+ * has no "exec" at all (outside --only, or left by an interrupted run),
+ * still carries the published "gt": it is left out of scores, references
+ * and times, and counted with its reason. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -13,11 +15,20 @@ static json_object *get(json_object *o, const char *key) {
   return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-const char *sbe_not_regenerated(json_object *item, char *buf, size_t n) {
+bool sbe_regen_output(json_object *items) {
+  for (size_t i = 0; items && i < json_object_array_length(items); i++)
+    if (get(json_object_array_get_idx(items, i), "exec")) return true;
+  return false;
+}
+
+const char *sbe_not_regenerated(json_object *item, bool regen_output, char *buf, size_t n) {
   json_object *exec = get(item, "exec"), *v;
-  if (!exec) return NULL; /* a published item: its gt is the reference */
+  /* published data: its gt is the reference; a regen output's item without
+   * a record never ran here (outside --only, or left by an interrupted run) */
+  if (!exec) return regen_output ? "not_run" : NULL;
   const char *cls = (v = get(exec, "class")) ? json_object_get_string(v) : NULL;
   if (cls && !strcmp(cls, SBR_FAILURE_CLASS)) return SBR_FAILURE_CLASS; /* surgebox failed: never scored */
+  if (sbr_unfinished_status(cls)) return cls; /* cut off, or the host killed it: not the program's answer */
   if (!(v = get(exec, "complete")) || !json_object_get_boolean(v)) return "not_run";
   const char *st = (v = get(exec, "status")) ? json_object_get_string(v) : "?";
   if (!strcmp(st, "missing_toolchain")) {
@@ -26,8 +37,9 @@ const char *sbe_not_regenerated(json_object *item, char *buf, size_t n) {
   }
   v = get(exec, "regenerated");
   if (!v || !json_object_get_boolean(v)) return st; /* an adapter or daemon error */
-  /* a cut-off run is this machine's speed, not the program's answer */
-  if (!strcmp(st, "timeout") || !strcmp(st, "internal_error") || !strcmp(st, "error")) return st;
+  /* an older output's cut-off run stored as regenerated: this machine's
+   * speed or memory, not the program's answer */
+  if (sbr_unfinished_status(st) || !strcmp(st, "internal_error") || !strcmp(st, "error")) return st;
   return NULL;
 }
 

@@ -3,6 +3,7 @@
 #ifndef SURGEBOX_EVAL_RUN_H
 #define SURGEBOX_EVAL_RUN_H
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "eval_item.h"
@@ -62,7 +63,9 @@ extern const char *const sbe_flag_names[7];
  * them: why item's "gt" is not a reference regenerated here ("not_run",
  * "missing_toolchain:julia", "timeout", "internal_error", ...), or NULL (it
  * is, or item is a published one, without "exec"). buf holds composed reasons. */
-const char *sbe_not_regenerated(json_object *item, char *buf, size_t n);
+const char *sbe_not_regenerated(json_object *item, bool regen_output, char *buf, size_t n);
+/* Is this list of items a regen output (any item with an "exec" record)? */
+bool sbe_regen_output(json_object *items);
 /* A prediction for such an item: left out, its item counted once. */
 void sbe_count_excluded(sbe_run *run, sbe_ref *ref);
 /* "excluded (...): N (reason n, ...)\n" when any, to out. */

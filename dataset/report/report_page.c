@@ -35,7 +35,19 @@ static const struct {
     {"nondeterministic",
      "the item's repeats (regen --repeat N) gave different references: its output depends on more than its input "
      "(uninitialised memory, timing, hashing); the first repeat is the one compared."},
-    {"timeout", "the run hit its time limit before finishing: no complete reference."},
+    {"timeout",
+     "the run hit its time limit before finishing: not a reference (the published one is kept), never scored or "
+     "timed; `regen --retry-failed` runs it again."},
+    {"memory_limit",
+     "the run hit its own memory limit (its cgroup's own counters say so) before finishing: not a reference, never "
+     "scored or timed; `regen --retry-failed` runs it again."},
+    {"host_killed",
+     "the host's OOM killer (or a parent cgroup's) killed the run although its own memory limit was never reached: "
+     "a failure of the machine, not the program's verdict. Not a reference, never scored or timed, not complete "
+     "(the next regen runs it again), and regen's exit status is 2."},
+    {"unchecked",
+     "run once (regen without --repeat 2), so not checked for determinism, and different even after normalisation "
+     "on SURGE's toolchain: nondeterministic or a real difference; run with --repeat 2 to tell."},
     {"toolchain_drift",
      "not byte-equal, but equal once toolchain-controlled text is normalised (N1-N5: install paths, link offsets and "
      "temporary names, trailing whitespace, positions inside system headers, warning tags; N6 whitespace runs for "

@@ -90,6 +90,12 @@ static void cruxeval(FILE *f, json_object *doc) {
   num_or_dash(f, json_object_object_get(doc, "pass_at_1"));
   num_or_dash(f, json_object_object_get(doc, "pass_at_5"));
   fprintf(f, "<td>%zu</td><td>%zu</td><td>%zu</td></tr></table>\n", samples, programs, passed);
+  json_object *note = json_object_object_get(doc, "pass_at_k_note");
+  if (note && json_object_is_type(note, json_type_string)) { /* verify's own words beside upstream's figure */
+    fputs("<p class=\"note\">", f);
+    sbh_text(f, json_object_get_string(note));
+    fputs("</p>\n", f);
+  }
 }
 
 void sbrp_write_verify(const sbrp_report *r, FILE *f) {

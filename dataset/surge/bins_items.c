@@ -1,6 +1,7 @@
 /* surgebox bins: reading the items' times, calibrating them to SURGE's
  * machine (bins_calibrate.c) and judging both bins. */
 #include "bins_items.h"
+#include "eval_run.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -22,8 +23,12 @@ static double published_time(json_object *item) {
                                                                                             : NAN;
 }
 
-static double exec_time(json_object *item, const char *key) {
+/* Our time, only for an item regenerated here (eval_regen.c's one rule: a
+ * cut-off, host-killed or failed run, or an item that never ran, has none). */
+static double exec_time(json_object *item, bool regen_output, const char *key) {
   json_object *e, *v;
+  char buf[300];
+  if (sbe_not_regenerated(item, regen_output, buf, sizeof buf)) return NAN;
   if (!json_object_object_get_ex(item, "exec", &e) || !json_object_object_get_ex(e, key, &v) || !v) return NAN;
   return json_object_get_double(v);
 }
@@ -51,10 +56,19 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
     free(published);
     return -ENOMEM;
   }
+  bool regen_output = sbe_regen_output(items);
+  json_object *why = json_object_new_object(); /* reason -> count, in first-seen order */
   for (size_t i = 0; i < n; i++) {
     json_object *it = json_object_array_get_idx(items, i);
-    double t[SBR_N_SRC] = {published_time(it), exec_time(it, "inproc_cpu_s") * b->scale,
-                           exec_time(it, "cpu_time_s") * b->scale};
+    char buf[300];
+    const char *nr = regen_output ? sbe_not_regenerated(it, true, buf, sizeof buf) : NULL;
+    if (nr) {
+      json_object *c = json_object_object_get(why, nr);
+      json_object_object_add(why, nr, json_object_new_int(c ? json_object_get_int(c) + 1 : 1));
+      b->excluded++;
+    }
+    double t[SBR_N_SRC] = {published_time(it), exec_time(it, regen_output, "inproc_cpu_s") * b->scale,
+                           exec_time(it, regen_output, "cpu_time_s") * b->scale};
     for (int s = 0; s < SBR_N_SRC; s++) {
       if (isnan(t[s])) continue;
       b->hist[s][sbr_bin_of(t[s], b->edges, b->ne)]++;
@@ -69,6 +83,14 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
     spread_of(it, o, b->scale, &x->lo, &x->hi);
     b->n++;
   }
+  size_t len = 0;
+  json_object_object_foreach(why, reason, count) {
+    int w = snprintf(b->excluded_why + len, sizeof b->excluded_why - len, "%s%s %d", len ? ", " : "", reason,
+                     json_object_get_int(count));
+    if (w < 0 || (size_t)w >= sizeof b->excluded_why - len) break;
+    len += (size_t)w;
+  }
+  json_object_put(why);
   b->calibrated = sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
   b->raw_ratio = b->cal.factor;
   for (size_t i = 0; i < b->n; i++) {

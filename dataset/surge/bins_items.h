@@ -31,6 +31,8 @@ typedef struct {
   bool calibrated;
   sbr_calibration cal;
   double raw_ratio;          /* median ours / SURGE's over items >= the calibration minimum (= cal.factor) */
+  size_t excluded;           /* items with no time of ours: not regenerated here (eval_regen.c's rule) */
+  char excluded_why[200];    /* "not_run 146, memory_limit 2" */
 } sbr_bins;
 
 int sbr_bins_compute(sbr_bins *b, json_object *items); /* 0 or -ENOMEM */

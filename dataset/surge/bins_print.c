@@ -38,6 +38,7 @@ void sbr_bins_print_json(const sbr_bins *b, FILE *f) {
   for (int i = 0; i < b->ne; i++) json_object_array_add(e, json_object_new_double(b->edges[i]));
   json_object_object_add(o, "edges", e);
   json_object_object_add(o, "time_scale", json_object_new_double(b->scale));
+  json_object_object_add(o, "not_regenerated", json_object_new_int64((int64_t)b->excluded));
   for (int s = 0; s <= SBR_N_SRC; s++) {
     if (!b->have[s]) continue;
     json_object *so = json_object_new_object(), *h = json_object_new_array();
@@ -135,6 +136,9 @@ static void print_histogram(const sbr_bins *b, FILE *f) {
 
 void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
   print_histogram(b, f);
+  if (b->excluded)
+    fprintf(f, "%zu item(s) not regenerated here, no time of ours (%s): SURGE's column only\n", b->excluded,
+            b->excluded_why);
   if (b->scale != 1) fprintf(f, "times measured here multiplied by %g (--time-scale)\n", b->scale);
   if (!b->n) return;
   if (b->calibrated)

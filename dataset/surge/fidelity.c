@@ -57,8 +57,9 @@ void sbr_exec_substitution(json_object *exec, const sbr_job *j) {
 }
 
 /* ---- the report ---- */
-static const char *const class_names[] = {"nondeterministic", "toolchain_drift", "missing_toolchain", "timeout", "other"};
-#define N_CLASSES 5
+static const char *const class_names[] = {"nondeterministic", "toolchain_drift", "missing_toolchain", "timeout",
+                                          "memory_limit",     "host_killed",     "unchecked",         "other"};
+#define N_CLASSES 8
 
 typedef struct {
   int n, ran, exact, normalized, missing, nondet;
@@ -151,10 +152,13 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
     /* groups in first-seen order */
     const char **gnames = calloc(n + 1, sizeof *gnames);
     counts *gcounts = calloc(n + 1, sizeof *gcounts);
-    size_t ng = 0;
+    size_t ng = 0, not_run = 0;
     for (size_t i = 0; i < n; i++) {
       json_object *it = json_object_array_get_idx(items, i), *exec, *v;
-      if (!json_object_object_get_ex(it, "exec", &exec)) continue;
+      if (!json_object_object_get_ex(it, "exec", &exec)) { /* never ran here (eval_regen.c's rule) */
+        not_run++;
+        continue;
+      }
       add(&all, exec);
       const char *g = json_object_object_get_ex(exec, "group", &v) ? json_object_get_string(v) : "?";
       size_t k = 0;
@@ -169,6 +173,9 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
     for (size_t k = 0; k < ng; k++) json_object_object_add(by, gnames[k], counts_json(&gcounts[k]));
     json_object *o = counts_json(&all);
     json_object_object_add(o, "by", by);
+    /* items of a regen output with no record: outside --only, or left by an
+     * interrupted run (never in n, never scored: said) */
+    if (all.n && not_run) json_object_object_add(o, "not_run", json_object_new_int((int)not_run));
     if (all.missing) { /* said once, not as a failure per item */
       json_object *nr = json_object_new_object();
       char why[192];
@@ -240,6 +247,12 @@ void sbr_print_table(json_object *summary, FILE *f) {
             json_object_get_string(json_object_object_get(nr, "reason")), n ? ": " : "");
     for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(mm, i)));
     fprintf(f, "%s\n", n > 40 ? ",..." : "");
+  }
+  json_object_object_foreach(summary, subset3, o3) {
+    json_object *nr = json_object_object_get(o3, "not_run");
+    if (nr)
+      fprintf(f, "  %-4s %d item(s) not run here (outside --only, or left by an interrupted run): not counted above, "
+                 "never scored\n", subset3, json_object_get_int(nr));
   }
   fprintf(f, "\nmismatches by class (item indices):\n");
   json_object_object_foreach(summary, subset2, o2) {

@@ -30,7 +30,7 @@ static const sbo_opt regen_opts[] = {
     {"repeat", O_REPEAT, "K", "run every item K times"},
     {"check-determinism", O_DETERMINISM, NULL, "run every item at least twice and compare"},
     {"only", O_ONLY, "I,J,...", "only these item indices"},
-    {"retry-failed", O_RETRY, NULL, "rerun items a resumed run recorded as failed"},
+    {"retry-failed", O_RETRY, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed"},
     {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items"},
     {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics"},
     {"strict", O_STRICT, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)"},

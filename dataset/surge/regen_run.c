@@ -2,6 +2,7 @@
  * what --out already holds (resume), this shard's items, the tasks through
  * the pump, --out rewritten as items finish, the fidelity table. */
 #include "adapt_internal.h"
+#include "failure.h"
 #include "fidelity.h"
 #include "protocol.h"
 #include "regen_shard.h"
@@ -109,7 +110,8 @@ static int shard_begin(regen_state *rs) {
   return rc;
 }
 
-/* finished by an earlier run; --retry-failed runs timeouts and failures again */
+/* finished by an earlier run; --retry-failed runs again what did not finish
+ * (timeout, memory_limit; host_killed and failures are never complete) */
 static bool finished(const sbr_regen_opts *o, json_object *prev) {
   json_object *exec, *complete;
   if (!json_object_object_get_ex(prev, "exec", &exec) || !json_object_object_get_ex(exec, "complete", &complete) ||
@@ -117,7 +119,8 @@ static bool finished(const sbr_regen_opts *o, json_object *prev) {
     return false;
   const char *cls = json_object_get_string(json_object_object_get(exec, "class"));
   const char *st = json_object_get_string(json_object_object_get(exec, "status"));
-  bool failed = (cls && !strcmp(cls, "timeout")) || (st && (!strcmp(st, "internal_error") || !strcmp(st, "error")));
+  bool failed = sbr_unfinished_status(cls) || sbr_unfinished_status(st) ||
+                (st && (!strcmp(st, "internal_error") || !strcmp(st, "error")));
   return !(o->retry_failed && failed);
 }
 
@@ -148,7 +151,7 @@ static int make_tasks(regen_state *rs) {
     }
   if (resumed)
     fprintf(stderr, "regen: resuming: %zu of %zu already in %s (%zu to run%s)\n", resumed, asked, o->out,
-            asked - resumed, o->retry_failed ? "" : "; --retry-failed runs timeouts and failures again");
+            asked - resumed, o->retry_failed ? "" : "; --retry-failed runs again what timed out, hit its memory limit or failed");
   return 0;
 }
 

@@ -62,6 +62,14 @@ void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_e
   if (sbr_failure_of(res, t->error, sizeof t->error)) { /* never a reference: no more repeats */
     t->failed = true;
     t->wanted = t->got;
+    if (!res->is_error && !strcmp(t->status, SBP_STATUS_HOST_KILLED))
+      snprintf(t->unfinished, sizeof t->unfinished, "%s", t->status);
+    return;
+  }
+  if (sbr_unfinished_status(t->status)) { /* cut off: not the program's answer, no more repeats */
+    snprintf(t->unfinished, sizeof t->unfinished, "%s", t->status);
+    t->wanted = t->got;
+    read_steps(t, res, 0);
     return;
   }
   int r = t->got++;
@@ -130,14 +138,14 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
   const char *published = sbr_item_str(t->item, "gt");
   json_object *exec = json_object_new_object();
   bool missing = t->job.missing[0] != '\0';
-  bool ran = !missing && !t->failed && t->got > 0 && t->refs[0];
+  bool ran = !missing && !t->failed && !t->unfinished[0] && t->got > 0 && t->refs[0];
   bool deterministic = true;
   for (int r = 1; ran && r < t->got; r++)
     if (!t->refs[r] || strcmp(t->refs[r], t->refs[0]) != 0) deterministic = false;
   sbr_compare_result c = {0};
   if (ran) sbr_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
   const char *cls = sbr_classify(t->status, missing || !ran, deterministic, &c);
-  if (!ran && !missing) cls = t->failed ? SBR_FAILURE_CLASS : !strcmp(t->status, "timeout") ? "timeout" : "other";
+  if (!ran && !missing) cls = t->unfinished[0] ? t->unfinished : t->failed ? SBR_FAILURE_CLASS : "other";
   json_object_object_add(exec, "status", json_object_new_string(missing ? "missing_toolchain" : t->status[0] ? t->status : "not_run"));
   json_object_object_add(exec, "regenerated", json_object_new_boolean(ran));
   json_object_object_add(exec, "group", json_object_new_string(t->job.group));
@@ -153,7 +161,14 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
   }
   json_object_object_add(exec, "class", cls ? json_object_new_string(cls) : NULL);
   if (t->error[0]) json_object_object_add(exec, "error", json_object_new_string(t->error));
+  if (t->unfinished[0] && !t->failed) { /* what the cut-off run used: never bins' time */
+    json_object_object_add(exec, "cpu_time_s_unfinished", num(t->cpu[0]));
+    json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
+  }
   sbr_exec_substitution(exec, &t->job);
+  json_object *final = json_object_object_get(exec, "class"); /* after a substitution's toolchain_drift */
+  if (ran && final && !strcmp(json_object_get_string(final), "other") && t->got < 2) /* one run: not checked */
+    json_object_object_add(exec, "class", json_object_new_string("unchecked"));
   json_object_object_add(exec, "complete", json_object_new_boolean(!t->failed));
   json_object_object_add(out_item, "gt", json_object_new_string(ran ? t->refs[0] : published ? published : ""));
   json_object_object_add(out_item, "gt_published", published ? json_object_new_string(published) : NULL);

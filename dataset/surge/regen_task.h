@@ -16,6 +16,7 @@ typedef struct {
   char status[32];
   bool compile_failed;
   bool failed;            /* a failure of surgebox (failure.h): nothing of it is data */
+  char unfinished[32];    /* a repeat's status when one did not finish (timeout, memory_limit, host_killed) */
   json_object *toolchain; /* identity from the response */
   json_object *profile;   /* {"name","manifest_hash"} from the response */
   char error[512];
@@ -31,7 +32,10 @@ void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_e
  * fields, "gt" (regenerated, or the published one when nothing was) and
  * "exec" (what happened). A failure of surgebox is written as such:
  * "regenerated": false, class SBR_FAILURE_CLASS, not complete (a resumed
- * run runs it again). */
+ * run runs it again). A run that did not finish is never a reference:
+ * "regenerated": false, its status as its class (timeout, memory_limit;
+ * host_killed, the machine's failure, also not complete). One run: a miss
+ * nothing explains is "unchecked" (determinism not checked), not "other". */
 void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item);
 
 

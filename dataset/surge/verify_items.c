@@ -118,9 +118,7 @@ int sbr_vs_regenerate(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, con
 
 /* Why item's reference does not count as regenerated here, or NULL: eval's
  * rule for a regen output (an item regen has not written yet: not_run). */
-static const char *exclusion(json_object *item, char *buf, size_t n) {
-  return get(item, "exec") ? sbe_not_regenerated(item, buf, n) : "not_run";
-}
+static const char *exclusion(json_object *item, char *buf, size_t n) { return sbe_not_regenerated(item, true, buf, n); }
 
 int sbr_vs_exclusions(sbr_vs_items *it, const char *out) {
   for (int s = 0; s < SBR_N_SUBSETS; s++) {

@@ -486,6 +486,22 @@ def case_trace(d):
     last = json.loads(p.stdout.decode().splitlines()[-1]) if p.returncode == 0 else {}
     check(last.get("status") == "truncated" and last.get("cap") == "events" and b"not compared" in p.stderr,
           f"--events 2 --no-check: {last!r} {p.stderr!r}")
+    # --items and --nest (issue 36): the value caps beside --value-chars, defaults 32 and 4
+    write(t, "vals.py", "def f():\n    return [1, 2, 3, [[[[5]]]]]\n\n\nf()\n")
+    def f_val(*flags):
+        q = run(["trace", "--no-check", *flags, "vals.py"], env=d.env, cwd=t)
+        recs = [json.loads(x) for x in q.stdout.decode().splitlines()] if q.returncode == 0 else []
+        vals = [r.get("val") for r in recs if r.get("k") == "return" and r.get("fn") == "f"]
+        return (vals[0] if vals else None), q
+    val, q = f_val()
+    check(val == ["list", "#1[1, 2, 3, #2[#3[#4[#5[…]]]]]"], f"the default caps (items 32, nest 4): {val!r} {q.stderr!r}")
+    val, q = f_val("--items", "2", "--nest", "6")
+    check(val == ["list", "#1[1, 2, …(+2 items)]"], f"--items 2: {val!r} {q.stderr!r}")
+    val, q = f_val("--nest", "6")
+    check(val == ["list", "#1[1, 2, 3, #2[#3[#4[#5[5]]]]]"], f"--nest 6: the whole value: {val!r} {q.stderr!r}")
+    for flag in ("--items", "--nest"):
+        q = run(["trace", flag, "0", "vals.py"], env=d.env, cwd=t)
+        check(q.returncode == 1 and flag.encode() in q.stderr, f"{flag} 0 refused: {q.returncode} {q.stderr!r}")
     # gcc is traced (by gdb) since issue 24's C part: rustc has no tracer
     p = run(["trace", "--toolchain", "rustc", "main.py"], env=d.env, cwd=t)
     check(p.returncode == 2 and b"rustc" in p.stderr and b"python3" in p.stderr and len(p.stderr.splitlines()) == 1,

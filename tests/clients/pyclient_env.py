@@ -2,9 +2,11 @@
 tree, and a surgeboxd of the build on a private socket with a private cache
 and only the python3 toolchain (detection in under a second)."""
 import atexit
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -36,11 +38,31 @@ class Daemon:
         self.sock = os.path.join(self.dir, "s.sock")
         self.log = open(os.path.join(self.dir, "log"), "w+")
         self.proc = subprocess.Popen([SURGEBOXD, "--socket", self.sock] + base + list(args), stderr=self.log)
+        # Ready when it answers a ping, not when the socket file appears:
+        # the file exists between bind() and listen(), when a connect is
+        # refused (pyclient.daemon_gone flaked on that).
         deadline = time.monotonic() + 60
-        while not os.path.exists(self.sock):
+        while not self.answers():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("daemon did not start: " + self.logtext())
             time.sleep(0.02)
+
+    def answers(self):
+        """True once the daemon answers a ping on its socket."""
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(10)
+                s.connect(self.sock)
+                s.sendall(b'{"id":"ready","type":"ping"}\n')
+                got = b""
+                while not got.endswith(b"\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return False
+                    got += chunk
+                return json.loads(got).get("id") == "ready"
+        except (OSError, ValueError):
+            return False
 
     def logtext(self):
         self.log.flush()

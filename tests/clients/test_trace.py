@@ -362,10 +362,13 @@ class LinesTest(unittest.TestCase):
         self.assertEqual(line_path(C, fn="fact"), [2, 4, 2, 3])
 
     def test_reval(self):
-        self.assertEqual(reval_path(A), [0, 3, 9, 4, 5, 6, 1, 5, 6, 1, 5, 7])
+        # the module frame returns on line 10, not f's last line 8: a state (issue 36)
+        self.assertEqual(reval_path(A), [0, 3, 9, 4, 5, 6, 1, 5, 6, 1, 5, 7, 9])
         self.assertEqual(reval_coverage(A), {0, 1, 3, 4, 5, 6, 7, 9})
         self.assertEqual(reval_next_lines(A, 5), {6, 7})
-        self.assertEqual(reval_next_lines(A, 7), {-1})
+        self.assertEqual(reval_next_lines(A, 7), {9})
+        self.assertEqual(reval_next_lines(A, 9), {4, -1})
+        self.assertEqual(reval_path(A, fn="f"), [4, 5, 6, 5, 6, 5, 7])   # f returns on its last state's line
         self.assertEqual(reval_next_lines(A, 6), {1})
         self.assertEqual(reval_state(A, 6), {"s": ("str", "'ab'"), "n": ("int", "3"), "out": ("list", "[6]"),
                                              "c": ("str", "'a'")})
@@ -387,9 +390,38 @@ class LinesTest(unittest.TestCase):
                 ("return", 1, None, 0, 6, "<module>", {"loc": {}, "val": ["NoneType", "None"]})]
         t = Trace.parse(F.jsonl(rows))
         self.assertEqual(line_path(t), [1, 6, 2, 3, 3, 3, 4])
-        self.assertEqual(reval_path(t), [0, 5, 1, 2, 3])
+        # f returns on line 4 (its last state's): nothing added; the module returns on line 6
+        # after f's line 4: a state for it (REval's States.trace, issue 36)
+        self.assertEqual(reval_path(t), [0, 5, 1, 2, 3, 5])
         self.assertEqual(reval_next_lines(t, 2), {3})
-        self.assertEqual(reval_next_lines(t, 3), {-1})
+        self.assertEqual(reval_next_lines(t, 3), {5})
+        self.assertEqual(reval_next_lines(t, 5), {1, -1})
+        self.assertEqual(reval_path(t, fn="f"), [1, 2, 3])
+
+    def test_reval_return_state(self):
+        """A worked example of REval's return-only state (States.trace; HumanEval 56 and 74 end so):
+        1 def g(n):\n2     return n * 2\n3\n4 def f(n):\n5     return g(n) + 1\n6\n7 f(3)\n
+        g returns on line 2, its last state: nothing added; f returns on line 5 after g's line 2: a
+        state for line 5; the module returns on line 7 after it: a state for line 7. Without the
+        rule the path ended at g's line and next_lines(1) was {-1}."""
+        rows = [("call", 1, None, 0, 1, "<module>", {"loc": {}}), ("line", 1, None, 0, 1, "<module>", {}),
+                ("line", 1, None, 0, 4, "<module>", {}), ("line", 1, None, 0, 7, "<module>", {}),
+                ("call", 2, 1, 1, 4, "f", {"loc": {"n": F.I(3)}}), ("line", 2, 1, 1, 5, "f", {}),
+                ("call", 3, 2, 2, 1, "g", {"loc": {"n": F.I(3)}}), ("line", 3, 2, 2, 2, "g", {}),
+                ("return", 3, 2, 2, 2, "g", {"val": F.I(6)}), ("return", 2, 1, 1, 5, "f", {"val": F.I(7)}),
+                ("return", 1, None, 0, 7, "<module>", {"loc": {}, "val": ["NoneType", "None"]})]
+        t = Trace.parse(F.jsonl(rows))
+        self.assertEqual(line_path(t), [1, 4, 7, 5, 2])              # line events only: CoCoNUT's path
+        self.assertEqual(reval_path(t), [0, 3, 6, 4, 1, 4, 6])
+        self.assertEqual(reval_next_lines(t, 1), {4})
+        self.assertEqual(reval_next_lines(t, 4), {1, 6})
+        self.assertEqual(reval_next_lines(t, 6), {4, -1})
+        self.assertEqual(reval_coverage(t), {0, 1, 3, 4, 6})
+        # an exception unwinding a frame is settrace's "return" too
+        rows[8] = ("unwind", 3, 2, 2, 2, "g", {})
+        rows[9] = ("unwind", 2, 1, 1, 5, "f", {})
+        rows[10] = ("unwind", 1, None, 0, 7, "<module>", {})
+        self.assertEqual(reval_path(Trace.parse(F.jsonl(rows))), [0, 3, 6, 4, 1, 4, 6])
 
 
 class LdbTest(unittest.TestCase):

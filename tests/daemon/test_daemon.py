@@ -1672,6 +1672,88 @@ def case_cgroup_slot(d):
         check(same == pooled, f"pool {'on' if pooled else 'off'}: the jobs' cgroups {paths}")
 
 
+# ------------------------------------------------------- cases of issue #36
+def _v1_memory_parent():
+    """(mount, our own memory cgroup path) under cgroup v1, else None."""
+    mnt = "/sys/fs/cgroup/memory"
+    if not os.path.exists(os.path.join(mnt, "memory.oom_control")):
+        return None
+    for line in open("/proc/self/cgroup"):
+        _, ctrls, path = line.rstrip("\n").split(":", 2)
+        if "memory" in ctrls.split(","):
+            return mnt, path
+    return None
+
+
+def _rmdir_tree(top):
+    for root, dirs, _ in os.walk(top, topdown=False):
+        for x in dirs:
+            try:
+                os.rmdir(os.path.join(root, x))
+            except OSError:
+                pass
+    try:
+        os.rmdir(top)
+    except OSError:
+        pass
+
+
+def case_oom_host_vs_own(_d):
+    """A job that exhausts its own memory limit ends memory_limit; a job the
+    OOM killer chooses while its own limit was never reached ends host_killed,
+    a failure of the machine, never the program's verdict. The host's global
+    OOM killer is stood for by an OOM of a parent cgroup (the daemon runs in
+    a cgroup of 192 MiB, the job's limit is 1 GiB): the kernel kills the
+    program and counts the kill in the job's cgroup (memory.oom_control's
+    oom_kill) exactly as a global OOM does, while the job's own counters
+    (memory.failcnt, memory.memsw.failcnt) stay 0. A SIGKILL from outside
+    with no OOM kill at all stays signaled (daemon.pgrp_jobs, signals)."""
+    global PREFIX
+    where = _v1_memory_parent()
+    if not where:
+        print("SKIPPED: no cgroup v1 memory hierarchy here (the case builds a parent cgroup with a limit there)")
+        sys.exit(SKIP)
+    mnt, own = where
+    parent = os.path.join(mnt + own, "sbtest-hostoom-%d" % os.getpid())
+    os.mkdir(parent)
+    d = None
+    try:
+        with open(os.path.join(parent, "memory.limit_in_bytes"), "w") as f:
+            f.write(str(192 << 20))
+        if os.path.exists(os.path.join(parent, "memory.memsw.limit_in_bytes")):
+            with open(os.path.join(parent, "memory.memsw.limit_in_bytes"), "w") as f:
+                f.write(str(192 << 20))
+        # the daemon (and its spawner) start in that cgroup; the program, 400 MiB, is the
+        # OOM killer's choice over the daemon's few MiB
+        PREFIX = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', parent]
+        d = Daemon("--jobs", "1", "--cgroup", "v1", *NO_TOOLCHAINS)
+        PREFIX = []
+        c = Client(d.sock)
+        grow = "b = b'x' * (400 << 20); print('survived', len(b))"
+        own_r = c.call(exec_req("own", ["python3", "-c", grow.replace("400", "200")], limits={"memory_mib": 64}),
+                       timeout=120)
+        s = own_r["steps"][0] if own_r.get("steps") else {}
+        check(own_r.get("status") == "memory_limit" and s.get("limit_hit") == "memory",
+              f"its own limit: memory_limit: {own_r.get('status')} {s.get('limit_hit')} {s.get('error')}")
+        host_r = c.call(exec_req("host", ["python3", "-c", grow], limits={"memory_mib": 1024}), timeout=120)
+        s = host_r["steps"][0] if host_r.get("steps") else {}
+        check(host_r.get("status") == "host_killed" and s.get("status") == "host_killed" and s.get("limit_hit") is None,
+              f"killed by an OOM outside its limit: host_killed: {host_r.get('status')} {s.get('status')} "
+              f"{s.get('limit_hit')} {s.get('error')}")
+        check("outside this job's limit" in (s.get("error") or "") and "run it again" in (s.get("error") or ""),
+              f"the error says it: {s.get('error')!r}")
+        check("survived" not in s.get("stdout", ""), f"the program was the victim: {s.get('stdout')!r}")
+        ok = c.call(exec_req("after", ["python3", "-c", "print('fine')"], limits={"memory_mib": 64}), timeout=60)
+        check(ok.get("status") == "ok", f"the slot serves the next job: {ok.get('status')}")
+    finally:
+        PREFIX = []
+        if d:
+            d.stop()
+            if failures:
+                print("--- daemon log ---\n" + d.logtext()[-4000:])
+        _rmdir_tree(parent)
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -1708,6 +1790,7 @@ CASES = {
     "pgrp_jobs": (case_pgrp_jobs, None),
     "probe_cache_shared": (case_probe_cache_shared, None),
     "exec_failure": (case_exec_failure, []),
+    "oom_host_vs_own": (case_oom_host_vs_own, None),
     "pool_reuse": (case_pool_reuse, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
     "cgroup_slot": (case_cgroup_slot, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
     "cgroup_slot_v2": (case_cgroup_slot, ["--jobs", "1", "--no-cache", "--cgroup", "v2"] + NO_TOOLCHAINS),

@@ -33,7 +33,7 @@ import time
 
 SKIP_RC = 77
 
-STATUSES = {"ok", "runtime_error", "signaled", "timeout", "memory_limit",
+STATUSES = {"ok", "runtime_error", "signaled", "timeout", "memory_limit", "host_killed",
             "output_limit", "internal_error"}
 LIMIT_HITS = {None, "wall_time", "cpu_time", "memory", "output", "file_size"}
 STATE_DIRS = ["/run/surgebox"]

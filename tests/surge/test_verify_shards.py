@@ -52,6 +52,10 @@ def main():
         rows.append(("ml", next(i for i, it in enumerate(ml) if it["custom_features"]["language"] == "Julia"), "1"))
     work = tempfile.mkdtemp(prefix="surgebox-vshard-")
     os.chmod(work, 0o755)
+    # a profiles directory of its own, empty (the daemon and the commands read
+    # $SURGEBOX_PROFILES): .ci/main's surge-2025 would give Julia (issue 36)
+    os.environ["SURGEBOX_PROFILES"] = os.path.join(work, "profiles")
+    os.mkdir(os.environ["SURGEBOX_PROFILES"])
     preds, preds2 = os.path.join(work, "preds.jsonl"), os.path.join(work, "preds2.jsonl")
     write_preds(preds, rows)
     write_preds(preds2, rows[::2])  # another model: every other item

@@ -79,6 +79,10 @@ def main():
         sys.exit(SKIP)
     tmp = tempfile.mkdtemp(prefix="sbvs-")
     os.chmod(tmp, 0o755)
+    # a profiles directory of its own, empty: .ci/main's surge-2025 (Julia
+    # 1.5) in the default one would run the Julia item (issue 36)
+    os.environ["SURGEBOX_PROFILES"] = os.path.join(tmp, "profiles")
+    os.mkdir(os.environ["SURGEBOX_PROFILES"])
     preds = os.path.join(tmp, "preds.jsonl")
     with open(preds, "w") as f:
         for k, i in enumerate(py):  # the published answer, except for the second item

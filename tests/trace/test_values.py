@@ -51,6 +51,11 @@ EXPECTED = {
     "v_cycle": ["list", "#22[1, #22]"],
     "v_alias": ["list", "#24[#23[7], #23[7]]"],
     "v_generator": ["generator", "<generator gen>"],
+    # issue 36: objects of types from C have no number and no fields, whether the type is static
+    # or (re.Pattern from 3.11 on) a heap type; a class written in Python shows its fields
+    "v_pattern": ["re.Pattern", "<re.Pattern object>"],
+    "v_deque": ["collections.deque", "<collections.deque object>"],
+    "v_fraction": ["fractions.Fraction", "#25fractions.Fraction(_denominator=2, _numerator=1)"]  # slots: CPython sorts their names,
 }
 EXC = {"ty": "BadStr", "msg": "x"}  # BaseException.__str__, never the class's own
 

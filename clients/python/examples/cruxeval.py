@@ -126,7 +126,12 @@ def score(samples, gens, verdicts):
         scored[s["id"]] = res
     p1 = mean_times_100([pass_at_k(len(r), sum(r), 1) for r in scored.values()])
     p5 = mean_times_100([pass_at_k(len(r), sum(r), 5) for r in scored.values()])
-    return {"raw_generations": gens, "raw_scored_generations": scored, "pass_at_1": p1, "pass_at_5": p5}
+    out = {"raw_generations": gens, "raw_scored_generations": scored, "pass_at_1": p1, "pass_at_5": p5}
+    below = sum(len(r) < 5 for r in scored.values())
+    if below:  # upstream's figure is kept; what it means is said beside it (as `surgebox verify` does)
+        out["pass_at_k_note"] = (f"pass@5 is not meaningful: {below} of {len(scored)} samples have fewer than 5 "
+                                 "generations, which CRUXEval's formula counts as passing (1.0)")
+    return out
 
 
 def verify(client, mode, samples, gens, concurrency=8, show_progress=True):
@@ -183,7 +188,8 @@ def main(argv=None):
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             json.dump(out, f)
-    print("pass@1: %.1f\npass@5: %.1f" % (out["pass_at_1"], out["pass_at_5"]))
+    print("pass@1: %.1f\npass@5: %.1f%s" % (out["pass_at_1"], out["pass_at_5"],
+                                            f" ({out['pass_at_k_note']})" if "pass_at_k_note" in out else ""))
     return 0
 
 

@@ -8,13 +8,21 @@ asks four questions of one run; as this module answers them, following REval's o
 - path (EPP): the merged execution path is every `line` event of the file in run order, all frames
   merged into one sequence (a call's lines inline where the call happens), 0-indexed (line - 1),
   an event on the line of the one before it merged into it (REval's add_state updates the last
-  state instead of adding one: a loop written on one line is one step of the path);
+  state instead of adding one: a loop written on one line is one step of the path), and a frame
+  that returns (settrace's `return`: a return, an unwind or a yield) on another line than the
+  last state's adds a state for its return line (REval's `States.trace`: after a callee returns,
+  the caller's `return g(x)` line is a step again);
   the answer for line L is the set of lines that directly follow an execution of L in that path
   (`reval_next_lines`; -1 stands for "nothing follows": the run ended, and is the whole answer
   for a line that never ran, as get_next_line answers).
 - state (PSP): the value and type of each local after line L ran: the frame's locals at its next
   event after that line event (the next line, or its return / unwind / yield). `reval_state`.
 - output (OP) is the entry call's return value: `Trace.events` / the views give it.
+
+Coverage differs from REval's in what is traced, not how: REval traces the function under test
+(and what it calls in the program's file); these answers cover every frame of the entry file,
+module level included (its lines, and its return on the last statement's line), unless `fn`
+names one function, whose frames alone are then taken.
 """
 from __future__ import annotations
 
@@ -33,12 +41,18 @@ def line_path(t: "Trace", file: int = 0, fn: Optional[str] = None) -> List[int]:
     return [e.ln for e in t.events if e.k == "line" and e.f == file and (fn is None or e.fn == fn)]
 
 
+RETURNS = ("return", "unwind", "yield")  # what sys.settrace reports as a "return" event
+
+
 def reval_path(t: "Trace", file: int = 0, fn: Optional[str] = None) -> List[int]:
-    """REval's merged execution path: line_path, 0-indexed, a line repeated at once kept once."""
+    """REval's merged execution path, 0-indexed: every line event, a line repeated at once kept
+    once, and a frame's return on another line than the last state's added as a state."""
     out: List[int] = []
-    for ln in line_path(t, file, fn):
-        if not out or out[-1] != ln - 1:
-            out.append(ln - 1)
+    for e in t.events:
+        if e.f != file or (fn is not None and e.fn != fn) or (e.k != "line" and e.k not in RETURNS):
+            continue
+        if not out or out[-1] != e.ln - 1:
+            out.append(e.ln - 1)
     return out
 
 

@@ -1,6 +1,9 @@
 # Each function returns one value; its `return` event's val is checked by
 # test_values.py against a hand-written rendering. Hostile objects print or
 # raise if anything but the instance dict is touched: stdout must stay "ok".
+import collections
+import fractions
+import re
 import sys
 
 
@@ -123,6 +126,11 @@ def v_del():
     return 0
 
 
+def v_pattern(): return re.compile("a+")  # a heap type from C (3.11+): the type name only, no number
+def v_deque(): return collections.deque([1])
+def v_fraction(): return fractions.Fraction(1, 2)  # a standard library class written in Python
+
+
 def raise_badstr():
     raise BadStr("x")
 
@@ -131,7 +139,7 @@ keep = []  # every value stays alive: numbers are never reused (see test_values.
 for f in [v_int, v_bool, v_float, v_complex, v_none, v_str, v_longstr, v_bytes, v_bytearray, v_tuple1, v_list,
           v_longlist, v_dict, v_set, v_emptyset, v_frozenset, v_range, v_slice, v_ellipsis, v_hugeint, v_bigint,
           v_point, v_loud, v_masked, v_slotted, v_louddict, v_function, v_builtin, v_class, v_module, v_method,
-          v_exc, v_deep, v_cycle, v_alias, v_generator, v_del]:
+          v_exc, v_deep, v_cycle, v_alias, v_generator, v_del, v_pattern, v_deque, v_fraction]:
     keep.append(f())
 try:
     raise_badstr()

@@ -158,9 +158,23 @@ def _type_name(t, _cache={}):
     return n
 
 
+def _from_class_statement(t):
+    """A class written in Python (the program's or the standard library's):
+    a class statement gives it, or a base of it but object, a __dict__ or
+    __slots__ entry. A heap type from C (re.Pattern from 3.11 on) has
+    neither: it renders as <T object>, as it does where it is a static type."""
+    for c in _t_mro(t):
+        if c is not object:
+            cd = _t_dict(c)
+            if "__dict__" in cd or "__slots__" in cd:
+                return True
+    return False
+
+
 def _kind(t, _cache={}):
     """Which builtin a type renders as: the first of ours in its MRO, or
-    'obj' (instance dict and slots), 'exc', 'other' (<T object>)."""
+    'obj' (instance dict and slots, for classes written in Python), 'exc',
+    'other' (<T object>)."""
     e = _cache.get(id(t))
     k = e[1] if e is not None and e[0] is t else None
     if k is None:
@@ -174,7 +188,7 @@ def _kind(t, _cache={}):
                 if b is BaseException:
                     k = "exc"
                     break
-            if k == "other" and _t_flags(t) & _HEAP:
+            if k == "other" and _t_flags(t) & _HEAP and _from_class_statement(t):
                 k = "obj"
         except Exception:
             k = "other"
