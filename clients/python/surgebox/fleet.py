@@ -229,12 +229,14 @@ class Fleet:
 
     # --- life cycle -------------------------------------------------------
     def close(self) -> None:
+        """Stop the prober; the workers' connections close with their run_many."""
         with self._lock:
             self._closed = True
             self._lock.notify_all()
         self._prober.join(self.probe_interval + self.probe_timeout + 1)
 
     def __enter__(self) -> "Fleet":
+        """The Fleet itself; close() at the end of the block."""
         return self
 
     def __exit__(self, *exc: Any) -> None:
