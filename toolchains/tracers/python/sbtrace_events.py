@@ -288,10 +288,13 @@ class Tracer:
                 return p
         return None
 
-    def exc_json(self, e):
+    def exc_json(self, e, end=False):
+        """end: for the end record, which the supervisor bounds at 16 KiB
+        (_END_MAX): the message at most 1024 characters, the type 512."""
+        chars, ty = (min(self.lim["value_chars"], 1024), 512) if end else (self.lim["value_chars"], None)
         if _in_mro(type(e), BaseException):  # not isinstance: it may read a __class__ property
-            return _exc_msg(e, self.lim["value_chars"])
-        return '{"ty":"%s","msg":""}' % _j(_type_name(type(e)))
+            return _exc_msg(e, chars, ty)
+        return '{"ty":"%s","msg":""}' % _j(_cut(_type_name(type(e)), ty))
 
     # -- start/stop
     def start(self):
@@ -961,7 +964,7 @@ def _exit_json(e, tracer):
         if type(c) in (int, bool):
             return '{"code":%d}' % (c & 0xFF)
         return '{"code":1}'
-    return '{"exception":%s}' % tracer.exc_json(e)
+    return '{"exception":%s}' % tracer.exc_json(e, end=True)
 
 
 def _strip_hook(t, v, tb):
