@@ -391,44 +391,59 @@ def turns_over(sock, bound="0.1"):
     return (le["+Inf"], le["+Inf"] - le[bound]) if "+Inf" in le and bound in le else None
 
 
+def long_line_run(sock, pid, cap, kind):
+    """One run of LONG_LINE: (step, the daemon's RSS growth in MiB, turns
+    over 0.1 s before and after, loop_busy_max_s before and after)."""
+    t0 = turns_over(sock)
+    busy0 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
+    base = rss_kb(pid)
+    peak = [base]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], rss_kb(pid))
+            time.sleep(0.005)
+
+    th = threading.Thread(target=sample)
+    th.start()
+    try:
+        resp, step = traced(sock, LONG_LINE % (cap - 2048, kind, kind), {"bytes": cap, "events": 5},
+                            limits={"time_s": 120})
+    finally:
+        stop.set()
+        th.join()
+    t1 = turns_over(sock)
+    busy1 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
+    return step, (peak[0] - base) / 1024, t0, t1, busy0, busy1
+
+
 def case_end_cap(sock, pid):
+    # A turn over 0.1 s can also come from elsewhere on a loaded machine (a
+    # job's start); so each line gets up to 3 runs, and one of them must have
+    # none: ab9ce63's parse of a whole end took one in every run (0.7-0.9 s
+    # for 60 MB).
     for cap in (4096, 16 << 20, 256 << 20):
         for kind in ("end", "file"):
-            t0 = turns_over(sock)
-            busy0 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
-            base = rss_kb(pid)
-            peak = [base]
-            stop = threading.Event()
-
-            def sample():
-                while not stop.is_set():
-                    peak[0] = max(peak[0], rss_kb(pid))
-                    time.sleep(0.005)
-
-            th = threading.Thread(target=sample)
-            th.start()
-            try:
-                resp, step = traced(sock, LONG_LINE % (cap - 2048, kind, kind), {"bytes": cap, "events": 5},
-                                    limits={"time_s": 120})
-            finally:
-                stop.set()
-                th.join()
-            t1 = turns_over(sock)
-            busy1 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
-            grew = (peak[0] - base) / 1024
-            end = end_of(step)
-            print("end_cap: cap %d, a %s line: %s (%s), %s; RSS +%.1f MiB; loop busy max %s -> %s s, turns over 0.1 s "
-                  "%s -> %s" % (cap, kind, step["trace_status"], end.get("reason") or end.get("cap"), step["stdout"].strip(),
-                                grew, busy0, busy1, t0, t1), flush=True)
-            check(step["trace_status"] == "tampered" and end.get("by") == "supervisor",
-                  "end_cap %d %s: tampered, the supervisor's end: %r" % (cap, kind, end))
-            if kind == "end" and cap - 2048 > 16384:
-                check("end record of more than 16384 bytes" in end.get("reason", ""),
-                      "end_cap %d: the long end fails at its bound: %r" % (cap, end.get("reason")))
-            check(grew <= 2 * cap / (1 << 20) + 32, "end_cap %d %s: the daemon's RSS grew %.1f MiB (at most twice the "
-                  "cap + 32 MiB)" % (cap, kind, grew))
-            check(t0 is not None and t1 is not None and t1[1] == t0[1],
-                  "end_cap %d %s: no loop turn busy over 0.1 s (%s -> %s)" % (cap, kind, t0, t1))
+            clean = False
+            for attempt in range(3):
+                step, grew, t0, t1, busy0, busy1 = long_line_run(sock, pid, cap, kind)
+                end = end_of(step)
+                print("end_cap: cap %d, a %s line: %s (%s), %s; RSS +%.1f MiB; loop busy max %s -> %s s, turns over "
+                      "0.1 s %s -> %s" % (cap, kind, step["trace_status"], end.get("reason") or end.get("cap"),
+                                          step["stdout"].strip(), grew, busy0, busy1, t0, t1), flush=True)
+                check(step["trace_status"] == "tampered" and end.get("by") == "supervisor",
+                      "end_cap %d %s: tampered, the supervisor's end: %r" % (cap, kind, end))
+                if kind == "end" and cap - 2048 > 16384:
+                    check("end record of more than 16384 bytes" in end.get("reason", ""),
+                          "end_cap %d: the long end fails at its bound: %r" % (cap, end.get("reason")))
+                check(grew <= 2 * cap / (1 << 20) + 32, "end_cap %d %s: the daemon's RSS grew %.1f MiB (at most twice "
+                      "the cap + 32 MiB)" % (cap, kind, grew))
+                check(t0 is not None and t1 is not None, "end_cap: the loop's histogram in the metrics")
+                if t0 is not None and t1 is not None and t1[1] == t0[1]:
+                    clean = True
+                    break
+            check(clean, "end_cap %d %s: a run with no loop turn busy over 0.1 s (3 tried)" % (cap, kind))
 
 
 CASES = {"direct": case_direct, "refuse": case_refuse, "cap": case_cap, "closefd": case_closefd,
