@@ -421,8 +421,9 @@ def long_line_run(sock, pid, cap, kind):
 def case_end_cap(sock, pid):
     # A turn over 0.1 s can also come from elsewhere on a loaded machine (a
     # job's start); so each line gets up to 3 runs, and one of them must have
-    # none: ab9ce63's parse of a whole end took one in every run (0.7-0.9 s
-    # for 60 MB).
+    # none. ab9ce63 (json-c's parse of a whole end on the loop thread), here:
+    # a 16 MiB end 0.19 s in one run of two, a 256 MiB end 4.8 s in each run
+    # and 768-784 MiB of RSS; so this case fails there.
     for cap in (4096, 16 << 20, 256 << 20):
         for kind in ("end", "file"):
             clean = False
