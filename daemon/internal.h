@@ -72,6 +72,7 @@ typedef struct {
   const char *const *seccomp_allow; /* what the traced run's filter allows (gdb: ptrace), or NULL */
   size_t n_own_mounts;
   bool check;              /* run untraced first, then compare (trace.check) */
+  bool trace_seal;         /* a Python trace: sealed with a key given to its tracer alone (runners/trace.c) */
   char **plain_argv, **plain_env; /* that run: the step as asked, the traced run's environment
                                    * without the tracer's variables (same hash seed) */
   const sb_mount *plain_mounts;

@@ -275,6 +275,7 @@ static void start_sandbox(sbd_job *job) {
   } else if (js->traced) {
     spec.trace = true;
     spec.trace_bytes = js->trace_bytes;
+    spec.trace_seal = js->trace_seal;
     spec.extra_mounts = js->own_mounts;
     spec.n_extra_mounts = js->n_own_mounts;
     spec.seccomp_extra_allow = js->seccomp_allow;

@@ -35,25 +35,29 @@ int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size
   return 0;
 }
 
+/* NAME=VALUE added to the traced run's environment: 0, or -1. */
+static int add_env(sbd_jstep *js, const char *name, const char *value) {
+  size_t n = 0;
+  while (js->own_env[n]) n++;
+  char **e = value ? realloc(js->own_env, (n + 2) * sizeof *e) : NULL;
+  if (e) js->own_env = e;
+  char *var = e ? malloc(strlen(name) + strlen(value) + 2) : NULL;
+  if (var) {
+    sprintf(var, "%s=%s", name, value);
+    js->own_env[n] = var;
+    js->own_env[n + 1] = NULL;
+  }
+  return var ? 0 : -1;
+}
+
 /* SURGEBOX_TRACE_BUILD=["gcc",...]: the compile step as run, for gdb's head
  * (clang's debug information does not record its flags). */
 static int add_build_env(sbd_jstep *js, char *const *build) {
   json_object *a = json_object_new_array();
   for (size_t i = 0; a && build[i]; i++) json_object_array_add(a, json_object_new_string(build[i]));
-  const char *text = a ? json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN) : NULL;
-  size_t n = 0;
-  while (js->own_env[n]) n++;
-  char **e = text ? realloc(js->own_env, (n + 2) * sizeof *e) : NULL;
-  if (e) js->own_env = e;
-  char *var = e ? malloc(strlen(text) + sizeof "SURGEBOX_TRACE_BUILD=") : NULL;
-  if (var) {
-    strcpy(var, "SURGEBOX_TRACE_BUILD=");
-    strcat(var, text);
-    js->own_env[n] = var;
-    js->own_env[n + 1] = NULL;
-  }
+  int rc = add_env(js, "SURGEBOX_TRACE_BUILD", a ? json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN) : NULL);
   json_object_put(a);
-  return var ? 0 : -1;
+  return rc;
 }
 
 int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
@@ -66,6 +70,10 @@ int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size
   free(limits);
   sbt_trace_kind kind = sbt_trace_kind_of((const char *const *)js->argv);
   if (rc == 0 && kind == SBT_TRACE_GDB && build_argv) rc = add_build_env(js, build_argv);
+  /* The Python tracer shares the program's process: it reads a key on its
+   * descriptor before the program runs and seals its trace with it */
+  js->trace_seal = kind == SBT_TRACE_PYTHON;
+  if (rc == 0 && js->trace_seal) rc = add_env(js, "SURGEBOX_TRACE_SEAL", "32");
   js->own_mounts = rc == 0 ? calloc(n_base + 2, sizeof *js->own_mounts) : NULL;
   if (!js->own_mounts) return -1;
   if (n_base) memcpy(js->own_mounts, base, n_base * sizeof *base); /* base may be NULL when empty */
@@ -129,6 +137,9 @@ void sbd_trace_add_check(json_object *doc, json_object *untraced) {
   json_object_object_add(c, "exit_equal", json_object_new_boolean(same(doc, untraced, "status") &&
                                                                   same(doc, untraced, "exit_code") &&
                                                                   same(doc, untraced, "signal")));
+  json_object *sealed;
+  if (json_object_object_get_ex(doc, "trace_sealed", &sealed)) /* a Python trace: the tracer's own, sealed */
+    json_object_object_add(c, "trace_sealed", json_object_new_boolean(json_object_get_boolean(sealed)));
   json_object_object_add(doc, "trace_check", c);
   json_object_object_add(doc, "untraced", untraced);
 }

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <linux/filter.h>
+#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <sys/capability.h>
 #include <sys/resource.h>
@@ -335,19 +336,36 @@ bool sb_buf_append(sb_buf *b, const void *data, size_t len, uint64_t cap);
 /* UTF-8 copy with U+FFFD for invalid sequences and NUL; *lossy set when replaced. */
 char *sb_utf8_sanitize(const unsigned char *data, size_t len, bool *lossy);
 /* trace.c (parent): a trace checked record by record as it arrives
- * (sb_trace_scan_more on every read: the loop never checks megabytes at
- * once; false once a line failed), then cut and given the supervisor's end
- * record where due (sb_trace_finalize, with the scan so far or NULL: from
- * the start); sets r->trace_status. */
+ * (sb_trace_scan_more on every read: a resumable scan, so a turn of the loop
+ * costs what that read brought, whatever a line's length; false once a line
+ * failed), then cut and given the supervisor's end record where due
+ * (sb_trace_finalize, with the scan so far or NULL: from the start); sets
+ * r->trace_status. A Python trace is sealed (sb_trace_scan_seal): the
+ * tracer's seal line binds every byte before it and its end's status to a
+ * key only the tracer was given (PROTOCOL.md "Traces"). */
+#define SB_TRACE_KEY_BYTES 32
+#define SB_TRACE_END_MAX 16384 /* an end record's bytes, its newline included */
+#define SB_TRACE_SCAN_NEST 32  /* a record nests values at most this deep */
 typedef struct {
   uint64_t events, lineno; /* ev records and lines checked */
-  size_t keep;             /* bytes of valid records (up to the end record, if any) */
-  size_t searched;         /* no newline between keep and here: a long line is searched once */
+  size_t keep;             /* bytes of valid records (whole lines, up to the end record, if any) */
+  size_t scanned;          /* the current line is scanned (and hashed) up to here */
   size_t end_at;           /* where the tracer's end record starts, when seen */
   bool end_seen;
   const char *end_status;  /* the tracer's end's status (static) */
   char reason[160];        /* why tampered, "" when not */
+  /* the current line's JSON syntax, resumable (trace.c) */
+  uint8_t js, js_hex, js_depth;
+  bool js_key;
+  const char *js_lit;
+  char js_stack[SB_TRACE_SCAN_NEST + 1];
+  /* the seal: off when zeroed */
+  bool seal_wanted, seal_seen, sealed;
+  size_t seal_at, seal_len;       /* the seal line, removed at the end */
+  char seal_mac[65];
+  struct sha256_ctx hash, at_line, at_seal; /* key + bytes so far; at the current line's start; at the seal's */
 } sb_trace_scan;
+void sb_trace_scan_seal(sb_trace_scan *sc, const unsigned char key[SB_TRACE_KEY_BYTES]);
 bool sb_trace_scan_more(sb_trace_scan *sc, const sb_buf *b);
 void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far);
 

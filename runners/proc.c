@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -188,6 +189,25 @@ static const char **strv_concat(const char *const *a, const char *const *b) {
   return v;
 }
 
+/* A sealed trace's descriptor: a socket pair whose program side first
+ * reads a fresh key (the tracer takes it before the program runs), then
+ * EOF; the supervisor's side then only reads. The key stays in the scan. */
+static int trace_key_socket(int sv[2], sb_trace_scan *sc) {
+  unsigned char key[SB_TRACE_KEY_BYTES];
+  if (getrandom(key, sizeof key, 0) != (ssize_t)sizeof key) return errno ? -errno : -EIO;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return -errno;
+  if (write(sv[0], key, sizeof key) != (ssize_t)sizeof key || shutdown(sv[0], SHUT_WR) < 0) {
+    int e = errno ? -errno : -EIO;
+    close(sv[0]);
+    close(sv[1]);
+    sv[0] = sv[1] = -1;
+    return e;
+  }
+  sb_trace_scan_seal(sc, key);
+  explicit_bzero(key, sizeof key);
+  return 0;
+}
+
 int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
   *out = NULL;
   if (!spec_valid(spec, err)) return -EINVAL;
@@ -227,7 +247,8 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc && !spec->merge_output && pipe2(errp, O_CLOEXEC) < 0) rc = -errno;
   if (!rc && (in_fd = open_stdin(spec)) < 0) rc = in_fd;
   int tracep[2] = {-1, -1};
-  if (!rc && spec->trace && pipe2(tracep, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && spec->trace && !spec->trace_seal && pipe2(tracep, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && spec->trace && spec->trace_seal) rc = trace_key_socket(tracep, &p->trace_scan);
   if (rc && !err[0]) sb_err(err, "cannot set up pipes: %s", strerror(-rc));
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
@@ -442,7 +463,7 @@ void sb_proc_on_control(sb_proc *p) {
  * anyway: tampered). Never a kill: a trace's size is not the program's output. */
 static void on_trace(sb_proc *p) {
   unsigned char chunk[65536];
-  for (;;) {
+  for (int reads = 0; reads < 16; reads++) { /* at most 1 MiB a turn: the loop serves others between */
     ssize_t n = read(p->trace_fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;

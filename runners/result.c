@@ -91,6 +91,11 @@ static void add_trace(json_object *o, const sb_result *r) {
   json_object_object_add(o, "trace_truncated", json_object_new_boolean(b->truncated));
   json_object_object_add(o, "trace_status", json_object_new_string(r->trace_status ? r->trace_status : "crashed"));
   json_object_object_add(o, "trace_bytes", json_object_new_int64((int64_t)r->trace_bytes));
+  /* Whose word it is: a Python tracer shares the program's process, so a
+   * program that reads its memory can make any trace; sealed says the end
+   * and every record before it came through the tracer (PROTOCOL.md). */
+  if (r->trace_seal_wanted) json_object_object_add(o, "trace_sealed", json_object_new_boolean(r->trace_sealed));
+  json_object_object_add(o, "trace_forgeable", json_object_new_boolean(r->trace_seal_wanted));
 }
 
 json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {

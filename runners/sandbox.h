@@ -211,6 +211,12 @@ typedef struct {
    * (the Python tracer: SURGEBOX_TRACE_FD in its environment). */
   bool trace;
   uint64_t trace_bytes;
+  /* A Python trace (its tracer shares the program's process): the pipe is a
+   * socket on which the supervisor first writes a fresh key (then shuts its
+   * side), which the tracer reads before the program runs; the trace must
+   * end with the tracer's seal made with it (trace.c). The tracer must be
+   * told (SURGEBOX_TRACE_SEAL). */
+  bool trace_seal;
   /* Started by the slot's warm Python zygote (warm.c, issue 25) with the
    * cold run's isolation; a run that cannot be warm runs cold and says why
    * (sb_result.start). */
@@ -272,6 +278,8 @@ typedef struct {
   sb_buf trace;                 /* JSON Lines ending in an end record; truncated: the byte cap cut it */
   const char *trace_status;     /* the last end record's status: complete, truncated, tampered, crashed */
   uint64_t trace_bytes;         /* the cap applied */
+  bool trace_seal_wanted;       /* the spec asked for a sealed trace (trace_seal) */
+  bool trace_sealed;            /* ... and the tracer's seal matched its end and every byte before it */
   char start[SB_ERR_MAX];       /* enforced.start: "cold", "cold (warm refused: why)", "warm (zygote, hash seed N)" */
   bool warm;                    /* started warm */
   bool warm_seeded;             /* ... with the zygote's hash seed (below), not the job's PYTHONHASHSEED */

@@ -1,18 +1,32 @@
 /* A traced run's trace, as the supervisor hands it on (PROTOCOL.md
  * "Traces"): whatever the program wrote to SB_TRACE_FD is the tracer's word
- * only; the supervisor has the last one. Each line is parsed (json-c) and
- * checked as a record: a head first, events numbered without gaps, nothing
- * after the end. The first line that fails and everything after it are cut
- * and a `tampered` end appended; a trace the byte cap cut loses its partial
- * last line and gets a `truncated`/`bytes` end; a trace without an end (the
- * tracer killed, os._exit, its descriptor closed) gets a `crashed` one.
- * Done in place on the buffer: no second copy of the trace. */
+ * only; the supervisor has the last one. Each line is scanned as JSON and
+ * checked as a record as it arrives: a head first, events numbered without
+ * gaps, nothing after the end. The scan is resumable, byte by byte across
+ * reads, and builds nothing: a read costs the loop what it brought, and a
+ * line of any length costs no memory beyond the buffer that holds it. The
+ * first line that fails and everything after it are cut and a `tampered`
+ * end appended; a trace the byte cap cut loses its partial last line and
+ * gets a `truncated`/`bytes` end; a trace without an end (the tracer killed,
+ * os._exit, its descriptor closed) gets a `crashed` one.
+ *
+ * A sealed trace (the Python tracer's: it shares the program's process, so
+ * the program can write on its descriptor too) must carry the tracer's seal
+ * line, `{"t":"seal","mac":HEX}`, right before its end: HEX is SHA-256 of
+ * the key the supervisor gave the tracer alone, every byte before the seal
+ * line, the end's status, "\n" and its cap. Bytes the program wrote around
+ * the tracer, an end it forged, or a status it changed after the tracer
+ * stopped do not match: `tampered`. The seal line is removed from the trace
+ * handed on. Done in place on the buffer: no second copy of the trace. */
 #include "internal.h"
+#include "sha256.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
+#include <nettle/sha2.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,86 +35,165 @@ typedef sb_trace_scan scan;
 
 static const char *const statuses[] = {"complete", "truncated", "tampered", "crashed", NULL};
 
-/* JSON syntax only, without building anything (json-c's parse of every
- * line cost 23 ms per MB on the loop thread; this about a tenth): the end
- * of one value starting at p, or NULL. Records nest a few levels (a value
- * is [type, repr]); deeper than 32 is not a record. */
-static const char *scan_value(const char *p, const char *e, int depth);
-
-static const char *skip_ws(const char *p, const char *e) {
-  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-  return p;
-}
-
 /* Bytes a string may hold as they are: not '"', '\\' or a control character. */
 static bool plain_byte[256];
 static void plain_bytes_init(void) {
   for (int c = 0; c < 256; c++) plain_byte[c] = c >= 0x20 && c != '"' && c != '\\';
 }
 
-static const char *scan_string(const char *p, const char *e) {
-  for (p++; p < e; p++) {
-    while (p < e && plain_byte[(unsigned char)*p]) p++;
-    if (p >= e || (unsigned char)*p < 0x20) return NULL;
-    if (*p == '"') return p + 1;
-    if (++p >= e) return NULL; /* a backslash */
-    if (*p == 'u') {
-      for (int k = 0; k < 4; k++)
-        if (++p >= e || !isxdigit((unsigned char)*p)) return NULL;
-    } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-      return NULL;
+/* The JSON syntax scan's states (sc->js), one line at a time: a value
+ * expected (or, right after '[', its close), a key or '}' (after '{'), a
+ * key, its colon, what follows a value, inside a string, an escape, \u's
+ * hex digits, a number's parts, a literal's letters; J_BAD for good. */
+enum { J_VALUE, J_VALUE_OR_CLOSE, J_KEY_OR_CLOSE, J_KEY, J_COLON, J_AFTER, J_STR, J_ESC, J_HEX,
+       J_NUM_MINUS, J_NUM_INT, J_NUM_DOT, J_NUM_FRAC, J_NUM_E, J_NUM_ESIGN, J_NUM_EXP, J_LIT, J_BAD };
+
+static bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\r'; }
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* One value starting with c; false when c starts none or nests too deep. */
+static bool value_start(scan *sc, unsigned char c) {
+  if (sc->js_depth > SB_TRACE_SCAN_NEST) return false;
+  switch (c) {
+  case '{': sc->js_stack[sc->js_depth++] = '}'; sc->js = J_KEY_OR_CLOSE; return true;
+  case '[': sc->js_stack[sc->js_depth++] = ']'; sc->js = J_VALUE_OR_CLOSE; return true;
+  case '"': sc->js = J_STR; sc->js_key = false; return true;
+  case 't': sc->js_lit = "rue"; sc->js = J_LIT; return true;
+  case 'f': sc->js_lit = "alse"; sc->js = J_LIT; return true;
+  case 'n': sc->js_lit = "ull"; sc->js = J_LIT; return true;
+  case '-': sc->js = J_NUM_MINUS; return true;
+  default:
+    if (!is_digit(c)) return false;
+    sc->js = J_NUM_INT;
+    return true;
+  }
+}
+
+/* Scans p..e, bytes of one line without its newline; false at the first
+ * byte that cannot continue a JSON value (the state is then J_BAD). */
+static bool json_feed(scan *sc, const unsigned char *p, const unsigned char *e) {
+  while (p < e) {
+    unsigned char c = *p;
+    switch (sc->js) {
+    case J_STR:
+      while (p < e && plain_byte[*p]) p++;
+      if (p == e) return true;
+      if (*p == '"') sc->js = sc->js_key ? J_COLON : J_AFTER;
+      else if (*p == '\\') sc->js = J_ESC;
+      else goto bad; /* a control character */
+      p++;
+      continue;
+    case J_ESC:
+      if (c == 'u') {
+        sc->js = J_HEX;
+        sc->js_hex = 4;
+      } else if (c && strchr("\"\\/bfnrt", c)) {
+        sc->js = J_STR;
+      } else {
+        goto bad;
+      }
+      p++;
+      continue;
+    case J_HEX:
+      if (!isxdigit(c)) goto bad;
+      if (--sc->js_hex == 0) sc->js = J_STR;
+      p++;
+      continue;
+    case J_LIT:
+      if (c != (unsigned char)*sc->js_lit) goto bad;
+      if (!*++sc->js_lit) sc->js = J_AFTER;
+      p++;
+      continue;
+    case J_NUM_MINUS:
+      if (!is_digit(c)) goto bad;
+      sc->js = J_NUM_INT;
+      p++;
+      continue;
+    case J_NUM_INT:
+    case J_NUM_FRAC:
+      if (is_digit(c)) p++;
+      else if (c == '.' && sc->js == J_NUM_INT) sc->js = J_NUM_DOT, p++;
+      else if (c == 'e' || c == 'E') sc->js = J_NUM_E, p++;
+      else sc->js = J_AFTER; /* the number ended: c is what follows it */
+      continue;
+    case J_NUM_DOT:
+      if (!is_digit(c)) goto bad;
+      sc->js = J_NUM_FRAC;
+      p++;
+      continue;
+    case J_NUM_E:
+      if (c == '+' || c == '-') sc->js = J_NUM_ESIGN;
+      else if (is_digit(c)) sc->js = J_NUM_EXP;
+      else goto bad;
+      p++;
+      continue;
+    case J_NUM_ESIGN:
+      if (!is_digit(c)) goto bad;
+      sc->js = J_NUM_EXP;
+      p++;
+      continue;
+    case J_NUM_EXP:
+      if (is_digit(c)) p++;
+      else sc->js = J_AFTER;
+      continue;
+    case J_VALUE_OR_CLOSE:
+      if (c == ']') {
+        sc->js_depth--;
+        sc->js = J_AFTER;
+        p++;
+        continue;
+      }
+      /* fall through */
+    case J_VALUE:
+      if (is_ws(c) && sc->js_depth) p++;
+      else if (value_start(sc, c)) p++;
+      else goto bad;
+      continue;
+    case J_KEY_OR_CLOSE:
+      if (c == '}') {
+        sc->js_depth--;
+        sc->js = J_AFTER;
+        p++;
+        continue;
+      }
+      /* fall through */
+    case J_KEY:
+      if (is_ws(c)) p++;
+      else if (c == '"') sc->js = J_STR, sc->js_key = true, p++;
+      else goto bad;
+      continue;
+    case J_COLON:
+      if (is_ws(c)) p++;
+      else if (c == ':') sc->js = J_VALUE, p++;
+      else goto bad;
+      continue;
+    case J_AFTER:
+      if (!sc->js_depth) goto bad; /* the line's value is whole: nothing may follow it */
+      if (is_ws(c)) {
+        p++;
+      } else if (c == ',') {
+        sc->js = sc->js_stack[sc->js_depth - 1] == '}' ? J_KEY : J_VALUE;
+        p++;
+      } else if (c == (unsigned char)sc->js_stack[sc->js_depth - 1]) {
+        sc->js_depth--;
+        p++;
+      } else {
+        goto bad;
+      }
+      continue;
+    default:
+      goto bad;
     }
   }
-  return NULL;
+  return true;
+bad:
+  sc->js = J_BAD;
+  return false;
 }
 
-static const char *scan_digits(const char *p, const char *e) {
-  const char *s = p;
-  while (p < e && *p >= '0' && *p <= '9') p++;
-  return p > s ? p : NULL;
-}
-
-static const char *scan_number(const char *p, const char *e) {
-  if (*p == '-') p++;
-  if (!(p = scan_digits(p, e))) return NULL;
-  if (p < e && *p == '.' && !(p = scan_digits(p + 1, e))) return NULL;
-  if (p < e && (*p == 'e' || *p == 'E')) {
-    p++;
-    if (p < e && (*p == '+' || *p == '-')) p++;
-    if (!(p = scan_digits(p, e))) return NULL;
-  }
-  return p;
-}
-
-static const char *scan_container(const char *p, const char *e, int depth, char close) {
-  p = skip_ws(p + 1, e);
-  if (p < e && *p == close) return p + 1;
-  for (;;) {
-    if (close == '}') {
-      if (p >= e || *p != '"' || !(p = scan_string(p, e))) return NULL;
-      p = skip_ws(p, e);
-      if (p >= e || *p != ':') return NULL;
-      p = skip_ws(p + 1, e);
-    }
-    if (!(p = scan_value(p, e, depth + 1))) return NULL;
-    p = skip_ws(p, e);
-    if (p < e && *p == close) return p + 1;
-    if (p >= e || *p != ',') return NULL;
-    p = skip_ws(p + 1, e);
-  }
-}
-
-static const char *scan_value(const char *p, const char *e, int depth) {
-  if (p >= e || depth > 32) return NULL;
-  switch (*p) {
-  case '{': return scan_container(p, e, depth, '}');
-  case '[': return scan_container(p, e, depth, ']');
-  case '"': return scan_string(p, e);
-  case 't': return e - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
-  case 'f': return e - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
-  case 'n': return e - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
-  default: return *p == '-' || (*p >= '0' && *p <= '9') ? scan_number(p, e) : NULL;
-  }
+/* At the line's newline: one whole value, nothing after it. */
+static bool json_whole(const scan *sc) {
+  return !sc->js_depth && (sc->js == J_AFTER || sc->js == J_NUM_INT || sc->js == J_NUM_FRAC || sc->js == J_NUM_EXP);
 }
 
 static bool starts(const char *p, const char *e, const char *lit) {
@@ -108,56 +201,116 @@ static bool starts(const char *p, const char *e, const char *lit) {
   return (size_t)(e - p) >= n && memcmp(p, lit, n) == 0;
 }
 
-/* The end record's status (the one line json-c parses). */
-static const char *end_status(const char *line, size_t len) {
-  json_tokener *tok = json_tokener_new();
-  json_object *rec = tok ? json_tokener_parse_ex(tok, line, (int)len) : NULL, *v;
-  const char *found = NULL;
-  if (rec && json_object_object_get_ex(rec, "status", &v) && json_object_is_type(v, json_type_string))
-    for (const char *const *s = statuses; *s && !found; s++)
-      if (strcmp(*s, json_object_get_string(v)) == 0) found = *s;
-  json_object_put(rec);
-  if (tok) json_tokener_free(tok);
+/* The end record's status and cap, where the tracer writes them:
+ * {"t":"end","status":"S",["cap":"C",]... (PROTOCOL.md fixes the order). */
+static const char *end_status(const char *line, const char *e, char cap[32]) {
+  const char *p = line + sizeof "{\"t\":\"end\",\"status\":\"" - 1, *found = NULL;
+  cap[0] = '\0';
+  if (!starts(line, e, "{\"t\":\"end\",\"status\":\"")) return NULL;
+  for (const char *const *s = statuses; *s && !found; s++)
+    if (starts(p, e, *s) && starts(p + strlen(*s), e, "\",")) found = *s;
+  if (!found) return NULL;
+  p += strlen(found) + 2;
+  if (starts(p, e, "\"cap\":\"")) {
+    p += sizeof "\"cap\":\"" - 1;
+    size_t n = 0;
+    while (p + n < e && n < 31 && (islower((unsigned char)p[n]) || p[n] == '_')) n++;
+    if (p + n >= e || p[n] != '"') return NULL;
+    memcpy(cap, p, n);
+    cap[n] = '\0';
+  }
   return found;
 }
 
-/* One line (without its "\n"): valid JSON whose keys start as the tracer
- * writes them ({"t":"ev","i":N,...}: PROTOCOL.md fixes the order); false
- * with sc->reason set when it is not the record that may come next. */
-static bool check_line(const char *line, size_t len, uint64_t lineno, scan *sc) {
+/* {"t":"seal","mac":"<64 lowercase hex>"}: the mac, or false. */
+static bool seal_line(const char *line, size_t len, char mac[65]) {
+  static const char pre[] = "{\"t\":\"seal\",\"mac\":\"";
+  size_t n = sizeof pre - 1;
+  if (len != n + 64 + 2 || memcmp(line, pre, n) != 0 || memcmp(line + n + 64, "\"}", 2) != 0) return false;
+  for (size_t i = 0; i < 64; i++) {
+    char c = line[n + i];
+    if (!(is_digit((unsigned char)c) || (c >= 'a' && c <= 'f'))) return false;
+  }
+  memcpy(mac, line + n, 64);
+  mac[64] = '\0';
+  return true;
+}
+
+/* Whether the seal matches the end's status and cap. */
+static bool seal_matches(const scan *sc, const char *status, const char *cap) {
+  struct sha256_ctx h = sc->at_seal;
+  unsigned char d[SHA256_DIGEST_SIZE];
+  char hex[65];
+  sha256_update(&h, strlen(status), (const uint8_t *)status);
+  sha256_update(&h, 1, (const uint8_t *)"\n");
+  sha256_update(&h, strlen(cap), (const uint8_t *)cap);
+  sha256_digest(&h, sizeof d, d);
+  sbu_hex(d, sizeof d, hex);
+  unsigned diff = 0; /* the whole comparison, whatever differs first */
+  for (size_t i = 0; i < 64; i++) diff |= (unsigned)(hex[i] ^ sc->seal_mac[i]);
+  return diff == 0;
+}
+
+__attribute__((format(printf, 2, 3))) static bool fail(scan *sc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sc->reason, sizeof sc->reason, fmt, ap);
+  va_end(ap);
+  return false;
+}
+#define FAIL(...) fail(sc, __VA_ARGS__)
+
+/* One whole line (without its "\n"), its JSON syntax scanned: a record whose
+ * keys start as the tracer writes them ({"t":"ev","i":N,...}: PROTOCOL.md
+ * fixes the order); false with sc->reason set when it is not the record
+ * that may come next. */
+static bool check_line(const char *line, size_t len, scan *sc) {
+  unsigned long long lineno = (unsigned long long)sc->lineno;
   const char *e = line + len, *p = line + 6, *t = NULL;
-  if (starts(line, e, "{\"t\":\"") && scan_value(line, e, 0) == e) {
+  if (starts(line, e, "{\"t\":\"") && json_whole(sc)) {
     if (starts(p, e, "head\",")) t = "head";
     else if (starts(p, e, "file\",")) t = "file";
     else if (starts(p, e, "ev\",")) t = "ev";
     else if (starts(p, e, "end\",")) t = "end";
+    else if (sc->seal_wanted && starts(p, e, "seal\",")) t = "seal";
   }
-  bool ok = true;
-  if (!t) {
-    snprintf(sc->reason, sizeof sc->reason, "line %llu is not a trace record", (unsigned long long)lineno);
-    ok = false;
-  } else if (sc->end_seen) {
-    snprintf(sc->reason, sizeof sc->reason, "line %llu: a record after the end", (unsigned long long)lineno);
-    ok = false;
-  } else if ((lineno == 1) != (strcmp(t, "head") == 0)) {
-    snprintf(sc->reason, sizeof sc->reason, lineno == 1 ? "line 1 is not a head" : "line %llu: a second head",
-             (unsigned long long)lineno);
-    ok = false;
-  } else if (strcmp(t, "ev") == 0) {
+  if (!t) return FAIL("line %llu is not a trace record", lineno);
+  if (sc->end_seen) return FAIL("line %llu: a record after the end", lineno);
+  if ((lineno == 1) != (strcmp(t, "head") == 0))
+    return lineno == 1 ? FAIL("line 1 is not a head") : FAIL("line %llu: a second head", lineno);
+  if (sc->seal_seen && strcmp(t, "end") != 0)
+    return FAIL("line %llu: a record after the tracer's seal (only its end may follow)", lineno);
+  if (strcmp(t, "ev") == 0) {
     char want[32];
-    int n = snprintf(want, sizeof want, "\"i\":%llu,", (unsigned long long)sc->events);
-    ok = starts(p + 4, e, want) && n > 0;
-    if (ok) sc->events++;
-    else
-      snprintf(sc->reason, sizeof sc->reason, "line %llu: event %llu expected", (unsigned long long)lineno,
-               (unsigned long long)sc->events);
+    snprintf(want, sizeof want, "\"i\":%llu,", (unsigned long long)sc->events);
+    if (!starts(p + 4, e, want)) return FAIL("line %llu: event %llu expected", lineno, (unsigned long long)sc->events);
+    sc->events++;
+  } else if (strcmp(t, "seal") == 0) {
+    if (!seal_line(line, len, sc->seal_mac)) return FAIL("line %llu: a seal not as the tracer writes it", lineno);
+    sc->seal_seen = true;
+    sc->at_seal = sc->at_line;
   } else if (strcmp(t, "end") == 0) {
-    sc->end_status = end_status(line, len);
-    ok = sc->end_status != NULL;
-    if (ok) sc->end_seen = true;
-    else snprintf(sc->reason, sizeof sc->reason, "line %llu: an end without a known status", (unsigned long long)lineno);
+    char cap[32];
+    if (len + 1 > SB_TRACE_END_MAX)
+      return FAIL("line %llu: an end record of %zu bytes (at most %d)", lineno, len + 1, SB_TRACE_END_MAX);
+    sc->end_status = end_status(line, e, cap);
+    if (!sc->end_status) return FAIL("line %llu: an end without a known status", lineno);
+    if (sc->seal_wanted && !sc->seal_seen)
+      return FAIL("line %llu: an end without the tracer's seal (not the tracer's record)", lineno);
+    if (sc->seal_wanted && !seal_matches(sc, sc->end_status, cap))
+      return FAIL("line %llu: the tracer's seal does not match the records and end received (written by the "
+                  "program, or changed after the tracer stopped)", lineno);
+    sc->sealed = sc->seal_wanted;
+    sc->end_seen = true;
   }
-  return ok;
+  return true;
+}
+
+void sb_trace_scan_seal(sb_trace_scan *sc, const unsigned char key[SB_TRACE_KEY_BYTES]) {
+  sc->seal_wanted = true;
+  sha256_init(&sc->hash);
+  sha256_update(&sc->hash, SB_TRACE_KEY_BYTES, key);
+  sc->at_line = sc->hash;
 }
 
 /* The supervisor's end record, appended (the buffer may grow past the cap
@@ -192,19 +345,46 @@ static void append_end(sb_buf *b, const char *status, const char *cap, const cha
 bool sb_trace_scan_more(sb_trace_scan *sc, const sb_buf *b) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, plain_bytes_init);
-  while (!sc->reason[0] && sc->keep < b->len) {
-    size_t pos = sc->keep, from = sc->searched > pos ? sc->searched : pos;
-    unsigned char *nl = memchr(b->data + from, '\n', b->len - from);
-    if (!nl) { /* a partial line: checked once it is whole, else cut */
-      sc->searched = b->len;
+  while (!sc->reason[0] && sc->scanned < b->len) {
+    size_t pos = sc->keep, from = sc->scanned > pos ? sc->scanned : pos;
+    const unsigned char *s = b->data + from, *nl = memchr(s, '\n', b->len - from);
+    const unsigned char *stop = nl ? nl : b->data + b->len;
+    bool syntax = json_feed(sc, s, stop);
+    if (sc->seal_wanted) sha256_update(&sc->hash, (size_t)(stop - s) + (nl ? 1 : 0), s);
+    sc->scanned = (size_t)(stop - b->data);
+    const char *line = (const char *)b->data + pos, *e = (const char *)stop;
+    if (!syntax) { /* no newline can make it a record: said now, the pipe closed */
+      FAIL("line %llu is not a trace record", (unsigned long long)sc->lineno + 1);
       break;
     }
-    size_t len = (size_t)(nl - (b->data + pos));
+    if (!nl) { /* a partial line: checked once it is whole, else cut; an end past its bound fails now */
+      if (sc->scanned - pos >= SB_TRACE_END_MAX && starts(line, e, "{\"t\":\"end\","))
+        FAIL("line %llu: an end record of more than %d bytes", (unsigned long long)sc->lineno + 1, SB_TRACE_END_MAX);
+      break;
+    }
+    size_t len = (size_t)(stop - (b->data + pos));
     if (!sc->end_seen) sc->end_at = pos;
-    if (!check_line((const char *)b->data + pos, len, ++sc->lineno, sc)) break;
-    sc->keep = pos + len + 1;
+    sc->lineno++;
+    bool was_sealed = sc->seal_seen;
+    if (!check_line(line, len, sc)) break;
+    if (sc->seal_seen && !was_sealed) {
+      sc->seal_at = pos;
+      sc->seal_len = len + 1;
+    }
+    sc->keep = sc->scanned = pos + len + 1;
+    sc->js = J_VALUE;
+    sc->js_depth = 0;
+    if (sc->seal_wanted) sc->at_line = sc->hash;
   }
   return !sc->reason[0];
+}
+
+/* The seal line is the supervisor's business: removed from the trace kept
+ * up to cut (after it comes at most the end record: nothing else passes). */
+static size_t drop_seal(sb_buf *b, const scan *sc, size_t cut) {
+  if (!sc->seal_seen || sc->seal_at + sc->seal_len > cut) return cut;
+  memmove(b->data + sc->seal_at, b->data + sc->seal_at + sc->seal_len, cut - sc->seal_at - sc->seal_len);
+  return cut - sc->seal_len;
 }
 
 void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far) {
@@ -215,24 +395,27 @@ void sb_trace_finalize(sb_result *r, sb_trace_scan *so_far) {
   scan sc = *s;
   if (!sc.reason[0] && cut_by_cap && sc.end_seen) /* bytes written after the tracer's end */
     snprintf(sc.reason, sizeof sc.reason, "bytes after the end (the byte cap was reached)");
+  r->trace_seal_wanted = sc.seal_wanted;
+  r->trace_sealed = false;
   if (sc.reason[0]) {
     /* Cut before the offending line, and before the tracer's end if
      * something followed it: one end, the supervisor's. */
-    b->len = sc.end_seen ? sc.end_at : sc.keep;
+    b->len = drop_seal(b, &sc, sc.end_seen ? sc.end_at : sc.keep);
     append_end(b, "tampered", NULL, sc.reason, sc.events, r);
     r->trace_status = "tampered";
   } else if (cut_by_cap) {
-    b->len = sc.keep;
+    b->len = drop_seal(b, &sc, sc.keep);
     append_end(b, "truncated", "bytes", NULL, sc.events, r);
     r->trace_status = "truncated";
   } else if (!sc.end_seen) {
-    b->len = sc.keep;
+    b->len = drop_seal(b, &sc, sc.keep);
     append_end(b, "crashed", NULL, "no end record: the tracer was killed, exited early or lost its descriptor",
                sc.events, r);
     r->trace_status = "crashed";
   } else {
-    b->len = sc.keep;
+    b->len = drop_seal(b, &sc, sc.keep);
     r->trace_status = sc.end_status;
+    r->trace_sealed = sc.sealed;
   }
   if (b->data) b->data[b->len] = '\0';
 }

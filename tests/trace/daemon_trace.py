@@ -19,6 +19,22 @@ deep       recursion 5000 deep: truncated by the depth cap, the program unchange
 lines      10^7 lines: truncated by the events cap, well within the wall limit
 rss        a program writing 400 MB to fd 3 under a 1 MiB cap: the daemon's
            resident memory grows by under 48 MiB while it runs
+forge_head issue 35 finding 7a: the program writes a whole trace (head,
+           events, a complete end; then also with a made-up seal) on fd 3
+           before the tracer's first flush and leaves through an exit the
+           tracer does not see: tampered, trace_check.trace_sealed false
+           (ab9ce63: complete, every trace_check field true)
+forge_cap  finding 7b: past the events cap the program finds the tracer
+           through gc and marks it complete: tampered (the tracer sealed
+           "truncated" at the cap), trace_check.trace_sealed false
+end_cap    finding 8: at every byte cap (4096, the default, 256 MiB) an `end`
+           line as long as the cap allows (the cap less 2 KiB for the
+           tracer's records, so it is whole), then a `file` record as long:
+           the end fails at its 16 KiB bound, the long record is scanned as it
+           comes; both tampered (after the tracer's seal); the daemon's
+           resident memory grows by at most twice the cap + 32 MiB, and no
+           loop turn is busy over 0.1 s (the loop histogram). ab9ce63 parsed
+           such an end whole with json-c on the loop thread
 """
 import argparse
 import hashlib
@@ -103,8 +119,12 @@ print(f([3, 1, 2]))
 def case_direct(sock):
     resp, step = traced(sock, FIXTURE, {"check": True, "events": 100000})
     check(step["trace_status"] == "complete", "direct: the daemon's trace is complete")
-    check(step.get("trace_check") == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True},
-          "direct: stdout, stderr and exit equal to the untraced run's: %r" % step.get("trace_check"))
+    check(step.get("trace_check") == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True,
+                                      "trace_sealed": True},
+          "direct: stdout, stderr and exit equal to the untraced run's, the trace sealed: %r" % step.get("trace_check"))
+    check(step.get("trace_sealed") is True and step.get("trace_forgeable") is True,
+          "direct: a Python trace says it is sealed and forgeable: %r %r"
+          % (step.get("trace_sealed"), step.get("trace_forgeable")))
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "main.py")
         with open(path, "w") as f:
@@ -267,9 +287,170 @@ def case_rss(sock, pid):
           "offered 400 MB" % (grew, base / 1024))
 
 
+# Finding 7a: a whole trace written before the tracer's first flush (its head
+# is still in its buffer), then an exit by a name the tracer does not know
+# (no flush, no end of its own). The untraced run prints and exits the same.
+FORGE_HEAD = '''\
+import os
+recs = [
+    '{"t":"head","v":1,"lang":"python","impl":"CPython","version":"3.11.2","mech":"settrace","hash_seed":"0",'
+    '"files":["/app/main.py"],"entry":0,"argv":["main.py"],"limits":{"events":1000}}',
+    '{"t":"ev","i":0,"k":"call","fr":1,"up":null,"d":0,"f":0,"ln":1,"fn":"<module>","loc":{}}',
+    '{"t":"ev","i":1,"k":"return","fr":1,"up":null,"d":0,"f":0,"ln":1,"fn":"<module>","loc":{},"val":["NoneType","None"]}',
+]
+%s
+recs.append('{"t":"end","status":"complete","events":2,"exit":{"code":0}}')
+try:
+    os.write(3, ("\\n".join(recs) + "\\n").encode())
+except OSError:
+    pass  # the untraced run has no descriptor 3
+print("all good")
+import sys
+sys.stdout.flush()
+getattr(os, "_e" + "xit")(0)
+'''
+
+
+def forged_ok(step):
+    return step["trace_status"] == "complete" and all(step.get("trace_check", {"x": False}).values())
+
+
+def case_forge_head(sock):
+    for what, extra in (("no seal", ""), ("a made-up seal", "recs.append('{\"t\":\"seal\",\"mac\":\"%s\"}' % ('ab' * 32))")):
+        resp, step = traced(sock, FORGE_HEAD % extra, {"check": True})
+        end = end_of(step)
+        print("forge_head (%s): status %s, trace_check %r, end %r" % (what, step["trace_status"], step.get("trace_check"), end))
+        check(step["stdout"] == "all good\n" and step["exit_code"] == 0, "forge_head (%s): the program ran" % what)
+        check(not forged_ok(step), "forge_head (%s): not complete with every trace_check field true" % what)
+        check(step["trace_status"] == "tampered" and end.get("by") == "supervisor",
+              "forge_head (%s): tampered, the supervisor's end: %r" % (what, end))
+        check(step.get("trace_check", {}).get("trace_sealed") is False and step.get("trace_sealed") is False,
+              "forge_head (%s): trace_check.trace_sealed false" % what)
+        check("seal" in end.get("reason", ""), "forge_head (%s): the reason names the seal: %r" % (what, end.get("reason")))
+
+
+# Finding 7b: past the events cap, the tracer found through gc and marked
+# complete (the untraced run finds no tracer and prints the same).
+FORGE_CAP = '''\
+import gc
+n = 0
+for i in range(200):
+    n += i
+for o in gc.get_objects():
+    if type(o).__name__ == "Tracer":
+        o.status, o.cap = "complete", None
+print(n)
+'''
+
+
+def case_forge_cap(sock):
+    resp, step = traced(sock, FORGE_CAP, {"check": True, "events": 50})
+    end = end_of(step)
+    print("forge_cap: status %s, trace_check %r, end %r" % (step["trace_status"], step.get("trace_check"), end))
+    check(step["stdout"] == "%d\n" % sum(range(200)), "forge_cap: the program ran")
+    check(not forged_ok(step), "forge_cap: not complete with every trace_check field true")
+    check(step["trace_status"] == "tampered" and end.get("by") == "supervisor", "forge_cap: tampered: %r" % end)
+    check(step.get("trace_check", {}).get("trace_sealed") is False, "forge_cap: trace_check.trace_sealed false")
+    check(sum(1 for r in lines_of(step) if r["t"] == "ev") == 50, "forge_cap: the 50 events kept")
+    # the same program without the forgery: the tracer's own truncated end, sealed
+    resp, step = traced(sock, FORGE_CAP.replace('"Tracer"', '"NoSuchType"'), {"check": True, "events": 50})
+    end = end_of(step)
+    check(step["trace_status"] == "truncated" and end.get("cap") == "events" and "by" not in end
+          and step["trace_check"].get("trace_sealed") is True,
+          "forge_cap: unforged, the tracer's sealed truncated/events end: %r %r" % (end, step.get("trace_check")))
+
+
+# Finding 8: a line as long as the cap allows on fd 3 once the tracer has
+# stopped at its events cap (5: its records all written, none comes between
+# the program's writes), KIND "end" or "file".
+LONG_LINE = '''\
+import os
+for _ in range(10):
+    pass
+total = %d
+pre = b'{"t":"%s",' + (b'"status":"complete","events":0,"exit":{"code":0},' if b"%s" == b"end" else b'"f":1,') + b'"reason":"'
+block = b"x" * (1 << 20)
+try:
+    os.write(3, pre)
+    left = total - len(pre) - 3
+    while left > 0:
+        left -= os.write(3, block[:min(left, len(block))])
+    os.write(3, b'"}\\n')
+except OSError as e:
+    print("write refused:", type(e).__name__)
+print("done")
+'''
+
+
+def turns_over(sock, bound="0.1"):
+    text = request(sock, {"id": "m", "type": "metrics"}).get("text", "")
+    le = {}
+    for line in text.splitlines():
+        if line.startswith('surgebox_loop_busy_seconds_bucket{le="'):
+            le[line.split('"')[1]] = int(line.rsplit(" ", 1)[1])
+    return (le["+Inf"], le["+Inf"] - le[bound]) if "+Inf" in le and bound in le else None
+
+
+def long_line_run(sock, pid, cap, kind):
+    """One run of LONG_LINE: (step, the daemon's RSS growth in MiB, turns
+    over 0.1 s before and after, loop_busy_max_s before and after)."""
+    t0 = turns_over(sock)
+    busy0 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
+    base = rss_kb(pid)
+    peak = [base]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], rss_kb(pid))
+            time.sleep(0.005)
+
+    th = threading.Thread(target=sample)
+    th.start()
+    try:
+        resp, step = traced(sock, LONG_LINE % (cap - 2048, kind, kind), {"bytes": cap, "events": 5},
+                            limits={"time_s": 120})
+    finally:
+        stop.set()
+        th.join()
+    t1 = turns_over(sock)
+    busy1 = request(sock, {"id": "s", "type": "status"}).get("loop_busy_max_s")
+    return step, (peak[0] - base) / 1024, t0, t1, busy0, busy1
+
+
+def case_end_cap(sock, pid):
+    # A turn over 0.1 s can also come from elsewhere on a loaded machine (a
+    # job's start); so each line gets up to 3 runs, and one of them must have
+    # none. ab9ce63 (json-c's parse of a whole end on the loop thread), here:
+    # a 16 MiB end 0.19 s in one run of two, a 256 MiB end 4.8 s in each run
+    # and 768-784 MiB of RSS; so this case fails there.
+    for cap in (4096, 16 << 20, 256 << 20):
+        for kind in ("end", "file"):
+            clean = False
+            for attempt in range(3):
+                step, grew, t0, t1, busy0, busy1 = long_line_run(sock, pid, cap, kind)
+                end = end_of(step)
+                print("end_cap: cap %d, a %s line: %s (%s), %s; RSS +%.1f MiB; loop busy max %s -> %s s, turns over "
+                      "0.1 s %s -> %s" % (cap, kind, step["trace_status"], end.get("reason") or end.get("cap"),
+                                          step["stdout"].strip(), grew, busy0, busy1, t0, t1), flush=True)
+                check(step["trace_status"] == "tampered" and end.get("by") == "supervisor",
+                      "end_cap %d %s: tampered, the supervisor's end: %r" % (cap, kind, end))
+                if kind == "end" and cap - 2048 > 16384:
+                    check("end record of more than 16384 bytes" in end.get("reason", ""),
+                          "end_cap %d: the long end fails at its bound: %r" % (cap, end.get("reason")))
+                check(grew <= 2 * cap / (1 << 20) + 32, "end_cap %d %s: the daemon's RSS grew %.1f MiB (at most twice "
+                      "the cap + 32 MiB)" % (cap, kind, grew))
+                check(t0 is not None and t1 is not None, "end_cap: the loop's histogram in the metrics")
+                if t0 is not None and t1 is not None and t1[1] == t0[1]:
+                    clean = True
+                    break
+            check(clean, "end_cap %d %s: a run with no loop turn busy over 0.1 s (3 tried)" % (cap, kind))
+
+
 CASES = {"direct": case_direct, "refuse": case_refuse, "cap": case_cap, "closefd": case_closefd,
          "osexit": case_osexit, "forged": case_forged, "after_end": case_after_end, "deep": case_deep,
-         "lines": case_lines, "rss": case_rss}
+         "lines": case_lines, "rss": case_rss, "forge_head": case_forge_head, "forge_cap": case_forge_cap,
+         "end_cap": case_end_cap}
 
 
 def main():
@@ -286,8 +467,8 @@ def main():
     with tempfile.TemporaryDirectory() as cache:
         d = PrivateDaemon(a.bin, cache)
         try:
-            if a.case == "rss":
-                case_rss(d.sock, d.proc.pid)
+            if a.case in ("rss", "end_cap"):
+                CASES[a.case](d.sock, d.proc.pid)
             else:
                 CASES[a.case](d.sock)
         finally:

@@ -12,6 +12,7 @@ _NS_SKIP = frozenset(id(t) for t in (_ModuleType, _FunctionType, _BuiltinType, t
 _DEFAULT_LIMITS = (("events", 1000000), ("bytes", 64 << 20), ("value_chars", 256), ("items", 32),
                    ("nest", 4), ("depth", 256), ("snapshot_every", 64))
 _END_RESERVE = 512  # bytes kept under the byte cap for the end record
+_SEAL_BYTES = 85  # a seal line: {"t":"seal","mac":"<64 hex digits>"}\n
 _MIN_BYTES = 4096  # room for head, end and a few events, whatever the paths
 # Names whose call may end the process at once (no Python-level exit, no
 # finally): a frame whose code names one writes its records through (each
@@ -26,8 +27,13 @@ class _Frame:
 
 
 class Tracer:
-    def __init__(self, fd, limits, roots, entry_path, argv, hash_seed):
+    def __init__(self, fd, limits, roots, entry_path, argv, hash_seed, seal=None):
         self.fd = fd
+        # SHA-256 fed with the supervisor's key and every byte written: the
+        # seal (stop) binds the records and the status to a key the program
+        # was never given; it shares our process, so one that reads our
+        # memory can still forge it (PROTOCOL.md "Traces": whose word it is)
+        self.seal = seal
         self.lim = limits
         self.roots = tuple(r.rstrip(os.sep) + os.sep for r in roots)
         self.cwd = os.getcwd()
@@ -60,7 +66,7 @@ class Tracer:
         self.th_hooked = False  # ... and set
         self.max_events = limits["events"]
         self.snap = limits["snapshot_every"]
-        self.byte_budget = limits["bytes"] - _END_RESERVE
+        self.byte_budget = limits["bytes"] - _END_RESERVE - (_SEAL_BYTES if seal is not None else 0)
         self.g = self._g  # one bound method each: sys.gettrace() is compared to it
         self.l = self._l
 
@@ -90,6 +96,8 @@ class Tracer:
                 if self.status is None:
                     self.stop("crashed", reason="trace descriptor not writable")
                 return
+            if self.seal is not None:
+                self.seal.update(data[:k])
             data = data[k:]
 
     def head(self):
@@ -280,10 +288,13 @@ class Tracer:
                 return p
         return None
 
-    def exc_json(self, e):
+    def exc_json(self, e, end=False):
+        """end: for the end record, which the supervisor bounds at 16 KiB
+        (_END_MAX): the message at most 1024 characters, the type 512."""
+        chars, ty = (min(self.lim["value_chars"], 1024), 512) if end else (self.lim["value_chars"], None)
         if _in_mro(type(e), BaseException):  # not isinstance: it may read a __class__ property
-            return _exc_msg(e, self.lim["value_chars"])
-        return '{"ty":"%s","msg":""}' % _j(_type_name(type(e)))
+            return _exc_msg(e, chars, ty)
+        return '{"ty":"%s","msg":""}' % _j(_cut(_type_name(type(e)), ty))
 
     # -- start/stop
     def start(self):
@@ -310,6 +321,20 @@ class Tracer:
         except Exception:
             pass
         self.flush()
+        if self.seal is not None and self.fd >= 0:
+            # written now, before the program runs on: a status it changes
+            # later (through gc, past a cap) no longer matches
+            h = self.seal.copy()
+            h.update(("%s\n%s" % (status, cap or "")).encode())
+            self.seal = None
+            data = ('{"t":"seal","mac":"%s"}\n' % h.hexdigest()).encode()
+            while data and self.fd >= 0:
+                try:
+                    data = data[_os_write(self.fd, data):]
+                except InterruptedError:
+                    continue
+                except OSError:
+                    self.fd = -1
 
     def hook_threads(self):
         """Up to 3.11 (sys.settrace is per thread): once the program has
@@ -838,12 +863,50 @@ def _fd_from_env():
     return fd
 
 
+def _seal_from(fd):
+    """SURGEBOX_TRACE_SEAL=N: the supervisor's key, N bytes first on the
+    trace descriptor (a socket whose far side then shuts: the program reads
+    EOF there), read before the program runs; a SHA-256 fed with it."""
+    text = os.environ.pop("SURGEBOX_TRACE_SEAL", None)
+    if text is None:
+        return None
+    if not text.isdigit() or not 16 <= int(text) <= 64:
+        _fatal("SURGEBOX_TRACE_SEAL must be the key's length in bytes, 16 to 64 (got %r)" % text)
+    key = b""
+    while len(key) < int(text):
+        try:
+            b = _os_read(fd, int(text) - len(key))
+        except InterruptedError:
+            continue
+        except OSError as e:
+            _fatal("SURGEBOX_TRACE_SEAL: cannot read the key: %s" % e.strerror)
+        if not b:
+            _fatal("SURGEBOX_TRACE_SEAL: the key ended after %d bytes" % len(key))
+        key += b
+    before = set(_sys_modules)  # the hash's module loaded, not left in sys.modules for the program to see
+    h = None
+    for name in ("_sha2", "_sha256", "_hashlib"):
+        try:
+            m = __import__(name)
+            f = getattr(m, "sha256", None) or getattr(m, "openssl_sha256", None)
+            h = f(key) if f is not None else None
+        except ImportError:
+            pass
+        finally:
+            for k in [k for k in _sys_modules if k not in before]:
+                del _sys_modules[k]
+        if h is not None:
+            return h
+    _fatal("SURGEBOX_TRACE_SEAL: this Python has no SHA-256 (_sha2, _sha256 or _hashlib)")
+
+
 def _prepare():
     """Everything before the program's first line; returns (tracer, code or
     None, the program's module dict, exit JSON if the file cannot be read)."""
     if len(sys.argv) < 2:
         _fatal("usage: python3 [FLAGS] sbtrace.py PROGRAM.py [ARGS...]")
     fd = _fd_from_env()
+    seal = _seal_from(fd)
     limits = _limits_from_env()
     roots_text = os.environ.pop("SURGEBOX_TRACE_PATHS", None)
     script = sys.argv[1]
@@ -854,7 +917,7 @@ def _prepare():
     roots = roots_text.split(os.pathsep) if roots_text else [os.path.dirname(entry)]
     roots = [os.path.abspath(r) for r in roots if r]
     hash_seed = os.environ.get("PYTHONHASHSEED") or "random"
-    tracer = Tracer(fd, limits, roots, entry, sys.argv[1:], hash_seed)
+    tracer = Tracer(fd, limits, roots, entry, sys.argv[1:], hash_seed, seal)
     tracer.head()
 
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
@@ -901,7 +964,7 @@ def _exit_json(e, tracer):
         if type(c) in (int, bool):
             return '{"code":%d}' % (c & 0xFF)
         return '{"code":1}'
-    return '{"exception":%s}' % tracer.exc_json(e)
+    return '{"exception":%s}' % tracer.exc_json(e, end=True)
 
 
 def _strip_hook(t, v, tb):

@@ -566,9 +566,14 @@ _RENDER["agen"] = _mk_r_gen(_a_qualname, _a_frame)
 _SCALAR_ARG = frozenset(id(t) for t in (str, int, float, bool, _NoneType, bytes))
 
 
-def _exc_msg(e, chars):
+def _cut(s, chars):
+    return s if chars is None or len(s) <= chars else s[:chars] + "…(+%d chars)" % (len(s) - chars)
+
+
+def _exc_msg(e, chars, ty_chars=None):
     """str(e) when only builtin code would run for it, else the args as
-    BaseException.__str__ shows them, rendered by us."""
+    BaseException.__str__ shows them, rendered by us; the type's name cut
+    at ty_chars (the end record's bound)."""
     t = type(e)
     try:
         args = _exc_args(e)
@@ -598,4 +603,4 @@ def _exc_msg(e, chars):
         s = "<unrenderable: %s>" % _type_name(type(x))
     if len(s) > chars:
         s = s[:chars] + "…(+%d chars)" % (len(s) - chars)
-    return '{"ty":"' + _j(_type_name(t)) + '","msg":"' + _j(s) + '"}'
+    return '{"ty":"' + _j(_cut(_type_name(t), ty_chars)) + '","msg":"' + _j(s) + '"}'
