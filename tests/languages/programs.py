@@ -2,7 +2,8 @@
 hello (prints "hello world"), echo (copies stdin to stdout; absent for the
 test frameworks, which capture stdin), broken (does not compile or parse),
 crash (fails at run time; crash_text: what its output shows), loop (never
-ends), memory (touches far more than 256 MiB; heap_error: the runtime's own
+ends; loop_out: what it prints first, for a runtime whose start-up could
+outlast the limit by itself, with time_s its limit), memory (touches far more than 256 MiB; heap_error: the runtime's own
 out-of-memory error, accepted instead of a kill for runtimes that size
 their heap from the limit)."""
 
@@ -173,7 +174,7 @@ func TestWrong(t *testing.T) { assert.Equal(t, 5, 2*2) }
     "kotlin_script": {
         "hello": 'println("hello world")\n', "echo": "print(generateSequence(::readLine).joinToString(\"\") { it + \"\\n\" })\n",
         "broken": 'val x: Int = "s"\n', "crash": 'throw IllegalStateException("boom")\n', "crash_text": "boom",
-        "loop": "var n = 0L\nwhile (true) { n++ }\n",
+        "loop": "println(\"looping\")\nvar n = 0L\nwhile (true) { n++ }\n", "loop_out": "looping", "time_s": 60,
         "memory": "val keep = ArrayList<ByteArray>()\nfor (i in 0 until 4096) { keep.add(ByteArray(1 shl 20) { 1 }) }\nprintln(keep.size)\n",
         "heap_error": "OutOfMemoryError"},
     "verilog": {
@@ -187,7 +188,7 @@ func TestWrong(t *testing.T) { assert.Equal(t, 5, 2*2) }
     "racket": {
         "hello": '#lang racket\n(displayln "hello world")\n', "echo": "#lang racket\n(copy-port (current-input-port) (current-output-port))\n",
         "broken": "#lang racket\n(define (f x\n", "crash": '#lang racket\n(error "boom")\n', "crash_text": "boom",
-        "loop": "#lang racket\n(let loop () (loop))\n",
+        "loop": "#lang racket\n(displayln \"looping\")\n(flush-output)\n(let loop () (loop))\n", "loop_out": "looping", "time_s": 10,
         "memory": "#lang racket\n(define b (make-bytes (expt 2 30) 65))\n(displayln (bytes-ref b 12345))\n"},
     "php": {
         "hello": 'echo "hello world\\n";\n', "echo": "<?php\necho stream_get_contents(STDIN);\n",

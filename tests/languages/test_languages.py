@@ -180,6 +180,8 @@ def case_value(c, value):
     r = call(c, request("loop", entry, p["loop"], limits={"time_s": p.get("time_s", TIME_S)}))
     check(r.get("status") == "timeout" and last(r).get("limit_hit") in ("wall_time", "cpu_time"),
           f"{value} timeout: {show(r)}")
+    if p.get("loop_out"):
+        check(p["loop_out"] in last(r).get("stdout", ""), f"{value} timeout: the loop was reached: {show(r)}")
 
     # memory kill
     r = call(c, request("mem", entry, p["memory"], limits={"memory_mib": p.get("memory_mib", MEMORY_MIB)}))
