@@ -206,6 +206,9 @@ def main():
         if os.getpid() != 1:
             print("refusing to run outside the unshare wrapper (pid is not 1)")
             sys.exit(2)
+        entry = languages().get(value, {})
+        if "missing" in entry:  # before any daemon starts
+            skip(f"{value} cannot run here: {entry['missing']}")
         os.makedirs(cache_dir, exist_ok=True)
         d = PrivateDaemon(bin_dir, cache_dir, "--jobs", "2")
         try:
