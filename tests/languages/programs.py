@@ -170,7 +170,8 @@ func TestWrong(t *testing.T) { assert.Equal(t, 5, 2*2) }
     "julia": {
         "hello": 'println("hello world")\n', "echo": "write(stdout, read(stdin))\n",
         "broken": "function f(\n", "crash": 'error("boom")\n', "crash_text": "boom",
-        "loop": "while true end\n", "memory": "x = ones(UInt8, 1 << 30)\nprintln(x[12345])\n"},
+        "loop": "println(\"looping\")\nflush(stdout)\nwhile true end\n", "loop_out": "looping", "time_s": 10,
+        "memory": "x = ones(UInt8, 1 << 30)\nprintln(x[12345])\n"},
     "kotlin_script": {
         "hello": 'println("hello world")\n', "echo": "print(generateSequence(::readLine).joinToString(\"\") { it + \"\\n\" })\n",
         "broken": 'val x: Int = "s"\n', "crash": 'throw IllegalStateException("boom")\n', "crash_text": "boom",
