@@ -158,5 +158,41 @@ class FleetTest(unittest.TestCase):
         self.assertIsNone(r["daemon"])
 
 
+class HttpTest(unittest.TestCase):
+    """An HTTP front (POST /v1/jobs with a bearer token) beside a Unix socket."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(env.SRC, "tests", "http"))
+        import httpd
+        self.tokdir = env.private_dirs()[0]
+        self.tokfile = os.path.join(self.tokdir, "token")
+        with open(self.tokfile, "w") as f:
+            f.write("fleet-test-token-0123456789\n")
+        os.chmod(self.tokfile, 0o600)
+        self.web = httpd.Daemon(env.BIN, "--http-token-file", self.tokfile)
+        self.unix = start()
+
+    def tearDown(self):
+        self.web.stop()
+        self.unix.stop()
+
+    def test_mixed_fleet(self):
+        eps = ["%s token-file=%s" % (self.web.url, self.tokfile), self.unix.sock]
+        with surgebox.Fleet(eps) as f:
+            results = list(f.run_many([job(i, 0.05) for i in range(12)], concurrency=4))
+        FleetTest.check_once(self, results, 12)
+        self.assertEqual({r["daemon"] for r in results}, {self.web.url, self.unix.sock})
+
+    def test_wrong_token_is_an_error_not_a_retry_loop(self):
+        t0 = time.monotonic()
+        with surgebox.Fleet(["%s token=not-the-token-at-all" % self.web.url], probe_interval=0.2) as f:
+            with self.assertRaises(surgebox.SurgeboxError) as cm:
+                f.run(**job(0))
+        self.assertEqual(cm.exception.code, "unauthorized")
+        self.assertIn(self.web.url, str(cm.exception))
+        self.assertIn("token", str(cm.exception))
+        print("fleet: a wrong token refused after %.2f s" % (time.monotonic() - t0))
+
+
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)
