@@ -38,6 +38,7 @@ typedef struct {
   char *name;            /* SandboxFusion's value */
   char *toolchain;       /* NULL when missing */
   char *source;
+  char *profile;         /* a profile's root the job runs in (the file's word, never a client's), or NULL */
   json_object *options;  /* or NULL */
   json_object *compile_args, *args; /* arrays of strings, or NULL */
   json_object *files;    /* {"path": "text"}, or NULL */

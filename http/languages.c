@@ -31,7 +31,7 @@ static bool strings_only(json_object *v, bool array) {
 
 static int load_one(sbh_language *l, const char *name, json_object *v, const char *file, char *err, size_t n) {
   static const char *const known[] = {"toolchain", "source", "options", "compile_args", "args", "files", "warm",
-                                      "missing",   "note",   NULL};
+                                      "profile",   "missing",   "note",   NULL};
   if (!json_object_is_type(v, json_type_object)) {
     snprintf(err, n, "%s: \"%s\" must be an object (see http/README.md)", file, name);
     return -1;
@@ -77,6 +77,10 @@ static int load_one(sbh_language *l, const char *name, json_object *v, const cha
     if (!strings_only(x, false)) goto bad_type;
     l->files = json_object_get(x);
   }
+  if (json_object_object_get_ex(v, "profile", &x)) {
+    if (!json_object_is_type(x, json_type_string) || !json_object_get_string_len(x)) goto bad_type;
+    l->profile = strdup(json_object_get_string(x));
+  }
   if (json_object_object_get_ex(v, "warm", &x)) {
     if (!json_object_is_type(x, json_type_boolean)) goto bad_type;
     l->warm = json_object_get_boolean(x);
@@ -118,6 +122,7 @@ void sbh_languages_free(sbh_languages *l) {
     free(x->name);
     free(x->toolchain);
     free(x->source);
+    free(x->profile);
     free(x->missing);
     if (x->options) json_object_put(x->options);
     if (x->compile_args) json_object_put(x->compile_args);

@@ -109,6 +109,7 @@ int sbh_run_code_request(sbh_conn *c, json_object *body, json_object **native_ou
   json_object *ctx = json_object_new_object(), *fetch_map = json_object_new_array();
   json_object_object_add(native, "type", json_object_new_string("exec"));
   json_object_object_add(native, "toolchain", json_object_new_string(L->toolchain));
+  if (L->profile) json_object_object_add(native, "profile", json_object_new_string(L->profile));
   add_file(files, L->source, "content", json_object_get(code));
   json_object *rf;
   int rc = 0;

@@ -40,7 +40,7 @@ SANDBOXFUSION_VALUES = [
 # is the surge-2025 profile's, Debian 11's 1.5.3): tried there when it exists.
 PROFILE_FALLBACK = {"julia": "surge-2025"}
 # The fields http/README.md allows in an entry (the front refuses others).
-ENTRY_FIELDS = {"toolchain", "source", "options", "compile_args", "args", "files", "warm", "missing", "note"}
+ENTRY_FIELDS = {"toolchain", "source", "options", "compile_args", "args", "files", "warm", "profile", "missing", "note"}
 MEMORY_MIB = 256
 TIME_S = 2
 failures = []
