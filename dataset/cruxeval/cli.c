@@ -155,8 +155,10 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
     if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   if (rc == 0) rc = sbo_no_args(&p);
-  if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
-    rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
+  static const char *const modes[] = {"output", "input", NULL};
+  if (rc == 0 && o->mode) rc = sbo_check_choice(&p, O_MODE, o->mode, modes);
+  if (rc == 0 && (!o->mode || !o->gens))
+    rc = sbo_usage_error(&p, "%s is required", !o->mode ? "--mode output|input" : "--generations FILE");
   if (rc == 0 && o->samples && o->limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
   if (rc == 0 && (o->samples || o->limit) && (run.shard.shard || run.shard.shards))
     rc = sbo_usage_error(&p, "--samples and --limit are for a smoke test on one machine, not with --shard");

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The first hour, again (issue 36's numbered list): each case reproduces one
+or a few points as a user meets them and asserts the key words, the exit
+status and, for a mistyped name, the suggestion. Written by hand; every case
+failed on commit ab9ce63.
+
+usage: test_first_hour.py BIN_DIR CASE [SEED]   (inside the unshare wrapper,
+like test_cli.py, whose helpers it uses)."""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_cli as T  # noqa: E402  (BIN, run, check, tmpdir, write, Daemon)
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SURGE = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(os.path.dirname(SRC)), "shared", "surge")
+check, run, write, tmpdir = T.check, T.run, T.write, T.tmpdir
+
+
+def err(p):
+    return p.stderr.decode(errors="replace")
+
+
+def one_line(p, rc, *words):
+    """Exit rc, and stderr one line holding every word."""
+    lines = err(p).strip().splitlines()
+    return p.returncode == rc and len(lines) == 1 and all(w in lines[0] for w in words)
+
+
+def need_surge():
+    if not os.path.exists(os.path.join(SURGE, "cl.json")):
+        T.skip("no SURGE data at " + SURGE)
+
+
+# ---------------------------------------------------------------- no daemon
+
+def case_eval_execute_name():
+    """3, 30: eval --execute answers as itself; verify --benchmark surge's
+    --help lists neither --execute nor --references."""
+    t = tmpdir()
+    p = run(["eval", "--execute", "--bogus"])
+    check(one_line(p, 1, "surgebox eval", "'--bogus'") and "verify" not in err(p),
+          f"eval --execute --bogus: {p.returncode} {err(p)!r}")
+    p = run(["eval", "--execute", "--data", t, "--predictions", os.path.join(t, "p.jsonl"), "--shard", "1/2"])
+    check(p.returncode == 1 and err(p).startswith("eval: ") and "--out" in err(p),
+          f"eval --execute --shard without --out: {p.returncode} {err(p)!r}")
+    p = run(["verify", "--benchmark", "surge", "--help"])
+    out = p.stdout.decode()
+    listed = re.findall(r"^\s+(?:-\w, )?--([a-z-]+)", out, re.M)
+    check(p.returncode == 0 and "execute" not in listed and "references" not in listed and "predictions" in listed,
+          f"verify --benchmark surge --help: {out!r}")
+    p = run(["eval", "--execute", "--help"])
+    check(p.returncode == 0 and p.stdout.decode().startswith("usage: surgebox eval"), f"eval --execute --help: {p.stdout[:80]!r}")
+
+
+def case_json_words():
+    """4: unreadable JSON in words with its line and column; a missing
+    directory named as such."""
+    t = tmpdir()
+    write(t, "data/ml.json", '[\n  {"question": "x",\n   "answer": 1,,\n]\n')
+    write(t, "p.jsonl", '{"subset": "ml", "index": 0, "prediction": "1"}\n')
+    p = run(["eval", "--data", os.path.join(t, "data"), "--predictions", os.path.join(t, "p.jsonl")])
+    e = err(p)
+    check(p.returncode == 2 and "not valid JSON at line 3, column" in e and "json_tokener" not in e
+          and "\n\n" not in e, f"eval on a broken ml.json: {p.returncode} {e!r}")
+    p = run(["bins", "--data", os.path.join(t, "data", "ml.json")])
+    check(p.returncode == 2 and "not valid JSON at line 3" in err(p) and "json_" not in err(p),
+          f"bins on a broken file: {p.returncode} {err(p)!r}")
+    p = run(["merge", "--out", os.path.join(t, "m"), os.path.join(t, "nosuch1"), os.path.join(t, "nosuch2")])
+    check(one_line(p, 2, "no such directory", "nosuch1"), f"merge of missing directories: {p.returncode} {err(p)!r}")
+
+
+def case_bad_values():
+    """5, 6, 8: a bad value names the value and suggests the nearest one."""
+    t = tmpdir()
+    write(t, "m.py", "print(1)\n")
+    p = run(["trace", "--format", "line", os.path.join(t, "m.py")])
+    check(one_line(p, 1, "'line'", "did you mean lines?"), f"trace --format line: {p.returncode} {err(p)!r}")
+    p = run(["verify", "--benchmark", "crux"])
+    check(one_line(p, 1, "'crux'", "did you mean cruxeval?"), f"verify --benchmark crux: {p.returncode} {err(p)!r}")
+    p = run(["profile", "creat", "x"])
+    check(one_line(p, 1, "'creat'", "did you mean create?"), f"profile creat: {p.returncode} {err(p)!r}")
+    write(t, "g.json", "{}\n")
+    p = run(["verify", "--benchmark", "cruxeval", "--mode", "outptu", "--generations", os.path.join(t, "g.json")])
+    check(one_line(p, 1, "'outptu'", "--mode", "did you mean output?") and "required" not in err(p),
+          f"--mode outptu: {p.returncode} {err(p)!r}")
+
+
+def case_trace_kinds():
+    """8: trace refuses a file it has no tracer for (was: python3 x.rs, exit 0);
+    --help says what it traces."""
+    t = tmpdir()
+    write(t, "x.rs", "fn main() {}\n")
+    p = run(["trace", os.path.join(t, "x.rs")])
+    check(one_line(p, 1, "x.rs", "--toolchain") and not p.stdout, f"trace x.rs: {p.returncode} {err(p)!r}")
+    p = subprocess.run([T.SURGEBOX, "--help"], capture_output=True)
+    line = [x for x in p.stdout.decode().splitlines() if x.strip().startswith("trace ")]
+    check(line and "a Python FILE" not in line[0] and "C" in line[0], f"surgebox --help's trace line: {line}")
+
+
+def case_profile_unknown():
+    """16: an unknown profile without a definition is not told to create it."""
+    t = tmpdir()
+    p = run(["profile", "show", "nope", "--dir", t])
+    e = err(p)
+    check(p.returncode == 2 and "nope" in e and "profile create nope" not in e and "no definition" in e,
+          f"profile show nope: {p.returncode} {e!r}")
+    p = run(["profile", "show", "surge-2025", "--dir", t])  # a definition ships: create is the way
+    check(p.returncode == 2 and "profile create surge-2025" in err(p), f"profile show surge-2025 (absent): {err(p)!r}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+if __name__ == "__main__":
+    fn = CASES[sys.argv[2]]
+    if fn.__code__.co_argcount:
+        T.with_daemon(fn)
+    else:
+        fn()
+    if T.failures:
+        print(f"{len(T.failures)} check(s) failed")
+        sys.exit(1)
