@@ -12,6 +12,7 @@
  * by count): OUT is not written, OUT.progress keeps the shard's verdicts and
  * OUT.shard.json says what it belongs to; `surgebox merge` scores them all
  * (sbx_verify_run again, with every verdict known and no daemon). */
+#include "protocol.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "driver.h"
@@ -255,8 +256,9 @@ static int load(const sbx_verify_opts *o, sbx_data *d, json_object **gens) {
     fprintf(stderr, "verify: %s\n", err);
     return 2;
   }
-  if (!(*gens = json_object_from_file(o->gens))) {
-    fprintf(stderr, "verify: cannot read %s: %s\n", o->gens, json_util_get_last_err());
+  char why[600];
+  if (!(*gens = sbp_json_file(o->gens, why, sizeof why))) {
+    fprintf(stderr, "verify: %s: %s\n", o->gens, why);
     return 2;
   }
   size_t all = d->n;

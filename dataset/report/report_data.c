@@ -1,6 +1,7 @@
 /* surgebox report: what the page is made of, read from OUT. The figures
  * are regen's own (sbr_regen_summary over the items, the function regen
  * --summary writes with), never derived a second time here. */
+#include "protocol.h"
 #include "report.h"
 
 #include <dirent.h>
@@ -68,9 +69,10 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->dir, sbr_subset_name((sbr_subset)s));
     if (access(path, F_OK) != 0) continue;
-    json_object *items = json_object_from_file(path);
+    char why[600] = "not a list";
+    json_object *items = sbp_json_file(path, why, sizeof why);
     if (!items || !json_object_is_type(items, json_type_array)) {
-      fprintf(stderr, "report: cannot read %s as a regenerated subset (a JSON array): %s\n", path, json_util_get_last_err());
+      fprintf(stderr, "report: %s: %s (a regenerated subset is a JSON list)\n", path, why);
       json_object_put(items);
       return 1;
     }

@@ -11,6 +11,7 @@
  * Under --json stdout holds one JSON document; progress goes to stderr.
  * With --shard I/N only this shard's predicted items run into --out DIR
  * (verify_shard.c); nothing is scored until `surgebox merge` joins them. */
+#include "protocol.h"
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "eval_run.h"
@@ -159,9 +160,10 @@ static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name((sbr_subset)s));
     if (access(path, F_OK) != 0 && !o->subsets_given) continue;
-    published[s] = json_object_from_file(path);
+    char why[600] = "not a list";
+    published[s] = sbp_json_file(path, why, sizeof why);
     if (!published[s] || !json_object_is_type(published[s], json_type_array)) {
-      fprintf(stderr, "%s: %s: not a list of SURGE items (%s)\n", who(o), path, json_util_get_last_err());
+      fprintf(stderr, "%s: %s: %s (SURGE's data is a JSON list of items)\n", who(o), path, why);
       return -1;
     }
     sbe_category c = cat_of((sbr_subset)s);

@@ -29,9 +29,10 @@ static int load(regen_state *rs) {
   for (size_t s = 0; s < o->n_subsets; s++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name(o->subsets[s]));
-    rs->published[s] = json_object_from_file(path);
+    char why[600] = "not a list of SURGE items";
+    rs->published[s] = sbp_json_file(path, why, sizeof why);
     if (!rs->published[s] || !json_object_is_type(rs->published[s], json_type_array)) {
-      fprintf(stderr, "regen: cannot read %s: %s\n", path, json_util_get_last_err());
+      fprintf(stderr, "regen: %s: %s\n", path, why);
       return 2;
     }
     json_object *prev = NULL;
