@@ -35,7 +35,9 @@ typedef struct {
 /* Add a FILE or DIRECTORY argument: a relative path is kept (normalised),
  * an absolute one or one with ".." goes under its last component; a
  * directory is uploaded whole below that name, refusing symlinks that leave
- * it and anything but regular files and directories. 0 or -1 with err. */
+ * it and anything but regular files and directories. 0, -1 with err for
+ * an argument refused (a usage error), -2 for one that cannot be read (a
+ * missing file: exit 2, as for every command's unreadable input). */
 int sbc_files_add(sbc_files *f, const char *arg, char *err, size_t err_len);
 /* All of fd's bytes (a pipe, a file); NULL on error. */
 unsigned char *sbc_read_fd(int fd, size_t *len);

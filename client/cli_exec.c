@@ -193,15 +193,17 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   else if (!e.toolchain &&
            (json_object_object_length(e.options) || json_object_array_length(e.args) || json_object_array_length(e.cargs)))
     rc = sbo_usage_error(&p, "--option, --std, --opt, --arg and --compile-arg need --toolchain");
-  for (int i = 0; rc == 0 && i < p.n_pos; i++)
-    if (sbc_files_add(&e.files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+  for (int i = 0, fr; rc == 0 && i < p.n_pos; i++)
+    if ((fr = sbc_files_add(&e.files, p.pos[i], err, sizeof err)) < 0)
+      rc = sbo_fail(name, e.json, fr == -2 ? SBO_EXIT_FAILURE : SBO_EXIT_USAGE, "%s", err);
   json_object *req = sbc_request_new("exec"), *resp = NULL;
   json_object *step = json_object_new_object();
   if (rc == 0) {
     json_object_object_add(req, "files", json_object_get(e.files.files));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
     if (e.warm) json_object_object_add(req, "warm", json_object_new_boolean(true));
-    if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+    if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0)
+      rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "%s", err); /* an input that cannot be read */
   }
   if (rc == 0 && e.toolchain) {
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.args, json_object_new_string(p.rest[i]));

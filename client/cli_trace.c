@@ -201,8 +201,9 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
   json_object *req = NULL, *resp = NULL;
   if (rc == 0 && k != SBO_STOP) {
     if (p.n_pos == 0) rc = sbo_usage_error(&p, "needs FILE (the program to trace, run as python3 FILE)");
-    for (int i = 0; rc == 0 && i < p.n_pos; i++)
-      if (sbc_files_add(&files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_USAGE, "%s", err);
+    for (int i = 0, fr; rc == 0 && i < p.n_pos; i++)
+      if ((fr = sbc_files_add(&files, p.pos[i], err, sizeof err)) < 0)
+        rc = sbo_fail(trace_cmd.name, json, fr == -2 ? SBO_EXIT_FAILURE : SBO_EXIT_USAGE, "%s", err);
     if (rc == 0 && !tc && !(tc = default_toolchain(p.pos[0])))
       rc = sbo_usage_error(&p, "%s: no tracer for this kind of file (traced: .py and files without an extension as "
                                "python3, .c as gcc, .cpp/.cc/.cxx as g++); name one with --toolchain", p.pos[0]);
@@ -220,7 +221,7 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     json_object_object_add(req, "trace", json_object_get(topt));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
     if (rc == 0 && sbc_read_job_stdin(stdin_path, req, err, sizeof err) < 0)
-      rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_USAGE, "%s", err);
+      rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_FAILURE, "%s", err); /* an input that cannot be read */
     if (rc == 0) rc = sbc_roundtrip(&g, trace_cmd.name, json, req, &resp);
     if (rc == 0 && json) sbc_print_json(resp);
     else if (rc == 0) rc = report(trace_cmd.name, resp, files.files, format, out);

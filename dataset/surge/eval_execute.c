@@ -300,6 +300,13 @@ int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o) {
   char tmp[] = "/tmp/surgebox-verify-XXXXXX";
   const char *out = NULL;
   int status = 1; /* bad input until everything is checked */
+  /* an input that cannot be read is exit 2, as for every command */
+  if (access(o->data, R_OK | X_OK) != 0 || access(o->preds, R_OK) != 0) {
+    const char *bad = access(o->data, R_OK | X_OK) != 0 ? o->data : o->preds;
+    fprintf(stderr, "%s: cannot read %s: %s; nothing ran\n", who(o), bad, errno == ENOENT ? "no such file or directory" : strerror(errno));
+    status = 2;
+    goto done;
+  }
   if (prepare(o, &check, &items, published) != 0 || out_dir(o, tmp, &out) != 0) goto done;
   if (o->shard.count && sbr_vs_shard_begin(&d, o, &items, published, out) != 0) goto done;
   if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */

@@ -58,6 +58,23 @@ def case_eval_execute_name():
     check(p.returncode == 0 and p.stdout.decode().startswith("usage: surgebox eval"), f"eval --execute --help: {p.stdout[:80]!r}")
 
 
+def case_exit_statuses():
+    """2: one kind of mistake, one status: an input that cannot be read is 2
+    in every command (exec, trace and eval --execute said 1)."""
+    t = tmpdir()
+    gone = os.path.join(t, "gone.py")
+    write(t, "p.jsonl", '{"subset": "ml", "index": 0, "prediction": "1"}\n')
+    for args in (["exec", gone, "--", "python3", "gone.py"], ["exec", "--stdin", gone, "--", "true"], ["trace", gone],
+                 ["eval", "--execute", "--data", t, "--predictions", gone],
+                 ["eval", "--data", t, "--predictions", gone], ["bins", "--data", gone],
+                 ["regen", "--data", os.path.join(t, "nodir"), "--subset", "cl"],
+                 ["trace-dataset", "--programs", gone], ["batch", gone]):
+        p = run(args, env=dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock")))
+        check(p.returncode == 2 and p.stderr, f"surgebox {' '.join(args)}: exit {p.returncode} {err(p)!r}")
+    p = run(["trace", "--format", "xml", gone])  # the command line itself: 1
+    check(p.returncode == 1, f"trace --format xml: {p.returncode}")
+
+
 def case_json_words():
     """4: unreadable JSON in words with its line and column; a missing
     directory named as such."""
