@@ -73,6 +73,22 @@ static int add_kv(json_object *obj, const char *kv) {
 
 static void put(const sbc_stream *s, FILE *f) { fwrite(s->data, 1, s->len, f); }
 
+/* What a person would not see in the output: a step that hit the pids
+ * limit (its status may still be ok), a warm request that ran cold. */
+static void print_notes(const sbc_result *r, bool warm) {
+  for (size_t i = 0; i < r->n_steps; i++) {
+    const sbc_step *s = &r->steps[i];
+    if (s->pids_limit_hit)
+      fprintf(stderr, "surgebox: step %s hit the pids limit: a fork or a new thread failed (raise it with --pids-limit N)\n",
+              s->name);
+  }
+  const sbc_step *prog = sbc_result_program_step(r);
+  json_object *start = NULL;
+  if (warm && prog && prog->enforced && json_object_object_get_ex(prog->enforced, "start", &start) &&
+      !strncmp(json_object_get_string(start), "cold", 4))
+    fprintf(stderr, "surgebox: --warm: the program ran %s\n", json_object_get_string(start));
+}
+
 /* Diagnostics of every other step on stderr, then the program's output;
  * a job that did not end ok says so on stderr, with the error's text. */
 static void print_plain(const sbc_result *r) {
@@ -96,6 +112,17 @@ static void print_plain(const sbc_result *r) {
   if (last && last->has_exit_code && last->exit_code != 0) fprintf(stderr, " (exit %d)", last->exit_code);
   if (last && last->signal) fprintf(stderr, " (%s)", last->signal);
   fputc('\n', stderr);
+}
+
+/* The toolchain a file's extension suggests, for the hint when neither a
+ * PROGRAM nor a --toolchain was given; NULL when none. */
+static const char *toolchain_of(const char *file) {
+  static const char *const map[][2] = {{".py", "python3"}, {".c", "gcc"},   {".cpp", "g++"}, {".cc", "g++"},
+                                       {".rs", "rustc"},   {".java", "java"}, {".js", "node"}, {".jl", "julia"}};
+  const char *dot = strrchr(file, '.');
+  for (size_t i = 0; dot && i < sizeof map / sizeof *map; i++)
+    if (!strcmp(dot, map[i][0])) return map[i][1];
+  return NULL;
 }
 
 typedef struct {
@@ -186,7 +213,13 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   }
   char err[PATH_MAX + 256] = "";
   const char *name = exec_cmd.name;
-  if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
+  if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) {
+    const char *tc = p.n_pos ? toolchain_of(p.pos[0]) : NULL;
+    if (tc)
+      rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME: surgebox exec --toolchain %s %s", tc,
+                           p.pos[0]);
+    else rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
+  }
   else if (e.toolchain && (e.env || e.merge))
     rc = sbo_usage_error(&p, "--%s is not available with --toolchain (the toolchain sets the environment and streams)",
                          e.env ? "env" : "merge-output");
@@ -230,7 +263,10 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "the daemon's answer: %s", err);
   } else if (rc == 0) {
     if (e.json) sbc_print_json(resp);
-    else print_plain(&r);
+    else {
+      print_plain(&r);
+      print_notes(&r, e.warm);
+    }
     /* the job did not run as asked: the machine, not the program, is at fault */
     if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
     else if (e.exit_program) rc = sbc_result_shell_status(&r) < 0 ? SBO_EXIT_FAILURE : sbc_result_shell_status(&r);

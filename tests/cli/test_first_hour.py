@@ -131,6 +131,45 @@ def case_profile_unknown():
     check(p.returncode == 2 and "profile create surge-2025" in err(p), f"profile show surge-2025 (absent): {err(p)!r}")
 
 
+def case_exec_hint():
+    """29: exec FILE without a PROGRAM names the toolchain to use."""
+    t = tmpdir()
+    write(t, "hello.py", "print('hi')\n")
+    p = run(["exec", "hello.py"], cwd=t)
+    check(one_line(p, 1, "--toolchain python3 hello.py"), f"exec hello.py: {p.returncode} {err(p)!r}")
+
+
+# ---------------------------------------------------------------- with a daemon
+
+def case_exec_notes(d):
+    """17, 22, 36: plain mode says a pids limit hit and a warm request that ran
+    cold; a file without execute permission is 126 as in a shell; a warm
+    request naming python3 (no path) starts warm."""
+    t = tmpdir()
+    write(t, "x.sh", "#!/bin/sh\necho never\n")
+    os.chmod(os.path.join(t, "x.sh"), 0o644)
+    p = run(["exec", "--exit-code", "program", "x.sh", "--", "./x.sh"], env=d.env, cwd=t)
+    check(p.returncode == 126 and b"never" not in p.stdout, f"not executable: 126, got {p.returncode} {err(p)!r}")
+    fork = ["--pids-limit", "3", "--", "sh", "-c", "for i in 1 2 3 4 5 6; do sleep 2 & done; wait; echo done"]
+    p = run(["exec", "--json"] + fork, env=d.env)
+    doc = json.loads(p.stdout or b"{}")
+    hit = any(s.get("pids_limit_hit") for s in doc.get("steps", [doc]))
+    check(hit or doc.get("pids_limit_hit"), f"the pids limit is hit: {p.stdout[:300]!r}")
+    p = run(["exec"] + fork, env=d.env)
+    check(p.returncode == 0 and "pids limit" in err(p) and "--pids-limit" in err(p), f"said in plain mode: {err(p)!r}")
+    write(t, "hello.py", "print('hi')\n")
+    p = run(["exec", "--json", "--warm", "hello.py", "--", "/usr/bin/python3", "hello.py"], env=d.env, cwd=t)
+    start = (json.loads(p.stdout or b"{}").get("steps") or [{}])[-1].get("enforced", {}).get("start", "")
+    if not start.startswith("warm"):
+        T.skip("no warm start on this machine: " + start)
+    p = run(["exec", "--json", "--warm", "hello.py", "--", "python3", "hello.py"], env=d.env, cwd=t)
+    start = (json.loads(p.stdout or b"{}").get("steps") or [{}])[-1].get("enforced", {}).get("start", "")
+    check(start.startswith("warm"), f"--warm -- python3 (by name) starts warm: {start!r}")
+    p = run(["exec", "--warm", "hello.py", "--", "python3", "-I", "hello.py"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"hi\n" and "ran cold" in err(p) and "warm refused" in err(p),
+          f"--warm that ran cold says so: {err(p)!r}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":
