@@ -170,6 +170,26 @@ def case_exec_notes(d):
           f"--warm that ran cold says so: {err(p)!r}")
 
 
+def case_suggestions(d):
+    """5: the nearest name for a toolchain typed without '+', a standard given
+    by its number, GCC's old name of c++23, and the protocol's fields."""
+    T.need_gxx(d)
+    t = tmpdir()
+    src = write(t, "m.cpp", "int main() {}\n")
+    p = run(["exec", "--toolchain", "gpp", src], env=d.env)
+    check(one_line(p, 2, 'did you mean "g++"?'), f"--toolchain gpp: {p.returncode} {err(p)!r}")
+    p = run(["exec", "--toolchain", "g++", "--std", "17", src], env=d.env)
+    check(one_line(p, 2, "std=17", "did you mean std=c++17?"), f"--std 17: {p.returncode} {err(p)!r}")
+    p = run(["exec", "--toolchain", "g++", "--std", "c++2b", src], env=d.env)
+    check(one_line(p, 2, "c++2b", "c++23") and "did you mean std=c++20" not in err(p), f"--std c++2b: {err(p)!r}")
+    inp = write(t, "in.jsonl", '{"steps": [{"argv": ["true"]}], "limts": {"time_s": 1}}\n'
+                               '{"steps": [{"argv": ["true"], "limits": {"time": 1}}]}\n')
+    p = run(["batch", inp, "--order", "input"], env=d.env)
+    got = [json.loads(x).get("error", {}).get("message", "") for x in p.stdout.decode().splitlines()]
+    check(len(got) == 2 and 'did you mean "limits"?' in got[0] and 'did you mean "time_s"?' in got[1],
+          f"protocol fields limts, limits.time: {got}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":
