@@ -25,6 +25,9 @@ json_object *sbc_request_new(const char *type);
 /* Send req, receive the answer. 0 with *resp set; on failure the error is
  * reported (JSON on stdout when json) and the exit status (2) returned. */
 int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp);
+/* The same, and whether no daemon answered so that this call started one. */
+int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp,
+                          bool *started);
 void sbc_print_json(json_object *o);
 
 /* --- cli_files.c: what exec uploads --- */

@@ -175,6 +175,7 @@ static int open_lingering(sbc_conn *c, const char *sock, double idle, char *err,
   int rc = 0;
   if (c->fd < 0) {
     rc = start_lingering(c, bin, idle, err, err_len);
+    c->started = rc == 0;
     if (rc == 0 && (c->fd = connect_to(c->socket_path)) < 0) {
       snprintf(err, err_len, "cannot connect to the embedded daemon at %s: %s", c->socket_path, strerror(errno));
       rc = -1;
@@ -279,6 +280,7 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
     sbc_close(c);
     return -1;
   }
+  c->started = true;
   c->fd = connect_to(c->socket_path);
   if (c->fd < 0) {
     snprintf(err, err_len, "cannot connect to the embedded daemon at %s: %s", c->socket_path, strerror(errno));

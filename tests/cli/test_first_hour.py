@@ -131,6 +131,20 @@ def case_profile_unknown():
     check(p.returncode == 2 and "profile create surge-2025" in err(p), f"profile show surge-2025 (absent): {err(p)!r}")
 
 
+def case_status_started():
+    """1: a status call that had to start a daemon says so (it reported
+    "up 0.075 s" as if one had been running)."""
+    t = tmpdir()
+    env = dict(os.environ, SURGEBOX_SOCKET_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
+    env.pop("SURGEBOX_SOCKET", None)
+    p = run(["status"], env=env)
+    check(p.returncode == 0 and "no daemon was running" in err(p) and "started" in err(p),
+          f"status with no daemon: {p.returncode} {err(p)!r}")
+    p = run(["status", "--json"], env=env)
+    doc = json.loads(p.stdout or b"{}")
+    check(p.returncode == 0 and doc.get("started_by_this_call") is True, f"status --json: {p.stdout[:200]!r}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
