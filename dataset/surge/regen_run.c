@@ -23,7 +23,8 @@ typedef struct {
   size_t total;
 } regen_state;
 
-/* The published data, and what an earlier run left in --out: 0 or 2. */
+/* The published data, and what an earlier run left in --out: 0, 1 (an
+ * --only index no subset has), or 2. */
 static int load(regen_state *rs) {
   const sbr_regen_opts *o = rs->o;
   for (size_t s = 0; s < o->n_subsets; s++) {
@@ -36,6 +37,22 @@ static int load(regen_state *rs) {
       return 2;
     }
     json_object *prev = NULL;
+    if (o->only) { /* an index no subset has: nothing would run, without a word */
+      size_t len = json_object_array_length(rs->published[s]);
+      for (const char *q = o->only; *q;) {
+        char *end;
+        unsigned long i = strtoul(q, &end, 10);
+        bool in_some = false;
+        for (size_t k = 0; k < o->n_subsets && rs->published[k]; k++)
+          in_some |= i < json_object_array_length(rs->published[k]);
+        if (s + 1 == o->n_subsets && !in_some) {
+          fprintf(stderr, "regen: --only %lu: %s has %zu items (0 to %zu); nothing ran\n", i,
+                  sbr_subset_name(o->subsets[s]), len, len ? len - 1 : 0);
+          return 1;
+        }
+        q = *end ? end + 1 : end;
+      }
+    }
     if (o->out) {
       snprintf(path, sizeof path, "%s/%s.json", o->out, sbr_subset_name(o->subsets[s]));
       prev = json_object_from_file(path);
@@ -216,12 +233,15 @@ int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
   if (!rc && o->plan)
     rc = sbr_regen_shard_print_plan(o->shard.count, rs.published, o->subsets, o->n_subsets, o->only, o->plan_json, stdout);
   if (rc || o->plan) goto out;
+  /* --out is made once the daemon answered and took the profile: a refused
+   * run (no daemon, an unknown profile, --no-autostart) leaves nothing behind */
+  if ((rc = environment(&rs))) goto out;
   if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
     fprintf(stderr, "regen: cannot create %s: %s\n", o->out, strerror(errno));
     rc = 2;
     goto out;
   }
-  if ((rc = environment(&rs)) || (o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
+  if ((o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
   if (sbr_env_say_substitutions(&rs.env, "regen", o->strict, stderr) < 0) { /* --strict: nothing runs */
     rc = 2;
     goto out;

@@ -145,6 +145,23 @@ def case_status_started():
     check(p.returncode == 0 and doc.get("started_by_this_call") is True, f"status --json: {p.stdout[:200]!r}")
 
 
+def case_regen_only():
+    """10, 27: regen --only with an index no subset has, or not a number, is
+    refused and runs nothing; a refused run leaves no --out behind."""
+    need_surge()
+    t = tmpdir()
+    env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock"))
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "500", "--out", out], env=env)
+    check(one_line(p, 1, "--only 500", "DR has 200 items") or one_line(p, 1, "--only 500", "dr has 200 items"),
+          f"--only 500 on DR: {p.returncode} {err(p)!r}")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0,abc", "--out", out], env=env)
+    check(one_line(p, 1, "'0,abc'", "--only"), f"--only 0,abc: {p.returncode} {err(p)!r}")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0", "--out", out], env=env)
+    check(p.returncode == 2 and "none.sock" in err(p) and not os.path.exists(out),
+          f"a run refused (no daemon) leaves no --out: {p.returncode} {os.path.exists(out)} {err(p)!r}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
