@@ -94,6 +94,18 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
     fprintf(stderr, "report: %s holds no ml.json ... fl.json: run surgebox regen --out %s first\n", o->dir, o->dir);
     return 1;
   }
+  /* SURGE's published data (no item carries regen's "exec" record) is no
+   * regen output: a page of it would show "n 0" everywhere, and be written
+   * into the dataset's own directory */
+  bool regenerated = false;
+  for (size_t k = 0; k < r->n && !regenerated; k++)
+    for (size_t i = 0; i < json_object_array_length(r->items[k]) && !regenerated; i++)
+      regenerated = json_object_object_get_ex(json_object_array_get_idx(r->items[k], i), "exec", NULL);
+  if (!regenerated) {
+    fprintf(stderr, "report: %s holds no regenerated item (no \"exec\" record: SURGE's published data?): "
+                    "give the --out DIR of surgebox regen\n", o->dir);
+    return 1;
+  }
   r->summary = sbr_regen_summary(r->items, r->subsets, r->n, &r->failed);
   char path[4200];
   snprintf(path, sizeof path, "%s/summary.json", o->dir);

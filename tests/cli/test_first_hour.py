@@ -162,6 +162,13 @@ def case_regen_only():
           f"a run refused (no daemon) leaves no --out: {p.returncode} {os.path.exists(out)} {err(p)!r}")
 
 
+def case_cosmetics():
+    """33: doctor --help without a 404-character line."""
+    p = run(["doctor", "--help"])
+    longest = max(len(x) for x in p.stdout.decode().splitlines())
+    check(p.returncode == 0 and longest <= 160, f"doctor --help's longest line: {longest}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
@@ -219,6 +226,23 @@ def case_suggestions(d):
     got = [json.loads(x).get("error", {}).get("message", "") for x in p.stdout.decode().splitlines()]
     check(len(got) == 2 and 'did you mean "limits"?' in got[0] and 'did you mean "time_s"?' in got[1],
           f"protocol fields limts, limits.time: {got}")
+
+
+def case_report_paths(d):
+    """12, 33: report refuses SURGE's published data (it wrote a page of
+    "n 0" into the dataset); OUT/ gives OUT/report.html, not OUT//."""
+    need_surge()
+    t = tmpdir()
+    p = run(["report", SURGE], env=d.env)
+    check(one_line(p, 2, "no regenerated item") and not os.path.exists(os.path.join(SURGE, "report.html")),
+          f"report on the published data: {p.returncode} {err(p)!r}")
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "cl", "--only", "0", "--out", out], env=d.env)
+    check(p.returncode == 0, f"regen --only 0: {p.returncode} {err(p)[-300:]!r}")
+    p = run(["report", out + "/"], env=d.env)
+    said = err(p) + p.stdout.decode()
+    check(p.returncode == 0 and "//report.html" not in said and os.path.exists(os.path.join(out, "report.html")),
+          f"report OUT/: {p.returncode} {said!r}")
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
