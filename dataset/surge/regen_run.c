@@ -74,6 +74,9 @@ static int load(regen_state *rs) {
  * (`--profile host` included) runs everything there, as asked. */
 static void best_profile(regen_state *rs) {
   if (rs->d->ctx.profile) return;
+  bool groups = false; /* a run that touches no such group (CL alone) needs no profile's word */
+  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  if (!groups) return;
   json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
   json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
   json_object *resp = sbr_driver_ask(rs->d, req);
@@ -102,9 +105,12 @@ static int environment(regen_state *rs) {
   sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
   const sbr_env *e = &rs->env;
   if (rs->o->quiet_environment) return 0;
-  fprintf(stderr, "regen: environment %s (python %s)%s%s; per group whose version shows in the references:\n",
-          profile ? profile : "host", e->python, e->alt ? ", closer groups in profile " : "", e->best_profile);
-  sbr_env_say_choices(e, "regen", stderr);
+  bool groups = false;
+  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  fprintf(stderr, "regen: environment %s (python %s)%s%s%s\n", profile ? profile : "host", e->python,
+          groups && e->alt ? ", closer groups in profile " : "", groups && e->alt ? e->best_profile : "",
+          groups ? "; per group whose version shows in the references:" : "");
+  sbr_env_say_choices(e, "regen", rs->o->subsets, rs->o->n_subsets, stderr);
   return 0;
 }
 

@@ -245,6 +245,24 @@ def case_report_paths(d):
           f"report OUT/: {p.returncode} {said!r}")
 
 
+def case_regen_tables(d):
+    """11, 13, 14: regen's environment names only the groups it runs; its
+    table prints "-" where nothing ran (not 0.0%), "1 item", and no empty
+    heading."""
+    need_surge()
+    t = tmpdir()
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "cl,fl", "--only", "0", "--out", out], env=d.env)
+    e = err(p) + p.stdout.decode()
+    check(p.returncode == 0 and not re.search(r"^regen: (BG|DR|ML) ", e, re.M) and "surge-2025" not in e,
+          f"no BG/DR/ML environment lines, no profile's word: {e!r}")
+    rows = {x.split()[0]: x for x in e.splitlines() if re.match(r"^(cl|fl) +\d", x)}
+    fl = rows.get("fl", "")
+    check(fl and (" 0.0%" in fl) == (fl.split()[2] != "0"), f"fl's row: '-' where nothing ran: {fl!r}")
+    check(" 1 items" not in e and "mismatches by class (item indices):\n\n" not in e
+          and not e.rstrip().endswith("(item indices):"), f"no '1 items', no empty heading: {e[-400:]!r}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":
