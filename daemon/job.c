@@ -215,6 +215,14 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
   job->wall_s += wall_s;
+  /* what ran (a toolchain's compile and run steps included): the step as
+   * planned, not the tracer's rewrite of it (issue 36) */
+  char *const *argv = js->traced && js->plain_argv ? js->plain_argv : js->argv;
+  if (doc && argv && !json_object_object_get_ex(doc, "argv", NULL)) {
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; argv[i]; i++) json_object_array_add(a, json_object_new_string(argv[i]));
+    json_object_object_add(doc, "argv", a);
+  }
   sbp_exec_response_add_step(job->resp, js->name, doc);
   job->step++;
   if (job->cancelled) {
