@@ -80,7 +80,9 @@ int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_ob
     return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
   if (started) *started = c.started;
   int rc = sbc_send(&c, req);
-  *resp = rc == 0 ? sbc_recv(&c) : NULL;
+  /* after a failed send too: a daemon that refused us said why before it closed */
+  *resp = sbc_recv(&c);
+  (void)rc;
   sbc_close(&c);
   if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
   const char *code = sbp_response_error_code(*resp);

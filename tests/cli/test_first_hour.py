@@ -263,6 +263,40 @@ def case_regen_tables(d):
           and not e.rstrip().endswith("(item indices):"), f"no '1 items', no empty heading: {e[-400:]!r}")
 
 
+def case_refused_uid(d):
+    """21: ping from a uid the daemon refuses says why (it said "no answer
+    from the daemon"), as exec does."""
+    os.chmod(d.dir, 0o755)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(0)  # group root: the 0660 socket lets it connect
+            os.setuid(4242)
+            outs = []
+            for args in (["ping"], ["exec", "--", "true"]):
+                p = subprocess.run([T.SURGEBOX] + args, env=d.env, capture_output=True, stdin=subprocess.DEVNULL,
+                                   timeout=60, cwd="/")
+                outs.append([p.returncode, p.stderr.decode(errors="replace")])
+            os.write(w, json.dumps(outs).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    outs = json.loads(got or b"[]")
+    for (rc, e), what in zip(outs, ("ping", "exec")):
+        check(rc == 2 and "not allowed to use this daemon" in e and "no answer" not in e, f"{what} as uid 4242: {rc} {e!r}")
+    check(len(outs) == 2, f"both ran: {outs}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":
