@@ -1,11 +1,14 @@
 /* surgebox exec: one job from the command line. */
 #include "cli.h"
+#include "client.h"
 #include "protocol.h"
 #include "result.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +145,72 @@ static void exec_req_free(exec_req *e) {
   json_object_put(e->files.files);
 }
 
+/* Ctrl-C during a job: the first cancels it (what it printed so far is
+ * then shown), a second leaves at once. */
+static volatile sig_atomic_t interrupts;
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (++interrupts > 1) _exit(130);
+}
+
+/* The exec round trip, with Ctrl-C turned into a cancel request: 0 with
+ * *resp (the exec's answer, "cancelled" after a Ctrl-C), or the exit status. */
+static int exec_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp) {
+  sbc_conn c;
+  char err[512];
+  *resp = NULL;
+  if (sbc_open_ctx(&c, g, NULL, err, sizeof err) < 0) return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
+  struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
+  sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll returns EINTR */
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  int rc = sbc_send(&c, req);
+  bool cancel_sent = false;
+  const char *id = json_object_get_string(json_object_object_get(req, "id"));
+  while (!*resp) {
+    if (interrupts && !cancel_sent) {
+      json_object *cancel = sbc_request_new("cancel");
+      json_object_object_add(cancel, "target", json_object_new_string(id));
+      sbc_send(&c, cancel);
+      json_object_put(cancel);
+      cancel_sent = true;
+      fprintf(stderr, "surgebox exec: interrupted: cancelling the job (Ctrl-C again to leave at once)\n");
+    }
+    if (!(c.len && memchr(c.buf, '\n', c.len))) {
+      struct pollfd pf = {.fd = c.fd, .events = POLLIN};
+      if (poll(&pf, 1, -1) < 0) continue; /* EINTR: a Ctrl-C, handled above */
+    }
+    json_object *o = sbc_recv(&c);
+    if (!o) break;
+    json_object *t = json_object_object_get(o, "type"), *oid = json_object_object_get(o, "id");
+    if (t && !strcmp(json_object_get_string(t), "cancel")) { /* the cancel's own answer */
+      json_object_put(o);
+      continue;
+    }
+    if (oid && id && strcmp(json_object_get_string(oid), id) != 0 && sbp_response_error_code(o)) {
+      json_object_put(o); /* the cancel's not_found: the job's answer is on its way */
+      continue;
+    }
+    *resp = o;
+  }
+  (void)rc;
+  sbc_close(&c);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
+  const char *code = sbp_response_error_code(*resp);
+  if (code) {
+    json_object *e = NULL, *m = NULL;
+    json_object_object_get_ex(*resp, "error", &e);
+    if (e) json_object_object_get_ex(e, "message", &m);
+    rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
+    json_object_put(*resp);
+    *resp = NULL;
+    return rc;
+  }
+  return 0;
+}
+
 int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len) {
   int fd = -1;
   bool close_it = false;
@@ -257,7 +326,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     json_object_array_add(steps, json_object_get(step));
     json_object_object_add(req, "steps", steps);
   }
-  if (rc == 0) rc = sbc_roundtrip(&g, name, e.json, req, &resp);
+  if (rc == 0) rc = exec_roundtrip(&g, name, e.json, req, &resp);
   sbc_result r = {0};
   if (rc == 0 && sbc_result_parse(resp, &r, err, sizeof err) < 0) {
     rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "the daemon's answer: %s", err);
@@ -268,7 +337,8 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
       print_notes(&r, e.warm);
     }
     /* the job did not run as asked: the machine, not the program, is at fault */
-    if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
+    if (interrupts) rc = 130; /* cancelled by the user: what ran so far was shown */
+    else if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
     else if (e.exit_program) rc = sbc_result_shell_status(&r) < 0 ? SBO_EXIT_FAILURE : sbc_result_shell_status(&r);
   }
   sbc_result_free(&r);

@@ -297,6 +297,21 @@ def case_refused_uid(d):
     check(len(outs) == 2, f"both ran: {outs}")
 
 
+def case_exec_interrupt(d):
+    """28: Ctrl-C during exec cancels the job and shows what it printed so far
+    (it showed nothing), exit 130."""
+    import signal
+    import time
+    p = subprocess.Popen([T.SURGEBOX, "exec", "--", "sh", "-c", "echo started; echo to-err >&2; sleep 60"], env=d.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(3)  # not a timing assert: the job must have started before the interrupt
+    p.send_signal(signal.SIGINT)
+    out, e = p.communicate(timeout=60)
+    e = e.decode(errors="replace")
+    check(p.returncode == 130 and out == b"started\n" and "to-err" in e and "cancel" in e,
+          f"Ctrl-C: {p.returncode} {out!r} {e!r}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 if __name__ == "__main__":
