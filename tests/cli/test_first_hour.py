@@ -115,9 +115,24 @@ def case_trace_kinds():
     write(t, "x.rs", "fn main() {}\n")
     p = run(["trace", os.path.join(t, "x.rs")])
     check(one_line(p, 1, "x.rs", "--toolchain") and not p.stdout, f"trace x.rs: {p.returncode} {err(p)!r}")
+    p = run(["trace", "--toolchain", "python3.6", os.path.join(t, "x.rs")])  # 9: was a crash, "no end record"
+    check(one_line(p, 1, "Python 3.7 or later"), f"trace --toolchain python3.6: {p.returncode} {err(p)!r}")
     p = subprocess.run([T.SURGEBOX, "--help"], capture_output=True)
     line = [x for x in p.stdout.decode().splitlines() if x.strip().startswith("trace ")]
     check(line and "a Python FILE" not in line[0] and "C" in line[0], f"surgebox --help's trace line: {line}")
+
+
+def case_partial_generations():
+    """7: a generations file without every sample names --samples/--limit."""
+    data = os.path.join(os.path.dirname(SURGE), "cruxeval", "cruxeval.jsonl")
+    if not os.path.exists(data):
+        T.skip("no CRUXEval data at " + data)
+    t = tmpdir()
+    g = write(t, "g.json", '{"sample_0": ["f(1)"]}\n')
+    p = run(["verify", "--benchmark", "cruxeval", "--mode", "output", "--generations", g, "--data", data],
+            env=dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock")))
+    check(p.returncode in (1, 2) and "has no generations" in err(p) and "--samples" in err(p) and "--limit" in err(p),
+          f"partial generations: {p.returncode} {err(p)!r}")
 
 
 def case_profile_unknown():
