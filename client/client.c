@@ -99,6 +99,10 @@ static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering,
       prctl(PR_SET_PDEATHSIG, SIGTERM);
     }
     fcntl(ready[1], F_SETFD, 0); /* the one descriptor it inherits on purpose */
+    /* unprivileged, the daemon is uid 0 of its own user namespace and would
+     * look in root's /var/lib/surgebox/profiles: it gets the user's own
+     * directory, where `surgebox profile list` and doctor look (issue 36) */
+    if (geteuid() != 0 && !getenv("SURGEBOX_PROFILES")) setenv("SURGEBOX_PROFILES", sbu_profiles_dir(), 1);
     execvp(argv[0], (char *const *)argv);
     fprintf(stderr, "surgebox: cannot start %s: %s\n", argv[0], strerror(errno));
     _exit(127);

@@ -184,6 +184,45 @@ def case_cosmetics():
     check(p.returncode == 0 and longest <= 160, f"doctor --help's longest line: {longest}")
 
 
+def case_user_profiles():
+    """20: unprivileged, the private daemon looks for profiles where
+    `surgebox profile list` does (it looked in root's /var/lib)."""
+    t = tmpdir()
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")
+    os.makedirs(home)
+    os.chown(home, 4242, 4242)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(4242)
+            os.setuid(4242)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "SURGEBOX_SOCKET_DIR": home,
+                   "SURGEBOX_IDLE_TIMEOUT": "0"}
+            p = subprocess.run([T.SURGEBOX, "exec", "--profile", "nope", "--", "true"], env=env, capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=300, cwd=home)
+            q = subprocess.run([T.SURGEBOX, "profile", "list", "--json"], env=env, capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=60, cwd=home)
+            os.write(w, json.dumps([p.returncode, p.stderr.decode(errors="replace"), q.stdout.decode()]).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    rc, e, listed = json.loads(got or b'[null, "", ""]')
+    want = os.path.join(home, ".local", "share", "surgebox", "profiles")
+    check(rc == 2 and ("no profile nope in " + want) in e and "/var/lib/surgebox" not in e,
+          f"the private daemon's profiles directory as uid 4242: {rc} {e!r}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
