@@ -25,6 +25,9 @@ json_object *sbc_request_new(const char *type);
 /* Send req, receive the answer. 0 with *resp set; on failure the error is
  * reported (JSON on stdout when json) and the exit status (2) returned. */
 int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp);
+/* The same, and whether no daemon answered so that this call started one. */
+int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp,
+                          bool *started);
 void sbc_print_json(json_object *o);
 
 /* --- cli_files.c: what exec uploads --- */
@@ -35,7 +38,9 @@ typedef struct {
 /* Add a FILE or DIRECTORY argument: a relative path is kept (normalised),
  * an absolute one or one with ".." goes under its last component; a
  * directory is uploaded whole below that name, refusing symlinks that leave
- * it and anything but regular files and directories. 0 or -1 with err. */
+ * it and anything but regular files and directories. 0, -1 with err for
+ * an argument refused (a usage error), -2 for one that cannot be read (a
+ * missing file: exit 2, as for every command's unreadable input). */
 int sbc_files_add(sbc_files *f, const char *arg, char *err, size_t err_len);
 /* All of fd's bytes (a pipe, a file); NULL on error. */
 unsigned char *sbc_read_fd(int fd, size_t *len);

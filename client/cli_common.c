@@ -68,13 +68,21 @@ json_object *sbc_request_new(const char *type) {
 }
 
 int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp) {
+  return sbc_roundtrip_started(g, name, json, req, resp, NULL);
+}
+
+int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp,
+                          bool *started) {
   sbc_conn c;
   char err[512];
   *resp = NULL;
   if (sbc_open_ctx(&c, g, NULL, err, sizeof err) < 0)
     return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
+  if (started) *started = c.started;
   int rc = sbc_send(&c, req);
-  *resp = rc == 0 ? sbc_recv(&c) : NULL;
+  /* after a failed send too: a daemon that refused us said why before it closed */
+  *resp = sbc_recv(&c);
+  (void)rc;
   sbc_close(&c);
   if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
   const char *code = sbp_response_error_code(*resp);

@@ -32,9 +32,9 @@ static const sbo_opt doctor_opts[] = {{"json", O_JSON, NULL, "print the checks a
                                       {NULL, 0, NULL, NULL}};
 static const sbo_cmd doctor_cmd = {
     "surgebox doctor", "[--json]",
-    "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool, "
-    "cgroup backend, uid range), a trivial job, toolchains and profiles. One line each, with the fix; exit 0 "
-    "only when a job ran. Without --socket or $SURGEBOX_SOCKET and no daemon at the default socket, a private "
+    "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool,\n"
+    "cgroup backend, uid range), a trivial job, toolchains and profiles. One line each, with the fix; exit 0\n"
+    "only when a job ran. Without --socket or $SURGEBOX_SOCKET and no daemon at the default socket, a private\n"
     "daemon is started for the check; with --profile, the job and the toolchains are that profile's.",
     doctor_opts, sbc_daemon_opts, NULL, false, NULL};
 

@@ -1,11 +1,14 @@
 /* surgebox exec: one job from the command line. */
 #include "cli.h"
+#include "client.h"
 #include "protocol.h"
 #include "result.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,22 @@ static int add_kv(json_object *obj, const char *kv) {
 
 static void put(const sbc_stream *s, FILE *f) { fwrite(s->data, 1, s->len, f); }
 
+/* What a person would not see in the output: a step that hit the pids
+ * limit (its status may still be ok), a warm request that ran cold. */
+static void print_notes(const sbc_result *r, bool warm) {
+  for (size_t i = 0; i < r->n_steps; i++) {
+    const sbc_step *s = &r->steps[i];
+    if (s->pids_limit_hit)
+      fprintf(stderr, "surgebox: step %s hit the pids limit: a fork or a new thread failed (raise it with --pids-limit N)\n",
+              s->name);
+  }
+  const sbc_step *prog = sbc_result_program_step(r);
+  json_object *start = NULL;
+  if (warm && prog && prog->enforced && json_object_object_get_ex(prog->enforced, "start", &start) &&
+      !strncmp(json_object_get_string(start), "cold", 4))
+    fprintf(stderr, "surgebox: --warm: the program ran %s\n", json_object_get_string(start));
+}
+
 /* Diagnostics of every other step on stderr, then the program's output;
  * a job that did not end ok says so on stderr, with the error's text. */
 static void print_plain(const sbc_result *r) {
@@ -98,6 +117,17 @@ static void print_plain(const sbc_result *r) {
   fputc('\n', stderr);
 }
 
+/* The toolchain a file's extension suggests, for the hint when neither a
+ * PROGRAM nor a --toolchain was given; NULL when none. */
+static const char *toolchain_of(const char *file) {
+  static const char *const map[][2] = {{".py", "python3"}, {".c", "gcc"},   {".cpp", "g++"}, {".cc", "g++"},
+                                       {".rs", "rustc"},   {".java", "java"}, {".js", "node"}, {".jl", "julia"}};
+  const char *dot = strrchr(file, '.');
+  for (size_t i = 0; dot && i < sizeof map / sizeof *map; i++)
+    if (!strcmp(dot, map[i][0])) return map[i][1];
+  return NULL;
+}
+
 typedef struct {
   json_object *req, *limits, *options, *args, *env, *cargs;
   sbc_files files;
@@ -113,6 +143,72 @@ static void exec_req_free(exec_req *e) {
   json_object_put(e->env);
   json_object_put(e->cargs);
   json_object_put(e->files.files);
+}
+
+/* Ctrl-C during a job: the first cancels it (what it printed so far is
+ * then shown), a second leaves at once. */
+static volatile sig_atomic_t interrupts;
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (++interrupts > 1) _exit(130);
+}
+
+/* The exec round trip, with Ctrl-C turned into a cancel request: 0 with
+ * *resp (the exec's answer, "cancelled" after a Ctrl-C), or the exit status. */
+static int exec_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp) {
+  sbc_conn c;
+  char err[512];
+  *resp = NULL;
+  if (sbc_open_ctx(&c, g, NULL, err, sizeof err) < 0) return sbo_fail(name, json, SBO_EXIT_FAILURE, "%s", err);
+  struct sigaction sa = {.sa_handler = on_interrupt}, old_int, old_term;
+  sigemptyset(&sa.sa_mask); /* no SA_RESTART: poll returns EINTR */
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  int rc = sbc_send(&c, req);
+  bool cancel_sent = false;
+  const char *id = json_object_get_string(json_object_object_get(req, "id"));
+  while (!*resp) {
+    if (interrupts && !cancel_sent) {
+      json_object *cancel = sbc_request_new("cancel");
+      json_object_object_add(cancel, "target", json_object_new_string(id));
+      sbc_send(&c, cancel);
+      json_object_put(cancel);
+      cancel_sent = true;
+      fprintf(stderr, "surgebox exec: interrupted: cancelling the job (Ctrl-C again to leave at once)\n");
+    }
+    if (!(c.len && memchr(c.buf, '\n', c.len))) {
+      struct pollfd pf = {.fd = c.fd, .events = POLLIN};
+      if (poll(&pf, 1, -1) < 0) continue; /* EINTR: a Ctrl-C, handled above */
+    }
+    json_object *o = sbc_recv(&c);
+    if (!o) break;
+    json_object *t = json_object_object_get(o, "type"), *oid = json_object_object_get(o, "id");
+    if (t && !strcmp(json_object_get_string(t), "cancel")) { /* the cancel's own answer */
+      json_object_put(o);
+      continue;
+    }
+    if (oid && id && strcmp(json_object_get_string(oid), id) != 0 && sbp_response_error_code(o)) {
+      json_object_put(o); /* the cancel's not_found: the job's answer is on its way */
+      continue;
+    }
+    *resp = o;
+  }
+  (void)rc;
+  sbc_close(&c);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
+  const char *code = sbp_response_error_code(*resp);
+  if (code) {
+    json_object *e = NULL, *m = NULL;
+    json_object_object_get_ex(*resp, "error", &e);
+    if (e) json_object_object_get_ex(e, "message", &m);
+    rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
+    json_object_put(*resp);
+    *resp = NULL;
+    return rc;
+  }
+  return 0;
 }
 
 int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len) {
@@ -186,22 +282,30 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   }
   char err[PATH_MAX + 256] = "";
   const char *name = exec_cmd.name;
-  if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
+  if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) {
+    const char *tc = p.n_pos ? toolchain_of(p.pos[0]) : NULL;
+    if (tc)
+      rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME: surgebox exec --toolchain %s %s", tc,
+                           p.pos[0]);
+    else rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
+  }
   else if (e.toolchain && (e.env || e.merge))
     rc = sbo_usage_error(&p, "--%s is not available with --toolchain (the toolchain sets the environment and streams)",
                          e.env ? "env" : "merge-output");
   else if (!e.toolchain &&
            (json_object_object_length(e.options) || json_object_array_length(e.args) || json_object_array_length(e.cargs)))
     rc = sbo_usage_error(&p, "--option, --std, --opt, --arg and --compile-arg need --toolchain");
-  for (int i = 0; rc == 0 && i < p.n_pos; i++)
-    if (sbc_files_add(&e.files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+  for (int i = 0, fr; rc == 0 && i < p.n_pos; i++)
+    if ((fr = sbc_files_add(&e.files, p.pos[i], err, sizeof err)) < 0)
+      rc = sbo_fail(name, e.json, fr == -2 ? SBO_EXIT_FAILURE : SBO_EXIT_USAGE, "%s", err);
   json_object *req = sbc_request_new("exec"), *resp = NULL;
   json_object *step = json_object_new_object();
   if (rc == 0) {
     json_object_object_add(req, "files", json_object_get(e.files.files));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
     if (e.warm) json_object_object_add(req, "warm", json_object_new_boolean(true));
-    if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0) rc = sbo_fail(name, e.json, SBO_EXIT_USAGE, "%s", err);
+    if (sbc_read_job_stdin(e.stdin_path, e.toolchain ? req : step, err, sizeof err) < 0)
+      rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "%s", err); /* an input that cannot be read */
   }
   if (rc == 0 && e.toolchain) {
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.args, json_object_new_string(p.rest[i]));
@@ -222,15 +326,19 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     json_object_array_add(steps, json_object_get(step));
     json_object_object_add(req, "steps", steps);
   }
-  if (rc == 0) rc = sbc_roundtrip(&g, name, e.json, req, &resp);
+  if (rc == 0) rc = exec_roundtrip(&g, name, e.json, req, &resp);
   sbc_result r = {0};
   if (rc == 0 && sbc_result_parse(resp, &r, err, sizeof err) < 0) {
     rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "the daemon's answer: %s", err);
   } else if (rc == 0) {
     if (e.json) sbc_print_json(resp);
-    else print_plain(&r);
+    else {
+      print_plain(&r);
+      print_notes(&r, e.warm);
+    }
     /* the job did not run as asked: the machine, not the program, is at fault */
-    if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
+    if (interrupts) rc = 130; /* cancelled by the user: what ran so far was shown */
+    else if (sbc_result_failed(&r)) rc = SBO_EXIT_FAILURE;
     else if (e.exit_program) rc = sbc_result_shell_status(&r) < 0 ? SBO_EXIT_FAILURE : sbc_result_shell_status(&r);
   }
   sbc_result_free(&r);

@@ -74,7 +74,7 @@ static int add_file(sbc_files *f, const char *host, const char *name, char *err,
   if (fd < 0 || fstat(fd, &st) < 0) {
     snprintf(err, err_len, "cannot read %s: %s", host, strerror(errno));
     if (fd >= 0) close(fd);
-    return -1;
+    return -2;
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
@@ -86,7 +86,7 @@ static int add_file(sbc_files *f, const char *host, const char *name, char *err,
   close(fd);
   if (!data) {
     snprintf(err, err_len, "cannot read %s: %s", host, strerror(errno));
-    return -1;
+    return -2;
   }
   json_object *o = json_object_new_object();
   json_object_object_add(o, "path", json_object_new_string(name));
@@ -109,7 +109,7 @@ static int add_dir(sbc_files *f, const char *root, const char *host, const char 
   DIR *d = opendir(host);
   if (!d) {
     snprintf(err, err_len, "cannot read %s: %s", host, strerror(errno));
-    return -1;
+    return -2;
   }
   int rc = 0;
   struct dirent *e;
@@ -159,7 +159,7 @@ int sbc_files_add(sbc_files *f, const char *arg, char *err, size_t err_len) {
   }
   if (stat(arg, &st) < 0) {
     snprintf(err, err_len, "cannot read %s: %s", arg, strerror(errno));
-    return -1;
+    return -2;
   }
   if (S_ISDIR(st.st_mode)) {
     char root[PATH_MAX];

@@ -114,7 +114,14 @@ static int simple(const sbc_ctx *g0, const sbo_cmd *cmd, unsigned flags, const c
   if (!strcmp(type, "ping")) g.autostart = false; /* asking whether one runs must not start one */
   json_object *req = sbc_request_new(type), *resp = NULL;
   if (g.profile && !strcmp(type, "toolchains")) json_object_object_add(req, "profile", json_object_new_string(g.profile));
-  rc = sbc_roundtrip(&g, cmd->name, json, req, &resp);
+  bool started = false;
+  rc = sbc_roundtrip_started(&g, cmd->name, json, req, &resp, &started);
+  if (rc == 0 && started && !strcmp(type, "status")) { /* a status call that started what it reports on */
+    if (json) json_object_object_add(resp, "started_by_this_call", json_object_new_boolean(true));
+    else
+      fprintf(stderr, "surgebox status: no daemon was running at the default socket: this call started a private one "
+                      "(it stops when idle; surgebox ping asks without starting one)\n");
+  }
   if (rc == 0) {
     if (json) sbc_print_json(resp);
     else if (!strcmp(type, "toolchains")) print_toolchains(resp);

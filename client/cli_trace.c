@@ -141,12 +141,23 @@ static int add_count(json_object *trace, const char *key, const char *val, long 
   return 0;
 }
 
-/* Without --toolchain: gcc for a .c entry, g++ for a C++ one, else python3. */
+/* Without --toolchain: gcc for a .c entry, g++ for a C++ one, python3 for
+ * .py or no extension; NULL for any other (no tracer knows it: x.rs is not
+ * python3's to run). */
 static const char *default_toolchain(const char *entry) {
-  const char *dot = strrchr(entry, '.');
-  if (dot && strcmp(dot, ".c") == 0) return "gcc";
-  if (dot && (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 || strcmp(dot, ".cxx") == 0)) return "g++";
-  return "python3";
+  const char *slash = strrchr(entry, '/'), *dot = strrchr(slash ? slash + 1 : entry, '.');
+  if (!dot || dot == (slash ? slash + 1 : entry) || strcmp(dot, ".py") == 0) return "python3";
+  if (strcmp(dot, ".c") == 0) return "gcc";
+  if (strcmp(dot, ".cpp") == 0 || strcmp(dot, ".cc") == 0 || strcmp(dot, ".cxx") == 0) return "g++";
+  return NULL;
+}
+
+/* python3.N below 3.7: the tracer cannot run there (it needs 3.7's
+ * sys.settrace features and f-strings); say so before anything runs. */
+static bool python_too_old(const char *tc) {
+  int minor;
+  char end;
+  return sscanf(tc, "python3.%d%c", &minor, &end) == 1 && minor < 7;
 }
 
 int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
@@ -162,10 +173,12 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     int bad = 0;
     switch (k) {
     case O_TC: tc = v; break;
-    case O_FORMAT:
+    case O_FORMAT: {
+      static const char *const formats[] = {"jsonl", "lines", "reval", "cwm", NULL};
       format = v;
-      bad = strcmp(v, "jsonl") && strcmp(v, "lines") && strcmp(v, "reval") && strcmp(v, "cwm");
+      rc = sbo_check_choice(&p, k, v, formats);
       break;
+    }
     case O_OUT: out = v; break;
     case O_STDIN: stdin_path = v; break;
     case O_NO_CHECK: check = false; break;
@@ -192,9 +205,15 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
   json_object *req = NULL, *resp = NULL;
   if (rc == 0 && k != SBO_STOP) {
     if (p.n_pos == 0) rc = sbo_usage_error(&p, "needs FILE (the program to trace, run as python3 FILE)");
-    for (int i = 0; rc == 0 && i < p.n_pos; i++)
-      if (sbc_files_add(&files, p.pos[i], err, sizeof err) < 0) rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_USAGE, "%s", err);
-    if (!tc) tc = p.n_pos ? default_toolchain(p.pos[0]) : "python3";
+    for (int i = 0, fr; rc == 0 && i < p.n_pos; i++)
+      if ((fr = sbc_files_add(&files, p.pos[i], err, sizeof err)) < 0)
+        rc = sbo_fail(trace_cmd.name, json, fr == -2 ? SBO_EXIT_FAILURE : SBO_EXIT_USAGE, "%s", err);
+    if (rc == 0 && !tc && !(tc = default_toolchain(p.pos[0])))
+      rc = sbo_usage_error(&p, "%s: no tracer for this kind of file (traced: .py and files without an extension as "
+                               "python3, .c as gcc, .cpp/.cc/.cxx as g++); name one with --toolchain", p.pos[0]);
+    if (rc == 0 && python_too_old(tc))
+      rc = sbo_usage_error(&p, "--toolchain %s: the tracer needs Python 3.7 or later (python3, or python3.N with N >= 7)", tc);
+    if (rc != 0) goto done;
     req = sbc_request_new("exec");
     json_object *args = json_object_new_array();
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(args, json_object_new_string(p.rest[i]));
@@ -206,11 +225,12 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     json_object_object_add(req, "trace", json_object_get(topt));
     if (g.profile) json_object_object_add(req, "profile", json_object_new_string(g.profile));
     if (rc == 0 && sbc_read_job_stdin(stdin_path, req, err, sizeof err) < 0)
-      rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_USAGE, "%s", err);
+      rc = sbo_fail(trace_cmd.name, json, SBO_EXIT_FAILURE, "%s", err); /* an input that cannot be read */
     if (rc == 0) rc = sbc_roundtrip(&g, trace_cmd.name, json, req, &resp);
     if (rc == 0 && json) sbc_print_json(resp);
     else if (rc == 0) rc = report(trace_cmd.name, resp, files.files, format, out);
   }
+done:
   fflush(stdout);
   json_object_put(resp);
   json_object_put(req);

@@ -99,6 +99,10 @@ static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering,
       prctl(PR_SET_PDEATHSIG, SIGTERM);
     }
     fcntl(ready[1], F_SETFD, 0); /* the one descriptor it inherits on purpose */
+    /* unprivileged, the daemon is uid 0 of its own user namespace and would
+     * look in root's /var/lib/surgebox/profiles: it gets the user's own
+     * directory, where `surgebox profile list` and doctor look (issue 36) */
+    if (geteuid() != 0 && !getenv("SURGEBOX_PROFILES")) setenv("SURGEBOX_PROFILES", sbu_profiles_dir(), 1);
     execvp(argv[0], (char *const *)argv);
     fprintf(stderr, "surgebox: cannot start %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -175,6 +179,7 @@ static int open_lingering(sbc_conn *c, const char *sock, double idle, char *err,
   int rc = 0;
   if (c->fd < 0) {
     rc = start_lingering(c, bin, idle, err, err_len);
+    c->started = rc == 0;
     if (rc == 0 && (c->fd = connect_to(c->socket_path)) < 0) {
       snprintf(err, err_len, "cannot connect to the embedded daemon at %s: %s", c->socket_path, strerror(errno));
       rc = -1;
@@ -279,6 +284,7 @@ int sbc_open(sbc_conn *c, const char *socket_path, bool autostart, const char *c
     sbc_close(c);
     return -1;
   }
+  c->started = true;
   c->fd = connect_to(c->socket_path);
   if (c->fd < 0) {
     snprintf(err, err_len, "cannot connect to the embedded daemon at %s: %s", c->socket_path, strerror(errno));

@@ -15,6 +15,7 @@
 typedef struct {
   int fd;
   pid_t daemon_pid;           /* > 0: the embedded daemon we started */
+  bool started;               /* no daemon answered: this connection started one (lingering or embedded) */
   char private_dir[4096];     /* its socket's directory, removed at close */
   char socket_path[4096];
   char *buf;                  /* bytes received but not yet returned */

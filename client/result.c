@@ -102,6 +102,7 @@ static int read_step(json_object *o, sbc_step *s, char *err, size_t err_len) {
   json_object *rss = field(o, "max_rss_kb");
   s->max_rss_kb = rss && json_object_is_type(rss, json_type_int) ? (long long)json_object_get_int64(rss) : -1;
   s->cached = flag(o, "cached");
+  s->pids_limit_hit = flag(o, "pids_limit_hit");
   s->enforced = ref(o, "enforced");
   if (!s->name || !s->status) {
     snprintf(err, err_len, "out of memory");

@@ -37,6 +37,7 @@ typedef struct {
   long long max_rss_kb;           /* -1 when absent */
   char *limit_hit;     /* "wall_time", "cpu_time", "memory", "output", "file_size", or NULL */
   bool cached;         /* answered from the compile cache */
+  bool pids_limit_hit; /* a fork or thread creation failed at the pids limit */
   json_object *enforced; /* the step's "enforced" object (a reference we hold), or NULL */
 } sbc_step;
 

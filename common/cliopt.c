@@ -222,6 +222,20 @@ int sbo_bad_value(const sbo_parser *p, int key, const char *val) {
   return sbo_usage_error(p, "bad value '%s' for --%s", val ? val : "", o ? o->name : "?");
 }
 
+int sbo_check_choice(const sbo_parser *p, int key, const char *val, const char *const *choices) {
+  size_t n = 0;
+  char all[512] = "";
+  for (; choices[n]; n++) {
+    if (val && !strcmp(val, choices[n])) return 0;
+    snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", n ? ", " : "", choices[n]);
+  }
+  const sbo_opt *o = by_key(p->cmd, key);
+  const char *near = val ? sbu_nearest(val, choices, n) : NULL;
+  if (near)
+    return sbo_usage_error(p, "bad value '%s' for --%s: did you mean %s? (one of: %s)", val, o ? o->name : "?", near, all);
+  return sbo_usage_error(p, "bad value '%s' for --%s (one of: %s)", val ? val : "", o ? o->name : "?", all);
+}
+
 int sbo_fail(const char *name, bool json, int status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -74,6 +74,9 @@ int sbo_usage_error(const sbo_parser *p, const char *fmt, ...) __attribute__((fo
 int sbo_no_args(const sbo_parser *p);
 /* "bad value 'V' for --NAME" as a usage error. */
 int sbo_bad_value(const sbo_parser *p, int key, const char *val);
+/* A value that must be one of choices (NULL-terminated): 0 when it is, else
+ * "bad value 'V' for --NAME: did you mean X? (one of: A, B, C)" as a usage error. */
+int sbo_check_choice(const sbo_parser *p, int key, const char *val, const char *const *choices);
 /* Report an error with exit status `status` as "NAME: message" on stderr or,
  * when json, {"error": message, "exit": status} on stdout; returns status. */
 int sbo_fail(const char *name, bool json, int status, const char *fmt, ...) __attribute__((format(printf, 4, 5)));

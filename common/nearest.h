@@ -10,8 +10,11 @@
 size_t sbu_edit_distance(const char *a, const char *b);
 
 /* The candidate nearest to word, or NULL when none is close: at most one
- * edit per three characters of the longer name (at least one), and not
- * word itself. The first of equally near ones wins. */
+ * edit per three characters of the longer name (at least one; a '+' may be
+ * typed as 'p' or 'x': "gpp" for "g++"), and not word itself. The first of
+ * equally near ones wins. Else the first candidate word begins (3 characters
+ * or more: "crux" for "cruxeval") or ends after a non-alphanumeric ("17" for
+ * "c++17"). */
 const char *sbu_nearest(const char *word, const char *const *cands, size_t n);
 
 #endif

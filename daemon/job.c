@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "internal.h"
 #include "json_seconds.h"
+#include "python_name.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -45,6 +46,34 @@ void sbd_job_free(sbd_job *job) {
 }
 
 /* The steps to run, from the request or the plan. */
+/* A warm raw step whose interpreter is named as the python toolchain is
+ * ("python3", "python3.11": no '/'): the daemon puts in its place the path it
+ * detected for that toolchain itself (its own registry, never a path the
+ * client sent), so that the step can start warm (issue 36); the warm start's
+ * vetting (runners/warm.c) still decides. Anything else is left as asked.
+ * 0, or -1 out of memory. */
+static int resolve_warm_interpreter(sbd_job *job, sbd_jstep *js) {
+  if (!js->warm || job->root || !js->argv || !js->argv[0] || strchr(js->argv[0], '/') ||
+      !sbu_is_python_name(js->argv[0]))
+    return 0;
+  const sbt_registry *reg = sbd_profile_registry(job->srv, NULL);
+  const sbt_toolchain *tc = reg ? sbt_find(reg, js->argv[0]) : NULL;
+  if (!tc || !tc->bin || tc->bin[0] != '/') return 0;
+  size_t n = 0;
+  while (js->argv[n]) n++;
+  char **v = calloc(n + 1, sizeof *v);
+  if (!v) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!(v[i] = strdup(i ? js->argv[i] : tc->bin))) {
+      while (i--) free(v[i]);
+      free(v);
+      return -1;
+    }
+  js->own_argv = v; /* freed with the step (sbd_trace_step_free) */
+  js->argv = v;
+  return 0;
+}
+
 static int build_steps(sbd_job *job) {
   const sbp_exec *ex = &job->req->exec;
   if (!job->has_plan) {
@@ -67,6 +96,7 @@ static int build_steps(sbd_job *job) {
       js->n_outputs = s->n_outputs;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
       if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0, NULL) < 0) return -1; /* checked at dispatch */
+      if (!s->trace.on && resolve_warm_interpreter(job, js) < 0) return -1;
     }
     return 0;
   }
@@ -185,6 +215,14 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
   job->wall_s += wall_s;
+  /* what ran (a toolchain's compile and run steps included): the step as
+   * planned, not the tracer's rewrite of it (issue 36) */
+  char *const *argv = js->traced && js->plain_argv ? js->plain_argv : js->argv;
+  if (doc && argv && !json_object_object_get_ex(doc, "argv", NULL)) {
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; argv[i]; i++) json_object_array_add(a, json_object_new_string(argv[i]));
+    json_object_object_add(doc, "argv", a);
+  }
   sbp_exec_response_add_step(job->resp, js->name, doc);
   job->step++;
   if (job->cancelled) {

@@ -7,6 +7,7 @@
  * Shards that disagree on any of these, the same shard twice, a missing
  * shard or an item owned twice are refused, naming the shards. */
 #include "merge.h"
+#include "protocol.h"
 
 #include "cruxeval/cruxeval.h"
 #include "surge/drmatrix_shard.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* fields that are the shard's own; every other field must be equal */
 static bool own_field(const char *k) {
@@ -130,17 +132,24 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbo_done(&p);
   sbr_merge_shard *sh = calloc(n, sizeof *sh);
   int rc = 0;
+  bool said = false; /* the one line already says nothing was written */
   for (size_t i = 0; i < n; i++) {
     char path[4200];
     sh[i].dir = shard_dirs[i];
     struct stat st; /* regen's --out is a directory, verify's a file */
     bool dir = stat(sh[i].dir, &st) == 0 && S_ISDIR(st.st_mode);
     snprintf(path, sizeof path, dir ? "%s/shard.json" : "%s.shard.json", sh[i].dir);
-    sh[i].manifest = json_object_from_file(path);
+    if (!dir && access(path, F_OK) != 0) { /* neither regen's directory nor verify's file */
+      fprintf(stderr, "merge: no such directory: %s (give each shard's --out); nothing written\n", sh[i].dir);
+      rc = 2;
+      said = true;
+      break;
+    }
+    char why[600] = "not a shard manifest";
+    sh[i].manifest = sbp_json_file(path, why, sizeof why);
     json_object *v;
     if (!sh[i].manifest || !json_object_object_get_ex(sh[i].manifest, "surgebox_shard", &v)) {
-      fprintf(stderr, "merge: %s: no %s (%s): not the --out of a --shard run\n", sh[i].dir, path,
-              json_util_get_last_err() ? json_util_get_last_err() : "not a shard manifest");
+      fprintf(stderr, "merge: %s: %s: %s; not the --out of a --shard run\n", sh[i].dir, path, why);
       rc = 2;
       continue;
     }
@@ -167,7 +176,7 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
       rc = 2;
     }
   }
-  if (rc) fprintf(stderr, "merge: nothing written\n");
+  if (rc && !said) fprintf(stderr, "merge: nothing written\n");
   for (size_t i = 0; i < n; i++)
     if (sh[i].manifest) json_object_put(sh[i].manifest);
   free(sh);

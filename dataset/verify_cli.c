@@ -7,6 +7,8 @@
 #include "surge/verify_surge.h"
 #include "traces/traces.h"
 
+#include "nearest.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -38,7 +40,12 @@ int sbr_verify_main(const sbc_ctx *ctx, int argc, char **argv) {
   }
   for (size_t b = 0; name && b < N_BENCHMARKS; b++)
     if (!strcmp(name, benchmarks[b].name)) return benchmarks[b].cmdline(ctx, argc, argv);
-  if (name) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", name);
+  const char *names[N_BENCHMARKS];
+  for (size_t b = 0; b < N_BENCHMARKS; b++) names[b] = benchmarks[b].name;
+  const char *near = name ? sbu_nearest(name, names, N_BENCHMARKS) : NULL;
+  if (near)
+    fprintf(stderr, "surgebox verify: unknown benchmark '%s': did you mean %s? (see surgebox verify --help)\n", name, near);
+  else if (name) fprintf(stderr, "surgebox verify: unknown benchmark '%s' (see surgebox verify --help)\n", name);
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout), 0;
   else fprintf(stderr, "surgebox verify: --benchmark NAME is required (see surgebox verify --help)\n");
   return 1;

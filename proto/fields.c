@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nearest.h"
 #include "internal.h"
 
 int sbp_fail(sbp_pctx *c, const char *code, const char *fmt, ...) {
@@ -42,12 +43,21 @@ const char *sbp_unknown_field(json_object *obj, const char *const *allowed) {
   return NULL;
 }
 
+void sbp_field_hint(const char *key, const char *const *allowed, char *buf, size_t len) {
+  size_t n = 0;
+  while (allowed[n]) n++;
+  const char *near = sbu_nearest(key, allowed, n);
+  if (near) snprintf(buf, len, ": did you mean \"%s\"?", near);
+  else buf[0] = '\0';
+}
+
 int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed) {
   const char *key = sbp_unknown_field(obj, allowed);
   if (!key) return 0;
-  char clip[SBP_CLIP_MAX];
-  return sbp_fail(c, SBP_E_UNKNOWN_FIELD, "%s%sunknown field \"%s\"", where, *where ? ": " : "",
-                  sbp_clip(key, strlen(key), clip));
+  char clip[SBP_CLIP_MAX], hint[96];
+  sbp_field_hint(key, allowed, hint, sizeof hint);
+  return sbp_fail(c, SBP_E_UNKNOWN_FIELD, "%s%sunknown field \"%s\"%s", where, *where ? ": " : "",
+                  sbp_clip(key, strlen(key), clip), hint);
 }
 
 int sbp_get_string(sbp_pctx *c, json_object *v, const char *where, bool allow_empty, bool allow_nul,

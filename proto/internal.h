@@ -39,6 +39,8 @@ const char *sbp_clip(const char *s, size_t len, char out[SBP_CLIP_MAX]);
 
 /* The first key of obj not in allowed (NULL-terminated), or NULL. */
 const char *sbp_unknown_field(json_object *obj, const char *const *allowed);
+/* ": did you mean \"X\"?" for an unknown key near one of allowed, else "". */
+void sbp_field_hint(const char *key, const char *const *allowed, char *buf, size_t len);
 /* Reject members of obj not in the NULL-terminated `allowed` list
  * (unknown_field naming the first one). `where` prefixes the message. */
 int sbp_check_fields(sbp_pctx *c, json_object *obj, const char *where, const char *const *allowed);

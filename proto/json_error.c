@@ -3,8 +3,14 @@
  * instead of json-c's "null expected" or "object value separator ',' expected". */
 #include "protocol.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEPTH 8 /* the path names the outermost fields; deeper ones are "..." */
 
@@ -92,4 +98,89 @@ void sbp_json_error_words(const char *s, size_t n, enum json_tokener_error e, si
   if (at < n && (s[at] == '}' || s[at] == ']') && back > 0 && s[back - 1] == ',')
     what = "a , before the closing } or ] (JSON allows no trailing comma)";
   snprintf(buf, len, "at column %zu%s: %s", at + 1, where, what);
+}
+
+json_object *sbp_json_file(const char *path, char *err, size_t len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    int e = errno;
+    snprintf(err, len, "%s", e == ENOENT ? "no such file" : strerror(e));
+    if (fd >= 0) close(fd);
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    snprintf(err, len, "a directory, not a file");
+    return NULL;
+  }
+  size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 65536, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) break;
+    if (n == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+      if (!buf) break;
+    }
+    ssize_t got = read(fd, buf + n, cap - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      int e = errno;
+      free(buf);
+      buf = NULL;
+      errno = e;
+      break;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  int e = errno;
+  close(fd);
+  if (!buf) {
+    snprintf(err, len, "cannot read it: %s", strerror(e));
+    return NULL;
+  }
+  size_t lead = 0;
+  while (lead < n && strchr(" \t\r\n", buf[lead])) lead++;
+  if (lead == n) {
+    free(buf);
+    snprintf(err, len, "empty, not JSON");
+    return NULL;
+  }
+  json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  json_object *o = tok && n <= INT_MAX ? json_tokener_parse_ex(tok, buf, (int)n) : NULL;
+  enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_error_size;
+  size_t at = tok ? json_tokener_get_parse_end(tok) : 0;
+  if (o && je == json_tokener_success) { /* only white space may follow */
+    size_t k = at;
+    while (k < n && strchr(" \t\r\n", buf[k])) k++;
+    if (k < n) {
+      json_object_put(o);
+      o = NULL;
+      at = k;
+      je = json_tokener_error_parse_unexpected;
+    }
+  }
+  if (!o) {
+    if (je == json_tokener_continue) at = n; /* it ended inside a value */
+    size_t line = 1, line_start = 0;
+    for (size_t i = 0; i < at && i < n; i++)
+      if (buf[i] == '\n') line++, line_start = i + 1;
+    char words[512];
+    /* the column within its line: the words are computed on the line's own bytes */
+    sbp_json_error_words(buf, n, je, at, words, sizeof words);
+    const char *what = strstr(words, ": ");
+    const char *field = strstr(words, " (");
+    char fieldbuf[300] = "";
+    if (field && what && field < what) snprintf(fieldbuf, sizeof fieldbuf, "%.*s", (int)(what - field), field);
+    snprintf(err, len, "not valid JSON at line %zu, column %zu%s: %s", line, at - line_start + 1, fieldbuf,
+             what ? what + 2 : words);
+    if (je == json_tokener_continue || je == json_tokener_error_parse_eof)
+      snprintf(err, len, "not valid JSON: the file ends inside a value (line %zu)", line);
+  }
+  if (tok) json_tokener_free(tok);
+  free(buf);
+  return o;
 }

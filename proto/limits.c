@@ -45,8 +45,9 @@ sbp_limits_read_result sbp_limits_read(json_object *v, const char *field, sbp_st
   static const char *const allowed[] = {"time_s", "cpu_time_s", "memory_mib", "pids", "output_bytes", NULL};
   const char *key = sbp_unknown_field(v, allowed);
   if (key) {
-    char clip[SBP_CLIP_MAX];
-    snprintf(err, n, "%s: unknown field \"%s\"", field, sbp_clip(key, strlen(key), clip));
+    char clip[SBP_CLIP_MAX], hint[96];
+    sbp_field_hint(key, allowed, hint, sizeof hint);
+    snprintf(err, n, "%s: unknown field \"%s\"%s", field, sbp_clip(key, strlen(key), clip), hint);
     return SBP_LIMITS_UNKNOWN_FIELD;
   }
   json_object *x;

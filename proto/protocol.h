@@ -305,5 +305,10 @@ char *sbp_encode_line(json_object *obj, size_t *len);
  * what was expected" (json_error.c), from json-c's error and the byte where
  * its tokener stopped in the n bytes of s. */
 void sbp_json_error_words(const char *s, size_t n, enum json_tokener_error e, size_t at, char *buf, size_t len);
+/* A JSON file read whole, or NULL with why in err, for people and on one
+ * line: "no such file", "a directory, not a file", "empty, not JSON", "not
+ * valid JSON at line L, column C (in the field "x"): what was expected"
+ * (json-c's own words never shown). */
+json_object *sbp_json_file(const char *path, char *err, size_t len);
 
 #endif

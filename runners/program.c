@@ -77,5 +77,7 @@ void sb_program_failed(int err_fd, const char *what, int rc) {
   snprintf(f.what, sizeof f.what, "%s", what);
   if (write(err_fd, &f, sizeof f) < 0) {
   }
-  _exit(127);
+  /* as a shell: 126 found but not executable (no execute permission, not a
+   * program), 127 everything else (not found, a set-up step) */
+  _exit(strcmp(what, "exec") == 0 && (-rc == EACCES || -rc == ENOEXEC || -rc == EPERM) ? 126 : 127);
 }

@@ -142,6 +142,25 @@ static char **expand_argv(char *const *tmpl, const expand_ctx *c) {
   return out.v;
 }
 
+
+/* GCC's and Clang's names of a C or C++ standard before it was published
+ * (c++2b for c++23), or NULL. */
+static const char *old_std_name(const char *value) {
+  static const char *const names[][2] = {{"0x", "11"}, {"1y", "14"}, {"1z", "17"}, {"2a", "20"}, {"2b", "23"},
+                                         {"2c", "26"}, {"1x", "11"}, {"2x", "23"}};
+  static char out[16];
+  const char *plus = strstr(value, "++");
+  size_t pre = plus ? (size_t)(plus - value) + 2 : 1; /* "c++", "gnu++"; "c", "gnu" for C */
+  if (!plus) pre = strncmp(value, "gnu", 3) == 0 ? 3 : 1;
+  if (pre + 2 != strlen(value) || pre > 5) return NULL;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(value + pre, names[i][0]) == 0) {
+      snprintf(out, sizeof out, "%.*s%s", (int)pre, value, names[i][1]);
+      return out;
+    }
+  return NULL;
+}
+
 sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
                               const char *const *args, const sbp_step_limits *run_override, sbt_plan *out,
                               char err[SBT_ERR_MAX]) {
@@ -186,7 +205,16 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
       for (size_t i = 0; i < op->n_values; i++)
         snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", i ? ", " : "", op->values[i]);
       const char *near = sbu_nearest(value, (const char *const *)op->values, op->n_values);
-      if (near)
+      const char *alias = old_std_name(value);
+      bool alias_known = false;
+      for (size_t i = 0; alias && i < op->n_values; i++) alias_known |= strcmp(op->values[i], alias) == 0;
+      if (alias && alias_known)
+        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s? (%s is the old name of %s)",
+                  tc->name, op->name, value, vals, op->name, alias, value, alias);
+      else if (alias)
+        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s (%s is the old name of %s, which is not one of them)",
+                  tc->name, op->name, value, vals, value, alias);
+      else if (near)
         rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s?", tc->name, op->name, value, vals,
                   op->name, near);
       else rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);

@@ -1,6 +1,7 @@
 /* Profiles: where they live, opening one (manifest checks and verification),
  * sealing a new one, and small helpers the create command shares. */
 #include "atomic_write.h"
+#include "nearest.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "runtime_paths.h"
@@ -8,6 +9,7 @@
 #include "toolchain.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -39,6 +41,55 @@ const char *sbf_defs_dir(void) {
   if (sbt_installed_dir("profiles", buf, sizeof buf)) return buf;
   if (realpath(SURGEBOX_PROFILE_DEFS_SOURCE_DIR, buf) && access(buf, R_OK) == 0) return buf;
   return "/usr/share/surgebox/profiles";
+}
+
+/* Names in dir: its subdirectories holding manifest.json (profiles), or its
+ * NAME.json files (definitions), comma-separated into list; the nearest to
+ * word into near (when none is yet). */
+static void names_in(const char *dir, bool defs, const char *word, char *list, size_t cap, char *near, size_t near_cap) {
+  DIR *d = opendir(dir);
+  const char *cands[64];
+  char names[64][SBF_NAME_MAX + 8];
+  size_t nc = 0;
+  for (struct dirent *e; d && (e = readdir(d)) && nc < 64;) {
+    char nm[SBF_NAME_MAX + 8], file[4400];
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len > SBF_NAME_MAX + 5) continue;
+    snprintf(nm, sizeof nm, "%s", e->d_name);
+    if (defs) {
+      if (len < 6 || strcmp(nm + len - 5, ".json") != 0) continue;
+      nm[len - 5] = '\0';
+    } else {
+      snprintf(file, sizeof file, "%s/%s/manifest.json", dir, nm);
+      if (access(file, F_OK) != 0) continue;
+    }
+    snprintf(names[nc], sizeof names[nc], "%s", nm);
+    cands[nc] = names[nc];
+    snprintf(list + strlen(list), cap - strlen(list), "%s%s", nc ? ", " : "", nm);
+    nc++;
+  }
+  if (d) closedir(d);
+  const char *best = sbu_nearest(word, cands, nc);
+  if (best && !near[0]) snprintf(near, near_cap, "%s", best);
+  if (!nc) snprintf(list, cap, "none");
+}
+
+/* No profile NAME in dir: create it when a definition of it ships, else
+ * what there is (never `profile create NAME`, which would fail). */
+static void unknown_profile(const char *name, const char *dir, char *err, size_t n) {
+  char def[4400];
+  snprintf(def, sizeof def, "%s/%s.json", sbf_defs_dir(), name);
+  if (access(def, F_OK) == 0) {
+    snprintf(err, n, "no profile %s in %s: create it with `surgebox profile create %s`", name, dir, name);
+    return;
+  }
+  char have[1024] = "", defs[1024] = "", near[SBF_NAME_MAX + 8] = "";
+  names_in(dir, false, name, have, sizeof have, near, sizeof near);
+  names_in(sbf_defs_dir(), true, name, defs, sizeof defs, near, sizeof near);
+  char mean[128] = "";
+  if (near[0]) snprintf(mean, sizeof mean, ": did you mean %s?", near);
+  snprintf(err, n, "no profile %s in %s and no definition of it%s (profiles there: %s; definitions: %s; "
+           "surgebox profile list)", name, dir, mean, have, defs);
 }
 
 bool sbf_name_ok(const char *name) {
@@ -386,7 +437,7 @@ int sbf_profile_open_mode(const char *dir, const char *name, sbf_verify_mode mod
       snprintf(err, n, "profile %s in %s is incomplete (no manifest.json): run `surgebox profile create %s` to finish it",
                name, dir, name);
     else if (e == ENOENT)
-      snprintf(err, n, "no profile %s in %s (`surgebox profile create %s`)", name, dir, name);
+      unknown_profile(name, dir, err, n);
     else
       snprintf(err, n, "%s: %s", file, strerror(e));
     return -e;

@@ -1,6 +1,7 @@
 /* surgebox profile create|list|show|delete|verify */
 #include "cliopt.h"
 #include "clock.h"
+#include "nearest.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "sandbox.h"
@@ -287,8 +288,12 @@ int sbf_profile_main(int argc, char **argv) {
     if (rest != 0) return sbo_usage_error(&p, "list takes no NAME");
     return cmd_list(dir, json);
   }
-  if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify"))
-    return sbo_usage_error(&p, "unknown subcommand '%s'", cmd);
+  if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify")) {
+    static const char *const subs[] = {"create", "list", "show", "verify", "delete", "run"};
+    const char *near = sbu_nearest(cmd, subs, sizeof subs / sizeof *subs);
+    if (near) return sbo_usage_error(&p, "unknown subcommand '%s': did you mean %s?", cmd, near);
+    return sbo_usage_error(&p, "unknown subcommand '%s' (create, list, show, verify, delete, run)", cmd);
+  }
   if (rest != 1) return sbo_usage_error(&p, "%s takes one NAME", cmd);
   const char *name = args[0];
   if (strcmp(cmd, "create") == 0) {

@@ -888,9 +888,9 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
   bool deb_reused = false;
   json_object *ex = jget(c.def, "expect", json_type_object);
   if (ex) /* said before anything is downloaded: the user decides whether to wait */
-    say(&c, "profile %s: about %.1f GiB on disk; creating it took %d s on %s (a slow mirror takes several minutes); "
+    say(&c, "about %.1f GiB on disk; creating it took %d s on %s (a slow mirror takes several minutes); "
             "progress below, everything in %s; an interrupted create resumes where it stopped",
-        name, json_object_get_double(json_object_object_get(ex, "disk_gib")),
+        json_object_get_double(json_object_object_get(ex, "disk_gib")),
         json_object_get_int(json_object_object_get(ex, "measured_s")), jstr(ex, "measured_on"), c.log);
   sbf_unmount_under(c.root);
   rc = stage_debootstrap(&c, origin, &t_deb, &deb_reused);

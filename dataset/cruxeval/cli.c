@@ -12,6 +12,7 @@
  * by count): OUT is not written, OUT.progress keeps the shard's verdicts and
  * OUT.shard.json says what it belongs to; `surgebox merge` scores them all
  * (sbx_verify_run again, with every verdict known and no daemon). */
+#include "protocol.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "driver.h"
@@ -155,8 +156,10 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
     if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
   if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
   if (rc == 0) rc = sbo_no_args(&p);
-  if (rc == 0 && (!o->mode || (strcmp(o->mode, "output") && strcmp(o->mode, "input")) || !o->gens))
-    rc = sbo_usage_error(&p, "--mode output|input and --generations FILE are required");
+  static const char *const modes[] = {"output", "input", NULL};
+  if (rc == 0 && o->mode) rc = sbo_check_choice(&p, O_MODE, o->mode, modes);
+  if (rc == 0 && (!o->mode || !o->gens))
+    rc = sbo_usage_error(&p, "%s is required", !o->mode ? "--mode output|input" : "--generations FILE");
   if (rc == 0 && o->samples && o->limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
   if (rc == 0 && (o->samples || o->limit) && (run.shard.shard || run.shard.shards))
     rc = sbo_usage_error(&p, "--samples and --limit are for a smoke test on one machine, not with --shard");
@@ -253,8 +256,9 @@ static int load(const sbx_verify_opts *o, sbx_data *d, json_object **gens) {
     fprintf(stderr, "verify: %s\n", err);
     return 2;
   }
-  if (!(*gens = json_object_from_file(o->gens))) {
-    fprintf(stderr, "verify: cannot read %s: %s\n", o->gens, json_util_get_last_err());
+  char why[600];
+  if (!(*gens = sbp_json_file(o->gens, why, sizeof why))) {
+    fprintf(stderr, "verify: %s: %s\n", o->gens, why);
     return 2;
   }
   size_t all = d->n;

@@ -105,7 +105,7 @@ int sbx_generations_check(json_object *gens, const sbx_data *d, char *err, size_
    * as upstream (which stops on it), never a silent zero */
   for (size_t i = 0; i < d->n; i++)
     if (!json_object_object_get_ex(gens, d->v[i].id, NULL)) {
-      snprintf(err, err_len, "%s has no generations (every sample of the data must be present)", d->v[i].id);
+      snprintf(err, err_len, "%s has no generations (every sample of the data must be present; for part of it, give --samples LIST or --limit N)", d->v[i].id);
       return -1;
     }
   return 0;

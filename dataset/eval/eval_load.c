@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol.h"
 #include "eval_run.h"
 #include "eval_unicode.h"
 
@@ -44,9 +45,10 @@ static void add_own_key(sbe_refs *r, const char *k) {
 int sbe_refs_load_file(sbe_refs *r, const char *path) {
   if (r->nown == 0)
     for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys; i++) add_own_key(r, known_keys[i]);
-  json_object *root = json_object_from_file(path);
+  char unread[600] = "not a list";
+  json_object *root = sbp_json_file(path, unread, sizeof unread);
   if (!root || !json_object_is_type(root, json_type_array)) {
-    fprintf(stderr, "eval: %s: not a JSON list of SURGE items\n", path);
+    fprintf(stderr, "eval: %s: %s (SURGE's data is a JSON list of items)\n", path, unread);
     json_object_put(root);
     return -1;
   }

@@ -67,7 +67,9 @@ int sbrp_report_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   char def[4200];
   if (!html) {
-    snprintf(def, sizeof def, "%s/report.html", o.dir);
+    size_t len = strlen(o.dir); /* "out/" gives out/report.html, not out//report.html */
+    while (len > 1 && o.dir[len - 1] == '/') len--;
+    snprintf(def, sizeof def, "%.*s/report.html", (int)len, o.dir);
     html = def;
   }
   sbrp_report r;

@@ -1,6 +1,7 @@
 /* surgebox report: what the page is made of, read from OUT. The figures
  * are regen's own (sbr_regen_summary over the items, the function regen
  * --summary writes with), never derived a second time here. */
+#include "protocol.h"
 #include "report.h"
 
 #include <dirent.h>
@@ -68,9 +69,10 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->dir, sbr_subset_name((sbr_subset)s));
     if (access(path, F_OK) != 0) continue;
-    json_object *items = json_object_from_file(path);
+    char why[600] = "not a list";
+    json_object *items = sbp_json_file(path, why, sizeof why);
     if (!items || !json_object_is_type(items, json_type_array)) {
-      fprintf(stderr, "report: cannot read %s as a regenerated subset (a JSON array): %s\n", path, json_util_get_last_err());
+      fprintf(stderr, "report: %s: %s (a regenerated subset is a JSON list)\n", path, why);
       json_object_put(items);
       return 1;
     }
@@ -90,6 +92,18 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
   }
   if (!r->n) {
     fprintf(stderr, "report: %s holds no ml.json ... fl.json: run surgebox regen --out %s first\n", o->dir, o->dir);
+    return 1;
+  }
+  /* SURGE's published data (no item carries regen's "exec" record) is no
+   * regen output: a page of it would show "n 0" everywhere, and be written
+   * into the dataset's own directory */
+  bool regenerated = false;
+  for (size_t k = 0; k < r->n && !regenerated; k++)
+    for (size_t i = 0; i < json_object_array_length(r->items[k]) && !regenerated; i++)
+      regenerated = json_object_object_get_ex(json_object_array_get_idx(r->items[k], i), "exec", NULL);
+  if (!regenerated) {
+    fprintf(stderr, "report: %s holds no regenerated item (no \"exec\" record: SURGE's published data?): "
+                    "give the --out DIR of surgebox regen\n", o->dir);
     return 1;
   }
   r->summary = sbr_regen_summary(r->items, r->subsets, r->n, &r->failed);

@@ -109,9 +109,20 @@ void sbr_env_fill_subs(sbr_env *e) {
   }
 }
 
-void sbr_env_say_choices(const sbr_env *e, const char *cmd, FILE *f) {
+bool sbr_env_role_in(int k, const sbr_subset *subsets, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    sbr_subset s = subsets[i];
+    if ((s == SBR_BG && (k == SBR_ENV_BG_PYTHON || k == SBR_ENV_GXX || k == SBR_ENV_JAVA)) ||
+        (s == SBR_DR && (k == SBR_ENV_GXX || k == SBR_ENV_CLANG)) || (s == SBR_ML && k == SBR_ENV_JULIA))
+      return true;
+  }
+  return false;
+}
+
+void sbr_env_say_choices(const sbr_env *e, const char *cmd, const sbr_subset *subsets, size_t n, FILE *f) {
   for (int k = 0; e->subs && k < SBR_N_ENV; k++) {
     const sbr_env_sub *r = &e->subs[k];
+    if (!sbr_env_role_in(k, subsets, n)) continue; /* a group this run does not touch */
     fprintf(f, "%s: %s: %s%s%s%s (SURGE: %s)%s\n", cmd, r->items, r->used[0] ? r->used : "none here",
             r->profile[0] ? " in profile " : "", r->profile,
             !r->profile[0] && r->used[0] ? (e->run_profile[0] ? " in the run's profile" : " on the host") : "", r->surge,

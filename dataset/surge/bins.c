@@ -15,6 +15,7 @@
  * beside it; every item's raw and calibrated time and bin are listed.
  * --time-scale X multiplies every time measured here by X: a machine X times
  * slower, to check that calibration cancels it. */
+#include "protocol.h"
 #include "bins_items.h"
 #include "cliopt.h"
 
@@ -90,9 +91,10 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
     fprintf(stderr, "bins: --edges must be up to %d increasing positive numbers separated by commas\n", SBR_BINS_MAX_EDGES);
     return 1;
   }
-  json_object *items = json_object_from_file(file);
+  char why[600] = "not a list";
+  json_object *items = sbp_json_file(file, why, sizeof why);
   if (!items || !json_object_is_type(items, json_type_array)) {
-    fprintf(stderr, "bins: cannot read %s as a regenerated subset (a JSON array): run surgebox regen --out DIR first\n", file);
+    fprintf(stderr, "bins: %s: %s; a regenerated subset (a JSON list) is what surgebox regen --out DIR writes\n", file, why);
     json_object_put(items);
     return 2; /* an unreadable input, as for every command (cli.failure_status) */
   }

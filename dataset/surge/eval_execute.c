@@ -11,6 +11,7 @@
  * Under --json stdout holds one JSON document; progress goes to stderr.
  * With --shard I/N only this shard's predicted items run into --out DIR
  * (verify_shard.c); nothing is scored until `surgebox merge` joins them. */
+#include "protocol.h"
 #include "cliopt.h"
 #include "eval_cli.h"
 #include "eval_run.h"
@@ -26,25 +27,51 @@
 
 enum { O_BENCHMARK = 0x7100 };
 
-/* eval's own option table (--execute, --subset and --jobs are for this
- * command), --out, and the daemon's and shard groups: the same options as
- * `surgebox eval --execute`. */
+/* The options of eval that apply here (not --references: the references
+ * are regenerated), --out, and the daemon's and shard groups. eval --execute
+ * also takes --execute (its own flag) and --references (refused with why);
+ * neither is listed in verify's --help. */
 static const sbo_opt vs_opts[] = {
+    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json: the SURGE data to run"},
+    {"predictions", SBE_O_PREDS, "FILE", "JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}, "
+     "or SURGE's layout (items with one extra key per model)"},
+    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}"},
+    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table"},
+    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)"},
+    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)"},
+    {"subset", SBE_O_SUBSET, "LIST", "the subsets to run (default all)"},
+    {"jobs", SBE_O_JOBS, "N", "jobs in flight"},
+    {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
+     "excluded: an item not regenerated) or nothing was"},
     {"out", 'o', "DIR", "keep the regenerated <subset>.json there; a second run reuses them"},
-    {"benchmark", O_BENCHMARK, "surge", NULL}, /* surgebox verify's dispatch */
     {NULL, 0, NULL, NULL}};
+static const sbo_opt vs_verify_more[] = {
+    {"benchmark", O_BENCHMARK, "surge", NULL}, /* surgebox verify's dispatch */
+    {"references", SBE_O_REFS, "FILE...", NULL},
+    {NULL, 0, NULL, NULL}};
+static const sbo_opt vs_eval_more[] = {
+    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)"},
+    {"references", SBE_O_REFS, "FILE...", NULL},
+    {NULL, 0, NULL, NULL}};
+#define VS_ABOUT                                                                                                       \
+  "Run only the SURGE items that have a prediction, in the sandbox, and score the\n"                                   \
+  "predictions against those references. Items not regenerated here (a toolchain\n"                                   \
+  "missing, a timeout, a failure of surgebox) are excluded and counted. Under --json\n"                               \
+  "stdout holds one JSON document; progress goes to stderr. With --shard I/N only this\n"                             \
+  "shard's predicted items run into --out DIR; surgebox merge scores the shards."
+#define VS_FOOTER                                                                                                      \
+  "exit: 0 scored, 1 bad arguments (nothing ran), 2 an input that cannot be read or a failure while running "          \
+  "(also a failure of surgebox for any item: the rest is scored), 130 interrupted\n"
 static const sbo_cmd vs_cmd = {"surgebox verify --benchmark surge",
                                "--data DIR --predictions FILE [--out DIR] [options]\n"
                                "(surgebox eval --execute takes the same arguments)",
-                               "Run only the SURGE items that have a prediction, in the sandbox, and score the\n"
-                               "predictions against those references. Items not regenerated here (a toolchain\n"
-                               "missing, a timeout, a failure of surgebox) are excluded and counted. Under --json\n"
-                               "stdout holds one JSON document; progress goes to stderr. With --shard I/N only this\n"
-                               "shard's predicted items run into --out DIR; surgebox merge scores the shards.",
-                               sbe_eval_opts, vs_opts,
-                               "exit: 0 scored, 1 bad arguments or input (nothing ran), 2 a failure while running "
-                               "(also a failure of surgebox for any item: the rest is scored), 130 interrupted\n",
-                               false, sbr_shardable_groups};
+                               VS_ABOUT, vs_opts, vs_verify_more, VS_FOOTER, false, sbr_shardable_groups};
+static const sbo_cmd ee_cmd = {"surgebox eval", "--execute --data DIR --predictions FILE [--out DIR] [options]\n"
+                               "(surgebox verify --benchmark surge takes the same arguments)",
+                               VS_ABOUT, vs_opts, vs_eval_more, VS_FOOTER, false, sbr_shardable_groups};
+
+/* Who speaks in messages: the command the user typed. */
+static const char *who(const sbr_vs_opts *o) { return o->via_eval ? "eval" : "verify"; }
 
 /* --subset LIST (or all) into o->want: 0, or a usage error. */
 static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o) {
@@ -64,19 +91,20 @@ static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o
 }
 
 /* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
-static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
+static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o, bool via_eval) {
   memset(o, 0, sizeof *o);
+  o->via_eval = via_eval;
   sbr_run_opts run = {0};
   const char *subsets = "all";
   sbo_parser p;
-  sbo_init(&p, &vs_cmd, argc, argv);
+  sbo_init(&p, via_eval ? &ee_cmd : &vs_cmd, argc, argv);
   int k = SBO_END, rc = 0;
   const char *v;
   long n = 0;
   while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
     if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
     switch (k) {
-    case SBE_O_EXECUTE: o->via_eval = true; break; /* eval --execute's own flag */
+    case SBE_O_EXECUTE: break; /* eval --execute's own flag */
     case O_BENCHMARK: break;
     case SBE_O_JSON: o->json = true; break;
     case SBE_O_FL: o->fl_extract = true; break;
@@ -109,13 +137,13 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o) {
   if (rc == 0 && (o->out && !*o->out)) rc = sbo_bad_value(&p, 'o', o->out);
   if (rc == 0) rc = want_subsets(&p, subsets, o);
   sbo_done(&p);
-  if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
+  if (rc == 0 && sbr_shard_from_args(who(o), run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out) {
-    fprintf(stderr, "verify: --shard needs --out DIR (what surgebox merge reads)\n");
+    fprintf(stderr, "%s: --shard needs --out DIR (what surgebox merge reads)\n", who(o));
     rc = 1;
   }
   if (rc == 0 && o->shard.count && o->items) { /* a shard scores nothing; the merge writes the report alone */
-    fprintf(stderr, "verify: --items is not for --shard (surgebox merge writes the scored report only)\n");
+    fprintf(stderr, "%s: --items is not for --shard (surgebox merge writes the scored report only)\n", who(o));
     rc = 1;
   }
   return rc;
@@ -132,45 +160,46 @@ static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name((sbr_subset)s));
     if (access(path, F_OK) != 0 && !o->subsets_given) continue;
-    published[s] = json_object_from_file(path);
+    char why[600] = "not a list";
+    published[s] = sbp_json_file(path, why, sizeof why);
     if (!published[s] || !json_object_is_type(published[s], json_type_array)) {
-      fprintf(stderr, "verify: %s: not a list of SURGE items (%s)\n", path, json_util_get_last_err());
+      fprintf(stderr, "%s: %s: %s (SURGE's data is a JSON list of items)\n", who(o), path, why);
       return -1;
     }
     sbe_category c = cat_of((sbr_subset)s);
     if (sbe_refs_load_file(&run->refs, path) != 0) return -1;
     if (run->refs.count[c] != json_object_array_length(published[s])) {
-      fprintf(stderr, "verify: %s: %zu of its %zu items are not %s items\n", path,
+      fprintf(stderr, "%s: %s: %zu of its %zu items are not %s items\n", who(o), path,
               json_object_array_length(published[s]) - run->refs.count[c], json_object_array_length(published[s]),
               sbr_subset_name((sbr_subset)s));
       return -1;
     }
     found++;
   }
-  if (!found) fprintf(stderr, "verify: %s: no ml.json ... fl.json found\n", o->data);
+  if (!found) fprintf(stderr, "%s: %s: no ml.json ... fl.json found\n", who(o), o->data);
   return found ? 0 : -1;
 }
 
 /* The predictions, read and matched to the data by the evaluator; any line
  * it could not place is an error here (it would otherwise be run for nothing
  * or silently dropped). */
-static int check_predictions(const char *path, sbe_run *run) {
+static int check_predictions(const sbr_vs_opts *o, const char *path, sbe_run *run) {
   if (sbe_run_predictions(run, path) != 0) return -1;
   const sbe_pred_stats *st = &run->stats;
   size_t bad = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed +
                st->duplicates;
   if (bad) {
     fprintf(stderr,
-            "verify: %s: %zu prediction(s) do not name one item of the data (unknown subset %zu, index outside "
+            "%s: %s: %zu prediction(s) do not name one item of the data (unknown subset %zu, index outside "
             "%zu, question not found %zu, ambiguous %zu, malformed %zu, duplicate %zu); nothing was run\n",
-            path, bad, st->unknown_subset, st->bad_index, st->question_not_found, st->question_ambiguous,
+            who(o), path, bad, st->unknown_subset, st->bad_index, st->question_not_found, st->question_ambiguous,
             st->malformed, st->duplicates);
     return -1;
   }
   size_t n = 0;
   for (size_t m = 0; m < run->nmodels; m++) n += run->models[m].nscored;
   if (!n) {
-    fprintf(stderr, "verify: %s: no predictions; nothing was run\n", path);
+    fprintf(stderr, "%s: %s: no predictions; nothing was run\n", who(o), path);
     return -1;
   }
   return 0;
@@ -178,7 +207,7 @@ static int check_predictions(const char *path, sbe_run *run) {
 
 /* Arguments' data and predictions, checked: 0, or -1 (said why). */
 static int prepare(const sbr_vs_opts *o, sbe_run *check, sbr_vs_items *items, json_object **published) {
-  if (load_data(o, check, published) != 0 || check_predictions(o->preds, check) != 0) return -1;
+  if (load_data(o, check, published) != 0 || check_predictions(o, o->preds, check) != 0) return -1;
   return sbr_vs_items_init(items, check, published);
 }
 
@@ -234,15 +263,15 @@ static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_
     printf("shard %u/%u: %zu predicted item(s) of this shard, %zu attempted now, %zu reused, in %s\n", sh->index,
            sh->count, items->total_needed, items->ran, items->reused, out);
   }
-  fprintf(stderr, "verify: shard %u/%u done; surgebox merge --out FILE over every shard's --out scores them\n",
+  fprintf(stderr, "%s: shard %u/%u done; surgebox merge --out FILE over every shard's --out scores them\n", who(o),
           sh->index, sh->count);
   return fflush(stdout) == 0 ? 0 : 2;
 }
 
-int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
+static int cmdline(const sbc_ctx *ctx, int argc, char **argv, bool via_eval) {
   sbc_ctx c = *ctx;
   sbr_vs_opts o;
-  int rc = parse(argc, argv, &c, &o);
+  int rc = parse(argc, argv, &c, &o, via_eval);
   if (rc) return rc < 0 ? 0 : rc;
   return sbr_verify_surge_run(&c, &o);
 }
@@ -251,11 +280,11 @@ int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
 static int out_dir(const sbr_vs_opts *o, char *tmp, const char **out) {
   *out = o->out;
   if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
-    fprintf(stderr, "verify: cannot create %s: %s\n", o->out, strerror(errno));
+    fprintf(stderr, "%s: cannot create %s: %s\n", who(o), o->out, strerror(errno));
     return -1;
   }
   if (!o->out && !mkdtemp(tmp)) {
-    fprintf(stderr, "verify: mkdtemp: %s\n", strerror(errno));
+    fprintf(stderr, "%s: mkdtemp: %s\n", who(o), strerror(errno));
     return -1;
   }
   if (!o->out) *out = tmp;
@@ -264,13 +293,20 @@ static int out_dir(const sbr_vs_opts *o, char *tmp, const char **out) {
 
 int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o) {
   sbr_driver d;
-  sbr_driver_init(&d, "verify", ctx, o->jobs);
+  sbr_driver_init(&d, who(o), ctx, o->jobs);
   sbe_run check = {0};
   sbr_vs_items items = {0};
   json_object *published[SBR_N_SUBSETS] = {0};
   char tmp[] = "/tmp/surgebox-verify-XXXXXX";
   const char *out = NULL;
   int status = 1; /* bad input until everything is checked */
+  /* an input that cannot be read is exit 2, as for every command */
+  if (access(o->data, R_OK | X_OK) != 0 || access(o->preds, R_OK) != 0) {
+    const char *bad = access(o->data, R_OK | X_OK) != 0 ? o->data : o->preds;
+    fprintf(stderr, "%s: cannot read %s: %s; nothing ran\n", who(o), bad, errno == ENOENT ? "no such file or directory" : strerror(errno));
+    status = 2;
+    goto done;
+  }
   if (prepare(o, &check, &items, published) != 0 || out_dir(o, tmp, &out) != 0) goto done;
   if (o->shard.count && sbr_vs_shard_begin(&d, o, &items, published, out) != 0) goto done;
   if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
@@ -295,7 +331,7 @@ int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
   if (prepare(o, &check, &items, published) == 0 && sbr_vs_items_resume(&items, dir, published) == 0) {
     size_t missing = 0;
     for (int s = 0; s < SBR_N_SUBSETS; s++) missing += items.n_to_run[s];
-    if (missing) fprintf(stderr, "verify: %zu predicted item(s) have no regenerated record in %s\n", missing, dir);
+    if (missing) fprintf(stderr, "%s: %zu predicted item(s) have no regenerated record in %s\n", who(o), missing, dir);
     else status = score(o, &items, dir, f);
   }
   sbr_vs_items_free(&items);
@@ -304,4 +340,5 @@ int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
   return status;
 }
 
-int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return sbr_verify_surge_cmdline(ctx, argc, argv); }
+int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, false); }
+int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, true); }

@@ -203,6 +203,26 @@ static const char *env_of(json_object *o, char *buf, size_t n) {
 }
 #define ENV(o) env_of(o, envbuf, sizeof envbuf)
 
+/* One row of the table; where nothing ran, "-" for the rates and the
+ * Jaccard mean (not 0.0%: nothing was compared). */
+static void print_row(FILE *f, const char *indent, int width, const char *name, json_object *o, const char *env) {
+#define G(k) json_object_get_int(json_object_object_get(o, k))
+  int ran = G("ran");
+  char ex[16] = "     -", nm[16] = "     -", jac[16] = "       -";
+  if (ran) {
+    snprintf(ex, sizeof ex, "%5.1f%%", 100.0 * G("exact") / ran);
+    snprintf(nm, sizeof nm, "%5.1f%%", 100.0 * G("normalized") / ran);
+    snprintf(jac, sizeof jac, "%8.3f", json_object_get_double(json_object_object_get(o, "jaccard_mean")));
+  }
+  fprintf(f, "%s%-*.*s %5d %5d %6d %6s %6d %6s %8s %8d %8d  %s\n", indent, width, width, name, G("n"), ran, G("exact"), ex,
+          G("normalized"), nm, jac, G("missing_toolchain"), G("nondeterministic"), env);
+#undef G
+}
+
+/* Group names in a stable order: numbers inside compared as numbers
+ * ("g++-C++11--O1" before "g++-C++17--O0"), not by first appearance. */
+static int group_cmp(const void *a, const void *b) { return strverscmp(*(const char *const *)a, *(const char *const *)b); }
+
 void sbr_print_table(json_object *summary, FILE *f) {
   char envbuf[512];
   fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s  %s\n", "subset / group", "n", "ran", "exact", "normalized",
@@ -210,29 +230,21 @@ void sbr_print_table(json_object *summary, FILE *f) {
   json_object_object_foreach(summary, subset, o) {
     json_object *by = NULL;
     json_object_object_get_ex(o, "by", &by);
-#define G(obj, k) json_object_get_int(json_object_object_get(obj, k))
-    int n = G(o, "n"), ran = G(o, "ran");
-    fprintf(f, "%-22s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d  %s\n", subset, n, ran, G(o, "exact"),
-            ran ? 100.0 * G(o, "exact") / ran : 0.0, G(o, "normalized"), ran ? 100.0 * G(o, "normalized") / ran : 0.0,
-            json_object_get_double(json_object_object_get(o, "jaccard_mean")), G(o, "missing_toolchain"),
-            G(o, "nondeterministic"), ENV(o));
-    int groups = 0;
+    print_row(f, "", 22, subset, o, ENV(o));
+    const char *names[64];
+    size_t groups = 0;
     json_object_object_foreach(by, g0, go0) {
-      (void)g0;
       (void)go0;
+      if (groups < 64) names[groups] = g0;
       groups++;
     }
     if (groups > 1 && groups <= 48) {
-      json_object_object_foreach(by, g, go) {
-        int gr = G(go, "ran");
-        fprintf(f, "  %-20.20s %5d %5d %6d %5.1f%% %6d %5.1f%% %8.3f %8d %8d  %s\n", g, G(go, "n"), gr, G(go, "exact"),
-                gr ? 100.0 * G(go, "exact") / gr : 0.0, G(go, "normalized"),
-                gr ? 100.0 * G(go, "normalized") / gr : 0.0,
-                json_object_get_double(json_object_object_get(go, "jaccard_mean")), G(go, "missing_toolchain"),
-                G(go, "nondeterministic"), ENV(go));
+      qsort(names, groups, sizeof *names, group_cmp);
+      for (size_t i = 0; i < groups; i++) {
+        json_object *go = json_object_object_get(by, names[i]);
+        print_row(f, "  ", 20, names[i], go, ENV(go));
       }
     }
-#undef G
   }
   bool any = false;
   json_object_object_foreach(summary, subset1, o1) {
@@ -242,8 +254,9 @@ void sbr_print_table(json_object *summary, FILE *f) {
     any = true;
     json_object *mm = json_object_object_get(json_object_object_get(o1, "mismatches"), "missing_toolchain");
     size_t n = json_object_array_length(mm);
-    fprintf(f, "  %-4s %d %s (%s)%s", subset1, json_object_get_int(json_object_object_get(nr, "count")),
-            json_object_get_boolean(json_object_object_get(nr, "all")) ? "items, the whole subset" : "items",
+    int count = json_object_get_int(json_object_object_get(nr, "count"));
+    fprintf(f, "  %-4s %d %s%s (%s)%s", subset1, count, count == 1 ? "item" : "items",
+            json_object_get_boolean(json_object_object_get(nr, "all")) ? ", the whole subset" : "",
             json_object_get_string(json_object_object_get(nr, "reason")), n ? ": " : "");
     for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(mm, i)));
     fprintf(f, "%s\n", n > 40 ? ",..." : "");
@@ -251,18 +264,21 @@ void sbr_print_table(json_object *summary, FILE *f) {
   json_object_object_foreach(summary, subset3, o3) {
     json_object *nr = json_object_object_get(o3, "not_run");
     if (nr)
-      fprintf(f, "  %-4s %d item(s) not run here (outside --only, or left by an interrupted run): not counted above, "
-                 "never scored\n", subset3, json_object_get_int(nr));
+      fprintf(f, "  %-4s %d %s not run here (outside --only, or left by an interrupted run): not counted above, "
+                 "never scored\n", subset3, json_object_get_int(nr), json_object_get_int(nr) == 1 ? "item" : "items");
   }
-  fprintf(f, "\nmismatches by class (item indices):\n");
+  bool heading = false; /* said only when a class has items */
   json_object_object_foreach(summary, subset2, o2) {
     json_object *mm = json_object_object_get(o2, "mismatches");
     json_object_object_foreach(mm, cls, arr) {
       size_t n = json_object_array_length(arr);
       if (!n || !strcmp(cls, "missing_toolchain")) continue; /* listed above as not regenerated */
+      if (!heading) fprintf(f, "\nmismatches by class (item indices):\n");
+      heading = true;
       fprintf(f, "  %-4s %-18s %3zu: ", subset2, cls, n);
       for (size_t i = 0; i < n && i < 40; i++) fprintf(f, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(arr, i)));
       fprintf(f, "%s\n", n > 40 ? ",..." : "");
     }
   }
+  if (!heading) fprintf(f, "\nmismatches by class: none\n");
 }

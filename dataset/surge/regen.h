@@ -92,7 +92,9 @@ const char *sbr_env_version(const sbr_env *e, const char *toolchain);
  * environment and its best profile's. */
 void sbr_env_options(sbr_env *e, bool inproc_time, bool mimic);
 /* One line per role on f: which toolchain runs it and where. */
-void sbr_env_say_choices(const sbr_env *e, const char *cmd, FILE *f);
+void sbr_env_say_choices(const sbr_env *e, const char *cmd, const sbr_subset *subsets, size_t n, FILE *f);
+/* Whether role k (SBR_ENV_*) has jobs in one of these subsets. */
+bool sbr_env_role_in(int k, const sbr_subset *subsets, size_t n);
 /* (Re)fill e->subs from the chosen toolchains (adapt_env.c). */
 void sbr_env_fill_subs(sbr_env *e);
 /* Each substitution some job was built on, once, to f: with strict one line

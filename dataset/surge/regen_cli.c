@@ -16,6 +16,7 @@
 
 #include "cliopt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,20 @@ static int option(sbo_parser *p, sbr_regen_opts *o, int k, const char *v) {
     break;
   case O_OUT: o->out = v; break;
   case O_SUMMARY: o->summary = v; break;
-  case O_ONLY: o->only = v; break;
+  case O_ONLY: { /* non-negative indices separated by commas, checked here (0,abc ran item 0 alone) */
+    const char *q = v;
+    while (*q) {
+      char *end;
+      errno = 0;
+      long i = strtol(q, &end, 10);
+      if (end == q || i < 0 || errno || (*end && *end != ',') || (*end == ',' && !end[1]))
+        return sbo_usage_error(p, "bad value '%s' for --only: item indices separated by commas (0,1,2)", v);
+      q = *end ? end + 1 : end;
+    }
+    if (!*v) return sbo_bad_value(p, k, v);
+    o->only = v;
+    break;
+  }
   case O_REPEAT:
     if (sbo_parse_long(v, 1, 1000, &n) < 0) return sbo_bad_value(p, k, v);
     o->repeat = (int)n;

@@ -24,18 +24,36 @@ typedef struct {
   size_t total;
 } regen_state;
 
-/* The published data, and what an earlier run left in --out: 0 or 2. */
+/* The published data, and what an earlier run left in --out: 0, 1 (an
+ * --only index no subset has), or 2. */
 static int load(regen_state *rs) {
   const sbr_regen_opts *o = rs->o;
   for (size_t s = 0; s < o->n_subsets; s++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name(o->subsets[s]));
-    rs->published[s] = json_object_from_file(path);
+    char why[600] = "not a list of SURGE items";
+    rs->published[s] = sbp_json_file(path, why, sizeof why);
     if (!rs->published[s] || !json_object_is_type(rs->published[s], json_type_array)) {
-      fprintf(stderr, "regen: cannot read %s: %s\n", path, json_util_get_last_err());
+      fprintf(stderr, "regen: %s: %s\n", path, why);
       return 2;
     }
     json_object *prev = NULL;
+    if (o->only) { /* an index no subset has: nothing would run, without a word */
+      size_t len = json_object_array_length(rs->published[s]);
+      for (const char *q = o->only; *q;) {
+        char *end;
+        unsigned long i = strtoul(q, &end, 10);
+        bool in_some = false;
+        for (size_t k = 0; k < o->n_subsets && rs->published[k]; k++)
+          in_some |= i < json_object_array_length(rs->published[k]);
+        if (s + 1 == o->n_subsets && !in_some) {
+          fprintf(stderr, "regen: --only %lu: %s has %zu items (0 to %zu); nothing ran\n", i,
+                  sbr_subset_name(o->subsets[s]), len, len ? len - 1 : 0);
+          return 1;
+        }
+        q = *end ? end + 1 : end;
+      }
+    }
     if (o->out) {
       snprintf(path, sizeof path, "%s/%s.json", o->out, sbr_subset_name(o->subsets[s]));
       prev = json_object_from_file(path);
@@ -57,6 +75,9 @@ static int load(regen_state *rs) {
  * (`--profile host` included) runs everything there, as asked. */
 static void best_profile(regen_state *rs) {
   if (rs->d->ctx.profile) return;
+  bool groups = false; /* a run that touches no such group (CL alone) needs no profile's word */
+  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  if (!groups) return;
   json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
   json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
   json_object *resp = sbr_driver_ask(rs->d, req);
@@ -85,9 +106,12 @@ static int environment(regen_state *rs) {
   sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
   const sbr_env *e = &rs->env;
   if (rs->o->quiet_environment) return 0;
-  fprintf(stderr, "regen: environment %s (python %s)%s%s; per group whose version shows in the references:\n",
-          profile ? profile : "host", e->python, e->alt ? ", closer groups in profile " : "", e->best_profile);
-  sbr_env_say_choices(e, "regen", stderr);
+  bool groups = false;
+  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  fprintf(stderr, "regen: environment %s (python %s)%s%s%s\n", profile ? profile : "host", e->python,
+          groups && e->alt ? ", closer groups in profile " : "", groups && e->alt ? e->best_profile : "",
+          groups ? "; per group whose version shows in the references:" : "");
+  sbr_env_say_choices(e, "regen", rs->o->subsets, rs->o->n_subsets, stderr);
   return 0;
 }
 
@@ -218,12 +242,15 @@ int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
   if (!rc && o->plan)
     rc = sbr_regen_shard_print_plan(o->shard.count, rs.published, o->subsets, o->n_subsets, o->only, o->plan_json, stdout);
   if (rc || o->plan) goto out;
+  /* --out is made once the daemon answered and took the profile: a refused
+   * run (no daemon, an unknown profile, --no-autostart) leaves nothing behind */
+  if ((rc = environment(&rs))) goto out;
   if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
     fprintf(stderr, "regen: cannot create %s: %s\n", o->out, strerror(errno));
     rc = 2;
     goto out;
   }
-  if ((rc = environment(&rs)) || (o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
+  if ((o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
   if (sbr_env_say_substitutions(&rs.env, "regen", o->strict, stderr) < 0) { /* --strict: nothing runs */
     rc = 2;
     goto out;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -236,7 +237,8 @@ int sbtd_run(const sbc_ctx *ctx, const sbtd_opts *o) {
   d.cache_dir = o->cache_dir;
   run_state rs = {.o = o, .d = &d, .failure_of = o->programs ? sbr_failure_of_request : sbr_failure_of};
   int rc = 0;
-  if (load_items(o, &rs.items) < 0) return sbr_driver_finish(&d, 1);
+  /* a file that cannot be read is exit 2, as for every command; bad content 1 */
+  if (load_items(o, &rs.items) < 0) return sbr_driver_finish(&d, o->programs && access(o->programs, R_OK) != 0 ? 2 : 1);
   rs.rec = calloc(rs.items.n + 1, sizeof *rs.rec);
   rs.other = calloc(rs.items.n + 1, sizeof *rs.other);
   sbr_pump pump = {.total = rs.items.n, .make = make_request, .done = on_response, .ctx = &rs, .failure_of = rs.failure_of};

@@ -826,13 +826,14 @@ def case_pgrp_jobs(_d):
 def case_exec_failure(d):
     """A program that cannot be started: empty output, an error saying why."""
     c = Client(d.sock)
-    for argv, files, why in ((["./nope"], [], "No such file or directory"),
-                             (["./script"], [{"path": "script", "content": "#!/bin/sh\necho ran\n"}],
-                              "Permission denied")):
+    # as a shell: 127 not found, 126 found but not executable (issue 36)
+    for argv, files, why, code in ((["./nope"], [], "No such file or directory", 127),
+                                   (["./script"], [{"path": "script", "content": "#!/bin/sh\necho ran\n"}],
+                                    "Permission denied", 126)):
         r = c.call(exec_req("x", argv, files=files))
         s = r["steps"][0] if r.get("steps") else {}
         check(s.get("stdout") == "" and s.get("stderr") == "", f"{argv[0]}: output of a program never started: {s}")
-        check(s.get("exit_code") == 127, f"{argv[0]}: exit_code {s.get('exit_code')}")
+        check(s.get("exit_code") == code, f"{argv[0]}: exit_code {s.get('exit_code')}, want {code}")
         check(s.get("error") == f"cannot execute {argv[0]}: {why}", f"{argv[0]}: error {s.get('error')!r}")
 
 

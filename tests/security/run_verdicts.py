@@ -211,7 +211,7 @@ def c_session_user_stop(ctx):
 
 
 # ------------------------------------------------------------ exec failures
-def exec_case(ctx, argv, files, why, opts=(), error=None):
+def exec_case(ctx, argv, files, why, opts=(), error=None, code=127):
     h = ctx.h
     app = h.app_dir(files=files)
     r = h.run(argv, opts=ctx.opts("--time-limit", "10", *opts), app=app)
@@ -219,7 +219,7 @@ def exec_case(ctx, argv, files, why, opts=(), error=None):
         return
     h.eq(r.get("stdout"), "", "stdout of a program that never started", r)
     h.eq(r.get("stderr"), "", "stderr of a program that never started", r)
-    h.eq(r.get("exit_code"), 127, "exit_code of a program that never started", r)
+    h.eq(r.get("exit_code"), code, "exit_code of a program that never started (126: not executable)", r)
     h.eq(r.get("error"), error or "cannot execute %s: %s" % (argv[0], why), "error", r)
 
 
@@ -232,7 +232,7 @@ def c_exec_missing(ctx):
 @case("exec_noexec")
 def c_exec_noexec(ctx):
     """./script exists without execute permission."""
-    exec_case(ctx, ["./script", "arg"], {"script": "#!/bin/sh\necho ran\n"}, "Permission denied")
+    exec_case(ctx, ["./script", "arg"], {"script": "#!/bin/sh\necho ran\n"}, "Permission denied", code=126)
 
 
 @case("exec_chdir")

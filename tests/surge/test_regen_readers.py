@@ -100,7 +100,7 @@ def only_slice(cli, data, cl, py, tmp):
     check(p.returncode == 0, f"regen --only: exit {p.returncode}")
     written = json.load(open(os.path.join(out, "cl.json")))
     check(sum("exec" in it for it in written) == 2, "regen --only wrote 2 exec records")
-    check("148 item(s) not run here" in p.stdout, f"the regen table says what did not run: {p.stdout[-1500:]!r}")
+    check("148 items not run here" in p.stdout, f"the regen table says what did not run: {p.stdout[-1500:]!r}")
     p, scored, excluded = evaluate(cli, out, predictions(os.path.join(tmp, "only.jsonl"), cl))
     check(scored == 2 and excluded == {"not_run": 148},
           f"--only slice: eval scored {scored} (want 2), excluded {excluded} (want not_run 148)")

@@ -21,6 +21,15 @@ int main(void) {
   const char *opts[] = {"std", "opt"};
   CHECK(sbu_nearest("stdd", opts, 2) && strcmp(sbu_nearest("stdd", opts, 2), "std") == 0);
   CHECK(sbu_nearest("x", opts, 2) == NULL);
+  /* issue 36: a '+' typed as p or x, a prefix, the number of a standard */
+  CHECK(sbu_nearest("gpp", tcs, n) && strcmp(sbu_nearest("gpp", tcs, n), "g++") == 0);
+  CHECK(sbu_nearest("gxx", tcs, n) && strcmp(sbu_nearest("gxx", tcs, n), "g++") == 0);
+  const char *benches[] = {"cruxeval", "surge", "traces"};
+  CHECK(sbu_nearest("crux", benches, 3) && strcmp(sbu_nearest("crux", benches, 3), "cruxeval") == 0);
+  CHECK(sbu_nearest("cr", benches, 3) == NULL); /* too short a start */
+  const char *stds[] = {"c++98", "c++11", "c++14", "c++17", "c++20"};
+  CHECK(sbu_nearest("17", stds, 5) && strcmp(sbu_nearest("17", stds, 5), "c++17") == 0);
+  CHECK(sbu_nearest("7", stds, 5) == NULL);
   char longname[100];
   memset(longname, 'a', 99);
   longname[99] = '\0';

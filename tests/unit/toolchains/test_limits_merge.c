@@ -58,7 +58,7 @@ int main(void) {
   json_object_put(o);
   o = json_tokener_parse("{\"pid\":3}");
   CHECK(sbp_limits_read(o, "x.limits", &out, err, sizeof err) == SBP_LIMITS_UNKNOWN_FIELD);
-  CHECK_STR(err, "x.limits: unknown field \"pid\"");
+  CHECK_STR(err, "x.limits: unknown field \"pid\": did you mean \"pids\"?");
   json_object_put(o);
   o = json_tokener_parse("{\"memory_mib\":1048577}");
   CHECK(sbp_limits_read(o, "x.limits", &out, err, sizeof err) == SBP_LIMITS_BAD_VALUE);

@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""The first hour, again (issue 36's numbered list): each case reproduces one
+or a few points as a user meets them and asserts the key words, the exit
+status and, for a mistyped name, the suggestion. Written by hand; every case
+failed on commit ab9ce63.
+
+usage: test_first_hour.py BIN_DIR CASE [SEED]   (inside the unshare wrapper,
+like test_cli.py, whose helpers it uses)."""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_cli as T  # noqa: E402  (BIN, run, check, tmpdir, write, Daemon)
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SURGE = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(os.path.dirname(SRC)), "shared", "surge")
+check, run, write, tmpdir = T.check, T.run, T.write, T.tmpdir
+
+
+def err(p):
+    return p.stderr.decode(errors="replace")
+
+
+def one_line(p, rc, *words):
+    """Exit rc, and stderr one line holding every word."""
+    lines = err(p).strip().splitlines()
+    return p.returncode == rc and len(lines) == 1 and all(w in lines[0] for w in words)
+
+
+def need_surge():
+    if not os.path.exists(os.path.join(SURGE, "cl.json")):
+        T.skip("no SURGE data at " + SURGE)
+
+
+# ---------------------------------------------------------------- no daemon
+
+def case_eval_execute_name():
+    """3, 30: eval --execute answers as itself; verify --benchmark surge's
+    --help lists neither --execute nor --references."""
+    t = tmpdir()
+    p = run(["eval", "--execute", "--bogus"])
+    check(one_line(p, 1, "surgebox eval", "'--bogus'") and "verify" not in err(p),
+          f"eval --execute --bogus: {p.returncode} {err(p)!r}")
+    p = run(["eval", "--execute", "--data", t, "--predictions", os.path.join(t, "p.jsonl"), "--shard", "1/2"])
+    check(p.returncode == 1 and err(p).startswith("eval: ") and "--out" in err(p),
+          f"eval --execute --shard without --out: {p.returncode} {err(p)!r}")
+    p = run(["verify", "--benchmark", "surge", "--help"])
+    out = p.stdout.decode()
+    listed = re.findall(r"^\s+(?:-\w, )?--([a-z-]+)", out, re.M)
+    check(p.returncode == 0 and "execute" not in listed and "references" not in listed and "predictions" in listed,
+          f"verify --benchmark surge --help: {out!r}")
+    p = run(["eval", "--execute", "--help"])
+    check(p.returncode == 0 and p.stdout.decode().startswith("usage: surgebox eval"), f"eval --execute --help: {p.stdout[:80]!r}")
+
+
+def case_exit_statuses():
+    """2: one kind of mistake, one status: an input that cannot be read is 2
+    in every command (exec, trace and eval --execute said 1)."""
+    t = tmpdir()
+    gone = os.path.join(t, "gone.py")
+    write(t, "p.jsonl", '{"subset": "ml", "index": 0, "prediction": "1"}\n')
+    for args in (["exec", gone, "--", "python3", "gone.py"], ["exec", "--stdin", gone, "--", "true"], ["trace", gone],
+                 ["eval", "--execute", "--data", t, "--predictions", gone],
+                 ["eval", "--data", t, "--predictions", gone], ["bins", "--data", gone],
+                 ["regen", "--data", os.path.join(t, "nodir"), "--subset", "cl"],
+                 ["trace-dataset", "--programs", gone], ["batch", gone]):
+        p = run(args, env=dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock")))
+        check(p.returncode == 2 and p.stderr, f"surgebox {' '.join(args)}: exit {p.returncode} {err(p)!r}")
+    p = run(["trace", "--format", "xml", gone])  # the command line itself: 1
+    check(p.returncode == 1, f"trace --format xml: {p.returncode}")
+
+
+def case_json_words():
+    """4: unreadable JSON in words with its line and column; a missing
+    directory named as such."""
+    t = tmpdir()
+    write(t, "data/ml.json", '[\n  {"question": "x",\n   "answer": 1,,\n]\n')
+    write(t, "p.jsonl", '{"subset": "ml", "index": 0, "prediction": "1"}\n')
+    p = run(["eval", "--data", os.path.join(t, "data"), "--predictions", os.path.join(t, "p.jsonl")])
+    e = err(p)
+    check(p.returncode == 2 and "not valid JSON at line 3, column" in e and "json_tokener" not in e
+          and "\n\n" not in e, f"eval on a broken ml.json: {p.returncode} {e!r}")
+    p = run(["bins", "--data", os.path.join(t, "data", "ml.json")])
+    check(p.returncode == 2 and "not valid JSON at line 3" in err(p) and "json_" not in err(p),
+          f"bins on a broken file: {p.returncode} {err(p)!r}")
+    p = run(["merge", "--out", os.path.join(t, "m"), os.path.join(t, "nosuch1"), os.path.join(t, "nosuch2")])
+    check(one_line(p, 2, "no such directory", "nosuch1"), f"merge of missing directories: {p.returncode} {err(p)!r}")
+
+
+def case_bad_values():
+    """5, 6, 8: a bad value names the value and suggests the nearest one."""
+    t = tmpdir()
+    write(t, "m.py", "print(1)\n")
+    p = run(["trace", "--format", "line", os.path.join(t, "m.py")])
+    check(one_line(p, 1, "'line'", "did you mean lines?"), f"trace --format line: {p.returncode} {err(p)!r}")
+    p = run(["verify", "--benchmark", "crux"])
+    check(one_line(p, 1, "'crux'", "did you mean cruxeval?"), f"verify --benchmark crux: {p.returncode} {err(p)!r}")
+    p = run(["profile", "creat", "x"])
+    check(one_line(p, 1, "'creat'", "did you mean create?"), f"profile creat: {p.returncode} {err(p)!r}")
+    write(t, "g.json", "{}\n")
+    p = run(["verify", "--benchmark", "cruxeval", "--mode", "outptu", "--generations", os.path.join(t, "g.json")])
+    check(one_line(p, 1, "'outptu'", "--mode", "did you mean output?") and "required" not in err(p),
+          f"--mode outptu: {p.returncode} {err(p)!r}")
+
+
+def case_trace_kinds():
+    """8: trace refuses a file it has no tracer for (was: python3 x.rs, exit 0);
+    --help says what it traces."""
+    t = tmpdir()
+    write(t, "x.rs", "fn main() {}\n")
+    p = run(["trace", os.path.join(t, "x.rs")])
+    check(one_line(p, 1, "x.rs", "--toolchain") and not p.stdout, f"trace x.rs: {p.returncode} {err(p)!r}")
+    p = run(["trace", "--toolchain", "python3.6", os.path.join(t, "x.rs")])  # 9: was a crash, "no end record"
+    check(one_line(p, 1, "Python 3.7 or later"), f"trace --toolchain python3.6: {p.returncode} {err(p)!r}")
+    p = subprocess.run([T.SURGEBOX, "--help"], capture_output=True)
+    line = [x for x in p.stdout.decode().splitlines() if x.strip().startswith("trace ")]
+    check(line and "a Python FILE" not in line[0] and "C" in line[0], f"surgebox --help's trace line: {line}")
+
+
+def case_partial_generations():
+    """7: a generations file without every sample names --samples/--limit."""
+    data = os.path.join(os.path.dirname(SURGE), "cruxeval", "cruxeval.jsonl")
+    if not os.path.exists(data):
+        T.skip("no CRUXEval data at " + data)
+    t = tmpdir()
+    g = write(t, "g.json", '{"sample_0": ["f(1)"]}\n')
+    p = run(["verify", "--benchmark", "cruxeval", "--mode", "output", "--generations", g, "--data", data],
+            env=dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock")))
+    check(p.returncode in (1, 2) and "has no generations" in err(p) and "--samples" in err(p) and "--limit" in err(p),
+          f"partial generations: {p.returncode} {err(p)!r}")
+
+
+def case_profile_unknown():
+    """16: an unknown profile without a definition is not told to create it."""
+    t = tmpdir()
+    p = run(["profile", "show", "nope", "--dir", t])
+    e = err(p)
+    check(p.returncode == 2 and "nope" in e and "profile create nope" not in e and "no definition" in e,
+          f"profile show nope: {p.returncode} {e!r}")
+    p = run(["profile", "show", "surge-2025", "--dir", t])  # a definition ships: create is the way
+    check(p.returncode == 2 and "profile create surge-2025" in err(p), f"profile show surge-2025 (absent): {err(p)!r}")
+
+
+def case_status_started():
+    """1: a status call that had to start a daemon says so (it reported
+    "up 0.075 s" as if one had been running)."""
+    t = tmpdir()
+    env = dict(os.environ, SURGEBOX_SOCKET_DIR=t, SURGEBOX_IDLE_TIMEOUT="0")
+    env.pop("SURGEBOX_SOCKET", None)
+    p = run(["status"], env=env)
+    check(p.returncode == 0 and "no daemon was running" in err(p) and "started" in err(p),
+          f"status with no daemon: {p.returncode} {err(p)!r}")
+    p = run(["status", "--json"], env=env)
+    doc = json.loads(p.stdout or b"{}")
+    check(p.returncode == 0 and doc.get("started_by_this_call") is True, f"status --json: {p.stdout[:200]!r}")
+
+
+def case_regen_only():
+    """10, 27: regen --only with an index no subset has, or not a number, is
+    refused and runs nothing; a refused run leaves no --out behind."""
+    need_surge()
+    t = tmpdir()
+    env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock"))
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "500", "--out", out], env=env)
+    check(one_line(p, 1, "--only 500", "DR has 200 items") or one_line(p, 1, "--only 500", "dr has 200 items"),
+          f"--only 500 on DR: {p.returncode} {err(p)!r}")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0,abc", "--out", out], env=env)
+    check(one_line(p, 1, "'0,abc'", "--only"), f"--only 0,abc: {p.returncode} {err(p)!r}")
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0", "--out", out], env=env)
+    check(p.returncode == 2 and "none.sock" in err(p) and not os.path.exists(out),
+          f"a run refused (no daemon) leaves no --out: {p.returncode} {os.path.exists(out)} {err(p)!r}")
+
+
+def case_cosmetics():
+    """33: doctor --help without a 404-character line."""
+    p = run(["doctor", "--help"])
+    longest = max(len(x) for x in p.stdout.decode().splitlines())
+    check(p.returncode == 0 and longest <= 160, f"doctor --help's longest line: {longest}")
+
+
+def case_user_profiles():
+    """20: unprivileged, the private daemon looks for profiles where
+    `surgebox profile list` does (it looked in root's /var/lib)."""
+    t = tmpdir()
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")
+    os.makedirs(home)
+    os.chown(home, 4242, 4242)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(4242)
+            os.setuid(4242)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "SURGEBOX_SOCKET_DIR": home,
+                   "SURGEBOX_IDLE_TIMEOUT": "0"}
+            p = subprocess.run([T.SURGEBOX, "exec", "--profile", "nope", "--", "true"], env=env, capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=300, cwd=home)
+            q = subprocess.run([T.SURGEBOX, "profile", "list", "--json"], env=env, capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=60, cwd=home)
+            os.write(w, json.dumps([p.returncode, p.stderr.decode(errors="replace"), q.stdout.decode()]).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    rc, e, listed = json.loads(got or b'[null, "", ""]')
+    want = os.path.join(home, ".local", "share", "surgebox", "profiles")
+    check(rc == 2 and ("no profile nope in " + want) in e and "/var/lib/surgebox" not in e,
+          f"the private daemon's profiles directory as uid 4242: {rc} {e!r}")
+
+
+def case_exec_hint():
+    """29: exec FILE without a PROGRAM names the toolchain to use."""
+    t = tmpdir()
+    write(t, "hello.py", "print('hi')\n")
+    p = run(["exec", "hello.py"], cwd=t)
+    check(one_line(p, 1, "--toolchain python3 hello.py"), f"exec hello.py: {p.returncode} {err(p)!r}")
+
+
+# ---------------------------------------------------------------- with a daemon
+
+def case_exec_notes(d):
+    """17, 22, 36: plain mode says a pids limit hit and a warm request that ran
+    cold; a file without execute permission is 126 as in a shell; a warm
+    request naming python3 (no path) starts warm."""
+    t = tmpdir()
+    write(t, "x.sh", "#!/bin/sh\necho never\n")
+    os.chmod(os.path.join(t, "x.sh"), 0o644)
+    p = run(["exec", "--exit-code", "program", "x.sh", "--", "./x.sh"], env=d.env, cwd=t)
+    check(p.returncode == 126 and b"never" not in p.stdout, f"not executable: 126, got {p.returncode} {err(p)!r}")
+    fork = ["--pids-limit", "3", "--", "sh", "-c", "for i in 1 2 3 4 5 6; do sleep 2 & done; wait; echo done"]
+    p = run(["exec", "--json"] + fork, env=d.env)
+    doc = json.loads(p.stdout or b"{}")
+    hit = any(s.get("pids_limit_hit") for s in doc.get("steps", [doc]))
+    check(hit or doc.get("pids_limit_hit"), f"the pids limit is hit: {p.stdout[:300]!r}")
+    p = run(["exec"] + fork, env=d.env)
+    check(p.returncode == 0 and "pids limit" in err(p) and "--pids-limit" in err(p), f"said in plain mode: {err(p)!r}")
+    write(t, "hello.py", "print('hi')\n")
+    p = run(["exec", "--json", "--warm", "hello.py", "--", "/usr/bin/python3", "hello.py"], env=d.env, cwd=t)
+    start = (json.loads(p.stdout or b"{}").get("steps") or [{}])[-1].get("enforced", {}).get("start", "")
+    if not start.startswith("warm"):
+        T.skip("no warm start on this machine: " + start)
+    p = run(["exec", "--json", "--warm", "hello.py", "--", "python3", "hello.py"], env=d.env, cwd=t)
+    start = (json.loads(p.stdout or b"{}").get("steps") or [{}])[-1].get("enforced", {}).get("start", "")
+    check(start.startswith("warm"), f"--warm -- python3 (by name) starts warm: {start!r}")
+    p = run(["exec", "--warm", "hello.py", "--", "python3", "-I", "hello.py"], env=d.env, cwd=t)
+    check(p.returncode == 0 and p.stdout == b"hi\n" and "ran cold" in err(p) and "warm refused" in err(p),
+          f"--warm that ran cold says so: {err(p)!r}")
+
+
+def case_suggestions(d):
+    """5: the nearest name for a toolchain typed without '+', a standard given
+    by its number, GCC's old name of c++23, and the protocol's fields."""
+    T.need_gxx(d)
+    t = tmpdir()
+    src = write(t, "m.cpp", "int main() {}\n")
+    p = run(["exec", "--toolchain", "gpp", src], env=d.env)
+    check(one_line(p, 2, 'did you mean "g++"?'), f"--toolchain gpp: {p.returncode} {err(p)!r}")
+    p = run(["exec", "--toolchain", "g++", "--std", "17", src], env=d.env)
+    check(one_line(p, 2, "std=17", "did you mean std=c++17?"), f"--std 17: {p.returncode} {err(p)!r}")
+    p = run(["exec", "--toolchain", "g++", "--std", "c++2b", src], env=d.env)
+    check(one_line(p, 2, "c++2b", "c++23") and "did you mean std=c++20" not in err(p), f"--std c++2b: {err(p)!r}")
+    inp = write(t, "in.jsonl", '{"steps": [{"argv": ["true"]}], "limts": {"time_s": 1}}\n'
+                               '{"steps": [{"argv": ["true"], "limits": {"time": 1}}]}\n')
+    p = run(["batch", inp, "--order", "input"], env=d.env)
+    got = [json.loads(x).get("error", {}).get("message", "") for x in p.stdout.decode().splitlines()]
+    check(len(got) == 2 and 'did you mean "limits"?' in got[0] and 'did you mean "time_s"?' in got[1],
+          f"protocol fields limts, limits.time: {got}")
+
+
+def case_report_paths(d):
+    """12, 33: report refuses SURGE's published data (it wrote a page of
+    "n 0" into the dataset); OUT/ gives OUT/report.html, not OUT//."""
+    need_surge()
+    t = tmpdir()
+    p = run(["report", SURGE], env=d.env)
+    check(one_line(p, 2, "no regenerated item") and not os.path.exists(os.path.join(SURGE, "report.html")),
+          f"report on the published data: {p.returncode} {err(p)!r}")
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "cl", "--only", "0", "--out", out], env=d.env)
+    check(p.returncode == 0, f"regen --only 0: {p.returncode} {err(p)[-300:]!r}")
+    p = run(["report", out + "/"], env=d.env)
+    said = err(p) + p.stdout.decode()
+    check(p.returncode == 0 and "//report.html" not in said and os.path.exists(os.path.join(out, "report.html")),
+          f"report OUT/: {p.returncode} {said!r}")
+
+
+def case_regen_tables(d):
+    """11, 13, 14: regen's environment names only the groups it runs; its
+    table prints "-" where nothing ran (not 0.0%), "1 item", and no empty
+    heading."""
+    need_surge()
+    t = tmpdir()
+    out = os.path.join(t, "out")
+    p = run(["regen", "--data", SURGE, "--subset", "cl,fl", "--only", "0", "--out", out], env=d.env)
+    e = err(p) + p.stdout.decode()
+    check(p.returncode == 0 and not re.search(r"^regen: (BG|DR|ML) ", e, re.M) and "surge-2025" not in e,
+          f"no BG/DR/ML environment lines, no profile's word: {e!r}")
+    rows = {x.split()[0]: x for x in e.splitlines() if re.match(r"^(cl|fl) +\d", x)}
+    fl = rows.get("fl", "")
+    check(fl and (" 0.0%" in fl) == (fl.split()[2] != "0"), f"fl's row: '-' where nothing ran: {fl!r}")
+    check(" 1 items" not in e and "mismatches by class (item indices):\n\n" not in e
+          and not e.rstrip().endswith("(item indices):"), f"no '1 items', no empty heading: {e[-400:]!r}")
+
+
+def case_refused_uid(d):
+    """21: ping from a uid the daemon refuses says why (it said "no answer
+    from the daemon"), as exec does."""
+    os.chmod(d.dir, 0o755)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(0)  # group root: the 0660 socket lets it connect
+            os.setuid(4242)
+            outs = []
+            for args in (["ping"], ["exec", "--", "true"]):
+                p = subprocess.run([T.SURGEBOX] + args, env=d.env, capture_output=True, stdin=subprocess.DEVNULL,
+                                   timeout=60, cwd="/")
+                outs.append([p.returncode, p.stderr.decode(errors="replace")])
+            os.write(w, json.dumps(outs).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    outs = json.loads(got or b"[]")
+    for (rc, e), what in zip(outs, ("ping", "exec")):
+        check(rc == 2 and "not allowed to use this daemon" in e and "no answer" not in e, f"{what} as uid 4242: {rc} {e!r}")
+    check(len(outs) == 2, f"both ran: {outs}")
+
+
+def case_exec_interrupt(d):
+    """28: Ctrl-C during exec cancels the job and shows what it printed so far
+    (it showed nothing), exit 130."""
+    import signal
+    import time
+    p = subprocess.Popen([T.SURGEBOX, "exec", "--", "sh", "-c", "echo started; echo to-err >&2; sleep 60"], env=d.env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(3)  # not a timing assert: the job must have started before the interrupt
+    p.send_signal(signal.SIGINT)
+    out, e = p.communicate(timeout=60)
+    e = e.decode(errors="replace")
+    check(p.returncode == 130 and out == b"started\n" and "to-err" in e and "cancel" in e,
+          f"Ctrl-C: {p.returncode} {out!r} {e!r}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+if __name__ == "__main__":
+    fn = CASES[sys.argv[2]]
+    if fn.__code__.co_argcount:
+        T.with_daemon(fn)
+    else:
+        fn()
+    if T.failures:
+        print(f"{len(T.failures)} check(s) failed")
+        sys.exit(1)
