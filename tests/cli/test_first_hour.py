@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_cli as T  # noqa: E402  (BIN, run, check, tmpdir, write, Daemon)
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SURGE = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(os.path.dirname(SRC)), "shared", "surge")
+SURGE = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(SRC), "shared", "surge")  # ../shared/surge, as CMake's
 check, run, write, tmpdir = T.check, T.run, T.write, T.tmpdir
 
 

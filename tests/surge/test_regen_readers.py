@@ -11,8 +11,9 @@ excluded and counted, never scored against it, never given a time of ours.
    output's cut-off run stored as regenerated;
 2. `regen --subset cl --only A,B` then eval with a prediction for every item:
    2 scored, 148 excluded as not_run (the issue's 149-of-150 case);
-3. a regen interrupted mid-way (SIGINT once some items are written): eval
-   scores exactly the items it wrote, the rest not_run.
+3. a regen interrupted mid-way (SIGINT while its last item, made to sleep,
+   runs: no machine's speed changes where it stops): eval scores exactly the
+   items it wrote, the rest not_run.
 Predictions are the published answers, so an item scored against the
 published "gt" would score 1: what is excluded must not count.
 Run inside the unshare wrapper (ctest does): regen starts its own daemon.
@@ -106,27 +107,44 @@ def only_slice(cli, data, cl, py, tmp):
           f"--only slice: eval scored {scored} (want 2), excluded {excluded} (want not_run 148)")
 
 
+def jobs_done(cli):
+    p = subprocess.run([cli, "status", "--json", "--no-autostart"], capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(p.stdout)["jobs_done"]
+    except (ValueError, KeyError):
+        return None
+
+
 def interrupted(cli, data, cl, py, tmp):
+    """SIGINT at a point no machine's speed moves: the last item asked is made
+    to sleep (a copy of the data), one job at a time, so once the daemon has
+    done every other item's job the run is mid-way whatever the speed."""
+    cut_data = os.path.join(tmp, "cut-data")
+    os.mkdir(cut_data)
+    shutil.copy(os.path.join(data, "cl.json"), cut_data)
+    sleeper = copy.deepcopy(cl)
+    sleeper[py[-1]]["question"] = "import time\ntime.sleep(3600)\n"
+    with open(os.path.join(cut_data, "cl.json"), "w") as f:
+        json.dump(sleeper, f)
     out = os.path.join(tmp, "cut")
     path = os.path.join(out, "cl.json")
-    proc = subprocess.Popen([cli, "regen", "--data", data, "--subset", "cl", "--only", ",".join(map(str, py)),
-                             "--repeat", "3", "--jobs", "1", "--out", out],
+    before = jobs_done(cli)
+    proc = subprocess.Popen([cli, "regen", "--data", cut_data, "--subset", "cl", "--only", ",".join(map(str, py)),
+                             "--jobs", "1", "--out", out],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            if any("exec" in it for it in json.load(open(path))):
-                break
-        except (OSError, ValueError):
-            pass
+        done = jobs_done(cli)
+        if before is not None and done is not None and done - before >= len(py) - 1:
+            break
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     print(f"$ regen (interrupted)\n  exit {proc.returncode}\n  stderr: {stderr[-800:]}", flush=True)
     written = json.load(open(path))
     ran = sum("exec" in it for it in written)
-    check(proc.returncode == 130 and 0 < ran < len(py),
-          f"interrupted mid-way: exit {proc.returncode}, {ran} of {len(py)} asked written (want 130, some, not all)")
+    check(proc.returncode == 130 and ran == len(py) - 1,
+          f"interrupted mid-way: exit {proc.returncode}, {ran} of {len(py)} asked written (want 130, all but the sleeper)")
     p, scored, excluded = evaluate(cli, out, predictions(os.path.join(tmp, "cut.jsonl"), cl))
     check(scored == ran and excluded == {"not_run": 150 - ran},
           f"interrupted: eval scored {scored} (want {ran}), excluded {excluded} (want not_run {150 - ran})")
