@@ -347,7 +347,8 @@ class TraceTest(WithDaemon):
         self.assertEqual(t.events[11].k, "return")
         self.assertEqual(tuple(t.events[11].val), ("list", "#2[2, 4]"))
         self.assertEqual(t.result.stdout, b"[2, 4]\n")
-        self.assertEqual(t.check, {"stdout_equal": True, "stderr_equal": True, "exit_equal": True})
+        self.assertEqual(t.check, {"stdout_equal": True, "stderr_equal": True, "exit_equal": True,
+                                   "trace_sealed": True})
         # a debugger view on it: step out of f's first line lands on the module's return
         self.assertEqual(t.events[t.step_out(4)].fn, "<module>")
 

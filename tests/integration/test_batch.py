@@ -309,7 +309,8 @@ def case_trace(env):
         check(s.get("trace_status") == "complete" and recs and recs[-1]["status"] == "complete"
               and any(r.get("k") == "return" and r.get("val") == ["int", str(i + 1)] for r in recs),
               f"answer {i}: its own trace ({s.get('trace_status')})")
-        check(s.get("trace_check") == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True},
+        check(s.get("trace_check") == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True,
+                                       "trace_sealed": True},
               f"answer {i}: compared with its untraced run: {s.get('trace_check')}")
     check(got[4]["type"] == "error" and "steps[0]" in got[4]["error"]["message"], f"the refused line: {got[4]}")
     outp = env.path("fields.jsonl")

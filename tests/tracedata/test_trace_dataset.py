@@ -102,7 +102,10 @@ def case_programs(bin_dir, tmp):
     check(rec["rust_program"]["trace_status"] is None and "no tracer" in rec["rust_program"]["error"], "rust_program: why")
     for r in rec.values():
         if r["trace_status"]:
-            check(r["trace_check"] == {"stdout_equal": True, "stderr_equal": True, "exit_equal": True}, "%s check" % r["id"])
+            want = {"stdout_equal": True, "stderr_equal": True, "exit_equal": True}
+            if r["id"] != "c_program":  # a Python trace is sealed (issue 35); a gdb trace is written from outside
+                want["trace_sealed"] = r.get("end_by") != "supervisor"  # the supervisor ends what the tracer did not seal
+            check(r["trace_check"] == want, "%s check: %s" % (r["id"], r["trace_check"]))
             lines = open(os.path.join(out, r["trace"])).read().splitlines()
             check(json.loads(lines[-1])["status"] == r["trace_status"], "%s: the trace file's end" % r["id"])
             if r["trace_status"] in ("complete", "truncated"):
