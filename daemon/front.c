@@ -62,12 +62,12 @@ static uint64_t front_submit(void *arg, json_object *req, sbh_answer_fn answer, 
   lim.max_line_bytes = srv->cfg->max_line;
   sbp_request *r = NULL;
   json_object *err = NULL;
+  uint64_t id = t->id; /* the send or dispatch below may answer (and free t) at once */
   if (sbp_request_parse(line, len, &lim, &r, &err) < 0) {
-    json_object_object_add(err, "id", json_object_new_int64((int64_t)t->id)); /* a too-long line has none */
+    json_object_object_add(err, "id", json_object_new_int64((int64_t)id)); /* a too-long line has none */
     sbd_conn_send(srv->front, err);
-    return t->id;
+    return id;
   }
-  uint64_t id = t->id; /* dispatch may answer (and free t) at once */
   sbd_dispatch(srv->front, r);
   return id;
 }

@@ -180,7 +180,10 @@ static void close_listener(sbd_server *srv) {
 static void stop_everything(sbd_server *srv) {
   close_listener(srv);
   sbd_front_stop(srv); /* its requests cancelled before its connection goes */
-  for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
+  for (sbd_conn *c = srv->conns, *next; c; c = next) {
+    next = c->next; /* the front's socketless connection is freed at once */
+    sbd_conn_close(c);
+  }
   uv_signal_stop(&srv->sig_term);
   uv_signal_stop(&srv->sig_int);
   uv_signal_stop(&srv->sig_hup);
@@ -450,7 +453,10 @@ int sbd_run(sbd_config *cfg) {
     code = 2;
     close_listener(srv);
     sbd_front_stop(srv);
-    for (sbd_conn *c = srv->conns; c; c = c->next) sbd_conn_close(c);
+    for (sbd_conn *c = srv->conns, *next; c; c = next) {
+    next = c->next; /* the front's socketless connection is freed at once */
+    sbd_conn_close(c);
+  }
   } else {
     const char *w = sb_runtime_warning(srv->rt);
     if (w) sbd_log(srv, "warn", "%s", w);
