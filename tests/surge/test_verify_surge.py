@@ -96,7 +96,8 @@ def main():
                          daemon_args=["--jobs", "2", "--cache-dir", os.path.join(tmp, "cache")]) as client:
         r = Run(bin_dir, client, tmp)
 
-        # bad arguments or predictions: one error, exit 1, nothing run, nothing written
+        # bad arguments or predictions: one error, exit 1 (2 for a file that
+        # cannot be read, docs/cli.md's EXIT STATUS), nothing run, nothing written
         bad = os.path.join(tmp, "bad.jsonl")
         cases = {
             "unknown flag": common + ["--out", out, "--frobnicate"],
@@ -111,7 +112,8 @@ def main():
             f.write(open(preds).read() + json.dumps({"subset": "cl", "index": len(cl) + 5, "prediction": "1"}) + "\n")
         for what, args in cases.items():
             rc, stdout, stderr, ran = r.verify(args, 0)
-            check(rc == 1, f"{what}: exit {rc}, expected 1")
+            want = 2 if what == "missing predictions file" else 1
+            check(rc == want, f"{what}: exit {rc}, expected {want}")
             check(ran == 0, f"{what}: {ran} job(s) ran")
             check(stdout == "", f"{what}: stdout not empty: {stdout[:200]!r}")
             check(stderr.strip() != "", f"{what}: no message")
