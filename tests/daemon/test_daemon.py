@@ -1387,6 +1387,45 @@ def case_probe_cache_shared(_d):
                   f"the third start probes nothing: {log[-500:]}")
 
 
+def case_toolchain_seed(_d):
+    """SURGEBOX_TOOLCHAINS_SEED (the test suite's one detection per run): a
+    fresh cache directory starts from the seed and probes nothing; a seed
+    others may write, or a symlink to a good one, is ignored (detection runs)."""
+    tcdir = tempfile.mkdtemp(prefix="sbd-tc-")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "toolchains", "defs", "gxx.json")
+    shutil.copy(src, tcdir)
+    saved = os.environ.pop("SURGEBOX_TOOLCHAINS_SEED", None)
+    try:
+        first = tempfile.mkdtemp(prefix="sbd-seed-")
+        d = Daemon("--cache-dir", first, "--toolchains", tcdir)
+        d.stop()
+        m = re.search(r"\((\d+) probes run, (\d+) cached\)", d.logtext())
+        if not m or int(m.group(1)) == 0:
+            check(False, f"the unseeded daemon probed g++: {d.logtext()[-400:]}")
+            return
+        good = os.path.join(first, "toolchains.json")
+        writable = os.path.join(tempfile.mkdtemp(prefix="sbd-seedw-"), "toolchains.json")
+        shutil.copy(good, writable)
+        os.chmod(writable, 0o666)
+        link = os.path.join(tempfile.mkdtemp(prefix="sbd-seedl-"), "toolchains.json")
+        os.symlink(good, link)
+        for seed, want_probes in ((good, False), (writable, True), (link, True)):
+            os.environ["SURGEBOX_TOOLCHAINS_SEED"] = seed
+            cache = tempfile.mkdtemp(prefix="sbd-seeded-")
+            d = Daemon("--cache-dir", cache, "--toolchains", tcdir)
+            d.stop()
+            m = re.search(r"\((\d+) probes run, (\d+) cached\)", d.logtext())
+            ran = int(m.group(1)) if m else -1
+            check(m is not None and (ran > 0) == want_probes,
+                  f"seed {os.path.basename(os.path.dirname(seed))}: {ran} probes run, expected "
+                  f"{'some' if want_probes else 'none'}: {d.logtext()[-300:]}")
+            check(os.path.isfile(os.path.join(cache, "toolchains.json")), "the seeded daemon wrote its own cache file")
+    finally:
+        os.environ.pop("SURGEBOX_TOOLCHAINS_SEED", None)
+        if saved is not None:
+            os.environ["SURGEBOX_TOOLCHAINS_SEED"] = saved
+
+
 # Issue 16: two consecutive hostile jobs in one worker slot (--jobs 1), so
 # the second one gets the sandbox the pool prepared for the first. Job 1
 # plants state in every place a reused sandbox could keep it and leaves a
@@ -1790,6 +1829,7 @@ CASES = {
     "output_bytes": (case_output_bytes, NO_TOOLCHAINS),
     "pgrp_jobs": (case_pgrp_jobs, None),
     "probe_cache_shared": (case_probe_cache_shared, None),
+    "toolchain_seed": (case_toolchain_seed, None),
     "exec_failure": (case_exec_failure, []),
     "oom_host_vs_own": (case_oom_host_vs_own, None),
     "pool_reuse": (case_pool_reuse, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
