@@ -1,6 +1,16 @@
 """A private surgeboxd for one test case: its own socket in its own directory,
-the cache directory it is given, its log kept; ready once it says so on
---ready-fd. Shared by tests/cli and tests/toolchains."""
+its log kept; ready once it says so on --ready-fd (after bind, listen and
+detection: a connect never races the start). The one way the tests start a
+daemon by hand: tests/cli, tests/toolchains, tests/trace, tests/warm,
+tests/http (httpd.Daemon adds the HTTP front) and tests/clients build on it.
+
+  PrivateDaemon(bin_dir, cache_dir, *extra, env=None, user=None, directory=None)
+
+cache_dir: the --cache-dir to give (None: DIRECTORY/cache; False: none, the
+daemon's own default). user: a uid to run it as (setpriv; the unprivileged,
+user-namespace mode), with HOME and XDG_RUNTIME_DIR a 0700 directory of its
+own where its socket goes. directory: the case's directory (default: a new
+one); stop() removes it."""
 import os
 import select
 import shutil
@@ -10,16 +20,32 @@ import time
 
 
 class PrivateDaemon:
-    def __init__(self, bin_dir, cache_dir, *extra, env=None, start_timeout=400):
-        self.dir = tempfile.mkdtemp(prefix="sbtest-daemon-")
+    def __init__(self, bin_dir, cache_dir=None, *extra, env=None, start_timeout=400, user=None, directory=None):
+        self.dir = directory or tempfile.mkdtemp(prefix="sbtest-daemon-")
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "s.sock")
-        self.log = open(os.path.join(self.dir, "log"), "w+")
+        self.logpath = os.path.join(self.dir, "log")
+        self.log = open(self.logpath, "w+")
+        if cache_dir is None:
+            cache_dir = os.path.join(self.dir, "cache")
+        argv = [os.path.join(bin_dir, "surgeboxd")]
+        if user is not None:
+            xdg = os.path.join(self.dir, "xdg")
+            os.mkdir(xdg, 0o700)
+            os.chown(xdg, user, user)
+            self.sock = os.path.join(xdg, "s.sock")
+            env = dict(env or {"PATH": "/usr/bin:/bin"}, HOME=xdg, XDG_RUNTIME_DIR=xdg)
+            seed = os.environ.get("SURGEBOX_TOOLCHAINS_SEED")
+            if seed and "SURGEBOX_TOOLCHAINS_SEED" not in env:
+                env["SURGEBOX_TOOLCHAINS_SEED"] = seed  # root's seed: an unprivileged daemon may read it
+            argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + argv
+        argv += ["--socket", self.sock]
+        if cache_dir is not False:
+            argv += ["--cache-dir", cache_dir]
         rfd, wfd = os.pipe()
         try:
-            self.proc = subprocess.Popen([os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock,
-                                          "--cache-dir", cache_dir, "--ready-fd", str(wfd)] + list(extra),
-                                         stdin=subprocess.DEVNULL, stderr=self.log, env=env, pass_fds=(wfd,))
+            self.proc = subprocess.Popen(argv + list(extra) + ["--ready-fd", str(wfd)], stdin=subprocess.DEVNULL,
+                                         stderr=self.log, env=env, pass_fds=(wfd,))
         finally:
             os.close(wfd)
         got = b""
@@ -43,8 +69,13 @@ class PrivateDaemon:
         return self.log.read()
 
     def stop(self):
-        """SIGTERM and wait; the directory goes (the log stays readable through self.log)."""
+        """SIGTERM and wait (SIGKILL after 60 s); the directory goes (the log
+        stays readable through self.log)."""
         if self.proc.poll() is None:
             self.proc.terminate()
-        self.proc.wait(60)
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -6,84 +6,40 @@ import http.client
 import json
 import os
 import re
-import select
 import shutil
 import socket
-import subprocess
+import sys
 import tempfile
 import time
 
 SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(SRC, "tests", "cli"))
+from private_daemon import PrivateDaemon  # noqa: E402
 # the toolchain files /run_code's starting languages need: detection of only
 # these keeps the daemon's start short
 TOOLCHAIN_FILES = ("python3.json", "gxx.json", "bash.json")
 
 
-class Daemon:
+class Daemon(PrivateDaemon):
     def __init__(self, bin_dir, *extra, http=("127.0.0.1:0",), start_timeout=300, user=None):
-        self.dir = tempfile.mkdtemp(prefix="sbtest-http-")
-        os.chmod(self.dir, 0o755)
-        self.tcdir = os.path.join(self.dir, "toolchains")
+        directory = tempfile.mkdtemp(prefix="sbtest-http-")
+        os.chmod(directory, 0o755)
+        self.tcdir = os.path.join(directory, "toolchains")
         os.mkdir(self.tcdir)
         for f in TOOLCHAIN_FILES:
             shutil.copy(os.path.join(SRC, "toolchains", "defs", f), self.tcdir)
-        self.sock = os.path.join(self.dir, "s.sock")
-        self.logpath = os.path.join(self.dir, "log")
-        self.log = open(self.logpath, "w+")
-        argv = [os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--cache-dir",
-                os.path.join(self.dir, "cache"), "--toolchains", self.tcdir]
-        for h in http:
-            argv += ["--http", h]
-        argv += list(extra)
-        env = None
         if user is not None:  # an unprivileged daemon: uid 0 of a user namespace of its own
-            xdg = os.path.join(self.dir, "xdg")
-            os.mkdir(xdg, 0o700)
-            for p in (self.dir, xdg, self.tcdir):
+            for p in (directory, self.tcdir):
                 os.chown(p, user, user)
-            self.sock = os.path.join(xdg, "s.sock")
-            argv[2] = self.sock
-            env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
-            argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user, "--clear-groups"] + argv
-        rfd, wfd = os.pipe()
-        try:
-            self.proc = subprocess.Popen(argv + ["--ready-fd", str(wfd)], stdin=subprocess.DEVNULL,
-                                         stderr=self.log, pass_fds=(wfd,), env=env)
-        finally:
-            os.close(wfd)
-        got = b""
-        deadline = time.monotonic() + start_timeout
-        try:
-            while not got.endswith(b"\n") and select.select([rfd], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                chunk = os.read(rfd, 64)
-                if not chunk:
-                    break
-                got += chunk
-        finally:
-            os.close(rfd)
-        if got != b"ready\n":
-            text = self.logtext()
-            self.stop()
-            raise RuntimeError("daemon did not start: " + text)
+        args = ["--toolchains", self.tcdir]
+        for h in http:
+            args += ["--http", h]
+        super().__init__(bin_dir, None, *(args + list(extra)), start_timeout=start_timeout, user=user,
+                         directory=directory)
         m = re.search(r"HTTP on (\S+):(\d+)", self.logtext())
         self.host = m.group(1).strip("[]")
         self.port = int(m.group(2))
         self.url = "http://%s:%d" % (m.group(1), self.port)
-
-    def logtext(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def conn(self, timeout=120):
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)

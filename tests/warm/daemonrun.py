@@ -5,12 +5,9 @@ both runs can be given the same PYTHONHASHSEED) or the toolchain form."""
 import base64
 import json
 import os
-import shutil
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -88,29 +85,14 @@ def start(step):
     return (step.get("enforced") or {}).get("start", "")
 
 
-class UserDaemon:
+class UserDaemon(PrivateDaemon):
     """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it): the
-    unprivileged, user-namespace mode."""
+    unprivileged, user-namespace mode; its toolchain directory empty."""
 
     def __init__(self, bin_dir, *extra):
-        self.top = tempfile.mkdtemp(prefix="warm-unpriv-")
-        os.chmod(self.top, 0o755)
-        xdg = os.path.join(self.top, "xdg")
-        os.mkdir(xdg, 0o700)
-        os.chown(xdg, 4242, 4242)
-        self.sock = os.path.join(xdg, "s.sock")
-        env = {"PATH": "/usr/bin:/bin", "HOME": xdg, "XDG_RUNTIME_DIR": xdg}
-        self.proc = subprocess.Popen(["setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
-                                      os.path.join(bin_dir, "surgeboxd"), "--socket", self.sock, "--jobs", "1",
-                                      "--no-cache", "--toolchains", self.top] + list(extra), env=env, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while time.time() < deadline and not os.path.exists(self.sock) and self.proc.poll() is None:
-            time.sleep(0.05)
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(60)
-        shutil.rmtree(self.top, ignore_errors=True)
+        top = tempfile.mkdtemp(prefix="warm-unpriv-")
+        super().__init__(bin_dir, False, "--jobs", "1", "--no-cache", "--toolchains", top, *extra, user=4242,
+                         directory=top)
 
 
 def as_user(fn):
