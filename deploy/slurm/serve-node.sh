@@ -9,8 +9,10 @@ dir=${SURGEBOX_FLEET_DIR:?}
 bin=${SURGEBOX_BIN:+$SURGEBOX_BIN/}
 node=${SLURMD_NODENAME:-$(hostname)}
 port=${SURGEBOX_HTTP_PORT:-8080}
-addr=${SURGEBOX_HTTP_ADDR:-$(hostname --ip-address | awk '{print $1}')}
+# the first configured address, not `hostname -i` (127.0.1.1 on Debian from /etc/hosts)
+addr=${SURGEBOX_HTTP_ADDR:-$(hostname --all-ip-addresses | awk '{print $1}')}
 jobs=${SURGEBOX_JOBS:-${SLURM_CPUS_ON_NODE:-2}}
+[ -n "$addr" ] || { echo "$node: no configured address: set SURGEBOX_HTTP_ADDR" >&2; exit 2; }
 case $addr in *:*) host="[$addr]" ;; *) host=$addr ;; esac
 
 private=$(mktemp -d "${TMPDIR:-/tmp}/surgebox-serve-XXXXXX")
