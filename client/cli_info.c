@@ -53,6 +53,16 @@ static const char *sv(json_object *o, const char *key) {
   return v ? v : "?";
 }
 
+static void print_queue_time(json_object *r) {
+  json_object *q = NULL;
+  if (!json_object_object_get_ex(r, "queue_time", &q) || !q) return;
+  if (str(q, "p50_s"))
+    printf("queue time: p50 %s s, p99 %s s (the last %s jobs started within %s s)\n", sv(q, "p50_s"), sv(q, "p99_s"),
+           sv(q, "window_jobs"), sv(q, "window_s"));
+  else
+    printf("queue time: no job started in the last %s s\n", sv(q, "window_s"));
+}
+
 static void print_status(json_object *r) {
   json_object *ur = NULL, *w = NULL, *dr = NULL;
   bool draining = json_object_object_get_ex(r, "draining", &dr) && json_object_get_boolean(dr);
@@ -60,6 +70,7 @@ static void print_status(json_object *r) {
          draining ? ", draining" : "");
   printf("jobs: %s running, %s queued (at most %s and %s); %s done, %s refused as busy\n", sv(r, "running"),
          sv(r, "queued"), sv(r, "max_running"), sv(r, "max_queued"), sv(r, "jobs_done"), sv(r, "rejected_busy"));
+  print_queue_time(r);
   if (str(r, "connections")) printf("connections: %s open, %s since start\n", sv(r, "connections"), sv(r, "connections_total"));
   printf("cgroup: %s\n", sv(r, "cgroup"));
   if (json_object_object_get_ex(r, "uid_range", &ur) && ur)

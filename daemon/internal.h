@@ -232,6 +232,19 @@ typedef struct {
 extern const double sbd_metrics_bounds[SBD_HIST_N];
 void sbd_metrics_step(sbd_server *srv, double cpu_s, double wall_s); /* one finished step */
 void sbd_metrics_loop_turn(sbd_server *srv, double busy_s);          /* one turn of the loop (loopstat.c) */
+/* ---- queuetime.c: p50/p99 queue time over a recent window ---- */
+#define SBD_QT_WINDOW 1024 /* the last this many jobs started... */
+#define SBD_QT_WINDOW_S 300 /* ...and of those, the ones started within this many seconds */
+typedef struct {
+  uint64_t started_ns[SBD_QT_WINDOW], queue_ns[SBD_QT_WINDOW]; /* a ring */
+  size_t next, n;
+  uint64_t count; /* every job started since the daemon did */
+  double sum_s;
+} sbd_queuetime;
+void sbd_queuetime_add(sbd_queuetime *q, uint64_t started_ns, uint64_t queue_ns);
+/* The window's job count as of now_ns, and (when not 0) its p50 and p99 in seconds. */
+size_t sbd_queuetime_quantiles(const sbd_queuetime *q, uint64_t now_ns, double *p50, double *p99);
+json_object *sbd_queuetime_json(const sbd_queuetime *q, uint64_t now_ns); /* status' queue_time */
 /* ---- loopstat.c: the loop thread's busy time per turn ---- */
 void sbd_loopstat_start(sbd_server *srv);
 void sbd_loopstat_stop(sbd_server *srv);
@@ -282,6 +295,7 @@ struct sbd_server {
   uint64_t turn_start_ns, turn_idle_ns, turn_delay_ns;
   int turn_schedstat_fd;    /* /proc/thread-self/schedstat of the loop thread, -1: none */
   sbd_hist loop_busy;       /* busy time per turn of the loop */
+  sbd_queuetime queue_time; /* queuetime.c: submit to start, recent jobs */
   double loop_busy_max;
   bool socket_adopted;      /* from systemd: never unlinked by us */
   bool has_socket_gid;      /* members of socket_gid may connect (group of the socket file) */

@@ -382,6 +382,7 @@ void sbd_job_start(sbd_job *job, int slot) {
   sbd_server *srv = job->srv;
   job->slot = slot;
   job->t_started = sbu_now_ns();
+  sbd_queuetime_add(&srv->queue_time, job->t_started, job->t_started - job->t_queued);
   sbd_conn_link_running(job->conn, job);
   job->resp = sbp_exec_response_new(job->req->id);
   uint64_t want = job->req->exec.outputs_max_bytes ? job->req->exec.outputs_max_bytes : SBP_DEFAULT_OUTPUTS_BYTES;

@@ -1,5 +1,6 @@
 /* The daemon's counters as OpenMetrics text (the metrics request, `surgebox
  * metrics`): a node_exporter textfile collector can read the file as is. */
+#include "clock.h"
 #include "internal.h"
 
 #include <stdarg.h>
@@ -81,6 +82,21 @@ static uint64_t cache_counter(sbd_server *srv, const char *key) {
   return n;
 }
 
+/* A summary: p50 and p99 over the recent window (none while it is empty),
+ * count and sum over every job started since the daemon did. */
+static void queue_time(buf *b, sbd_server *srv) {
+  const char *name = "surgebox_queue_time_seconds";
+  family(b, name, "summary", "seconds",
+         "Queue time (submit to start in a sandbox); quantiles over the last 1024 jobs started within 300 s.");
+  double p50 = 0, p99 = 0;
+  if (sbd_queuetime_quantiles(&srv->queue_time, sbu_now_ns(), &p50, &p99)) {
+    put(b, "%s{quantile=\"0.5\"} %.6f\n", name, p50);
+    put(b, "%s{quantile=\"0.99\"} %.6f\n", name, p99);
+  }
+  put(b, "%s_sum %.6f\n", name, srv->queue_time.sum_s);
+  put(b, "%s_count %llu\n", name, (unsigned long long)srv->queue_time.count);
+}
+
 char *sbd_metrics_text(sbd_server *srv) {
   buf b = {0};
   family(&b, "surgebox_jobs", "counter", NULL, "Finished exec jobs by overall status.");
@@ -107,6 +123,7 @@ char *sbd_metrics_text(sbd_server *srv) {
   histogram(&b, "surgebox_loop_busy_seconds",
             "Time the daemon's event loop was busy in each of its turns (a long turn delays every client).",
             &srv->loop_busy);
+  queue_time(&b, srv);
   family(&b, "surgebox_uptime_seconds", "gauge", "seconds", "Seconds since the daemon started.");
   put(&b, "surgebox_uptime_seconds %.3f\n", (double)(uv_hrtime() - srv->start_ns) / 1e9);
   if (!b.failed && srv->http) {

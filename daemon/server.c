@@ -1,4 +1,5 @@
 /* The server: runtime, listening socket, signals, counters, shutdown. */
+#include "clock.h"
 #include "internal.h"
 #include "json_seconds.h"
 #include "runtime_paths.h"
@@ -83,6 +84,7 @@ json_object *sbd_status_json(sbd_server *srv, json_object *id) {
   json_object_object_add(o, "max_queued", json_object_new_int64((int64_t)srv->cfg->max_queue));
   json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
   json_object_object_add(o, "loop_busy_max_s", sbu_json_seconds(srv->loop_busy_max));
+  json_object_object_add(o, "queue_time", sbd_queuetime_json(&srv->queue_time, sbu_now_ns()));
   int conns = 0;
   for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
   json_object_object_add(o, "connections", json_object_new_int(conns));

@@ -421,6 +421,62 @@ def case_busy(d):
     check(st["rejected_busy"] == 1, f"status counts the refusal: {st['rejected_busy']}")
 
 
+def case_queue_time(d):
+    """--jobs 1: N sleepers sent at once run one after another, so the k-th
+    waited for the k sleeps ahead of it. status' queue_time (nearest-rank
+    p50/p99 over the recent window), `surgebox status` and the metrics'
+    summary say so; bounds from below only (a slow machine waits longer)."""
+    n, sleep_s = 5, 0.5
+    c = Client(d.sock)
+    st = c.call({"id": "s0", "type": "status"})
+    q = st.get("queue_time") or {}
+    check(q.get("window_jobs") == 0 and q.get("p50_s") is None and q.get("p99_s") is None,
+          f"no job yet: an empty window, no quantiles: {q}")
+    check(q.get("window_max_jobs") == 1024 and q.get("window_s") == 300, f"the window's bounds: {q}")
+    for i in range(n):
+        c.send(exec_req(f"q{i}", ["sleep", str(sleep_s)]))
+    got = {}
+    for _ in range(n):
+        r = c.recv(60)
+        got[r["id"]] = r
+    check(all(got[f"q{i}"]["status"] == "ok" for i in range(n)), f"sleepers ran: {[r['status'] for r in got.values()]}")
+    waits = [got[f"q{i}"]["queue_time_s"] for i in range(n)]
+    # job k started after the k sleeps ahead of it (10% for the daemon reading the k lines after the first)
+    for k, w in enumerate(waits):
+        check(w >= k * sleep_s * 0.9, f"job {k} waited {w} s, at least {k} sleeps of {sleep_s} s")
+    st = c.call({"id": "s1", "type": "status"})
+    q = st.get("queue_time") or {}
+    ranked = sorted(waits)
+    # nearest rank over 5 jobs: p50 is the 3rd smallest (ceil(2.5)), p99 the 5th (ceil(4.95))
+    check(q.get("window_jobs") == n, f"{n} jobs in the window: {q}")
+    check(q.get("p50_s") == ranked[2] and q.get("p99_s") == ranked[4], f"p50/p99 {q} of the jobs' waits {ranked}")
+    check((q.get("p50_s") or 0) >= 2 * sleep_s * 0.9 and (q.get("p99_s") or 0) >= (n - 1) * sleep_s * 0.9,
+          f"p50 at least 2 sleeps, p99 at least {n - 1}: {q}")
+    check((q.get("p50_s") or 0) <= (q.get("p99_s") or 0), f"p50 <= p99: {q}")
+    p = subprocess.run([os.path.join(BIN, "surgebox"), "--socket", d.sock, "status"], capture_output=True, timeout=60)
+    m = re.search(rb"^queue time: p50 (\S+) s, p99 (\S+) s \(the last (\d+) jobs started within 300 s\)$", p.stdout, re.M)
+    check(p.returncode == 0 and m and (float(m[1]), float(m[2]), int(m[3])) == (ranked[2], ranked[4], n),
+          f"surgebox status says p50 {ranked[2]}, p99 {ranked[4]} of {n} jobs: {p.stdout!r}")
+    text = c.call({"id": "m", "type": "metrics"}).get("text", "")
+    m = dict(re.findall(r'^surgebox_queue_time_seconds(\{quantile="[0-9.]+"\}|_count|_sum) (\S+)$', text, re.M))
+    check("# TYPE surgebox_queue_time_seconds summary" in text, "metrics: a summary family")
+    check(m.get('{quantile="0.5"}') and abs(float(m['{quantile="0.5"}']) - ranked[2]) < 1e-6
+          and m.get('{quantile="0.99"}') and abs(float(m['{quantile="0.99"}']) - ranked[4]) < 1e-6
+          and m.get("_count") == str(n) and float(m.get("_sum", 0)) >= sum(ranked) - 1e-5,
+          f"metrics summary {m} against the waits {ranked}")
+    # the window keeps the last 1024 jobs: 1030 more (answered quickly) push the sleepers out of it
+    for b in range(0, 1030, 103):
+        for i in range(b, b + 103):
+            c.send(exec_req(f"t{i}", ["true"]))
+        for _ in range(103):
+            c.recv(60)
+    q = c.call({"id": "s2", "type": "status"}).get("queue_time") or {}
+    check(q.get("window_jobs") == 1024, f"the window holds the last 1024 jobs: {q}")
+    text = c.call({"id": "m2", "type": "metrics"}).get("text", "")
+    check(f"surgebox_queue_time_seconds_count {n + 1030}\n" in text, "the summary's count is every job started")
+    c.close()
+
+
 def case_fairness(d):
     """--jobs 1: client B's one job is not stuck behind client A's twenty."""
     a, b = Client(d.sock), Client(d.sock)
@@ -683,7 +739,8 @@ VOLATILE = {"version", "uptime_s", "cgroup", "cpu_source", "enforced", "warnings
             "connections_total", "jobs_done", "totals", "queue_time_s", "setup_time_s", "cpu_time_s",
             "user_time_s", "sys_time_s", "wall_time_s", "max_rss_kb", "cgroup_peak_kb", "running", "queued",
             "message", "uid", "in_use", "text", "pool", "self_proof",  # pool: "off: ..." in the .pool0 variants
-            "trace", "trace_sha256"}  # a trace's bytes depend on the Python installed
+            "trace", "trace_sha256",  # a trace's bytes depend on the Python installed
+            "window_jobs", "p50_s", "p99_s"}  # status' queue_time: what ran before (the window's bounds are exact)
 
 
 def doc_blocks(path):
@@ -1808,6 +1865,7 @@ CASES = {
     "oversize": (case_oversize, ["--max-line", "100000"]),
     "busy": (case_busy, ["--jobs", "1", "--max-queue", "2"]),
     "fairness": (case_fairness, ["--jobs", "1"]),
+    "queue_time": (case_queue_time, ["--jobs", "1", "--max-queue", "256"] + NO_TOOLCHAINS),
     "sigterm": (case_sigterm, []),
     "sigterm_grace": (case_sigterm_grace, ["--grace", "0.5"]),
     "unauthorized": (case_unauthorized, []),

@@ -520,6 +520,11 @@ def case_metrics():
     turns = [s[2] for s in loop.get("samples", []) if s[0] == "surgebox_loop_busy_seconds_count"]
     check(loop.get("type") == "histogram" and turns and turns[0] >= 5,
           f"surgebox_loop_busy_seconds: every turn of the loop observed: {loop.get('type')} {turns}")
+    qt = fams.get("surgebox_queue_time_seconds", {})
+    qs = {(s[0], s[1].get("quantile")): s[2] for s in qt.get("samples", [])}
+    check(qt.get("type") == "summary" and qs.get(("surgebox_queue_time_seconds_count", None)) == 4
+          and 0 <= qs.get(("surgebox_queue_time_seconds", "0.5"), -1) <= qs.get(("surgebox_queue_time_seconds", "0.99"), -1),
+          f"surgebox_queue_time_seconds: a summary of the 4 jobs' queue times, p50 <= p99: {qt}")
     for g in ("surgebox_queue_depth", "surgebox_running"):
         check(fams.get(g, {}).get("type") == "gauge" and fams[g]["samples"][0][2] == 0, f"{g} gauge 0")
     for k in ("surgebox_cache_hits", "surgebox_cache_misses"):
@@ -539,7 +544,8 @@ def case_metrics():
 # histogram buckets cumulative with +Inf equal to _count, "# EOF" last.
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)')
-_SUFFIX = {"counter": ("_total", "_created"), "gauge": ("",), "histogram": ("_bucket", "_sum", "_count", "_created")}
+_SUFFIX = {"counter": ("_total", "_created"), "gauge": ("",), "histogram": ("_bucket", "_sum", "_count", "_created"),
+           "summary": ("", "_sum", "_count", "_created")}  # "" with a quantile label
 
 
 def parse_openmetrics(text):

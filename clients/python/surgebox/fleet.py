@@ -212,9 +212,16 @@ class Fleet:
     """Many surgebox daemons behind one client (module docstring)."""
 
     def __init__(self, endpoints: Union[None, str, Sequence[EndpointSpec]] = None, *, probe_interval: float = 1.0,
-                 probe_timeout: float = 3.0, attempts: int = 4, backoff: Sequence[float] = (0.05, 1.0)) -> None:
+                 probe_timeout: float = 3.0, attempts: int = 4, backoff: Sequence[float] = (0.05, 1.0),
+                 answer_margin: float = _ANSWER_MARGIN_S) -> None:
+        """answer_margin: seconds a job's answer may take beyond its own limits
+        (the daemon's queue, set-up) before its daemon is called hung; also how
+        long beyond them a job waits for a daemon to come back when none is up."""
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
+        if answer_margin < 0:
+            raise ValueError("answer_margin must not be negative")
+        self.answer_margin = answer_margin
         self.endpoints = parse_endpoints(endpoints)
         self.probe_interval = probe_interval
         self.probe_timeout = probe_timeout
@@ -401,7 +408,7 @@ class Fleet:
 
     def _one(self, user_id: Any, job: Mapping[str, Any], links: Dict[str, _Link]) -> Result:
         req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        wait = _limits_seconds(req) + _ANSWER_MARGIN_S
+        wait = _limits_seconds(req) + self.answer_margin
         give_up_at = time.monotonic() + wait
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
