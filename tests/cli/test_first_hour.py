@@ -223,6 +223,33 @@ def case_user_profiles():
           f"the private daemon's profiles directory as uid 4242: {rc} {e!r}")
 
 
+def case_profile_hint():
+    """15: a toolchain missing on the host but packaged by a profile here
+    names the profile to add (it said "install: apt-get install g++", and for
+    julia "surgebox profile create surge-2025" of a profile that exists). A
+    private profiles directory holds a fake profile: only its manifest."""
+    t = tmpdir()
+    profiles = os.path.join(t, "profiles")
+    write(profiles, "surge-2025/manifest.json", json.dumps({"name": "surge-2025", "format": 1,
+                                                              "package_versions": {"g++-9": "9.3.0-22", "julia": "1.5.3"}}))
+    os.environ["SURGEBOX_PROFILES"] = profiles
+    d = T.Daemon()
+    try:
+        p = run(["toolchains", "--json"], env=d.env)
+        have = [x["name"] for x in json.loads(p.stdout)["toolchains"] if x.get("available")] if p.returncode == 0 else []
+        src = write(t, "m.cpp", "int main() {}\n")
+        if "g++-9" in have or "julia" in have:
+            T.skip("g++-9 or julia is installed on this host")
+        for tc, f in (("g++-9", src), ("julia", write(t, "m.jl", "println(1)\n"))):
+            p = run(["exec", "--toolchain", tc, f], env=d.env)
+            check(p.returncode != 0 and "add --profile surge-2025" in err(p) and "apt-get" not in err(p)
+                  and "profile create" not in err(p), f"--toolchain {tc}: {p.returncode} {err(p)!r}")
+        p = run(["exec", "--toolchain", "g++-8", src], env=d.env)  # no profile has it: the install hint as before
+        check(p.returncode != 0 and "install" in err(p) and "--profile" not in err(p), f"g++-8: {err(p)!r}")
+    finally:
+        d.stop()
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
