@@ -250,6 +250,30 @@ def case_profile_hint():
         d.stop()
 
 
+def case_report_rows():
+    """11, 14: the report page prints '-' where nothing ran (it printed 0.0%
+    and 0.000) and lists a subset's groups sorted, numbers as numbers (it
+    listed them in order of first appearance). OUT is written by hand: three
+    DR items in three groups, none of which ran (their toolchain missing)."""
+    t = tmpdir()
+    out = os.path.join(t, "out")
+    groups = ["g++-C++17--O0", "g++-C++11--O1", "g++-C++11--O0"]
+    items = [{"exec": {"group": g, "regenerated": False, "class": "missing_toolchain", "missing": "g++-9"}} for g in groups]
+    write(out, "dr.json", json.dumps(items))
+    p = run(["report", out])
+    check(p.returncode == 0, f"report: {p.returncode} {err(p)!r}")
+    page = open(os.path.join(out, "report.html")).read() if p.returncode == 0 else ""
+    table = page.split('id="fidelity-table"', 1)[-1].split("</table>", 1)[0]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr class=\"(?:subset|group)\">(.*?)</tr>", table)]
+    check(len(rows) == 4 and all(r[2] == "0" and r[4] == r[6] == r[7] == "-" for r in rows),
+          f"'-' in the rates and Jaccard of rows where nothing ran: {rows}")
+    check([r[0] for r in rows[1:]] == ["g++-C++11--O0", "g++-C++11--O1", "g++-C++17--O0"],
+          f"groups sorted: {[r[0] for r in rows[1:]]}")
+    env = page.split('id="environment-table"', 1)[-1].split("</table>", 1)[0]
+    names = re.findall(r'<tr class="group"><td class="l">(.*?)</td>', env)
+    check(names == ["g++-C++11--O0", "g++-C++11--O1", "g++-C++17--O0"], f"environment's groups sorted: {names}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
