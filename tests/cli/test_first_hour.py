@@ -274,6 +274,40 @@ def case_report_rows():
     check(names == ["g++-C++11--O0", "g++-C++11--O1", "g++-C++17--O0"], f"environment's groups sorted: {names}")
 
 
+def case_bins_one_set():
+    """34: every column of bins counts one item set (it counted 47, 140 and
+    150 items in one table), and killed runs are in none, counted instead.
+    tc.json by hand: items 0-3 and 8 timed by SURGE and here (8 without
+    inproc_cpu_s), 4 timed out, 5 host-killed, 6 never ran, 7 timed here
+    only."""
+    t = tmpdir()
+
+    def rec(status, regenerated, cls, complete=True, **extra):
+        return dict({"status": status, "regenerated": regenerated, "group": "Python", "class": cls,
+                     "complete": complete}, **extra)
+    items = [{"custom_features": {"time": "0.5 seconds"}} for _ in range(9)]
+    for i in range(4):
+        items[i]["exec"] = rec("ok", True, None, inproc_cpu_s=0.5, cpu_time_s=0.6, matched="exact")
+    items[4]["exec"] = rec("timeout", False, "timeout", cpu_time_s=9.9)
+    items[5]["exec"] = rec("host_killed", False, "host_killed", complete=False, cpu_time_s=3.0)
+    del items[7]["custom_features"]
+    items[7]["exec"] = rec("ok", True, None, cpu_time_s=0.1, matched="exact")
+    items[8]["exec"] = rec("ok", True, None, cpu_time_s=0.4, matched="exact")
+    data = write(t, "tc.json", json.dumps(items))
+    p = run(["bins", "--data", data, "--json"])
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    cols = {k: (doc.get(k) or {}).get("items") for k in ("published", "inproc_cpu_s", "cpu_time_s")}
+    sums = {k: sum((doc.get(k) or {}).get("histogram", [])) for k in ("published", "cpu_time_s")}
+    check(cols == {"published": 5, "inproc_cpu_s": None, "cpu_time_s": 5} and sums == {"published": 5, "cpu_time_s": 5},
+          f"one item set (0-3, 8) in every column, inproc_cpu_s (missing on 8) left out: {cols} {sums}")
+    check(doc.get("not_regenerated") == 3 and (doc.get("item_set") or {}).get("timed_here_only") == 1,
+          f"killed and unrun items counted, not binned: {doc.get('not_regenerated')} {doc.get('item_set')}")
+    p = run(["bins", "--data", data])
+    out = p.stdout.decode()
+    check(p.returncode == 0 and "same 5 item(s)" in out and "timeout 1" in out and "host_killed 1" in out
+          and "inproc_cpu_s left out" in out and "1 item(s) timed here but not by SURGE" in out, f"bins says which: {out!r}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
