@@ -402,6 +402,19 @@ def case_regen_tables(d):
           and not e.rstrip().endswith("(item indices):"), f"no '1 items', no empty heading: {e[-400:]!r}")
 
 
+def case_regen_eta(d):
+    """26: regen's progress line gives an ETA from the plan's cost per item
+    from the start (it said "ETA unknown" until an item finished, then a
+    rate estimate)."""
+    need_surge()
+    t = tmpdir()
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0,1", "--out", os.path.join(t, "out")], env=d.env)
+    e = err(p)
+    first = [x for x in e.splitlines() if re.match(r"^regen: 0/2 done", x)]
+    check(p.returncode == 0 and first and re.search(r"ETA ~\d+s \(the plan's cost per item", first[0])
+          and "ETA unknown" not in e, f"the plan's ETA from the start: {p.returncode} {e[-800:]!r}")
+
+
 def case_refused_uid(d):
     """21: ping from a uid the daemon refuses says why (it said "no answer
     from the daemon"), as exec does."""
