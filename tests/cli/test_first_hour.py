@@ -308,6 +308,68 @@ def case_bins_one_set():
           and "inproc_cpu_s left out" in out and "1 item(s) timed here but not by SURGE" in out, f"bins says which: {out!r}")
 
 
+def as_user(argv_list, home, extra_env=None, uid=4242):
+    """Run each argv (surgebox's arguments) as uid in its own HOME; [rc, stdout, stderr] each."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "SURGEBOX_SOCKET_DIR": home,
+                   "SURGEBOX_IDLE_TIMEOUT": "0"}
+            env.update(extra_env or {})
+            outs = []
+            for args in argv_list:
+                p = subprocess.run([T.SURGEBOX] + args, env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                                   timeout=300, cwd="/")
+                outs.append([p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")])
+            os.write(w, json.dumps(outs).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    return json.loads(got or b"[]")
+
+
+def user_home(t, mode=0o755):
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")
+    os.makedirs(home)
+    os.chown(home, 4242, 4242)
+    os.chmod(home, mode)
+    return home
+
+
+def case_doctor_unprivileged():
+    """19: doctor as an unprivileged user rates the pool off and the one uid
+    of user-namespace mode as expected (they were warnings), and a cgroup
+    backend of "none" as a problem (it was "ok")."""
+    t = tmpdir()
+    home = user_home(t)
+    outs = as_user([["doctor", "--json"]], home)
+    rc, out, e = outs[0] if outs else [None, "", ""]
+    try:
+        checks = {c["check"]: c for c in json.loads(out)["checks"]}
+    except (ValueError, KeyError, TypeError):
+        checks = {}
+    pool, cg, uids = checks.get("pool", {}), checks.get("cgroup backend", {}), checks.get("uid range", {})
+    if "user-namespace mode" not in pool.get("detail", ""):
+        T.skip("the daemon as uid 4242 is not in user-namespace mode here: " + repr(pool))
+    check(pool.get("result") == "ok" and uids.get("result") == "ok" and "expected" in pool.get("detail", ""),
+          f"pool and uid range as expected unprivileged: {pool} {uids}")
+    check(cg.get("result") == ("warn" if cg.get("detail") == "on: none" else "ok") and cg.get("detail"),
+          f"cgroup backend rated by what it is: {cg}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
