@@ -370,6 +370,33 @@ def case_doctor_unprivileged():
           f"cgroup backend rated by what it is: {cg}")
 
 
+def case_unwritable_home():
+    """18: unprivileged with a HOME it cannot write, the daemon's detection
+    cache goes to a per-uid 0700 directory in $TMPDIR (it went nowhere, and
+    detection ran again at every start), and a lingering daemon's start-up
+    messages go to its log file, not the user's terminal."""
+    t = tmpdir()
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")  # root's: 4242 cannot write it
+    os.makedirs(home)
+    sockets, tmp = os.path.join(t, "sockets"), os.path.join(t, "tmp")
+    for d in (sockets, tmp):
+        os.makedirs(d)
+        os.chown(d, 4242, 4242)
+        os.chmod(d, 0o700)
+    outs = as_user([["toolchains", "--json"]], home, {"SURGEBOX_SOCKET_DIR": sockets, "TMPDIR": tmp,
+                                                      "SURGEBOX_IDLE_TIMEOUT": "30"})
+    rc, out, e = outs[0] if outs else [None, "", ""]
+    cache = os.path.join(tmp, "surgebox-cache-4242")
+    st = os.lstat(cache) if os.path.isdir(cache) else None
+    check(rc == 0 and st is not None and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == 4242
+          and os.path.exists(os.path.join(cache, "toolchains.json")),
+          f"the detection cache in $TMPDIR/surgebox-cache-4242 (0700, 4242's): {rc} {st} {e[-300:]!r}")
+    check("surgeboxd" not in e and "warn" not in e, f"no daemon message on the user's terminal: {e!r}")
+    logs = [f for f in os.listdir(sockets) if f.endswith(".log")]
+    check(logs, f"the lingering daemon's log beside its socket: {os.listdir(sockets)}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
