@@ -397,6 +397,33 @@ def case_unwritable_home():
     check(logs, f"the lingering daemon's log beside its socket: {os.listdir(sockets)}")
 
 
+def case_eval_absent_subset():
+    """31: predictions for a subset the data directory has no items of are
+    said in one line with counts (it printed a line per prediction and
+    counted them as "unknown subset")."""
+    need_surge()
+    t = tmpdir()
+    data = os.path.join(t, "out")
+    os.makedirs(data)
+    shutil.copy(os.path.join(SURGE, "ml.json"), data)
+    lines = ['{"subset": "ml", "index": 0, "prediction": "1"}']
+    lines += ['{"subset": "cl", "index": %d, "prediction": "x"}' % i for i in range(30)]
+    lines += ['{"subset": "fl", "index": %d, "prediction": "x"}' % i for i in range(2)]
+    preds = write(t, "p.jsonl", "\n".join(lines) + "\n")
+    p = run(["eval", "--data", data, "--predictions", preds])
+    e = err(p)
+    said = [x for x in e.splitlines() if "cl 30" in x]
+    check(len(said) == 1 and "fl 2" in said[0] and "regen --subset cl,fl" in said[0] and "unknown subset" not in e
+          and "line 5" not in e and len(e.splitlines()) < 6, f"one line for 32 predictions of absent subsets: {e!r}")
+    p = run(["eval", "--data", data, "--predictions", preds, "--json"])
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = {}
+    blob = json.dumps(doc)
+    check('"subset_not_in_data": {"cl": 30, "fl": 2}' in blob, f"--json counts them: {blob[-600:]}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
