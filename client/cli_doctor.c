@@ -192,14 +192,24 @@ static void check_self_proof(report *r, json_object *status) {
     return;
   }
   const char *pool = field(sp, "pool"), *cg = field(sp, "cgroup"), *uids = field(sp, "uid_range");
-  bool pool_on = pool && !strncmp(pool, "on", 2);
-  say(r, "pool", pool_on ? OK : WARN,
+  /* Rated by what this daemon can have: an unprivileged one (user-namespace
+   * mode) has no pool and one uid by design, so those are no problem there;
+   * a cgroup backend of "none" is one everywhere (limits by rlimits only). */
+  bool userns = (pool && strstr(pool, "user-namespace mode")) || (uids && strstr(uids, "user-namespace mode"));
+  bool pool_on = pool && !strncmp(pool, "on", 2), pool_asked = pool && strstr(pool, "--pool 0");
+  say(r, "pool", pool_on || ((userns || pool_asked) && !strstr(pool, "failed")) ? OK : WARN,
       "as root, outside user-namespace mode; `surgeboxd --pool 8` (the default); if the reason names a failure, "
       "report it: every job pays for a fresh root meanwhile",
-      "%s", pool ? pool : "?");
-  say(r, "cgroup backend", cg && !strncmp(cg, "on", 2) ? OK : WARN, "see the cgroups line", "%s", cg ? cg : "?");
-  say(r, "uid range", uids && !strncmp(uids, "on", 2) ? OK : WARN,
-      "run surgeboxd as root for one uid per concurrent job (--uid-range FIRST-LAST)", "%s", uids ? uids : "?");
+      "%s%s", pool ? pool : "?", !pool_on && userns ? " (as expected unprivileged: run surgeboxd as root for the pool)" : "");
+  bool cg_none = !cg || strncmp(cg, "on", 2) || !strcmp(cg, "on: none");
+  say(r, "cgroup backend", cg_none ? WARN : OK,
+      userns ? "a delegated cgroup subtree (e.g. systemd-run --user -p Delegate=yes surgeboxd), or surgeboxd as root; "
+               "meanwhile memory and processes are bounded by rlimits and a poll"
+             : "see the cgroups line; meanwhile memory and processes are bounded by rlimits and a poll",
+      "%s", cg ? cg : "?");
+  say(r, "uid range", (uids && !strncmp(uids, "on", 2)) || userns ? OK : WARN,
+      "run surgeboxd as root for one uid per concurrent job (--uid-range FIRST-LAST)", "%s%s", uids ? uids : "?",
+      userns ? " (as expected unprivileged)" : "");
 }
 
 /* A trivial job through the daemon: the proof that a job runs here. */

@@ -77,7 +77,7 @@ static int wait_ready(int fd, const char *bin, char *err, size_t err_len) {
  * (`out=$(surgebox exec ...)` must not wait for it); else in its own
  * process group (a Ctrl-C reaches us; we stop it cleanly) and killed if we
  * die. Returns its pid (lingering: 0), or -1; closes ready[1] either way. */
-static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering, char *err, size_t err_len) {
+static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering, int err_fd, char *err, size_t err_len) {
   pid_t pid = fork();
   if (pid < 0) {
     snprintf(err, err_len, "fork: %s", strerror(errno));
@@ -94,6 +94,7 @@ static pid_t spawn_daemon(const char *const *argv, int ready[2], bool lingering,
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
       }
+      if (err_fd >= 0) dup2(err_fd, STDERR_FILENO); /* its log: not the user's terminal, after every idle restart */
     } else {
       setpgid(0, 0);
       prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -137,9 +138,10 @@ static int linger_path(const char *sock, const char *bin, char *out, size_t cap)
 }
 
 /* Start a private daemon that outlives us: its own session, not our child
- * (double fork), stdin/stdout /dev/null, our stderr until it listens (its
- * start-up messages and warnings are for the user, once), then its log
- * file. It exits after --idle-timeout with nobody connected. */
+ * (double fork), stdin/stdout /dev/null, stderr and log into its log file
+ * (it starts again after each idle timeout: its start-up warnings on the
+ * user's terminal every time said nothing new; doctor shows them). It exits
+ * after --idle-timeout with nobody connected. */
 static int start_lingering(sbc_conn *c, const char *bin, double idle, char *err, size_t err_len) {
   char idle_arg[32], log[4200], fdarg[16];
   snprintf(idle_arg, sizeof idle_arg, "%g", idle);
@@ -152,8 +154,13 @@ static int start_lingering(sbc_conn *c, const char *bin, double idle, char *err,
   snprintf(fdarg, sizeof fdarg, "%d", ready[1]);
   const char *argv[] = {bin, "--socket", c->socket_path, "--ready-fd", fdarg, "--quiet", "--grace", "2",
                         "--idle-timeout", idle_arg, "--log-file", log, NULL};
-  if (spawn_daemon(argv, ready, true, err, err_len) < 0) return -1;
-  return wait_ready(ready[0], bin, err, err_len);
+  int log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  pid_t pid = spawn_daemon(argv, ready, true, log_fd, err, err_len);
+  if (log_fd >= 0) close(log_fd);
+  if (pid < 0) return -1;
+  if (wait_ready(ready[0], bin, err, err_len) == 0) return 0;
+  if (log_fd >= 0) snprintf(err, err_len, "the private daemon (%s) did not start: its messages are in %s", bin, log);
+  return -1;
 }
 
 /* Connect to the lingering private daemon for sock, starting it if needed.
@@ -215,7 +222,7 @@ static int start_embedded(sbc_conn *c, const char *const *extra, char *err, size
   size_t n = 8;
   for (; extra && *extra && n < 62; extra++) argv[n++] = *extra;
   argv[n] = NULL;
-  pid_t pid = spawn_daemon(argv, ready, false, err, err_len);
+  pid_t pid = spawn_daemon(argv, ready, false, -1, err, err_len);
   if (pid < 0) return -1;
   c->daemon_pid = pid;
   return wait_ready(ready[0], bin, err, err_len);

@@ -36,17 +36,41 @@ void sbd_default_state_dir(char *out, size_t cap) {
   else snprintf(out, cap, "%s/state", dir);
 }
 
+/* dir exists (or was made) and we may write there */
+static bool usable(const char *dir) { return sb_mkdir_p(dir, 0755) == 0 && access(dir, W_OK | X_OK) == 0; }
+
+/* <tmp>/surgebox-cache-UID (the uid outside our user namespace), ours
+ * alone: made 0700, or found as a real directory (no symlink) we own (as
+ * this namespace sees it) that nobody else may write. Another user
+ * who made it first cannot feed us a detection cache. */
+static bool private_tmp_dir(const char *tmp, char *out, size_t cap) {
+  if (!tmp || *tmp != '/') return false;
+  if ((size_t)snprintf(out, cap, "%s/surgebox-cache-%u", tmp, (unsigned)sb_host_euid()) >= cap) return false;
+  if (mkdir(out, 0700) < 0 && errno != EEXIST) return false;
+  struct stat st;
+  return lstat(out, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022) &&
+         access(out, W_OK | X_OK) == 0;
+}
+
+/* $XDG_CACHE_HOME/surgebox, ~/.cache/surgebox, then (HOME not writable: the
+ * detection would run again at every start) a per-uid directory in $TMPDIR
+ * or /tmp; the first usable. */
 static void user_cache_dir(char *out, size_t cap) {
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   if (xdg && *xdg == '/') {
     snprintf(out, cap, "%s/surgebox", xdg);
-    return;
+    if (usable(out)) return;
   }
   if (!home || *home != '/') {
     struct passwd *pw = getpwuid(geteuid());
     home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
   }
-  snprintf(out, cap, "%s/.cache/surgebox", home);
+  char first[4096];
+  snprintf(first, sizeof first, "%s/.cache/surgebox", home);
+  snprintf(out, cap, "%s", first);
+  if (usable(out)) return;
+  if (private_tmp_dir(getenv("TMPDIR"), out, cap) || private_tmp_dir("/tmp", out, cap)) return;
+  snprintf(out, cap, "%s", first); /* nothing writable: the caller says so */
 }
 
 void sbd_default_cache_dir(char *out, size_t cap) {

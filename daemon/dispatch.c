@@ -77,7 +77,13 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
   const sbt_toolchain *tc = reg ? sbt_find(reg, ex->toolchain) : NULL;
   if (!tc) {
     const sbt_def *fam = reg ? sbt_family_of(reg, ex->toolchain) : NULL;
-    if (fam) {
+    char prof[SBF_NAME_MAX + 1];
+    if (fam && sbd_profile_offering(srv, ex->toolchain, ex->profile, prof, sizeof prof) == 0) {
+      /* installed in a profile here: using it beats installing (or creating it again) */
+      snprintf(msg, sizeof msg, "%s is not installed %s but profile %s has it: add --profile %s", ex->toolchain,
+               job->root ? "in this profile" : "on the host", prof, prof);
+      reply_unrun(c, req, SBP_STATUS_TOOLCHAIN_MISSING, msg);
+    } else if (fam) {
       snprintf(msg, sizeof msg, "%s is not installed here; install: %s", ex->toolchain,
                fam->install ? fam->install : "(no hint in its toolchain file)");
       reply_unrun(c, req, SBP_STATUS_TOOLCHAIN_MISSING, msg);

@@ -24,6 +24,9 @@ const sbt_registry *sbd_profile_registry(sbd_server *srv, const sbd_profile *p);
 const char *sbd_profile_root(const sbd_profile *p);
 json_object *sbd_profile_identity(const sbd_profile *p); /* {"name","manifest_hash"} */
 void sbd_profiles_forget(sbd_server *srv);
+/* The name of a profile in the profiles directory (other than except) whose
+ * manifest packages toolchain (e.g. g++-9 in surge-2025): 0 and out, or -1. */
+int sbd_profile_offering(sbd_server *srv, const char *toolchain, const char *except, char *out, size_t n);
 
 /* ---- cache.c: the compile cache ---- */
 typedef struct sbd_cache sbd_cache;

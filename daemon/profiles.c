@@ -5,6 +5,7 @@
  * registry. SIGHUP forgets them all (they load again on demand). */
 #include "internal.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,33 @@ sbd_profile *sbd_profile_get(sbd_server *srv, const char *name, char *err, size_
   p->next = srv->profiles;
   srv->profiles = p;
   return p;
+}
+
+/* Does profile dir/name package the toolchain (a package of that name in its
+ * manifest's package_versions, as g++-9 or julia)? Only the manifest is read:
+ * this is a hint for a missing toolchain, the job still opens the profile. */
+static bool manifest_packages(const char *dir, const char *name, const char *toolchain) {
+  char path[4400];
+  if ((size_t)snprintf(path, sizeof path, "%s/%s/manifest.json", dir, name) >= sizeof path) return false;
+  json_object *m = json_object_from_file(path), *pv = NULL;
+  bool has = m && json_object_object_get_ex(m, "package_versions", &pv) && json_object_is_type(pv, json_type_object) &&
+             json_object_object_get_ex(pv, toolchain, NULL);
+  json_object_put(m);
+  return has;
+}
+
+int sbd_profile_offering(sbd_server *srv, const char *toolchain, const char *except, char *out, size_t n) {
+  DIR *d = opendir(profiles_dir(srv));
+  if (!d) return -1;
+  char best[SBF_NAME_MAX + 1] = "";
+  for (struct dirent *e; (e = readdir(d));) /* the first by name, so the answer does not depend on readdir's order */
+    if (sbf_name_ok(e->d_name) && (!except || strcmp(e->d_name, except)) && (!best[0] || strcmp(e->d_name, best) < 0) &&
+        manifest_packages(profiles_dir(srv), e->d_name, toolchain))
+      snprintf(best, sizeof best, "%s", e->d_name);
+  closedir(d);
+  if (!best[0]) return -1;
+  snprintf(out, n, "%s", best);
+  return 0;
 }
 
 const sbt_registry *sbd_profile_registry(sbd_server *srv, const sbd_profile *p) {

@@ -99,6 +99,7 @@ void sbr_driver_profile(const sbr_driver *d, json_object *req) {
 
 static void fill(sbr_driver *d, sbr_pump *p) {
   if (!p->window) p->window = (size_t)d->jobs * 2 + 2;
+  if (!p->parallel) p->parallel = d->jobs > 0 ? d->jobs : 1;
   if (!p->label) p->label = d->label;
   p->interrupted = &interrupted;
   p->failures = &d->failures;

@@ -22,16 +22,32 @@ void sbr_catch_interrupts(volatile sig_atomic_t *flag) {
 /* A plain line at least every progress_interval seconds without a TTY (also
  * while no item finishes: a long item must not look like a hang), a redrawn
  * bar on a TTY. The ETA is a rate estimate and is labelled as one. */
-static void progress(const sbr_pump *p, size_t done, size_t inflight, size_t failed, double t0, bool tty,
-                     double *last) {
+/* The plan's seconds (p->cost): all, finished, sent (finished or in flight). */
+typedef struct {
+  double total, done, sent;
+} plan_cost;
+
+static void eta_of(const sbr_pump *p, const plan_cost *pc, size_t done, double el, double rate, char *eta, size_t n) {
+  if (done == p->total) snprintf(eta, n, "done in %.0fs", el);
+  else if (p->cost && pc->total > 0) {
+    double left = pc->total - pc->done, worked = pc->done + (pc->sent - pc->done) / 2; /* in flight: half done */
+    if (pc->done > 0 && el > 0 && worked > 0)
+      snprintf(eta, n, "ETA ~%.0fs (the plan's cost per item at this run's speed)", left * el / worked);
+    else
+      snprintf(eta, n, "ETA ~%.0fs (the plan's cost per item, %.0f at once)", left / (p->parallel > 0 ? p->parallel : 1),
+               p->parallel > 0 ? p->parallel : 1);
+  } else if (done == 0) snprintf(eta, n, "ETA unknown (nothing finished yet)");
+  else snprintf(eta, n, "ETA ~%.0fs (rate estimate)", (double)(p->total - done) / rate);
+}
+
+static void progress(const sbr_pump *p, const plan_cost *pc, size_t done, size_t inflight, size_t failed, double t0,
+                     bool tty, double *last) {
   double now = sbu_now_s(), every = tty ? 0.2 : p->progress_interval > 0 ? p->progress_interval : 10;
   if (done < p->total && now - *last < every) return;
   *last = now;
   double el = now - t0, rate = el > 0 ? (double)done / el : 0;
-  char eta[64];
-  if (done == p->total) snprintf(eta, sizeof eta, "done in %.0fs", el);
-  else if (done == 0) snprintf(eta, sizeof eta, "ETA unknown (nothing finished yet)");
-  else snprintf(eta, sizeof eta, "ETA ~%.0fs (rate estimate)", (double)(p->total - done) / rate);
+  char eta[96];
+  eta_of(p, pc, done, el, rate, eta, sizeof eta);
   if (tty) {
     int width = 30, fill = p->total ? (int)((size_t)width * done / p->total) : width;
     fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  running %zu  failed %zu  %.1f/s  %s ", p->label, fill,
@@ -72,14 +88,19 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   double t0 = sbu_now_s(), last = sbu_now_s(), last_checkpoint = sbu_now_s();
   bool tty = isatty(2);
   int rc = 0;
+  plan_cost pc = {0, 0, 0};
+  bool said = false;
+  for (size_t i = 0; p->cost && i < p->total; i++) pc.total += p->cost(i, p->ctx);
   for (;;) {
     while (inflight < p->window && next < p->total && !*p->interrupted) {
       json_object *req = p->make(next, p->ctx);
       if (!req) { /* nothing to run for this one */
+        if (p->cost) pc.total -= p->cost(next, p->ctx);
         next++;
         done++;
         continue;
       }
+      if (p->cost) pc.sent += p->cost(next, p->ctx);
       if (send_one(c, p, next++, req) < 0) {
         rc = -1;
         break;
@@ -87,11 +108,16 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       inflight++;
     }
     if (rc || inflight == 0 || *p->interrupted) break;
+    if (p->cost && !said) { /* the plan's ETA at once, not after the first interval */
+      double never = -1e18;
+      progress(p, &pc, done, inflight, failed, t0, tty, &never);
+      said = true;
+    }
     /* wait in slices, so that Ctrl-C is noticed while long jobs run */
     if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
       struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
       if (poll(&pfd, 1, 200) <= 0) {
-        progress(p, done, inflight, failed, t0, tty, &last);
+        progress(p, &pc, done, inflight, failed, t0, tty, &last);
         continue;
       }
     }
@@ -119,6 +145,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       if (p->failures && (p->failure_of ? p->failure_of : sbr_failure_of)(&r, why, sizeof why))
         sbr_failures_add(p->failures, why);
       if (p->done(i, &r, resp, p->ctx)) failed++;
+      if (p->cost) pc.done += p->cost(i, p->ctx);
       done++;
     }
     sbc_result_free(&r);
@@ -127,7 +154,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       p->checkpoint(p->ctx);
       last_checkpoint = sbu_now_s();
     }
-    progress(p, done, inflight, failed, t0, tty, &last);
+    progress(p, &pc, done, inflight, failed, t0, tty, &last);
   }
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc) fprintf(stderr, "%s: the daemon went away\n", p->label);

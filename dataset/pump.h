@@ -2,10 +2,13 @@
  * window at a time (the daemon's workers stay busy, its queue is never
  * flooded), with a progress line: shared by regen, dr-matrix and batch.
  *
- * The progress line's ETA is a rate estimate (remaining / finished per
- * second so far) and says so: items of uneven cost make it wrong, and no
- * caller knows their costs in advance. Without a TTY a plain line is printed
- * every progress_interval seconds, also while nothing finishes. */
+ * The progress line's ETA: with a cost per request (regen: the plan's
+ * expected seconds per item, regen_shard.c), the plan's remaining seconds at
+ * the speed measured so far (planned seconds finished, in-flight ones counted
+ * half, per second), and before anything finished the plan's seconds over
+ * the requests run at once; without costs a rate estimate (remaining /
+ * finished per second so far), labelled as one. Without a TTY a plain line is
+ * printed every progress_interval seconds, also while nothing finishes. */
 #ifndef SURGEBOX_PUMP_H
 #define SURGEBOX_PUMP_H
 #include "client.h"
@@ -45,6 +48,10 @@ typedef struct {
   bool (*failure_of)(const sbc_result *r, char *why, size_t why_len);
   /* seconds between plain progress lines when stderr is not a TTY (0: 10 s) */
   double progress_interval;
+  /* optional: request i's expected seconds on one core (the ETA's plan) */
+  double (*cost)(size_t i, void *ctx);
+  /* how many requests run at once (0: the driver's --jobs) */
+  double parallel;
 } sbr_pump;
 
 /* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */

@@ -183,10 +183,14 @@ static void jsonl_record(sbe_run *run, json_object *o, const char *path, size_t 
   sbe_category c = json_object_object_get_ex(o, "subset", &s) && json_object_is_type(s, json_type_string)
                        ? sbe_subset_category(json_object_get_string(s))
                        : SBE_CAT_UNKNOWN;
-  if (c == SBE_CAT_UNKNOWN || run->refs.count[c] == 0) {
+  if (c != SBE_CAT_UNKNOWN && run->refs.count[c] == 0) { /* one line for all of them (sbe_report_missing) */
+    run->stats.subset_absent++;
+    run->stats.subset_absent_by[c]++;
+    return;
+  }
+  if (c == SBE_CAT_UNKNOWN) {
     run->stats.unknown_subset++;
-    detail(shown, path, "line", line,
-           c == SBE_CAT_UNKNOWN ? "unknown or missing \"subset\"" : "no reference items loaded for this subset");
+    detail(shown, path, "line", line, "unknown or missing \"subset\"");
     return;
   }
   size_t index;

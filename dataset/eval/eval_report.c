@@ -177,6 +177,12 @@ json_object *sbe_json(const sbe_run *run, const char *by) {
   const sbe_pred_stats *st = &run->stats;
   json_object *un = json_object_new_object();
   json_object_object_add(un, "unknown_subset", json_object_new_int64((int64_t)st->unknown_subset));
+  json_object *absent = json_object_new_object(); /* {"cl": n}: a subset the data directory has no items of */
+  for (int c = 0; c < SBE_CAT_COUNT; c++)
+    if (st->subset_absent_by[c])
+      json_object_object_add(absent, sbe_category_subset((sbe_category)c),
+                             json_object_new_int64((int64_t)st->subset_absent_by[c]));
+  json_object_object_add(un, "subset_not_in_data", absent);
   json_object_object_add(un, "bad_index", json_object_new_int64((int64_t)st->bad_index));
   json_object_object_add(un, "question_not_found", json_object_new_int64((int64_t)st->question_not_found));
   json_object_object_add(un, "question_ambiguous", json_object_new_int64((int64_t)st->question_ambiguous));
@@ -225,7 +231,8 @@ int sbe_write_items(const sbe_run *run, const char *path) {
 
 int sbe_strict_status(const sbe_run *run, const char *prog, FILE *err) {
   const sbe_pred_stats *st = &run->stats;
-  size_t unmatched = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed;
+  size_t unmatched = st->unknown_subset + st->subset_absent + st->bad_index + st->question_not_found + st->question_ambiguous +
+                     st->malformed;
   size_t dropped = unmatched + st->duplicates + run->excluded_total, scored = 0;
   for (size_t i = 0; i < run->nmodels; i++) scored += run->models[i].nscored;
   if (!dropped && scored) return 0;
@@ -242,12 +249,25 @@ int sbe_strict_status(const sbe_run *run, const char *prog, FILE *err) {
 
 void sbe_report_missing(const sbe_run *run, FILE *err) {
   const sbe_pred_stats *st = &run->stats;
-  size_t unmatched = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed;
-  if (unmatched)
+  size_t unmatched = st->unknown_subset + st->subset_absent + st->bad_index + st->question_not_found + st->question_ambiguous +
+                     st->malformed;
+  if (st->subset_absent) { /* one line, not one per prediction */
+    fprintf(err, "eval: %zu prediction(s) for subsets the data directory has no items of, not scored (", st->subset_absent);
+    char names[64] = "";
+    for (int c = 0, k = 0; c < SBE_CAT_COUNT; c++)
+      if (st->subset_absent_by[c]) {
+        fprintf(err, "%s%s %zu", k ? ", " : "", sbe_category_subset((sbe_category)c), st->subset_absent_by[c]);
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k++ ? "," : "",
+                 sbe_category_subset((sbe_category)c));
+      }
+    fprintf(err, "): regen --subset %s into it to score them\n", names);
+  }
+  if (unmatched > st->subset_absent)
     fprintf(err,
             "eval: %zu prediction(s) not scored: %zu unknown subset, %zu index out of range, %zu question not found, "
             "%zu ambiguous question, %zu malformed\n",
-            unmatched, st->unknown_subset, st->bad_index, st->question_not_found, st->question_ambiguous, st->malformed);
+            unmatched - st->subset_absent, st->unknown_subset, st->bad_index, st->question_not_found,
+            st->question_ambiguous, st->malformed);
   if (st->duplicates) fprintf(err, "eval: %zu duplicate prediction(s) ignored (the first one counts)\n", st->duplicates);
   if (st->non_text_keys) fprintf(err, "eval: %zu extra key(s) holding no text ignored\n", st->non_text_keys);
   sbe_print_excluded(run, "eval: ", err);

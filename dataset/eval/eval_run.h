@@ -37,6 +37,9 @@ typedef struct {
 typedef struct {
   size_t unknown_subset, bad_index, question_not_found, question_ambiguous, malformed, duplicates,
       non_text_keys;
+  /* a known subset with no reference items loaded (not in the data directory,
+   * e.g. not regenerated into OUT): counted per subset, said in one line */
+  size_t subset_absent, subset_absent_by[SBE_CAT_COUNT];
 } sbe_pred_stats;
 
 typedef struct {

@@ -101,7 +101,7 @@ void sbrp_write_bins(const sbrp_report *r, FILE *f) {
     }
     const char *sn = sbr_subset_name(r->subsets[k]);
     shown++;
-    fprintf(f, "<h3>%s: %zu items timed by SURGE and here</h3>\n", sn, b.n);
+    fprintf(f, "<h3>%s: %zu items timed by SURGE and here (every column below counts these)</h3>\n", sn, b.n);
     if (b.calibrated)
       fprintf(f, "<p>Calibration: our time / SURGE's over the %zu items SURGE timed &gt;= %g s: median %.3f (quartiles "
                  "%.3f-%.3f).</p>\n", b.cal.used, SBR_CALIBRATION_MIN_PUBLISHED, b.cal.factor, b.cal.lo, b.cal.hi);

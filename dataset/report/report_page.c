@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include "failure.h"
+#include "fidelity.h"
 
 #include <string.h>
 #include <time.h>
@@ -71,10 +72,16 @@ static void row(FILE *f, const char *cls, const char *name, json_object *o, bool
   int ran = geti(o, "ran");
   fprintf(f, "<tr class=\"%s\"><td class=\"l\">", cls);
   sbh_text(f, name);
-  fprintf(f, "</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f%%</td><td>%d</td><td>%.1f%%</td><td>%.3f</td><td>%d</td><td>%d</td>",
-          geti(o, "n"), ran, geti(o, "exact"), ran ? 100.0 * geti(o, "exact") / ran : 0.0, geti(o, "normalized"),
-          ran ? 100.0 * geti(o, "normalized") / ran : 0.0, json_object_get_double(json_object_object_get(o, "jaccard_mean")),
-          geti(o, "missing_toolchain"), geti(o, "nondeterministic"));
+  /* where nothing ran, "-" for the rates and the Jaccard mean (nothing was compared), as eval and regen's text */
+  char ex[16] = "-", nm[16] = "-", jac[16] = "-";
+  if (ran) {
+    snprintf(ex, sizeof ex, "%.1f%%", 100.0 * geti(o, "exact") / ran);
+    snprintf(nm, sizeof nm, "%.1f%%", 100.0 * geti(o, "normalized") / ran);
+    snprintf(jac, sizeof jac, "%.3f", json_object_get_double(json_object_object_get(o, "jaccard_mean")));
+  }
+  fprintf(f, "</td><td>%d</td><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td>",
+          geti(o, "n"), ran, geti(o, "exact"), ex, geti(o, "normalized"), nm, jac, geti(o, "missing_toolchain"),
+          geti(o, "nondeterministic"));
   if (subset) fprintf(f, "<td>%d</td>", geti(o, SBR_FAILURE_CLASS));
   else fputs("<td></td>", f);
   fputs("<td class=\"l\">", f);
@@ -96,7 +103,9 @@ static void fidelity(const sbrp_report *r, FILE *f) {
     row(f, "subset", subset, o, true);
     json_object *by = json_object_object_get(o, "by");
     if (json_object_object_length(by) < 2) continue;
-    json_object_object_foreach(by, g, go) row(f, "group", g, go, false);
+    const char *names[256]; /* sorted, as regen's text table (not in order of first appearance) */
+    size_t ng = sbr_sorted_groups(by, names, 256);
+    for (size_t i = 0; i < ng; i++) row(f, "group", names[i], json_object_object_get(by, names[i]), false);
   }
   fputs("</table>\n", f);
   if (r->failed)
@@ -159,7 +168,9 @@ static void environment(const sbrp_report *r, FILE *f) {
     env_row(f, "subset", subset, o);
     json_object *by = json_object_object_get(o, "by");
     if (json_object_object_length(by) < 2) continue;
-    json_object_object_foreach(by, g, go) env_row(f, "group", g, go);
+    const char *names[256];
+    size_t ng = sbr_sorted_groups(by, names, 256);
+    for (size_t i = 0; i < ng; i++) env_row(f, "group", names[i], json_object_object_get(by, names[i]));
   }
   fputs("</table>\n", f);
   json_object_object_foreach(r->summary, subset1, o1) {

@@ -58,6 +58,8 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
   }
   bool regen_output = sbe_regen_output(items);
   json_object *why = json_object_new_object(); /* reason -> count, in first-seen order */
+  b->set_both = false;
+  for (size_t i = 0; i < n && !b->set_both; i++) b->set_both = !isnan(published_time(json_object_array_get_idx(items, i)));
   for (size_t i = 0; i < n; i++) {
     json_object *it = json_object_array_get_idx(items, i);
     char buf[300];
@@ -69,13 +71,18 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
     }
     double t[SBR_N_SRC] = {published_time(it), exec_time(it, regen_output, "inproc_cpu_s") * b->scale,
                            exec_time(it, regen_output, "cpu_time_s") * b->scale};
+    double o = !isnan(t[SBR_SRC_INPROC]) ? t[SBR_SRC_INPROC] : t[SBR_SRC_TREE];
+    bool surge = !isnan(t[SBR_SRC_PUBLISHED]), here = !isnan(o);
+    b->surge_only += surge && !here;
+    b->ours_only += here && !surge && b->set_both;
+    if (!here || (b->set_both && !surge)) continue; /* outside the one item set every column counts */
+    b->set_n++;
     for (int s = 0; s < SBR_N_SRC; s++) {
       if (isnan(t[s])) continue;
       b->hist[s][sbr_bin_of(t[s], b->edges, b->ne)]++;
       b->have[s]++;
     }
-    double o = !isnan(t[SBR_SRC_INPROC]) ? t[SBR_SRC_INPROC] : t[SBR_SRC_TREE];
-    if (isnan(t[SBR_SRC_PUBLISHED]) || isnan(o)) continue;
+    if (!surge) continue;
     sbr_bin_item *x = &b->items[b->n];
     x->index = (int)i;
     x->published = published[b->n] = t[SBR_SRC_PUBLISHED];
@@ -91,6 +98,12 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
     len += (size_t)w;
   }
   json_object_put(why);
+  for (int s = SBR_SRC_INPROC; s < SBR_N_SRC; s++) /* a column over fewer items than the others: left out, said */
+    if (b->have[s] && (size_t)b->have[s] < b->set_n) {
+      b->left_out[s] = (int)b->set_n - b->have[s];
+      b->have[s] = 0;
+      memset(b->hist[s], 0, sizeof b->hist[s]);
+    }
   b->calibrated = sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
   b->raw_ratio = b->cal.factor;
   for (size_t i = 0; i < b->n; i++) {

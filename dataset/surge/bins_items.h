@@ -31,7 +31,16 @@ typedef struct {
   bool calibrated;
   sbr_calibration cal;
   double raw_ratio;          /* median ours / SURGE's over items >= the calibration minimum (= cal.factor) */
-  size_t excluded;           /* items with no time of ours: not regenerated here (eval_regen.c's rule) */
+  /* Every column counts one item set: the items timed both by SURGE and here
+   * when SURGE timed any (else those timed here); a column of ours that lacks
+   * some of them is left out (left_out[s]: how many it lacks). */
+  bool set_both;             /* the set is "timed both by SURGE and here" */
+  size_t set_n;              /* its size */
+  size_t surge_only;         /* SURGE timed them, we did not (not regenerated, or no time of ours) */
+  size_t ours_only;          /* timed here, SURGE did not: outside the set when SURGE timed others */
+  int left_out[SBR_N_SRC];
+  size_t excluded;           /* items with no time of ours: not regenerated here (eval_regen.c's rule:
+                              * unfinished runs, timeout, memory, host kill, are among them) */
   char excluded_why[200];    /* "not_run 146, memory_limit 2" */
 } sbr_bins;
 

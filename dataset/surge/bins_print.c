@@ -39,6 +39,12 @@ void sbr_bins_print_json(const sbr_bins *b, FILE *f) {
   json_object_object_add(o, "edges", e);
   json_object_object_add(o, "time_scale", json_object_new_double(b->scale));
   json_object_object_add(o, "not_regenerated", json_object_new_int64((int64_t)b->excluded));
+  json_object *set = json_object_new_object(); /* the one item set every column counts */
+  json_object_object_add(set, "which", json_object_new_string(b->set_both ? "timed both by SURGE and here" : "timed here"));
+  json_object_object_add(set, "items", json_object_new_int64((int64_t)b->set_n));
+  json_object_object_add(set, "timed_by_surge_only", json_object_new_int64((int64_t)b->surge_only));
+  json_object_object_add(set, "timed_here_only", json_object_new_int64((int64_t)b->ours_only));
+  json_object_object_add(o, "item_set", set);
   for (int s = 0; s <= SBR_N_SRC; s++) {
     if (!b->have[s]) continue;
     json_object *so = json_object_new_object(), *h = json_object_new_array();
@@ -135,10 +141,15 @@ static void print_histogram(const sbr_bins *b, FILE *f) {
 }
 
 void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
+  fprintf(f, "every column counts the same %zu item(s): those timed %s\n", b->set_n,
+          b->set_both ? "both by SURGE and here" : "here (SURGE timed none)");
   print_histogram(b, f);
-  if (b->excluded)
-    fprintf(f, "%zu item(s) not regenerated here, no time of ours (%s): SURGE's column only\n", b->excluded,
-            b->excluded_why);
+  if (b->excluded) /* unfinished runs (timeout, memory, host kill) have no time of ours: counted here */
+    fprintf(f, "%zu item(s) not regenerated here, no time of ours (%s): in no column\n", b->excluded, b->excluded_why);
+  if (b->ours_only) fprintf(f, "%zu item(s) timed here but not by SURGE: in no column\n", b->ours_only);
+  for (int s = SBR_SRC_INPROC; s < SBR_N_SRC; s++)
+    if (b->left_out[s])
+      fprintf(f, "column %s left out: %d of the %zu item(s) have no such time\n", src_names[s], b->left_out[s], b->set_n);
   if (b->scale != 1) fprintf(f, "times measured here multiplied by %g (--time-scale)\n", b->scale);
   if (!b->n) return;
   if (b->calibrated)
@@ -168,7 +179,7 @@ void sbr_bins_print_text(const sbr_bins *b, FILE *f) {
     fprintf(f, "%6d %11.4f %4d %11.4f %4d %-9s %11s %4s  %s\n", x->index, x->published, x->published_bin, x->ours,
             x->raw_bin, agreement_names[x->raw], cal, cbin, agreement_names[x->calibrated]);
   }
-  if ((size_t)b->have[SBR_SRC_PUBLISHED] > b->n)
+  if (b->surge_only)
     fprintf(f, "%zu more item(s) SURGE timed were not timed here (not run, or not regenerated): not compared\n",
-            (size_t)b->have[SBR_SRC_PUBLISHED] - b->n);
+            b->surge_only);
 }

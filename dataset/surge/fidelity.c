@@ -223,6 +223,16 @@ static void print_row(FILE *f, const char *indent, int width, const char *name, 
  * ("g++-C++11--O1" before "g++-C++17--O0"), not by first appearance. */
 static int group_cmp(const void *a, const void *b) { return strverscmp(*(const char *const *)a, *(const char *const *)b); }
 
+size_t sbr_sorted_groups(json_object *by, const char **names, size_t max) {
+  size_t n = 0;
+  json_object_object_foreach(by, g, go) {
+    (void)go;
+    if (n < max) names[n++] = g;
+  }
+  qsort(names, n, sizeof *names, group_cmp);
+  return n;
+}
+
 void sbr_print_table(json_object *summary, FILE *f) {
   char envbuf[512];
   fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s  %s\n", "subset / group", "n", "ran", "exact", "normalized",
@@ -232,14 +242,9 @@ void sbr_print_table(json_object *summary, FILE *f) {
     json_object_object_get_ex(o, "by", &by);
     print_row(f, "", 22, subset, o, ENV(o));
     const char *names[64];
-    size_t groups = 0;
-    json_object_object_foreach(by, g0, go0) {
-      (void)go0;
-      if (groups < 64) names[groups] = g0;
-      groups++;
-    }
+    size_t groups = json_object_object_length(by);
     if (groups > 1 && groups <= 48) {
-      qsort(names, groups, sizeof *names, group_cmp);
+      sbr_sorted_groups(by, names, 64);
       for (size_t i = 0; i < groups; i++) {
         json_object *go = json_object_object_get(by, names[i]);
         print_row(f, "  ", 20, names[i], go, ENV(go));

@@ -23,4 +23,9 @@ void sbr_exec_substitution(json_object *exec, const sbr_job *j);
  *               "environment","substituted", "by": {...same...}, "mismatches": {"<class>": [indices]}}} from items carrying "exec". */
 json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *subsets, size_t n_subsets);
 void sbr_print_table(json_object *summary, FILE *f);
+/* The names of a summary's "by" groups in a stable order (numbers inside
+ * compared as numbers: "g++-C++11--O1" before "g++-C++17--O0"), not in order
+ * of first appearance; at most max of them, the count returned. They point
+ * into by. */
+size_t sbr_sorted_groups(json_object *by, const char **names, size_t max);
 #endif

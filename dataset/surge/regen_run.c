@@ -189,6 +189,15 @@ static json_object *make_request(size_t i, void *ctx) {
   return req;
 }
 
+/* request i's expected seconds: the plan's (regen_shard.c), for the ETA */
+static double request_cost(size_t i, void *ctx) {
+  regen_state *rs = ctx;
+  const sbr_regen_task *t = &rs->tasks[i % rs->total];
+  size_t s = 0;
+  while (rs->o->subsets[s] != t->subset) s++;
+  return sbr_surge_item_cost(t->subset, json_object_array_get_idx(rs->published[s], t->index));
+}
+
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   (void)resp;
   regen_state *rs = ctx;
@@ -255,7 +264,7 @@ int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
     rc = 2;
     goto out;
   }
-  sbr_pump pump = {.total = rs.total * (size_t)o->repeat, .make = make_request, .done = on_response,
+  sbr_pump pump = {.total = rs.total * (size_t)o->repeat, .make = make_request, .done = on_response, .cost = request_cost,
                    .checkpoint = o->out ? save_outputs : NULL, .ctx = &rs};
   if (o->dump) {
     rc = sbr_driver_dump(d, &pump, o->dump);

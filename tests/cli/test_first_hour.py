@@ -223,6 +223,207 @@ def case_user_profiles():
           f"the private daemon's profiles directory as uid 4242: {rc} {e!r}")
 
 
+def case_profile_hint():
+    """15: a toolchain missing on the host but packaged by a profile here
+    names the profile to add (it said "install: apt-get install g++", and for
+    julia "surgebox profile create surge-2025" of a profile that exists). A
+    private profiles directory holds a fake profile: only its manifest."""
+    t = tmpdir()
+    profiles = os.path.join(t, "profiles")
+    write(profiles, "surge-2025/manifest.json", json.dumps({"name": "surge-2025", "format": 1,
+                                                              "package_versions": {"g++-9": "9.3.0-22", "julia": "1.5.3"}}))
+    os.environ["SURGEBOX_PROFILES"] = profiles
+    d = T.Daemon()
+    try:
+        p = run(["toolchains", "--json"], env=d.env)
+        have = [x["name"] for x in json.loads(p.stdout)["toolchains"] if x.get("available")] if p.returncode == 0 else []
+        src = write(t, "m.cpp", "int main() {}\n")
+        if "g++-9" in have or "julia" in have:
+            T.skip("g++-9 or julia is installed on this host")
+        for tc, f in (("g++-9", src), ("julia", write(t, "m.jl", "println(1)\n"))):
+            p = run(["exec", "--toolchain", tc, f], env=d.env)
+            check(p.returncode != 0 and "add --profile surge-2025" in err(p) and "apt-get" not in err(p)
+                  and "profile create" not in err(p), f"--toolchain {tc}: {p.returncode} {err(p)!r}")
+        p = run(["exec", "--toolchain", "g++-8", src], env=d.env)  # no profile has it: the install hint as before
+        check(p.returncode != 0 and "install" in err(p) and "--profile" not in err(p), f"g++-8: {err(p)!r}")
+    finally:
+        d.stop()
+
+
+def case_report_rows():
+    """11, 14: the report page prints '-' where nothing ran (it printed 0.0%
+    and 0.000) and lists a subset's groups sorted, numbers as numbers (it
+    listed them in order of first appearance). OUT is written by hand: three
+    DR items in three groups, none of which ran (their toolchain missing)."""
+    t = tmpdir()
+    out = os.path.join(t, "out")
+    groups = ["g++-C++17--O0", "g++-C++11--O1", "g++-C++11--O0"]
+    items = [{"exec": {"group": g, "regenerated": False, "class": "missing_toolchain", "missing": "g++-9"}} for g in groups]
+    write(out, "dr.json", json.dumps(items))
+    p = run(["report", out])
+    check(p.returncode == 0, f"report: {p.returncode} {err(p)!r}")
+    page = open(os.path.join(out, "report.html")).read() if p.returncode == 0 else ""
+    table = page.split('id="fidelity-table"', 1)[-1].split("</table>", 1)[0]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr class=\"(?:subset|group)\">(.*?)</tr>", table)]
+    check(len(rows) == 4 and all(r[2] == "0" and r[4] == r[6] == r[7] == "-" for r in rows),
+          f"'-' in the rates and Jaccard of rows where nothing ran: {rows}")
+    check([r[0] for r in rows[1:]] == ["g++-C++11--O0", "g++-C++11--O1", "g++-C++17--O0"],
+          f"groups sorted: {[r[0] for r in rows[1:]]}")
+    env = page.split('id="environment-table"', 1)[-1].split("</table>", 1)[0]
+    names = re.findall(r'<tr class="group"><td class="l">(.*?)</td>', env)
+    check(names == ["g++-C++11--O0", "g++-C++11--O1", "g++-C++17--O0"], f"environment's groups sorted: {names}")
+
+
+def case_bins_one_set():
+    """34: every column of bins counts one item set (it counted 47, 140 and
+    150 items in one table), and killed runs are in none, counted instead.
+    tc.json by hand: items 0-3 and 8 timed by SURGE and here (8 without
+    inproc_cpu_s), 4 timed out, 5 host-killed, 6 never ran, 7 timed here
+    only."""
+    t = tmpdir()
+
+    def rec(status, regenerated, cls, complete=True, **extra):
+        return dict({"status": status, "regenerated": regenerated, "group": "Python", "class": cls,
+                     "complete": complete}, **extra)
+    items = [{"custom_features": {"time": "0.5 seconds"}} for _ in range(9)]
+    for i in range(4):
+        items[i]["exec"] = rec("ok", True, None, inproc_cpu_s=0.5, cpu_time_s=0.6, matched="exact")
+    items[4]["exec"] = rec("timeout", False, "timeout", cpu_time_s=9.9)
+    items[5]["exec"] = rec("host_killed", False, "host_killed", complete=False, cpu_time_s=3.0)
+    del items[7]["custom_features"]
+    items[7]["exec"] = rec("ok", True, None, cpu_time_s=0.1, matched="exact")
+    items[8]["exec"] = rec("ok", True, None, cpu_time_s=0.4, matched="exact")
+    data = write(t, "tc.json", json.dumps(items))
+    p = run(["bins", "--data", data, "--json"])
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    cols = {k: (doc.get(k) or {}).get("items") for k in ("published", "inproc_cpu_s", "cpu_time_s")}
+    sums = {k: sum((doc.get(k) or {}).get("histogram", [])) for k in ("published", "cpu_time_s")}
+    check(cols == {"published": 5, "inproc_cpu_s": None, "cpu_time_s": 5} and sums == {"published": 5, "cpu_time_s": 5},
+          f"one item set (0-3, 8) in every column, inproc_cpu_s (missing on 8) left out: {cols} {sums}")
+    check(doc.get("not_regenerated") == 3 and (doc.get("item_set") or {}).get("timed_here_only") == 1,
+          f"killed and unrun items counted, not binned: {doc.get('not_regenerated')} {doc.get('item_set')}")
+    p = run(["bins", "--data", data])
+    out = p.stdout.decode()
+    check(p.returncode == 0 and "same 5 item(s)" in out and "timeout 1" in out and "host_killed 1" in out
+          and "inproc_cpu_s left out" in out and "1 item(s) timed here but not by SURGE" in out, f"bins says which: {out!r}")
+
+
+def as_user(argv_list, home, extra_env=None, uid=4242):
+    """Run each argv (surgebox's arguments) as uid in its own HOME; [rc, stdout, stderr] each."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "SURGEBOX_SOCKET_DIR": home,
+                   "SURGEBOX_IDLE_TIMEOUT": "0"}
+            env.update(extra_env or {})
+            outs = []
+            for args in argv_list:
+                p = subprocess.run([T.SURGEBOX] + args, env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                                   timeout=300, cwd="/")
+                outs.append([p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")])
+            os.write(w, json.dumps(outs).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    got = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        got += chunk
+    os.waitpid(pid, 0)
+    return json.loads(got or b"[]")
+
+
+def user_home(t, mode=0o755):
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")
+    os.makedirs(home)
+    os.chown(home, 4242, 4242)
+    os.chmod(home, mode)
+    return home
+
+
+def case_doctor_unprivileged():
+    """19: doctor as an unprivileged user rates the pool off and the one uid
+    of user-namespace mode as expected (they were warnings), and a cgroup
+    backend of "none" as a problem (it was "ok")."""
+    t = tmpdir()
+    home = user_home(t)
+    outs = as_user([["doctor", "--json"]], home)
+    rc, out, e = outs[0] if outs else [None, "", ""]
+    try:
+        checks = {c["check"]: c for c in json.loads(out)["checks"]}
+    except (ValueError, KeyError, TypeError):
+        checks = {}
+    pool, cg, uids = checks.get("pool", {}), checks.get("cgroup backend", {}), checks.get("uid range", {})
+    if "user-namespace mode" not in pool.get("detail", ""):
+        T.skip("the daemon as uid 4242 is not in user-namespace mode here: " + repr(pool))
+    check(pool.get("result") == "ok" and uids.get("result") == "ok" and "expected" in pool.get("detail", ""),
+          f"pool and uid range as expected unprivileged: {pool} {uids}")
+    check(cg.get("result") == ("warn" if cg.get("detail") == "on: none" else "ok") and cg.get("detail"),
+          f"cgroup backend rated by what it is: {cg}")
+
+
+def case_unwritable_home():
+    """18: unprivileged with a HOME it cannot write, the daemon's detection
+    cache goes to a per-uid 0700 directory in $TMPDIR (it went nowhere, and
+    detection ran again at every start), and a lingering daemon's start-up
+    messages go to its log file, not the user's terminal."""
+    t = tmpdir()
+    os.chmod(t, 0o777)
+    home = os.path.join(t, "home")  # root's: 4242 cannot write it
+    os.makedirs(home)
+    sockets, tmp = os.path.join(t, "sockets"), os.path.join(t, "tmp")
+    for d in (sockets, tmp):
+        os.makedirs(d)
+        os.chown(d, 4242, 4242)
+        os.chmod(d, 0o700)
+    outs = as_user([["toolchains", "--json"]], home, {"SURGEBOX_SOCKET_DIR": sockets, "TMPDIR": tmp,
+                                                      "SURGEBOX_IDLE_TIMEOUT": "30"})
+    rc, out, e = outs[0] if outs else [None, "", ""]
+    cache = os.path.join(tmp, "surgebox-cache-4242")
+    st = os.lstat(cache) if os.path.isdir(cache) else None
+    check(rc == 0 and st is not None and stat.S_IMODE(st.st_mode) == 0o700 and st.st_uid == 4242
+          and os.path.exists(os.path.join(cache, "toolchains.json")),
+          f"the detection cache in $TMPDIR/surgebox-cache-4242 (0700, 4242's): {rc} {st} {e[-300:]!r}")
+    check("surgeboxd" not in e and "warn" not in e, f"no daemon message on the user's terminal: {e!r}")
+    logs = [f for f in os.listdir(sockets) if f.endswith(".log")]
+    check(logs, f"the lingering daemon's log beside its socket: {os.listdir(sockets)}")
+
+
+def case_eval_absent_subset():
+    """31: predictions for a subset the data directory has no items of are
+    said in one line with counts (it printed a line per prediction and
+    counted them as "unknown subset")."""
+    need_surge()
+    t = tmpdir()
+    data = os.path.join(t, "out")
+    os.makedirs(data)
+    shutil.copy(os.path.join(SURGE, "ml.json"), data)
+    lines = ['{"subset": "ml", "index": 0, "prediction": "1"}']
+    lines += ['{"subset": "cl", "index": %d, "prediction": "x"}' % i for i in range(30)]
+    lines += ['{"subset": "fl", "index": %d, "prediction": "x"}' % i for i in range(2)]
+    preds = write(t, "p.jsonl", "\n".join(lines) + "\n")
+    p = run(["eval", "--data", data, "--predictions", preds])
+    e = err(p)
+    said = [x for x in e.splitlines() if "cl 30" in x]
+    check(len(said) == 1 and "fl 2" in said[0] and "regen --subset cl,fl" in said[0] and "unknown subset" not in e
+          and "line 5" not in e and len(e.splitlines()) < 6, f"one line for 32 predictions of absent subsets: {e!r}")
+    p = run(["eval", "--data", data, "--predictions", preds, "--json"])
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = {}
+    blob = json.dumps(doc)
+    check('"subset_not_in_data": {"cl": 30, "fl": 2}' in blob, f"--json counts them: {blob[-600:]}")
+
+
 def case_exec_hint():
     """29: exec FILE without a PROGRAM names the toolchain to use."""
     t = tmpdir()
@@ -315,6 +516,19 @@ def case_regen_tables(d):
     check(fl and (" 0.0%" in fl) == (fl.split()[2] != "0"), f"fl's row: '-' where nothing ran: {fl!r}")
     check(" 1 items" not in e and "mismatches by class (item indices):\n\n" not in e
           and not e.rstrip().endswith("(item indices):"), f"no '1 items', no empty heading: {e[-400:]!r}")
+
+
+def case_regen_eta(d):
+    """26: regen's progress line gives an ETA from the plan's cost per item
+    from the start (it said "ETA unknown" until an item finished, then a
+    rate estimate)."""
+    need_surge()
+    t = tmpdir()
+    p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0,1", "--out", os.path.join(t, "out")], env=d.env)
+    e = err(p)
+    first = [x for x in e.splitlines() if re.match(r"^regen: 0/2 done", x)]
+    check(p.returncode == 0 and first and re.search(r"ETA ~\d+s \(the plan's cost per item", first[0])
+          and "ETA unknown" not in e, f"the plan's ETA from the start: {p.returncode} {e[-800:]!r}")
 
 
 def case_refused_uid(d):
