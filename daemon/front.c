@@ -44,6 +44,10 @@ static void front_sink(sbd_conn *c, json_object *resp) {
 
 static uint64_t front_submit(void *arg, json_object *req, sbh_answer_fn answer, void *cb_arg) {
   sbd_server *srv = arg;
+  if (!srv->front) { /* closed (sbd_front_stop): the daemon is stopping */
+    answer(cb_arg, sbp_error_response(NULL, SBP_E_INTERNAL, "the daemon is shutting down"));
+    return 0;
+  }
   sbd_ticket *t = calloc(1, sizeof *t);
   if (!t) {
     answer(cb_arg, sbp_error_response(NULL, SBP_E_INTERNAL, "out of memory"));
@@ -77,7 +81,7 @@ static bool front_withdraw(void *arg, uint64_t ticket) {
   char key[32];
   snprintf(key, sizeof key, "%llu", (unsigned long long)ticket);
   bool running = false;
-  sbd_job *job = sbd_conn_find(srv->front, key, &running);
+  sbd_job *job = srv->front ? sbd_conn_find(srv->front, key, &running) : NULL;
   if (!job || running) return false;
   sbd_conn_unlink_queued(srv->front, job);
   srv->queued--;
@@ -92,7 +96,7 @@ static void front_cancel(void *arg, uint64_t ticket) {
   char key[32];
   snprintf(key, sizeof key, "%llu", (unsigned long long)ticket);
   bool running = false;
-  sbd_job *job = sbd_conn_find(srv->front, key, &running);
+  sbd_job *job = srv->front ? sbd_conn_find(srv->front, key, &running) : NULL;
   if (!job) return;
   if (running) {
     sbd_job_cancel_running(job, "cancelled: the HTTP client went away");
@@ -135,7 +139,15 @@ int sbd_front_start(sbd_server *srv) {
 
 void sbd_front_drain(sbd_server *srv) { sbh_drain(srv->http); }
 
-void sbd_front_stop(sbd_server *srv) { sbh_stop(srv->http); }
+/* Its HTTP connections closed (their requests cancelled), then its
+ * socketless connection: srv->front is NULL from here on, so nothing
+ * reaches the connection after it is freed (it goes with its last job). */
+void sbd_front_stop(sbd_server *srv) {
+  sbh_stop(srv->http);
+  sbd_conn *c = srv->front;
+  srv->front = NULL;
+  if (c) sbd_conn_close(c);
+}
 
 void sbd_front_free(sbd_server *srv) {
   sbh_free(srv->http);

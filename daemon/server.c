@@ -179,13 +179,19 @@ static void close_listener(sbd_server *srv) {
   if (!srv->socket_adopted) unlink(srv->socket_path);
 }
 
-static void stop_everything(sbd_server *srv) {
+/* The listeners and every connection closed: the front first (its
+ * requests cancelled, srv->front NULL), then the Unix-socket clients. */
+static void close_all(sbd_server *srv) {
   close_listener(srv);
-  sbd_front_stop(srv); /* its requests cancelled before its connection goes */
+  sbd_front_stop(srv);
   for (sbd_conn *c = srv->conns, *next; c; c = next) {
-    next = c->next; /* the front's socketless connection is freed at once */
+    next = c->next; /* read first: closing may free c */
     sbd_conn_close(c);
   }
+}
+
+static void stop_everything(sbd_server *srv) {
+  close_all(srv);
   uv_signal_stop(&srv->sig_term);
   uv_signal_stop(&srv->sig_int);
   uv_signal_stop(&srv->sig_hup);
@@ -453,12 +459,7 @@ int sbd_run(sbd_config *cfg) {
     code = 2;
   } else if (sbd_front_start(srv) < 0) {
     code = 2;
-    close_listener(srv);
-    sbd_front_stop(srv);
-    for (sbd_conn *c = srv->conns, *next; c; c = next) {
-    next = c->next; /* the front's socketless connection is freed at once */
-    sbd_conn_close(c);
-  }
+    close_all(srv);
   } else {
     const char *w = sb_runtime_warning(srv->rt);
     if (w) sbd_log(srv, "warn", "%s", w);

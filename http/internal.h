@@ -132,6 +132,7 @@ void sbh_send_error(sbh_conn *c, int status, const char *fmt, ...) __attribute__
 
 /* ---- routes.c: one complete request ---- */
 void sbh_route(sbh_conn *c);
+bool sbh_route_is_public(const sbh_conn *c, bool has_body);
 
 /* A submitted request (run_code.c, routes.c). */
 typedef enum { SBH_KIND_RUN_CODE, SBH_KIND_JOBS } sbh_kind;

@@ -29,6 +29,16 @@ static bool strings_only(json_object *v, bool array) {
   return true;
 }
 
+/* Field key of entry v, when present, into *out (a new reference): an
+ * array of strings, or an object of strings; -1: of another type. */
+static int take_strings(json_object *v, const char *key, bool array, json_object **out) {
+  json_object *x;
+  if (!json_object_object_get_ex(v, key, &x)) return 0;
+  if (!strings_only(x, array)) return -1;
+  *out = json_object_get(x);
+  return 0;
+}
+
 static int load_one(sbh_language *l, const char *name, json_object *v, const char *file, char *err, size_t n) {
   static const char *const known[] = {"toolchain", "source", "options", "compile_args", "args", "files", "warm",
                                       "profile",   "missing",   "note",   NULL};
@@ -61,22 +71,9 @@ static int load_one(sbh_language *l, const char *name, json_object *v, const cha
   }
   l->toolchain = strdup(json_object_get_string(tc));
   l->source = strdup(json_object_get_string(src));
-  if (json_object_object_get_ex(v, "options", &x)) {
-    if (!strings_only(x, false)) goto bad_type;
-    l->options = json_object_get(x);
-  }
-  if (json_object_object_get_ex(v, "compile_args", &x)) {
-    if (!strings_only(x, true)) goto bad_type;
-    l->compile_args = json_object_get(x);
-  }
-  if (json_object_object_get_ex(v, "args", &x)) {
-    if (!strings_only(x, true)) goto bad_type;
-    l->args = json_object_get(x);
-  }
-  if (json_object_object_get_ex(v, "files", &x)) {
-    if (!strings_only(x, false)) goto bad_type;
-    l->files = json_object_get(x);
-  }
+  if (take_strings(v, "options", false, &l->options) < 0 || take_strings(v, "compile_args", true, &l->compile_args) < 0 ||
+      take_strings(v, "args", true, &l->args) < 0 || take_strings(v, "files", false, &l->files) < 0)
+    goto bad_type;
   if (json_object_object_get_ex(v, "profile", &x)) {
     if (!json_object_is_type(x, json_type_string) || !json_object_get_string_len(x)) goto bad_type;
     l->profile = strdup(json_object_get_string(x));

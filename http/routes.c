@@ -1,6 +1,7 @@
 /* Which path does what. /run_code is SandboxFusion's; /v1/ping, /v1/jobs
- * (the native exec request, for any language's HTTP client) and /metrics
- * (the daemon's OpenMetrics text) are surgebox's own. */
+ * (the native exec request, for any language's HTTP client), /metrics
+ * (the daemon's OpenMetrics text) and /v1/health (the one tokenless path,
+ * for orchestrators' probes) are surgebox's own. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -14,6 +15,14 @@ static bool path_is(const sbh_conn *c, const char *path) {
 }
 
 /* The body as one JSON object, or an answer was sent (NULL). */
+/* GET /v1/health without a body: the only request served without the
+ * token (Kubernetes probes cannot send one). Its answer says "ok" and
+ * nothing else, so it tells an unauthenticated client no more than that
+ * the port is a live surgebox. */
+bool sbh_route_is_public(const sbh_conn *c, bool has_body) {
+  return (enum http_method)c->parser.method == HTTP_GET && !has_body && path_is(c, "/v1/health");
+}
+
 static json_object *body_object(sbh_conn *c) {
   if (!c->body_len) {
     sbh_send_error(c, 422, "the body must be a JSON object");
@@ -80,6 +89,9 @@ void sbh_route(sbh_conn *c) {
   if (path_is(c, "/v1/ping")) {
     if (!get) goto not_allowed;
     sbh_send(c, 200, "application/json", strdup("\"pong\""), 6, NULL);
+  } else if (path_is(c, "/v1/health")) {
+    if (!get) goto not_allowed;
+    sbh_send(c, 200, "application/json", strdup("\"ok\""), 4, NULL);
   } else if (path_is(c, "/metrics")) {
     if (!get) goto not_allowed;
     metrics(c);
@@ -90,7 +102,7 @@ void sbh_route(sbh_conn *c) {
     if (!post) goto not_allowed;
     jobs(c);
   } else {
-    sbh_send_error(c, 404, "no such path: try POST /run_code, GET /v1/ping, POST /v1/jobs or GET /metrics");
+    sbh_send_error(c, 404, "no such path: try POST /run_code, GET /v1/ping, GET /v1/health, POST /v1/jobs or GET /metrics");
   }
   return;
 not_allowed:

@@ -333,9 +333,9 @@ static int on_headers_complete(http_parser *p) {
     return fail(c, 400, SBH_C_CL_TE, "Content-Length together with Transfer-Encoding is refused");
   if (c->saw_cl && p->content_length > s->opt.limits.max_body_bytes)
     return fail(c, 413, SBH_C_BODY_TOO_LARGE, "body larger than the limit");
-  if (s->token && !sbh_token_ok(s->token, c->auth, c->auth ? c->auth_len : 0))
-    return fail(c, 401, SBH_C_UNAUTHORIZED, "a valid bearer token is required (Authorization: Bearer TOKEN)");
   bool has_body = (p->flags & F_CHUNKED) || (c->saw_cl && p->content_length > 0);
+  if (s->token && !sbh_route_is_public(c, has_body) && !sbh_token_ok(s->token, c->auth, c->auth ? c->auth_len : 0))
+    return fail(c, 401, SBH_C_UNAUTHORIZED, "a valid bearer token is required (Authorization: Bearer TOKEN)");
   if (has_body) {
     c->state = SBH_BODY;
     timer_set(c, s->opt.limits.body_timeout_s, on_timeout);

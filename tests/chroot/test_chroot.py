@@ -40,7 +40,9 @@ def check(cond, what):
         print("FAIL:", what, flush=True)
 
 
-def outside(bin_dir, src_dir, mode):
+def outside(bin_dir, src_dir, mode, script=__file__):
+    """script (this file, or test_chroot_http.py) rerun in the throw-away
+    namespace, its stage "ns"."""
     if os.geteuid() != 0:
         print("SKIPPED: needs root (chroot, mounts)")
         return SKIP
@@ -50,7 +52,7 @@ def outside(bin_dir, src_dir, mode):
             return SKIP
     env = dict(os.environ, **{STAGE: "ns"})
     wrapper = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc"]
-    return subprocess.run(wrapper + [sys.executable, os.path.abspath(__file__), bin_dir, src_dir, mode],
+    return subprocess.run(wrapper + [sys.executable, os.path.abspath(script), bin_dir, src_dir, mode],
                           env=env).returncode
 
 

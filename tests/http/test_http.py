@@ -21,6 +21,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import httpd  # noqa: E402
 from httpd import Daemon, unix_call  # noqa: E402
 
 BIN = None
@@ -214,6 +215,41 @@ def case_languages_file(d):
     expect(a, "SandboxError")
     check("java" in a["message"], a["message"])
     expect(run(d, "python", "print(2)"), "Success", stdout="2\n")
+
+
+def case_frameworks(d):
+    """The bodies RL frameworks send, field for field as their code builds
+    them (docs/http.md, "Pointing the frameworks at surgebox"): each is
+    accepted and answered with SandboxFusion's words."""
+    # verl, verl/utils/reward_score/sandbox_fusion/utils.py call_sandbox_api:
+    # stdin is str(stdin_data), "None" when a tool call has no input
+    for stdin in ("3\n", "None"):
+        body = {"compile_timeout": 10, "run_timeout": 10, "code": "print(input())", "stdin": stdin,
+                "memory_limit_MB": 1024, "language": "python", "files": {}, "fetch_files": []}
+        st, _, data = d.request("POST", "/run_code", body, headers={"Accept": "application/json"})
+        check(st == 200, "verl: %d %r" % (st, data[:300]))
+        expect(shape(json.loads(data)), "Success", run_="Finished", stdout=stdin.rstrip("\n") + "\n")
+    # ROLL, roll/pipeline/rlvr/rewards/code_sandbox_reward_worker.py: an extra
+    # field (expected_stdout), an extra header, and the language taken from a
+    # code fence's tag (python3, javascript, cpp, ...)
+    for lang, code, out in (("python3", "print(input()[::-1])", "cba\n"),
+                            ("javascript", "require('fs').readFileSync(0,'utf8').trim().split('').reverse()"
+                                           ".join('')", None),
+                            ("cpp", "#include <iostream>\nint main(){std::string s;std::cin>>s;"
+                                    "std::cout<<std::string(s.rbegin(),s.rend())<<std::endl;}", "cba\n")):
+        if lang == "javascript":
+            code = "console.log(" + code + ")"
+            out = "cba\n"
+        body = {"compile_timeout": 10, "run_timeout": 10, "code": code, "language": lang, "stdin": "abc",
+                "expected_stdout": "cba"}
+        st, _, data = d.request("POST", "/run_code", body, headers={"eagleeye-traceid": "0f0e"})
+        check(st == 200, "ROLL %s: %d %r" % (lang, st, data[:300]))
+        expect(shape(json.loads(data)), "Success", stdout=out)
+    # tinker-cookbook, tinker_cookbook/sandbox/sandboxfusion.py: run_timeout
+    # only (an int), files base64, no compile_timeout or stdin
+    body = {"code": "print(open('data.txt').read())", "language": "python", "run_timeout": 30,
+            "files": {"data.txt": base64.b64encode(b"from tinker").decode()}}
+    expect(shape(d.run_code(body)), "Success", stdout="from tinker\n")
 
 
 def languages_file():
@@ -518,6 +554,7 @@ CASES = {
     "languages_file": (case_languages_file, ["--jobs", "1"]),
     "files": (case_files, ["--jobs", "2"]),
     "clients": (case_clients, ["--jobs", "2"]),
+    "frameworks": (case_frameworks, ["--jobs", "2"]),
     "endpoints": (case_endpoints, ["--jobs", "2"]),
     "concurrency": (case_concurrency, ["--jobs", "2"]),
     "load": (case_load, ["--jobs", "1", "--http-max-queue", "3", "--http-start-margin", "0.5"]),
@@ -536,6 +573,8 @@ def main():
     BIN = sys.argv[1]
     name = sys.argv[2]
     fn, extra = CASES[name]
+    if name == "frameworks":  # ROLL's javascript runs on node (.ci/packages: nodejs)
+        httpd.TOOLCHAIN_FILES = httpd.TOOLCHAIN_FILES + ("node.json",)
     if name == "languages_file":
         extra = extra + ["--http-languages", languages_file()]
     http = ("127.0.0.1:0",)

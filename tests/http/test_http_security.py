@@ -156,6 +156,38 @@ def case_token(d):
     check(d.metric_auth("surgebox_http_unauthorized_total") == 8, "counted")
 
 
+def case_health(d):
+    """GET /v1/health is the one path served without the token (Kubernetes
+    probes cannot send one): 200 and the body "ok", nothing more. Every
+    other path, another method on it, a body on it, and look-alike paths
+    still need the token."""
+    for hdrs in (None, {"Authorization": "Bearer wrong"}, {"Authorization": "Bearer s3cret-token-0123456789"}):
+        st, hd, data = d.request("GET", "/v1/health", headers=hdrs)
+        check(st == 200 and data == b'"ok"', "health %r: %d %r" % (hdrs, st, data[:200]))
+    st, _, data = d.request("GET", "/v1/health?probe=1")
+    check(st == 200 and data == b'"ok"', "health with a query: %d" % st)
+    refused = [("GET", "/v1/ping", None), ("GET", "/metrics", None), ("GET", "/v1/healthz", None),
+               ("GET", "/v1/health/", None), ("GET", "/v1/health/../ping", None), ("GET", "/V1/HEALTH", None),
+               ("POST", "/v1/health", {}), ("POST", "/run_code", {"code": "echo t", "language": "bash"}),
+               ("POST", "/v1/jobs", {"steps": [{"argv": ["echo", "t"]}]})]
+    for method, path, body in refused:
+        st, _, data = d.request(method, path, body)
+        check(st == 401, "%s %s without the token: %d %r" % (method, path, st, data[:200]))
+    # GET with a body on the health path: not a probe, needs the token
+    raw = d.raw(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+    check(status_of(raw) == 401, "health with a body: %r" % raw[:100])
+    check(d.metric_auth("surgebox_http_unauthorized_total") == len(refused) + 1, "refusals counted")
+    st, _, data = d.request("GET", "/v1/ping", headers={"Authorization": "Bearer s3cret-token-0123456789"})
+    check(st == 200 and data == b'"pong"', "ping with the token: %d" % st)
+    # without a token file the path answers the same
+    plain = Daemon(BIN, "--jobs", "1")
+    try:
+        st, _, data = plain.request("GET", "/v1/health")
+        check(st == 200 and data == b'"ok"', "health, no token file: %d %r" % (st, data[:200]))
+    finally:
+        plain.stop()
+
+
 def case_no_token_refused(_d):
     """A non-loopback address without --http-token-file: the daemon does not
     start (exit 2, one line naming the option). Nothing is bound."""
@@ -269,6 +301,7 @@ CASES = {
     "cl_te": (case_cl_te, ["--jobs", "1"]),
     "paths": (case_paths, ["--jobs", "1"]),
     "token": (case_token, ["--jobs", "1"]),
+    "health": (case_health, ["--jobs", "1"]),
     "no_token_refused": (case_no_token_refused, None),
     "connections": (case_connections, ["--jobs", "1", "--http-max-connections", "5"]),
     "max_requests": (case_max_requests, ["--jobs", "1", "--http-max-requests", "3"]),
@@ -285,7 +318,7 @@ def main():
         fn(None)
         print("ok")
         return
-    if name == "token":
+    if name in ("token", "health"):
         extra = extra + ["--http-token-file", token_file()]
     d = Daemon(BIN, *extra)
 

@@ -198,3 +198,6 @@ func TestWrong(t *testing.T) { assert.Equal(t, 5, 2*2) }
 }
 PROGRAMS["js"] = PROGRAMS["nodejs"]
 PROGRAMS["ts"] = PROGRAMS["typescript"]
+# ROLL's reward worker sends a code fence's tag as the language (docs/http.md)
+PROGRAMS["python3"] = PROGRAMS["python"]
+PROGRAMS["javascript"] = PROGRAMS["nodejs"]

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Issue 37's targets for the HTTP front, each a ratio against a baseline
+measured in the same run (never a timed test). Run inside the throw-away
+unshare wrapper, as root:
+
+  unshare --mount --propagation private --pid --fork --mount-proc \\
+    python3 bench/http_targets.py --bin build/bin [--jobs 2] [--concurrency 2,16]
+        [--rounds 2] [--limit N] [--cpp 100] [--near 20] [--data cruxeval.jsonl]
+
+1. CRUXEval over /run_code against one fresh unsandboxed `python3 prog.py`
+   per check at the same concurrency (target <= 0.6x), verdicts identical:
+   each program is sent as `code` + an `assert` of its reference output.
+   The baseline runs CRUXEval's own programs (never hostile ones), as
+   bench/warm_python.py's "fresh" path does.
+2. One C++ program sent once per test case (as verl does), one client:
+   after the one compile, each request against an unsandboxed run of the
+   same binary built by g++ -std=c++17 here (target <= 1.5x + 2 ms).
+3. `--near` CPU-bound programs whose run takes 40-90 % of their
+   run_timeout on the idle daemon, sent alone (one at a time, nothing else
+   running) and again with 4x as many clients as slots keeping the daemon
+   busy with other CPU-bound requests: the number of verdicts that changed
+   (target 0).
+
+Rounds alternate which side goes first so the machine's drift cancels.
+Prints figures; exits 1 only when a verdict differs where the target says
+it must not (that is a result, not a timing)."""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "http"))
+from httpd import Daemon  # noqa: E402
+
+PY = "/usr/bin/python3"
+CPP = r"""#include <iostream>
+int main() { long a, b; std::cin >> a >> b; std::cout << a + b << "\n"; }
+"""
+# A CPU-bound program: N iterations of integer work, its result printed.
+SPIN = "n = %d\nx = 0\nfor i in range(n):\n    x = (x * 31 + i) %% 1000003\nprint(x)\n"
+
+
+def crux_checks(a):
+    out = []
+    for line in open(a.data):
+        if line.strip():
+            s = json.loads(line)
+            out.append(s["code"] + "\nassert f(%s) == %s\n" % (s["input"], s["output"]))
+    return out[:a.limit] if a.limit else out
+
+
+def pool_run(items, conc, fn):
+    """fn(worker, item) for each item, conc workers at a time: (seconds, results)."""
+    work = list(enumerate(items))[::-1]
+    results, lock = {}, threading.Lock()
+
+    def worker(w):
+        state = {}
+        while True:
+            with lock:
+                if not work:
+                    break
+                i, item = work.pop()
+            results[i] = fn(state, item)
+        if "conn" in state:
+            state["conn"].close()
+
+    ts = [threading.Thread(target=worker, args=(w,)) for w in range(conc)]
+    t0 = time.monotonic()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return time.monotonic() - t0, [results[i] for i in range(len(items))]
+
+
+RETRIED = [0]
+
+
+def http_call(d):
+    """One /run_code at a time on a kept connection; a 503 or 504 (not a
+    verdict) is retried after a second, as verl retries a 504, and counted."""
+    def call(state, body):
+        for _ in range(10):
+            c = state.get("conn")
+            if c is None:
+                c = state["conn"] = d.conn(timeout=600)
+            c.request("POST", "/run_code", body=json.dumps(body), headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            data = r.read()
+            if r.status == 200:
+                return json.loads(data)
+            RETRIED[0] += 1
+            if r.getheader("connection", "").lower() == "close":
+                c.close()
+                state.pop("conn")
+            time.sleep(1)
+        return {"status": "HTTP %d" % r.status}
+    return call
+
+
+def fresh_python(work):
+    devnull = os.open(os.devnull, os.O_RDWR)
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def call(state, program):
+        d = tempfile.mkdtemp(dir=work)
+        with open(os.path.join(d, "prog.py"), "w") as f:
+            f.write(program)
+        try:
+            rc = subprocess.run([PY, "prog.py"], cwd=d, env=env, stdin=devnull, stdout=devnull, stderr=devnull,
+                                timeout=10).returncode
+        except subprocess.TimeoutExpired:
+            rc = -1
+        shutil.rmtree(d, ignore_errors=True)
+        return "Success" if rc == 0 else "Failed"
+    return call
+
+
+def target_cruxeval(d, a, work):
+    checks = crux_checks(a)
+    bodies = [{"code": c, "language": "python"} for c in checks]
+    ok = True
+    for conc in [int(x) for x in a.concurrency.split(",")]:
+        sums = {"http": 0.0, "fresh": 0.0}
+        verdicts = {}
+        for r in range(a.rounds):
+            for side in (("http", "fresh") if r % 2 == 0 else ("fresh", "http")):
+                if side == "http":
+                    t, res = pool_run(bodies, conc, http_call(d))
+                    v = [x["status"] for x in res]
+                else:
+                    t, v = pool_run(checks, conc, fresh_python(work))
+                sums[side] += t
+                verdicts.setdefault(side, v)
+        same = verdicts["http"] == verdicts["fresh"]
+        ok &= same
+        print("1. cruxeval c=%-3d %d checks x %d rounds: /run_code %.1fs, fresh python3 %.1fs: ratio %.3f "
+              "(target <= 0.6); verdicts %s (Success %d)" % (
+                  conc, len(checks), a.rounds, sums["http"], sums["fresh"], sums["http"] / sums["fresh"],
+                  "identical" if same else "DIFFER: %d" % sum(x != y for x, y in zip(verdicts["http"], verdicts["fresh"])),
+                  verdicts["http"].count("Success")))
+    return ok
+
+
+def target_cpp(d, a, work):
+    src = os.path.join(work, "main.cpp")
+    exe = os.path.join(work, "main")
+    with open(src, "w") as f:
+        f.write(CPP)
+    subprocess.run(["g++", "-std=c++17", "-O2", "-pthread", "-o", exe, src], check=True)
+    cases = ["%d %d\n" % (i, 2 * i) for i in range(a.cpp)]
+    call = http_call(d)
+    first = call({}, {"code": CPP, "language": "cpp", "stdin": "1 2\n"})  # the one compile
+    if first["status"] != "Success":
+        print("2. cpp: the first request failed: %s" % json.dumps(first)[:500])
+        return False
+    http_t, bin_t, ok = [], [], True
+    state = {}
+    for r in range(a.rounds):
+        for side in (("http", "bin") if r % 2 == 0 else ("bin", "http")):
+            for i, stdin in enumerate(cases):
+                want = "%d\n" % (3 * i)
+                t0 = time.monotonic()
+                if side == "http":
+                    ans = call(state, {"code": CPP, "language": "cpp", "stdin": stdin})
+                    out = (ans.get("run_result") or {}).get("stdout")
+                    http_t.append(time.monotonic() - t0)
+                else:
+                    out = subprocess.run([exe], input=stdin, capture_output=True, text=True).stdout
+                    bin_t.append(time.monotonic() - t0)
+                ok &= out == want
+    if "conn" in state:
+        state["conn"].close()
+    h, b = statistics.median(http_t) * 1e3, statistics.median(bin_t) * 1e3
+    print("2. cpp one program x %d cases x %d rounds, one client: per request median %.2f ms over HTTP, "
+          "%.2f ms unsandboxed binary: %.2f x, or binary x 1.5 + %.2f ms (target <= 1.5 x + 2 ms); mean %.2f / %.2f ms; "
+          "outputs %s" % (a.cpp, a.rounds, h, b, h / b, h - 1.5 * b, statistics.mean(http_t) * 1e3,
+                          statistics.mean(bin_t) * 1e3, "right" if ok else "WRONG"))
+    return ok
+
+
+def target_oversubscribed(d, a):
+    call = http_call(d)
+    limit = 2.0
+    # calibrate on the idle daemon: iterations per second of run time
+    probe = call({}, {"code": SPIN % 2000000, "language": "python", "run_timeout": 10})
+    rate = 2000000 / max(probe["run_result"]["execution_time"], 1e-3)
+    progs = [{"code": SPIN % int(rate * limit * (0.4 + 0.5 * i / max(a.near - 1, 1))), "language": "python",
+              "run_timeout": limit} for i in range(a.near)]
+
+    def verdict(x):
+        rr = x.get("run_result") or {}
+        return (x["status"], rr.get("status"), rr.get("stdout"))
+
+    alone = [verdict(call({}, p)) for p in progs]
+    stop = threading.Event()
+    filler = {"code": SPIN % int(rate * 0.5), "language": "python", "run_timeout": 10}
+    load_done = [0]
+
+    def load():
+        st = {}
+        while not stop.is_set():
+            call(st, filler)
+            load_done[0] += 1
+        if "conn" in st:
+            st["conn"].close()
+
+    clients = 4 * a.jobs
+    ts = [threading.Thread(target=load) for _ in range(clients)]
+    for t in ts:
+        t.start()
+    time.sleep(1)  # ordering only: the load is queued
+    _, busy_res = pool_run(progs, a.jobs, call)
+    busy = [verdict(x) for x in busy_res]
+    stop.set()
+    for t in ts:
+        t.join()
+    changed = sum(x != y for x, y in zip(alone, busy))
+    print("3. %d CPU-bound programs at 40-90 %% of run_timeout %.1f s: alone %s; with %d load clients on %d slots "
+          "(%d load requests served meanwhile): %d verdict(s) changed (target 0)" % (
+              a.near, limit, ", ".join("%s %d" % (k, [v[0] for v in alone].count(k)) for k in sorted({v[0] for v in alone})),
+              clients, a.jobs, load_done[0], changed))
+    return changed == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--concurrency", default="2,16")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=0, help="the first N CRUXEval programs (0: all)")
+    ap.add_argument("--cpp", type=int, default=100)
+    ap.add_argument("--near", type=int, default=20)
+    ap.add_argument("--only", default="1,2,3")
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                                                   "cruxeval", "cruxeval.jsonl"))
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    if "1" in only and not os.path.exists(a.data):
+        print("http_targets.py: no CRUXEval data at %s: give --data FILE, or --only 2,3" % a.data, file=sys.stderr)
+        sys.exit(2)
+    work = tempfile.mkdtemp(prefix="sb-http-targets-")
+    d = Daemon(a.bin, "--jobs", str(a.jobs))
+    ok = True
+    try:
+        load = os.getloadavg()
+        print("surgeboxd --jobs %d on %d CPUs, load average %.2f %.2f %.2f at start" % (a.jobs, os.cpu_count(), *load))
+        if "1" in only:
+            pool_run([{"code": "print(1)", "language": "python"}] * 8, 2, http_call(d))  # warm-up: zygotes up
+            ok &= target_cruxeval(d, a, work)
+        if "2" in only:
+            ok &= target_cpp(d, a, work)
+        if "3" in only:
+            ok &= target_oversubscribed(d, a)
+        print("load average %.2f %.2f %.2f at the end; %d request(s) answered 503/504 and retried" % (
+            *os.getloadavg(), RETRIED[0]))
+    finally:
+        d.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
