@@ -196,30 +196,17 @@ static json_object *counts_json(const uint64_t counts[V_N]) {
   return o;
 }
 
-json_object *sbd_cases_unrun_doc(const sbp_cases *cs, bool build_failed) {
-  json_object *d = json_object_new_object(), *arr = json_object_new_array();
-  if (!d || !arr) {
-    if (d) json_object_put(d);
-    if (arr) json_object_put(arr);
-    return NULL;
-  }
+json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed) {
+  json_object *d = json_object_new_object();
+  if (!d) return NULL;
   int v = build_failed ? V_COMPILE_ERROR : V_SKIPPED;
   uint64_t counts[V_N] = {0};
   counts[v] = cs->n;
-  for (size_t k = 0; k < cs->n; k++) {
-    json_object *c = json_object_new_object();
-    if (!c) break;
-    json_object_object_add(c, "index", json_object_new_int64((int64_t)k));
-    json_object_object_add(c, "verdict", json_object_new_string(verdict_names[v]));
-    json_object_array_add(arr, c);
-  }
-  json_object_object_add(d, "status", json_object_new_string("not_run"));
-  json_object_object_add(d, "error", json_object_new_string(build_failed ? "the build failed: no case ran"
-                                                                         : "an earlier step failed: no case ran"));
+  json_object_object_add(d, "name", json_object_new_string(name));
+  json_object_object_add(d, "verdict", json_object_new_string(verdict_names[v]));
   json_object_object_add(d, "n_cases", json_object_new_int64((int64_t)cs->n));
   json_object_object_add(d, "case_counts", counts_json(counts));
-  json_object_object_add(d, "first_failure", cs->n ? json_object_new_int64(0) : NULL);
-  json_object_object_add(d, "cases", arr);
+  json_object_object_add(d, "first_failure", json_object_new_int64(0));
   return d;
 }
 

@@ -145,9 +145,9 @@ void sbd_cases_start(sbd_job *job, const sbd_jstep *js);
 void sbd_cases_spec(const sbd_job *job, sb_spec *spec); /* the running case's workspace, argv, stdin, limits */
 /* A run ended: true when it was a case's (cases.c took r). */
 bool sbd_cases_result(sbd_job *job, sb_result *r);
-/* The document of a cases step that never ran: every case compile_error
- * (build_failed) or skipped. */
-json_object *sbd_cases_unrun_doc(const sbp_cases *cs, bool build_failed);
+/* What a cases step that never ran answers for its cases ("cases_not_run"):
+ * every case compile_error (build_failed) or skipped. */
+json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed);
 void sbd_cases_free(sbd_job *job); /* a job ended between cases (cancelled while waiting for its slot) */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */

@@ -233,12 +233,15 @@ void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s
     return;
   }
   /* Steps with cases that will not run answer each case all the same: a
-   * failed build makes every case compile_error, anything else skipped. */
+   * failed build makes every case compile_error, anything else skipped.
+   * Beside the steps, which stop at the first failure. */
   bool build_failed = !ok && js->name && strcmp(js->name, "compile") == 0;
+  json_object *not_run = NULL;
   for (size_t k = job->step; k < job->n_steps; k++)
-    if (job->steps[k].cases)
-      sbp_exec_response_add_step(job->resp, job->steps[k].name,
-                                 sbd_cases_unrun_doc(job->steps[k].cases, build_failed && !job->cancelled));
+    if (job->steps[k].cases && (not_run || (not_run = json_object_new_array())))
+      json_object_array_add(not_run, sbd_cases_unrun_doc(job->steps[k].name, job->steps[k].cases,
+                                                         build_failed && !job->cancelled));
+  if (not_run) json_object_object_add(job->resp, "cases_not_run", not_run);
   send_and_end(job, job->cancelled ? SBP_STATUS_CANCELLED : NULL);
 }
 

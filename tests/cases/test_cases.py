@@ -165,10 +165,13 @@ def case_build_failure(d):
     cases = [{"args": ["sum"], "stdin": "1 1", "expected": "2"}] * 3
     r = run(d, prog_req("b", cases, compile_src="int main( { return 0; }\n"))
     check(r.get("status") == "compile_error", "status compile_error: %s" % r.get("status"))
-    s = cases_step(r)
-    check(verdicts(s) == ["compile_error"] * 3, "every case compile_error: %s" % verdicts(s))
-    check(s.get("case_counts", {}).get("compile_error") == 3, "counts %s" % s.get("case_counts"))
-    check(s.get("status") == "not_run", "cases step not_run")
+    check([x.get("name") for x in r.get("steps", [])] == ["compile"], "the steps stop at the failed build")
+    nr = r.get("cases_not_run") or [{}]
+    check(len(nr) == 1 and nr[0].get("name") == "run" and nr[0].get("n_cases") == 3, "cases_not_run names the step")
+    check(nr[0].get("verdict") == "compile_error", "every case compile_error: %s" % nr[0])
+    check(nr[0].get("case_counts", {}).get("compile_error") == 3 and nr[0].get("case_counts", {}).get("accepted") == 0,
+          "counts %s" % nr[0].get("case_counts"))
+    check(nr[0].get("first_failure") == 0, "first_failure 0")
 
 
 RUN_SH = r"""
