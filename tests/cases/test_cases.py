@@ -292,6 +292,83 @@ def case_many_10000(d):
     many(d, 10000)
 
 
+def case_toolchain_form(d):
+    """The toolchain form: top-level cases belong to the run step; the
+    compile runs once; the top-level args come before each case's."""
+    cases = [{"args": ["sum"], "stdin": "20 22", "expected": "42"},
+             {"args": ["exit3"], "expected": "partial"},
+             {"args": ["sum"], "stdin": "1 1", "expected": "3"}]
+    r = run(d, {"id": "tc", "type": "exec", "toolchain": "gcc", "files": [{"path": "main.c", "content": PROG_C}],
+                "cases": cases})
+    if r.get("status") in ("toolchain_missing", "unknown_toolchain") or r.get("type") == "error":
+        print("SKIPPED: no gcc toolchain here: %s" % r)
+        sys.exit(SKIP)
+    names = [x.get("name") for x in r.get("steps", [])]
+    check(names == ["compile", "run"], "one compile, one run step: %s" % names)
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted", "runtime_error", "wrong_answer"], "toolchain verdicts %s" % verdicts(s))
+    check(s.get("first_failure") == 1 and r.get("status") == "cases_failed", "first_failure 1, cases_failed")
+    # top-level args come first: ./main sum then the case's (none); a case's args after
+    r = run(d, {"id": "tc2", "type": "exec", "toolchain": "gcc", "files": [{"path": "main.c", "content": PROG_C}],
+                "args": ["sum"], "cases": [{"stdin": "2 3", "expected": "5"}, {"args": ["ignored"], "stdin": "1 2",
+                                                                               "expected": "3"}]})
+    check(verdicts(cases_step(r)) == ["accepted", "accepted"], "top-level args first: %s" % verdicts(cases_step(r)))
+
+
+def case_large_compare(d):
+    """Outputs over the loop thread's 64 KiB: judged on the worker pool, the
+    same verdicts (a difference in the last line found)."""
+    big = "".join("%07d\n" % k for k in range(40000))  # 320,000 bytes
+    wrong = big[:-8] + "9999999\n"
+    cases = [{"stdin": big, "expected": big, "compare": "exact"},
+             {"stdin": big, "expected": wrong, "compare": "exact"},
+             {"stdin": big, "expected": wrong},
+             {"stdin": big, "expected": big.replace("\n", " "), "compare": "tokens"}]
+    r = run(d, {"id": "big", "type": "exec", "steps": [{"name": "run", "argv": ["cat"], "cases": cases}]})
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted", "wrong_answer", "wrong_answer", "accepted"], "large verdicts %s" % verdicts(s))
+    c = s.get("cases", [{}, {}, {}])
+    check("40000" in c[2].get("why", ""), "the difference is on line 40000: %s" % c[2].get("why"))
+    check(c[0].get("stdout_bytes") == 320000 and c[0].get("stdout_truncated") is True
+          and len(c[0].get("stdout", "")) == 4096, "the shown output is 4096 bytes of 320000")
+
+
+def case_budget(d):
+    """budget_s: once spent, the cases not started are skipped (each case
+    here sleeps 0.2 s, the budget is 0.001 s: only the first runs)."""
+    cases = [{"args": ["-c", "sleep 0.2; echo x"], "expected": "x"}] * 4
+    r = run(d, {"id": "bu", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases, "budget_s": 0.001}]})
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted", "skipped", "skipped", "skipped"], "budget verdicts %s" % verdicts(s))
+    check("budget_s" in (s.get("error") or ""), "the step says why: %s" % s.get("error"))
+    check(r.get("status") == "cases_failed", "skipped cases are not all accepted")
+
+
+def case_cancel(d):
+    """A cancel during the cases: the running case is killed, the rest
+    skipped, the job cancelled; the daemon serves on."""
+    c = td.Client(d.sock)
+    cases = [{"args": ["-c", "echo x"], "expected": "x"}, {"args": ["-c", "sleep 30"], "expected": ""}] + \
+        [{"args": ["-c", "echo y"], "expected": "y"}] * 3
+    c.send({"id": "long", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases}]})
+    import time
+    time.sleep(1.5)  # not an assertion: the cancel may land anywhere, the answer is checked either way
+    c.send({"id": "c", "type": "cancel", "target": "long"})
+    got = {}
+    while len(got) < 2:
+        r = c.recv(120)
+        got[r.get("id")] = r
+    r = got["long"]
+    s = cases_step(r)
+    v = verdicts(s)
+    check(r.get("status") == "cancelled", "cancelled: %s" % r.get("status"))
+    check(len(v) == 5 and v[-1] == "skipped" and "accepted" not in v[2:], "the rest skipped: %s" % v)
+    r = c.call({"id": "after", "type": "exec", "steps": [{"name": "run", "argv": ["cat"],
+                                                          "cases": [{"stdin": "a", "expected": "a"}]}]})
+    check(r.get("status") == "ok", "the daemon serves on: %s" % r.get("status"))
+    c.close()
+
+
 def case_bad_requests(d):
     def err(req):
         r = run(d, req)
@@ -321,6 +398,10 @@ CASES = {
     "hunt": (case_hunt, NO_TOOLCHAINS),
     "many_500": (case_many_500, NO_TOOLCHAINS),
     "many_10000": (case_many_10000, NO_TOOLCHAINS),
+    "toolchain_form": (case_toolchain_form, []),
+    "large_compare": (case_large_compare, NO_TOOLCHAINS),
+    "budget": (case_budget, NO_TOOLCHAINS),
+    "cancel": (case_cancel, NO_TOOLCHAINS),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
 
