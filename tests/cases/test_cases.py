@@ -369,6 +369,27 @@ def case_cancel(d):
     c.close()
 
 
+def case_pyclient(d):
+    """Client.run_cases (clients/python): the steps form puts the cases on
+    the last step; bytes stdin and expected go as base64."""
+    c = td.surgebox.Client(d.sock, autostart=False)
+    try:
+        r = c.run_cases([{"stdin": "a b\n", "expected": "a b"}, {"stdin": b"\xff\n", "expected": b"\xff\n",
+                                                                "compare": "exact"},
+                         {"stdin": "1", "expected": "2"}, {"stdin": "3", "expected": "3"}],
+                        steps=[["true"], ["cat"]], stop="first_failure")
+        s = r.step("step2") or {}
+        check(verdicts(s) == ["accepted", "accepted", "wrong_answer", "skipped"], "run_cases verdicts %s" % verdicts(s))
+        check(r["status"] == "cases_failed" and s.get("first_failure") == 2, "run_cases status %s" % r["status"])
+        r = c.run_cases([{"stdin": "1 1", "expected": "2"}] * 2, steps=[{"name": "compile", "argv": ["false"]},
+                                                                        ["cat"]])
+        nr = (r.get("cases_not_run") or [{}])[0]
+        check(r["status"] == "compile_error" and nr.get("verdict") == "compile_error" and nr.get("n_cases") == 2,
+              "run_cases build failure: %s" % r.get("cases_not_run"))
+    finally:
+        c.close()
+
+
 def case_bad_requests(d):
     def err(req):
         r = run(d, req)
@@ -402,6 +423,7 @@ CASES = {
     "large_compare": (case_large_compare, NO_TOOLCHAINS),
     "budget": (case_budget, NO_TOOLCHAINS),
     "cancel": (case_cancel, NO_TOOLCHAINS),
+    "pyclient": (case_pyclient, NO_TOOLCHAINS),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
 
