@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "json_seconds.h"
 #include "judge.h"
+#include "python_name.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -274,6 +275,24 @@ static int verdict_of(const sb_result *r) {
   }
 }
 
+/* The harness's line {"result": VALUE} against the expected value (json_equal:
+ * lists and tuples alike, floats within the tolerances). */
+static bool fn_result_equal(const sbj_compare *cmp, json_object *expected, const sb_buf *out, char *why, size_t n) {
+  json_tokener *tok = json_tokener_new();
+  json_object *doc = tok && out->data ? json_tokener_parse_ex(tok, (const char *)out->data, (int)out->len) : NULL;
+  bool clean = doc && json_tokener_get_error(tok) == json_tokener_success;
+  if (tok) json_tokener_free(tok);
+  json_object *value = NULL;
+  if (!clean || !json_object_is_type(doc, json_type_object) || !json_object_object_get_ex(doc, "result", &value)) {
+    snprintf(why, n, "the function returned no value (no result line from the harness)");
+    if (doc) json_object_put(doc);
+    return false;
+  }
+  bool eq = sbj_json_equal(cmp, expected, value, why, n);
+  json_object_put(doc);
+  return eq;
+}
+
 static void compare(sbd_cases_run *c) {
   const sbp_case *k = &c->cs->v[c->i];
   sbj_compare cmp;
@@ -285,6 +304,10 @@ static void compare(sbd_cases_run *c) {
   cmp.abs_tol = k->abs_tol;
   cmp.rel_tol = k->rel_tol;
   c->why[0] = '\0';
+  if (c->cs->fn_name) {
+    c->equal = fn_result_equal(&cmp, k->expected_value, &c->r.out, c->why, sizeof c->why);
+    return;
+  }
   c->equal = sbj_output_equal(&cmp, (const char *)k->expected, k->expected_len,
                               c->r.out.data ? (const char *)c->r.out.data : "", c->r.out.len, c->why, sizeof c->why);
 }
@@ -323,7 +346,7 @@ bool sbd_cases_result(sbd_job *job, sb_result *r) {
   }
   c->r = *r; /* the output's bytes, ours until compared */
   c->doc = d;
-  if (k->expected_len + r->out.len <= SMALL_COMPARE) {
+  if (k->expected_len + r->out.len <= SMALL_COMPARE && !(c->cs->fn_name && r->out.len > 4096)) {
     compare(c);
     compared(job);
     return true;
@@ -347,10 +370,25 @@ static int prepare(sbd_job *job, char err[SB_ERR_MAX]) {
   for (size_t f = 0; rc == 0 && f < k->n_files; f++)
     rc = sb_workspace_write(c->ws, k->files[f].path, k->files[f].data, k->files[f].len,
                             k->files[f].has_mode ? k->files[f].mode : 0644, err);
+  if (rc == 0 && c->cs->fn_name)
+    rc = sb_workspace_write(c->ws, SBD_FN_HARNESS_NAME, sbd_fn_harness, strlen(sbd_fn_harness), 0644, err);
   size_t n = 0, na = 0;
   while (c->argv[n]) n++;
   while (k->args[na]) na++;
   free(c->argv_case);
+  if (rc == 0 && c->cs->fn_name) { /* INTERPRETER HARNESS FILE */
+    c->argv_case = calloc(4, sizeof *c->argv_case);
+    if (!c->argv_case) {
+      snprintf(err, SB_ERR_MAX, "out of memory");
+      return -ENOMEM;
+    }
+    c->argv_case[0] = c->argv[0];
+    c->argv_case[1] = (char *)"/app/" SBD_FN_HARNESS_NAME;
+    c->argv_case[2] = c->argv[1];
+    c->limits = c->base;
+    sbt_limits_apply(&c->limits, &k->limits);
+    return 0;
+  }
   c->argv_case = rc == 0 ? calloc(n + na + 1, sizeof *c->argv_case) : NULL;
   if (rc == 0 && !c->argv_case) {
     snprintf(err, SB_ERR_MAX, "out of memory");
@@ -382,8 +420,8 @@ void sbd_cases_spec(const sbd_job *job, sb_spec *spec) {
   const sbp_case *k = &c->cs->v[c->i];
   spec->workspace = c->ws;
   spec->argv = (const char *const *)c->argv_case;
-  spec->stdin_data = k->has_stdin ? k->stdin_data : NULL;
-  spec->stdin_len = k->stdin_len;
+  spec->stdin_data = c->cs->fn_name ? (const void *)k->fn_call : k->has_stdin ? k->stdin_data : NULL;
+  spec->stdin_len = c->cs->fn_name ? k->fn_call_len : k->stdin_len;
   spec->limits = c->limits;
 }
 
@@ -408,6 +446,16 @@ void sbd_cases_start(sbd_job *job, const sbd_jstep *js) {
   c->first_failure = -1;
   c->t0 = sbu_now_ns();
   job->cases = c;
+  size_t argc = 0;
+  while (c->argv[argc]) argc++;
+  if (c->cs->fn_name && (argc != 2 || !sbu_is_python_name(c->argv[0]))) {
+    snprintf(c->error, sizeof c->error,
+             "fn_name needs a Python step run as INTERPRETER FILE (python3 sol.py; the python3 toolchain without "
+             "args): this one runs %s with %zu arguments", c->argv[0], argc - 1);
+    for (; c->i < c->cs->n; c->i++) record(c, NULL, V_JUDGE_ERROR, NULL);
+    finish(job);
+    return;
+  }
   app_walk w = {.c = c};
   char err[SB_ERR_MAX] = "";
   if (sb_workspace_walk(job->ws, app_one, &w, err) < 0) {

@@ -148,7 +148,10 @@ bool sbd_cases_result(sbd_job *job, sb_result *r);
 /* What a cases step that never ran answers for its cases ("cases_not_run"):
  * every case compile_error (build_failed) or skipped. */
 json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed);
-void sbd_cases_free(sbd_job *job); /* a job ended between cases (cancelled while waiting for its slot) */
+void sbd_cases_free(sbd_job *job);
+/* fn_harness.c: the function-call harness (Python source), its path in /app */
+extern const char sbd_fn_harness[];
+#define SBD_FN_HARNESS_NAME ".sb_fn_harness.py" /* a job ended between cases (cancelled while waiting for its slot) */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
 #define SBD_STEP_FDS 5

@@ -11,6 +11,22 @@
 
 static const char *const compare_names[] = {"exact", "lines", "tokens", "numbers", NULL};
 
+/* NAME or CLASS.NAME, Python identifiers of ASCII letters, digits and _. */
+static bool valid_fn_name(const char *s) {
+  size_t n = strlen(s), dots = 0;
+  if (n == 0 || n > 128) return false;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    bool start = i == 0 || s[i - 1] == '.';
+    if (ch == '.') {
+      if (start || i + 1 == n || ++dots > 1) return false;
+    } else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (!start && ch >= '0' && ch <= '9'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 static int parse_tol(sbp_pctx *c, json_object *o, const char *key, const char *where, double *out) {
   json_object *x;
   if (!json_object_object_get_ex(o, key, &x)) return 0;
@@ -45,7 +61,38 @@ static int parse_compare(sbp_pctx *c, json_object *v, const char *where, sbp_cas
                   "\"mode\" and abs_tol/rel_tol)", where);
 }
 
-static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, sbp_case *cs, uint64_t *bytes) {
+/* A function-call case: args a JSON array, expected a JSON value; the
+ * harness's stdin made here ({"fn", "args"}). */
+static int parse_fn_case(sbp_pctx *c, json_object *v, const char *where, const char *fn, sbp_case *cs,
+                         uint64_t *bytes) {
+  json_object *x;
+  if (json_object_object_get_ex(v, "stdin", NULL) || json_object_object_get_ex(v, "stdin_b64", NULL) ||
+      json_object_object_get_ex(v, "expected_b64", NULL))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: a function-call case (fn_name) takes \"args\" and \"expected\", not "
+                    "stdin or expected_b64", where);
+  json_object *args = NULL;
+  if (json_object_object_get_ex(v, "args", &args) && !json_object_is_type(args, json_type_array))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.args must be a JSON array of the function's arguments", where);
+  json_object *call = json_object_new_object();
+  if (!call) return sbp_fail_oom(c);
+  json_object_object_add(call, "fn", json_object_new_string(fn));
+  json_object_object_add(call, "args", args ? json_object_get(args) : json_object_new_array());
+  const char *text = json_object_to_json_string_ext(call, JSON_C_TO_STRING_PLAIN);
+  cs->fn_call = text ? strdup(text) : NULL;
+  json_object_put(call);
+  if (!cs->fn_call) return sbp_fail_oom(c);
+  cs->fn_call_len = strlen(cs->fn_call);
+  *bytes += cs->fn_call_len;
+  if (json_object_object_get_ex(v, "expected", &x)) {
+    cs->expected_value = json_object_get(x);
+    cs->has_expected = true;
+    *bytes += strlen(json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+  }
+  return 0;
+}
+
+static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, const char *fn, sbp_case *cs,
+                      uint64_t *bytes) {
   char where[96], field[160];
   snprintf(where, sizeof where, "%s%scases[%zu]", step, *step ? "." : "", i);
   if (!json_object_is_type(v, json_type_object)) return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
@@ -54,10 +101,17 @@ static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, s
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
   cs->compare = SBP_CMP_LINES;
   cs->abs_tol = cs->rel_tol = 1e-6;
-  if (sbp_get_stdin(c, v, where, &cs->stdin_data, &cs->stdin_len, &cs->has_stdin) != 0) return -1;
-  *bytes += cs->stdin_len;
   json_object *x;
-  if (json_object_object_get_ex(v, "args", &x)) {
+  if (fn) {
+    if (parse_fn_case(c, v, where, fn, cs, bytes) != 0) return -1;
+    if (!(cs->args = calloc(1, sizeof *cs->args))) return sbp_fail_oom(c);
+  } else {
+    if (sbp_get_stdin(c, v, where, &cs->stdin_data, &cs->stdin_len, &cs->has_stdin) != 0) return -1;
+  }
+  *bytes += cs->stdin_len;
+  if (fn) {
+    /* args and expected are JSON values, read above */
+  } else if (json_object_object_get_ex(v, "args", &x)) {
     snprintf(field, sizeof field, "%s.args", where);
     if (sbp_parse_strv(c, x, field, true, &cs->args, &cs->n_args) != 0) return -1;
   } else if (!(cs->args = calloc(1, sizeof *cs->args))) {
@@ -77,27 +131,29 @@ static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, s
     }
     if (sbp_check_unique_paths(c, cs->files, n) != 0) return -1;
   }
-  json_object *plain = NULL, *b64 = NULL;
-  bool has_plain = json_object_object_get_ex(v, "expected", &plain);
-  bool has_b64 = json_object_object_get_ex(v, "expected_b64", &b64);
-  if (has_plain && has_b64)
-    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: give \"expected\" or \"expected_b64\", not both", where);
-  if (has_plain) {
-    snprintf(field, sizeof field, "%s.expected", where);
-    char *copy = NULL;
-    if (sbp_get_string(c, plain, field, true, true, &copy, &cs->expected_len) != 0) return -1;
-    cs->expected = (unsigned char *)copy;
-    cs->has_expected = true;
-  } else if (has_b64) {
-    snprintf(field, sizeof field, "%s.expected_b64", where);
-    size_t blen, bad = 0;
-    if (sbp_get_string(c, b64, field, true, true, NULL, &blen) != 0) return -1;
-    sbu_b64_result r = sbu_base64_decode(json_object_get_string(b64), blen, &cs->expected, &cs->expected_len, &bad);
-    if (r == SBU_B64_NOMEM) return sbp_fail_oom(c);
-    if (r != SBU_B64_OK) return sbp_fail(c, SBP_E_BAD_BASE64, "%s is not valid base64 (at character %zu)", field, bad);
-    cs->has_expected = true;
+  if (!fn) {
+    json_object *plain = NULL, *b64 = NULL;
+    bool has_plain = json_object_object_get_ex(v, "expected", &plain);
+    bool has_b64 = json_object_object_get_ex(v, "expected_b64", &b64);
+    if (has_plain && has_b64)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: give \"expected\" or \"expected_b64\", not both", where);
+    if (has_plain) {
+      snprintf(field, sizeof field, "%s.expected", where);
+      char *copy = NULL;
+      if (sbp_get_string(c, plain, field, true, true, &copy, &cs->expected_len) != 0) return -1;
+      cs->expected = (unsigned char *)copy;
+      cs->has_expected = true;
+    } else if (has_b64) {
+      snprintf(field, sizeof field, "%s.expected_b64", where);
+      size_t blen, bad = 0;
+      if (sbp_get_string(c, b64, field, true, true, NULL, &blen) != 0) return -1;
+      sbu_b64_result r = sbu_base64_decode(json_object_get_string(b64), blen, &cs->expected, &cs->expected_len, &bad);
+      if (r == SBU_B64_NOMEM) return sbp_fail_oom(c);
+      if (r != SBU_B64_OK) return sbp_fail(c, SBP_E_BAD_BASE64, "%s is not valid base64 (at character %zu)", field, bad);
+      cs->has_expected = true;
+    }
+    *bytes += cs->expected_len;
   }
-  *bytes += cs->expected_len;
   if (json_object_object_get_ex(v, "compare", &x)) {
     snprintf(field, sizeof field, "%s.compare", where);
     if (parse_compare(c, x, field, cs) != 0) return -1;
@@ -111,7 +167,7 @@ int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases 
   json_object *v, *x;
   const char *dot = *where ? "." : "";
   if (!json_object_object_get_ex(obj, "cases", &v)) {
-    static const char *const with_cases[] = {"stop", "budget_s", "case_output_bytes", NULL};
+    static const char *const with_cases[] = {"stop", "budget_s", "case_output_bytes", "fn_name", NULL};
     for (size_t i = 0; with_cases[i]; i++)
       if (json_object_object_get_ex(obj, with_cases[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%s%s is only valid with \"cases\"", where, dot, with_cases[i]);
@@ -126,9 +182,16 @@ int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases 
                     where, dot, n, SBP_MAX_CASES);
   if (!(out->v = calloc(n, sizeof *out->v))) return sbp_fail_oom(c);
   out->n = n;
+  if (json_object_object_get_ex(obj, "fn_name", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (!valid_fn_name(s))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%sfn_name must be a Python name (\"add\", or \"Solution.add\" for a "
+                      "method of a class made without arguments), at most 128 characters", where, dot);
+    if (!(out->fn_name = strdup(s))) return sbp_fail_oom(c);
+  }
   uint64_t bytes = 0;
   for (size_t i = 0; i < n; i++) {
-    if (parse_case(c, json_object_array_get_idx(v, i), i, where, &out->v[i], &bytes) != 0) return -1;
+    if (parse_case(c, json_object_array_get_idx(v, i), i, where, out->fn_name, &out->v[i], &bytes) != 0) return -1;
     if (bytes > SBP_MAX_CASES_BYTES)
       return sbp_fail(c, SBP_E_BAD_REQUEST,
                       "%s%scases: stdin, expected and files of the cases together exceed %llu bytes (at case %zu); "
@@ -171,7 +234,10 @@ void sbp_cases_clear(sbp_cases *cs) {
     }
     free(k->files);
     free(k->expected);
+    free(k->fn_call);
+    if (k->expected_value) json_object_put(k->expected_value);
   }
   free(cs->v);
+  free(cs->fn_name);
   memset(cs, 0, sizeof *cs);
 }

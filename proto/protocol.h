@@ -223,6 +223,11 @@ typedef struct {
   sbp_compare_mode compare;  /* default lines */
   double abs_tol, rel_tol;   /* numbers; default 1e-6 each */
   sbp_step_limits limits;    /* over the step's */
+  /* function-call cases (sbp_cases.fn_name): "args" is a JSON array of the
+   * function's arguments, "expected" any JSON value */
+  char *fn_call;             /* {"fn": NAME, "args": [...]}: the harness's stdin */
+  size_t fn_call_len;
+  json_object *expected_value; /* owned reference */
 } sbp_case;
 typedef struct {
   sbp_case *v;               /* NULL: the step has no cases */
@@ -230,6 +235,7 @@ typedef struct {
   bool stop_first_failure;   /* "stop": "first_failure"; default "never" */
   double budget_s;           /* "budget_s": wall seconds for all cases; 0: none */
   uint64_t case_output_bytes;/* stdout/stderr bytes shown per case (default 4096) */
+  char *fn_name;             /* "fn_name": function-call cases (a Python step); NULL: stdin cases */
 } sbp_cases;
 #define SBP_DEFAULT_CASE_OUTPUT_BYTES ((uint64_t)4096)
 #define SBP_MAX_CASE_OUTPUT_BYTES ((uint64_t)1 << 20)

@@ -390,6 +390,68 @@ def case_pyclient(d):
         c.close()
 
 
+SOLUTION_PY = r"""
+import sys
+def add(a, b): return a + b
+def pair(x): return (x, [x, (x,)])
+def ratio(a, b): return a / b
+def nested(): return {"k": [1, 2.5, [3]], "t": (1, 2)}
+def boom(): raise ValueError("no")
+def noisy(x):
+    print("noise", x)
+    sys.stdout.flush()
+    return x
+def aset(): return {1, 2}
+class Solution:
+    def twice(self, x): return 2 * x
+if __name__ == "__main__":
+    print("main ran")
+    raise SystemExit(9)
+"""
+
+
+def case_fn_calls(d):
+    """Function-call cases (fn_name): the daemon's harness calls the
+    function, the daemon compares the JSON value (lists and tuples alike,
+    floats within tolerance); the module's __main__ part never runs."""
+    def job(fn, cases, argv=("python3", "sol.py")):
+        r = run(d, {"id": "fn-" + fn, "type": "exec", "files": [{"path": "sol.py", "content": SOLUTION_PY}],
+                    "steps": [{"name": "run", "argv": list(argv), "fn_name": fn, "cases": cases}]})
+        return r, cases_step(r)
+    r, s = job("add", [{"args": [1, 2], "expected": 3},                 # accepted
+                       {"args": [1, 2], "expected": 4},                 # 3 != 4
+                       {"args": [[1], [2, 3]], "expected": [1, 2, 3]},  # list concatenation
+                       {"args": [1.5, 1.5], "expected": 3},             # 3.0 == 3
+                       {"args": ["a", "b"], "expected": "ab"}])
+    check(verdicts(s) == ["accepted", "wrong_answer", "accepted", "accepted", "accepted"],
+          "add verdicts %s %s" % (verdicts(s), [c.get("stderr") for c in s.get("cases", [])]))
+    check("main ran" not in str(s), "the __main__ part did not run")
+    r, s = job("pair", [{"args": [5], "expected": [5, [5, [5]]]}])    # tuples as lists
+    check(verdicts(s) == ["accepted"], "tuples compare as lists: %s" % verdicts(s))
+    r, s = job("ratio", [{"args": [1, 3], "expected": 0.3333333},     # |diff| 3.3e-8 <= 1e-6
+                         {"args": [1, 3], "expected": 0.3334},        # 6.7e-5 > 1e-6
+                         {"args": [1, 3], "expected": 0.3334, "compare": {"mode": "numbers", "abs_tol": 1e-3}}])
+    check(verdicts(s) == ["accepted", "wrong_answer", "accepted"], "float tolerance: %s" % verdicts(s))
+    r, s = job("nested", [{"args": [], "expected": {"k": [1, 2.5, [3]], "t": [1, 2]}},
+                          {"args": [], "expected": {"k": [1, 2.5, [3, 4]], "t": [1, 2]}}])
+    check(verdicts(s) == ["accepted", "wrong_answer"], "nested: %s" % verdicts(s))
+    r, s = job("boom", [{"args": [], "expected": None}])
+    check(verdicts(s) == ["runtime_error"] and "ValueError" in s["cases"][0].get("stderr", ""), "exception: %s" % s)
+    r, s = job("noisy", [{"args": [7], "expected": 7}])
+    check(verdicts(s) == ["accepted"] and "noise 7" in s["cases"][0].get("stderr", ""), "prints go to stderr: %s" % s)
+    r, s = job("aset", [{"args": [], "expected": [1, 2]}])
+    check(verdicts(s) == ["runtime_error"] and s["cases"][0].get("exit_code") == 3, "a set is not JSON: %s" % s)
+    r, s = job("twice", [{"args": [4], "expected": 8}])
+    check(verdicts(s) == ["accepted"], "a method of Solution: %s" % verdicts(s))
+    r, s = job("Solution.twice", [{"args": [4], "expected": 8}])
+    check(verdicts(s) == ["accepted"], "Solution.twice: %s" % verdicts(s))
+    r, s = job("add", [{"args": [1, 2], "expected": 3}], argv=("sh", "sol.py"))
+    check(verdicts(s) == ["judge_error"] and "Python" in (s.get("error") or ""), "not Python: %s" % s)
+    t = run(d, {"id": "fn-bad", "type": "exec", "steps": [{"argv": ["python3", "x.py"], "fn_name": "a-b",
+                                                           "cases": [{"args": [], "expected": 1}]}]})
+    check(t.get("type") == "error" and "fn_name" in str(t), "a bad fn_name refused: %s" % t)
+
+
 def case_bad_requests(d):
     def err(req):
         r = run(d, req)
@@ -424,6 +486,7 @@ CASES = {
     "budget": (case_budget, NO_TOOLCHAINS),
     "cancel": (case_cancel, NO_TOOLCHAINS),
     "pyclient": (case_pyclient, NO_TOOLCHAINS),
+    "fn_calls": (case_fn_calls, NO_TOOLCHAINS),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
 
