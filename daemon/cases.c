@@ -24,6 +24,10 @@
 #define APP_MAX_BYTES ((uint64_t)64 << 20) /* the built /app copied into each case */
 #define APP_MAX_FILES 20000
 #define SMALL_COMPARE ((size_t)64 << 10)
+/* The stdout and stderr text shown of all cases of a step together: past it
+ * a case shows none (its _truncated says so), so that 10,000 cases stay a
+ * readable response line. */
+#define SHOWN_MAX_BYTES ((uint64_t)16 << 20)
 #define WHY_MAX 256
 
 /* The verdicts, in the order case_counts lists them. */
@@ -67,6 +71,7 @@ struct sbd_cases_run {
   long first_failure;
   double cpu_s, wall_s;
   uint64_t t0;
+  uint64_t shown_left;     /* of SHOWN_MAX_BYTES */
   char error[SB_ERR_MAX];  /* the step's error: why cases were skipped */
   /* a compare on the worker pool */
   uv_work_t work;
@@ -154,7 +159,7 @@ static json_object *shown_text(const sb_buf *b, uint64_t max, bool *cut) {
   return s;
 }
 
-static json_object *case_doc(const sbd_cases_run *c, const sb_result *r) {
+static json_object *case_doc(sbd_cases_run *c, const sb_result *r) {
   json_object *d = json_object_new_object();
   if (!d) return NULL;
   json_object_object_add(d, "index", json_object_new_int64((int64_t)c->i));
@@ -169,10 +174,12 @@ static json_object *case_doc(const sbd_cases_run *c, const sb_result *r) {
   json_object_object_add(d, "max_rss_kb", json_object_new_int64((int64_t)r->max_rss_kb));
   json_object_object_add(d, "limit_hit", r->limit_hit ? json_object_new_string(r->limit_hit) : NULL);
   bool cut;
-  json_object_object_add(d, "stdout", shown_text(&r->out, c->cs->case_output_bytes, &cut));
+  uint64_t show = c->cs->case_output_bytes < c->shown_left / 2 ? c->cs->case_output_bytes : c->shown_left / 2;
+  c->shown_left -= (r->out.len < show ? r->out.len : show) + (r->err.len < show ? r->err.len : show);
+  json_object_object_add(d, "stdout", shown_text(&r->out, show, &cut));
   json_object_object_add(d, "stdout_bytes", json_object_new_int64((int64_t)r->out.len));
   json_object_object_add(d, "stdout_truncated", json_object_new_boolean(cut));
-  json_object_object_add(d, "stderr", shown_text(&r->err, c->cs->case_output_bytes, &cut));
+  json_object_object_add(d, "stderr", shown_text(&r->err, show, &cut));
   json_object_object_add(d, "stderr_bytes", json_object_new_int64((int64_t)r->err.len));
   json_object_object_add(d, "stderr_truncated", json_object_new_boolean(cut));
   if (r->error[0]) json_object_object_add(d, "error", json_object_new_string(r->error));
@@ -445,6 +452,7 @@ void sbd_cases_start(sbd_job *job, const sbd_jstep *js) {
   c->docs = docs;
   c->first_failure = -1;
   c->t0 = sbu_now_ns();
+  c->shown_left = SHOWN_MAX_BYTES;
   job->cases = c;
   size_t argc = 0;
   while (c->argv[argc]) argc++;

@@ -331,6 +331,17 @@ def case_large_compare(d):
     check("40000" in c[2].get("why", ""), "the difference is on line 40000: %s" % c[2].get("why"))
     check(c[0].get("stdout_bytes") == 320000 and c[0].get("stdout_truncated") is True
           and len(c[0].get("stdout", "")) == 4096, "the shown output is 4096 bytes of 320000")
+    # the text shown of all cases together stays within 16 MiB: 24 cases of 1 MiB, shown up to 1 MiB each
+    mib = 1 << 20
+    cases = [{"args": ["-c", "head -c %d /dev/zero | tr '\\0' a" % mib]}] * 24
+    r = run(d, {"id": "shown", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases,
+                                                          "case_output_bytes": mib}]})
+    s = cases_step(r)
+    shown = [len(x.get("stdout", "")) for x in s.get("cases", [])]
+    check(verdicts(s) == ["accepted"] * 24 and all(x.get("stdout_bytes") == mib for x in s.get("cases", [])),
+          "24 cases printed 1 MiB each: %s" % verdicts(s))
+    check(shown[0] == mib and sum(shown) <= 16 * mib and shown[-1] < mib and s["cases"][-1].get("stdout_truncated"),
+          "shown text bounded: %s" % shown)
 
 
 def case_budget(d):
