@@ -80,6 +80,7 @@ typedef struct {
                                    * without the tracer's variables (same hash seed) */
   const sb_mount *plain_mounts;
   size_t n_plain_mounts;
+  const sbp_cases *cases;  /* "cases": run once per case (cases.c); NULL: once */
 } sbd_jstep;
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
@@ -122,6 +123,7 @@ struct sbd_job {
   double cpu_s, wall_s;
   json_object *untraced;   /* a checked traced step: its untraced run's summary, while the traced one runs */
   char warm_refused[SB_ERR_MAX]; /* the step's zygote ended before the program started: run again cold, saying why */
+  struct sbd_cases_run *cases; /* the cases step running (cases.c), NULL otherwise */
   sbd_job *prev, *next;    /* in conn->queued or conn->running */
 };
 
@@ -134,6 +136,25 @@ void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
 void sbd_job_resume(sbd_job *job); /* after waiting for an identical compile */
 void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
+
+/* job.c, for cases.c: start the current step's sandbox (waiting for the
+ * slot's cleaning), and a step's document in (takes doc; goes on or ends). */
+void sbd_job_start_sandbox(sbd_job *job);
+void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+
+/* ---- cases.c: a step with "cases", one sandbox per case ---- */
+typedef struct sbd_cases_run sbd_cases_run;
+void sbd_cases_start(sbd_job *job, const sbd_jstep *js);
+void sbd_cases_spec(const sbd_job *job, sb_spec *spec); /* the running case's workspace, argv, stdin, limits */
+/* A run ended: true when it was a case's (cases.c took r). */
+bool sbd_cases_result(sbd_job *job, sb_result *r);
+/* What a cases step that never ran answers for its cases ("cases_not_run"):
+ * every case compile_error (build_failed) or skipped. */
+json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed);
+void sbd_cases_free(sbd_job *job);
+/* fn_harness.c: the function-call harness (Python source), its path in /app */
+extern const char sbd_fn_harness[];
+#define SBD_FN_HARNESS_NAME ".sb_fn_harness.py" /* a job ended between cases (cancelled while waiting for its slot) */
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
 #define SBD_STEP_FDS 5
@@ -260,7 +281,7 @@ void sbd_notify(const char *state); /* a datagram to $NOTIFY_SOCKET, if set */
 int sbd_listen_fd(char *path, size_t cap, char *err, size_t err_len);
 
 /* ---- server.c ---- */
-#define SBD_N_STATUS 11
+#define SBD_N_STATUS 12
 extern const char *const sbd_status_names[SBD_N_STATUS];
 
 struct sbd_server {

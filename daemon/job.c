@@ -29,6 +29,7 @@ sbd_job *sbd_job_new(sbd_server *srv, sbd_conn *conn, sbp_request *req) {
 void sbd_job_free(sbd_job *job) {
   if (!job) return;
   sbd_sched_forget_waiter(job->srv, job);
+  sbd_cases_free(job);
   if (job->resp) json_object_put(job->resp);
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
@@ -94,6 +95,7 @@ static int build_steps(sbd_job *job) {
       js->warm = ex->warm;
       js->outputs = s->outputs;
       js->n_outputs = s->n_outputs;
+      js->cases = s->cases.v ? &s->cases : NULL;
       sbt_limits_resolve(&js->limits, NULL, &s->limits); /* no toolchain: defaults < request */
       if (s->trace.on && sbd_trace_step(js, &s->trace, NULL, 0, NULL) < 0) return -1; /* checked at dispatch */
       if (!s->trace.on && resolve_warm_interpreter(job, js) < 0) return -1;
@@ -118,6 +120,7 @@ static int build_steps(sbd_job *job) {
     }
     if (i + 1 == job->n_steps) { /* files back after the run */
       js->warm = ex->warm;
+      js->cases = ex->cases.v ? &ex->cases : NULL;
       js->outputs = ex->outputs;
       js->n_outputs = ex->n_outputs;
       char *const *build = job->plan.n_steps > 1 && job->plan.steps[0].is_compile ? job->plan.steps[0].argv : NULL;
@@ -210,7 +213,7 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
 }
 
 /* A step's result document is in: record it and go on (or stop). */
-static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
+void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
   const sbd_jstep *js = &job->steps[job->step];
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
@@ -225,15 +228,21 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
   }
   sbp_exec_response_add_step(job->resp, js->name, doc);
   job->step++;
-  if (job->cancelled) {
-    send_and_end(job, SBP_STATUS_CANCELLED);
-    return;
-  }
-  if (ok && job->step < job->n_steps) {
+  if (ok && !job->cancelled && job->step < job->n_steps) {
     run_step(job);
     return;
   }
-  send_and_end(job, NULL);
+  /* Steps with cases that will not run answer each case all the same: a
+   * failed build makes every case compile_error, anything else skipped.
+   * Beside the steps, which stop at the first failure. */
+  bool build_failed = !ok && js->name && strcmp(js->name, "compile") == 0;
+  json_object *not_run = NULL;
+  for (size_t k = job->step; k < job->n_steps; k++)
+    if (job->steps[k].cases && (not_run || (not_run = json_object_new_array())))
+      json_object_array_add(not_run, sbd_cases_unrun_doc(job->steps[k].name, job->steps[k].cases,
+                                                         build_failed && !job->cancelled));
+  if (not_run) json_object_object_add(job->resp, "cases_not_run", not_run);
+  send_and_end(job, job->cancelled ? SBP_STATUS_CANCELLED : NULL);
 }
 
 void sbd_job_step_done(sbd_job *job, sb_result *r);
@@ -247,6 +256,7 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
     start_sandbox(job);
     return;
   }
+  if (sbd_cases_result(job, r)) return;
   json_object *doc = sb_result_to_json(r, job->srv->rt);
   const sbd_jstep *cur = &job->steps[job->step];
   if (cur->traced && cur->check && !job->untraced && !job->cancelled) {
@@ -278,7 +288,7 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
   double cpu = r->cpu_time_s, wall = r->wall_time_s;
   sb_result_free(r);
   sbd_metrics_step(job->srv, cpu, wall); /* a step that ran (not a cache hit) */
-  step_finished(job, doc, ok, cpu, wall);
+  sbd_job_step_finished(job, doc, ok, cpu, wall);
 }
 
 static void start_sandbox(sbd_job *job) {
@@ -305,6 +315,7 @@ static void start_sandbox(sbd_job *job) {
     spec.n_extra_mounts = job->plan.n_mounts;
     spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
   }
+  if (job->cases) sbd_cases_spec(job, &spec);
   if (js->traced && js->check && !job->untraced) { /* its untraced run first */
     spec.argv = (const char *const *)js->plain_argv;
     spec.envp = (const char *const *)js->plain_env;
@@ -335,8 +346,14 @@ static void start_sandbox(sbd_job *job) {
   }
 }
 
+void sbd_job_start_sandbox(sbd_job *job) { start_sandbox(job); }
+
 static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
+  if (js->cases) {
+    sbd_cases_start(job, js);
+    return;
+  }
   sbd_cache *cache = job->srv->cache;
   if (js->cacheable && cache && sbd_cache_key(job, job->cache_key) == 0) { /* per step: keys differ */
     json_object *doc = NULL;
@@ -346,7 +363,7 @@ static void run_step(sbd_job *job) {
       json_object_object_get_ex(doc, "status", &st);
       bool ok = st && strcmp(json_object_get_string(st), "ok") == 0;
       add_outputs(job, js, doc);
-      step_finished(job, doc, ok, 0, 0);
+      sbd_job_step_finished(job, doc, ok, 0, 0);
       return;
     }
     case SBD_CACHE_WAIT:

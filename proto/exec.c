@@ -9,16 +9,14 @@
 #define MAX_PROFILE_NAME 128
 
 /* ---- files ------------------------------------------------------------------- */
-static int parse_file(sbp_pctx *c, json_object *v, size_t i, sbp_file *f) {
-  char where[64];
-  snprintf(where, sizeof where, "files[%zu]", i);
+int sbp_parse_file(sbp_pctx *c, json_object *v, const char *where, sbp_file *f) {
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"path", "content", "content_b64", "mode", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *p, *content = NULL, *b64 = NULL, *mode;
-  char field[96];
+  char field[160];
   snprintf(field, sizeof field, "%s.path", where);
   if (!json_object_object_get_ex(v, "path", &p))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s is missing", field);
@@ -84,7 +82,7 @@ static int path_cmp(const void *pa, const void *pb) {
   }
 }
 
-static int check_unique_paths(sbp_pctx *c, const sbp_file *files, size_t n) {
+int sbp_check_unique_paths(sbp_pctx *c, const sbp_file *files, size_t n) {
   if (n < 2) return 0;
   SBU_AUTOFREE path_ref *refs = calloc(n, sizeof *refs);
   if (!refs) return sbp_fail_oom(c);
@@ -117,9 +115,12 @@ static int parse_files(sbp_pctx *c, json_object *v, sbp_exec *ex) {
   ex->files = calloc(n, sizeof *ex->files);
   if (!ex->files) return sbp_fail_oom(c);
   ex->n_files = n;
-  for (size_t i = 0; i < n; i++)
-    if (parse_file(c, json_object_array_get_idx(v, i), i, &ex->files[i]) != 0) return -1;
-  return check_unique_paths(c, ex->files, n);
+  for (size_t i = 0; i < n; i++) {
+    char where[64];
+    snprintf(where, sizeof where, "files[%zu]", i);
+    if (sbp_parse_file(c, json_object_array_get_idx(v, i), where, &ex->files[i]) != 0) return -1;
+  }
+  return sbp_check_unique_paths(c, ex->files, n);
 }
 
 /* ---- outputs: files to return after a step ------------------------------------ */
@@ -154,7 +155,7 @@ static int parse_outputs(sbp_pctx *c, json_object *v, const char *where, char **
 
 /* ---- steps ------------------------------------------------------------------- */
 /* A NULL-terminated copy of an array of strings. */
-static int parse_strv(sbp_pctx *c, json_object *v, const char *where, bool allow_empty_strings,
+int sbp_parse_strv(sbp_pctx *c, json_object *v, const char *where, bool allow_empty_strings,
                       char ***out, size_t *n_out) {
   if (!json_object_is_type(v, json_type_array))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an array of strings", where);
@@ -229,7 +230,8 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64", "env",
-                                        "merge_output", "limits", "cache", "outputs", "output_encoding", "trace", NULL};
+                                        "merge_output", "limits", "cache", "outputs", "output_encoding", "trace",
+                                        "cases", "stop", "budget_s", "case_output_bytes", "fn_name", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -255,7 +257,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must not be empty", field);
   /* Arguments may be empty (SURGE TC 55 passes --edges ""); the program
    * name may not. */
-  if (parse_strv(c, x, field, true, &st->argv, &st->argc) != 0) return -1;
+  if (sbp_parse_strv(c, x, field, true, &st->argv, &st->argc) != 0) return -1;
   if (st->argv[0][0] == '\0') return sbp_fail(c, SBP_E_BAD_REQUEST, "%s[0] (the program) must not be empty", field);
 
   if (json_object_object_get_ex(v, "env", &x)) {
@@ -279,6 +281,12 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
   if (parse_output_encoding(c, v, where, &st->output_base64) != 0) return -1;
   if (json_object_object_get_ex(v, "trace", &x) && sbp_parse_trace(c, x, where, &st->trace) != 0) return -1;
   if (sbp_get_stdin(c, v, where, &st->stdin_data, &st->stdin_len, &st->has_stdin) != 0) return -1;
+  if (sbp_parse_cases(c, v, where, &st->cases) != 0) return -1;
+  if (st->cases.v && (st->has_stdin || st->trace.on || st->n_outputs || st->cache))
+    return sbp_fail(c, SBP_E_BAD_REQUEST,
+                    "%s: a step with cases takes its stdin from each case, and cannot be traced, cached or give "
+                    "outputs back",
+                    where);
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);
   return sbp_parse_step_limits(c, x, where, &st->limits);
@@ -312,18 +320,22 @@ static int parse_toolchain(sbp_pctx *c, json_object *root, json_object *tc, sbp_
     ex->options = json_object_get(x);
   }
   if (json_object_object_get_ex(root, "args", &x)) {
-    if (parse_strv(c, x, "args", true, &ex->args, &ex->n_args) != 0) return -1;
+    if (sbp_parse_strv(c, x, "args", true, &ex->args, &ex->n_args) != 0) return -1;
   } else {
     ex->args = calloc(1, sizeof *ex->args);
     if (!ex->args) return sbp_fail_oom(c);
   }
   if (json_object_object_get_ex(root, "compile_args", &x) &&
-      parse_strv(c, x, "compile_args", true, &ex->compile_args, &ex->n_compile_args) != 0)
+      sbp_parse_strv(c, x, "compile_args", true, &ex->compile_args, &ex->n_compile_args) != 0)
     return -1;
   if (json_object_object_get_ex(root, "outputs", &x) && parse_outputs(c, x, "outputs", &ex->outputs, &ex->n_outputs) != 0)
     return -1;
   if (sbp_get_stdin(c, root, "", &ex->stdin_data, &ex->stdin_len, &ex->has_stdin) != 0) return -1;
   if (json_object_object_get_ex(root, "trace", &x) && sbp_parse_trace(c, x, "", &ex->trace) != 0) return -1;
+  if (sbp_parse_cases(c, root, "", &ex->cases) != 0) return -1;
+  if (ex->cases.v && (ex->has_stdin || ex->trace.on || ex->n_outputs))
+    return sbp_fail(c, SBP_E_BAD_REQUEST,
+                    "cases take their stdin and args from each case, and cannot be traced or give outputs back");
   if (json_object_object_get_ex(root, "compile_limits", &x) &&
       sbp_parse_step_limits(c, x, "compile_", &ex->compile_limits) != 0)
     return -1;
@@ -342,7 +354,8 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
     return sbp_fail(c, SBP_E_BAD_REQUEST, "exec needs \"steps\" (or \"toolchain\")");
   if (has_steps) {
     static const char *const toolchain_only[] = {"options", "args", "compile_args", "stdin", "stdin_b64",
-                                                 "limits", "compile_limits", "outputs", "trace", NULL};
+                                                 "limits", "compile_limits", "outputs", "trace",
+                                                 "cases", "stop", "budget_s", "case_output_bytes", "fn_name", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,
@@ -388,6 +401,7 @@ void sbp_exec_clear(sbp_exec *ex) {
     sbp_strv_free(st->env);
     free(st->stdin_data);
     sbp_strv_free(st->outputs);
+    sbp_cases_clear(&st->cases);
   }
   free(ex->steps);
   sbp_strv_free(ex->outputs);
@@ -397,5 +411,6 @@ void sbp_exec_clear(sbp_exec *ex) {
   sbp_strv_free(ex->compile_args);
   free(ex->stdin_data);
   free(ex->profile);
+  sbp_cases_clear(&ex->cases);
   memset(ex, 0, sizeof *ex);
 }

@@ -64,6 +64,15 @@ int sbp_parse_id_value(sbp_pctx *c, json_object *v, const char *field, char **ke
 /* The body of an exec request (root already checked for unknown fields). */
 int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex);
 void sbp_exec_clear(sbp_exec *ex);
+/* exec.c's readers, shared with cases.c (where names the value in errors). */
+int sbp_parse_file(sbp_pctx *c, json_object *v, const char *where, sbp_file *f);
+int sbp_check_unique_paths(sbp_pctx *c, const sbp_file *files, size_t n);
+int sbp_parse_strv(sbp_pctx *c, json_object *v, const char *where, bool allow_empty_strings, char ***out,
+                   size_t *n_out);
+/* cases.c: "cases", "stop", "budget_s", "case_output_bytes" of obj (a step, or
+ * the toolchain form's root; where "steps[0]" or ""). */
+int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases *out);
+void sbp_cases_clear(sbp_cases *cs);
 
 /* Free a NULL-terminated string vector. */
 void sbp_strv_free(char **v);

@@ -59,6 +59,7 @@ bool sbp_error_code_known(const char *code);
 #define SBP_STATUS_HOST_KILLED    "host_killed"
 #define SBP_STATUS_INTERNAL_ERROR "internal_error"
 #define SBP_STATUS_CANCELLED      "cancelled"
+#define SBP_STATUS_CASES_FAILED   "cases_failed"   /* a step with cases: not every case accepted */
 /* Decided before any step ran (toolchain form): */
 #define SBP_STATUS_TOOLCHAIN_MISSING "toolchain_missing" /* declared, not installed here */
 #define SBP_STATUS_UNSUPPORTED    "unsupported"          /* an option value this toolchain rejects */
@@ -201,6 +202,44 @@ typedef struct {
   bool has_mode;
 } sbp_file;
 
+/* "cases" (issue 38): test cases run against one step's program, each in a
+ * sandbox of its own. Compare modes as judge/judge.h names them; proto keeps
+ * only the name's index so that it needs no judge. */
+#define SBP_MAX_CASES       ((size_t)10000)
+#define SBP_MAX_CASES_BYTES ((uint64_t)64 << 20) /* stdin + expected + files of all cases together */
+#define SBP_MAX_CASE_FILES  ((size_t)32)
+typedef enum { SBP_CMP_EXACT, SBP_CMP_LINES, SBP_CMP_TOKENS, SBP_CMP_NUMBERS } sbp_compare_mode;
+typedef struct {
+  unsigned char *stdin_data; /* NULL unless has_stdin */
+  size_t stdin_len;
+  bool has_stdin;
+  char **args;               /* appended to the step's argv; NULL-terminated, never NULL */
+  size_t n_args;
+  sbp_file *files;           /* written into the case's own /app over the built one */
+  size_t n_files;
+  unsigned char *expected;   /* NULL unless has_expected (then the case only checks the run's end) */
+  size_t expected_len;
+  bool has_expected;
+  sbp_compare_mode compare;  /* default lines */
+  double abs_tol, rel_tol;   /* numbers; default 1e-6 each */
+  sbp_step_limits limits;    /* over the step's */
+  /* function-call cases (sbp_cases.fn_name): "args" is a JSON array of the
+   * function's arguments, "expected" any JSON value */
+  char *fn_call;             /* {"fn": NAME, "args": [...]}: the harness's stdin */
+  size_t fn_call_len;
+  json_object *expected_value; /* owned reference */
+} sbp_case;
+typedef struct {
+  sbp_case *v;               /* NULL: the step has no cases */
+  size_t n;
+  bool stop_first_failure;   /* "stop": "first_failure"; default "never" */
+  double budget_s;           /* "budget_s": wall seconds for all cases; 0: none */
+  uint64_t case_output_bytes;/* stdout/stderr bytes shown per case (default 4096) */
+  char *fn_name;             /* "fn_name": function-call cases (a Python step); NULL: stdin cases */
+} sbp_cases;
+#define SBP_DEFAULT_CASE_OUTPUT_BYTES ((uint64_t)4096)
+#define SBP_MAX_CASE_OUTPUT_BYTES ((uint64_t)1 << 20)
+
 typedef struct {
   char *name;                /* [A-Za-z0-9_.-]{1,64}; "step<N>" (1-based) when absent */
   char **argv;               /* NULL-terminated, argc >= 1, every string non-empty */
@@ -217,6 +256,7 @@ typedef struct {
   char **outputs;            /* files to return after the step: normalised paths, unique; NULL-terminated, */
   size_t n_outputs;          /* NULL when absent */
   sbp_trace trace;           /* "trace": the step runs under its toolchain's tracer */
+  sbp_cases cases;           /* "cases": the step runs once per case */
 } sbp_step;
 
 /* An exec job takes one of two forms: explicit steps (n_steps >= 1,
@@ -246,6 +286,7 @@ typedef struct {
   bool output_base64;        /* "output_encoding": "base64" for every step */
   sbp_trace trace;           /* toolchain form: the run step traced */
   bool warm;                 /* "warm": true: Python steps (toolchain form: the run step) start from a warm zygote */
+  sbp_cases cases;           /* toolchain form: the run step's cases */
 } sbp_exec;
 
 typedef struct {

@@ -94,7 +94,7 @@ static char *renamed(const sbt_def *d, const char *path, const unsigned char *da
   return out;
 }
 
-static void apply_limits(sb_limits *l, const sbp_step_limits *o) {
+void sbt_limits_apply(sb_limits *l, const sbp_step_limits *o) {
   if (!o) return;
   if (o->has_time_s) {
     l->wall_time_s = o->time_s;
@@ -108,8 +108,8 @@ static void apply_limits(sb_limits *l, const sbp_step_limits *o) {
 
 void sbt_limits_resolve(sb_limits *out, const sbp_step_limits *toolchain, const sbp_step_limits *request) {
   sb_limits_default(out);
-  apply_limits(out, toolchain);
-  apply_limits(out, request);
+  sbt_limits_apply(out, toolchain);
+  sbt_limits_apply(out, request);
 }
 
 typedef struct {

@@ -46,6 +46,8 @@ typedef struct {
  * may be NULL); a later layer's time_s without its cpu_time_s also sets the
  * CPU limit ("time_s: 120" means the program may compute for two minutes). */
 void sbt_limits_resolve(sb_limits *out, const sbp_step_limits *toolchain, const sbp_step_limits *request);
+/* One layer over limits already resolved (a test case's over its step's). */
+void sbt_limits_apply(sb_limits *l, const sbp_step_limits *o);
 
 typedef struct {
   char *path;          /* exact path, or */

@@ -20,7 +20,10 @@ Step = Union[Mapping[str, Any], Sequence[str]]
 Stdin = Union[str, bytes]
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
-               "outputs_max_bytes", "output_encoding", "profile", "trace", "warm")
+               "outputs_max_bytes", "output_encoding", "profile", "trace", "warm",
+               "cases", "stop", "budget_s", "case_output_bytes")
+# a job's test cases (PROTOCOL.md "Test cases"): the steps form puts them on its last step
+_CASES_FIELDS = ("cases", "stop", "budget_s", "case_output_bytes")
 # client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
 CLIENT_FIELDS = ("id", "cancel_after", "timeout")
 
@@ -171,6 +174,22 @@ def _step(step):
     return s
 
 
+def _case(case):
+    """One test case: stdin and expected as str or bytes (bytes go as *_b64), files as for a job."""
+    if not isinstance(case, Mapping):
+        raise TypeError("a case is a dict, not %s" % type(case).__name__)
+    c = dict(case)
+    if "stdin" in c:
+        _stdin_fields(c, c.pop("stdin"))
+    if isinstance(c.get("expected"), (bytes, bytearray)):
+        c["expected_b64"] = _b64(bytes(c.pop("expected")))
+    if "files" in c:
+        c["files"] = _files(c["files"])
+    if "args" in c:
+        c["args"] = [str(a) for a in c["args"]]
+    return c
+
+
 def build_exec(job: Mapping[str, Any], req_id: Union[int, str]) -> Dict[str, Any]:
     """A job (dict of run()'s keywords) -> the exec request line's object."""
     unknown = set(job) - set(_JOB_FIELDS) - set(CLIENT_FIELDS)
@@ -193,8 +212,15 @@ def build_exec(job: Mapping[str, Any], req_id: Union[int, str]) -> Dict[str, Any
             req["args"] = [str(a) for a in v]
         elif k == "outputs":
             req["outputs"] = list(v)
+        elif k == "cases":
+            req["cases"] = [_case(c) for c in v]
         else:
             req[k] = v
+    if "toolchain" not in req and any(k in req for k in _CASES_FIELDS):
+        last = req["steps"][-1]
+        for k in _CASES_FIELDS:
+            if k in req:
+                last[k] = req.pop(k)
     if "toolchain" not in req:
         for k in ("options", "args", "stdin", "stdin_b64", "limits", "outputs"):
             if k in req:

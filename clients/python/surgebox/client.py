@@ -201,6 +201,31 @@ class Client:
             raise error_of(res)
         return res
 
+    def run_cases(self, cases: Sequence[Mapping[str, Any]], *, steps: Optional[Sequence[Step]] = None,
+                  toolchain: Optional[str] = None, files: Optional[Files] = None,
+                  options: Optional[Mapping[str, Any]] = None, args: Optional[Sequence[str]] = None,
+                  limits: Optional[Mapping[str, Any]] = None, stop: Optional[str] = None,
+                  budget_s: Optional[float] = None, case_output_bytes: Optional[int] = None,
+                  profile: Optional[str] = None, cancel_after: Optional[float] = None) -> Result:
+        """Build once, then run every test case against the program, each in a sandbox of its own,
+        judged by the daemon (PROTOCOL.md "Test cases"); returns the exec Result.
+
+        `cases`: dicts of {stdin, args, files, expected, compare, limits} (stdin and expected as str
+        or bytes); with `toolchain` they belong to its run step, with `steps` to the last step.
+        `stop`: "never" (default) or "first_failure"; `budget_s`: wall seconds for all the cases.
+        The run step's document has `cases` (each with its `verdict`), `case_counts` and
+        `first_failure`; a failed build answers in the Result's `cases_not_run`."""
+        job = job_of(steps, toolchain, files, None, options, args, limits, None, None, None, profile,
+                     cancel_after, None)
+        job["cases"] = list(cases)
+        for k, v in (("stop", stop), ("budget_s", budget_s), ("case_output_bytes", case_output_bytes)):
+            if v is not None:
+                job[k] = v
+        res = next(self.run_many([job], concurrency=1))
+        if res.get("type") == "error":
+            raise error_of(res)
+        return res
+
     def trace(self, source: str, *, files: Optional[Files] = None, entry: str = "main.py",
               args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
               limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,

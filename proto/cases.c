@@ -1,0 +1,243 @@
+/* "cases" (issue 38): a step's test cases, each {stdin, args, files,
+ * expected, compare, limits}, with "stop", "budget_s" and
+ * "case_output_bytes" beside them. Bounded: SBP_MAX_CASES cases, their
+ * bytes together SBP_MAX_CASES_BYTES. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const compare_names[] = {"exact", "lines", "tokens", "numbers", NULL};
+
+/* NAME or CLASS.NAME, Python identifiers of ASCII letters, digits and _. */
+static bool valid_fn_name(const char *s) {
+  size_t n = strlen(s), dots = 0;
+  if (n == 0 || n > 128) return false;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    bool start = i == 0 || s[i - 1] == '.';
+    if (ch == '.') {
+      if (start || i + 1 == n || ++dots > 1) return false;
+    } else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (!start && ch >= '0' && ch <= '9'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static int parse_tol(sbp_pctx *c, json_object *o, const char *key, const char *where, double *out) {
+  json_object *x;
+  if (!json_object_object_get_ex(o, key, &x)) return 0;
+  double d = json_object_get_double(x);
+  if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || !isfinite(d) || d < 0)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.%s must be a number >= 0", where, key);
+  *out = d;
+  return 0;
+}
+
+/* "compare": "lines", or {"mode": "numbers", "abs_tol": 1e-6, "rel_tol": 1e-6}. */
+static int parse_compare(sbp_pctx *c, json_object *v, const char *where, sbp_case *cs) {
+  json_object *mode = v;
+  if (json_object_is_type(v, json_type_object)) {
+    static const char *const allowed[] = {"mode", "abs_tol", "rel_tol", NULL};
+    if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
+    if (!json_object_object_get_ex(v, "mode", &mode))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.mode is missing", where);
+    if (parse_tol(c, v, "abs_tol", where, &cs->abs_tol) != 0 || parse_tol(c, v, "rel_tol", where, &cs->rel_tol) != 0)
+      return -1;
+  }
+  const char *s = json_object_is_type(mode, json_type_string) ? json_object_get_string(mode) : NULL;
+  for (int i = 0; s && compare_names[i]; i++)
+    if (strcmp(s, compare_names[i]) == 0) {
+      cs->compare = (sbp_compare_mode)i;
+      return 0;
+    }
+  if (s && strcmp(s, "checker") == 0)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: the checker judge is not served yet; use exact, lines, tokens or numbers",
+                    where);
+  return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be \"exact\", \"lines\", \"tokens\" or \"numbers\" (or an object with "
+                  "\"mode\" and abs_tol/rel_tol)", where);
+}
+
+/* A function-call case: args a JSON array, expected a JSON value; the
+ * harness's stdin made here ({"fn", "args"}). */
+static int parse_fn_case(sbp_pctx *c, json_object *v, const char *where, const char *fn, sbp_case *cs,
+                         uint64_t *bytes) {
+  json_object *x;
+  if (json_object_object_get_ex(v, "stdin", NULL) || json_object_object_get_ex(v, "stdin_b64", NULL) ||
+      json_object_object_get_ex(v, "expected_b64", NULL))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: a function-call case (fn_name) takes \"args\" and \"expected\", not "
+                    "stdin or expected_b64", where);
+  json_object *args = NULL;
+  if (json_object_object_get_ex(v, "args", &args) && !json_object_is_type(args, json_type_array))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.args must be a JSON array of the function's arguments", where);
+  json_object *call = json_object_new_object();
+  if (!call) return sbp_fail_oom(c);
+  json_object_object_add(call, "fn", json_object_new_string(fn));
+  json_object_object_add(call, "args", args ? json_object_get(args) : json_object_new_array());
+  const char *text = json_object_to_json_string_ext(call, JSON_C_TO_STRING_PLAIN);
+  cs->fn_call = text ? strdup(text) : NULL;
+  json_object_put(call);
+  if (!cs->fn_call) return sbp_fail_oom(c);
+  cs->fn_call_len = strlen(cs->fn_call);
+  *bytes += cs->fn_call_len;
+  if (json_object_object_get_ex(v, "expected", &x)) {
+    cs->expected_value = json_object_get(x);
+    cs->has_expected = true;
+    *bytes += strlen(json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN));
+  }
+  return 0;
+}
+
+static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, const char *fn, sbp_case *cs,
+                      uint64_t *bytes) {
+  char where[96], field[160];
+  snprintf(where, sizeof where, "%s%scases[%zu]", step, *step ? "." : "", i);
+  if (!json_object_is_type(v, json_type_object)) return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
+  static const char *const allowed[] = {"stdin", "stdin_b64", "args", "files", "expected", "expected_b64",
+                                        "compare", "limits", NULL};
+  if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
+  cs->compare = SBP_CMP_LINES;
+  cs->abs_tol = cs->rel_tol = 1e-6;
+  json_object *x;
+  if (fn) {
+    if (parse_fn_case(c, v, where, fn, cs, bytes) != 0) return -1;
+    if (!(cs->args = calloc(1, sizeof *cs->args))) return sbp_fail_oom(c);
+  } else {
+    if (sbp_get_stdin(c, v, where, &cs->stdin_data, &cs->stdin_len, &cs->has_stdin) != 0) return -1;
+  }
+  *bytes += cs->stdin_len;
+  if (fn) {
+    /* args and expected are JSON values, read above */
+  } else if (json_object_object_get_ex(v, "args", &x)) {
+    snprintf(field, sizeof field, "%s.args", where);
+    if (sbp_parse_strv(c, x, field, true, &cs->args, &cs->n_args) != 0) return -1;
+  } else if (!(cs->args = calloc(1, sizeof *cs->args))) {
+    return sbp_fail_oom(c);
+  }
+  if (json_object_object_get_ex(v, "files", &x)) {
+    size_t n = json_object_is_type(x, json_type_array) ? json_object_array_length(x) : 0;
+    if (!json_object_is_type(x, json_type_array) || n > SBP_MAX_CASE_FILES)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.files must be an array of at most %zu files", where,
+                      SBP_MAX_CASE_FILES);
+    if (n && !(cs->files = calloc(n, sizeof *cs->files))) return sbp_fail_oom(c);
+    cs->n_files = n;
+    for (size_t k = 0; k < n; k++) {
+      snprintf(field, sizeof field, "%s.files[%zu]", where, k);
+      if (sbp_parse_file(c, json_object_array_get_idx(x, k), field, &cs->files[k]) != 0) return -1;
+      *bytes += cs->files[k].len;
+    }
+    if (sbp_check_unique_paths(c, cs->files, n) != 0) return -1;
+  }
+  if (!fn) {
+    json_object *plain = NULL, *b64 = NULL;
+    bool has_plain = json_object_object_get_ex(v, "expected", &plain);
+    bool has_b64 = json_object_object_get_ex(v, "expected_b64", &b64);
+    if (has_plain && has_b64)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: give \"expected\" or \"expected_b64\", not both", where);
+    if (has_plain) {
+      snprintf(field, sizeof field, "%s.expected", where);
+      char *copy = NULL;
+      if (sbp_get_string(c, plain, field, true, true, &copy, &cs->expected_len) != 0) return -1;
+      cs->expected = (unsigned char *)copy;
+      cs->has_expected = true;
+    } else if (has_b64) {
+      snprintf(field, sizeof field, "%s.expected_b64", where);
+      size_t blen, bad = 0;
+      if (sbp_get_string(c, b64, field, true, true, NULL, &blen) != 0) return -1;
+      sbu_b64_result r = sbu_base64_decode(json_object_get_string(b64), blen, &cs->expected, &cs->expected_len, &bad);
+      if (r == SBU_B64_NOMEM) return sbp_fail_oom(c);
+      if (r != SBU_B64_OK) return sbp_fail(c, SBP_E_BAD_BASE64, "%s is not valid base64 (at character %zu)", field, bad);
+      cs->has_expected = true;
+    }
+    *bytes += cs->expected_len;
+  }
+  if (json_object_object_get_ex(v, "compare", &x)) {
+    snprintf(field, sizeof field, "%s.compare", where);
+    if (parse_compare(c, x, field, cs) != 0) return -1;
+  }
+  x = NULL;
+  json_object_object_get_ex(v, "limits", &x);
+  return sbp_parse_step_limits(c, x, where, &cs->limits);
+}
+
+int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases *out) {
+  json_object *v, *x;
+  const char *dot = *where ? "." : "";
+  if (!json_object_object_get_ex(obj, "cases", &v)) {
+    static const char *const with_cases[] = {"stop", "budget_s", "case_output_bytes", "fn_name", NULL};
+    for (size_t i = 0; with_cases[i]; i++)
+      if (json_object_object_get_ex(obj, with_cases[i], NULL))
+        return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%s%s is only valid with \"cases\"", where, dot, with_cases[i]);
+    return 0;
+  }
+  if (!json_object_is_type(v, json_type_array))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%scases must be an array of objects", where, dot);
+  size_t n = json_object_array_length(v);
+  if (n == 0) return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%scases must not be empty", where, dot);
+  if (n > SBP_MAX_CASES)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%scases: %zu cases, at most %zu are accepted in one job; split them",
+                    where, dot, n, SBP_MAX_CASES);
+  if (!(out->v = calloc(n, sizeof *out->v))) return sbp_fail_oom(c);
+  out->n = n;
+  if (json_object_object_get_ex(obj, "fn_name", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (!valid_fn_name(s))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%sfn_name must be a Python name (\"add\", or \"Solution.add\" for a "
+                      "method of a class made without arguments), at most 128 characters", where, dot);
+    if (!(out->fn_name = strdup(s))) return sbp_fail_oom(c);
+  }
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (parse_case(c, json_object_array_get_idx(v, i), i, where, out->fn_name, &out->v[i], &bytes) != 0) return -1;
+    if (bytes > SBP_MAX_CASES_BYTES)
+      return sbp_fail(c, SBP_E_BAD_REQUEST,
+                      "%s%scases: stdin, expected and files of the cases together exceed %llu bytes (at case %zu); "
+                      "split them",
+                      where, dot, (unsigned long long)SBP_MAX_CASES_BYTES, i);
+  }
+  if (json_object_object_get_ex(obj, "stop", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (strcmp(s, "first_failure") == 0) out->stop_first_failure = true;
+    else if (strcmp(s, "never") != 0)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%sstop must be \"first_failure\" or \"never\"", where, dot);
+  }
+  if (json_object_object_get_ex(obj, "budget_s", &x)) {
+    double d = json_object_get_double(x);
+    if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || !(d > 0) ||
+        d > SBP_LIMIT_MAX_TIME_S)
+      return sbp_fail(c, SBP_E_BAD_LIMITS, "%s%sbudget_s must be a number of seconds in (0, %g]", where, dot,
+                      (double)SBP_LIMIT_MAX_TIME_S);
+    out->budget_s = d;
+  }
+  out->case_output_bytes = SBP_DEFAULT_CASE_OUTPUT_BYTES;
+  if (json_object_object_get_ex(obj, "case_output_bytes", &x)) {
+    int64_t b = json_object_get_int64(x);
+    if (!json_object_is_type(x, json_type_int) || b < 0 || (uint64_t)b > SBP_MAX_CASE_OUTPUT_BYTES)
+      return sbp_fail(c, SBP_E_BAD_LIMITS, "%s%scase_output_bytes must be an integer from 0 to %llu", where, dot,
+                      (unsigned long long)SBP_MAX_CASE_OUTPUT_BYTES);
+    out->case_output_bytes = (uint64_t)b;
+  }
+  return 0;
+}
+
+void sbp_cases_clear(sbp_cases *cs) {
+  for (size_t i = 0; cs->v && i < cs->n; i++) {
+    sbp_case *k = &cs->v[i];
+    free(k->stdin_data);
+    sbp_strv_free(k->args);
+    for (size_t f = 0; k->files && f < k->n_files; f++) {
+      free(k->files[f].path);
+      free(k->files[f].data);
+    }
+    free(k->files);
+    free(k->expected);
+    free(k->fn_call);
+    if (k->expected_value) json_object_put(k->expected_value);
+  }
+  free(cs->v);
+  free(cs->fn_name);
+  memset(cs, 0, sizeof *cs);
+}
