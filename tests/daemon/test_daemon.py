@@ -1908,6 +1908,10 @@ def main():
         print("refusing to run outside the unshare wrapper (pid is not 1)")
         sys.exit(2)
     fn, args = CASES[name]
+    if name == "protocol_examples":
+        # PROTOCOL.md's toolchain_missing example names no profile: the
+        # machine's own profiles (surge-2025 has g++-9) must not change it
+        os.environ["SURGEBOX_PROFILES"] = tempfile.mkdtemp(prefix="sbd-noprofiles-")
     d = Daemon(*args) if args is not None else None
     try:
         fn(d)
