@@ -35,9 +35,9 @@ from sbtrace_values import BaseException, SystemExit, _in_mro, type
 from sbtrace_events import _exit_json, _prepare
 from sbexcepthook import _strip_hook
 if _ENGINE_MODULE == "sbtrace_monitoring":
-    from sbtrace_monitoring import MonitoringTracer as _Engine
+    from sbtrace_monitoring import Tracer as _Engine
 else:
-    from sbtrace_settrace import SettraceTracer as _Engine
+    from sbtrace_settrace import Tracer as _Engine
 for _name in _PARTS:
     del sys.modules[_name]
 del _name, _path, _module

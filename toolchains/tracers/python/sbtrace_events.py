@@ -2,7 +2,7 @@
 # (head, events, end, seal), its limits, which code is the program's, the
 # values and changes of a frame's locals, and the preparation of the
 # program's run (_prepare). How events arrive is the engine's: a subclass of
-# Tracer in sbtrace_settrace.py (up to 3.11) or sbtrace_monitoring.py (3.12+).
+# TracerCore in sbtrace_settrace.py (up to 3.11) or sbtrace_monitoring.py (3.12+).
 # Loaded by sbtrace.py (see there: a module that is never in sys.modules
 # while the program runs); every name it takes from sbtrace_values.py is
 # listed below (the builtins among them are the tracer's own bindings).
@@ -48,9 +48,9 @@ class _Frame:
                  "pending_exc", "snapshot_next", "namespace", "file_index", "flush_each", "exc_line")
 
 
-class Tracer:
+class TracerCore:
     """The records, limits and values of a trace, whichever engine feeds it
-    events: SettraceTracer (sbtrace_settrace.py) or MonitoringTracer
+    events: the settrace Tracer (sbtrace_settrace.py) or the monitoring Tracer
     (sbtrace_monitoring.py) say how events arrive (ENGINE, engine_start,
     engine_stop, engine_off_in_child, engine_tampered)."""
     ENGINE = None  # the head's "mech"
@@ -90,12 +90,12 @@ class Tracer:
         self.hazard = {}  # code -> True when its names include a process-ending call
         self.haz_ids = frozenset(id(f) for f in (getattr(os, n, None) for n in _HAZARD_NAMES) if f is not None)
         self.handlers = {}  # file index -> (except-clause lines, lines an exception stays in flight) or None
-        self.th_hook = False  # SettraceTracer: threading._trace_hook still to set, once threading is imported
+        self.th_hook = False  # the settrace Tracer: threading._trace_hook still to set, once threading is imported
         self.th_hooked = False  # ... and set
         self.max_events = limits["events"]
         self.snap = limits["snapshot_every"]
         self.byte_budget = limits["bytes"] - _END_RESERVE - (_SEAL_BYTES if seal is not None else 0)
-        self.g = self.l = None  # SettraceTracer's trace functions (sys.gettrace() is compared to g)
+        self.g = self.l = None  # the settrace Tracer's trace functions (sys.gettrace() is compared to g)
 
     # -- output
     def write(self, line):
@@ -644,7 +644,7 @@ def _seal_from(fd):
 
 def _prepare(engine):
     """Everything before the program's first line, the trace fed by engine
-    (a Tracer subclass); returns (tracer, code or None, the program's module
+    (a TracerCore subclass); returns (tracer, code or None, the program's module
     dict, exit JSON if the file cannot be read)."""
     if len(sys.argv) < 2:
         _fatal("usage: python3 [FLAGS] sbtrace.py PROGRAM.py [ARGS...]")

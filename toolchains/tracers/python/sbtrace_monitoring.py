@@ -1,15 +1,15 @@
 # surgebox's Python tracer, the sys.monitoring engine (CPython 3.12+):
-# MonitoringTracer, the callbacks of tool DEBUGGER_ID.
+# class Tracer, the callbacks of tool DEBUGGER_ID.
 # Loaded by sbtrace.py on those versions only (see there).
 
 from sbtrace_values import (
     Exception, _TOOL, _getframe, _gettrace, _m_DISABLE, _m_E, _m_free_tool, _m_get_events,
     _m_get_tool, _m_register, _m_set_events, _m_set_local_events, _m_use_tool, id, list)
 from sbtrace_events import (
-    Tracer)
+    TracerCore)
 
 
-class MonitoringTracer(Tracer):
+class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine feeds it)
     """Events by sys.monitoring (CPython 3.12+), tool DEBUGGER_ID: PY_START
     and the other global events see every new frame; a traced code object
     gets LINE, returns, yields, resumes, backward jumps and calls."""

@@ -1,14 +1,14 @@
 # surgebox's Python tracer, the sys.settrace engine (CPython 3.8 ... 3.11):
-# SettraceTracer, the trace functions a traced frame's events reach.
+# class Tracer, the trace functions a traced frame's events reach.
 # Loaded by sbtrace.py on those versions only (see there).
 
 from sbtrace_values import (
     Exception, _V, _gettrace, _settrace, id, len)
 from sbtrace_events import (
-    Tracer, _CO_GENLIKE, _RESUME, _RETURN_VALUE, _YIELD_FROM, _YIELD_VALUE)
+    TracerCore, _CO_GENLIKE, _RESUME, _RETURN_VALUE, _YIELD_FROM, _YIELD_VALUE)
 
 
-class SettraceTracer(Tracer):
+class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine feeds it)
     """Events by sys.settrace (CPython 3.8 ... 3.11): g, the global trace
     function, sees every new frame; l, the local one, a traced frame's lines,
     returns and exceptions. Threads are traced through threading's hook."""
@@ -16,7 +16,7 @@ class SettraceTracer(Tracer):
     FRAMES_UNDER_PROGRAM = 2  # our module frame and exec's C call
 
     def __init__(self, fd, limits, roots, entry_path, argv, hash_seed, seal=None):
-        Tracer.__init__(self, fd, limits, roots, entry_path, argv, hash_seed, seal)
+        TracerCore.__init__(self, fd, limits, roots, entry_path, argv, hash_seed, seal)
         self.ccode = {}  # code -> co_code bytes (the yield/return test)
         self.th_hook = True  # threading._trace_hook still to set, once threading is imported
         self.g = self._g  # one bound method each: sys.gettrace() is compared to it
