@@ -320,9 +320,8 @@ bool sb_proc_done(const sb_proc *p);
 /* Collect the result and free the proc. */
 void sb_proc_finish(sb_proc *p, sb_result *out);
 
-/* ---- file helpers the daemon shares ---------------------------------- */
-int sb_mkdir_p(const char *path, mode_t mode); /* parents 0755, the leaf mode; 0 or -errno */
-int sb_rm_rf(const char *path);                /* never crosses mounts or follows symlinks */
+/* ---- file helpers the daemon shares: sb_mkdir_p, sb_rm_rf ------------- */
+#include "fs_tree.h" /* (common/) */
 
 /* Blocking: start, drive with poll(), finish. Returns 0 if the sandbox worked. */
 int sb_run(sb_runtime *rt, const sb_spec *spec, sb_result *out);

@@ -1,5 +1,6 @@
 /* Small helpers shared by parent and child code. Nothing here allocates
- * (sb_rm_rf, parent only, is in wsfs.c with the other link-safe walks). */
+ * (sb_mkdir_p and sb_rm_rf are in common/fs_tree.c: dataset/ and bench/ use
+ * them too). */
 #include "internal.h"
 
 #include <errno.h>
@@ -47,24 +48,6 @@ int sb_read_file(const char *path, char *buf, size_t cap) {
   buf[got] = '\0';
   close(fd);
   return (int)got;
-}
-
-int sb_mkdir_p(const char *path, mode_t mode) {
-  /* Most calls find the parents there already: try the leaf first (the
-   * sandbox set-up calls this ~30 times per run). */
-  if (mkdir(path, mode) == 0 || errno == EEXIST) return 0;
-  if (errno != ENOENT) return -errno;
-  char tmp[PATH_MAX];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -ENAMETOOLONG;
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    /* parents are traversable; only the leaf gets the caller's mode */
-    if (mkdir(tmp, 0755) < 0 && errno != EEXIST) return -errno;
-    *p = '/';
-  }
-  if (mkdir(tmp, mode) < 0 && errno != EEXIST) return -errno;
-  return 0;
 }
 
 ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags) {

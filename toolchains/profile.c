@@ -1,11 +1,11 @@
 /* Profiles: where they live, opening one (manifest checks and verification),
  * sealing a new one, and small helpers the create command shares. */
 #include "atomic_write.h"
+#include "fs_tree.h"
 #include "nearest.h"
 #include "profile.h"
 #include "profile_internal.h"
 #include "runtime_paths.h"
-#include "sandbox.h"
 #include "toolchain.h"
 
 #include <ctype.h>

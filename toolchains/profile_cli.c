@@ -1,10 +1,10 @@
 /* surgebox profile create|list|show|delete|verify */
 #include "cliopt.h"
 #include "clock.h"
+#include "fs_tree.h"
 #include "nearest.h"
 #include "profile.h"
 #include "profile_internal.h"
-#include "sandbox.h"
 
 #include <dirent.h>
 #include <errno.h>

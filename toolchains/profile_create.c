@@ -14,10 +14,11 @@
  *   6. seal: hash the rootfs, write rootfs.sha256 and, last, manifest.json
  * Idempotent: a sealed profile that verifies is left as it is. */
 #include "atomic_write.h"
+#include "cleanup.h"
 #include "clock.h"
+#include "fs_tree.h"
 #include "profile.h"
 #include "profile_internal.h"
-#include "sandbox.h"
 #include "sha256.h"
 #include "toolchain.h"
 
@@ -522,46 +523,36 @@ static void host_versions(ctx *c, json_object *pkgs, json_object *out) {
   }
 }
 
-static int do_import(ctx *c, json_object *im, json_object *record, json_object *toolchains) {
-  const char *name = jstr(im, "name"), *target = jstr(im, "target");
+/* ---- one import: a host directory copied into the profile, step by step ---- */
+/* The directory an import replaces: absolute, no "..", three levels deep at
+ * least (it is wiped first). 0 or fail(). */
+static int import_target_ok(ctx *c, const char *name, const char *target) {
   int depth = 0;
   for (const char *t = target; *t; t++) depth += *t == '/' && t[1] && t[1] != '/';
   if (depth < 3 || strstr(target, ".."))
     return fail(c, -EINVAL, "import %s: target %s must be a private directory at least three levels deep "
                             "(it is wiped and made again)", name, target);
-  json_object *opt = jget(im, "optional", json_type_boolean);
-  bool optional = opt && json_object_get_boolean(opt);
-  char *pattern = sbt_expand_env(jstr(im, "source"));
-  char src[PATH_MAX] = "";
+  return 0;
+}
+
+/* The host directory the pattern names (its highest version when several
+ * match) into src, or "" when there is none. */
+static void import_source(const char *pattern, char src[PATH_MAX]) {
+  src[0] = '\0';
   glob_t g;
-  if (pattern && glob(pattern, 0, NULL, &g) == 0) {
-    /* the highest version: glob sorts, versionsort on the last component would be better but
-     * one match is the common case; take the last in strverscmp order */
-    const char *best = NULL;
-    for (size_t i = 0; i < g.gl_pathc; i++)
-      if (!best || strverscmp(g.gl_pathv[i], best) > 0) best = g.gl_pathv[i];
-    if (best && !realpath(best, src)) src[0] = '\0';
-    globfree(&g);
-  }
-  json_object_object_add(record, "name", json_object_new_string(name));
-  json_object_object_add(record, "target", json_object_new_string(target));
-  struct stat st;
-  if (!*src || stat(src, &st) < 0 || !S_ISDIR(st.st_mode)) {
-    char why[PATH_MAX + 64];
-    snprintf(why, sizeof why, "not on this host: %s", pattern ? pattern : "?");
-    free(pattern);
-    if (!optional) return fail(c, -ENOENT, "import %s: %s", name, why);
-    say(c, "import %s skipped: %s", name, why);
-    json_object_object_add(record, "skipped", json_object_new_string(why));
-    return 0;
-  }
-  free(pattern);
-  double t0 = sbu_now_s();
-  char tdir[PATH_MAX];
-  snprintf(tdir, sizeof tdir, "%s%s", c->root, target);
-  sb_rm_rf(tdir); /* a rerun redoes the import from scratch */
-  if (sb_mkdir_p(tdir, 0755) < 0) return fail(c, -errno, "mkdir %s: %s", tdir, strerror(errno));
-  copier k = {.c = c, .src_root = src, .exclude = jget(im, "exclude", json_type_array)};
+  if (!pattern || glob(pattern, 0, NULL, &g) != 0) return;
+  /* the highest version: glob sorts, versionsort on the last component would be better but
+   * one match is the common case; take the last in strverscmp order */
+  const char *best = NULL;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    if (!best || strverscmp(g.gl_pathv[i], best) > 0) best = g.gl_pathv[i];
+  if (best && !realpath(best, src)) src[0] = '\0';
+  globfree(&g);
+}
+
+/* "copy": each entry (or "." for all) from src to tdir, then "move": renames inside tdir. */
+static int import_copy(copier *k, json_object *im, const char *name, const char *src, const char *tdir) {
+  ctx *c = k->c;
   json_object *copy = jget(im, "copy", json_type_array);
   for (size_t i = 0; i < json_object_array_length(copy); i++) {
     const char *rel = json_object_get_string(json_object_array_get_idx(copy, i));
@@ -570,7 +561,7 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
     if (!all && !safe_rel(rel)) return fail(c, -EINVAL, "import %s: copy entry %s must be relative", name, rel);
     snprintf(s, sizeof s, "%s%s%s", src, all ? "" : "/", all ? "" : rel);
     snprintf(t, sizeof t, "%s%s%s", tdir, all ? "" : "/", all ? "" : rel);
-    int rc = copy_tree(&k, s, t, all ? "" : rel, true);
+    int rc = copy_tree(k, s, t, all ? "" : rel, true);
     if (rc) return rc;
   }
   json_object *mv = jget(im, "move", json_type_object);
@@ -584,23 +575,24 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
       if (mkparents(b) || rename(a, b) < 0) return fail(c, -errno, "move %s -> %s: %s", a, b, strerror(errno));
     }
   }
-  const char *libdir_rel = jstr(im, "libdir") ? jstr(im, "libdir") : "lib";
-  char libdir[PATH_MAX];
-  snprintf(libdir, sizeof libdir, "%s/%s", tdir, libdir_rel);
-  if (sb_mkdir_p(libdir, 0755) < 0 && errno != EEXIST) return fail(c, -errno, "mkdir %s", libdir);
-  closure_t cl = {.missing = json_object_new_array()};
+  return 0;
+}
+
+/* The libraries the import's programs need, into libdir: "closure" (ELF
+ * files whose needs are followed) and "closure_extra" (libraries by name,
+ * from the host's library directories). What is not found goes into
+ * cl->missing (the caller's). */
+static int import_closure(ctx *c, json_object *im, const char *tdir, const char *libdir, closure_t *cl) {
   json_object *clo = jget(im, "closure", json_type_array);
   for (size_t i = 0; clo && i < json_object_array_length(clo); i++) {
     char pat[PATH_MAX];
     snprintf(pat, sizeof pat, "%s/%s", tdir, json_object_get_string(json_object_array_get_idx(clo, i)));
+    glob_t g;
     if (glob(pat, 0, NULL, &g) != 0) continue;
     int rc = 0;
-    for (size_t j = 0; !rc && j < g.gl_pathc; j++) rc = closure_of(c, g.gl_pathv[j], libdir, &cl);
+    for (size_t j = 0; !rc && j < g.gl_pathc; j++) rc = closure_of(c, g.gl_pathv[j], libdir, cl);
     globfree(&g);
-    if (rc) {
-      json_object_put(cl.missing);
-      return rc;
-    }
+    if (rc) return rc;
   }
   json_object *extra = jget(im, "closure_extra", json_type_array);
   for (size_t i = 0; extra && i < json_object_array_length(extra); i++) {
@@ -613,85 +605,150 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
       snprintf(from, sizeof from, "%s/%s", *d, lib);
       if (access(from, R_OK) == 0) found = copy_file(from, dst, 0755) == 0;
     }
-    if (found) cl.libs++;
-    else json_object_array_add(cl.missing, json_object_new_string(lib));
+    if (found) cl->libs++;
+    else json_object_array_add(cl->missing, json_object_new_string(lib));
   }
+  return 0;
+}
+
+/* "files": texts written into tdir. */
+static int import_files(ctx *c, json_object *im, const char *name, const char *tdir) {
   json_object *files = jget(im, "files", json_type_object);
-  if (files) {
-    json_object_object_foreach(files, p, text) {
-      char path[PATH_MAX];
-      if (!safe_rel(p)) return fail(c, -EINVAL, "import %s: files must be relative", name);
-      snprintf(path, sizeof path, "%s/%s", tdir, p);
-      int rc = write_text(path, json_object_get_string(text), 0644);
-      if (rc) return fail(c, rc, "write %s: %s", path, strerror(-rc));
-    }
+  if (!files) return 0;
+  json_object_object_foreach(files, p, text) {
+    char path[PATH_MAX];
+    if (!safe_rel(p)) return fail(c, -EINVAL, "import %s: files must be relative", name);
+    snprintf(path, sizeof path, "%s/%s", tdir, p);
+    int rc = write_text(path, json_object_get_string(text), 0644);
+    if (rc) return fail(c, rc, "write %s: %s", path, strerror(-rc));
   }
+  return 0;
+}
+
+/* Where an import's launchers point: its target, library directory and loader. */
+typedef struct {
+  const char *name, *target, *libdir_rel, *loader;
+} import_place;
+
+/* One launcher l: a shell script that runs the imported program through
+ * the host's loader and libraries; its record (path, argv) into lrec. */
+static int import_launcher(ctx *c, const import_place *at, json_object *l, json_object *lrec) {
+  const char *lp = jstr(l, "path"), *ex = jstr(l, "exec"), *a0 = jstr(l, "argv0");
+  if (!at->loader[0]) return fail(c, -ENOENT, "import %s: no dynamic loader found for its launchers", at->name);
+  char loader[PATH_MAX], libpath[PATH_MAX], exe[PATH_MAX], path[PATH_MAX], qa0[512];
+  snprintf(loader, sizeof loader, "%s/%s/%s", at->target, at->libdir_rel, at->loader);
+  snprintf(libpath, sizeof libpath, "%s/%s", at->target, at->libdir_rel);
+  snprintf(exe, sizeof exe, "%s/%s", at->target, ex);
+  if (strcmp(a0, "$0") == 0) snprintf(qa0, sizeof qa0, "\"$0\"");
+  else shell_quote(a0, qa0, sizeof qa0);
+  /* args: put before the caller's; direct_when_first: first arguments
+   * (clang's -cc1 when the driver re-executes itself) that get none. */
+  json_object *args = jget(l, "args", json_type_array), *direct = jget(l, "direct_when_first", json_type_array);
+  char pre[4096] = "", cases[1024] = "";
+  size_t xl = 0, cl_len = 0;
+  for (size_t m = 0; args && m < json_object_array_length(args); m++) {
+    char q[1024];
+    shell_quote(json_object_get_string(json_object_array_get_idx(args, m)), q, sizeof q);
+    xl += (size_t)snprintf(pre + xl, xl < sizeof pre ? sizeof pre - xl : 0, "%s ", q);
+  }
+  for (size_t m = 0; direct && xl && m < json_object_array_length(direct); m++) {
+    char q[256];
+    shell_quote(json_object_get_string(json_object_array_get_idx(direct, m)), q, sizeof q);
+    cl_len += (size_t)snprintf(cases + cl_len, cl_len < sizeof cases ? sizeof cases - cl_len : 0, "%s%s", m ? "|" : "", q);
+  }
+  if (xl >= sizeof pre || cl_len >= sizeof cases)
+    return fail(c, -E2BIG, "import %s: launcher arguments too long", at->name);
+  char head[2 * PATH_MAX + 600], script[6 * PATH_MAX + 6000];
+  snprintf(head, sizeof head, "%s --library-path %s --argv0 %s %s", loader, libpath, qa0, exe);
+  int len = snprintf(script, sizeof script,
+                     "#!/bin/sh\n"
+                     "# surgebox profile launcher (import %s): the host's program through the host's own loader\n"
+                     "# and libraries in %s, so that it does not use the profile's older glibc.\n",
+                     at->name, libpath);
+  if (*cases)
+    len += snprintf(script + len, sizeof script - (size_t)len, "case \"$1\" in\n  %s) exec %s \"$@\" ;;\nesac\n", cases,
+                    head);
+  snprintf(script + len, sizeof script - (size_t)len, "exec %s %s\"$@\"\n", head, pre);
+  in_root(c, at->target, lp, path, sizeof path);
+  int rc = write_text(path, script, 0755);
+  if (rc) return fail(c, rc, "write %s: %s", path, strerror(-rc));
+  json_object *r = json_object_new_object(), *argv = json_object_new_array();
+  if (lp[0] != '/') snprintf(path, sizeof path, "%s/%s", at->target, lp);
+  json_object_object_add(r, "path", json_object_new_string(lp[0] == '/' ? lp : path));
+  json_object_array_add(argv, json_object_new_string(loader));
+  json_object_array_add(argv, json_object_new_string("--library-path"));
+  json_object_array_add(argv, json_object_new_string(libpath));
+  json_object_array_add(argv, json_object_new_string("--argv0"));
+  json_object_array_add(argv, json_object_new_string(a0));
+  json_object_array_add(argv, json_object_new_string(exe));
+  for (size_t m = 0; args && m < json_object_array_length(args); m++)
+    json_object_array_add(argv, json_object_get(json_object_array_get_idx(args, m)));
+  if (direct) json_object_object_add(r, "direct_when_first", json_object_get(direct));
+  json_object_object_add(r, "argv", argv);
+  json_object_array_add(lrec, r);
+  return 0;
+}
+
+/* "launchers" (recorded in record's "launchers"), then "links". */
+static int import_launchers_links(ctx *c, json_object *im, const import_place *at, json_object *record) {
   json_object *launchers = jget(im, "launchers", json_type_array), *lrec = json_object_new_array();
   json_object_object_add(record, "launchers", lrec);
   for (size_t i = 0; launchers && i < json_object_array_length(launchers); i++) {
-    json_object *l = json_object_array_get_idx(launchers, i);
-    const char *lp = jstr(l, "path"), *ex = jstr(l, "exec"), *a0 = jstr(l, "argv0");
-    if (!cl.loader[0]) return fail(c, -ENOENT, "import %s: no dynamic loader found for its launchers", name);
-    char loader[PATH_MAX], libpath[PATH_MAX], exe[PATH_MAX], path[PATH_MAX], qa0[512];
-    snprintf(loader, sizeof loader, "%s/%s/%s", target, libdir_rel, cl.loader);
-    snprintf(libpath, sizeof libpath, "%s/%s", target, libdir_rel);
-    snprintf(exe, sizeof exe, "%s/%s", target, ex);
-    if (strcmp(a0, "$0") == 0) snprintf(qa0, sizeof qa0, "\"$0\"");
-    else shell_quote(a0, qa0, sizeof qa0);
-    /* args: put before the caller's; direct_when_first: first arguments
-     * (clang's -cc1 when the driver re-executes itself) that get none. */
-    json_object *args = jget(l, "args", json_type_array), *direct = jget(l, "direct_when_first", json_type_array);
-    char pre[4096] = "", cases[1024] = "";
-    size_t xl = 0, cl_len = 0;
-    for (size_t m = 0; args && m < json_object_array_length(args); m++) {
-      char q[1024];
-      shell_quote(json_object_get_string(json_object_array_get_idx(args, m)), q, sizeof q);
-      xl += (size_t)snprintf(pre + xl, xl < sizeof pre ? sizeof pre - xl : 0, "%s ", q);
-    }
-    for (size_t m = 0; direct && xl && m < json_object_array_length(direct); m++) {
-      char q[256];
-      shell_quote(json_object_get_string(json_object_array_get_idx(direct, m)), q, sizeof q);
-      cl_len += (size_t)snprintf(cases + cl_len, cl_len < sizeof cases ? sizeof cases - cl_len : 0, "%s%s", m ? "|" : "", q);
-    }
-    if (xl >= sizeof pre || cl_len >= sizeof cases) return fail(c, -E2BIG, "import %s: launcher arguments too long", name);
-    char head[2 * PATH_MAX + 600], script[6 * PATH_MAX + 6000];
-    snprintf(head, sizeof head, "%s --library-path %s --argv0 %s %s", loader, libpath, qa0, exe);
-    int len = snprintf(script, sizeof script,
-                       "#!/bin/sh\n"
-                       "# surgebox profile launcher (import %s): the host's program through the host's own loader\n"
-                       "# and libraries in %s, so that it does not use the profile's older glibc.\n",
-                       name, libpath);
-    if (*cases)
-      len += snprintf(script + len, sizeof script - (size_t)len, "case \"$1\" in\n  %s) exec %s \"$@\" ;;\nesac\n", cases,
-                      head);
-    snprintf(script + len, sizeof script - (size_t)len, "exec %s %s\"$@\"\n", head, pre);
-    in_root(c, target, lp, path, sizeof path);
-    int rc = write_text(path, script, 0755);
-    if (rc) return fail(c, rc, "write %s: %s", path, strerror(-rc));
-    json_object *r = json_object_new_object(), *argv = json_object_new_array();
-    if (lp[0] != '/') snprintf(path, sizeof path, "%s/%s", target, lp);
-    json_object_object_add(r, "path", json_object_new_string(lp[0] == '/' ? lp : path));
-    json_object_array_add(argv, json_object_new_string(loader));
-    json_object_array_add(argv, json_object_new_string("--library-path"));
-    json_object_array_add(argv, json_object_new_string(libpath));
-    json_object_array_add(argv, json_object_new_string("--argv0"));
-    json_object_array_add(argv, json_object_new_string(a0));
-    json_object_array_add(argv, json_object_new_string(exe));
-    for (size_t m = 0; args && m < json_object_array_length(args); m++)
-      json_object_array_add(argv, json_object_get(json_object_array_get_idx(args, m)));
-    if (direct) json_object_object_add(r, "direct_when_first", json_object_get(direct));
-    json_object_object_add(r, "argv", argv);
-    json_object_array_add(lrec, r);
+    int rc = import_launcher(c, at, json_object_array_get_idx(launchers, i), lrec);
+    if (rc) return rc;
   }
   json_object *links = jget(im, "links", json_type_object);
-  if (links) {
-    json_object_object_foreach(links, p, t) {
-      char path[PATH_MAX];
-      in_root(c, target, p, path, sizeof path);
-      int rc = make_link(path, json_object_get_string(t));
-      if (rc) return fail(c, rc, "link %s: %s", path, strerror(-rc));
-    }
+  if (!links) return 0;
+  json_object_object_foreach(links, p, t) {
+    char path[PATH_MAX];
+    in_root(c, at->target, p, path, sizeof path);
+    int rc = make_link(path, json_object_get_string(t));
+    if (rc) return fail(c, rc, "link %s: %s", path, strerror(-rc));
   }
+  return 0;
+}
+
+/* One entry of the definition's "imports": found on the host (or skipped
+ * when optional), copied to its target, its libraries gathered, its files,
+ * launchers and links written; what it did goes into record and its
+ * toolchains into toolchains. 0 or fail(). */
+static int do_import(ctx *c, json_object *im, json_object *record, json_object *toolchains) {
+  const char *name = jstr(im, "name"), *target = jstr(im, "target");
+  int rc = import_target_ok(c, name, target);
+  if (rc) return rc;
+  json_object *opt = jget(im, "optional", json_type_boolean);
+  bool optional = opt && json_object_get_boolean(opt);
+  SBU_AUTOFREE char *pattern = sbt_expand_env(jstr(im, "source"));
+  char src[PATH_MAX];
+  import_source(pattern, src);
+  json_object_object_add(record, "name", json_object_new_string(name));
+  json_object_object_add(record, "target", json_object_new_string(target));
+  struct stat st;
+  if (!*src || stat(src, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    char why[PATH_MAX + 64];
+    snprintf(why, sizeof why, "not on this host: %s", pattern ? pattern : "?");
+    if (!optional) return fail(c, -ENOENT, "import %s: %s", name, why);
+    say(c, "import %s skipped: %s", name, why);
+    json_object_object_add(record, "skipped", json_object_new_string(why));
+    return 0;
+  }
+  double t0 = sbu_now_s();
+  char tdir[PATH_MAX];
+  snprintf(tdir, sizeof tdir, "%s%s", c->root, target);
+  sb_rm_rf(tdir); /* a rerun redoes the import from scratch */
+  if (sb_mkdir_p(tdir, 0755) < 0) return fail(c, -errno, "mkdir %s: %s", tdir, strerror(errno));
+  copier k = {.c = c, .src_root = src, .exclude = jget(im, "exclude", json_type_array)};
+  if ((rc = import_copy(&k, im, name, src, tdir))) return rc;
+  const char *libdir_rel = jstr(im, "libdir") ? jstr(im, "libdir") : "lib";
+  char libdir[PATH_MAX];
+  snprintf(libdir, sizeof libdir, "%s/%s", tdir, libdir_rel);
+  if (sb_mkdir_p(libdir, 0755) < 0 && errno != EEXIST) return fail(c, -errno, "mkdir %s", libdir);
+  SBU_AUTOPUT json_object *missing = json_object_new_array(); /* every return below releases it */
+  closure_t cl = {.missing = missing};
+  if ((rc = import_closure(c, im, tdir, libdir, &cl))) return rc;
+  if ((rc = import_files(c, im, name, tdir))) return rc;
+  import_place at = {.name = name, .target = target, .libdir_rel = libdir_rel, .loader = cl.loader};
+  if ((rc = import_launchers_links(c, im, &at, record))) return rc;
   json_object *hp = json_object_new_object();
   host_versions(c, jget(im, "host_packages", json_type_array), hp);
   json_object_object_add(record, "source", json_object_new_string(src));
@@ -699,8 +756,7 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
   json_object_object_add(record, "files", json_object_new_int64((int64_t)(k.files + cl.libs)));
   json_object_object_add(record, "libraries", json_object_new_int64((int64_t)cl.libs));
   json_object_object_add(record, "loader", json_object_new_string(cl.loader));
-  if (json_object_array_length(cl.missing)) json_object_object_add(record, "libraries_missing", cl.missing);
-  else json_object_put(cl.missing);
+  if (json_object_array_length(missing)) json_object_object_add(record, "libraries_missing", sbu_take_ptr(&missing));
   json_object *tcs = jget(im, "toolchains", json_type_array);
   for (size_t i = 0; tcs && i < json_object_array_length(tcs); i++)
     json_object_array_add(toolchains, json_object_get(json_object_array_get_idx(tcs, i)));
@@ -713,7 +769,6 @@ static int do_import(ctx *c, json_object *im, json_object *record, json_object *
   return 0;
 }
 
-/* ---- 4. toolchain files ---- */
 static int stage_toolchains(ctx *c, json_object *files) {
   char dir[4300], tmp[4300], src_dir[4300];
   snprintf(dir, sizeof dir, "%s/toolchains", c->path);

@@ -16,7 +16,7 @@
 #include "eval_cli.h"
 #include "eval_run.h"
 #include "regen.h"
-#include "sandbox.h"
+#include "fs_tree.h"
 #include "verify_surge.h"
 
 #include <errno.h>

@@ -2,9 +2,9 @@
  * that owns them (the others keep the published item, as a run that did
  * not select them would), then the summary and the fidelity table. */
 #include "fidelity.h"
+#include "fs_tree.h"
 #include "merge.h"
 #include "regen.h"
-#include "sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,10 +4,10 @@
 #include "adapt_internal.h"
 #include "failure.h"
 #include "fidelity.h"
+#include "fs_tree.h"
 #include "protocol.h"
 #include "regen_shard.h"
 #include "regen_task.h"
-#include "sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>

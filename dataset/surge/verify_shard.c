@@ -16,7 +16,6 @@
 #include "atomic_write.h"
 #include "merge.h"
 #include "regen_shard.h"
-#include "sandbox.h"
 #include "verify_surge.h"
 
 #include <errno.h>

@@ -1,8 +1,21 @@
-# surgebox's Python tracer, part 2 of 2: the events (sys.settrace up to
-# 3.11, sys.monitoring from 3.12), the limits, the trace's records and the
-# preparation of the program's run. Executed after sbtrace_values.py in the
-# same namespace (see sbtrace.py).
-# ---------------------------------------------------------------- the tracer
+# surgebox's Python tracer: what both engines share. The trace's records
+# (head, events, end, seal), its limits, which code is the program's, the
+# values and changes of a frame's locals, and the preparation of the
+# program's run (_prepare). How events arrive is the engine's: a subclass of
+# TracerCore in sbtrace_settrace.py (up to 3.11) or sbtrace_monitoring.py (3.12+).
+# Loaded by sbtrace.py (see there: a module that is never in sys.modules
+# while the program runs); every name it takes from sbtrace_values.py is
+# listed below (the builtins among them are the tracer's own bindings).
+import sys
+import os
+
+from sbtrace_values import (
+    AttributeError, BaseException, Exception, ImportError, InterruptedError, OSError, Renderer,
+    SystemExit, ValueError, _BuiltinType, _FunctionType, _IMMUTABLE, _ModuleType, _O_RDONLY,
+    _SCALAR_ARG, _V, _cut, _exc_args, _exc_info, _exc_msg, _fatal, _getframe, _getprofile, _in_mro,
+    _j, _kind, _mod_dict, _os_close, _os_open, _os_read, _os_write, _parse_json_object,
+    _self_module, _sys_modules, _t_dict, _t_mro, _t_name, _type_name, all, bool, compile, dict,
+    frozenset, getattr, id, int, len, list, object, range, set, str, tuple, type)
 
 _CO_OPTIMIZED = 0x1
 _CO_GENLIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
@@ -23,10 +36,26 @@ _HAZARD_NAMES = frozenset(("_exit", "abort", "kill", "killpg", "raise_signal", "
 
 
 class _Frame:
-    __slots__ = ("fr", "code", "up", "d", "pre", "fnj", "pr", "po", "exc", "full", "ns", "fi", "fl", "xl")
+    """A traced frame's state: its number in the records, its code, the
+    nearest traced frame below it and its depth, the start of each record
+    of it, the last rendering of each local (and, for an immutable value,
+    the object rendered: the same object is not rendered again), the
+    exception raised in it that is not yet handled or unwound (and its
+    line), whether the next event writes every local, whether its locals
+    are a namespace (module or class body: imports and classes are left
+    out), the index of its file, whether each event is written through."""
+    __slots__ = ("frame_no", "code", "caller", "depth", "record_prefix", "fn_json", "rendered", "rendered_object",
+                 "pending_exc", "snapshot_next", "namespace", "file_index", "flush_each", "exc_line")
 
 
-class Tracer:
+class TracerCore:
+    """The records, limits and values of a trace, whichever engine feeds it
+    events: the settrace Tracer (sbtrace_settrace.py) or the monitoring Tracer
+    (sbtrace_monitoring.py) say how events arrive (ENGINE, engine_start,
+    engine_stop, engine_off_in_child, engine_tampered)."""
+    ENGINE = None  # the head's "mech"
+    FRAMES_UNDER_PROGRAM = 0  # frames of ours under the program's module frame (RecursionError depth)
+
     def __init__(self, fd, limits, roots, entry_path, argv, hash_seed, seal=None):
         self.fd = fd
         # SHA-256 fed with the supervisor's key and every byte written: the
@@ -47,7 +76,6 @@ class Tracer:
         self.reason = None
         self.states = {}  # id(frame) -> _Frame, live traced frames
         self.codes = {}  # code -> file index, or -1 for code we do not trace
-        self.ccode = {}  # code -> co_code bytes (settrace's yield/return test)
         self.files = {}  # absolute path -> index
         self.next_fr = 1
         self.R = Renderer(limits["value_chars"], limits["items"], limits["nest"], self.frame_fr)
@@ -62,13 +90,12 @@ class Tracer:
         self.hazard = {}  # code -> True when its names include a process-ending call
         self.haz_ids = frozenset(id(f) for f in (getattr(os, n, None) for n in _HAZARD_NAMES) if f is not None)
         self.handlers = {}  # file index -> (except-clause lines, lines an exception stays in flight) or None
-        self.th_hook = not _MON  # up to 3.11: threading._trace_hook still to set, once threading is imported
+        self.th_hook = False  # the settrace Tracer: threading._trace_hook still to set, once threading is imported
         self.th_hooked = False  # ... and set
         self.max_events = limits["events"]
         self.snap = limits["snapshot_every"]
         self.byte_budget = limits["bytes"] - _END_RESERVE - (_SEAL_BYTES if seal is not None else 0)
-        self.g = self._g  # one bound method each: sys.gettrace() is compared to it
-        self.l = self._l
+        self.g = self.l = None  # the settrace Tracer's trace functions (sys.gettrace() is compared to g)
 
     # -- output
     def write(self, line):
@@ -106,7 +133,7 @@ class Tracer:
         line = ('{"t":"head","v":1,"lang":"python","impl":"%s","version":"%s","mech":"%s",'
                 '"hash_seed":"%s","files":["%s"],"entry":0,"argv":[%s],"limits":{%s}}\n') % (
             "CPython" if impl == "cpython" else _j(impl), "%d.%d.%d" % sys.version_info[:3],
-            "monitoring" if _MON else "settrace", _j(self.hash_seed), _j(self.head_files[0]),
+            self.ENGINE, _j(self.hash_seed), _j(self.head_files[0]),
             ",".join('"%s"' % _j(a) for a in self.argv), lim)
         self.buf.append(line)  # always: a trace has a head, whatever argv's size
         self.nbytes += len(line.encode("utf-8", "surrogatepass"))
@@ -148,27 +175,27 @@ class Tracer:
     def frame_fr(self, f):
         st = self.states.get(id(f))
         if st is not None and st.code is f.f_code:
-            return st.fr
+            return st.frame_no
         return None
 
     # -- frames
     def new_frame(self, frame, code, fi):
         st = _Frame()
-        st.fr = self.next_fr
+        st.frame_no = self.next_fr
         self.next_fr += 1
         st.code = code
-        st.fi = fi
-        st.fnj = '"fn":"%s"' % _j(code.co_name)
-        st.pr = {}
-        st.po = {}
-        st.exc = None
-        st.ns = not (code.co_flags & _CO_OPTIMIZED)
-        st.fl = self.hazard.get(code, False)
+        st.file_index = fi
+        st.fn_json = '"fn":"%s"' % _j(code.co_name)
+        st.rendered = {}
+        st.rendered_object = {}
+        st.pending_exc = None
+        st.namespace = not (code.co_flags & _CO_OPTIMIZED)
+        st.flush_each = self.hazard.get(code, False)
         self.states[id(frame)] = st
         return self.link(frame, st)
 
     def link(self, frame, st):
-        """(Re)compute up/d: the nearest traced frame below (a caller, or
+        """(Re)compute caller/depth: the nearest traced frame below (a caller, or
         whoever resumes a generator)."""
         b = frame.f_back
         states = self.states
@@ -179,13 +206,13 @@ class Tracer:
                 up = s
                 break
             b = b.f_back
-        st.up = up
-        st.d = up.d + 1 if up is not None else 0
+        st.caller = up
+        st.depth = up.depth + 1 if up is not None else 0
         th = self.thread_no()
-        st.pre = '%s"fr":%d,"up":%s,"d":%d,"f":%d,' % (
-            '"th":%d,' % th if th else "", st.fr, "null" if up is None else up.fr, st.d, st.fi)
-        st.full = True
-        if st.d > self.lim["depth"]:
+        st.record_prefix = '%s"fr":%d,"up":%s,"d":%d,"f":%d,' % (
+            '"th":%d,' % th if th else "", st.frame_no, "null" if up is None else up.frame_no, st.depth, st.file_index)
+        st.snapshot_next = True
+        if st.depth > self.lim["depth"]:
             self.stop("truncated", "depth")
             return None
         return st
@@ -209,54 +236,54 @@ class Tracer:
         if i >= self.max_events:
             self.stop("truncated", "events")
             return
-        full = st.full or i % self.snap == 0
-        st.full = False
+        full = st.snapshot_next or i % self.snap == 0
+        st.snapshot_next = False
         loc = self.diff(st, _items(frame.f_locals), full)
-        line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.pre, ln, st.fnj, loc, tail)
+        line = '{"t":"ev","i":%d,"k":"%s",%s"ln":%d,%s%s%s}\n' % (i, k, st.record_prefix, ln, st.fn_json, loc, tail)
         if not self.write(line):
             self.stop("truncated", "bytes")
             return
         self.n = i + 1
-        if st.fl:
+        if st.flush_each:
             self.flush()
 
     def diff(self, st, items, full):
-        pr, po = st.pr, st.po
+        rendered, rendered_object = st.rendered, st.rendered_object
         value = self.R.value
-        ns = st.ns
+        namespace = st.namespace
         out = []
         seen = 0
         for name, v in items:
             t = type(v)
-            if ns and (type(name) is not str or id(t) in _NS_SKIP
+            if namespace and (type(name) is not str or id(t) in _NS_SKIP
                        or (name[:2] == "__" and name[-2:] == "__") or _kind(t) in ("module", "class")):
                 continue
             seen += 1
             if id(t) in _IMMUTABLE:  # same object, same repr: no render
-                if po.get(name, _MISSING) is v:
+                if rendered_object.get(name, _MISSING) is v:
                     if full:
-                        out.append(_key(name) + pr[name])
+                        out.append(_key(name) + rendered[name])
                     continue
                 r = value(v)
-                po[name] = v
+                rendered_object[name] = v
             else:  # mutable or an object: rendered again, compared
                 r = value(v)
-                if name in po:
-                    del po[name]
-            if full or pr.get(name) != r:
+                if name in rendered_object:
+                    del rendered_object[name]
+            if full or rendered.get(name) != r:
                 out.append(_key(name) + r)
-            pr[name] = r
-        if len(pr) > seen:  # names gone (or now skipped) since the last event
+            rendered[name] = r
+        if len(rendered) > seen:  # names gone (or now skipped) since the last event
             keep = set()
             for name, v in items:
                 t = type(v)
-                if not (ns and (type(name) is not str or id(t) in _NS_SKIP
+                if not (namespace and (type(name) is not str or id(t) in _NS_SKIP
                                 or (name[:2] == "__" and name[-2:] == "__")
                                 or _kind(t) in ("module", "class"))):
                     keep.add(name)
-            for name in [n for n in pr if n not in keep]:
-                del pr[name]
-                po.pop(name, None)
+            for name in [n for n in rendered if n not in keep]:
+                del rendered[name]
+                rendered_object.pop(name, None)
                 out.append('"%s":null' % _j(name))  # also in a full snapshot: a reader may apply it as a diff
         if out or full:
             return ',"loc":{' + ",".join(out) + "}"
@@ -270,16 +297,16 @@ class Tracer:
         exception is still in flight (a `finally` block, a `with`'s exit);
         a file whose source cannot be read: once the handler is done."""
         if not returning:
-            hl = self.handlers.get(st.fi, _MISSING)
+            hl = self.handlers.get(st.file_index, _MISSING)
             if hl is _MISSING:  # a file other than the entry: read when first needed
-                hl = self.handlers[st.fi] = _handler_lines(_read_source(self.path_of(st.fi)))
+                hl = self.handlers[st.file_index] = _handler_lines(_read_source(self.path_of(st.file_index)))
             if hl is None:
-                if _exc_info()[1] is st.exc:
+                if _exc_info()[1] is st.pending_exc:
                     return
-            elif ln in hl[0] or ln in hl[1] or ln == st.xl:
+            elif ln in hl[0] or ln in hl[1] or ln == st.exc_line:
                 return  # (the raise's own line again: 3.8/3.9 run a with's exit there)
-        exc = st.exc
-        st.exc = None
+        exc = st.pending_exc
+        st.pending_exc = None
         self.ev(frame, st, "handled", ln, ',"exc":' + _exc_msg(exc, self.lim["value_chars"]))
 
     def path_of(self, fi):
@@ -302,10 +329,7 @@ class Tracer:
         self.thread_no()
         if self.th_hook:
             self.hook_threads()
-        if _MON:
-            self._start_monitoring()
-        else:
-            _settrace(self.g)
+        self.engine_start()
 
     def stop(self, status, cap=None, reason=None):
         if self.status is not None:
@@ -313,11 +337,7 @@ class Tracer:
         self.status, self.cap, self.reason = status, cap, reason
         self.states.clear()
         try:
-            if _MON:
-                self._stop_monitoring()
-            else:
-                if _gettrace() is self.g:
-                    _settrace(None)
+            self.engine_stop()
         except Exception:
             pass
         self.flush()
@@ -364,17 +384,7 @@ class Tracer:
             h = dict.get(_mod_dict(th), "_trace_hook")
             if h is not self.g and (h is not None or self.th_hooked):
                 return True  # another hook, or ours removed (threads would start untraced)
-        if _MON:
-            if _gettrace() is not None:
-                return True
-            if _m_get_tool(_TOOL) != "surgebox-trace" or _m_get_events(_TOOL) != self.global_events:
-                return True
-            for e, cb in self.callbacks:
-                old = _m_register(_TOOL, e, cb)
-                if old is not cb:
-                    return True
-            return False
-        return _gettrace() is not self.g
+        return self.engine_tampered()
 
     def finish(self, exit_json):
         with self.lock:  # threads still running stop at the end: no record after it
@@ -411,286 +421,18 @@ class Tracer:
         self.states.clear()
         self.buf = []
         try:
-            if _MON:
-                self._stop_monitoring()
-            else:
-                _settrace(None)
+            self.engine_off_in_child()
             _os_close(self.fd)
         except Exception:
             pass
         self.fd = -1
 
-    # -- sys.settrace (3.8 ... 3.11)
-    def _g(self, frame, event, arg):
-        """Global trace function: 'call' of every new frame (and generator resumes)."""
-        try:
-            if self.th_hook:
-                with self.lock:
-                    self.hook_threads()
-            code = frame.f_code
-            if self.codes.get(code, 0) < 0:
-                return None  # code we do not trace (the standard library, ours): no lock needed
-            with self.lock:
-                fi = self.codes.get(code)
-                if fi is None:
-                    fi = self.classify(code, frame.f_globals)
-                if fi < 0 or self.status is not None:
-                    return None
-                st = self.states.get(id(frame))
-                if st is not None and st.code is code and code.co_flags & _CO_GENLIKE and not self._fresh(frame, code):
-                    st = self.link(frame, st)
-                    k = "resume"
-                else:
-                    st = self.new_frame(frame, code, fi)
-                    k = "call"
-                if st is None:
-                    return None
-                self.ev(frame, st, k, frame.f_lineno or code.co_firstlineno, "")
-                return self.l
-        except Exception as e:
-            self.crash(e)
-            return None
-
-    def _fresh(self, frame, code):
-        if _V >= (3, 11):
-            cc = self.co_code(code)
-            lasti = frame.f_lasti
-            return cc[lasti] == _RESUME and cc[lasti + 1] == 0
-        return frame.f_lasti < 0
-
-    def co_code(self, code):
-        cc = self.ccode.get(code)
-        if cc is None:
-            cc = self.ccode[code] = code.co_code
-        return cc
-
-    def _l(self, frame, event, arg):
-        """Local trace function of a traced frame."""
-        try:
-            with self.lock:
-                st = self.states.get(id(frame))
-                if st is None:
-                    return None
-                if event == "line":
-                    ln = frame.f_lineno
-                    if st.exc is not None:
-                        self.resolve(frame, st, ln, False)
-                    self.ev(frame, st, "line", ln, "")
-                elif event == "return":
-                    code = frame.f_code
-                    cc = self.co_code(code)
-                    lasti = frame.f_lasti
-                    op = cc[lasti] if 0 <= lasti < len(cc) else -1
-                    ln = frame.f_lineno
-                    if op == _RETURN_VALUE:
-                        if st.exc is not None:
-                            self.resolve(frame, st, ln, True)
-                        self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
-                        self.leave(frame, st, True)
-                    elif op == _YIELD_VALUE or op == _YIELD_FROM or (
-                            _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
-                        if st.exc is not None:
-                            self.resolve(frame, st, ln, False)
-                        self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
-                        self.leave(frame, st, False)
-                    else:
-                        exc = st.exc
-                        st.exc = None
-                        self.ev(frame, st, "unwind", ln, ',"exc":' + (
-                            self.exc_json(exc) if exc is not None else '{"ty":"?","msg":""}'))
-                        self.leave(frame, st, True)
-                    return None
-                elif event == "exception":
-                    st.exc = arg[1]
-                    st.xl = frame.f_lineno
-                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
-                return self.l
-        except Exception as e:
-            self.crash(e)
-            return None
-
+    # -- what both engines share
     def leave(self, frame, st, gone):
         if gone:
             self.states.pop(id(frame), None)
-        if st.up is not None:
-            st.up.full = True
-
-    # -- sys.monitoring (3.12+)
-    def _start_monitoring(self):
-        E = _m_E
-        _m_use_tool(_TOOL, "surgebox-trace")
-        # JUMP: sys.settrace gives a line event on a backward jump to the same
-        # line (a loop on one line); every other jump is disabled at its first call
-        # CALL: a call of os._exit & co. by any name flushes the records first
-        self.local_events = E.LINE | E.PY_RETURN | E.PY_YIELD | E.PY_RESUME | E.JUMP | E.CALL
-        self.global_events = E.PY_START | E.PY_THROW | E.PY_UNWIND | E.RAISE
-        self.callbacks = ((E.PY_START, self._m_start), (E.PY_RESUME, self._m_resume),
-                          (E.PY_THROW, self._m_resume), (E.LINE, self._m_line),
-                          (E.PY_RETURN, self._m_return), (E.PY_YIELD, self._m_yield),
-                          (E.PY_UNWIND, self._m_unwind), (E.RAISE, self._m_raise),
-                          (E.JUMP, self._m_jump), (E.CALL, self._m_call))
-        self.lines = {}  # code -> [(start, end, line)] of code.co_lines()
-        for e, cb in self.callbacks:
-            _m_register(_TOOL, e, cb)
-        self.DISABLE = _m_DISABLE
-        _m_set_events(_TOOL, self.global_events)
-
-    def _stop_monitoring(self):
-        if _m_get_tool(_TOOL) != "surgebox-trace":
-            return
-        _m_set_events(_TOOL, 0)
-        for code, fi in self.codes.items():
-            if fi >= 0:
-                _m_set_local_events(_TOOL, code, 0)
-        for e, _ in self.callbacks:
-            _m_register(_TOOL, e, None)
-        _m_free_tool(_TOOL)
-
-    def _m_start(self, code, offset):
-        try:
-            with self.lock:
-                fi = self.codes.get(code)
-                if fi is None:
-                    fi = self.classify(code, _getframe(1).f_globals)
-                    if fi >= 0:
-                        _m_set_local_events(_TOOL, code, self.local_events)
-                if fi < 0:
-                    return self.DISABLE
-                if self.status is not None:
-                    return None
-                frame = _getframe(1)
-                st = self.new_frame(frame, code, fi)
-                if st is not None:
-                    self.ev(frame, st, "call", frame.f_lineno or code.co_firstlineno, "")
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_state(self, code):
-        if self.status is not None or self.codes.get(code, -1) < 0:
-            return None, None
-        frame = _getframe(2)
-        st = self.states.get(id(frame))
-        if st is None or st.code is not code:
-            return frame, None
-        return frame, st
-
-    def _m_resume(self, code, offset, exc=None):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if frame is None:
-                    return None
-                if st is None:
-                    st = self.new_frame(frame, code, self.codes[code])
-                    k = "call"
-                else:
-                    st = self.link(frame, st)
-                    k = "resume"
-                if st is not None:
-                    self.ev(frame, st, k, frame.f_lineno, "")
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_line(self, code, ln):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if st is not None:
-                    if st.exc is not None:
-                        self.resolve(frame, st, ln, False)
-                    self.ev(frame, st, "line", ln, "")
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_return(self, code, offset, val):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if st is not None:
-                    ln = frame.f_lineno
-                    if st.exc is not None:
-                        self.resolve(frame, st, ln, True)
-                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
-                    self.leave(frame, st, True)
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_yield(self, code, offset, val):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if st is not None:
-                    ln = frame.f_lineno
-                    if st.exc is not None:
-                        self.resolve(frame, st, ln, False)
-                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
-                    self.leave(frame, st, False)
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_unwind(self, code, offset, exc):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if st is not None:
-                    st.exc = None
-                    self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
-                    self.leave(frame, st, True)
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _line_at(self, code, offset):
-        ranges = self.lines.get(code)
-        if ranges is None:
-            ranges = self.lines[code] = list(code.co_lines())
-        for start, end, line in ranges:
-            if start <= offset < end:
-                return line
-        return None
-
-    def _m_jump(self, code, src, dst):
-        try:
-            with self.lock:
-                if dst > src:
-                    return self.DISABLE
-                line = self._line_at(code, dst)
-                if line is None or line != self._line_at(code, src):
-                    return self.DISABLE  # the LINE event of the target says it
-                frame, st = self._m_state(code)
-                if st is not None:
-                    if st.exc is not None:
-                        self.resolve(frame, st, line, False)
-                    self.ev(frame, st, "line", line, "")
-        except Exception as e:
-            self.crash(e)
-        return None
-
-    def _m_call(self, code, offset, func, arg0):
-        if id(func) in self.haz_ids:
-            try:
-                with self.lock:
-                    self.flush()
-            except Exception as e:
-                self.crash(e)
-        return None
-
-    def _m_raise(self, code, offset, exc):
-        try:
-            with self.lock:
-                frame, st = self._m_state(code)
-                if st is not None:
-                    st.exc = exc
-                    st.xl = frame.f_lineno
-                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
-        except Exception as e:
-            self.crash(e)
-        return None
+        if st.caller is not None:
+            st.caller.snapshot_next = True
 
 
 def _key(name, _cache={}):
@@ -900,9 +642,10 @@ def _seal_from(fd):
     _fatal("SURGEBOX_TRACE_SEAL: this Python has no SHA-256 (_sha2, _sha256 or _hashlib)")
 
 
-def _prepare():
-    """Everything before the program's first line; returns (tracer, code or
-    None, the program's module dict, exit JSON if the file cannot be read)."""
+def _prepare(engine):
+    """Everything before the program's first line, the trace fed by engine
+    (a TracerCore subclass); returns (tracer, code or None, the program's module
+    dict, exit JSON if the file cannot be read)."""
     if len(sys.argv) < 2:
         _fatal("usage: python3 [FLAGS] sbtrace.py PROGRAM.py [ARGS...]")
     fd = _fd_from_env()
@@ -917,7 +660,7 @@ def _prepare():
     roots = roots_text.split(os.pathsep) if roots_text else [os.path.dirname(entry)]
     roots = [os.path.abspath(r) for r in roots if r]
     hash_seed = os.environ.get("PYTHONHASHSEED") or "random"
-    tracer = Tracer(fd, limits, roots, entry, sys.argv[1:], hash_seed, seal)
+    tracer = engine(fd, limits, roots, entry, sys.argv[1:], hash_seed, seal)
     tracer.head()
 
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
@@ -952,7 +695,7 @@ def _prepare():
         pass
     # our frame sits under the program's (and up to 3.11 so does exec's C
     # call): the program reaches the same depth as untraced before RecursionError
-    sys.setrecursionlimit(sys.getrecursionlimit() + (1 if _MON else 2))
+    sys.setrecursionlimit(sys.getrecursionlimit() + tracer.FRAMES_UNDER_PROGRAM)
     return tracer, source, g, None
 
 
@@ -965,18 +708,3 @@ def _exit_json(e, tracer):
             return '{"code":%d}' % (c & 0xFF)
         return '{"code":1}'
     return '{"exception":%s}' % tracer.exc_json(e, end=True)
-
-
-def _strip_hook(t, v, tb):
-    """sys.excepthook for the program's uncaught exception: our frame cut
-    from its traceback, then the hook the program had (or the default)."""
-    hook = _strip_hook.hook
-    sys.excepthook = hook
-    while tb is not None and tb.tb_frame.f_globals is _G:
-        tb = tb.tb_next
-    try:
-        v.__traceback__ = tb
-    except Exception:
-        pass
-    sys.last_traceback = tb
-    return hook(t, v, tb)

@@ -1,8 +1,9 @@
-# surgebox's Python tracer, part 1 of 2: the names it binds before the
+# surgebox's Python tracer, its first part: the names it binds before the
 # program runs, JSON text and values rendered without running the program's
-# code. sbtrace.py, the entry, executes this file then sbtrace_events.py in
-# its own namespace from their cached bytecode (never imported: nothing in
-# sys.modules).
+# code. sbtrace.py, the entry, loads it (then sbtrace_events.py, the engine,
+# sbexcepthook.py) as a module of its own from its cached bytecode; the
+# other parts import what they use of it by name, and no part is left in
+# sys.modules when the program runs.
 #
 # sbtrace.py runs main.py as `python3 [FLAGS] main.py ARGS...` would (argv, sys.path[0],
 # a fresh __main__, stdout/stderr bytes, tracebacks, exit status) and writes
@@ -13,7 +14,7 @@
 import sys
 import os
 
-_self_module = sys.modules["__main__"]  # kept: our functions' globals live in it
+_self_module = sys.modules["__main__"]  # the entry's module, kept: it holds the parts' modules
 
 # Everything the tracer calls while the program runs is bound here, before it
 # starts: a program may replace builtins.len, os.write, sys.exc_info, ...

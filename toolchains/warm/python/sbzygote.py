@@ -7,7 +7,8 @@
 # `python3 main.py ARGS` would, and reports the child's pid and wait status
 # (sbzygote_body.py: the request format). Only a forked child returns from
 # _serve(): it runs the program here, in its own module frame right under
-# this one, cut from tracebacks as toolchains/tracers/python/sbtrace.py does,
+# this one, cut from tracebacks by the tracer's own _strip_hook
+# (toolchains/tracers/python/sbexcepthook.py),
 # so that Python's own main ends the run (SystemExit, the excepthook, atexit,
 # the final flush and its exit status 120) exactly as for a cold start.
 # This file stays small; its body is compiled from source here, not
@@ -18,9 +19,11 @@
 import sys
 import os
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sbzygote_body.py"), "rb") as _f:
-    exec(compile(_f.read(), _f.name, "exec", dont_inherit=True), globals())
-del _f
+# _strip_hook is the tracer's (one copy for both, compiled here the same way)
+for _path in ("sbzygote_body.py", "../../tracers/python/sbexcepthook.py"):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), _path), "rb") as _f:
+        exec(compile(_f.read(), _f.name, "exec", dont_inherit=True), globals())
+del _f, _path
 _G = globals()
 _source, _g = _serve()
 del _serve
@@ -30,7 +33,7 @@ except BaseException as _e:
     _Z_STATUS[0] = _exit_status(_e)
     _ended()
     if not _in_mro(type(_e), SystemExit):
-        _strip_hook.hook = sys.excepthook
+        _strip_hook.hook, _strip_hook.entry = sys.excepthook, _G
         sys.excepthook = _strip_hook
     del _e, _g  # the zygote's (frozen) namespace must not keep the program's alive
     raise

@@ -214,22 +214,6 @@ def _inert_type(t):
     return not any("__del__" in _Z_TYPE_DICT(c) for c in _Z_TYPE_MRO(t))
 
 
-def _strip_hook(t, v, tb):
-    """sys.excepthook for the program's uncaught exception: the zygote's frame
-    cut from its traceback, then the hook the program had (or the default)."""
-    hook = _strip_hook.hook
-    _strip_hook.hook = None  # (a frozen function's dict: the program's hook must not live on in it)
-    sys.excepthook = hook
-    while tb is not None and tb.tb_frame.f_globals is _G:
-        tb = tb.tb_next
-    try:
-        v.__traceback__ = tb
-    except Exception:
-        pass
-    sys.last_traceback = tb
-    return hook(t, v, tb)
-
-
 def _load_lib(path):
     """libsbwarm.so through ctypes, once, before any job (ctypes and what it
     imports are dropped from each child's sys.modules with _socket)."""
