@@ -185,12 +185,39 @@ class DeadlineTest(unittest.TestCase):
             self.assertEqual([r for r in results if r.status != "ok"], [])
         self.assertEqual(retries, 0, "a busy daemon was called hung and its jobs sent again")
 
+    def test_http_queue_time_is_measured(self):
+        # the prober reads an HTTP daemon's p99 from /metrics: 6 jobs of 0.3 s on one worker queue
+        d = env.private_dirs()[0]
+        tok = os.path.join(d, "token")
+        with open(tok, "w") as f:
+            f.write(TOKEN)
+        os.chmod(tok, 0o600)
+        web = httpd.Daemon(env.BIN, "--http-token-file", tok, "--jobs", "1")
+        try:
+            with surgebox.Client(endpoints=["%s token=%s" % (web.url, TOKEN)], probe_interval=0.2) as c:
+                results = list(c.run_many([sleeper(i) for i in range(6)], concurrency=6))
+                ep = c.fleet.endpoints[0]
+                end = time.monotonic() + 30
+                while ep.queue_p99 == 0 and time.monotonic() < end:
+                    time.sleep(0.1)
+                self.assertGreater(ep.queue_p99, 0, "no queue time read from /metrics")
+                self.assertEqual(c.status()["daemons"][0]["queue_p99_s"], ep.queue_p99)
+        finally:
+            web.stop()
+        self.assertEqual([r.status for r in results], ["ok"] * 6)
+
     def test_rule(self):
         with surgebox.Fleet([self.d.sock], answer_margin=3) as f:
             ep = f.endpoints[0]
             ep.queue_p99 = 10.0
             req = {"steps": [{"argv": ["true"], "limits": {"time_s": 4}}]}
             self.assertEqual(f.answer_wait(req, ep), (2 * 4 + 5) + 2 * 10.0 + 3)
+        metrics = ('# TYPE surgebox_queue_time_seconds summary\n'
+                   'surgebox_queue_time_seconds{quantile="0.5"} 0.000412\n'
+                   'surgebox_queue_time_seconds{quantile="0.99"} 1.803219\n'
+                   'surgebox_queue_time_seconds_sum 4.5\n')
+        self.assertEqual(surgebox.fleet._metric_p99(metrics), 1.803219)
+        self.assertIsNone(surgebox.fleet._metric_p99("surgebox_queue_time_seconds_sum 0\n"))
 
 
 if __name__ == "__main__":
