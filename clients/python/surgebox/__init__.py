@@ -10,11 +10,12 @@ from ._jobs import ConnectionLost, NoDaemon, Result, SurgeboxError, UnknownProfi
 from ._records import RECORD_KEYS, to_dataframe
 from .aio import AsyncClient
 from .client import Client
-from .fleet import Fleet, parse_endpoints
+from .fleet import Fleet, FleetUnsupported, parse_endpoints
+from .fleet_client import AsyncFleet, FleetClient
 from .progress import Progress, aprogress, progress
 from .trace import Event, Trace
 
 __version__ = "0.2.0"
-__all__ = ["Client", "Fleet", "parse_endpoints", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
+__all__ = ["Client", "Fleet", "FleetClient", "AsyncFleet", "FleetUnsupported", "parse_endpoints", "AsyncClient", "Result", "SurgeboxError", "ConnectionLost", "NoDaemon", "UnknownProfile", "PrivateDaemon",
            "Progress", "progress", "aprogress", "exact_bytes", "build_exec", "default_socket",
            "find_surgeboxd", "runtime_dir", "Trace", "Event", "to_dataframe", "RECORD_KEYS"]

@@ -16,9 +16,18 @@ class AsyncClient:
     """As surgebox.Client, for asyncio. Use `async with AsyncClient(...) as c`
     (or `await AsyncClient(...).open()` and `await c.close()`)."""
 
+    def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "AsyncClient":
+        """AsyncClient(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a AsyncFleet: the same
+        methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
+        if cls is AsyncClient and (endpoints is not None or fleet):
+            from .fleet_client import AsyncFleet
+            return object.__new__(AsyncFleet)
+        return object.__new__(cls)
+
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
-                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None) -> None:
+                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None,
+                 endpoints: Any = None, fleet: bool = False) -> None:
         self._opts = (socket, private, autostart, surgeboxd, tuple(daemon_args))
         self.busy_backoff = busy_backoff
         self.busy_timeout = busy_timeout

@@ -33,12 +33,24 @@ class Client:
     surgeboxd: the daemon binary for a private daemon (else $SURGEBOXD, else PATH);
     daemon_args: extra arguments for it (e.g. ["--jobs", "4", "--cache-dir", d]);
     busy_backoff: (first, max) seconds between retries of a `busy` exec;
-    busy_timeout: give up on an exec that stays `busy` this long (None: never).
+    busy_timeout: give up on an exec that stays `busy` this long (None: never);
+    endpoints: a list of daemons (Unix sockets, http:// URLs with tokens), or
+      fleet=True for $SURGEBOX_ENDPOINTS: the Client is then a FleetClient,
+      these methods on surgebox.Fleet (docs/python.md, "Many daemons").
     """
+
+    def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "Client":
+        """Client(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a FleetClient: the same
+        methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
+        if cls is Client and (endpoints is not None or fleet):
+            from .fleet_client import FleetClient
+            return object.__new__(FleetClient)
+        return object.__new__(cls)
 
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
-                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None) -> None:
+                 busy_backoff: Tuple[float, float] = (0.05, 2.0), busy_timeout: Optional[float] = None,
+                 endpoints: Any = None, fleet: bool = False) -> None:
         self.daemon = None
         self._sock = None
         self._buf = b""

@@ -41,7 +41,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 from urllib.parse import urlsplit
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec
+from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec, error_of
 
 EndpointSpec = Union[str, Mapping[str, str]]
 
@@ -49,6 +49,14 @@ EndpointSpec = Union[str, Mapping[str, str]]
 # daemon's queue, set-up, compile cache) before it calls the daemon hung;
 # a hung daemon is normally found sooner by the prober.
 _ANSWER_MARGIN_S = 60.0
+
+
+class FleetUnsupported(SurgeboxError):
+    """What a single daemon's client offers but a fleet cannot (code "not_on_fleet")."""
+
+    def __init__(self, what: str, why: str) -> None:
+        super().__init__("not_on_fleet", "%s is not offered on a fleet of daemons (Client(endpoints=...)): %s"
+                         % (what, why))
 
 
 class _Infra(Exception):
@@ -99,6 +107,7 @@ class Endpoint:
         self.failures = 0  # in a row
         self.out_since: Optional[float] = None  # time.monotonic() when it was taken out
         self.conns: set = set()  # open sockets of workers, closed when it is taken out
+        self.queue_p99 = 0.0  # the daemon's p99 queue time (s), as its last probe measured it
 
     def __repr__(self) -> str:
         return "Endpoint(%s, %s)" % (self.name, "up" if self.up else "out")
@@ -198,6 +207,17 @@ class _Link:
             raise _Infra("HTTP %d with a body that is not JSON: %s" % (resp.status, e))
 
 
+def _metric_p99(text: str) -> Optional[float]:
+    """surgebox_queue_time_seconds{quantile="0.99"} of a /metrics text, or None."""
+    for line in text.splitlines():
+        if line.startswith('surgebox_queue_time_seconds{') and 'quantile="0.99"' in line:
+            try:
+                return float(line.rsplit(None, 1)[1])
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
 def _limits_seconds(req: Mapping[str, Any]) -> float:
     """The longest a job may take by its own limits (wall, else time, per step)."""
     total = 0.0
@@ -253,7 +273,28 @@ class Fleet:
         """Each daemon as this client sees it: up or out, jobs outstanding and answered."""
         with self._lock:
             return [{"daemon": e.name, "up": e.up, "out_since": e.out_since, "refused": e.refused, "outstanding": e.outstanding,
-                     "answered": e.answered} for e in self.endpoints]
+                     "answered": e.answered, "queue_p99_s": e.queue_p99} for e in self.endpoints]
+
+    def ask(self, ep: Endpoint, obj: Mapping[str, Any]) -> Dict[str, Any]:
+        """One non-exec request (ping, status, toolchains) to one Unix-socket
+        daemon, its answer; SurgeboxError when it fails or is an error.
+        An HTTP endpoint serves only exec (/v1/jobs): FleetUnsupported."""
+        if ep.kind != "unix":
+            raise FleetUnsupported("a %r request" % obj.get("type"), "%s is an HTTP endpoint, which serves exec "
+                                   "only (/v1/jobs)" % ep.name)
+        try:
+            link = _Link(ep, self.probe_timeout)
+        except _Infra as e:
+            raise SurgeboxError("fleet_unavailable", "%s: %s" % (ep.name, e))
+        try:
+            resp = link.ask(dict(obj, id="fleet-ask"), self.probe_timeout)
+        except (_Infra, ValueError) as e:
+            raise SurgeboxError("fleet_unavailable", "%s: %s" % (ep.name, e))
+        finally:
+            link.close()
+        if not isinstance(resp, dict) or resp.get("type") == "error":
+            raise error_of(resp if isinstance(resp, dict) else {"error": {"code": "protocol", "message": repr(resp)}})
+        return resp
 
     # --- health -------------------------------------------------------------
     def _take_out(self, ep: Endpoint, why: str) -> None:
@@ -277,9 +318,12 @@ class Fleet:
         except _Infra as e:
             return str(e)
         try:
-            if ep.kind == "unix":
-                resp = link.ask({"id": "fleet-probe", "type": "ping"}, self.probe_timeout)
-                return None if isinstance(resp, dict) and resp.get("type") == "ping" else "odd answer to a ping: %.80r" % (resp,)
+            if ep.kind == "unix":  # status: alive, and its queue time
+                resp = link.ask({"id": "fleet-probe", "type": "status"}, self.probe_timeout)
+                if not isinstance(resp, dict) or resp.get("type") != "status":
+                    return "odd answer to a status: %.80r" % (resp,)
+                self._set_queue_p99(ep, (resp.get("queue_time") or {}).get("p99_s"))
+                return None
             headers = {"Authorization": "Bearer " + ep.token} if ep.token else {}
             link.http.request("GET", "/v1/ping", headers=headers)
             r = link.http.getresponse()
@@ -288,11 +332,35 @@ class Fleet:
                 with self._lock:
                     ep.refused = "%s refused this client's token (HTTP %d)" % (ep.name, r.status)
                 return ep.refused
-            return None if r.status == 200 else "HTTP %d to a ping" % r.status
+            if r.status != 200:
+                return "HTTP %d to a ping" % r.status
+            link.http.request("GET", "/metrics", headers=headers)
+            r = link.http.getresponse()
+            text = r.read().decode("utf-8", "replace")
+            if r.status == 200:
+                self._set_queue_p99(ep, _metric_p99(text))
+            return None
         except (_Infra, OSError, http.client.HTTPException, ValueError) as e:
             return str(e)
         finally:
             link.close()
+
+    def _set_queue_p99(self, ep: Endpoint, p99: Any) -> None:
+        # an empty window (no job lately) has none: the queue is then empty
+        try:
+            value = float(p99) if p99 is not None else 0.0
+        except (TypeError, ValueError):
+            return
+        if value >= 0:
+            with self._lock:
+                ep.queue_p99 = value
+
+    def answer_wait(self, req: Mapping[str, Any], ep: Endpoint) -> float:
+        """How long this client waits for `ep`'s answer to exec request `req`
+        before it calls the daemon hung (docs/python.md, "The client's
+        deadline"): the job's own limits, plus twice the daemon's measured
+        p99 queue time, plus answer_margin."""
+        return _limits_seconds(req) + 2.0 * ep.queue_p99 + self.answer_margin
 
     def _probe_loop(self) -> None:
         while True:
@@ -309,6 +377,9 @@ class Fleet:
                             ep.out_since = None
                             ep.failures = 0
                             self._lock.notify_all()
+                elif ep.refused is not None:  # its jobs in flight get the same refusal: said, not retried
+                    with self._lock:
+                        ep.up = False
                 else:
                     self._take_out(ep, why)
             with self._lock:
@@ -408,8 +479,8 @@ class Fleet:
 
     def _one(self, user_id: Any, job: Mapping[str, Any], links: Dict[str, _Link]) -> Result:
         req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        wait = _limits_seconds(req) + self.answer_margin
-        give_up_at = time.monotonic() + wait
+        # while no daemon is up, a job waits for one as long as its answer would take
+        give_up_at = time.monotonic() + _limits_seconds(req) + self.answer_margin
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
         for attempt in range(self.attempts):
@@ -421,7 +492,7 @@ class Fleet:
                 break
             last_ep = ep
             try:
-                resp = self._send(ep, req, wait, links)
+                resp = self._send(ep, req, self.answer_wait(req, ep), links)
             except _Infra as e:
                 why = "%s: %s" % (ep.name, e)
                 continue
