@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -352,6 +353,16 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
   if (rc == 0) rc = read_config(c, &p, conf ? conf : SBD_SYSTEM_CONFIG, conf != NULL);
   for (int i = 0; rc == 0 && i < n; i++)
     if (apply(c, keys[i], vals[i]) != 0) rc = sbo_bad_value(&p, keys[i], vals[i]);
+  /* Checked before the daemon opens anything: a descriptor it did not
+   * inherit would be one of its own by the time it writes "ready" and
+   * closes it (a slot's cgroup.procs: jobs then failed to join it). */
+  if (rc == 0 && c->ready_fd >= 0) {
+    if (fcntl(c->ready_fd, F_GETFD) < 0)
+      rc = sbo_usage_error(&p, "--ready-fd %d: descriptor %d is not open in this process (give one it inherits)",
+                           c->ready_fd, c->ready_fd);
+    else
+      (void)fcntl(c->ready_fd, F_SETFD, FD_CLOEXEC); /* not the spawner's, the zygote's or a job's */
+  }
   sbo_done(&p);
   free(keys);
   free(vals);

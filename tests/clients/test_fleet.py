@@ -43,7 +43,11 @@ def restart(d):
     """Stop d (SIGTERM) and start a daemon of the same arguments on its socket."""
     d.proc.send_signal(signal.SIGTERM)
     d.proc.wait(60)
-    d.proc = subprocess.Popen(d.proc.args, stderr=d.log)
+    args = list(d.proc.args)
+    if "--ready-fd" in args:  # the first start's pipe: not this process's any more
+        i = args.index("--ready-fd")
+        del args[i:i + 2]
+    d.proc = subprocess.Popen(args, stderr=d.log)
 
 
 def job(i, sleep=0.0):

@@ -1444,6 +1444,20 @@ def case_probe_cache_shared(_d):
                   f"the third start probes nothing: {log[-500:]}")
 
 
+def case_ready_fd_unopened(_d):
+    """--ready-fd naming a descriptor the daemon did not inherit is refused
+    before it opens anything: it used to write "ready" into, and close, a
+    descriptor of its own that had taken that number (a slot's cgroup file:
+    jobs then failed to join their cgroup)."""
+    sock = os.path.join(tempfile.mkdtemp(prefix="sbd-readyfd-"), "s.sock")
+    p = subprocess.run([os.path.join(BIN, "surgeboxd"), "--socket", sock, "--ready-fd", "77"],
+                       capture_output=True, timeout=120)  # close_fds: 77 is not open in the daemon
+    err = p.stderr.decode()
+    check(p.returncode == 1 and "--ready-fd 77" in err and "not open" in err and len(err.strip().splitlines()) == 1,
+          f"--ready-fd 77 not inherited: exit {p.returncode}, {err!r}")
+    check(not os.path.exists(sock), "nothing listens after the refusal")
+
+
 def case_toolchain_seed(_d):
     """SURGEBOX_TOOLCHAINS_SEED (the test suite's one detection per run): a
     fresh cache directory starts from the seed and probes nothing; a seed
@@ -1888,6 +1902,7 @@ CASES = {
     "pgrp_jobs": (case_pgrp_jobs, None),
     "probe_cache_shared": (case_probe_cache_shared, None),
     "toolchain_seed": (case_toolchain_seed, None),
+    "ready_fd_unopened": (case_ready_fd_unopened, None),
     "exec_failure": (case_exec_failure, []),
     "oom_host_vs_own": (case_oom_host_vs_own, None),
     "pool_reuse": (case_pool_reuse, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
