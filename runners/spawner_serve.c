@@ -178,23 +178,37 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
 #define SB_ZYGOTE_LIB_VAR "SURGEBOX_ZYGOTE_LIB="
 
 /* The zygote's own files (its script's directory, libsbwarm.so's) may lie
- * under /tmp: a build tree there (CI clones into /tmp). Such a directory is
- * opened before the empty /tmp hides it, then bound read-only at
- * SB_ZYGOTE_KEPT/NAME inside that empty /tmp, and PATH rewritten to it; only
- * those two directories, nothing else of the host's /tmp. */
-static int keep_open(const char *path) {
+ * under /tmp: a build tree there (a CI clone). Such a directory is opened
+ * before the empty /tmp hides it, then bound read-only at
+ * SB_ZYGOTE_KEPT/NAME inside that empty /tmp, and the path rewritten to
+ * it; nothing else of the host's /tmp. The script's is the directory UP
+ * levels above it: the zygote compiles the tracer's _strip_hook from
+ * ../../tracers/python beside warm/python (toolchains/ in the tree,
+ * share/surgebox/ installed), so their common root is kept. */
+static const char *kept_cut(const char *path, int up) {
+  const char *cut = path + strlen(path);
+  for (int i = 0; i < up; i++) {
+    while (cut > path && *--cut != '/') {
+    }
+  }
+  return cut - path > 5 ? cut : NULL; /* still a directory beneath /tmp/ */
+}
+
+static int keep_open(const char *path, int up) {
   if (strncmp(path, "/tmp/", 5) != 0) return -1;
+  const char *cut = kept_cut(path, up);
+  if (!cut) cut = kept_cut(path, 1);
   char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  *slash = 0;
+  snprintf(dir, sizeof dir, "%.*s", cut ? (int)(cut - path) : 0, path);
   int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) _exit(127);
   return fd;
 }
 
-static void keep_bind(int dfd, const char *name, const char *path, char out[PATH_MAX]) {
+static void keep_bind(int dfd, const char *name, const char *path, int up, char out[PATH_MAX]) {
   char src[64], dst[PATH_MAX];
+  const char *cut = kept_cut(path, up);
+  if (!cut) cut = kept_cut(path, 1);
   snprintf(src, sizeof src, "/proc/self/fd/%d", dfd);
   snprintf(dst, sizeof dst, "%s/%s", SB_ZYGOTE_KEPT, name);
   /* read-only by mount_setattr where there is one: it only adds flags, so
@@ -207,7 +221,7 @@ static void keep_bind(int dfd, const char *name, const char *path, char out[PATH
        (errno != ENOSYS || mount(NULL, dst, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)))
     _exit(127);
   close(dfd);
-  snprintf(out, PATH_MAX, "%s%s", dst, strrchr(path, '/'));
+  snprintf(out, PATH_MAX, "%s%s", dst, cut ? cut : "");
 }
 
 static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
@@ -243,16 +257,16 @@ static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, 
     if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && (errno != EINVAL || sb_mount_ns_propagation(MS_SLAVE) < 0))
       _exit(127);
     /* opened in the new mount namespace (a bind's source must be a mount of ours), before /tmp is hidden */
-    int script_dfd = a->argv[1] ? keep_open(a->argv[1]) : -1, lib_dfd = keep_open(lib);
+    int script_dfd = a->argv[1] ? keep_open(a->argv[1], 3) : -1, lib_dfd = keep_open(lib, 1);
     if (sb_zygote_root_enter(&zr, a->mounts.submounts) < 0) _exit(127);
     if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=1777") < 0) _exit(127);
     static char script_kept[PATH_MAX], lib_kept[PATH_MAX], lib_var[PATH_MAX + 32];
     if (script_dfd >= 0) {
-      keep_bind(script_dfd, "script", a->argv[1], script_kept);
+      keep_bind(script_dfd, "script", a->argv[1], 3, script_kept);
       argv[1] = script_kept;
     }
     if (lib_dfd >= 0) {
-      keep_bind(lib_dfd, "lib", lib, lib_kept);
+      keep_bind(lib_dfd, "lib", lib, 1, lib_kept);
       snprintf(lib_var, sizeof lib_var, "%s%s", SB_ZYGOTE_LIB_VAR, lib_kept);
       envp[lib_at] = lib_var;
     }
