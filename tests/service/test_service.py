@@ -353,7 +353,7 @@ def daemons():
 
 def case_linger():
     """The CLI's private daemon lingers: a second call reuses it (same pid), its
-    start-up warning is printed once, pipes are not held, and after the idle
+    start-up warning goes to its log (not the terminal), pipes are not held, and after the idle
     timeout it exits cleanly and leaves no socket and no process behind."""
     d = tmpdir()
     env = surgebox_env(d, 3, ["--cgroup", "none"])  # --cgroup none: a start-up warning
@@ -366,8 +366,9 @@ def case_linger():
         st = run(cli + ["status", "--json"], env=env)
         pids.append(json.loads(st.stdout)["pid"] if st.returncode == 0 else None)
     check(len(set(pids)) == 1 and pids[0], f"one daemon for every call: {pids}")
-    check(b"rlimits" in errs[0] or b"cgroup" in errs[0], f"the first call shows the start-up warning: {errs[0]!r}")
-    check(errs[1] == b"" and errs[2] == b"", f"later calls print nothing on stderr: {errs[1:]!r}")
+    # issue 36, point 18: the daemon's messages go to its log, never the
+    # user's terminal (it starts again after each idle timeout); doctor shows them
+    check(errs == [b"", b"", b""], f"no call prints the daemon's messages on stderr: {errs!r}")
     socks = [f for f in os.listdir(d) if ".private-" in f and not f.endswith((".lock", ".log"))]
     check(len(socks) == 1, f"its socket next to the one asked for: {os.listdir(d)}")
     gone = wait_for(lambda: not daemons(), timeout=90, step=0.2)
@@ -377,6 +378,7 @@ def case_linger():
     with open(os.path.join(d, socks[0] + ".log") if socks else "/dev/null") as f:
         log = f.read()
     check("error" not in log and "handles left open" not in log, f"clean exit in its log: {log!r}")
+    check("rlimits" in log or "cgroup" in log, f"its start-up warning (--cgroup none) in its log: {log!r}")
     r = run(cli + ["exec", "--", "/bin/echo", "again"], env=env)
     check(r.returncode == 0 and r.stdout == b"again\n", "a call after it left starts a new one")
     env0 = dict(env, SURGEBOX_IDLE_TIMEOUT="0")
