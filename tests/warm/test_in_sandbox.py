@@ -34,6 +34,10 @@ def tree(dest):
     shutil.copytree(os.path.join(ROOT, "tests", "trace", "programs"), os.path.join(dest, "tests", "trace", "programs"))
     shutil.copytree(os.path.join(HERE, "exit_programs"), os.path.join(dest, "tests", "warm", "exit_programs"))
     shutil.copytree(os.path.join(ROOT, "toolchains", "warm", "python"), os.path.join(dest, "toolchains", "warm", "python"))
+    # the zygote compiles the tracer's _strip_hook from ../../tracers/python (issue 40: one copy)
+    os.makedirs(os.path.join(dest, "toolchains", "tracers", "python"))
+    shutil.copy(os.path.join(ROOT, "toolchains", "tracers", "python", "sbexcepthook.py"),
+                os.path.join(dest, "toolchains", "tracers", "python"))
     shutil.copy(os.environ["SURGEBOX_WARM_LIB"], os.path.join(dest, "libsbwarm.so"))
     if os.path.exists(DATA):
         shutil.copy(DATA, os.path.join(dest, "cruxeval.jsonl"))
