@@ -67,3 +67,18 @@ def run_pivoted(root, argv):
     script = ('cd "$1" && mkdir -p .oldroot && pivot_root . .oldroot && cd / && umount -l /.oldroot '
               '&& rmdir /.oldroot && shift && exec "$@"')
     return subprocess.run(["sh", "-c", script, "sh", root] + argv).returncode
+
+
+def rerun_inside(script, bin_dir, src_dir, mode, stage_var, extra_keep=()):
+    """Build a fresh root keeping the source, the build and extra_keep, and
+    rerun script (BIN_DIR SRC_DIR MODE) in it with stage_var=inside:
+    chrooted (chroot, chroot-dir: the root not a mount point) or pivoted."""
+    import tempfile
+    root = tempfile.mkdtemp(prefix="sb-fsroot-")
+    build = os.path.realpath(os.path.join(bin_dir, ".."))
+    keep = [os.path.realpath(src_dir), build, *extra_keep]
+    root = make_root(root, keep, mount_point=mode != "chroot-dir")
+    os.environ[stage_var] = "inside"
+    argv = ["python3", os.path.abspath(script), bin_dir, src_dir, mode]
+    run = run_pivoted if mode == "pivot" else run_chrooted
+    return run(root, argv)

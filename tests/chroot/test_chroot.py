@@ -75,15 +75,9 @@ def build_source(build):
 
 def in_namespace(bin_dir, src_dir, mode):
     """Build the root, run the checks inside it."""
-    root = tempfile.mkdtemp(prefix="sb-fsroot-")
     build = os.path.realpath(os.path.join(bin_dir, ".."))
-    keep = [os.path.realpath(src_dir), build, build_source(build), surge_data(src_dir)]
-    root = fsroot.make_root(root, keep, mount_point=mode != "chroot-dir")
-    here = os.path.dirname(os.path.abspath(__file__))
-    os.environ[STAGE] = "inside"
-    argv = ["python3", os.path.join(here, "test_chroot.py"), bin_dir, src_dir, mode]
-    run = fsroot.run_pivoted if mode == "pivot" else fsroot.run_chrooted
-    return run(root, argv)
+    return fsroot.rerun_inside(__file__, bin_dir, src_dir, mode, STAGE,
+                               [build_source(build), surge_data(src_dir)])
 
 
 # ---- inside the root ----

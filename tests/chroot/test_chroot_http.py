@@ -14,20 +14,13 @@ SKIPPED, 77); builds the root as test_chroot.py does (fsroot.py)."""
 import json
 import os
 import sys
-import tempfile
 
 import fsroot
 from test_chroot import STAGE, check, failures, outside
 
 
 def in_namespace(bin_dir, src_dir, mode):
-    root = tempfile.mkdtemp(prefix="sb-fsroot-")
-    build = os.path.realpath(os.path.join(bin_dir, ".."))
-    root = fsroot.make_root(root, [src_dir, build], mount_point=mode != "chroot-dir")
-    os.environ[STAGE] = "inside"
-    argv = ["python3", os.path.abspath(__file__), bin_dir, src_dir, mode]
-    run = fsroot.run_pivoted if mode == "pivot" else fsroot.run_chrooted
-    return run(root, argv)
+    return fsroot.rerun_inside(__file__, bin_dir, src_dir, mode, STAGE)
 
 
 def pooled(a, what):
