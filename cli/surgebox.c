@@ -37,6 +37,8 @@ static int profile_main(const sbc_ctx *ctx, int argc, char **argv) { return sbf_
 enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE };
 static const sbc_command commands[] = {
     {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
+    {"cases", "build a program once and run it against every case of a TESTS.jsonl, judged; a table or --json",
+     D | A | P, sbc_cases_main},
     {"trace", "run a Python, C or C++ FILE under a tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
      sbc_trace_main},
     {"trace-dataset", "trace every program of CRUXEval or a JSON Lines file: ground-truth traces; resumable",

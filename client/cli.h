@@ -17,6 +17,14 @@ int sbc_status_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_toolchains_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_ping_main(const sbc_ctx *g, int argc, char **argv);
 int sbc_doctor_main(const sbc_ctx *g, int argc, char **argv); /* cli_doctor.c */
+int sbc_cases_main(const sbc_ctx *g, int argc, char **argv);  /* cli_cases.c */
+
+/* --- cli_exec.c, shared with cases --- */
+/* The toolchain a file's extension names (".py" python3, ".c" gcc, ".cpp"
+ * g++, ...): exec's hint, cases' choice; NULL when none. */
+const char *sbc_toolchain_of(const char *file);
+/* A limit option's value into limits[key] (an integer >= 1 or a number > 0): 0 or -1. */
+int sbc_add_limit(json_object *limits, const char *key, const char *val, bool integer);
 
 /* --- cli_common.c --- */
 /* A request object with a fresh id ("exec-<pid>-<n>": distinct per request,

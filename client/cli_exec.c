@@ -51,7 +51,7 @@ static const sbo_cmd exec_cmd = {
     "(128+N when signal N killed it; the failed step's status when it never ran).\n",
     false, NULL};
 
-static int add_limit(json_object *limits, const char *key, const char *val, bool integer) {
+int sbc_add_limit(json_object *limits, const char *key, const char *val, bool integer) {
   if (integer) {
     long v;
     if (sbo_parse_long(val, 1, __LONG_MAX__, &v) < 0) return -1;
@@ -117,9 +117,7 @@ static void print_plain(const sbc_result *r) {
   fputc('\n', stderr);
 }
 
-/* The toolchain a file's extension suggests, for the hint when neither a
- * PROGRAM nor a --toolchain was given; NULL when none. */
-static const char *toolchain_of(const char *file) {
+const char *sbc_toolchain_of(const char *file) {
   static const char *const map[][2] = {{".py", "python3"}, {".c", "gcc"},   {".cpp", "g++"}, {".cc", "g++"},
                                        {".rs", "rustc"},   {".java", "java"}, {".js", "node"}, {".jl", "julia"}};
   const char *dot = strrchr(file, '.');
@@ -248,11 +246,11 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
     int bad = 0;
     switch (k) {
     case O_STDIN: e.stdin_path = v; break;
-    case O_TIME: bad = add_limit(e.limits, "time_s", v, false); break;
-    case O_CPU: bad = add_limit(e.limits, "cpu_time_s", v, false); break;
-    case O_MEM: bad = add_limit(e.limits, "memory_mib", v, true); break;
-    case O_PIDS: bad = add_limit(e.limits, "pids", v, true); break;
-    case O_OUT: bad = add_limit(e.limits, "output_bytes", v, true); break;
+    case O_TIME: bad = sbc_add_limit(e.limits, "time_s", v, false); break;
+    case O_CPU: bad = sbc_add_limit(e.limits, "cpu_time_s", v, false); break;
+    case O_MEM: bad = sbc_add_limit(e.limits, "memory_mib", v, true); break;
+    case O_PIDS: bad = sbc_add_limit(e.limits, "pids", v, true); break;
+    case O_OUT: bad = sbc_add_limit(e.limits, "output_bytes", v, true); break;
     case O_MERGE: e.merge = true; break;
     case O_WARM: e.warm = true; break;
     case O_ENV:
@@ -283,7 +281,7 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   char err[PATH_MAX + 256] = "";
   const char *name = exec_cmd.name;
   if (!e.toolchain && (!p.dashdash || p.n_rest == 0)) {
-    const char *tc = p.n_pos ? toolchain_of(p.pos[0]) : NULL;
+    const char *tc = p.n_pos ? sbc_toolchain_of(p.pos[0]) : NULL;
     if (tc)
       rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME: surgebox exec --toolchain %s %s", tc,
                            p.pos[0]);

@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "shard.h"
 
@@ -30,4 +31,15 @@ int sbr_batch_shape_fields(sbr_batch_shape *s, const char *fields, char *err, si
 /* The answer trimmed in place (an error answer is left whole). */
 void sbr_batch_shape_apply(const sbr_batch_shape *s, json_object *answer);
 void sbr_batch_shape_free(sbr_batch_shape *s);
+
+/* batch lines with test cases (batch_cases.c): an answer with cases gains
+ * "verdicts" and "case_counts" at its top level; the run's totals. */
+typedef struct {
+  size_t items, cases; /* answers with cases, their cases */
+  char **names;        /* verdicts, in the order first seen */
+  size_t *counts, n;
+} sbr_batch_cases;
+void sbr_batch_cases_note(sbr_batch_cases *t, json_object *answer);
+void sbr_batch_cases_say(const sbr_batch_cases *t, FILE *f); /* "batch: cases: N in M items: accepted A, ..." */
+void sbr_batch_cases_free(sbr_batch_cases *t);
 #endif

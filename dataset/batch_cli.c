@@ -57,6 +57,7 @@ typedef struct {
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
   const sbr_batch_shape *shape; /* --brief / --fields */
   bool warm;                    /* --warm: "warm": true where a request does not say */
+  sbr_batch_cases cases;        /* lines with test cases: their verdicts counted */
 } batch;
 
 
@@ -368,6 +369,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
     if (r->steps[k].cpu_time_s > 0) b->cpu += r->steps[k].cpu_time_s;
     if (r->steps[k].wall_time_s > 0) b->wall += r->steps[k].wall_time_s;
   }
+  if (!r->is_error) sbr_batch_cases_note(&b->cases, resp);
   sbr_batch_shape_apply(b->shape, resp);
   it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
   emit(b, it);
@@ -386,6 +388,7 @@ static void batch_free(batch *b, keytab *keys, strlist *foreign) {
   for (size_t i = 0; i < b->n_status; i++) free(b->status_names[i]);
   free(b->status_names);
   free(b->status_counts);
+  sbr_batch_cases_free(&b->cases);
   free(keys->keys);
   free(keys->vals);
   for (size_t i = 0; i < foreign->n; i++) free(foreign->lines[i]);
@@ -575,7 +578,9 @@ static size_t finish_out(const batch_opts_t *o, batch *b, const strlist *foreign
   fprintf(stderr, "batch: %zu items, %zu answered before, %zu answered now", b->n, kept, answered - kept);
   for (size_t i = 0; i < b->n_status; i++) fprintf(stderr, "%s %s %zu", i ? "," : ":", b->status_names[i], b->status_counts[i]);
   if (b->failures->count) fprintf(stderr, "; failures of surgebox (%s): %zu", SBR_FAILURE_CLASS, b->failures->count);
-  fprintf(stderr, "\nbatch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b->cpu, b->wall, sbu_now_s() - t0);
+  fputc('\n', stderr);
+  sbr_batch_cases_say(&b->cases, stderr);
+  fprintf(stderr, "batch: jobs' CPU %.3fs, jobs' wall %.3fs, elapsed %.1fs\n", b->cpu, b->wall, sbu_now_s() - t0);
   if (answered < b->n)
     fprintf(stderr, "batch: %zu items not answered%s\n", b->n - answered, o->out ? ": run the same command again to resume" : "");
   return answered;
