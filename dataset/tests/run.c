@@ -100,6 +100,8 @@ static json_object *bounded(const char *s, size_t max, bool tail) {
 }
 
 static json_object *get(json_object *o, const char *k) { return json_object_object_get(o, k); }
+/* an array's length; 0 for anything else (a field the answer lacks) */
+static size_t len_of(json_object *a) { return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0; }
 
 /* the counts without the zeros */
 static json_object *nonzero(json_object *counts) {
@@ -112,10 +114,10 @@ static json_object *nonzero(json_object *counts) {
  * first_failure: null | {case, verdict, why}}; NULL when it has none. */
 static json_object *record_of(json_object *resp) {
   json_object *steps = get(resp, "steps"), *step = NULL, *notrun = get(resp, "cases_not_run");
-  for (size_t i = 0; i < json_object_array_length(steps); i++)
+  for (size_t i = 0; i < len_of(steps); i++)
     if (json_object_object_get_ex(json_object_array_get_idx(steps, i), "n_cases", NULL))
       step = json_object_array_get_idx(steps, i);
-  if (!step && json_object_array_length(notrun)) step = json_object_array_get_idx(notrun, 0);
+  if (!step && len_of(notrun)) step = json_object_array_get_idx(notrun, 0);
   json_object *counts = step ? get(step, "case_counts") : NULL;
   if (!step || !json_object_is_type(counts, json_type_object)) return NULL;
   int n = json_object_get_int(get(step, "n_cases"));
@@ -129,7 +131,7 @@ static json_object *record_of(json_object *resp) {
     first = json_object_new_object();
     json_object_object_add(first, "case", json_object_new_int(idx));
     json_object *c = NULL, *cases = get(step, "cases");
-    for (size_t i = 0; i < json_object_array_length(cases); i++)
+    for (size_t i = 0; i < len_of(cases); i++)
       if (json_object_get_int(get(json_object_array_get_idx(cases, i), "index")) == idx) c = json_object_array_get_idx(cases, i);
     const char *verdict = c ? json_object_get_string(get(c, "verdict")) : json_object_get_string(get(step, "verdict"));
     json_object_object_add(first, "verdict", json_object_new_string(verdict ? verdict : "?"));
@@ -143,7 +145,7 @@ static json_object *record_of(json_object *resp) {
           why = json_object_get_string(w), tail = k == 1;
       }
     } else { /* the build failed: what the compiler said */
-      for (size_t i = 0; i < json_object_array_length(steps) && !why; i++) {
+      for (size_t i = 0; i < len_of(steps) && !why; i++) {
         json_object *s = json_object_array_get_idx(steps, i), *e = get(s, "stderr");
         if (strcmp(json_object_get_string(get(s, "status")), "ok") && json_object_get_string_len(e)) why = json_object_get_string(e);
       }

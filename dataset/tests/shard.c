@@ -61,7 +61,7 @@ int sbtb_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
     json_object *p = json_object_from_file(path), *recs = NULL;
     if (p) json_object_object_get_ex(p, "records", &recs);
     json_object *owned = json_object_object_get(json_object_object_get(sh[i].manifest, "items"), "programs");
-    for (size_t k = 0; k < json_object_array_length(owned) && !rc; k++) {
+    for (size_t k = 0; json_object_is_type(owned, json_type_array) && k < json_object_array_length(owned) && !rc; k++) {
       const char *h = json_object_get_string(json_object_array_get_idx(owned, k));
       json_object *rec = recs && h ? json_object_object_get(recs, h) : NULL;
       if (!json_object_is_type(rec, json_type_object)) {
