@@ -234,9 +234,9 @@ def shards(bin_dir, d, sock):
     p = subprocess.run([os.path.join(bin_dir, "surgebox"), "merge", "--out", merged] + outs, capture_output=True,
                        text=True, timeout=240)
     print("merge ->", p.returncode, p.stdout, p.stderr[-2000:])
-    # add: n=6, c=3 (lines 1, 5, 7): pass@1 1/2, pass@2 1 - C(3,2)/C(6,2) = 1 - 3/15 = 0.8
-    # mul: n=2, c=1: pass@1 1/2, pass@2 1.  Means: 50.00, 90.00
-    if p.returncode != 0 or "pass@1: 50.00 pass@2: 90.00" not in p.stdout:
+    # add: lines 1, 2, 4, 5, 7: n=5, c=3 (1, 5, 7): pass@1 3/5, pass@2 1 - C(2,2)/C(5,2) = 1 - 1/10 = 0.9
+    # mul: n=2, c=1: pass@1 1/2, pass@2 1.  Means: (0.6 + 0.5)/2 = 55.00, (0.9 + 1)/2 = 95.00
+    if p.returncode != 0 or "pass@1: 55.00 pass@2: 95.00" not in p.stdout:
         fail("merge")
     if open(merged, "rb").read() != open(whole, "rb").read():
         fail("the merged file differs from the unsharded run's")
