@@ -13,6 +13,7 @@
 #include "tests_bench.h"
 #include "cliopt.h"
 #include "driver.h"
+#include "passk.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,13 +41,6 @@ typedef struct {
   size_t ran;
   time_t last_save;
 } run_state;
-
-double sbtb_pass_at_k(size_t n, size_t c, size_t k) {
-  if (n - c < k) return 1.0;
-  double prod = 1.0; /* C(n-c, k) / C(n, k) = prod_{j=n-c+1}^{n} (1 - k/j): no factorials to overflow */
-  for (size_t j = n - c + 1; j <= n; j++) prod *= 1.0 - (double)k / (double)j;
-  return 1.0 - prod;
-}
 
 static int cmp_prog(const void *a, const void *b) { return strcmp(((const program *)a)->hash, ((const program *)b)->hash); }
 
@@ -312,7 +306,7 @@ static int score(const sbtb_opts *o, run_state *rs, const size_t *ks, size_t nk,
     else if (unknown[i]) not_scored++, json_object_array_add(excluded, json_object_new_string(ps->v[i].id));
     else {
       scored++;
-      for (size_t j = 0; j < nk; j++) sum[j] += sbtb_pass_at_k(n[i], c[i], ks[j]);
+      for (size_t j = 0; j < nk; j++) sum[j] += sbr_pass_at_k(n[i], c[i], ks[j]);
     }
   }
   *complete = !not_scored;

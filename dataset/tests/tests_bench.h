@@ -76,9 +76,6 @@ typedef struct {
 } sbtb_opts;
 int sbtb_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv);
 int sbtb_verify_run(const sbc_ctx *ctx, const sbtb_opts *o);
-/* pass@k's unbiased estimator (Chen et al. 2021): 1 - C(n-c, k) / C(n, k)
- * as the product 1 - prod_{j=n-c+1}^{n} (1 - k/j); 1 when n - c < k. */
-double sbtb_pass_at_k(size_t n, size_t c, size_t k);
 
 /* ---- shard.c ---- */
 /* --shard: mine[i] = program hashes[i] is this shard's; OUT.shard.json. */
