@@ -8,7 +8,8 @@ the code under test). One case a run (argv[2]):
                = 45%, pass@2 = ((1 - C(3,2)/C(5,2)) + 1)/2 = (0.7 + 1)/2 = 85%
   adapters     input_output (APPS: stdin, a JSON string, and fn_name with its
                outputs wrapped in a list) and test_cases (SandboxFusion:
-               stdin_stdout, function_call with JSON text per line)
+               stdin_stdout, function_call with JSON text per line); then
+               --language for a problem without one and --time-limit
   resume       an interrupted run, continued, writes the uninterrupted file
   shards       two shards merged == the unsharded run, byte for byte
   missing      a problem whose toolchain is not installed: counted, exit 2,
@@ -172,6 +173,15 @@ def adapters(bin_dir, d, sock):
             fail(f"line {line}: first failure {ff}, expected case {case} wrong_answer")
     if s[6]["counts"] != {"accepted": 1, "wrong_answer": 1}:
         fail(f"line 6 counts {s[6]['counts']}")
+    # --time-limit S: each case's limit; an endless loop is time_limit, not a failure of surgebox
+    probs = write_lines(os.path.join(d, "P-loop.jsonl"), [{"id": "loop", "tests": [{"stdin": "", "expected": "1"}]}])
+    sols = write_lines(os.path.join(d, "S-loop.jsonl"), [{"id": "loop", "code": "while True:\n    pass\n"}])
+    out = os.path.join(d, "R-loop.json")
+    p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--time-limit", "1",
+                         "--language", "python"], sock)
+    r = json.load(open(out))["results"][0] if os.path.exists(out) else {}
+    if p.returncode != 0 or r.get("counts") != {"time_limit": 1} or r.get("first_failure", {}).get("verdict") != "time_limit":
+        fail(f"--time-limit 1: {r}")
 
 
 def slow_files(d):
