@@ -11,6 +11,7 @@
 
 #include "cruxeval/cruxeval.h"
 #include "surge/drmatrix_shard.h"
+#include "tests/tests_bench.h"
 #include "traces/traces.h"
 
 #include "cliopt.h"
@@ -104,6 +105,7 @@ static const sbo_cmd merge_cmd = {
     "  regen --shard I/N --out DIR (OUT: a directory),\n"
     "  verify --benchmark cruxeval --shard I/N --out FILE (OUT: the scored file),\n"
     "  verify --benchmark surge --shard I/N --out DIR (OUT: the scored report, as verify --json prints it),\n"
+    "  verify --benchmark tests --shard I/N --out FILE (OUT: the result file),\n"
     "  batch IN --shard I/N --out FILE (OUT: every answer, in input order),\n"
     "  trace-dataset --shard I/N --out DIR (OUT: a directory, as one run writes it).\n"
     "Refuses shards of different runs (data, options, profile, toolchains), a shard given twice or a\n"
@@ -168,6 +170,7 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
     if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
     else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "verify-surge")) rc = sbr_vs_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "verify-tests")) rc = sbtb_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbr_drmatrix_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "trace-dataset")) rc = sbtd_merge(sh, n, out);

@@ -5,6 +5,7 @@
 #include "verify.h"
 #include "cruxeval/cruxeval.h"
 #include "surge/verify_surge.h"
+#include "tests/tests_bench.h"
 #include "traces/traces.h"
 
 #include "nearest.h"
@@ -24,6 +25,8 @@ static const benchmark benchmarks[] = {
      sbr_verify_surge_cmdline},
     {"traces", "predicted traces or per-question answers scored against trace-dataset's recordings",
      sbtd_verify_cmdline},
+    {"tests", "solutions run against their problems' test cases (one job each, the build once), pass@k",
+     sbtb_verify_cmdline},
 };
 #define N_BENCHMARKS (sizeof benchmarks / sizeof benchmarks[0])
 

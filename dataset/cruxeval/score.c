@@ -1,17 +1,13 @@
 /* The CRUXEval scorer: result lists, pass@k, the scored file (SCORING.md). */
 #include "cruxeval.h"
+#include "passk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 if n - c < k, else 1 - prod_{j=n-c+1}^{n} (1 - k/j) (the unbiased estimator) */
-double sbx_pass_at_k(size_t n, size_t c, size_t k) {
-  if (n - c < k) return 1.0;
-  double prod = 1.0;
-  for (size_t j = n - c + 1; j <= n; j++) prod *= 1.0 - (double)k / (double)j;
-  return 1.0 - prod;
-}
+/* the unbiased estimator, shared with the other benchmarks (passk.h) */
+double sbx_pass_at_k(size_t n, size_t c, size_t k) { return sbr_pass_at_k(n, c, k); }
 
 bool sbx_pass_at_k_note(size_t below_k, size_t samples, char *buf, size_t n) {
   if (!below_k) return false;

@@ -104,6 +104,7 @@ def case_help_all():
                   f"surgebox {c} {h}: exit {p.returncode}, stdout {p.stdout[:60]!r}, stderr {p.stderr[:200]!r}")
     for extra in (["eval", "--execute", "--help"], ["verify", "--benchmark", "cruxeval", "--help"],
                   ["verify", "--benchmark=surge", "--help"], ["verify", "--benchmark", "traces", "--help"],
+                  ["verify", "--benchmark", "tests", "--help"],
                   ["profile", "list", "--help"]):
         p = run(extra)
         check(p.returncode == 0 and p.stdout.startswith(b"usage: surgebox ") and not p.stderr,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The benchmark driver as a user meets it, for every dataset command
-(regen, dr-matrix, verify --benchmark cruxeval|surge, eval --execute, batch, trace-dataset):
+(regen, dr-matrix, verify --benchmark cruxeval|surge|tests, eval --execute, batch, trace-dataset):
 
   failures  a daemon whose every job fails inside surgebox (its jobs
             directory made read-only, a real failure: each job ends
@@ -44,6 +44,8 @@ DR = [{"custom_category": 7, "custom_features": {"key": "g++-C++17--O0", "depend
 CRUX = [{"code": "def f(x):\n    return x + 1", "input": "1", "output": "2", "id": "sample_0"},
         {"code": "def f(s):\n    return s[::-1]", "input": "'ab'", "output": "'ba'", "id": "sample_1"}]
 GENS = {"sample_0": ["2", "3"], "sample_1": ["'ba'"]}
+TESTS_P = [{"id": "p", "language": "python", "tests": [{"stdin": "1\n", "expected": "1"}]}]
+TESTS_S = [{"id": "p", "code": "print(input())\n"}, {"id": "p", "code": "print(2)\n"}]
 
 
 class Setup:
@@ -59,6 +61,8 @@ class Setup:
             {"subset": "dr", "index": 1, "model": "m", "prediction": "Output:\n```\n32\n```"}]))
         self.crux = self.write("crux.jsonl", "".join(json.dumps(c) + "\n" for c in CRUX))
         self.gens = self.write("gens.json", json.dumps(GENS))
+        self.tprobs = self.write("tp.jsonl", "".join(json.dumps(r) + "\n" for r in TESTS_P))
+        self.tsols = self.write("ts.jsonl", "".join(json.dumps(r) + "\n" for r in TESTS_S))
         self.batch_in = self.write("in.jsonl", "".join(json.dumps(r) + "\n" for r in [
             {"id": "a", "steps": [{"argv": ["/bin/echo", "a"]}]}, {"id": "b", "steps": [{"argv": ["/bin/echo", "b"]}]}]))
         self.n = 0
@@ -79,7 +83,7 @@ class Setup:
 
     def commands(self):
         """Each dataset command with fresh outputs: (name, argv after the command word's options, outputs)."""
-        o = {k: self.fresh(k) for k in ("regen", "drm", "crux", "batch", "vs", "tds")}
+        o = {k: self.fresh(k) for k in ("regen", "drm", "crux", "batch", "vs", "tds", "vt")}
         return [
             ("regen", ["regen", "--data", self.data, "--subset", "dr", "--out", o["regen"], "--summary",
                        o["regen"] + ".summary.json"], o["regen"]),
@@ -89,6 +93,8 @@ class Setup:
                                  "--data", self.crux, "--out", o["crux"]], o["crux"]),
             ("verify surge", ["verify", "--benchmark", "surge", "--data", self.data, "--subset", "dr",
                               "--predictions", self.preds, "--out", o["vs"], "--json"], o["vs"]),
+            ("verify tests", ["verify", "--benchmark", "tests", "--problems", self.tprobs, "--solutions", self.tsols,
+                              "--out", o["vt"]], o["vt"]),
             ("eval --execute", ["eval", "--execute", "--data", self.data, "--subset", "dr", "--predictions", self.preds,
                                 "--json"], None),
             ("batch", ["batch", self.batch_in, "--out", o["batch"]], o["batch"]),
@@ -158,6 +164,12 @@ def case_failures(s):
                 rep = json.loads(p.stdout) if p.stdout.strip() else {}
                 check(rep.get("excluded") == {"internal_error": 2} and rep.get("scored_items") == 0,
                       f"verify surge: both items excluded as internal_error, none scored: {rep.get('excluded')}")
+            elif name == "verify tests":
+                r = json.load(open(out))
+                check([x["passed"] for x in r["results"]] == [None, None] and r["not_scored_problems"] == ["p"]
+                      and r["scored_problems"] == 0, f"verify tests: no result kept, the problem not scored: {r}")
+                check(json.load(open(out + ".progress"))["records"] == {}, "verify tests: no record kept")
+                check("2 failure(s) of surgebox" in p.stderr, "verify tests: 2 failures counted")
             elif name == "batch":
                 answers = [json.loads(l) for l in open(out)]
                 check([a.get("status") for a in answers] == ["internal_error"] * 2,

@@ -1,0 +1,351 @@
+/* P.jsonl: one problem a line, in any of three layouts, made into the
+ * cases the protocol takes (PROTOCOL.md "Test cases"):
+ *   tests         [{stdin, args, expected, compare, limits}, ...] as given
+ *                 (function calls: "fn_name" beside, args a JSON array of
+ *                 arguments, expected any JSON value)
+ *   input_output  APPS / TACO: {"inputs": [...], "outputs": [...],
+ *                 "fn_name"?}, an object or a JSON string of one
+ *   test_cases    SandboxFusion's provided_data: {"type": "stdin_stdout" |
+ *                 "function_call", "input": [...], "output": [...],
+ *                 "fn_name"?}, an object or a JSON string of one
+ * docs/verify.md says how each field becomes a case. */
+#include "tests_bench.h"
+#include "sha256.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *language, *toolchain, *source;
+} lang;
+
+/* a problem's "language" -> the job's toolchain and file name (the names
+ * code-RL data and SandboxFusion use, and the toolchains' own) */
+static const lang langs[] = {
+    {"python", "python3", "main.py"},  {"python3", "python3", "main.py"}, {"c", "gcc", "main.c"},
+    {"gcc", "gcc", "main.c"},          {"cpp", "g++", "main.cpp"},        {"c++", "g++", "main.cpp"},
+    {"g++", "g++", "main.cpp"},        {"java", "java", "Main.java"},     {"rust", "rustc", "main.rs"},
+    {"javascript", "node", "main.js"}, {"js", "node", "main.js"},         {"nodejs", "node", "main.js"},
+    {"go", "go", "main.go"},           {"bash", "bash", "main.sh"},
+};
+
+static const lang *find_lang(const char *name) {
+  for (size_t i = 0; i < sizeof langs / sizeof langs[0]; i++)
+    if (!strcmp(langs[i].language, name)) return &langs[i];
+  return NULL;
+}
+
+static json_object *str(const char *s) { return json_object_new_string(s); }
+
+/* a JSON string holding an object, or the object itself (new reference) */
+static json_object *object_or_json_string(json_object *v) {
+  if (json_object_is_type(v, json_type_object)) return json_object_get(v);
+  if (!json_object_is_type(v, json_type_string)) return NULL;
+  json_object *o = json_tokener_parse(json_object_get_string(v));
+  if (o && !json_object_is_type(o, json_type_object)) json_object_put(o), o = NULL;
+  return o;
+}
+
+/* stdin text: a string, or a list of lines (TACO) joined by "\n" */
+static json_object *text_of(json_object *v) {
+  if (json_object_is_type(v, json_type_string)) return json_object_get(v);
+  if (!json_object_is_type(v, json_type_array)) return NULL;
+  size_t n = json_object_array_length(v), len = 0;
+  for (size_t i = 0; i < n; i++) {
+    json_object *e = json_object_array_get_idx(v, i);
+    if (!json_object_is_type(e, json_type_string)) return NULL;
+    len += (size_t)json_object_get_string_len(e) + 1;
+  }
+  char *buf = malloc(len + 1), *w = buf;
+  for (size_t i = 0; i < n; i++) {
+    json_object *e = json_object_array_get_idx(v, i);
+    size_t l = (size_t)json_object_get_string_len(e);
+    memcpy(w, json_object_get_string(e), l);
+    w += l;
+    if (i + 1 < n) *w++ = '\n';
+  }
+  json_object *o = json_object_new_string_len(buf, (int)(w - buf));
+  free(buf);
+  return o;
+}
+
+/* a function call's arguments: an array as given; a string: one JSON value
+ * per line (LiveCodeBench's functional inputs), or one JSON array */
+static json_object *args_of(json_object *v) {
+  if (json_object_is_type(v, json_type_array)) return json_object_get(v);
+  if (!json_object_is_type(v, json_type_string)) return NULL;
+  json_object *args = json_object_new_array();
+  const char *s = json_object_get_string(v);
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t l = nl ? (size_t)(nl - s) : strlen(s);
+    if (strspn(s, " \t\r") < l) {
+      char *line = strndup(s, l);
+      enum json_tokener_error e;
+      json_object *a = json_tokener_parse_verbose(line, &e);
+      free(line);
+      if (e != json_tokener_success) return json_object_put(args), NULL;
+      json_object_array_add(args, a);
+    }
+    s += l + (nl != NULL);
+  }
+  return args;
+}
+
+/* an expected function value given as JSON text: the value */
+static json_object *value_of_text(json_object *v, bool *ok) {
+  *ok = true;
+  if (!json_object_is_type(v, json_type_string)) return json_object_get(v);
+  enum json_tokener_error e;
+  json_object *o = json_tokener_parse_verbose(json_object_get_string(v), &e);
+  if (e != json_tokener_success) *ok = false;
+  return o;
+}
+
+static json_object *new_case(void) { return json_object_new_object(); }
+
+/* parallel inputs and outputs -> cases; apps: APPS's rule that a
+ * function's expected value is written wrapped in a one-element list */
+static const char *from_lists(json_object *in, json_object *out, bool fn, bool apps, bool text_outputs,
+                              json_object *cases) {
+  if (!json_object_is_type(in, json_type_array) || !json_object_is_type(out, json_type_array))
+    return "the inputs and the outputs must be lists";
+  if (json_object_array_length(in) != json_object_array_length(out)) return "as many inputs as outputs, please";
+  if (!json_object_array_length(in)) return "no test cases";
+  for (size_t i = 0; i < json_object_array_length(in); i++) {
+    json_object *a = json_object_array_get_idx(in, i), *b = json_object_array_get_idx(out, i), *c = new_case();
+    json_object_array_add(cases, c);
+    if (fn) {
+      json_object *args = args_of(a), *want;
+      if (!args) return "a function call's input is a list of arguments, or JSON text of one argument a line";
+      json_object_object_add(c, "args", args);
+      bool ok = true;
+      if (apps) {
+        want = json_object_get(b);
+        if (json_object_is_type(b, json_type_array) && json_object_array_length(b) == 1)
+          json_object_put(want), want = json_object_get(json_object_array_get_idx(b, 0));
+      } else {
+        want = text_outputs ? value_of_text(b, &ok) : json_object_get(b);
+      }
+      if (!ok) return "a function call's output is not JSON text";
+      json_object_object_add(c, "expected", want ? want : NULL);
+    } else {
+      json_object *stdin_ = text_of(a), *want = text_of(b);
+      if (!stdin_ || !want) {
+        json_object_put(stdin_), json_object_put(want);
+        return "a standard-input case's input and output are strings (or lists of lines)";
+      }
+      json_object_object_add(c, "stdin", stdin_);
+      json_object_object_add(c, "expected", want);
+    }
+  }
+  return NULL;
+}
+
+static const char *fn_name_of(json_object *o, char **fn) {
+  json_object *v;
+  if (!json_object_object_get_ex(o, "fn_name", &v) || json_object_is_type(v, json_type_null)) return NULL;
+  if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v)) return "\"fn_name\" is not a name";
+  *fn = strdup(json_object_get_string(v));
+  return NULL;
+}
+
+static const char *adapt_input_output(json_object *v, char **fn, json_object *cases) {
+  json_object *io = object_or_json_string(v), *in = NULL, *out = NULL;
+  if (!io) return "\"input_output\" is not an object or JSON text of one";
+  const char *why = fn_name_of(io, fn);
+  json_object_object_get_ex(io, "inputs", &in);
+  json_object_object_get_ex(io, "outputs", &out);
+  if (!why) why = from_lists(in, out, *fn != NULL, true, false, cases);
+  json_object_put(io);
+  return why;
+}
+
+static const char *adapt_test_cases(json_object *v, char **fn, json_object *cases) {
+  json_object *tc = object_or_json_string(v), *type = NULL, *in = NULL, *out = NULL;
+  if (!tc) return "\"test_cases\" is not an object or JSON text of one";
+  const char *why = fn_name_of(tc, fn), *t = NULL;
+  if (json_object_object_get_ex(tc, "type", &type)) t = json_object_get_string(type);
+  if (!why && (!t || (strcmp(t, "stdin_stdout") && strcmp(t, "function_call"))))
+    why = "\"test_cases\".\"type\" is \"stdin_stdout\" or \"function_call\"";
+  if (!why && !strcmp(t, "function_call") && !*fn) why = "a \"function_call\" test_cases needs \"fn_name\"";
+  if (!why && !strcmp(t, "stdin_stdout")) free(*fn), *fn = NULL; /* SandboxFusion's "fn_name": null beside stdin */
+  json_object_object_get_ex(tc, "input", &in);
+  json_object_object_get_ex(tc, "output", &out);
+  if (!why) why = from_lists(in, out, *fn != NULL, false, true, cases);
+  json_object_put(tc);
+  return why;
+}
+
+static const char *const case_keys[] = {"stdin", "args", "expected", "compare", "limits", NULL};
+
+static const char *adapt_tests(json_object *v, bool fn, json_object *cases) {
+  if (!json_object_is_type(v, json_type_array) || !json_object_array_length(v)) return "\"tests\" is not a non-empty list";
+  for (size_t i = 0; i < json_object_array_length(v); i++) {
+    json_object *t = json_object_array_get_idx(v, i), *c = new_case();
+    json_object_array_add(cases, c);
+    if (!json_object_is_type(t, json_type_object)) return "a test is not an object";
+    json_object_object_foreach(t, k, val) {
+      size_t j = 0;
+      while (case_keys[j] && strcmp(case_keys[j], k)) j++;
+      if (!case_keys[j]) return "a test has a field other than stdin, args, expected, compare, limits";
+      if (!strcmp(k, "stdin") && (fn || !json_object_is_type(val, json_type_string)))
+        return fn ? "a function-call test has args, not stdin" : "a test's \"stdin\" is not a string";
+      if (!strcmp(k, "args") && !json_object_is_type(val, json_type_array)) return "a test's \"args\" is not a list";
+      for (size_t a = 0; !fn && !strcmp(k, "args") && a < json_object_array_length(val); a++)
+        if (!json_object_is_type(json_object_array_get_idx(val, a), json_type_string))
+          return "a standard-input test's \"args\" are strings (the program's arguments)";
+      if (!strcmp(k, "expected") && !fn && !json_object_is_type(val, json_type_string))
+        return "a standard-input test's \"expected\" is not a string";
+      json_object_object_add(c, k, json_object_get(val));
+    }
+    if (fn && !json_object_object_get_ex(c, "expected", NULL)) return "a function-call test has no \"expected\"";
+  }
+  return NULL;
+}
+
+/* one line -> *p, or the reason it is not a problem */
+static const char *problem_of(json_object *o, const char *language_default, sbtb_problem *p) {
+  json_object *id, *v;
+  if (!json_object_is_type(o, json_type_object)) return "not a JSON object";
+  if (!json_object_object_get_ex(o, "id", &id) ||
+      !(json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int)))
+    return "no \"id\" (a string or an integer)";
+  p->id = strdup(json_object_get_string(id));
+  const char *language = language_default;
+  if (json_object_object_get_ex(o, "language", &v)) {
+    if (!json_object_is_type(v, json_type_string)) return "\"language\" is not a string";
+    language = json_object_get_string(v);
+  }
+  if (!language) return "no \"language\" (python, c, cpp, java, rust, javascript, go, bash; or give --language)";
+  const lang *l = find_lang(language);
+  if (!l) return "an unknown \"language\" (python, c, cpp, java, rust, javascript, go, bash)";
+  p->language = strdup(language);
+  p->toolchain = l->toolchain;
+  p->source = l->source;
+  if (json_object_object_get_ex(o, "toolchain", &v)) { /* a version of the family: "g++-12", "python3.11" */
+    if (!json_object_is_type(v, json_type_string)) return "\"toolchain\" is not a string";
+    p->toolchain = json_object_get_string(v); /* points into the line, copied below */
+  }
+  const char *why = NULL;
+  int layouts = json_object_object_get_ex(o, "tests", NULL) + json_object_object_get_ex(o, "input_output", NULL) +
+                json_object_object_get_ex(o, "test_cases", NULL);
+  if (layouts != 1) return "one of \"tests\", \"input_output\", \"test_cases\", please";
+  p->cases = json_object_new_array();
+  if (json_object_object_get_ex(o, "input_output", &v)) why = adapt_input_output(v, &p->fn_name, p->cases);
+  else if (json_object_object_get_ex(o, "test_cases", &v)) why = adapt_test_cases(v, &p->fn_name, p->cases);
+  else if (!(why = fn_name_of(o, &p->fn_name))) why = adapt_tests(json_object_object_get(o, "tests"), p->fn_name, p->cases);
+  if (why) return why;
+  if (json_object_array_length(p->cases) > 10000) return "more than 10,000 tests (the protocol's cap on one job)";
+  if (p->fn_name && strcmp(l->toolchain, "python3")) return "function-call tests (fn_name) are for Python problems";
+  if (json_object_object_get_ex(o, "compare", &v)) /* the problem's judge, for cases without their own */
+    for (size_t i = 0; i < json_object_array_length(p->cases); i++) {
+      json_object *c = json_object_array_get_idx(p->cases, i);
+      if (!json_object_object_get_ex(c, "compare", NULL)) json_object_object_add(c, "compare", json_object_get(v));
+    }
+  return NULL;
+}
+
+static void hash_problem(sbtb_problem *p) {
+  json_object *h = json_object_new_object();
+  json_object_object_add(h, "toolchain", str(p->toolchain));
+  json_object_object_add(h, "source", str(p->source));
+  if (p->fn_name) json_object_object_add(h, "fn_name", str(p->fn_name));
+  json_object_object_add(h, "cases", json_object_get(p->cases));
+  const char *s = json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN);
+  sbu_sha256_hex(s, strlen(s), p->hash);
+  json_object_put(h);
+}
+
+static void problem_free(sbtb_problem *p) {
+  free(p->id);
+  free(p->language);
+  free(p->fn_name);
+  free((char *)p->toolchain);
+  json_object_put(p->cases);
+}
+
+int sbtb_problems_load(const char *path, const char *language_default, sbtb_problems *ps, bool *unreadable,
+                       char *err, size_t err_len) {
+  memset(ps, 0, sizeof *ps);
+  *unreadable = false;
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+    *unreadable = true;
+    return -1;
+  }
+  char *line = NULL;
+  size_t cap = 0, lineno = 0, alloc = 0;
+  ssize_t got;
+  int rc = 0;
+  while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    if (strspn(line, " \t\r\n") == (size_t)got) continue;
+    json_object *o = json_tokener_parse(line);
+    sbtb_problem p = {.line = lineno};
+    const char *why = o ? problem_of(o, language_default, &p) : "not JSON";
+    p.toolchain = strdup(p.toolchain ? p.toolchain : "");
+    for (size_t i = 0; !why && i < ps->n; i++)
+      if (!strcmp(ps->v[i].id, p.id)) {
+        snprintf(err, err_len, "%s line %zu: the id \"%s\" is also on line %zu: one line per problem", path, lineno, p.id,
+                 ps->v[i].line);
+        rc = -1;
+      }
+    if (why) {
+      snprintf(err, err_len, "%s line %zu%s%s%s: %s", path, lineno, p.id ? " (problem \"" : "", p.id ? p.id : "",
+               p.id ? "\")" : "", why);
+      rc = -1;
+    }
+    json_object_put(o);
+    if (rc) {
+      problem_free(&p);
+      break;
+    }
+    hash_problem(&p);
+    if (ps->n == alloc) ps->v = realloc(ps->v, (alloc = alloc ? alloc * 2 : 64) * sizeof *ps->v);
+    ps->v[ps->n++] = p;
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && !ps->n) snprintf(err, err_len, "%s: no problems", path), rc = -1;
+  if (rc) sbtb_problems_free(ps);
+  return rc;
+}
+
+void sbtb_problems_free(sbtb_problems *ps) {
+  for (size_t i = 0; i < ps->n; i++) problem_free(&ps->v[i]);
+  free(ps->v);
+  memset(ps, 0, sizeof *ps);
+}
+
+json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit) {
+  json_object *req = json_object_new_object(), *files = json_object_new_array(), *f = json_object_new_object();
+  json_object_object_add(req, "type", str("exec"));
+  json_object_object_add(req, "toolchain", str(p->toolchain));
+  json_object_object_add(f, "path", str(p->source));
+  json_object_object_add(f, "content", json_object_new_string_len(code, (int)code_len));
+  json_object_array_add(files, f);
+  json_object_object_add(req, "files", files);
+  json_object *cases = p->cases;
+  if (time_limit > 0) { /* each case's own limits win */
+    json_object_deep_copy(p->cases, &cases, NULL);
+    for (size_t i = 0; i < json_object_array_length(cases); i++) {
+      json_object *c = json_object_array_get_idx(cases, i), *l = json_object_new_object();
+      if (json_object_object_get_ex(c, "limits", NULL)) {
+        json_object_put(l);
+        continue;
+      }
+      json_object_object_add(l, "time_s", json_object_new_double(time_limit));
+      json_object_object_add(c, "limits", l);
+    }
+  } else {
+    json_object_get(cases);
+  }
+  json_object_object_add(req, "cases", cases);
+  json_object_object_add(req, "stop", str(stop));
+  if (p->fn_name) json_object_object_add(req, "fn_name", str(p->fn_name));
+  return req;
+}
