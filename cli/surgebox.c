@@ -34,7 +34,7 @@ static int eval_main(const sbc_ctx *ctx, int argc, char **argv) {
 /* profile works on local root file systems: it takes none of the global options */
 static int profile_main(const sbc_ctx *ctx, int argc, char **argv) { return sbf_profile_main(argc, argv); }
 
-enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE };
+enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE, F = SBC_CMD_FLEET };
 static const sbc_command commands[] = {
     {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
     {"trace", "run a Python, C or C++ FILE under a tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
@@ -45,9 +45,9 @@ static const sbc_command commands[] = {
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
     {"doctor", "can a job run here? each mechanism checked, one line each with the fix", D | A | P, sbc_doctor_main},
-    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S, sbr_batch_main},
+    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S | F, sbr_batch_main},
     {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
-    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S, sbr_regen_main},
+    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S | F, sbr_regen_main},
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
     {"report", "one self-contained HTML page of a regen --out directory: fidelity, diffs, bins, scores", 0,
      sbrp_report_main},
@@ -55,7 +55,7 @@ static const sbc_command commands[] = {
     {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
      sbr_merge_main},
-    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S,
+    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S | F,
      sbr_verify_main},
     {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", 0, profile_main},
 };
@@ -75,7 +75,8 @@ static void build_footer(void) {
     n += (size_t)snprintf(footer + n, sizeof footer - n, "  %-12s %s\n", commands[i].name, commands[i].summary);
   if (n < sizeof footer)
     snprintf(footer + n, sizeof footer - n,
-             "\nenvironment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
+             "\nenvironment: SURGEBOX_SOCKET (socket path), SURGEBOX_ENDPOINTS (a fleet: batch, verify, regen),\n"
+             "SURGEBOXD (daemon binary for autostart)\n"
              "exit status: 0 success (for exec: the job ran, whatever the program did), 1 usage error,\n"
              "2 daemon or sandbox failure\n");
 }
