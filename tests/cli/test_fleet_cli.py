@@ -131,7 +131,8 @@ def case_kill9():
     ds = [daemon() for _ in range(3)]
     n = 60
     jobs, out = write_jobs(n, 0.3), os.path.join(TMP, "out.jsonl")
-    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "1"], wait=False)
+    # 6 in flight: 2 on each daemon, so the killed one has jobs in flight
+    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "6"], wait=False)
     wait_lines(out, 9, p)
     assert p.poll() is None, "the batch ended before the kill"
     ds[1].proc.send_signal(signal.SIGKILL)
@@ -149,7 +150,7 @@ def case_sigstop():
     ds = [daemon() for _ in range(2)]
     n = 30
     jobs, out = write_jobs(n, 0.2), os.path.join(TMP, "out.jsonl")
-    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "1"], wait=False)
+    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "4"], wait=False)
     wait_lines(out, 4, p)
     assert p.poll() is None, "the batch ended before the stop"
     ds[0].proc.send_signal(signal.SIGSTOP)
@@ -164,10 +165,10 @@ def case_sigstop():
 
 def case_http():
     """HTTP endpoints with their token (POST /v1/jobs) beside a Unix socket: the same answers"""
-    h, u = http_daemon("s3cret"), daemon()
+    h, u = http_daemon("s3cret-token-of-the-fleet"), daemon()
     tok = os.path.join(TMP, "client-token")
     with open(tok, "w") as f:
-        f.write("s3cret\n")
+        f.write("s3cret-token-of-the-fleet\n")
     lst = os.path.join(TMP, "endpoints")
     with open(lst, "w") as f:
         f.write("%s token-file=%s\n%s\n" % (h.url, tok, u.sock))
@@ -181,7 +182,7 @@ def case_http():
 
 def case_wrong_token():
     """a token the daemon refuses: one clear error, exit status 2, no retry loop"""
-    h = http_daemon("right-token")
+    h = http_daemon("the-right-token-0123456789")
     jobs, out = write_jobs(5), os.path.join(TMP, "out.jsonl")
     rc, _, err = batch([jobs, "--out", out, "--endpoints", "%s token=wrong-token" % h.url])
     assert rc == 2, (rc, err)
