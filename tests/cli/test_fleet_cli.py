@@ -191,6 +191,29 @@ def case_wrong_token():
     assert "token" in err and "taken out" not in err, err
 
 
+def case_verify():
+    """verify --benchmark cruxeval on a fleet of 2: the verdicts and pass@k worked out by hand
+    (tests/cruxeval/test_verify.py's OUTPUT_* tables)"""
+    sys.path.insert(0, os.path.join(SRC, "tests", "cruxeval"))
+    import test_verify as tv
+    ds = [daemon() for _ in range(2)]
+    data = tv.write(os.path.join(TMP, "data.jsonl"), tv.DATA, lines=True)
+    gens = tv.write(os.path.join(TMP, "gens.json"), tv.OUTPUT_GENS)
+    out = os.path.join(TMP, "scored.json")
+    env = dict(os.environ)
+    env.pop("SURGEBOX_SOCKET", None)
+    p = subprocess.run([SURGEBOX, "verify", "--benchmark", "cruxeval", "--mode", "output", "--generations", gens,
+                        "--data", data, "--out", out, "--jobs", "2", "--endpoints", ",".join(d.sock for d in ds)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        r = json.load(f)
+    assert r["raw_scored_generations"] == tv.OUTPUT_WANT, r["raw_scored_generations"]
+    assert (r["pass_at_1"], r["pass_at_5"]) == tv.OUTPUT_PASS, r
+    said = re.findall(r"verify: daemon (\S+): (\d+) answered", p.stderr)
+    assert {s for s, _ in said} == {d.sock for d in ds} and sum(int(n) for _, n in said) > 0, p.stderr
+
+
 def case_bad_list():
     """a bad endpoint list is refused with one line naming the entry; nothing runs"""
     ok = daemon()
