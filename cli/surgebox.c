@@ -40,7 +40,7 @@ static const sbc_command commands[] = {
     {"trace", "run a Python, C or C++ FILE under a tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
      sbc_trace_main},
     {"trace-dataset", "trace every program of CRUXEval or a JSON Lines file: ground-truth traces; resumable",
-     D | A | P | S, sbtd_main},
+     D | A | P | S | F, sbtd_main},
     {"status", "the daemon's state and counters", D | A, sbc_status_main},
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
@@ -51,8 +51,8 @@ static const sbc_command commands[] = {
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
     {"report", "one self-contained HTML page of a regen --out directory: fidelity, diffs, bins, scores", 0,
      sbrp_report_main},
-    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S, sbr_drmatrix_main},
-    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
+    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S | F, sbr_drmatrix_main},
+    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S | F, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
      sbr_merge_main},
     {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S | F,
@@ -64,9 +64,10 @@ enum { O_VERSION = 0x7100 };
 static const sbo_opt top_opts[] = {{"version", O_VERSION, NULL, "print the version and exit"}, {NULL, 0, NULL, NULL}};
 
 static char footer[4096];
+static const sbo_opt *const top_groups[] = {sbc_endpoints_opts, NULL};
 static const sbo_cmd top = {"surgebox", "[options] COMMAND [command options] [ARGS...]",
                             "Run programs in surgebox's sandbox and benchmarks over many of them.",
-                            sbc_daemon_opts, top_opts, footer, true, NULL};
+                            sbc_daemon_opts, top_opts, footer, true, top_groups};
 
 static void build_footer(void) {
   size_t n = 0;

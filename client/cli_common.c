@@ -13,8 +13,10 @@ const sbo_opt sbc_daemon_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
+    {NULL, 0, NULL, NULL}};
+const sbo_opt sbc_endpoints_opts[] = {
     {"endpoints", SBC_O_ENDPOINTS, "FILE|LIST",
-     "run the jobs on a fleet of daemons (default: $SURGEBOX_ENDPOINTS; batch, verify, regen; docs/clusters.md)"},
+     "run the jobs on a fleet of daemons (default: $SURGEBOX_ENDPOINTS unless --socket; docs/clusters.md)"},
     {NULL, 0, NULL, NULL}};
 const sbo_opt sbc_socket_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
@@ -32,7 +34,8 @@ const char *sbc_refused_option(unsigned given, unsigned flags) {
 
 int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned flags) {
   if (!strcmp(opt, "--endpoints"))
-    return sbo_usage_error(p, "--endpoints does not apply to '%s' (a fleet runs batch, verify and regen); drop it", cmd);
+    return sbo_usage_error(p, "--endpoints does not apply to '%s' (a fleet runs the benchmark commands: batch, verify, "
+                           "regen, ...); drop it", cmd);
   return sbo_usage_error(p, "%s does not apply to '%s' (it %s); drop it", opt, cmd,
                          flags & SBC_CMD_DAEMON ? "runs no jobs in a root file system" : "talks to no daemon");
 }

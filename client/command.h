@@ -40,11 +40,15 @@ typedef struct {
   int (*main)(const sbc_ctx *ctx, int argc, char **argv); /* argv[0] is the command's name */
 } sbc_command;
 
-/* The daemon group (--socket, --no-autostart, --profile, --endpoints), declared once:
+/* The daemon group (--socket, --no-autostart, --profile), declared once:
  * put it in a command's sbo_cmd.groups, and hand every key sbo_next returns
  * to sbc_ctx_apply. */
 enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE, SBC_O_ENDPOINTS };
 extern const sbo_opt sbc_daemon_opts[];
+/* --endpoints FILE|LIST (issue 39), its own group: only the commands that
+ * may run on a fleet (SBC_CMD_FLEET: the benchmark driver's) list it; its key
+ * goes to sbc_ctx_apply too. */
+extern const sbo_opt sbc_endpoints_opts[];
 /* --socket and --no-autostart (and --profile hidden, to be refused with
  * sbc_refuse): commands that run no jobs (status, ping, metrics). */
 extern const sbo_opt sbc_socket_opts[];

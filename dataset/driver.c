@@ -15,8 +15,8 @@ const sbo_opt sbr_jobs_opts[] = {
     {"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"},
     {"dump-requests", SBR_O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
-const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
-const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
+const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
+const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, NULL};
 
 bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc) {
   if (key == SBR_O_JOBS) {

@@ -242,6 +242,8 @@ def case_bad_list():
     # --endpoints where it does not apply, and beside --socket
     r = subprocess.run([SURGEBOX, "--endpoints", ok.sock, "status"], capture_output=True, text=True)
     assert r.returncode == 1 and "--endpoints does not apply to 'status'" in r.stderr, r.stderr
+    r = subprocess.run([SURGEBOX, "exec", "--endpoints", ok.sock, "--", "true"], capture_output=True, text=True)
+    assert r.returncode == 1 and "unknown option '--endpoints'" in r.stderr, r.stderr
     rc, _, err = batch([jobs, "--socket", ok.sock, "--endpoints", ok.sock])
     assert rc == 2 and "give one of them" in err, err
 
