@@ -145,6 +145,26 @@ def case_kill9():
         "the killed daemon's jobs in flight ran again elsewhere"
 
 
+def case_resume():
+    """an interrupted batch on a fleet resumes as on one daemon: every line once across both runs"""
+    ds = [daemon() for _ in range(2)]
+    n = 30
+    jobs, out = write_jobs(n, 0.3), os.path.join(TMP, "out.jsonl")
+    args = [jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "4"]
+    p = batch(args, wait=False)
+    wait_lines(out, 5, p)
+    assert p.poll() is None, "the batch ended before the interrupt"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=600)
+    assert p.returncode == 130, (p.returncode, err)
+    first = answers(out)
+    assert 5 <= len(first) < n, len(first)
+    rc, _, err = batch(args)
+    assert rc == 0, err
+    assert "%d answered before" % len(first) in err, err
+    check_once(answers(out), n, {d.sock for d in ds})
+
+
 def case_sigstop():
     """a SIGSTOPped daemon is taken out (its probe unanswered) and the batch finishes on the others"""
     ds = [daemon() for _ in range(2)]
