@@ -34,7 +34,7 @@ static int eval_main(const sbc_ctx *ctx, int argc, char **argv) {
 /* profile works on local root file systems: it takes none of the global options */
 static int profile_main(const sbc_ctx *ctx, int argc, char **argv) { return sbf_profile_main(argc, argv); }
 
-enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE };
+enum { D = SBC_CMD_DAEMON, A = SBC_CMD_AUTOSTART, P = SBC_CMD_PROFILE, S = SBC_CMD_SHARDABLE, F = SBC_CMD_FLEET };
 static const sbc_command commands[] = {
     {"exec", "run a program in /app holding FILEs, or compile and run them with a toolchain", D | A | P, sbc_exec_main},
     {"cases", "build a program once and run it against every case of a TESTS.jsonl, judged; a table or --json",
@@ -42,22 +42,22 @@ static const sbc_command commands[] = {
     {"trace", "run a Python, C or C++ FILE under a tracer: its execution trace (jsonl, lines, reval, cwm)", D | A | P,
      sbc_trace_main},
     {"trace-dataset", "trace every program of CRUXEval or a JSON Lines file: ground-truth traces; resumable",
-     D | A | P | S, sbtd_main},
+     D | A | P | S | F, sbtd_main},
     {"status", "the daemon's state and counters", D | A, sbc_status_main},
     {"toolchains", "the available toolchains and their options", D | A | P, sbc_toolchains_main},
     {"ping", "check that a daemon answers (never starts one)", D, sbc_ping_main},
     {"doctor", "can a job run here? each mechanism checked, one line each with the fix", D | A | P, sbc_doctor_main},
-    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S, sbr_batch_main},
+    {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S | F, sbr_batch_main},
     {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
-    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S, sbr_regen_main},
+    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S | F, sbr_regen_main},
     {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
     {"report", "one self-contained HTML page of a regen --out directory: fidelity, diffs, bins, scores", 0,
      sbrp_report_main},
-    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S, sbr_drmatrix_main},
-    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S, eval_main},
+    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S | F, sbr_drmatrix_main},
+    {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S | F, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
      sbr_merge_main},
-    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S,
+    {"verify", "run a benchmark's generations sandboxed and score them (--benchmark cruxeval|surge|traces)", D | A | P | S | F,
      sbr_verify_main},
     {"profile", "root file systems for jobs (create, list, show, verify, delete, run)", 0, profile_main},
 };
@@ -66,9 +66,10 @@ enum { O_VERSION = 0x7100 };
 static const sbo_opt top_opts[] = {{"version", O_VERSION, NULL, "print the version and exit"}, {NULL, 0, NULL, NULL}};
 
 static char footer[4096];
+static const sbo_opt *const top_groups[] = {sbc_endpoints_opts, NULL};
 static const sbo_cmd top = {"surgebox", "[options] COMMAND [command options] [ARGS...]",
                             "Run programs in surgebox's sandbox and benchmarks over many of them.",
-                            sbc_daemon_opts, top_opts, footer, true, NULL};
+                            sbc_daemon_opts, top_opts, footer, true, top_groups};
 
 static void build_footer(void) {
   size_t n = 0;
@@ -77,7 +78,8 @@ static void build_footer(void) {
     n += (size_t)snprintf(footer + n, sizeof footer - n, "  %-12s %s\n", commands[i].name, commands[i].summary);
   if (n < sizeof footer)
     snprintf(footer + n, sizeof footer - n,
-             "\nenvironment: SURGEBOX_SOCKET (socket path), SURGEBOXD (daemon binary for autostart)\n"
+             "\nenvironment: SURGEBOX_SOCKET (socket path), SURGEBOX_ENDPOINTS (a fleet: batch, verify, regen),\n"
+             "SURGEBOXD (daemon binary for autostart)\n"
              "exit status: 0 success (for exec: the job ran, whatever the program did), 1 usage error,\n"
              "2 daemon or sandbox failure\n");
 }

@@ -14,6 +14,10 @@ const sbo_opt sbc_daemon_opts[] = {
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
     {NULL, 0, NULL, NULL}};
+const sbo_opt sbc_endpoints_opts[] = {
+    {"endpoints", SBC_O_ENDPOINTS, "FILE|LIST",
+     "run the jobs on a fleet of daemons (default: $SURGEBOX_ENDPOINTS unless --socket; docs/clusters.md)"},
+    {NULL, 0, NULL, NULL}};
 const sbo_opt sbc_socket_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
@@ -24,10 +28,14 @@ const char *sbc_refused_option(unsigned given, unsigned flags) {
   if ((given & SBC_GIVEN_SOCKET) && !(flags & SBC_CMD_DAEMON)) return "--socket";
   if ((given & SBC_GIVEN_NO_AUTOSTART) && !(flags & SBC_CMD_DAEMON)) return "--no-autostart";
   if ((given & SBC_GIVEN_PROFILE) && !(flags & SBC_CMD_PROFILE)) return "--profile";
+  if ((given & SBC_GIVEN_ENDPOINTS) && !(flags & SBC_CMD_FLEET)) return "--endpoints";
   return NULL;
 }
 
 int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned flags) {
+  if (!strcmp(opt, "--endpoints"))
+    return sbo_usage_error(p, "--endpoints does not apply to '%s' (a fleet runs the benchmark commands: batch, verify, "
+                           "regen, ...); drop it", cmd);
   return sbo_usage_error(p, "%s does not apply to '%s' (it %s); drop it", opt, cmd,
                          flags & SBC_CMD_DAEMON ? "runs no jobs in a root file system" : "talks to no daemon");
 }
@@ -37,6 +45,8 @@ void sbc_ctx_init(sbc_ctx *ctx) {
   ctx->autostart = true;
   const char *env = getenv("SURGEBOX_SOCKET");
   if (env && *env) ctx->socket = env;
+  env = getenv("SURGEBOX_ENDPOINTS");
+  if (env && *env) ctx->endpoints = env;
 }
 
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
@@ -52,6 +62,10 @@ bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   case SBC_O_PROFILE:
     ctx->profile = val;
     ctx->given |= SBC_GIVEN_PROFILE;
+    return true;
+  case SBC_O_ENDPOINTS:
+    ctx->endpoints = val;
+    ctx->given |= SBC_GIVEN_ENDPOINTS;
     return true;
   default: return false;
   }

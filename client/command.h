@@ -17,10 +17,13 @@ typedef struct {
                          * a named one: never start a daemon beside it */
   bool autostart;       /* false after --no-autostart */
   const char *profile;  /* --profile NAME, else NULL (the daemon's default root) */
+  const char *endpoints; /* --endpoints FILE|LIST, else $SURGEBOX_ENDPOINTS, else NULL: a fleet
+                          * (client/fleet.h) for the commands that take one (SBC_CMD_FLEET) */
   unsigned given;       /* SBC_GIVEN_* bits: which of them the user wrote */
 } sbc_ctx;
 
-enum { SBC_GIVEN_SOCKET = 1u << 0, SBC_GIVEN_NO_AUTOSTART = 1u << 1, SBC_GIVEN_PROFILE = 1u << 2 };
+enum { SBC_GIVEN_SOCKET = 1u << 0, SBC_GIVEN_NO_AUTOSTART = 1u << 1, SBC_GIVEN_PROFILE = 1u << 2,
+       SBC_GIVEN_ENDPOINTS = 1u << 3 };
 
 /* What a command is, for the table and for refusing global options that do not apply. */
 enum {
@@ -28,6 +31,7 @@ enum {
   SBC_CMD_AUTOSTART = 1u << 1, /* may start a private daemon when the default socket has none */
   SBC_CMD_PROFILE = 1u << 2,   /* its jobs run in a root file system: takes --profile */
   SBC_CMD_SHARDABLE = 1u << 3, /* takes --shard I/N|auto and --shards N */
+  SBC_CMD_FLEET = 1u << 4,     /* may run its jobs on a fleet: takes --endpoints (issue 39) */
 };
 
 typedef struct {
@@ -39,8 +43,12 @@ typedef struct {
 /* The daemon group (--socket, --no-autostart, --profile), declared once:
  * put it in a command's sbo_cmd.groups, and hand every key sbo_next returns
  * to sbc_ctx_apply. */
-enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE };
+enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE, SBC_O_ENDPOINTS };
 extern const sbo_opt sbc_daemon_opts[];
+/* --endpoints FILE|LIST (issue 39), its own group: only the commands that
+ * may run on a fleet (SBC_CMD_FLEET: the benchmark driver's) list it; its key
+ * goes to sbc_ctx_apply too. */
+extern const sbo_opt sbc_endpoints_opts[];
 /* --socket and --no-autostart (and --profile hidden, to be refused with
  * sbc_refuse): commands that run no jobs (status, ping, metrics). */
 extern const sbo_opt sbc_socket_opts[];
@@ -49,7 +57,8 @@ extern const sbo_opt sbc_socket_opts[];
 const char *sbc_refused_option(unsigned given, unsigned flags);
 /* The usage error for it: "OPT does not apply to 'CMD' (it ...); drop it". */
 int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned flags);
-/* The ctx every command starts from: $SURGEBOX_SOCKET read, autostart on. */
+/* The ctx every command starts from: $SURGEBOX_SOCKET and
+ * $SURGEBOX_ENDPOINTS read, autostart on. */
 void sbc_ctx_init(sbc_ctx *ctx);
 /* Apply one of sbc_daemon_opts; false if key is not one of them. */
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val);

@@ -6,7 +6,7 @@
  * the answer; `steps.NAME` keeps that field of each step (then `steps` holds
  * only the named step fields), plain `steps` keeps the steps whole. `id`,
  * `line`, `type` and `status` are always kept (resume and --retry-failed read
- * them), and an error answer is written whole (its `error` says why). */
+ * them), and `daemon` (on a fleet: which daemon ran it), and an error answer is written whole (its `error` says why). */
 #include "batch.h"
 
 #include <stdio.h>
@@ -67,7 +67,7 @@ static void drop_keys(json_object *o, const sbr_batch_shape *s, bool (*keep)(con
 
 static bool keep_top(const sbr_batch_shape *s, const char *k) {
   return !strcmp(k, "id") || !strcmp(k, "line") || !strcmp(k, "type") || !strcmp(k, "status") ||
-         named(s->top, s->n_top, k) || (!strcmp(k, "steps") && s->n_step);
+         !strcmp(k, "daemon") || named(s->top, s->n_top, k) || (!strcmp(k, "steps") && s->n_step);
 }
 
 static bool keep_step(const sbr_batch_shape *s, const char *k) { return named(s->step, s->n_step, k); }

@@ -15,8 +15,8 @@ const sbo_opt sbr_jobs_opts[] = {
     {"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"},
     {"dump-requests", SBR_O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
-const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
-const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbr_shard_opts, NULL};
+const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
+const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, NULL};
 
 bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc) {
   if (key == SBR_O_JOBS) {
@@ -56,7 +56,32 @@ static const char *error_text(json_object *resp) {
 }
 
 json_object *sbr_driver_ask(sbr_driver *d, json_object *req) {
+  if (d->fleet) {
+    char err[512];
+    json_object *resp = sbc_fleet_ask(d->fleet, req, err, sizeof err);
+    if (!resp) fprintf(stderr, "%s: %s\n", d->label, err);
+    return resp;
+  }
   return sbc_send(&d->conn, req) == 0 ? sbc_recv(&d->conn) : NULL;
+}
+
+/* --endpoints (or $SURGEBOX_ENDPOINTS without --socket): a fleet. 0, or 2 (said). */
+static int connect_fleet(sbr_driver *d) {
+  if (d->ctx.given & SBC_GIVEN_SOCKET && d->ctx.given & SBC_GIVEN_ENDPOINTS) {
+    fprintf(stderr, "%s: --socket names one daemon, --endpoints a fleet: give one of them\n", d->label);
+    return 2;
+  }
+  char err[700];
+  sbc_fleet_opts fo = {.label = d->label};
+  if (!(d->fleet = sbc_fleet_open(d->ctx.endpoints, &fo, err, sizeof err))) {
+    fprintf(stderr, "%s: %s\n", d->label, err);
+    return 2;
+  }
+  return 0;
+}
+
+static bool on_fleet(const sbr_driver *d) {
+  return d->ctx.endpoints && ((d->ctx.given & SBC_GIVEN_ENDPOINTS) || !(d->ctx.given & SBC_GIVEN_SOCKET));
 }
 
 int sbr_driver_connect(sbr_driver *d) {
@@ -64,7 +89,10 @@ int sbr_driver_connect(sbr_driver *d) {
   char jobs[16], err[512];
   snprintf(jobs, sizeof jobs, "%d", d->jobs);
   const char *extra[] = {"--jobs", jobs, d->cache_dir ? "--cache-dir" : NULL, d->cache_dir, NULL};
-  if (sbc_open(&d->conn, d->ctx.socket, d->ctx.autostart, extra, err, sizeof err) < 0) {
+  if (on_fleet(d)) {
+    int frc = connect_fleet(d);
+    if (frc) return frc;
+  } else if (sbc_open(&d->conn, d->ctx.socket, d->ctx.autostart, extra, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", d->label, err);
     return 2;
   }
@@ -74,12 +102,18 @@ int sbr_driver_connect(sbr_driver *d) {
   json_object_object_add(req, "id", json_object_new_string("driver-toolchains"));
   json_object_object_add(req, "type", json_object_new_string("toolchains"));
   if (d->ctx.profile) json_object_object_add(req, "profile", json_object_new_string(d->ctx.profile));
-  json_object *resp = sbr_driver_ask(d, req);
+  char ferr[512] = "";
+  json_object *resp = d->fleet ? sbc_fleet_ask(d->fleet, req, ferr, sizeof ferr) : sbr_driver_ask(d, req);
   json_object_put(req);
   const char *code = resp ? sbp_response_error_code(resp) : NULL;
   int rc = 0;
-  if (!resp || code) {
-    if (!resp) fprintf(stderr, "%s: no answer from the daemon at %s\n", d->label, d->conn.socket_path);
+  if (!resp && d->fleet && !d->ctx.profile) {
+    /* a fleet of HTTP endpoints serves exec only: no toolchains to ask (batch needs none) */
+  } else if (!resp || code) {
+    if (!resp && d->fleet)
+      fprintf(stderr, "%s: --profile %s is checked with a Unix-socket daemon of the fleet (%s): list one\n", d->label,
+              d->ctx.profile, ferr);
+    else if (!resp) fprintf(stderr, "%s: no answer from the daemon at %s\n", d->label, d->conn.socket_path);
     else if (d->ctx.profile)
       fprintf(stderr, "%s: profile '%s': %s: %s\n", d->label, d->ctx.profile,
               code, error_text(resp));
@@ -98,7 +132,8 @@ void sbr_driver_profile(const sbr_driver *d, json_object *req) {
 }
 
 static void fill(sbr_driver *d, sbr_pump *p) {
-  if (!p->window) p->window = (size_t)d->jobs * 2 + 2;
+  /* a fleet: the window of one daemon for each */
+  if (!p->window) p->window = ((size_t)d->jobs * 2 + 2) * (d->fleet ? sbc_fleet_size(d->fleet) : 1);
   if (!p->parallel) p->parallel = d->jobs > 0 ? d->jobs : 1;
   if (!p->label) p->label = d->label;
   p->interrupted = &interrupted;
@@ -110,7 +145,9 @@ int sbr_driver_pump(sbr_driver *d, sbr_pump *p) {
   if (rc) return rc;
   fill(d, p);
   sbr_catch_interrupts(&interrupted);
+  p->fleet = d->fleet;
   rc = sbr_pump_run(&d->conn, p);
+  if (d->fleet) sbc_fleet_say(d->fleet, stderr);
   return interrupted ? 130 : rc < 0 ? 2 : 0;
 }
 
@@ -126,7 +163,9 @@ int sbr_driver_dump(sbr_driver *d, sbr_pump *p, const char *path) {
 }
 
 int sbr_driver_finish(sbr_driver *d, int rc) {
-  if (d->connected) sbc_close(&d->conn);
+  if (d->connected && !d->fleet) sbc_close(&d->conn);
+  sbc_fleet_close(d->fleet);
+  d->fleet = NULL;
   d->connected = false;
   json_object_put(d->toolchains);
   d->toolchains = NULL;

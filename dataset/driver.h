@@ -8,7 +8,10 @@
  *               shard.h), declared once, given before or after the
  *               command's name; --jobs N
  *   connection  one per run, from the ctx; the profile is checked with the
- *               daemon (its toolchains are asked for) before anything runs
+ *               daemon (its toolchains are asked for) before anything runs;
+ *               with --endpoints (or $SURGEBOX_ENDPOINTS) a fleet of daemons
+ *               instead (client/fleet.h), beneath the pump: resume and
+ *               shards are unchanged, each answer says its "daemon"
  *   the pump    many requests through the connection (pump.c), a window of
  *               2 x jobs + 2, progress, SIGINT/SIGTERM -> 130, checkpoints
  *   failures    a failure of surgebox (failure.h) is counted, never data:
@@ -60,6 +63,7 @@ typedef struct {
   int jobs;                /* >= 1: a private daemon's --jobs, the pump's window */
   const char *cache_dir;   /* a private daemon's --cache-dir, or NULL */
   sbc_conn conn;
+  sbc_fleet *fleet;        /* instead of conn when ctx.endpoints names a fleet (and no --socket is given) */
   bool connected;
   json_object *toolchains; /* the daemon's list for ctx.profile (owned), once connected */
   sbr_failures failures;   /* failures of surgebox met by this run */

@@ -37,7 +37,7 @@ bool sbr_unfinished_status(const char *status) {
 bool sbr_failure_of_request(const sbc_result *r, char *why, size_t why_len) {
   /* what the daemon answers when it, not the request, is at fault; and an
    * answer that could not be read (client/result.h) */
-  static const char *const own[] = {"internal", "busy", "unauthorized", SBC_BAD_RESPONSE};
+  static const char *const own[] = {"internal", "busy", "unauthorized", "fleet_unavailable", SBC_BAD_RESPONSE};
   const char *code = r && r->is_error ? r->error_code : NULL;
   bool own_fault = !r || !r->is_error;
   for (size_t i = 0; code && i < sizeof own / sizeof *own; i++) own_fault |= !strcmp(code, own[i]);

@@ -63,9 +63,9 @@ static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) 
   char id[32];
   snprintf(id, sizeof id, "%zu", i);
   json_object_object_add(req, "id", json_object_new_string(id));
+  if (p->fleet) return sbc_fleet_submit(p->fleet, req); /* it owns req */
   int rc = sbc_send(c, req);
   json_object_put(req);
-  (void)p;
   return rc;
 }
 
@@ -90,6 +90,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   int rc = 0;
   plan_cost pc = {0, 0, 0};
   bool said = false;
+  char fatal[700] = "";
   for (size_t i = 0; p->cost && i < p->total; i++) pc.total += p->cost(i, p->ctx);
   for (;;) {
     while (inflight < p->window && next < p->total && !*p->interrupted) {
@@ -114,14 +115,26 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       said = true;
     }
     /* wait in slices, so that Ctrl-C is noticed while long jobs run */
-    if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
+    json_object *resp = NULL;
+    if (p->fleet) {
+      int got = sbc_fleet_next(p->fleet, 200, &resp, fatal, sizeof fatal);
+      if (got < 0) {
+        fprintf(stderr, "%s: %s\n", p->label, fatal);
+        rc = -1;
+        break;
+      }
+      if (got == 0) {
+        progress(p, &pc, done, inflight, failed, t0, tty, &last);
+        continue;
+      }
+    } else if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
       struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
       if (poll(&pfd, 1, 200) <= 0) {
         progress(p, &pc, done, inflight, failed, t0, tty, &last);
         continue;
       }
     }
-    json_object *resp = sbc_recv(c);
+    if (!p->fleet) resp = sbc_recv(c);
     if (!resp) {
       rc = -1;
       break;
@@ -157,7 +170,8 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     progress(p, &pc, done, inflight, failed, t0, tty, &last);
   }
   if (p->checkpoint) p->checkpoint(p->ctx);
-  if (rc) fprintf(stderr, "%s: the daemon went away\n", p->label);
-  if (rc && p->failures) sbr_failures_add(p->failures, "lost: the connection to the daemon ended with requests in flight");
+  if (rc && !p->fleet) fprintf(stderr, "%s: the daemon went away\n", p->label);
+  if (rc && p->failures)
+    sbr_failures_add(p->failures, fatal[0] ? fatal : "lost: the connection to the daemon ended with requests in flight");
   return rc || *p->interrupted ? -1 : 0;
 }

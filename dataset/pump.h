@@ -13,6 +13,7 @@
 #define SURGEBOX_PUMP_H
 #include "client.h"
 #include "clock.h" /* sbu_now_s */
+#include "fleet.h"
 #include "failure.h"
 #include "result.h"
 
@@ -52,11 +53,16 @@ typedef struct {
   double (*cost)(size_t i, void *ctx);
   /* how many requests run at once (0: the driver's --jobs) */
   double parallel;
+  /* when set: the requests go to this fleet of daemons (client/fleet.h),
+   * not to the connection; its answers say "daemon" and "attempts" */
+  sbc_fleet *fleet;
 } sbr_pump;
 
 /* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */
 void sbr_catch_interrupts(volatile sig_atomic_t *flag);
 
-/* 0 when every request was answered (or dumped), -1 if the daemon went away or the run was interrupted. */
+/* 0 when every request was answered (or dumped), -1 if the daemon went away
+ * (a fleet: a fatal error, said) or the run was interrupted. c: NULL with
+ * p->fleet. */
 int sbr_pump_run(sbc_conn *c, const sbr_pump *p);
 #endif
