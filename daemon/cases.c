@@ -186,6 +186,8 @@ static json_object *case_doc(sbd_cases_run *c, const sb_result *r) {
   json_object_object_add(d, "stderr_bytes", json_object_new_int64((int64_t)r->err.len));
   json_object_object_add(d, "stderr_truncated", json_object_new_boolean(cut));
   if (r->error[0]) json_object_object_add(d, "error", json_object_new_string(r->error));
+  /* how it started: "warm (zygote, ...)" or "cold", "cold (warm refused: why)" */
+  if (r->start[0]) json_object_object_add(d, "start", json_object_new_string(r->start));
   return d;
 }
 

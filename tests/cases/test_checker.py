@@ -346,7 +346,53 @@ def case_bad_requests(d):
     check(t == "error" and "cases" in text, "checker without cases: %s" % text)
 
 
+WARM_FN = """import sys
+SEEN = []
+def f(x):
+    SEEN.append(x)
+    with open('/tmp/left', 'a') as out:
+        out.write('x')
+    return [len(SEEN), len(open('/tmp/left').read()), x * 2]
+"""
+WARM_STDIN = """import os
+n = int(input())
+left = os.path.exists('/tmp/left') or os.path.exists('/app/left')
+open('/tmp/left', 'w').write('x'); open('/app/left', 'w').write('x')
+print(n * 2, 'left-over' if left else 'clean')
+"""
+
+
+def case_warm(d):
+    """With "warm": true, Python cases (function-call and stdin) start from
+    the slot's warm zygote, each still in a sandbox of its own: a case never
+    sees what an earlier one left in its module, /tmp or /app (each function
+    call finds SEEN with its own call alone, one x in /tmp/left). Without
+    warm they start cold."""
+    files = [{"path": "s.py", "content": WARM_FN}]
+    for warm in (True, False):
+        req = {"id": "wf", "type": "exec", "files": files,
+               "steps": [{"name": "run", "argv": ["python3", "s.py"], "fn_name": "f",
+                          "cases": [{"args": [k], "expected": [1, 1, 2 * k]} for k in range(4)]}]}
+        if warm:
+            req["warm"] = True
+        s = cases_step(run(d, req))
+        check(verdicts(s) == ["accepted"] * 4, "fn cases (warm %s) each alone: %s %s" % (warm, verdicts(s),
+                                                                                        [c.get("why") for c in s.get("cases", [])]))
+        starts = [c.get("start", "") for c in s.get("cases", [])]
+        want = "warm (zygote" if warm else "cold"
+        check(len(starts) == 4 and all(x.startswith(want) for x in starts), "fn cases start %s: %s" % (want, starts))
+    req = {"id": "ws", "type": "exec", "warm": True, "files": [{"path": "s.py", "content": WARM_STDIN}],
+           "steps": [{"name": "run", "argv": ["python3", "s.py"],
+                      "cases": [{"stdin": "%d\n" % k, "expected": "%d clean" % (2 * k)} for k in range(4)]}]}
+    s = cases_step(run(d, req))
+    check(verdicts(s) == ["accepted"] * 4, "stdin cases (warm) each alone: %s %s" %
+          (verdicts(s), [c.get("stdout") for c in s.get("cases", [])]))
+    starts = [c.get("start", "") for c in s.get("cases", [])]
+    check(len(starts) == 4 and all(x.startswith("warm (zygote") for x in starts), "stdin cases start warm: %s" % starts)
+
+
 CASES = {
+    "warm": case_warm,
     "checker_verdicts": case_verdicts,
     "checker_first_line": case_first_line,
     "checker_cpp": case_cpp,
