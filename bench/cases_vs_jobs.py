@@ -1,14 +1,28 @@
 #!/usr/bin/env python3
-"""Issue 38's first target, one quick run: one C program x N stdin cases in
-one job (built once, each case in a sandbox of its own) against N separate
-jobs of the same program (compile step through the compile cache, then the
-run), through a private daemon. Prints the two wall times and their ratio.
+"""Issue 38's targets, one quick run each, through a private daemon:
+
+  c        one C program x N stdin cases in one job (built once, each case in
+           a sandbox of its own) against N separate jobs of the same program
+           (compile step through the compile cache, then the run).
+  cpp      the same for a C++ program (target <= 0.8x), and per case against
+           an unsandboxed run of the same binary (target <= 1.3x + 1 ms).
+  pyfn     one Python function x N function-call cases, warm (each case in a
+           sandbox of its own, started by the slot's warm zygote), against N
+           fresh unsandboxed python3 processes each running one case
+           (target <= 0.5x).
+
+Prints each measure, its ratio and the load (`uptime`) at the time. The
+unsandboxed runs are this benchmark's own programs, never a request's.
 
 Run as root inside the unshare wrapper:
   unshare --mount --propagation private --pid --fork --mount-proc \\
-      python3 bench/cases_vs_jobs.py build/bin [N]"""
+      python3 bench/cases_vs_jobs.py build/bin [N] [c|cpp|pyfn ...]"""
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "daemon"))
@@ -17,32 +31,109 @@ import test_daemon as td  # noqa: E402
 SRC = "#include <stdio.h>\nint main(void) { long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1; " \
       "printf(\"%ld\\n\", a + b); return 0; }\n"
 COMPILE = {"name": "compile", "argv": ["gcc", "-O1", "-o", "prog", "prog.c"], "cache": True}
+SRC_CPP = "#include <iostream>\nint main() { long a, b; if (!(std::cin >> a >> b)) return 1; " \
+          "std::cout << a + b << '\\n'; return 0; }\n"
+COMPILE_CPP = {"name": "compile", "argv": ["g++", "-O1", "-o", "prog", "prog.cpp"], "cache": True}
+PY_FN = "def add(a, b):\n    return [a + b, [a, b]]\n"
+# one case, as a fresh interpreter runs it unsandboxed: import, call, print the JSON result
+PY_ONE = "import json, sys; sys.path.insert(0, sys.argv[1]); import sol; " \
+         "print(json.dumps({'result': sol.add(*json.loads(sys.argv[2]))}))"
+
+
+def load():
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def stdin_cases_vs_jobs(c, n, label, src_path, src, compile_step):
+    files = [{"path": src_path, "content": src}]
+    warm = c.call({"id": "w" + label, "type": "exec", "files": files, "steps": [compile_step]}, timeout=300)
+    assert warm["status"] == "ok", warm
+    cases = [{"stdin": "%d %d\n" % (k, k), "expected": "%d" % (2 * k)} for k in range(n)]
+    t0 = time.monotonic()
+    r = c.call({"id": "cases" + label, "type": "exec", "files": files,
+                "steps": [compile_step, {"name": "run", "argv": ["./prog"], "cases": cases}]}, timeout=3600)
+    t_cases = time.monotonic() - t0
+    assert r["status"] == "ok", r.get("status")
+    t0 = time.monotonic()
+    for k in range(n):
+        r = c.call({"id": "j%s%d" % (label, k), "type": "exec", "files": files,
+                    "steps": [compile_step, {"name": "run", "argv": ["./prog"], "stdin": "%d %d\n" % (k, k)}]},
+                   timeout=300)
+        assert r["status"] == "ok" and r["steps"][1]["stdout"] == "%d\n" % (2 * k), r
+    t_jobs = time.monotonic() - t0
+    print("%s: %d cases in one job: %.2f s (%.1f ms/case); %d separate jobs: %.2f s (%.1f ms/job); "
+          "ratio %.2f (target <= 0.8)" % (label, n, t_cases, 1e3 * t_cases / n, n, t_jobs, 1e3 * t_jobs / n,
+                                          t_cases / t_jobs))
+    print("  load: %s" % load())
+    return t_cases
+
+
+def cpp_unsandboxed(n, t_cases):
+    """The same C++ binary built here and run N times with no sandbox."""
+    tmp = tempfile.mkdtemp(prefix="sb-bench-")
+    try:
+        with open(os.path.join(tmp, "prog.cpp"), "w") as f:
+            f.write(SRC_CPP)
+        subprocess.run(["g++", "-O1", "-o", os.path.join(tmp, "prog"), os.path.join(tmp, "prog.cpp")], check=True)
+        t0 = time.monotonic()
+        for k in range(n):
+            out = subprocess.run([os.path.join(tmp, "prog")], input="%d %d\n" % (k, k), capture_output=True,
+                                 text=True).stdout
+            assert out == "%d\n" % (2 * k), out
+        t_bare = (time.monotonic() - t0) / n
+    finally:
+        shutil.rmtree(tmp)
+    per_case = t_cases / n
+    bound = 1.3 * t_bare + 0.001
+    print("cpp per case: %.2f ms sandboxed (in one job) vs %.2f ms unsandboxed: bound 1.3x + 1 ms = %.2f ms; "
+          "per case / bound %.2f (target <= 1)" % (1e3 * per_case, 1e3 * t_bare, 1e3 * bound, per_case / bound))
+    print("  load: %s" % load())
+
+
+def pyfn(c, n):
+    files = [{"path": "sol.py", "content": PY_FN}]
+    cases = [{"args": [k, k + 1], "expected": [2 * k + 1, [k, k + 1]]} for k in range(n)]
+    req = {"id": "pyfn", "type": "exec", "warm": True, "files": files,
+           "steps": [{"name": "run", "argv": ["python3", "sol.py"], "fn_name": "add", "cases": cases}]}
+    c.call(dict(req, id="pyfn-warmup", steps=[dict(req["steps"][0], cases=cases[:2])]), timeout=300)
+    t0 = time.monotonic()
+    r = c.call(req, timeout=3600)
+    t_cases = time.monotonic() - t0
+    assert r["status"] == "ok", json.dumps(r)[:2000]
+    starts = [x.get("start", "") for x in r["steps"][0]["cases"]]
+    n_warm = sum(1 for s in starts if s.startswith("warm"))
+    tmp = tempfile.mkdtemp(prefix="sb-bench-")
+    try:
+        with open(os.path.join(tmp, "sol.py"), "w") as f:
+            f.write(PY_FN)
+        t0 = time.monotonic()
+        for k in range(n):
+            out = subprocess.run(["python3", "-c", PY_ONE, tmp, json.dumps([k, k + 1])], capture_output=True,
+                                 text=True).stdout
+            assert json.loads(out)["result"] == [2 * k + 1, [k, k + 1]], out
+        t_bare = time.monotonic() - t0
+    finally:
+        shutil.rmtree(tmp)
+    print("pyfn: %d function-call cases warm in one job: %.2f s (%.1f ms/case, %d of them started warm); "
+          "%d fresh unsandboxed python3: %.2f s (%.1f ms each); ratio %.2f (target <= 0.5)"
+          % (n, t_cases, 1e3 * t_cases / n, n_warm, n, t_bare, 1e3 * t_bare / n, t_cases / t_bare))
+    print("  load: %s" % load())
 
 
 def main():
     td.BIN = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+    which = sys.argv[3:] or ["c", "cpp", "pyfn"]
     d = td.Daemon("--jobs", "1")
     c = td.Client(d.sock)
-    files = [{"path": "prog.c", "content": SRC}]
     try:
-        warm = c.call({"id": "w", "type": "exec", "files": files, "steps": [COMPILE]}, timeout=120)
-        assert warm["status"] == "ok", warm
-        cases = [{"stdin": "%d %d\n" % (k, k), "expected": "%d" % (2 * k)} for k in range(n)]
-        t0 = time.monotonic()
-        r = c.call({"id": "cases", "type": "exec", "files": files,
-                    "steps": [COMPILE, {"name": "run", "argv": ["./prog"], "cases": cases}]}, timeout=3600)
-        t_cases = time.monotonic() - t0
-        assert r["status"] == "ok", r.get("status")
-        t0 = time.monotonic()
-        for k in range(n):
-            r = c.call({"id": "j%d" % k, "type": "exec", "files": files,
-                        "steps": [COMPILE, {"name": "run", "argv": ["./prog"], "stdin": "%d %d\n" % (k, k)}]},
-                       timeout=120)
-            assert r["status"] == "ok" and r["steps"][1]["stdout"] == "%d\n" % (2 * k), r
-        t_jobs = time.monotonic() - t0
-        print("%d cases in one job: %.2f s (%.1f ms/case); %d separate jobs: %.2f s (%.1f ms/job); ratio %.2f"
-              % (n, t_cases, 1e3 * t_cases / n, n, t_jobs, 1e3 * t_jobs / n, t_cases / t_jobs))
+        if "c" in which:
+            stdin_cases_vs_jobs(c, n, "c", "prog.c", SRC, COMPILE)
+        if "cpp" in which:
+            t = stdin_cases_vs_jobs(c, n, "cpp", "prog.cpp", SRC_CPP, COMPILE_CPP)
+            cpp_unsandboxed(n, t)
+        if "pyfn" in which:
+            pyfn(c, n)
     finally:
         c.close()
         d.stop()

@@ -462,6 +462,7 @@ sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job 
                                          json_object **doc) {
   if (!c) return SBD_CACHE_OFF;
   inflight *fl = flight(c, key);
+  if (fl && !job) return SBD_CACHE_OFF; /* a caller that cannot wait (a checker's build) compiles uncached */
   if (fl) { /* someone compiles exactly this now */
     sbd_job **w = realloc(fl->waiters, (fl->n_waiters + 1) * sizeof *w);
     if (w) {

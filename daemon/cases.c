@@ -80,6 +80,8 @@ struct sbd_cases_run {
   json_object *doc;
   bool equal;
   char why[WHY_MAX];
+  sbd_checker *chk;        /* compare "checker": its judge (checker.c), NULL otherwise */
+  bool checking;           /* the checker's sandbox runs for case i (its output in r, its doc in doc) */
 };
 
 /* ---- the built /app, read once ---- */
@@ -128,6 +130,7 @@ static void free_run(sbd_cases_run *c) {
   free(c->app);
   free(c->argv_case);
   if (c->docs) json_object_put(c->docs);
+  sbd_checker_free(c->chk, -1);
   free(c);
 }
 
@@ -183,6 +186,8 @@ static json_object *case_doc(sbd_cases_run *c, const sb_result *r) {
   json_object_object_add(d, "stderr_bytes", json_object_new_int64((int64_t)r->err.len));
   json_object_object_add(d, "stderr_truncated", json_object_new_boolean(cut));
   if (r->error[0]) json_object_object_add(d, "error", json_object_new_string(r->error));
+  /* how it started: "warm (zygote, ...)" or "cold", "cold (warm refused: why)" */
+  if (r->start[0]) json_object_object_add(d, "start", json_object_new_string(r->start));
   return d;
 }
 
@@ -196,6 +201,12 @@ static void record(sbd_cases_run *c, json_object *d, int v, const char *why) {
   json_object_array_add(c->docs, d);
   c->counts[v]++;
   if (v != V_ACCEPTED && c->first_failure < 0) c->first_failure = (long)c->i;
+}
+
+static int verdict_index(const char *name) {
+  for (int v = 0; v < V_N; v++)
+    if (strcmp(verdict_names[v], name) == 0) return v;
+  return V_JUDGE_ERROR;
 }
 
 static json_object *counts_json(const uint64_t counts[V_N]) {
@@ -240,6 +251,9 @@ static void finish(sbd_job *job) {
   }
   double cpu = c->cpu_s, wall = c->wall_s;
   job->cases = NULL;
+  sbd_checker_abandon(c->chk, job);
+  sbd_checker_free(c->chk, job->slot);
+  c->chk = NULL;
   free_run(c);
   sbd_job_step_finished(job, doc, strcmp(status, SBP_STATUS_OK) == 0, cpu, wall);
 }
@@ -335,15 +349,75 @@ static void compare_after(uv_work_t *w, int status) {
   compared(c->job_back);
 }
 
+/* The checker's build ended or could not start: the cases run, or each is
+ * judge_error, the step's error saying why. */
+static void checker_built(sbd_job *job, int rc, const char *err) {
+  sbd_cases_run *c = job->cases;
+  if (rc < 0) {
+    snprintf(c->error, sizeof c->error, "%s", err);
+    for (; c->i < c->cs->n; c->i++) record(c, NULL, V_JUDGE_ERROR, NULL);
+    finish(job);
+    return;
+  }
+  if (rc > 0) sbd_job_start_sandbox(job); /* its compile */
+  else next_case(job);
+}
+
+/* The program's run of a checker case ended well: the checker judges it,
+ * in a sandbox of its own, the program's workspace gone first. */
+static void start_check(sbd_job *job, sb_result *r, json_object *d) {
+  sbd_cases_run *c = job->cases;
+  const sbp_case *k = &c->cs->v[c->i];
+  sb_workspace_destroy_in_slot(c->ws, job->slot);
+  c->ws = NULL;
+  char err[SB_ERR_MAX] = "";
+  if (sbd_checker_case_begin(c->chk, job, k->stdin_data, k->has_stdin ? k->stdin_len : 0, r->out.data, r->out.len,
+                             k->expected, k->has_expected ? k->expected_len : 0, err) < 0) {
+    sbd_log(job->srv, "error", "job %s case %zu: the checker's workspace: %s", job->req->id_key, c->i, err);
+    if (d) json_object_object_add(d, "error", json_object_new_string(err));
+    record(c, d, V_INTERNAL_ERROR, NULL);
+    sb_result_free(r);
+    sbd_checker_abandon(c->chk, job);
+    case_done(job);
+    return;
+  }
+  c->r = *r;
+  c->doc = d;
+  c->checking = true;
+  sbd_job_start_sandbox(job);
+}
+
 bool sbd_cases_result(sbd_job *job, sb_result *r) {
   sbd_cases_run *c = job->cases;
   if (!c) return false;
+  if (c->chk && sbd_checker_building(c->chk)) {
+    sbd_metrics_step(job->srv, r->cpu_time_s, r->wall_time_s);
+    char err[SB_ERR_MAX] = "";
+    int rc = sbd_checker_build_end(c->chk, job, r, err);
+    checker_built(job, rc, err);
+    return true;
+  }
+  if (c->checking) {
+    sbd_metrics_step(job->srv, r->cpu_time_s, r->wall_time_s);
+    c->checking = false;
+    c->why[0] = '\0';
+    int v = verdict_index(sbd_checker_case_end(c->chk, job, r, c->doc, c->why, sizeof c->why));
+    record(c, c->doc, v, v == V_ACCEPTED ? NULL : c->why);
+    c->doc = NULL;
+    sb_result_free(&c->r);
+    case_done(job);
+    return true;
+  }
   c->cpu_s += r->cpu_time_s;
   c->wall_s += r->wall_time_s;
   sbd_metrics_step(job->srv, r->cpu_time_s, r->wall_time_s);
   json_object *d = case_doc(c, r);
   int v = verdict_of(r);
   const sbp_case *k = &c->cs->v[c->i];
+  if (v == V_ACCEPTED && k->compare == SBP_CMP_CHECKER && !job->cancelled) {
+    start_check(job, r, d);
+    return true;
+  }
   if (v != V_ACCEPTED || !k->has_expected || job->cancelled) {
     if (v == V_INTERNAL_ERROR) sbd_log(job->srv, "error", "job %s case %zu: %s", job->req->id_key, c->i, r->error);
     record(c, d, v, NULL);
@@ -424,6 +498,10 @@ static void next_case(sbd_job *job) {
 
 void sbd_cases_spec(const sbd_job *job, sb_spec *spec) {
   const sbd_cases_run *c = job->cases;
+  if (c->chk && (c->checking || sbd_checker_building(c->chk))) {
+    sbd_checker_spec(c->chk, spec);
+    return;
+  }
   const sbp_case *k = &c->cs->v[c->i];
   spec->workspace = c->ws;
   spec->argv = (const char *const *)c->argv_case;
@@ -473,6 +551,14 @@ void sbd_cases_start(sbd_job *job, const sbd_jstep *js) {
     finish(job);
     return;
   }
+  bool uses_checker = false;
+  for (size_t i = 0; i < c->cs->n; i++) uses_checker |= c->cs->v[i].compare == SBP_CMP_CHECKER;
+  if (uses_checker) { /* built once, before the first case */
+    int rc = sbd_checker_new(job, &c->cs->checker, &c->chk, err);
+    if (rc == 0) rc = sbd_checker_build_begin(c->chk, job, err);
+    checker_built(job, rc, err);
+    return;
+  }
   next_case(job);
 }
 
@@ -481,6 +567,9 @@ void sbd_cases_free(sbd_job *job) {
   if (!c) return;
   job->cases = NULL;
   sb_workspace_destroy_in_slot(c->ws, job->slot);
+  sbd_checker_abandon(c->chk, job);
+  sbd_checker_free(c->chk, job->slot);
+  c->chk = NULL;
   if (c->doc) json_object_put(c->doc);
   sb_result_free(&c->r);
   free_run(c);

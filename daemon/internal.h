@@ -152,6 +152,24 @@ bool sbd_cases_result(sbd_job *job, sb_result *r);
  * every case compile_error (build_failed) or skipped. */
 json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed);
 void sbd_cases_free(sbd_job *job);
+/* checker.c: the checker judge of a cases step (compare "checker"): planned
+ * from its toolchain (-1 and err when it cannot be), built once (begin: 1 a
+ * sandbox to run with sbd_checker_spec, then build_end; 0 built; -1 err),
+ * then per case: case_begin (its workspace: the build, input, output,
+ * answer), a sandbox, case_end (the verdict's name; the case's document
+ * gets "checker", why the reason when not accepted). */
+typedef struct sbd_checker sbd_checker;
+int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, char err[SB_ERR_MAX]);
+int sbd_checker_build_begin(sbd_checker *k, sbd_job *job, char err[SB_ERR_MAX]);
+int sbd_checker_build_end(sbd_checker *k, sbd_job *job, sb_result *r, char err[SB_ERR_MAX]);
+bool sbd_checker_building(const sbd_checker *k);
+int sbd_checker_case_begin(sbd_checker *k, sbd_job *job, const void *input, size_t input_len, const void *output,
+                           size_t output_len, const void *answer, size_t answer_len, char err[SB_ERR_MAX]);
+void sbd_checker_spec(const sbd_checker *k, sb_spec *spec);
+const char *sbd_checker_case_end(sbd_checker *k, sbd_job *job, sb_result *r, json_object *case_doc, char *why,
+                                 size_t why_len);
+void sbd_checker_abandon(sbd_checker *k, sbd_job *job); /* a cancelled build: its cache waiters go on */
+void sbd_checker_free(sbd_checker *k, int slot);
 /* fn_harness.c: the function-call harness (Python source), its path in /app */
 extern const char sbd_fn_harness[];
 #define SBD_FN_HARNESS_NAME ".sb_fn_harness.py" /* a job ended between cases (cancelled while waiting for its slot) */

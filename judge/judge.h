@@ -1,7 +1,8 @@
 /* Judges for test cases (issue 38): is a program's output the expected
  * one? Pure functions over bytes and JSON values, nothing of the sandbox;
  * the checker-program judge (a special judge run in a sandbox of its own)
- * is the daemon's, and turns into a verdict through sbj_checker_verdict.
+ * is the daemon's (daemon/checker.c), and turns into a verdict through
+ * sbj_checker_verdict.
  *
  * Modes, after DMOJ's checkers and what RL reward code does:
  *   exact   the bytes, all of them (DMOJ "identical")

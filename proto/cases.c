@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-static const char *const compare_names[] = {"exact", "lines", "tokens", "numbers", NULL};
+static const char *const compare_names[] = {"exact", "lines", "tokens", "numbers", "checker", NULL};
 
 /* NAME or CLASS.NAME, Python identifiers of ASCII letters, digits and _. */
 static bool valid_fn_name(const char *s) {
@@ -54,11 +54,8 @@ static int parse_compare(sbp_pctx *c, json_object *v, const char *where, sbp_cas
       cs->compare = (sbp_compare_mode)i;
       return 0;
     }
-  if (s && strcmp(s, "checker") == 0)
-    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s: the checker judge is not served yet; use exact, lines, tokens or numbers",
-                    where);
-  return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be \"exact\", \"lines\", \"tokens\" or \"numbers\" (or an object with "
-                  "\"mode\" and abs_tol/rel_tol)", where);
+  return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be \"exact\", \"lines\", \"tokens\", \"numbers\" or \"checker\" (or an "
+                  "object with \"mode\" and abs_tol/rel_tol)", where);
 }
 
 /* A function-call case: args a JSON array, expected a JSON value; the
@@ -91,16 +88,17 @@ static int parse_fn_case(sbp_pctx *c, json_object *v, const char *where, const c
   return 0;
 }
 
-static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, const char *fn, sbp_case *cs,
-                      uint64_t *bytes) {
+static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, const char *fn,
+                      const sbp_case *dflt, sbp_case *cs, uint64_t *bytes) {
   char where[96], field[160];
   snprintf(where, sizeof where, "%s%scases[%zu]", step, *step ? "." : "", i);
   if (!json_object_is_type(v, json_type_object)) return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"stdin", "stdin_b64", "args", "files", "expected", "expected_b64",
                                         "compare", "limits", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
-  cs->compare = SBP_CMP_LINES;
-  cs->abs_tol = cs->rel_tol = 1e-6;
+  cs->compare = dflt->compare;
+  cs->abs_tol = dflt->abs_tol;
+  cs->rel_tol = dflt->rel_tol;
   json_object *x;
   if (fn) {
     if (parse_fn_case(c, v, where, fn, cs, bytes) != 0) return -1;
@@ -163,11 +161,57 @@ static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, c
   return sbp_parse_step_limits(c, x, where, &cs->limits);
 }
 
+/* "checker": {"toolchain": NAME, "files": [...], "options": {...}, "limits":
+ * {...}, "verdict": "exit_code" | "first_line"}: the special judge's
+ * program, built and run by the daemon (daemon/checker.c), never in the
+ * program's sandbox. */
+static int parse_checker(sbp_pctx *c, json_object *v, const char *where, sbp_checker *out, uint64_t *bytes) {
+  char field[160];
+  if (!json_object_is_type(v, json_type_object))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object {\"toolchain\", \"files\"}", where);
+  static const char *const allowed[] = {"toolchain", "files", "options", "limits", "verdict", NULL};
+  if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
+  json_object *x;
+  if (!json_object_object_get_ex(v, "toolchain", &x))
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.toolchain is missing (the checker's language, as a job's toolchain)", where);
+  snprintf(field, sizeof field, "%s.toolchain", where);
+  size_t len;
+  if (sbp_get_string(c, x, field, false, false, &out->toolchain, &len) != 0) return -1;
+  if (!json_object_object_get_ex(v, "files", &x) || !json_object_is_type(x, json_type_array) ||
+      json_object_array_length(x) == 0 || json_object_array_length(x) > SBP_MAX_CHECKER_FILES)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.files must be an array of 1 to %zu files (the checker's sources)", where,
+                    SBP_MAX_CHECKER_FILES);
+  size_t n = json_object_array_length(x);
+  if (!(out->files = calloc(n, sizeof *out->files))) return sbp_fail_oom(c);
+  out->n_files = n;
+  for (size_t k = 0; k < n; k++) {
+    snprintf(field, sizeof field, "%s.files[%zu]", where, k);
+    if (sbp_parse_file(c, json_object_array_get_idx(x, k), field, &out->files[k]) != 0) return -1;
+    *bytes += out->files[k].len;
+  }
+  if (sbp_check_unique_paths(c, out->files, n) != 0) return -1;
+  if (json_object_object_get_ex(v, "options", &x)) {
+    if (!json_object_is_type(x, json_type_object))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.options must be an object (the toolchain's options)", where);
+    out->options = json_object_get(x);
+  }
+  if (json_object_object_get_ex(v, "verdict", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (strcmp(s, "first_line") == 0) out->first_line = true;
+    else if (strcmp(s, "exit_code") != 0)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.verdict must be \"exit_code\" (testlib's) or \"first_line\"", where);
+  }
+  x = NULL;
+  json_object_object_get_ex(v, "limits", &x);
+  return sbp_parse_step_limits(c, x, where, &out->limits);
+}
+
 int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases *out) {
   json_object *v, *x;
   const char *dot = *where ? "." : "";
   if (!json_object_object_get_ex(obj, "cases", &v)) {
-    static const char *const with_cases[] = {"stop", "budget_s", "case_output_bytes", "fn_name", NULL};
+    static const char *const with_cases[] = {"stop", "budget_s", "case_output_bytes", "fn_name", "checker", "compare",
+                                             NULL};
     for (size_t i = 0; with_cases[i]; i++)
       if (json_object_object_get_ex(obj, with_cases[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%s%s is only valid with \"cases\"", where, dot, with_cases[i]);
@@ -190,14 +234,29 @@ int sbp_parse_cases(sbp_pctx *c, json_object *obj, const char *where, sbp_cases 
     if (!(out->fn_name = strdup(s))) return sbp_fail_oom(c);
   }
   uint64_t bytes = 0;
+  char field[96];
+  sbp_case dflt = {.compare = SBP_CMP_LINES, .abs_tol = 1e-6, .rel_tol = 1e-6}; /* "compare" beside the cases */
+  snprintf(field, sizeof field, "%s%scompare", where, dot);
+  if (json_object_object_get_ex(obj, "compare", &x) && parse_compare(c, x, field, &dflt) != 0) return -1;
+  snprintf(field, sizeof field, "%s%schecker", where, dot);
+  if (json_object_object_get_ex(obj, "checker", &x) && parse_checker(c, x, field, &out->checker, &bytes) != 0) return -1;
+  bool uses_checker = false;
   for (size_t i = 0; i < n; i++) {
-    if (parse_case(c, json_object_array_get_idx(v, i), i, where, out->fn_name, &out->v[i], &bytes) != 0) return -1;
+    if (parse_case(c, json_object_array_get_idx(v, i), i, where, out->fn_name, &dflt, &out->v[i], &bytes) != 0)
+      return -1;
+    uses_checker |= out->v[i].compare == SBP_CMP_CHECKER;
     if (bytes > SBP_MAX_CASES_BYTES)
       return sbp_fail(c, SBP_E_BAD_REQUEST,
                       "%s%scases: stdin, expected and files of the cases together exceed %llu bytes (at case %zu); "
                       "split them",
                       where, dot, (unsigned long long)SBP_MAX_CASES_BYTES, i);
   }
+  if (uses_checker && !out->checker.toolchain)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%scompare \"checker\" needs \"checker\" beside the cases: {\"toolchain\", "
+                    "\"files\"}", where, dot);
+  if (uses_checker && out->fn_name)
+    return sbp_fail(c, SBP_E_BAD_REQUEST, "%s%sfunction-call cases (fn_name) compare JSON values, not with a checker",
+                    where, dot);
   if (json_object_object_get_ex(obj, "stop", &x)) {
     const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
     if (strcmp(s, "first_failure") == 0) out->stop_first_failure = true;
@@ -239,5 +298,12 @@ void sbp_cases_clear(sbp_cases *cs) {
   }
   free(cs->v);
   free(cs->fn_name);
+  free(cs->checker.toolchain);
+  if (cs->checker.options) json_object_put(cs->checker.options);
+  for (size_t f = 0; cs->checker.files && f < cs->checker.n_files; f++) {
+    free(cs->checker.files[f].path);
+    free(cs->checker.files[f].data);
+  }
+  free(cs->checker.files);
   memset(cs, 0, sizeof *cs);
 }

@@ -231,7 +231,7 @@ static int parse_step(sbp_pctx *c, json_object *v, size_t i, sbp_step *st) {
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object", where);
   static const char *const allowed[] = {"name",  "argv",         "stdin",  "stdin_b64", "env",
                                         "merge_output", "limits", "cache", "outputs", "output_encoding", "trace",
-                                        "cases", "stop", "budget_s", "case_output_bytes", "fn_name", NULL};
+                                        "cases", "stop", "budget_s", "case_output_bytes", "fn_name", "checker", "compare", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
 
   json_object *x;
@@ -355,7 +355,7 @@ int sbp_parse_exec(sbp_pctx *c, json_object *root, sbp_exec *ex) {
   if (has_steps) {
     static const char *const toolchain_only[] = {"options", "args", "compile_args", "stdin", "stdin_b64",
                                                  "limits", "compile_limits", "outputs", "trace",
-                                                 "cases", "stop", "budget_s", "case_output_bytes", "fn_name", NULL};
+                                                 "cases", "stop", "budget_s", "case_output_bytes", "fn_name", "checker", "compare", NULL};
     for (size_t i = 0; toolchain_only[i]; i++)
       if (json_object_object_get_ex(root, toolchain_only[i], NULL))
         return sbp_fail(c, SBP_E_BAD_REQUEST,

@@ -208,7 +208,19 @@ typedef struct {
 #define SBP_MAX_CASES       ((size_t)10000)
 #define SBP_MAX_CASES_BYTES ((uint64_t)64 << 20) /* stdin + expected + files of all cases together */
 #define SBP_MAX_CASE_FILES  ((size_t)32)
-typedef enum { SBP_CMP_EXACT, SBP_CMP_LINES, SBP_CMP_TOKENS, SBP_CMP_NUMBERS } sbp_compare_mode;
+typedef enum { SBP_CMP_EXACT, SBP_CMP_LINES, SBP_CMP_TOKENS, SBP_CMP_NUMBERS, SBP_CMP_CHECKER } sbp_compare_mode;
+/* "checker": a special judge (daemon/checker.c), built once per step from
+ * its toolchain and files, run per case in a sandbox of its own as
+ * CHECKER input output answer. */
+#define SBP_MAX_CHECKER_FILES ((size_t)32)
+typedef struct {
+  char *toolchain;           /* NULL: the step has no checker */
+  json_object *options;      /* the toolchain's options (owned reference), or NULL */
+  sbp_file *files;           /* its sources, in its own /app */
+  size_t n_files;
+  sbp_step_limits limits;    /* its run's, over the toolchain's */
+  bool first_line;           /* "verdict": "first_line": its first stdout line, not its exit status */
+} sbp_checker;
 typedef struct {
   unsigned char *stdin_data; /* NULL unless has_stdin */
   size_t stdin_len;
@@ -236,6 +248,7 @@ typedef struct {
   double budget_s;           /* "budget_s": wall seconds for all cases; 0: none */
   uint64_t case_output_bytes;/* stdout/stderr bytes shown per case (default 4096) */
   char *fn_name;             /* "fn_name": function-call cases (a Python step); NULL: stdin cases */
+  sbp_checker checker;       /* "checker": the special judge of compare "checker" */
 } sbp_cases;
 #define SBP_DEFAULT_CASE_OUTPUT_BYTES ((uint64_t)4096)
 #define SBP_MAX_CASE_OUTPUT_BYTES ((uint64_t)1 << 20)

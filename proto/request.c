@@ -94,7 +94,7 @@ static const char *const cancel_fields[] = {"id", "type", "target", NULL};
 static const char *const exec_fields[] = {"id",      "type",    "files",     "steps",  "toolchain", "options",
                                           "args",    "stdin",   "stdin_b64", "limits", "profile",   "outputs",
                                           "outputs_max_bytes",  "output_encoding", "compile_args", "compile_limits", "trace", "warm",
-                                          "cases", "stop", "budget_s", "case_output_bytes", "fn_name", NULL};
+                                          "cases", "stop", "budget_s", "case_output_bytes", "fn_name", "checker", "compare", NULL};
 
 static int parse_cancel(sbp_pctx *c, json_object *root, sbp_request *req) {
   json_object *t;

@@ -21,9 +21,9 @@ Stdin = Union[str, bytes]
 
 _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin_b64", "limits", "outputs",
                "outputs_max_bytes", "output_encoding", "profile", "trace", "warm",
-               "cases", "stop", "budget_s", "case_output_bytes")
+               "cases", "stop", "budget_s", "case_output_bytes", "fn_name", "compare", "checker")
 # a job's test cases (PROTOCOL.md "Test cases"): the steps form puts them on its last step
-_CASES_FIELDS = ("cases", "stop", "budget_s", "case_output_bytes")
+_CASES_FIELDS = ("cases", "stop", "budget_s", "case_output_bytes", "fn_name", "compare", "checker")
 # client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
 CLIENT_FIELDS = ("id", "cancel_after", "timeout")
 

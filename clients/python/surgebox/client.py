@@ -218,19 +218,24 @@ class Client:
                   options: Optional[Mapping[str, Any]] = None, args: Optional[Sequence[str]] = None,
                   limits: Optional[Mapping[str, Any]] = None, stop: Optional[str] = None,
                   budget_s: Optional[float] = None, case_output_bytes: Optional[int] = None,
-                  profile: Optional[str] = None, cancel_after: Optional[float] = None) -> Result:
+                  profile: Optional[str] = None, cancel_after: Optional[float] = None,
+                  fn_name: Optional[str] = None, compare: Any = None, checker: Optional[Mapping[str, Any]] = None,
+                  warm: bool = False) -> Result:
         """Build once, then run every test case against the program, each in a sandbox of its own,
         judged by the daemon (PROTOCOL.md "Test cases"); returns the exec Result.
 
         `cases`: dicts of {stdin, args, files, expected, compare, limits} (stdin and expected as str
         or bytes); with `toolchain` they belong to its run step, with `steps` to the last step.
         `stop`: "never" (default) or "first_failure"; `budget_s`: wall seconds for all the cases.
+        `fn_name`: function-call cases; `compare`: every case's default mode; `checker`: the special
+        judge of compare "checker" ({"toolchain", "files"}); `warm`: Python cases start warm.
         The run step's document has `cases` (each with its `verdict`), `case_counts` and
         `first_failure`; a failed build answers in the Result's `cases_not_run`."""
         job = job_of(steps, toolchain, files, None, options, args, limits, None, None, None, profile,
-                     cancel_after, None)
+                     cancel_after, warm)
         job["cases"] = list(cases)
-        for k, v in (("stop", stop), ("budget_s", budget_s), ("case_output_bytes", case_output_bytes)):
+        for k, v in (("stop", stop), ("budget_s", budget_s), ("case_output_bytes", case_output_bytes),
+                     ("fn_name", fn_name), ("compare", compare), ("checker", checker)):
             if v is not None:
                 job[k] = v
         res = next(self.run_many([job], concurrency=1))
