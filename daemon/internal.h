@@ -84,7 +84,7 @@ typedef struct {
 } sbd_jstep;
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
-int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
+int sbd_trace_check(const sbp_exec *ex, const sbt_registry *reg, const sbt_toolchain *tc, char *msg, size_t n);
 int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
                    char *const *build_argv);
 void sbd_trace_step_free(sbd_jstep *js);
@@ -311,6 +311,7 @@ struct sbd_server {
   uint64_t spawner_restarts_seen; /* sbd_spawner_check: restarts already logged */
   sbt_registry toolchains;
   bool have_toolchains;
+  sbt_warm_langs warm_langs; /* what may start warm: <warm dir>/<lang>/warm.json (sbd_toolchains_reload) */
   char toolchain_error[SBT_ERR_MAX];
   sbd_cache *cache;
   sbd_profile *profiles;    /* opened on demand */

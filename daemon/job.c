@@ -5,7 +5,6 @@
 #include "clock.h"
 #include "internal.h"
 #include "json_seconds.h"
-#include "python_name.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -47,17 +46,18 @@ void sbd_job_free(sbd_job *job) {
 }
 
 /* The steps to run, from the request or the plan. */
-/* A warm raw step whose interpreter is named as the python toolchain is
- * ("python3", "python3.11": no '/'): the daemon puts in its place the path it
- * detected for that toolchain itself (its own registry, never a path the
- * client sent), so that the step can start warm (issue 36); the warm start's
- * vetting (runners/warm.c) still decides. Anything else is left as asked.
+/* A warm raw step whose interpreter is named as a warm-capable toolchain is
+ * ("python3", "python3.11": no '/', a name its file's "warm" interpreter
+ * matches): the daemon puts in its place the path it detected for that
+ * toolchain itself (its own registry, never a path the client sent), so that
+ * the step can start warm (issue 36); the warm start's vetting
+ * (runners/warm.c) still decides. Anything else is left as asked.
  * 0, or -1 out of memory. */
 static int resolve_warm_interpreter(sbd_job *job, sbd_jstep *js) {
-  if (!js->warm || job->root || !js->argv || !js->argv[0] || strchr(js->argv[0], '/') ||
-      !sbu_is_python_name(js->argv[0]))
-    return 0;
   const sbt_registry *reg = sbd_profile_registry(job->srv, NULL);
+  if (!js->warm || job->root || !js->argv || !js->argv[0] || strchr(js->argv[0], '/') ||
+      !sbt_warm_lang_of(&job->srv->warm_langs, js->argv[0]))
+    return 0;
   const sbt_toolchain *tc = reg ? sbt_find(reg, js->argv[0]) : NULL;
   if (!tc || !tc->bin || tc->bin[0] != '/') return 0;
   size_t n = 0;
@@ -329,6 +329,8 @@ static void start_sandbox(sbd_job *job) {
     spec.n_extra_mounts = js->n_own_mounts;
     spec.seccomp_extra_allow = js->seccomp_allow;
   }
+  /* the language argv[0] is, as the daemon's own files say (never the client) */
+  if (spec.warm) spec.warm_lang = sbt_warm_lang_of(&job->srv->warm_langs, spec.argv[0]);
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */
   if (sbd_step_start(job, &spec, err) < 0) {

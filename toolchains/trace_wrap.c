@@ -60,13 +60,22 @@ sbt_trace_kind sbt_trace_kind_of(const char *const *argv) {
 }
 
 bool sbt_trace_gdb_language(const sbt_toolchain *tc) {
-  const char *l = tc && tc->def ? tc->def->language : NULL;
-  return l && (strcmp(l, "c") == 0 || strcmp(l, "cpp") == 0);
+  return tc && tc->def && tc->def->tracer && strcmp(tc->def->tracer, "gdb") == 0;
 }
 
-bool sbt_trace_language_ok(const sbt_toolchain *tc) {
-  return (tc && tc->def && tc->def->language && strcmp(tc->def->language, "python") == 0) ||
-         sbt_trace_gdb_language(tc);
+bool sbt_trace_language_ok(const sbt_toolchain *tc) { return tc && tc->def && tc->def->tracer; }
+
+const char *sbt_traced_names(const sbt_registry *r, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; r && i < r->n_defs && k < n; i++)
+    if (r->defs[i].tracer) {
+      int w = snprintf(buf + k, n - k, "%s%s (%s)", k ? ", " : "", r->defs[i].name, r->defs[i].tracer);
+      if (w < 0) break;
+      k += (size_t)w;
+    }
+  if (!buf[0]) snprintf(buf, n, "none");
+  return buf;
 }
 
 char *sbt_trace_limits_json(const sbp_trace *t, uint64_t bytes) {
