@@ -474,7 +474,7 @@ int sbd_run(sbd_config *cfg) {
     sbd_prove_log(srv);
     sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
             cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
-    sbd_sched_start(srv);
+    sbd_sched_start(srv, (sbd_sched_calls){.start = sbd_job_start, .slot_ready = sbd_job_slot_ready});
     sbd_loopstat_start(srv);
     uv_signal_init(&srv->loop, &srv->sig_term);
     uv_signal_init(&srv->loop, &srv->sig_int);
