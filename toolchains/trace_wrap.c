@@ -5,6 +5,7 @@
  * /opt/surgebox/tracers/python/sbtrace.py FILE ARGS` with the tracer's
  * descriptor, limits and a fixed hash seed in its environment; a program
  * under gdb (trace_gdb.c). */
+#include "runtime_paths.h"
 #include "toolchain.h"
 #include "python_name.h"
 
@@ -19,12 +20,9 @@
 #endif
 
 const char *sbt_tracers_dir(void) {
-  const char *env = getenv("SURGEBOX_TRACERS");
-  if (env && *env) return env;
   static char installed[PATH_MAX];
-  if (sbt_installed_dir("tracers", installed, sizeof installed)) return installed;
-  if (access(SURGEBOX_TRACERS_SOURCE_DIR, R_OK) == 0) return SURGEBOX_TRACERS_SOURCE_DIR;
-  return "/usr/share/surgebox/tracers";
+  return sbu_data_dir("SURGEBOX_TRACERS", "tracers", installed, sizeof installed, SURGEBOX_TRACERS_SOURCE_DIR,
+                      "/usr/share/surgebox/tracers");
 }
 
 /* Interpreter flags that take no argument and keep `python3 FILE` a script

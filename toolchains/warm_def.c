@@ -4,6 +4,8 @@
  * interpreter warm-capable; read into the sandbox library's sb_warm_lang
  * (runners/warm_lang.h), and which language a step's argv[0] is. Every
  * field is checked; a file with a mistake is refused, naming it. */
+#include "cleanup.h"
+#include "runtime_paths.h"
 #include "toolchain.h"
 
 #include <dirent.h>
@@ -108,7 +110,7 @@ static int parse(json_object *o, sbt_warm_def *d, char *why, size_t n) {
   json_object *vars;
   why[0] = '\0';
   sb_warm_lang *l = d->lang = calloc(1, sizeof *l);
-  char *interp = NULL;
+  SBU_AUTOFREE char *interp = NULL;
   if (!l || !json_object_is_type(o, json_type_object)) {
     snprintf(why, n, "must be an object");
     return -1;
@@ -117,19 +119,15 @@ static int parse(json_object *o, sbt_warm_def *d, char *why, size_t n) {
       str(o, "interpreter", true, &interp, why, n) < 0 || str(o, "own_prefix", false, &l->own_prefix, why, n) < 0 ||
       str(o, "seed_var", false, &l->seed_var, why, n) < 0 ||
       why_map(o, "cold_vars", &l->cold, &l->n_cold, why, n) < 0 ||
-      why_map(o, "userns_cold_vars", &l->userns_cold, &l->n_userns_cold, why, n) < 0) {
-    free(interp);
+      why_map(o, "userns_cold_vars", &l->userns_cold, &l->n_userns_cold, why, n) < 0)
     return -1;
-  }
   /* the zygote's script: a name under the warm files' directory */
   if (l->zygote[0] == '/' || strstr(l->zygote, "..")) {
-    free(interp);
     snprintf(why, n, "\"zygote\" must be a path under the warm directory (python/sbzygote.py)");
     return -1;
   }
   d->interp = calloc(1, sizeof *d->interp);
   int rc = d->interp ? regcomp(d->interp, interp, REG_EXTENDED | REG_NOSUB) : REG_ESPACE;
-  free(interp);
   if (rc != 0) {
     free(d->interp);
     d->interp = NULL;
@@ -226,9 +224,6 @@ const sb_warm_lang *sbt_warm_lang_of(const sbt_warm_langs *w, const char *argv0)
 #endif
 
 const char *sbt_warm_dir(void) {
-  const char *env = getenv("SURGEBOX_WARM");
-  if (env && *env) return env;
   static char installed[PATH_MAX];
-  if (sbt_installed_dir("warm", installed, sizeof installed)) return installed;
-  return SURGEBOX_WARM_SOURCE_DIR;
+  return sbu_data_dir("SURGEBOX_WARM", "warm", installed, sizeof installed, SURGEBOX_WARM_SOURCE_DIR, NULL);
 }
