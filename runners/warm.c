@@ -254,7 +254,7 @@ static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char
   if (spec->root) return "a profile's root (the zygote runs the host's interpreter)";
   if (spec->netns_slot < 0) return "no worker slot";
   const char *const *argv = spec->argv;
-  if (!lang) return "not an interpreter a toolchain file makes warm-capable (\"warm\")";
+  if (!lang) return "not an interpreter a warm-capable language names (toolchains/warm/<lang>/warm.json)";
   if (argv[0][0] != '/') {
     snprintf(var_why, sizeof var_why, "not a %.40s interpreter called by absolute path", lang->label);
     return var_why;
