@@ -9,6 +9,7 @@
  * it, so that its self-proof at start (daemon/prove.c) runs here and now.
  * The machine's own checks (user namespaces, cgroups, openat2, profiles) need
  * no daemon. */
+#include "cleanup.h"
 #include "cli.h"
 #include "client.h"
 #include "runtime_paths.h"
@@ -97,7 +98,7 @@ static void v1_controllers(const char *opts, char *out, size_t cap) {
 }
 
 static void check_cgroups(report *r) {
-  FILE *f = fopen("/proc/self/mountinfo", "re");
+  SBU_AUTOFCLOSE FILE *f = fopen("/proc/self/mountinfo", "re");
   char line[4096], v1[512] = "", v2[512] = "", v2_path[1024] = "";
   bool has_v1 = false;
   while (f && fgets(line, sizeof line, f)) {
@@ -113,11 +114,9 @@ static void check_cgroups(report *r) {
       snprintf(v2_path, sizeof v2_path, "%s/cgroup.controllers", mnt);
     }
   }
-  if (f) fclose(f);
   if (v2_path[0]) {
-    FILE *c = fopen(v2_path, "re");
+    SBU_AUTOFCLOSE FILE *c = fopen(v2_path, "re");
     if (c && fgets(v2, sizeof v2, c)) v2[strcspn(v2, "\n")] = '\0';
-    if (c) fclose(c);
   }
   const char *kind = has_v1 && v2_path[0] ? "hybrid" : has_v1 ? "v1" : v2_path[0] ? "v2" : "none";
   bool mem = strstr(v1, "memory") || strstr(v2, "memory"), pids = strstr(v1, "pids") || strstr(v2, "pids");
@@ -134,11 +133,9 @@ static void check_cgroups(report *r) {
 
 static void check_openat2(report *r) {
   struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
-  int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  int fd = (int)syscall(SYS_openat2, root, ".", &how, sizeof how);
-  if (root >= 0) close(root);
+  SBU_AUTOCLOSE int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  SBU_AUTOCLOSE int fd = (int)syscall(SYS_openat2, root, ".", &how, sizeof how);
   if (fd >= 0) {
-    close(fd);
     say(r, "openat2", OK, NULL, "available (link-safe access beneath /app)");
     return;
   }

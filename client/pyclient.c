@@ -21,11 +21,8 @@
 extern char **environ;
 
 const char *sbc_py_client_dir(void) {
-  const char *env = getenv("SURGEBOX_PYTHON_CLIENT");
-  if (env && *env) return env;
   static char buf[PATH_MAX];
-  if (sbu_installed_dir("python", buf, sizeof buf)) return buf;
-  return SURGEBOX_PYTHON_CLIENT_SOURCE_DIR;
+  return sbu_data_dir("SURGEBOX_PYTHON_CLIENT", "python", buf, sizeof buf, SURGEBOX_PYTHON_CLIENT_SOURCE_DIR, NULL);
 }
 
 static void write_all_fd(int fd, const char *text) {

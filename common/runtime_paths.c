@@ -92,3 +92,11 @@ const char *sbu_installed_dir(const char *sub, char *buf, size_t cap) {
   if (len < 0 || (size_t)len >= cap || access(buf, R_OK) != 0) return NULL;
   return buf;
 }
+
+const char *sbu_data_dir(const char *env, const char *sub, char *buf, size_t cap, const char *built,
+                         const char *fallback) {
+  const char *v = getenv(env);
+  if (v && *v) return v;
+  if (sbu_installed_dir(sub, buf, cap)) return buf;
+  return !fallback || access(built, R_OK) == 0 ? built : fallback;
+}

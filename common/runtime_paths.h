@@ -26,5 +26,10 @@ const char *sbu_profiles_dir(void);
  * directory exists (an installed surgebox), else NULL: data files found
  * relative to the binary, so any `cmake --install --prefix` works. */
 const char *sbu_installed_dir(const char *sub, char *buf, size_t cap);
+/* One of surgebox's data directories: $env, else the installed one (sub, in
+ * buf), else built (the source or build tree's; given a fallback, only when
+ * readable, else the fallback). */
+const char *sbu_data_dir(const char *env, const char *sub, char *buf, size_t cap, const char *built,
+                         const char *fallback);
 
 #endif

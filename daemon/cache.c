@@ -11,6 +11,7 @@
  * Bounded: least recently used entries (by the entry directory's mtime,
  * touched on every hit) go when the total passes max_bytes. Concurrent
  * identical jobs: the first compiles, the others wait for it. */
+#include "cleanup.h"
 #include "clock.h"
 #include "internal.h"
 #include "sha256.h"
@@ -37,7 +38,7 @@ typedef struct {
 
 typedef struct {
   char key[65];
-  sbd_job **waiters;
+  sbd_call *waiters;
   size_t n_waiters;
 } inflight;
 
@@ -51,7 +52,7 @@ struct sbd_cache {
   uint64_t hits, misses, waits, stores, evictions, store_failures;
   uv_loop_t *loop;
   uv_timer_t wake;
-  sbd_job **ready; /* waiters to resume on the next loop turn */
+  sbd_call *ready; /* waiters to wake on the next loop turn */
   size_t n_ready;
   uint64_t seq;
 };
@@ -403,21 +404,14 @@ static inflight *flight(sbd_cache *c, const char *key) {
 }
 
 static unsigned char *slurp(const char *path, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
+  SBU_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
-  unsigned char *buf = NULL;
-  if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1))) {
-    ssize_t n = read(fd, buf, (size_t)st.st_size);
-    if (n != st.st_size) {
-      free(buf);
-      buf = NULL;
-    } else {
-      *len = (size_t)n;
-    }
-  }
-  close(fd);
-  return buf;
+  SBU_AUTOFREE unsigned char *buf = NULL;
+  if (fd < 0 || fstat(fd, &st) < 0 || !(buf = malloc((size_t)st.st_size + 1))) return NULL;
+  ssize_t n = read(fd, buf, (size_t)st.st_size);
+  if (n != st.st_size) return NULL;
+  *len = (size_t)n;
+  return sbu_take_ptr(&buf);
 }
 
 /* Copy the entry's artifacts into ws and parse its result; -1 if the entry
@@ -427,9 +421,9 @@ static int restore(sbd_cache *c, const char *key, sb_workspace *ws, json_object 
   char dir[4200], path[8400];
   entry_dir(c, key, dir, sizeof dir);
   snprintf(path, sizeof path, "%s/manifest.json", dir);
-  json_object *manifest = json_object_from_file(path);
+  SBU_AUTOPUT json_object *manifest = json_object_from_file(path);
   snprintf(path, sizeof path, "%s/result.json", dir);
-  json_object *res = manifest ? json_object_from_file(path) : NULL;
+  SBU_AUTOPUT json_object *res = manifest ? json_object_from_file(path) : NULL;
   int rc = res && json_object_is_type(manifest, json_type_array) ? 0 : -1;
   for (size_t i = 0; rc == 0 && i < json_object_array_length(manifest); i++) {
     json_object *f = json_object_array_get_idx(manifest, i), *p, *m;
@@ -439,35 +433,30 @@ static int restore(sbd_cache *c, const char *key, sb_workspace *ws, json_object 
     }
     snprintf(path, sizeof path, "%s/files/%s", dir, json_object_get_string(p));
     size_t len = 0;
-    unsigned char *data = slurp(path, &len);
+    SBU_AUTOFREE unsigned char *data = slurp(path, &len);
     char err[SB_ERR_MAX];
     if (!data) rc = -1;
     else if (sb_workspace_write(ws, json_object_get_string(p), data, len, (mode_t)json_object_get_int(m), err) < 0)
       rc = -2;
-    free(data);
   }
-  if (manifest) json_object_put(manifest);
-  if (rc < 0) {
-    if (res) json_object_put(res);
-    return rc;
-  }
+  if (rc < 0) return rc;
   json_object_object_add(res, "cached", json_object_new_boolean(true));
   json_object_object_add(res, "cache_key", json_object_new_string(key));
-  *doc = res;
+  *doc = sbu_take_ptr(&res);
   utimensat(AT_FDCWD, dir, NULL, 0); /* last use, for LRU across restarts */
   return 0;
 }
 
-sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job *job, sb_workspace *ws,
+sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_call wake, sb_workspace *ws,
                                          json_object **doc) {
   if (!c) return SBD_CACHE_OFF;
   inflight *fl = flight(c, key);
   if (fl && !job) return SBD_CACHE_OFF; /* a caller that cannot wait (a checker's build) compiles uncached */
   if (fl) { /* someone compiles exactly this now */
-    sbd_job **w = realloc(fl->waiters, (fl->n_waiters + 1) * sizeof *w);
+    sbd_call *w = realloc(fl->waiters, (fl->n_waiters + 1) * sizeof *w);
     if (w) {
       fl->waiters = w;
-      fl->waiters[fl->n_waiters++] = job;
+      fl->waiters[fl->n_waiters++] = wake;
       c->waits++;
       return SBD_CACHE_WAIT;
     }
@@ -502,10 +491,10 @@ sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job 
 static void on_wake(uv_timer_t *t) {
   sbd_cache *c = t->data;
   while (c->n_ready) {
-    sbd_job *j = c->ready[0];
+    sbd_call w = c->ready[0];
     memmove(c->ready, c->ready + 1, (c->n_ready - 1) * sizeof *c->ready);
     c->n_ready--;
-    sbd_job_resume(j);
+    w.fn(w.arg);
   }
 }
 
@@ -514,7 +503,7 @@ static void on_wake(uv_timer_t *t) {
 static void land(sbd_cache *c, const char *key) {
   inflight *fl = flight(c, key);
   if (!fl) return;
-  sbd_job **r = realloc(c->ready, (c->n_ready + fl->n_waiters + 1) * sizeof *r);
+  sbd_call *r = realloc(c->ready, (c->n_ready + fl->n_waiters + 1) * sizeof *r);
   if (r) {
     c->ready = r;
     for (size_t i = 0; i < fl->n_waiters; i++) c->ready[c->n_ready++] = fl->waiters[i];
@@ -528,18 +517,18 @@ void sbd_cache_abandon(sbd_cache *c, const char *key) {
   if (c) land(c, key);
 }
 
-bool sbd_cache_forget_waiter(sbd_cache *c, sbd_job *job) {
+bool sbd_cache_forget_waiter(sbd_cache *c, const void *arg) {
   if (!c) return false;
   bool found = false;
   for (size_t i = 0; i < c->n_flights; i++)
     for (size_t k = 0; k < c->flights[i].n_waiters; k++)
-      if (c->flights[i].waiters[k] == job) {
+      if (c->flights[i].waiters[k].arg == arg) {
         c->flights[i].waiters[k] = c->flights[i].waiters[--c->flights[i].n_waiters];
         found = true;
         break;
       }
   for (size_t k = 0; k < c->n_ready; k++)
-    if (c->ready[k] == job) {
+    if (c->ready[k].arg == arg) {
       memmove(c->ready + k, c->ready + k + 1, (c->n_ready - k - 1) * sizeof *c->ready);
       c->n_ready--;
       found = true;

@@ -246,15 +246,6 @@ sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running) {
   return NULL;
 }
 
-void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j) {
-  if (j->prev) j->prev->next = j->next;
-  else c->queued_head = j->next;
-  if (j->next) j->next->prev = j->prev;
-  else c->queued_tail = j->prev;
-  j->prev = j->next = NULL;
-  c->n_queued--;
-}
-
 void sbd_conn_link_running(sbd_conn *c, sbd_job *j) {
   j->prev = NULL;
   j->next = c->running;

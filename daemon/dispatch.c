@@ -112,7 +112,7 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
   switch (pr) {
   case SBT_OK:
     job->has_plan = true;
-    if (sbd_trace_check(ex, tc, msg, sizeof msg) < 0) {
+    if (sbd_trace_check(ex, reg, tc, msg, sizeof msg) < 0) {
       reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", msg));
       break;
     }
@@ -185,8 +185,8 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
   job->profile = sbd_profile_identity(prof);
   if (sbd_profile_root(prof)) job->root = strdup(sbd_profile_root(prof));
   if (req->exec.toolchain && plan_toolchain_job(c, job, sbd_profile_registry(srv, prof)) < 0) return;
-  char tmsg[512];
-  if (!req->exec.toolchain && sbd_trace_check(&req->exec, NULL, tmsg, sizeof tmsg) < 0) {
+  char tmsg[SBT_ERR_MAX];
+  if (!req->exec.toolchain && sbd_trace_check(&req->exec, sbd_profile_registry(srv, prof), NULL, tmsg, sizeof tmsg) < 0) {
     reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", tmsg));
     sbd_job_free(job);
     return;

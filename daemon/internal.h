@@ -28,6 +28,14 @@ void sbd_profiles_forget(sbd_server *srv);
  * manifest packages toolchain (e.g. g++-9 in surge-2025): 0 and out, or -1. */
 int sbd_profile_offering(sbd_server *srv, const char *toolchain, const char *except, char *out, size_t n);
 
+/* What a service calls back, as libuv's uv_queue_work is handed its work:
+ * the cache, the scheduler and a step are told what to call and name
+ * nothing of their users (bench/include_circles.py). */
+typedef struct {
+  void (*fn)(void *arg);
+  void *arg;
+} sbd_call;
+
 /* ---- cache.c: the compile cache ---- */
 typedef struct sbd_cache sbd_cache;
 typedef struct {
@@ -44,13 +52,13 @@ void sbd_cache_close(sbd_cache *c);
  * (too big, unreadable): then the step is not cached. */
 int sbd_cache_key(const sbd_job *job, char out[65]);
 /* HIT: *doc is the cached compile result and the artifacts are in ws.
- * WAIT: an identical compile runs; the job is resumed when it ends.
- * LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
-sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_job *job, sb_workspace *ws,
+ * WAIT: an identical compile runs; wake is called (on a later loop turn)
+ * when it ends. LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
+sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_call wake, sb_workspace *ws,
                                          json_object **doc);
 void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspace *ws, const sbd_snapshot *before);
 void sbd_cache_abandon(sbd_cache *c, const char *key);
-bool sbd_cache_forget_waiter(sbd_cache *c, sbd_job *job); /* true if it was waiting */
+bool sbd_cache_forget_waiter(sbd_cache *c, const void *arg); /* the wake with this arg; true if it was waiting */
 json_object *sbd_cache_stats(sbd_cache *c);
 void sbd_snapshot_take(sb_workspace *ws, sbd_snapshot *s);
 void sbd_snapshot_free(sbd_snapshot *s);
@@ -84,7 +92,7 @@ typedef struct {
 } sbd_jstep;
 /* trace.c: a request's traced steps checked (0, or -1 with msg), a step
  * rewritten to run under the tracer, its copies freed. */
-int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n);
+int sbd_trace_check(const sbp_exec *ex, const sbt_registry *reg, const sbt_toolchain *tc, char *msg, size_t n);
 int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size_t n_base,
                    char *const *build_argv);
 void sbd_trace_step_free(sbd_jstep *js);
@@ -134,7 +142,6 @@ void sbd_job_cancel_running(sbd_job *job, const char *why);
 /* Answer a job that never ran (cancelled while queued, shutting down). */
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
-void sbd_job_resume(sbd_job *job); /* after waiting for an identical compile */
 void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
 
 /* job.c, for cases.c: start the current step's sandbox (waiting for the
@@ -176,8 +183,13 @@ extern const char sbd_fn_harness[];
 
 /* ---- step.c: uv handles watching one sandboxed run ---- */
 #define SBD_STEP_FDS 5
+/* A step's end, handed to sbd_step_start: fn(arg, the result). */
+typedef struct {
+  void (*fn)(void *arg, sb_result *r);
+  void *arg;
+} sbd_step_done;
 struct sbd_step_run {
-  sbd_job *job;
+  sbd_step_done done;
   sb_proc *proc;
   uv_poll_t poll[SBD_STEP_FDS]; /* pidfd, control, stdout, stderr, trace */
   int dup_fd[SBD_STEP_FDS];      /* our own descriptor each poll watches (-1: none) */
@@ -186,7 +198,10 @@ struct sbd_step_run {
   int open_handles;        /* freed when the last close callback ran */
   bool finished;
 };
-int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]);
+/* The run started on srv's loop (*out), done called once it ended: 0, or
+ * a negative errno with err (nothing started, done never called). */
+int sbd_step_start(sbd_server *srv, const sb_spec *spec, sbd_step_done done, sbd_step_run **out,
+                   char err[SB_ERR_MAX]);
 void sbd_step_kill(sbd_step_run *run, const char *why);
 
 /* ---- conn.c: a client connection ---- */
@@ -224,7 +239,7 @@ bool sbd_conn_hung_up(sbd_conn *c);
 void sbd_conn_unref(sbd_conn *c);
 void sbd_conn_ref(sbd_conn *c);
 sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running);
-void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j);
+void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j); /* the queue's: in sched.c */
 void sbd_conn_link_running(sbd_conn *c, sbd_job *j);
 void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j);
 
@@ -252,7 +267,13 @@ void sbd_sched_release(sbd_server *srv, int slot);
 /* Watch the runtime's slot-ready fd (start: after the loop's init; stop:
  * with the other handles). A step whose own slot is not ready yet (a
  * multi-step job's next step) waits as the slot's waiter, never blocking. */
-void sbd_sched_start(sbd_server *srv);
+/* What the scheduler calls (its user's, handed once): start a job on the
+ * slot it was given; a waiting job's slot is ready. */
+typedef struct {
+  void (*start)(sbd_job *job, int slot);
+  void (*slot_ready)(sbd_job *job);
+} sbd_sched_calls;
+void sbd_sched_start(sbd_server *srv, sbd_sched_calls calls);
 void sbd_sched_stop(sbd_server *srv);
 /* false: the slot is still being cleaned, the job waits (resumed by
  * sbd_job_slot_ready); true: start now. */
@@ -318,6 +339,7 @@ struct sbd_server {
   sbd_job **slot_waiter;    /* sched.c: a step waiting for its slot's cleaning, per slot */
   uint64_t *slot_last_conn; /* sched.c: serial of the connection whose job used the slot last (0: none) */
   uv_poll_t slot_ready;     /* the runtime's slot-ready fd */
+  sbd_sched_calls sched_calls; /* sched.c: what it calls, from sbd_sched_start */
   bool slot_ready_on;
   int n_slots;
   int running;
@@ -329,6 +351,7 @@ struct sbd_server {
   uint64_t spawner_restarts_seen; /* sbd_spawner_check: restarts already logged */
   sbt_registry toolchains;
   bool have_toolchains;
+  sbt_warm_langs warm_langs; /* what may start warm: <warm dir>/<lang>/warm.json (sbd_toolchains_reload) */
   char toolchain_error[SBT_ERR_MAX];
   sbd_cache *cache;
   sbd_profile *profiles;    /* opened on demand */

@@ -5,7 +5,6 @@
 #include "clock.h"
 #include "internal.h"
 #include "json_seconds.h"
-#include "python_name.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -47,17 +46,18 @@ void sbd_job_free(sbd_job *job) {
 }
 
 /* The steps to run, from the request or the plan. */
-/* A warm raw step whose interpreter is named as the python toolchain is
- * ("python3", "python3.11": no '/'): the daemon puts in its place the path it
- * detected for that toolchain itself (its own registry, never a path the
- * client sent), so that the step can start warm (issue 36); the warm start's
- * vetting (runners/warm.c) still decides. Anything else is left as asked.
+/* A warm raw step whose interpreter is named as a warm-capable toolchain is
+ * ("python3", "python3.11": no '/', a name its file's "warm" interpreter
+ * matches): the daemon puts in its place the path it detected for that
+ * toolchain itself (its own registry, never a path the client sent), so that
+ * the step can start warm (issue 36); the warm start's vetting
+ * (runners/warm.c) still decides. Anything else is left as asked.
  * 0, or -1 out of memory. */
 static int resolve_warm_interpreter(sbd_job *job, sbd_jstep *js) {
-  if (!js->warm || job->root || !js->argv || !js->argv[0] || strchr(js->argv[0], '/') ||
-      !sbu_is_python_name(js->argv[0]))
-    return 0;
   const sbt_registry *reg = sbd_profile_registry(job->srv, NULL);
+  if (!js->warm || job->root || !js->argv || !js->argv[0] || strchr(js->argv[0], '/') ||
+      !sbt_warm_lang_of(&job->srv->warm_langs, js->argv[0]))
+    return 0;
   const sbt_toolchain *tc = reg ? sbt_find(reg, js->argv[0]) : NULL;
   if (!tc || !tc->bin || tc->bin[0] != '/') return 0;
   size_t n = 0;
@@ -245,8 +245,7 @@ void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s
   send_and_end(job, job->cancelled ? SBP_STATUS_CANCELLED : NULL);
 }
 
-void sbd_job_step_done(sbd_job *job, sb_result *r);
-void sbd_job_step_done(sbd_job *job, sb_result *r) {
+static void step_done(sbd_job *job, sb_result *r) {
   if (r->warm_lost && !job->cancelled && !job->warm_refused[0]) {
     /* Nothing of the program ran (the init's word): not a result. The step
      * again, cold, its enforced.start saying why; once. */
@@ -291,6 +290,13 @@ void sbd_job_step_done(sbd_job *job, sb_result *r) {
   sbd_job_step_finished(job, doc, ok, cpu, wall);
 }
 
+/* The step's run ended (step.c's done): it is no more running. */
+static void on_step_done(void *arg, sb_result *r) {
+  sbd_job *job = arg;
+  job->run = NULL;
+  step_done(job, r);
+}
+
 static void start_sandbox(sbd_job *job) {
   if (!sbd_sched_slot_wait(job->srv, job)) return; /* the slot's previous run is still being cleaned */
   const sbd_jstep *js = &job->steps[job->step];
@@ -329,9 +335,13 @@ static void start_sandbox(sbd_job *job) {
     spec.n_extra_mounts = js->n_own_mounts;
     spec.seccomp_extra_allow = js->seccomp_allow;
   }
+  /* the language argv[0] is, as the daemon's own files say (never the client) */
+  if (spec.warm) spec.warm_lang = sbt_warm_lang_of(&job->srv->warm_langs, spec.argv[0]);
   char err[SB_ERR_MAX] = "";
   job->ran_program = true; /* from now on the workspace may hold anything */
-  if (sbd_step_start(job, &spec, err) < 0) {
+  int rc = sbd_step_start(job->srv, &spec, (sbd_step_done){on_step_done, job}, &job->run, err);
+  sbd_spawner_check(job->srv);
+  if (rc < 0) {
     /* The sandbox could not start: a result document that says why. */
     sb_result r;
     memset(&r, 0, sizeof r);
@@ -342,11 +352,13 @@ static void start_sandbox(sbd_job *job) {
     r.cgroup = sb_runtime_cgroup(job->srv->rt);
     snprintf(r.error, sizeof r.error, "%s", err);
     sbd_log(job->srv, "error", "job %s: %s", job->req->id_key, err);
-    sbd_job_step_done(job, &r);
+    step_done(job, &r);
   }
 }
 
 void sbd_job_start_sandbox(sbd_job *job) { start_sandbox(job); }
+
+static void resume(void *arg);
 
 static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
@@ -357,7 +369,7 @@ static void run_step(sbd_job *job) {
   sbd_cache *cache = job->srv->cache;
   if (js->cacheable && cache && sbd_cache_key(job, job->cache_key) == 0) { /* per step: keys differ */
     json_object *doc = NULL;
-    switch (sbd_cache_lookup(cache, job->cache_key, job, job->ws, &doc)) {
+    switch (sbd_cache_lookup(cache, job->cache_key, (sbd_call){resume, job}, job->ws, &doc)) {
     case SBD_CACHE_HIT: {
       json_object *st = NULL;
       json_object_object_get_ex(doc, "status", &st);
@@ -367,7 +379,7 @@ static void run_step(sbd_job *job) {
       return;
     }
     case SBD_CACHE_WAIT:
-      return; /* an identical compile is running: sbd_job_resume() later */
+      return; /* an identical compile is running: resume() later */
     case SBD_CACHE_LEAD:
       job->cache_leader = true;
       sbd_snapshot_take(job->ws, &job->before);
@@ -387,7 +399,9 @@ void sbd_job_slot_ready(sbd_job *job) {
   start_sandbox(job);
 }
 
-void sbd_job_resume(sbd_job *job) {
+/* The identical compile this job waited for ended (the cache's wake). */
+static void resume(void *arg) {
+  sbd_job *job = arg;
   if (job->cancelled) {
     send_and_end(job, SBP_STATUS_CANCELLED);
     return;
@@ -451,7 +465,7 @@ void sbd_job_cancel_running(sbd_job *job, const char *why) {
   }
   /* Waiting for a compile or for its slot: without memory for the timer it
    * stays a waiter and ends (cancelled) when that compile does, through
-   * sbd_job_resume, or its slot is ready, through sbd_job_slot_ready. */
+   * resume(), or its slot is ready, through sbd_job_slot_ready. */
   deferred_end *d = calloc(1, sizeof *d);
   if (!d) return;
   if (!sbd_sched_forget_waiter(job->srv, job) && !sbd_cache_forget_waiter(job->srv->cache, job)) {

@@ -38,6 +38,18 @@ int sbd_sched_submit(sbd_server *srv, sbd_job *job) {
   return 0;
 }
 
+/* The queue's unlink (sbd_sched_submit links): a connection's queued job out
+ * of its FIFO, started or dropped. Kept here, the queue's, so that the
+ * scheduler calls nothing of the connection. */
+void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j) {
+  if (j->prev) j->prev->next = j->next;
+  else c->queued_head = j->next;
+  if (j->next) j->next->prev = j->prev;
+  else c->queued_tail = j->prev;
+  j->prev = j->next = NULL;
+  c->n_queued--;
+}
+
 /* A free, ready slot for c's next job, or -1: none, or c's own last slot is
  * still being cleaned (it waits for that one). */
 static int pick_slot(sbd_server *srv, const sbd_conn *c) {
@@ -88,7 +100,7 @@ void sbd_sched_pump(sbd_server *srv) {
     srv->rr_last = c;
     srv->slot_busy[slot] = true;
     srv->running++;
-    sbd_job_start(job, slot);
+    srv->sched_calls.start(job, slot);
   }
 }
 
@@ -121,13 +133,14 @@ static void on_slot_ready(uv_poll_t *h, int status, int events) {
     sbd_job *job = srv->slot_waiter[i];
     if (job && sb_runtime_slot_ready(srv->rt, i)) {
       srv->slot_waiter[i] = NULL;
-      sbd_job_slot_ready(job);
+      srv->sched_calls.slot_ready(job);
     }
   }
   sbd_sched_pump(srv);
 }
 
-void sbd_sched_start(sbd_server *srv) {
+void sbd_sched_start(sbd_server *srv, sbd_sched_calls calls) {
+  srv->sched_calls = calls;
   int fd = sb_runtime_slot_ready_fd(srv->rt);
   if (fd < 0 || uv_poll_init(&srv->loop, &srv->slot_ready, fd) < 0) return;
   srv->slot_ready.data = srv;

@@ -158,6 +158,14 @@ void sbd_toolchains_reload(sbd_server *srv) {
   bool use_cache = sb_mkdir_p(cache_dir, 0755) == 0;
   sbt_registry fresh;
   char err[SBT_ERR_MAX] = "";
+  sbt_warm_langs langs;
+  if (sbt_warm_langs_load(&langs, sbt_warm_dir(), err) < 0) {
+    sbd_log(srv, "error", "warm languages: %s", err); /* keep what we had */
+  } else {
+    sbt_warm_langs_free(&srv->warm_langs);
+    srv->warm_langs = langs;
+  }
+  err[0] = '\0';
   if (sbt_registry_load(&fresh, dir, err) < 0 || sbt_registry_detect(&fresh, use_cache ? cache_file : NULL, err) < 0) {
     sbd_log(srv, "error", "toolchains: %s", err);
     snprintf(srv->toolchain_error, sizeof srv->toolchain_error, "%s", err);
@@ -466,7 +474,7 @@ int sbd_run(sbd_config *cfg) {
     sbd_prove_log(srv);
     sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
             cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
-    sbd_sched_start(srv);
+    sbd_sched_start(srv, (sbd_sched_calls){.start = sbd_job_start, .slot_ready = sbd_job_slot_ready});
     sbd_loopstat_start(srv);
     uv_signal_init(&srv->loop, &srv->sig_term);
     uv_signal_init(&srv->loop, &srv->sig_int);
@@ -527,6 +535,7 @@ int sbd_run(sbd_config *cfg) {
   sbd_cache_close(srv->cache);
   uv_run(&srv->loop, UV_RUN_NOWAIT);
   if (srv->have_toolchains) sbt_registry_free(&srv->toolchains);
+  sbt_warm_langs_free(&srv->warm_langs);
   sbd_profiles_forget(srv);
   sb_runtime_close(srv->rt);
   free(srv->slot_busy);

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void sbd_job_step_done(sbd_job *job, sb_result *r); /* job.c */
-
 static int proc_fd(const sb_proc *p, int i) {
   switch (i) {
   case 0: return sb_proc_pidfd(p);
@@ -56,9 +54,7 @@ static void finish(sbd_step_run *run) {
   sb_result r;
   sb_proc_finish(run->proc, &r);
   run->proc = NULL;
-  sbd_job *job = run->job;
-  job->run = NULL;
-  sbd_job_step_done(job, &r); /* may start the next step or end the job */
+  run->done.fn(run->done.arg, &r); /* its user's: may start the next step or end the job */
 }
 
 /* After any event: drop polls whose descriptor the runner closed, re-arm the
@@ -115,21 +111,21 @@ static void on_poll(uv_poll_t *h, int status, int events) {
   else update(run);
 }
 
-int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]) {
+int sbd_step_start(sbd_server *srv, const sb_spec *spec, sbd_step_done done, sbd_step_run **out,
+                   char err[SB_ERR_MAX]) {
   sbd_step_run *run = calloc(1, sizeof *run);
   if (!run) {
     snprintf(err, SB_ERR_MAX, "out of memory");
     return -ENOMEM;
   }
-  run->job = job;
+  run->done = done;
   for (int i = 0; i < SBD_STEP_FDS; i++) run->dup_fd[i] = -1;
-  int rc = sb_proc_start(job->srv->rt, spec, &run->proc, err);
-  sbd_spawner_check(job->srv);
+  int rc = sb_proc_start(srv->rt, spec, &run->proc, err);
   if (rc < 0) {
     free(run);
     return rc;
   }
-  uv_loop_t *loop = &job->srv->loop;
+  uv_loop_t *loop = &srv->loop;
   uv_timer_init(loop, &run->timer);
   run->timer.data = run;
   run->open_handles = 1;
@@ -143,7 +139,7 @@ int sbd_step_start(sbd_job *job, const sb_spec *spec, char err[SB_ERR_MAX]) {
     run->open_handles++;
     uv_poll_start(&run->poll[i], UV_READABLE | UV_DISCONNECT, on_poll);
   }
-  job->run = run;
+  *out = run;
   uv_timer_start(&run->timer, on_timer, (uint64_t)sb_proc_tick(run->proc), 0);
   return 0;
 }

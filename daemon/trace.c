@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 0, or -1 with msg saying which step cannot be traced and what can. */
-int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size_t n) {
+/* 0, or -1 with msg saying which step cannot be traced and what can (the
+ * traced toolchains: those whose file names a tracer). */
+int sbd_trace_check(const sbp_exec *ex, const sbt_registry *reg, const sbt_toolchain *tc, char *msg, size_t n) {
+  char traced[256];
   if (ex->toolchain) {
     if (ex->trace.on && sbt_trace_gdb_language(tc) && !ex->profile && access("/usr/bin/gdb", X_OK) != 0) {
       snprintf(msg, n, "trace: toolchain %s is traced by gdb, and /usr/bin/gdb is not installed (apt-get install gdb)",
@@ -18,8 +20,8 @@ int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size
       return -1;
     }
     if (!ex->trace.on || sbt_trace_language_ok(tc)) return 0;
-    snprintf(msg, n, "trace: toolchain %s (%s) has no tracer; traced toolchains: python3, python3.N and the C and C++ ones (gcc, g++, clang, clang++)", tc->name,
-             tc->def && tc->def->language ? tc->def->language : "?");
+    snprintf(msg, n, "trace: toolchain %s (%s) has no tracer; traced toolchains (tracer): %s", tc->name,
+             tc->def && tc->def->language ? tc->def->language : "?", sbt_traced_names(reg, traced, sizeof traced));
     return -1;
   }
   for (size_t i = 0; i < ex->n_steps; i++) {
@@ -27,9 +29,8 @@ int sbd_trace_check(const sbp_exec *ex, const sbt_toolchain *tc, char *msg, size
     if (!s->trace.on || sbt_trace_kind_of((const char *const *)s->argv) != SBT_TRACE_NONE) continue;
     snprintf(msg, n,
              "steps[%zu] (%s): trace needs a Python file run, `python3[.N] [-u -B -E -I -s -S -O ...] FILE ARGS`, "
-             "or a C/C++ program built with -g, `./PROG ARGS` (traced toolchains: python3, python3.N, gcc, g++, "
-             "clang, clang++); argv[0] is \"%.64s\"",
-             i, s->name, s->argv[0]);
+             "or a C/C++ program built with -g, `./PROG ARGS` (traced toolchains (tracer): %s); argv[0] is \"%.64s\"",
+             i, s->name, sbt_traced_names(reg, traced, sizeof traced), s->argv[0]);
     return -1;
   }
   return 0;

@@ -221,6 +221,9 @@ typedef struct {
    * cold run's isolation; a run that cannot be warm runs cold and says why
    * (sb_result.start). */
   bool warm;
+  /* The interpreter's language as its toolchain file says (warm_lang.h);
+   * NULL: none of them names argv[0], the run is cold. */
+  const struct sb_warm_lang *warm_lang;
   /* Run cold because an earlier attempt could not be warm: its
    * enforced.start is "cold (warm refused: <this>)". NULL: as warm says. */
   const char *warm_refused;

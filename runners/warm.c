@@ -27,8 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "python_name.h"
 #include "runtime_paths.h"
+#include "warm_lang.h"
 
 #include <json-c/json.h>
 
@@ -84,7 +84,8 @@ static int *early_deaths_entry(sb_runtime *rt, uid_t client, uint64_t key, const
   return &rt->warm_interps[pick].early_deaths;
 }
 
-/* The zygote's files: $SURGEBOX_WARM (a directory holding python/), else
+/* The zygote's files: $SURGEBOX_WARM (a directory holding each language's
+ * folder, python/: warm_script is that directory), else
  * beside an installed binary, else the source tree we were built from.
  * Worked out once per runtime (sbu_installed_dir resolves our own binary:
  * ~15 µs a job on the loop thread); whether they are there is asked when a
@@ -97,7 +98,7 @@ static void warm_files(sb_runtime *rt) {
   const char *env = getenv("SURGEBOX_WARM");
   const char *d = env && *env ? env : sbu_installed_dir("warm", dir, sizeof dir);
   if (!d) d = SURGEBOX_WARM_SOURCE_DIR;
-  snprintf(script, PATH_MAX, "%s/python/sbzygote.py", d);
+  snprintf(script, PATH_MAX, "%s", d);
   const char *l = getenv("SURGEBOX_WARM_LIB");
   if (l && *l) {
     snprintf(lib, PATH_MAX, "%s", l);
@@ -157,21 +158,20 @@ static const char *untrusted_interpreter(const sb_runtime *rt, const char *argv0
   return why;
 }
 
-/* Variables a warm zygote starts with: they change how python3 starts but
- * name no file it loads and no module it imports. Every other PYTHON*
- * variable (PYTHONWARNINGS too: its categories are module names the
- * interpreter imports), and the dynamic loader's and libc's that name files
- * (LD_*, GCONV_PATH, LOCPATH, ...), make the run cold: the zygote cannot
- * honour them without loading what they name outside the sandbox, and a
- * cold start-up would. */
-static bool warm_start_var(const char *e) {
-  static const char *const ok[] = {"PYTHONHASHSEED=", "PYTHONIOENCODING=", "PYTHONUNBUFFERED=", "PYTHONUTF8=",
-                                   "PYTHONDONTWRITEBYTECODE=", "PYTHONOPTIMIZE=",
-                                   "PYTHONNOUSERSITE=", "PYTHONSAFEPATH=", "PYTHONFAULTHANDLER=", "PYTHONDEVMODE=",
-                                   "PYTHONCOERCECLOCALE=", "PYTHONINTMAXSTRDIGITS=", NULL};
-  for (int i = 0; ok[i]; i++)
-    if (strncmp(e, ok[i], strlen(ok[i])) == 0) return true;
-  return strncmp(e, "LANG=", 5) == 0 || strncmp(e, "LC_", 3) == 0 || strncmp(e, "LANGUAGE=", 9) == 0;
+/* The start-up variable e is (the language's list: its toolchain file's
+ * "warm"), or NULL. Those change how the interpreter starts but name no file
+ * it loads and no module it imports. Every other variable of the language's
+ * own prefix, and the dynamic loader's and libc's that name files (LD_*,
+ * GCONV_PATH, LOCPATH, ...), make the run cold: the zygote cannot honour
+ * them without loading what they name outside the sandbox, and a cold
+ * start-up would. */
+static const sb_warm_var *warm_start_var(const sb_warm_lang *lang, const char *e) {
+  for (size_t i = 0; i < lang->n_vars; i++) {
+    const sb_warm_var *v = &lang->vars[i];
+    size_t n = strlen(v->name);
+    if (strncmp(e, v->name, n) == 0 && (v->prefix || e[n] == '=')) return v;
+  }
+  return NULL;
 }
 
 /* v is 1..max decimal digits (no sign, no space) worth at most top. */
@@ -191,44 +191,43 @@ static bool charset(const char *v, size_t max, const char *extra) {
 }
 
 /* A start-up variable (warm_start_var) whose value is not one the zygote
- * may take: what it must be; NULL when it is fine. A locale or encoding
- * name with a '/' would be a path (glibc's locale files, a codec module). */
-static const char *bad_start_value(const char *e) {
+ * may take: what it must be; NULL when it is fine. A name under a prefix
+ * ("LC_") is capitals and '_'; a value is one the rule lists (a locale or
+ * encoding name with a '/' would be a path: glibc's locale files, a codec
+ * module). */
+static const char *bad_start_value(const sb_warm_var *r, const char *e) {
   const char *eq = strchr(e, '='), *v = eq + 1;
-  size_t name = (size_t)(eq - e);
-#define IS(n) (name == strlen(n) && strncmp(e, n, name) == 0)
-  if (IS("PYTHONHASHSEED"))
-    return strcmp(v, "random") == 0 || decimal(v, 10, 4294967295ull) ? NULL : "\"random\" or 0..4294967295";
-  if (IS("PYTHONINTMAXSTRDIGITS"))
-    return decimal(v, 10, INT_MAX) && (strtoull(v, NULL, 10) == 0 || strtoull(v, NULL, 10) >= 640)
-               ? NULL
-               : "0 or 640..2147483647";
-  if (IS("PYTHONUTF8")) return strcmp(v, "0") == 0 || strcmp(v, "1") == 0 ? NULL : "0 or 1";
-  if (IS("PYTHONCOERCECLOCALE"))
-    return strcmp(v, "0") == 0 || strcmp(v, "1") == 0 || strcmp(v, "warn") == 0 ? NULL : "0, 1 or warn";
-  /* a codec's name (a module of the standard library's encodings package:
-   * no '.' to reach below it) and an error handler's */
-  if (IS("PYTHONIOENCODING")) return charset(v, 64, "_-:") ? NULL : "at most 64 letters, digits, '_', '-', ':'";
-  if (IS("LANG") || IS("LANGUAGE") || strncmp(e, "LC_", 3) == 0) {
-    for (const char *c = e + 3; strncmp(e, "LC_", 3) == 0 && c < eq; c++)
-      if (!isupper((unsigned char)*c) && *c != '_') return "a name LC_ + capitals and '_'";
-    /* no "..": a locale's or a catalogue's directory is looked up by name */
-    return charset(v, 64, "_.@:-") && !strstr(v, "..") ? NULL
-                                                        : "at most 64 letters, digits, '_', '.', '@', ':', '-', no \"..\"";
-  }
-#undef IS
-  /* the switches (PYTHONUNBUFFERED, PYTHONOPTIMIZE, ...): start-up reads
-   * a number or only whether they are set */
-  return charset(v, 8, "") ? NULL : "at most 8 letters or digits";
+  static char name_must[64];
+  for (const char *c = e + strlen(r->name); r->prefix && c < eq; c++)
+    if (!isupper((unsigned char)*c) && *c != '_') {
+      snprintf(name_must, sizeof name_must, "a name %.16s + capitals and '_'", r->name);
+      return name_must;
+    }
+  for (char **w = r->words; w && *w; w++)
+    if (strcmp(v, *w) == 0) return NULL;
+  for (size_t i = 0; i < r->n_ranges; i++)
+    if (decimal(v, 10, r->ranges[i][1]) && strtoull(v, NULL, 10) >= r->ranges[i][0]) return NULL;
+  if (r->has_chars && charset(v, r->max, r->chars) && !(r->forbid && strstr(v, r->forbid))) return NULL;
+  return r->must;
 }
 
-static const char *unsafe_var(const char *const *envp, const char **must) {
+/* A variable that makes the run cold: the variable, with *must what its
+ * value must be (a start-up variable's), or *why why it cannot be set at
+ * all (the language's own word), or neither (it names what would load). */
+static const char *unsafe_var(const sb_warm_lang *lang, const char *const *envp, const char **must, const char **why) {
   static const char *const files[] = {"LD_", "GCONV_PATH=", "LOCPATH=", "NLSPATH=", "GLIBC_TUNABLES=", "MALLOC_",
                                       "TZDIR=", "HOSTALIASES=", "RES_OPTIONS=", "LOCALDOMAIN=", NULL};
-  *must = NULL;
+  size_t own = lang->own_prefix ? strlen(lang->own_prefix) : 0;
+  *must = *why = NULL;
   for (const char *const *e = envp; e && *e; e++) {
-    if (strncmp(*e, "PYTHON", 6) == 0 && !warm_start_var(*e)) return *e;
-    if (warm_start_var(*e) && (*must = bad_start_value(*e))) return *e;
+    const sb_warm_var *r = warm_start_var(lang, *e);
+    if (own && strncmp(*e, lang->own_prefix, own) == 0 && !r) {
+      for (size_t i = 0; i < lang->n_cold; i++)
+        if (strncmp(*e, lang->cold[i].name, strlen(lang->cold[i].name)) == 0 && (*e)[strlen(lang->cold[i].name)] == '=')
+          *why = lang->cold[i].why;
+      return *e;
+    }
+    if (r && (*must = bad_start_value(r, *e))) return *e;
     for (int i = 0; files[i]; i++)
       if (strncmp(*e, files[i], strlen(files[i])) == 0) return *e;
   }
@@ -240,26 +239,37 @@ static const char *refusal(const sb_runtime *rt, const sb_spec *spec, const char
   /* user-namespace mode: the zygote's start-up runs on the host's /tmp (no
    * mount namespace of its own), so with HOME elsewhere (zygote_start); a
    * user base the job names would still be the host's */
-  if (rt->userns)
-    for (const char *const *e = envp; e && *e; e++)
-      if (strncmp(*e, "PYTHONUSERBASE=", 15) == 0) return "PYTHONUSERBASE in user-namespace mode (the zygote would read the host's)";
+  const sb_warm_lang *lang = spec->warm_lang;
+  static char var_why[200];
+  for (size_t i = 0; rt->userns && lang && i < lang->n_userns_cold; i++)
+    for (const char *const *e = envp; e && *e; e++) {
+      size_t n = strlen(lang->userns_cold[i].name);
+      if (strncmp(*e, lang->userns_cold[i].name, n) == 0 && (*e)[n] == '=') {
+        snprintf(var_why, sizeof var_why, "%.40s in user-namespace mode (%.120s)", lang->userns_cold[i].name,
+                 lang->userns_cold[i].why);
+        return var_why;
+      }
+    }
   if (spec->trace) return "a traced run";
   if (spec->root) return "a profile's root (the zygote runs the host's interpreter)";
   if (spec->netns_slot < 0) return "no worker slot";
   const char *const *argv = spec->argv;
-  if (argv[0][0] != '/' || !sbu_is_python_name(argv[0])) return "not a Python interpreter called by absolute path";
+  if (!lang) return "not an interpreter a warm-capable language names (toolchains/warm/<lang>/warm.json)";
+  if (argv[0][0] != '/') {
+    snprintf(var_why, sizeof var_why, "not a %.40s interpreter called by absolute path", lang->label);
+    return var_why;
+  }
   const char *why = untrusted_interpreter(rt, argv[0]);
   if (why) return why;
-  static char var_why[160];
-  const char *must;
-  const char *var = unsafe_var(envp, &must);
+  const char *must, *cold;
+  const char *var = unsafe_var(lang, envp, &must, &cold);
   if (var) {
     int len = (int)(strchrnul(var, '=') - var > 40 ? 40 : strchrnul(var, '=') - var);
     if (must)
       snprintf(var_why, sizeof var_why, "%.*s's value in the environment is not one the warm start-up takes (%s)", len,
                var, must);
-    else if (strncmp(var, "PYTHONWARNINGS=", 15) == 0)
-      snprintf(var_why, sizeof var_why, "PYTHONWARNINGS in the environment (its categories name modules the interpreter would import)");
+    else if (cold)
+      snprintf(var_why, sizeof var_why, "%.*s in the environment (%.120s)", len, var, cold);
     else
       snprintf(var_why, sizeof var_why, "%.*s in the environment (it names what the interpreter would load)", len, var);
     return var_why;
@@ -311,8 +321,9 @@ static bool zygote_dead(sb_zygote *z) {
   }
 }
 
-static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const char *const *envp, uint64_t key,
-                        const char *script, const char *lib, char err[SB_ERR_MAX]) {
+static int zygote_start(sb_runtime *rt, sb_zygote *z, const sb_warm_lang *lang, const char *argv0,
+                        const char *const *envp, uint64_t key, const char *script, const char *lib,
+                        char err[SB_ERR_MAX]) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
     sb_err(err, "warm: socketpair: %s", strerror(errno));
@@ -321,10 +332,11 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   uint32_t n;
   strv_bytes(envp, &n);
   const char **env = calloc(n + 7, sizeof *env);
-  char fdv[32], libv[PATH_MAX + 32], seedv[48];
-  z->seeded = true;
-  for (uint32_t i = 0; i < n; i++)
-    if (strncmp(envp[i], "PYTHONHASHSEED=", 15) == 0) z->seeded = false;
+  char fdv[32], libv[PATH_MAX + 32], seedv[96];
+  size_t seed_len = lang->seed_var ? strlen(lang->seed_var) : 0;
+  z->seeded = seed_len > 0; /* unless the job chose its seed */
+  for (uint32_t i = 0; z->seeded && i < n; i++)
+    if (strncmp(envp[i], lang->seed_var, seed_len) == 0 && envp[i][seed_len] == '=') z->seeded = false;
   uint32_t r = 0;
   if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint32_t)sbu_now_ns();
   z->seed = r;
@@ -337,7 +349,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   /* only what steers start-up (the refusal made sure nothing else of that
    * kind is there); the rest of the job's environment reaches its child */
   for (uint32_t i = 0; i < n; i++)
-    if (warm_start_var(envp[i])) env[k++] = envp[i];
+    if (warm_start_var(lang, envp[i])) env[k++] = envp[i];
   {
     /* The job's HOME is a client's word and, on the host, could be any
      * directory (a user site's .pth files there would run as the daemon's
@@ -353,7 +365,7 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const char *argv0, const c
   env[k++] = fdv;
   env[k++] = libv;
   if (z->seeded) {
-    snprintf(seedv, sizeof seedv, "PYTHONHASHSEED=%llu", (unsigned long long)z->seed);
+    snprintf(seedv, sizeof seedv, "%.64s=%llu", lang->seed_var, (unsigned long long)z->seed);
     env[k++] = seedv;
     env[k++] = "SURGEBOX_ZYGOTE_SEEDED=1";
   }
@@ -406,10 +418,10 @@ static void zygote_buried(sb_runtime *rt, sb_zygote *z) {
 /* A start-up's key: the interpreter and the variables the zygote starts
  * with (warm_start_var), not the rest of the job's environment. Never 0
  * (a free entry). */
-static uint64_t start_key(const char *argv0, const char *const *envp) {
+static uint64_t start_key(const sb_warm_lang *lang, const char *argv0, const char *const *envp) {
   uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
   for (const char *const *e = envp; e && *e; e++)
-    if (warm_start_var(*e)) key = fnv(key, *e);
+    if (warm_start_var(lang, *e)) key = fnv(key, *e);
   return key ? key : 1;
 }
 
@@ -418,8 +430,8 @@ static uint64_t start_key(const char *argv0, const char *const *envp) {
  * started SB_WARM_SPARE_AHEAD jobs before the swap so that the job after it
  * does not wait for an interpreter's start-up (20-30 ms every 100 jobs, on
  * that job's wall clock). The successor serves nothing until it takes over. */
-static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char *argv0, const char *const *envp,
-                             const char *script, const char *lib, char err[SB_ERR_MAX]) {
+static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_warm_lang *lang, const char *argv0,
+                             const char *const *envp, const char *script, const char *lib, char err[SB_ERR_MAX]) {
   if (2 * slot + 1 >= rt->n_zygotes) {
     sb_zygote *nz = realloc(rt->zygotes, (size_t)(2 * slot + 2) * sizeof *nz);
     if (!nz) return NULL;
@@ -448,7 +460,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char 
   }
   /* counted per client and start-up: another client's deaths, or this
    * client's with another start-up, refuse nothing here */
-  uint64_t skey = start_key(argv0, envp);
+  uint64_t skey = start_key(lang, argv0, envp);
   if (z->sock >= 0 && z->ready && (deaths = early_deaths_of(rt, z->client, z->start_key))) *deaths = 0;
   if ((deaths = early_deaths_of(rt, client, skey)) && *deaths >= SB_WARM_EARLY_DEATHS) {
     sb_err(err, "%d zygotes in a row died before they were ready (%s, this client's start-up)", SB_WARM_EARLY_DEATHS,
@@ -460,7 +472,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char 
     return NULL;
   }
   if (z->sock < 0) {
-    if (zygote_start(rt, z, argv0, envp, key, script, lib, err) < 0) return NULL;
+    if (zygote_start(rt, z, lang, argv0, envp, key, script, lib, err) < 0) return NULL;
     z->start_key = skey;
     z->client = client;
   }
@@ -468,7 +480,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const char 
    * near (not started: the swap starts one, as without a successor) */
   if (next->sock < 0 && z->jobs + 1 + SB_WARM_SPARE_AHEAD >= SB_WARM_JOBS_PER_ZYGOTE) {
     char ignored[SB_ERR_MAX];
-    if (zygote_start(rt, next, argv0, envp, key, script, lib, ignored) == 0) {
+    if (zygote_start(rt, next, lang, argv0, envp, key, script, lib, ignored) == 0) {
       next->start_key = skey;
       next->client = client;
     }
@@ -487,7 +499,9 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
   char err[SB_ERR_MAX] = "";
   const char *why = refusal(rt, spec, envp);
   warm_files(rt);
-  const char *script = rt->warm_script, *lib = rt->warm_lib;
+  char script[PATH_MAX];
+  const char *lib = rt->warm_lib;
+  if (spec->warm_lang) snprintf(script, sizeof script, "%s/%s", rt->warm_script, spec->warm_lang->zygote);
   /* the zygote starts with an empty /tmp of its own (spawner_serve.c): the
    * host's, the job's HOME, must not feed its start-up (a user site's .pth
    * files would run as root); its own files, if under /tmp, are bound there */
@@ -496,7 +510,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
     why = "the job's cgroup.procs cannot be opened";
   }
   if (!why && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, w->pair) < 0) why = "socketpair failed";
-  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->client, spec->argv[0], envp, script, lib, err)))
+  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->client, spec->warm_lang, spec->argv[0], envp, script, lib, err)))
     why = err[0] ? err : "the zygote cannot be started";
   if (why) {
     snprintf(note, SB_ERR_MAX, "cold (warm refused: %s)", why);
@@ -508,7 +522,8 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
   w->seed = w->z->seeded ? w->z->seed : 0;
   w->seeded = w->z->seeded;
   if (w->seeded) snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed %llu)", (unsigned long long)w->seed);
-  else snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed from the job's PYTHONHASHSEED)");
+  else snprintf(note, SB_ERR_MAX, "warm (zygote, hash seed from the job's %s)",
+                spec->warm_lang->seed_var ? spec->warm_lang->seed_var : "environment");
 }
 
 static char *put(char *p, const char *s) {

@@ -202,6 +202,11 @@ static int parse_def(ctx *c, json_object *root, sbt_def *d) {
     for (size_t i = 0; i < d->n_options; i++) known |= d->level_option && !strcmp(d->options[i].name, d->level_option);
     if (!known) return bad(c, "language_level", "\"option\" names no option of this toolchain");
   }
+  if (json_object_object_get_ex(root, "trace", &v)) {
+    if (get_string(c, v, "tracer", true, &d->tracer)) return -1;
+    if (strcmp(d->tracer, "python") != 0 && strcmp(d->tracer, "gdb") != 0)
+      return bad(c, "trace", "\"tracer\" must be one of python, gdb (toolchains/tracers/)");
+  }
   if (d->run[0] == NULL) return bad(c, "run", "must not be empty");
   return 0;
 }
@@ -215,6 +220,7 @@ static void free_def(sbt_def *d) {
   free(d->file);
   free(d->name);
   free(d->language);
+  free(d->tracer);
   free(d->description);
   free(d->install);
   free(d->default_source);

@@ -4,6 +4,7 @@
  * version or to compile /dev/null. Results are cached in a JSON file keyed
  * by path, real path, mtime and size, so a restart costs nothing. */
 #include "atomic_write.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "profile.h"
 #include "toolchain.h"
@@ -557,18 +558,13 @@ static void save_cache(const char *cache_file, json_object *cache) {
 static json_object *load_seed(void) {
   const char *seed = getenv("SURGEBOX_TOOLCHAINS_SEED");
   if (!seed || !seed[0]) return NULL;
-  int fd = open(seed, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return NULL;
+  SBU_AUTOCLOSE int fd = open(seed, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
-  json_object *o = NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0) && !(st.st_mode & 022))
+  SBU_AUTOPUT json_object *o = NULL;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == geteuid() || st.st_uid == 0) &&
+      !(st.st_mode & 022))
     o = json_object_from_fd(fd);
-  close(fd);
-  if (o && !json_object_is_type(o, json_type_object)) {
-    json_object_put(o);
-    o = NULL;
-  }
-  return o;
+  return json_object_is_type(o, json_type_object) ? sbu_take_ptr(&o) : NULL;
 }
 
 int sbt_registry_detect(sbt_registry *r, const char *cache_file, char err[SBT_ERR_MAX]) {

@@ -1,4 +1,5 @@
 /* Looking toolchains up, and listing them. */
+#include "runtime_paths.h"
 #include "toolchain.h"
 #include "nearest.h"
 
@@ -12,12 +13,9 @@
 #endif
 
 const char *sbt_default_dir(void) {
-  const char *env = getenv("SURGEBOX_TOOLCHAINS");
-  if (env && *env) return env;
   static char installed[4096];
-  if (sbt_installed_dir("toolchains", installed, sizeof installed)) return installed;
-  if (access(SURGEBOX_TOOLCHAINS_SOURCE_DIR, R_OK) == 0) return SURGEBOX_TOOLCHAINS_SOURCE_DIR;
-  return "/usr/share/surgebox/toolchains";
+  return sbu_data_dir("SURGEBOX_TOOLCHAINS", "toolchains", installed, sizeof installed, SURGEBOX_TOOLCHAINS_SOURCE_DIR,
+                      "/usr/share/surgebox/toolchains");
 }
 
 const sbt_toolchain *sbt_find(const sbt_registry *r, const char *name) {

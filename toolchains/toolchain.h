@@ -25,6 +25,9 @@
 
 #include "protocol.h"
 #include "sandbox.h"
+#include "warm_lang.h"
+
+#include <regex.h>
 
 #define SBT_ERR_MAX 512
 
@@ -90,6 +93,9 @@ typedef struct {
   int level_group;
   char *level_format;  /* "Java {1}": {1} is the group matched */
   char *level_option;  /* or: the accepted values of this option ("std") */
+  /* "trace": {"tracer": "python"|"gdb"}: the tracer its steps run under;
+   * NULL: not traceable (trace_wrap.c) */
+  char *tracer;
 } sbt_def;
 
 typedef struct {
@@ -183,6 +189,27 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
                               char err[SBT_ERR_MAX]);
 void sbt_plan_free(sbt_plan *p);
 
+/* ---- warm-capable languages: <warm dir>/<lang>/warm.json (warm_def.c) ---- */
+typedef struct {
+  sb_warm_lang *lang;
+  regex_t *interp;     /* its "interpreter", matched on argv[0]'s last component */
+} sbt_warm_def;
+typedef struct {
+  sbt_warm_def *defs;
+  size_t n;
+} sbt_warm_langs;
+/* The warm files' directory: $SURGEBOX_WARM, an installed
+ * <prefix>/share/surgebox/warm, else the source tree's (as runners/warm.c
+ * finds the zygotes). */
+const char *sbt_warm_dir(void);
+/* Every <dir>/<lang>/warm.json: 0 (none: nothing is warm-capable), or -1 with
+ * err naming the file and the field. */
+int sbt_warm_langs_load(sbt_warm_langs *w, const char *dir, char err[SBT_ERR_MAX]);
+void sbt_warm_langs_free(sbt_warm_langs *w);
+/* The language whose interpreter argv0 is (by its last component), or NULL:
+ * argv0 cannot start warm. */
+const sb_warm_lang *sbt_warm_lang_of(const sbt_warm_langs *w, const char *argv0);
+
 /* ---- a step under its language's tracer (trace_wrap.c) ---- */
 #define SBT_TRACERS_TARGET "/opt/surgebox/tracers" /* bound read-only there in a traced step */
 /* The tracers' directory on the host: $SURGEBOX_TRACERS, an installed
@@ -191,13 +218,16 @@ const char *sbt_tracers_dir(void);
 /* argv runs a Python file as the tracer supports (python3[.N] [no-argument
  * flags] FILE ARGS); *file_at: FILE's index. */
 bool sbt_trace_python_argv(const char *const *argv, size_t *file_at);
-/* The toolchain has a tracer (Python's; gdb's for C and C++). */
+/* The toolchain has a tracer (its file's "trace": {"tracer": ...}). */
 bool sbt_trace_language_ok(const sbt_toolchain *tc);
+/* The traced toolchains of a registry, for a refusal ("python3 (python),
+ * gcc (gdb), ..."): at most n bytes in buf, which is returned. */
+const char *sbt_traced_names(const sbt_registry *r, char *buf, size_t n);
 /* Which tracer a step's argv runs under: Python's for a Python file run,
  * gdb's for a program the job built (`./PROG`, `/app/...`), else none. */
 typedef enum { SBT_TRACE_NONE, SBT_TRACE_PYTHON, SBT_TRACE_GDB } sbt_trace_kind;
 sbt_trace_kind sbt_trace_kind_of(const char *const *argv);
-/* A C or C++ toolchain: traced by gdb, its compile step at -O0 -g. */
+/* A toolchain traced by gdb (its file says so): its compile step at -O0 -g. */
 bool sbt_trace_gdb_language(const sbt_toolchain *tc);
 /* ---- gdb's tracer (trace_gdb.c) ---- */
 #define SBT_TRACERS_BIN_TARGET "/opt/surgebox/tracers-bin" /* sbtrace_launch, bound read-only there */

@@ -4,6 +4,7 @@
  * (tracers/gdb/sbtrace_launch.c, built here as a program) starts gdb with
  * its own streams on /dev/null and starts the program, under a filter that
  * denies it ptrace, with the job's streams and nothing else open. */
+#include "runtime_paths.h"
 #include "toolchain.h"
 
 #include <limits.h>
@@ -18,11 +19,9 @@
 #define LAUNCH SBT_TRACERS_BIN_TARGET "/sbtrace_launch"
 
 const char *sbt_tracers_bin_dir(void) {
-  const char *env = getenv("SURGEBOX_TRACERS_BIN");
-  if (env && *env) return env;
   static char installed[PATH_MAX];
-  if (sbt_installed_dir("tracers-bin", installed, sizeof installed)) return installed;
-  return SURGEBOX_TRACERS_BIN_BUILD_DIR;
+  return sbu_data_dir("SURGEBOX_TRACERS_BIN", "tracers-bin", installed, sizeof installed, SURGEBOX_TRACERS_BIN_BUILD_DIR,
+                      NULL);
 }
 
 char **sbt_trace_gdb_argv(const char *const *argv) {

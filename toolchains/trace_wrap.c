@@ -5,6 +5,7 @@
  * /opt/surgebox/tracers/python/sbtrace.py FILE ARGS` with the tracer's
  * descriptor, limits and a fixed hash seed in its environment; a program
  * under gdb (trace_gdb.c). */
+#include "runtime_paths.h"
 #include "toolchain.h"
 #include "python_name.h"
 
@@ -19,12 +20,9 @@
 #endif
 
 const char *sbt_tracers_dir(void) {
-  const char *env = getenv("SURGEBOX_TRACERS");
-  if (env && *env) return env;
   static char installed[PATH_MAX];
-  if (sbt_installed_dir("tracers", installed, sizeof installed)) return installed;
-  if (access(SURGEBOX_TRACERS_SOURCE_DIR, R_OK) == 0) return SURGEBOX_TRACERS_SOURCE_DIR;
-  return "/usr/share/surgebox/tracers";
+  return sbu_data_dir("SURGEBOX_TRACERS", "tracers", installed, sizeof installed, SURGEBOX_TRACERS_SOURCE_DIR,
+                      "/usr/share/surgebox/tracers");
 }
 
 /* Interpreter flags that take no argument and keep `python3 FILE` a script
@@ -60,13 +58,22 @@ sbt_trace_kind sbt_trace_kind_of(const char *const *argv) {
 }
 
 bool sbt_trace_gdb_language(const sbt_toolchain *tc) {
-  const char *l = tc && tc->def ? tc->def->language : NULL;
-  return l && (strcmp(l, "c") == 0 || strcmp(l, "cpp") == 0);
+  return tc && tc->def && tc->def->tracer && strcmp(tc->def->tracer, "gdb") == 0;
 }
 
-bool sbt_trace_language_ok(const sbt_toolchain *tc) {
-  return (tc && tc->def && tc->def->language && strcmp(tc->def->language, "python") == 0) ||
-         sbt_trace_gdb_language(tc);
+bool sbt_trace_language_ok(const sbt_toolchain *tc) { return tc && tc->def && tc->def->tracer; }
+
+const char *sbt_traced_names(const sbt_registry *r, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; r && i < r->n_defs && k < n; i++)
+    if (r->defs[i].tracer) {
+      int w = snprintf(buf + k, n - k, "%s%s (%s)", k ? ", " : "", r->defs[i].name, r->defs[i].tracer);
+      if (w < 0) break;
+      k += (size_t)w;
+    }
+  if (!buf[0]) snprintf(buf, n, "none");
+  return buf;
 }
 
 char *sbt_trace_limits_json(const sbp_trace *t, uint64_t bytes) {

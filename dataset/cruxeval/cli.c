@@ -134,12 +134,7 @@ static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
   case O_CACHE: o->cache_dir = v; break;
   case O_WARM: o->warm = true; break;
   case O_SAMPLES:
-    if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, k, v);
-    o->samples = v;
-    break;
-  case O_LIMIT:
-    if (sbo_parse_long(v, 1, 1000000000, &o->limit) < 0) return sbo_bad_value(p, k, v);
-    break;
+  case O_LIMIT: return sbx_subset_option(p, k, k == O_LIMIT, v, &o->samples, &o->limit);
   }
   return 0;
 }

@@ -80,6 +80,10 @@ int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
  * the data to those samples and gens (taken over, replaced) to their keys.
  * Nothing asked: unchanged. 0, or -1 with a message naming the bad item. */
 int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit, char *err, size_t err_len);
+/* The two options' values as every command that cuts CRUXEval reads them
+ * (verify, trace-dataset): --samples (is_limit false) a non-empty list,
+ * --limit 1..10^9. 0, or sbo_bad_value's status naming option key. */
+int sbx_subset_option(const sbo_parser *p, int key, bool is_limit, const char *v, const char **samples, long *limit);
 
 /* ---- cli.c ---- */
 typedef struct {

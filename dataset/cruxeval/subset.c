@@ -57,3 +57,10 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
   *gens = cut;
   return 0;
 }
+
+int sbx_subset_option(const sbo_parser *p, int key, bool is_limit, const char *v, const char **samples, long *limit) {
+  if (is_limit) return sbo_parse_long(v, 1, 1000000000, limit) < 0 ? sbo_bad_value(p, key, v) : 0;
+  if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, key, v);
+  *samples = v;
+  return 0;
+}

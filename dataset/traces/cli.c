@@ -1,6 +1,7 @@
 /* surgebox trace-dataset: the command line (traces.h; docs/cli.md). */
 #include "traces.h"
 #include "cliopt.h"
+#include "cruxeval.h"
 #include "driver.h"
 #include "protocol.h"
 
@@ -56,12 +57,7 @@ static int option(sbo_parser *p, sbtd_opts *o, int k, const char *v) {
   case O_DATA: o->data = v; break;
   case O_CACHE: o->cache_dir = v; break;
   case O_SAMPLES:
-    if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, k, v);
-    o->samples = v;
-    break;
-  case O_LIMIT:
-    if (sbo_parse_long(v, 1, 1000000000, &o->limit) < 0) return sbo_bad_value(p, k, v);
-    break;
+  case O_LIMIT: return sbx_subset_option(p, k, k == O_LIMIT, v, &o->samples, &o->limit);
   case O_EVENTS: return count(p, o->trace, k, "events", v, 1, __LONG_MAX__);
   case O_BYTES: return count(p, o->trace, k, "bytes", v, (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES);
   case O_VCHARS: return count(p, o->trace, k, "value_chars", v, 1, __LONG_MAX__);

@@ -2,6 +2,7 @@
  * or CRUXEval's reference checks (--benchmark cruxeval). Every field is
  * checked before anything runs; a bad line is one error naming it. */
 #include "traces.h"
+#include "cleanup.h"
 #include "cruxeval.h"
 #include "sha256.h"
 
@@ -69,30 +70,27 @@ static json_object *line_files(json_object *o, const char **entry, const char **
   *entry = json_object_object_get_ex(o, "entry", &e) && json_object_is_type(e, json_type_string) ? json_object_get_string(e) : NULL;
   if (json_object_object_get_ex(o, "entry", &e) && !*entry) return *why = "\"entry\" is not a string", NULL;
   if (has_code == has_files) return *why = "give exactly one of \"code\" (a string) and \"files\"", NULL;
-  json_object *out = json_object_new_array();
+  SBU_AUTOPUT json_object *out = json_object_new_array();
   if (has_code) {
-    if (!json_object_is_type(code, json_type_string)) return json_object_put(out), *why = "\"code\" is not a string", NULL;
+    if (!json_object_is_type(code, json_type_string)) return *why = "\"code\" is not a string", NULL;
     if (!*entry) *entry = "main.py";
     json_object_array_add(out, file_obj(*entry, code));
-    return out;
+    return sbu_take_ptr(&out);
   }
   size_t n = json_object_is_type(files, json_type_array) ? json_object_array_length(files) : 0;
-  if (!n) return json_object_put(out), *why = "\"files\" is not a non-empty array", NULL;
-  json_object *rest = json_object_new_array();
+  if (!n) return *why = "\"files\" is not a non-empty array", NULL;
+  SBU_AUTOPUT json_object *rest = json_object_new_array();
   for (size_t i = 0; i < n; i++) {
     json_object *f = json_object_array_get_idx(files, i), *p, *c;
     if (!json_object_object_get_ex(f, "path", &p) || !json_object_is_type(p, json_type_string) ||
-        !json_object_object_get_ex(f, "content", &c) || !json_object_is_type(c, json_type_string)) {
-      json_object_put(out), json_object_put(rest);
+        !json_object_object_get_ex(f, "content", &c) || !json_object_is_type(c, json_type_string))
       return *why = "each of \"files\" is {\"path\": string, \"content\": string}", NULL;
-    }
     if (!*entry) *entry = json_object_get_string(p);
     json_object_array_add(strcmp(json_object_get_string(p), *entry) ? rest : out, file_obj(json_object_get_string(p), c));
   }
   for (size_t i = 0; i < json_object_array_length(rest); i++) json_object_array_add(out, json_object_get(json_object_array_get_idx(rest, i)));
-  json_object_put(rest);
-  if (!json_object_array_length(out)) return json_object_put(out), *why = "\"entry\" is not one of \"files\"", NULL;
-  return out;
+  if (!json_object_array_length(out)) return *why = "\"entry\" is not one of \"files\"", NULL;
+  return sbu_take_ptr(&out);
 }
 
 /* one program line into the request and the index's fields; NULL with why */
