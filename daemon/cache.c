@@ -451,7 +451,7 @@ sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_call
                                          json_object **doc) {
   if (!c) return SBD_CACHE_OFF;
   inflight *fl = flight(c, key);
-  if (fl && !job) return SBD_CACHE_OFF; /* a caller that cannot wait (a checker's build) compiles uncached */
+  if (fl && !wake.fn) return SBD_CACHE_OFF; /* a caller that cannot wait (a checker's build) compiles uncached */
   if (fl) { /* someone compiles exactly this now */
     sbd_call *w = realloc(fl->waiters, (fl->n_waiters + 1) * sizeof *w);
     if (w) {

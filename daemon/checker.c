@@ -225,7 +225,7 @@ int sbd_checker_build_begin(sbd_checker *k, sbd_job *job, char err[SB_ERR_MAX]) 
     return keep_built(k, job->slot, err);
   cache_key(k, k->cache_key);
   json_object *doc = NULL;
-  sbd_cache_lookup_result lr = sbd_cache_lookup(job->srv->cache, k->cache_key, NULL, k->ws, &doc);
+  sbd_cache_lookup_result lr = sbd_cache_lookup(job->srv->cache, k->cache_key, (sbd_call){0}, k->ws, &doc);
   if (lr == SBD_CACHE_HIT) {
     json_object *st = NULL;
     json_object_object_get_ex(doc, "status", &st);

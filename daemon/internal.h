@@ -53,7 +53,8 @@ void sbd_cache_close(sbd_cache *c);
 int sbd_cache_key(const sbd_job *job, char out[65]);
 /* HIT: *doc is the cached compile result and the artifacts are in ws.
  * WAIT: an identical compile runs; wake is called (on a later loop turn)
- * when it ends. LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
+ * when it ends (a wake without fn: OFF instead, the caller compiles
+ * uncached). LEAD: compile it, then sbd_cache_store or sbd_cache_abandon. */
 sbd_cache_lookup_result sbd_cache_lookup(sbd_cache *c, const char *key, sbd_call wake, sb_workspace *ws,
                                          json_object **doc);
 void sbd_cache_store(sbd_cache *c, const char *key, json_object *doc, sb_workspace *ws, const sbd_snapshot *before);
