@@ -138,6 +138,8 @@ def broken_mode(bin_dir, cache):
     os.mkdir(os.path.join(top, "python"))
     with open(os.path.join(top, "python", "sbzygote.py"), "w") as f:
         f.write("import sys\nsys.exit(3)\n")
+    # the language's own rules as shipped (issue 40: a warm language is its folder's warm.json)
+    shutil.copy(os.path.join(daemonrun.ROOT, "toolchains", "warm", "python", "warm.json"), os.path.join(top, "python"))
     os.chmod(top, 0o755)
     d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1", env=dict(os.environ, SURGEBOX_WARM=top))
     fails = []
