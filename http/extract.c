@@ -87,6 +87,7 @@ static int fenced(const char *s, size_t len, const char *language, size_t *start
         after = j + 3;
         found = true;
       }
+      k = j - 1; /* every line break before j reaches the same j: linear, whatever the text */
     }
     if (!found) break; /* a later start has fewer candidates: none either */
     const char *lang = info_language(s + i + 3, (size_t)(nl - (s + i + 3)));
@@ -160,13 +161,11 @@ char *sbh_extract_code(const char *s, size_t len, const char *language, const ch
     *type = "fenced";
     return dup_n(s + start, n);
   }
-  const char *t = find3(s, 0, len);
-  for (; t; t = find3(s, (size_t)(t - s) + 1, len)) { /* the first ``` with a line break after it */
-    const char *nl = memchr(t + 3, '\n', len - (size_t)(t + 3 - s));
-    if (nl) {
-      *type = "incomplete_fenced";
-      return dup_n(nl + 1, len - (size_t)(nl + 1 - s));
-    }
+  const char *t = find3(s, 0, len); /* the first ```: a line break after it, or none after any */
+  const char *open_nl = t ? memchr(t + 3, '\n', len - (size_t)(t + 3 - s)) : NULL;
+  if (open_nl) {
+    *type = "incomplete_fenced";
+    return dup_n(open_nl + 1, len - (size_t)(open_nl + 1 - s));
   }
   if (language && !strcmp(language, "python")) {
     char *c = python_heuristic(s, len);

@@ -56,5 +56,26 @@ int main(void) {
   EXTRACT("echo a\n\n   \necho b", "bash", "echo a\necho b\n", "heuristic");
   /* nothing at all */
   EXTRACT("no code here", "cpp", "", "empty");
+  /* hostile shapes a quadratic scan would not finish (ctest's timeout): 4 MiB
+   * of line breaks after an opened fence, and 4 MiB of backticks */
+  size_t big = (size_t)4 << 20;
+  char *t = malloc(big + 8);
+  CHECK(t != NULL);
+  if (t) {
+    memcpy(t, "```x\n", 5);
+    memset(t + 5, '\n', big);
+    t[big + 5] = 0;
+    char *got = x(t, "python");
+    CHECK(got && strlen(got) == big); /* no closing fence: everything after the opening line */
+    CHECK_STR(type, "incomplete_fenced");
+    free(got);
+    memset(t, '`', big);
+    t[big] = 0;
+    got = x(t, "python");
+    CHECK(got && !*got);
+    CHECK_STR(type, "empty");
+    free(got);
+    free(t);
+  }
   return check_exit();
 }
