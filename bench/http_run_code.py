@@ -28,22 +28,14 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "http"))
-from httpd import Daemon  # noqa: E402
-
-CPP = r"""#include <iostream>
-int main() { long a, b; std::cin >> a >> b; std::cout << a + b << "\n"; }
-"""
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from http_bench import CPP, DEFAULT_DATA, cruxeval_checks, start_daemon  # noqa: E402
 
 
 def bodies(a):
     out = []
     if a.data and os.path.exists(a.data):
-        for line in open(a.data):
-            if not line.strip():
-                continue
-            s = json.loads(line)
-            out.append({"code": s["code"] + "\nassert f(%s) == %s\n" % (s["input"], s["output"]), "language": "python"})
+        out = [{"code": c, "language": "python"} for c in cruxeval_checks(a.data)]
     else:
         print("no CRUXEval data at %s: synthetic Python checks" % a.data)
         out = [{"code": "def f(x):\n    return sorted(x)\nassert f([%d, 1]) == [1, %d]\n" % (i + 2, i + 2),
@@ -173,11 +165,10 @@ def main():
     ap.add_argument("--cpp", type=int, default=100)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--idle", type=int, default=1000, help="idle HTTP connections for the RSS figure (0: none)")
-    ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                                                   "cruxeval", "cruxeval.jsonl"))
+    ap.add_argument("--data", default=DEFAULT_DATA)
     a = ap.parse_args()
     items = bodies(a)
-    d = Daemon(a.bin, "--jobs", str(a.jobs))
+    d = start_daemon(a.bin, a.jobs)
     try:
         print("surgeboxd --jobs %d, %d CRUXEval checks per round, %d rounds" % (a.jobs, len(items), a.rounds))
         timed("http", d, items[:20], 2)  # warm-up: zygotes started, caches filled

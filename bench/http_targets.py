@@ -14,7 +14,8 @@ unshare wrapper, as root:
    bench/warm_python.py's "fresh" path does.
 2. One C++ program sent once per test case (as verl does), one client:
    after the one compile, each request against an unsandboxed run of the
-   same binary built by g++ -std=c++17 here (target <= 1.5x + 2 ms).
+   same binary built by g++ -std=c++17 here (target <= 1.5x + 2 ms); and
+   the same cases in one /common_evaluate_batch (issue 38), per case.
 3. `--near` CPU-bound programs whose run takes 40-90 % of their
    run_timeout on the idle daemon, sent alone (one at a time, nothing else
    running) and again with 4x as many clients as slots keeping the daemon
@@ -35,24 +36,16 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "http"))
-from httpd import Daemon  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from http_bench import CPP, DEFAULT_DATA, cruxeval_checks, start_daemon  # noqa: E402
 
 PY = "/usr/bin/python3"
-CPP = r"""#include <iostream>
-int main() { long a, b; std::cin >> a >> b; std::cout << a + b << "\n"; }
-"""
 # A CPU-bound program: N iterations of integer work, its result printed.
 SPIN = "n = %d\nx = 0\nfor i in range(n):\n    x = (x * 31 + i) %% 1000003\nprint(x)\n"
 
 
 def crux_checks(a):
-    out = []
-    for line in open(a.data):
-        if line.strip():
-            s = json.loads(line)
-            out.append(s["code"] + "\nassert f(%s) == %s\n" % (s["input"], s["output"]))
-    return out[:a.limit] if a.limit else out
+    return cruxeval_checks(a.data, a.limit)
 
 
 def pool_run(items, conc, fn):
@@ -183,7 +176,25 @@ def target_cpp(d, a, work):
           "%.2f ms unsandboxed binary: %.2f x, or binary x 1.5 + %.2f ms (target <= 1.5 x + 2 ms); mean %.2f / %.2f ms; "
           "outputs %s" % (a.cpp, a.rounds, h, b, h / b, h - 1.5 * b, statistics.mean(http_t) * 1e3,
                           statistics.mean(bin_t) * 1e3, "right" if ok else "WRONG"))
-    return ok
+    # 2b. the same cases in one /common_evaluate_batch (issue 38): one job, the build once, a sandbox per case
+    batch = {"completion": "```cpp\n" + CPP + "```",
+             "config": {"language": "cpp", "provided_data": {"test_cases": {
+                 "type": "stdin_stdout", "input": cases, "output": ["%d\n" % (3 * i) for i in range(a.cpp)]}},
+                 "extra": {"run_all_cases": True}}}
+    batch_t, batch_ok = [], True
+    for r in range(a.rounds):
+        c = d.conn(timeout=600)
+        t0 = time.monotonic()
+        c.request("POST", "/common_evaluate_batch", body=json.dumps(batch), headers={"Content-Type": "application/json"})
+        ans = json.loads(c.getresponse().read())
+        batch_t.append(time.monotonic() - t0)
+        c.close()
+        batch_ok &= ans.get("accepted") is True and len(ans.get("tests", [])) == a.cpp
+    per = statistics.median(batch_t) / a.cpp * 1e3
+    print("2b. the same %d cases as one /common_evaluate_batch x %d rounds: %.2f ms per case (median request / %d), "
+          "%.2f x the binary's median, or binary x 1.5 + %.2f ms; verdicts %s" % (
+              a.cpp, a.rounds, per, a.cpp, per / b, per - 1.5 * b, "all accepted" if batch_ok else "WRONG"))
+    return ok and batch_ok
 
 
 def target_oversubscribed(d, a):
@@ -240,15 +251,14 @@ def main():
     ap.add_argument("--cpp", type=int, default=100)
     ap.add_argument("--near", type=int, default=20)
     ap.add_argument("--only", default="1,2,3")
-    ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                                                   "cruxeval", "cruxeval.jsonl"))
+    ap.add_argument("--data", default=DEFAULT_DATA)
     a = ap.parse_args()
     only = set(a.only.split(","))
     if "1" in only and not os.path.exists(a.data):
         print("http_targets.py: no CRUXEval data at %s: give --data FILE, or --only 2,3" % a.data, file=sys.stderr)
         sys.exit(2)
     work = tempfile.mkdtemp(prefix="sb-http-targets-")
-    d = Daemon(a.bin, "--jobs", str(a.jobs))
+    d = start_daemon(a.bin, a.jobs)
     ok = True
     try:
         load = os.getloadavg()

@@ -42,8 +42,8 @@ static const char *get_str(json_object *o, const char *k) {
   return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-/* A step's CommandRunResult. */
-static json_object *command_result(json_object *step, const char **err) {
+/* A step's CommandRunResult (also evaluate_batch.c's compile_result). */
+json_object *sbh_command_result(json_object *step, const char **err) {
   const char *st = get_str(step, "status");
   json_object *ec = get(step, "exit_code");
   int sig = signal_number(get_str(step, "signal"));
@@ -91,7 +91,7 @@ static json_object *step_record(json_object *step) {
   return r;
 }
 
-static json_object *answer_new(const sbh_server *s) {
+json_object *sbh_run_code_answer_new(const sbh_server *s) {
   json_object *a = json_object_new_object();
   json_object_object_add(a, "status", json_object_new_string("Success"));
   json_object_object_add(a, "message", json_object_new_string(""));
@@ -103,7 +103,7 @@ static json_object *answer_new(const sbh_server *s) {
 }
 
 json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox) {
-  json_object *a = answer_new(s);
+  json_object *a = sbh_run_code_answer_new(s);
   json_object_object_add(a, "status", json_object_new_string("SandboxError"));
   json_object_object_add(a, "message", json_object_new_string(message));
   json_object_object_add(a, "surgebox", surgebox ? surgebox : json_object_new_object());
@@ -157,7 +157,7 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
     snprintf(m, sizeof m, "%s: %s", nstatus, e ? e : "");
     return sbh_sandbox_error(s, m, sb);
   }
-  json_object *a = answer_new(s);
+  json_object *a = sbh_run_code_answer_new(s);
   json_object *steps = get(native, "steps"), *recs = json_object_new_array();
   const char *err = NULL;
   bool failed = false, error = false;
@@ -167,7 +167,7 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
     const char *name = get_str(st, "name");
     bool compile = name && !strcmp(name, "compile");
     const char *e = NULL;
-    json_object *cr = command_result(st, &e);
+    json_object *cr = sbh_command_result(st, &e);
     const char *crs = get_str(cr, "status");
     json_object *rcv = get(cr, "return_code");
     error |= !strcmp(crs, "Error");

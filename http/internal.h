@@ -135,7 +135,7 @@ void sbh_route(sbh_conn *c);
 bool sbh_route_is_public(const sbh_conn *c, bool has_body);
 
 /* A submitted request (run_code.c, routes.c). */
-typedef enum { SBH_KIND_RUN_CODE, SBH_KIND_JOBS } sbh_kind;
+typedef enum { SBH_KIND_RUN_CODE, SBH_KIND_JOBS, SBH_KIND_EVAL_BATCH } sbh_kind;
 struct sbh_req {
   sbh_server *srv;
   sbh_conn *conn;          /* NULL once the client is gone */
@@ -168,7 +168,22 @@ int sbh_run_code_request(sbh_conn *c, json_object *body, json_object **native, j
  * be NULL: the daemon went away) and ctx. *http_status: 200, or 503 (the
  * daemon was busy), 400 (the daemon refused the request). */
 json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status);
+/* A Success answer with no results yet (status, message, compile_result,
+ * run_result, executor_pod_name, files). */
+json_object *sbh_run_code_answer_new(const sbh_server *s);
+/* A native step's CommandRunResult; *err set when it is an Error. */
+json_object *sbh_command_result(json_object *step, const char **err);
 /* A SandboxError answer with message, no results. */
 json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox);
+
+/* ---- evaluate_batch.c: SandboxFusion's /common_evaluate_batch ---- */
+/* The body into one native exec request with cases, submitted; or an
+ * answer was sent (a bad body: 4xx). */
+void sbh_evaluate_batch(sbh_conn *c, json_object *body);
+/* The EvalResult answer from the native response (borrowed, may be NULL). */
+json_object *sbh_evaluate_batch_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status);
+/* SandboxFusion's default_extract_helper without custom logic: the code,
+ * malloc'd, and *type ("fenced", "incomplete_fenced", "heuristic", "empty"). */
+char *sbh_extract_code(const char *completion, size_t len, const char *language, const char **type);
 
 #endif

@@ -1,4 +1,4 @@
-/* Which path does what. /run_code is SandboxFusion's; /v1/ping, /v1/jobs
+/* Which path does what. /run_code and /common_evaluate_batch are SandboxFusion's; /v1/ping, /v1/jobs
  * (the native exec request, for any language's HTTP client), /metrics
  * (the daemon's OpenMetrics text) and /v1/health (the one tokenless path,
  * for orchestrators' probes) are surgebox's own. */
@@ -74,6 +74,13 @@ static void jobs(sbh_conn *c) {
   json_object_put(body);
 }
 
+static void evaluate_batch(sbh_conn *c) {
+  json_object *body = body_object(c);
+  if (!body) return;
+  sbh_evaluate_batch(c, body);
+  json_object_put(body);
+}
+
 static void metrics(sbh_conn *c) {
   char *text = c->srv->d.metrics(c->srv->d.arg);
   if (!text) {
@@ -98,11 +105,14 @@ void sbh_route(sbh_conn *c) {
   } else if (path_is(c, "/run_code")) {
     if (!post) goto not_allowed;
     run_code(c);
+  } else if (path_is(c, "/common_evaluate_batch")) {
+    if (!post) goto not_allowed;
+    evaluate_batch(c);
   } else if (path_is(c, "/v1/jobs")) {
     if (!post) goto not_allowed;
     jobs(c);
   } else {
-    sbh_send_error(c, 404, "no such path: try POST /run_code, GET /v1/ping, GET /v1/health, POST /v1/jobs or GET /metrics");
+    sbh_send_error(c, 404, "no such path: try POST /run_code, POST /common_evaluate_batch, GET /v1/ping, GET /v1/health, POST /v1/jobs or GET /metrics");
   }
   return;
 not_allowed:

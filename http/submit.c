@@ -33,6 +33,11 @@ static void deliver(sbh_req *r, json_object *native) {
       json_object *a = sbh_run_code_answer(r->srv, native, r->ctx, &status);
       if (status == 503) r->srv->counters[SBH_C_QUEUE_FULL]++;
       sbh_send_json(c, status, a, status == 503 ? "Retry-After: 1\r\n" : NULL);
+    } else if (r->kind == SBH_KIND_EVAL_BATCH) {
+      int status = 200;
+      json_object *a = sbh_evaluate_batch_answer(r->srv, native, r->ctx, &status);
+      if (status == 503) r->srv->counters[SBH_C_QUEUE_FULL]++;
+      sbh_send_json(c, status, a, status == 503 ? "Retry-After: 1\r\n" : NULL);
     } else if (!native) {
       sbh_send_error(c, 503, "the daemon is shutting down");
     } else {
