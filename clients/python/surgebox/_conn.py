@@ -5,7 +5,7 @@ import os
 import random
 
 from ._daemon import PrivateDaemon, default_socket
-from ._jobs import NoDaemon, Result
+from ._jobs import NoDaemon, Result, job_of
 
 _AUTOSTART_ERRNOS = (errno.ENOENT, errno.ECONNREFUSED)
 
@@ -56,6 +56,17 @@ def as_job(item):
         raise TypeError("run_many items are dicts (run()'s keywords), not %s" % type(item).__name__)
     job = dict(item)
     job.pop("type", None)  # a protocol request as is
+    return job
+
+
+def run_job(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes, output_encoding,
+            profile, cancel_after, warm, timeout):
+    """run()'s arguments (Client, AsyncClient, and both on a fleet) as the job dict run_many takes;
+    `timeout` (cancel_after's old name) kept for run_many's warning, or a fleet's refusal."""
+    job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
+                 output_encoding, profile, cancel_after, warm)
+    if timeout is not None:
+        job["timeout"] = timeout
     return job
 
 

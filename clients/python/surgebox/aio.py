@@ -9,7 +9,7 @@ from . import _conn
 from ._tracejob import trace_job_of, trace_of
 from .trace import Trace
 from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
-                    cancel_after_of, error_of, job_of, warned_rename)
+                    cancel_after_of, error_of, warned_rename)
 
 
 class AsyncClient:
@@ -170,10 +170,8 @@ class AsyncClient:
                   profile: Optional[str] = None, cancel_after: Optional[float] = None,
                   timeout: Optional[float] = None, warm: bool = False) -> Result:
         """As Client.run: one job, its Result; SurgeboxError on an error response."""
-        job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
-                     output_encoding, profile, cancel_after, warm)
-        if timeout is not None:
-            job["timeout"] = timeout
+        job = _conn.run_job(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
+                            output_encoding, profile, cancel_after, warm, timeout)
         res = await self._run_job(job, 0, None)
         if res.get("type") == "error":
             raise error_of(res)

@@ -204,10 +204,8 @@ class Client:
         name (DeprecationWarning). `warm=True`: Python steps start from the
         daemon's warm interpreter, same isolation (PROTOCOL.md "Warm
         starts"; each step's enforced.start says how it started)."""
-        job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
-                     output_encoding, profile, cancel_after, warm)
-        if timeout is not None:
-            job["timeout"] = timeout
+        job = _conn.run_job(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
+                            output_encoding, profile, cancel_after, warm, timeout)
         res = next(self.run_many([job], concurrency=1))
         if res.get("type") == "error":
             raise error_of(res)

@@ -228,6 +228,68 @@ def _limits_seconds(req: Mapping[str, Any]) -> float:
     return total * (2 if req.get("toolchain") else 1)
 
 
+def choose(endpoints: Sequence[Endpoint], avoid: Optional[Endpoint], turn: int) -> Optional[Endpoint]:
+    """Of the daemons up, the one with the fewest of our jobs outstanding (ties by `turn`), not
+    `avoid` (the last one tried) when another is up; None when none is up; SurgeboxError
+    ("unauthorized") when every daemon refused our token. The caller counts the job on it."""
+    live = [e for e in endpoints if e.up and e.refused is None]
+    if len(live) > 1 and avoid in live:
+        live.remove(avoid)
+    if live:
+        low = min(e.outstanding for e in live)
+        ties = [e for e in live if e.outstanding == low]
+        return ties[turn % len(ties)]
+    if all(e.refused for e in endpoints):
+        raise SurgeboxError("unauthorized", "; ".join(e.refused for e in endpoints))
+    return None
+
+
+def retry_why(resp: Mapping[str, Any], ep: Endpoint) -> Optional[str]:
+    """Why an answer that arrived is still a failure of the infrastructure (sent again), or None."""
+    if resp.get("type") == "error" and (resp.get("error") or {}).get("code") == "busy":
+        return "%s: busy" % ep.name
+    if resp.get("status") == "cancelled":  # we cancel nothing: the daemon gave it up (shutting down)
+        return "%s: %s" % (ep.name, resp.get("error") or "cancelled by the daemon")
+    return None
+
+
+def answered(resp: Mapping[str, Any], user_id: Any, ep: Endpoint, attempt: int) -> Result:
+    """The Result of a job `ep` answered at its `attempt`-th send (0-based)."""
+    ep.answered += 1
+    ep.failures = 0
+    res = Result(resp) if resp.get("type") != "error" else _conn.error_result(user_id, resp.get("error"))
+    res["id"] = user_id
+    res["daemon"] = ep.name
+    res["attempts"] = attempt + 1
+    return res
+
+
+def unavailable(user_id: Any, attempts: int, why: str) -> Result:
+    """The Result of a job no daemon ran: an error, never a verdict."""
+    res = _conn.error_result(user_id, {"code": "fleet_unavailable",
+                                       "message": "no daemon ran the job after %d attempts (last: %s)"
+                                       % (attempts, why)})
+    res["daemon"] = None
+    res["attempts"] = attempts
+    return res
+
+
+def status_of(e: Endpoint) -> Dict[str, Any]:
+    """One daemon as this client sees it (Fleet.status's entry)."""
+    return {"daemon": e.name, "up": e.up, "out_since": e.out_since, "refused": e.refused,
+            "outstanding": e.outstanding, "answered": e.answered, "queue_p99_s": e.queue_p99}
+
+
+def queue_p99_of(p99: Any) -> Optional[float]:
+    """A probe's p99 queue time as seconds (an empty window has none: the queue is then empty);
+    None when it is not a number."""
+    try:
+        value = float(p99) if p99 is not None else 0.0
+    except (TypeError, ValueError):
+        return None
+    return value if value >= 0 else None
+
+
 class Fleet:
     """Many surgebox daemons behind one client (module docstring)."""
 
@@ -272,8 +334,7 @@ class Fleet:
     def status(self) -> List[Dict[str, Any]]:
         """Each daemon as this client sees it: up or out, jobs outstanding and answered."""
         with self._lock:
-            return [{"daemon": e.name, "up": e.up, "out_since": e.out_since, "refused": e.refused, "outstanding": e.outstanding,
-                     "answered": e.answered, "queue_p99_s": e.queue_p99} for e in self.endpoints]
+            return [status_of(e) for e in self.endpoints]
 
     def ask(self, ep: Endpoint, obj: Mapping[str, Any]) -> Dict[str, Any]:
         """One non-exec request (ping, status, toolchains) to one Unix-socket
@@ -346,12 +407,8 @@ class Fleet:
             link.close()
 
     def _set_queue_p99(self, ep: Endpoint, p99: Any) -> None:
-        # an empty window (no job lately) has none: the queue is then empty
-        try:
-            value = float(p99) if p99 is not None else 0.0
-        except (TypeError, ValueError):
-            return
-        if value >= 0:
+        value = queue_p99_of(p99)
+        if value is not None:
             with self._lock:
                 ep.queue_p99 = value
 
@@ -390,18 +447,11 @@ class Fleet:
         """The daemon with the fewest of our jobs outstanding (ties in turn), its count taken."""
         with self._lock:
             while True:
-                live = [e for e in self.endpoints if e.up and e.refused is None]
-                if len(live) > 1 and avoid in live:
-                    live.remove(avoid)
-                if live:
-                    low = min(e.outstanding for e in live)
-                    ties = [e for e in live if e.outstanding == low]
-                    ep = ties[self._next % len(ties)]
+                ep = choose(self.endpoints, avoid, self._next)
+                if ep is not None:
                     self._next += 1
                     ep.outstanding += 1
                     return ep
-                if all(e.refused for e in self.endpoints):
-                    raise SurgeboxError("unauthorized", "; ".join(e.refused for e in self.endpoints))
                 left = give_up_at - time.monotonic()
                 if left <= 0 or self._closed:
                     return None
@@ -499,26 +549,13 @@ class Fleet:
             finally:
                 with self._lock:
                     ep.outstanding -= 1
-            if resp.get("type") == "error" and (resp.get("error") or {}).get("code") == "busy":
-                why = "%s: busy" % ep.name
-                continue
-            if resp.get("status") == "cancelled":  # we cancel nothing: the daemon gave it up (shutting down)
-                why = "%s: %s" % (ep.name, resp.get("error") or "cancelled by the daemon")
+            again = retry_why(resp, ep)
+            if again:
+                why = again
                 continue
             with self._lock:
-                ep.answered += 1
-                ep.failures = 0
-            res = Result(resp) if resp.get("type") != "error" else _conn.error_result(user_id, resp.get("error"))
-            res["id"] = user_id
-            res["daemon"] = ep.name
-            res["attempts"] = attempt + 1
-            return res
-        res = _conn.error_result(user_id, {"code": "fleet_unavailable",
-                                           "message": "no daemon ran the job after %d attempts (last: %s)"
-                                           % (self.attempts, why)})
-        res["daemon"] = None
-        res["attempts"] = self.attempts
-        return res
+                return answered(resp, user_id, ep, attempt)
+        return unavailable(user_id, self.attempts, why)
 
     def _send(self, ep: Endpoint, req: Dict[str, Any], wait: float, links: Dict[str, _Link]) -> Dict[str, Any]:
         link = links.get(ep.name)

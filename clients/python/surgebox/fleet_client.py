@@ -14,32 +14,31 @@ job by its limits).
 """
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import threading
 from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _conn
-from ._jobs import Files, Result, Stdin, Step, SurgeboxError, error_of, job_of
-from ._tracejob import trace_job_of, trace_of
+from ._jobs import Result, SurgeboxError
 from .aio import AsyncClient
+from .aio_fleet import AioFleet
 from .client import Client
 from .fleet import EndpointSpec, Fleet, FleetUnsupported
-from .trace import Trace
 
 Endpoints = Union[None, str, Sequence[EndpointSpec]]
 # the single-daemon options that choose or start one daemon: meaningless on a fleet
 _SINGLE_ONLY = ("socket", "private", "surgeboxd", "daemon_args")
 
 
-def _fleet_of(endpoints: Endpoints, fleet: bool, single: Mapping[str, Any], options: Mapping[str, Any]) -> Fleet:
+def _fleet_of(endpoints: Endpoints, fleet: bool, single: Mapping[str, Any], options: Dict[str, Any],
+              kind: Any = Fleet) -> Any:
     named = [k for k, v in single.items() if v]
     if named:
         raise ValueError("Client(endpoints=...): %s choose a single daemon; leave them out on a fleet"
                          % ", ".join(named))
     if endpoints is None and not fleet:
         raise ValueError("a fleet needs endpoints=[...] or fleet=True (for $SURGEBOX_ENDPOINTS)")
-    return Fleet(endpoints, **options)
+    for k in ("busy_backoff", "busy_timeout"):  # a single daemon's busy handling: the fleet's back-off instead
+        options.pop(k, None)
+    return kind(endpoints, **options)
 
 
 def _no_cancel_after(job: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -47,12 +46,6 @@ def _no_cancel_after(job: Mapping[str, Any]) -> Mapping[str, Any]:
         raise FleetUnsupported("cancel_after (or timeout)", "a Fleet never cancels a job; bound it by its "
                                "limits (limits={'time_s': ...})")
     return job
-
-
-def _raised(res: Result) -> Result:
-    if res.get("type") == "error":
-        raise error_of(res)
-    return res
 
 
 def _fleet_status(fl: Fleet) -> Dict[str, Any]:
@@ -99,8 +92,6 @@ class FleetClient(Client):
                  private: bool = False, autostart: bool = True, surgeboxd: Optional[str] = None,
                  daemon_args: Sequence[str] = (), **fleet_options: Any) -> None:
         single = {"socket": socket, "private": private, "surgeboxd": surgeboxd, "daemon_args": daemon_args}
-        for k in ("busy_backoff", "busy_timeout"):  # a single daemon's busy handling: the Fleet's back-off instead
-            fleet_options.pop(k, None)
         self.daemon = None
         self.busy_retries = 0
         self.socket_path = None
@@ -133,28 +124,6 @@ class FleetClient(Client):
         """The toolchains of the fleet's first Unix-socket daemon that is up."""
         return _fleet_toolchains(self.fleet, profile)
 
-    def run(self, steps: Optional[Sequence[Step]] = None, *, toolchain: Optional[str] = None,
-            files: Optional[Files] = None, stdin: Optional[Stdin] = None,
-            options: Optional[Mapping[str, Any]] = None, args: Optional[Sequence[str]] = None,
-            limits: Optional[Mapping[str, Any]] = None, outputs: Optional[Sequence[str]] = None,
-            outputs_max_bytes: Optional[int] = None, output_encoding: Optional[str] = None,
-            profile: Optional[str] = None, cancel_after: Optional[float] = None,
-            timeout: Optional[float] = None, warm: bool = False) -> Result:
-        """As Client.run, on the fleet: the Result also says "daemon" and "attempts"."""
-        job = job_of(steps, toolchain, files, stdin, options, args, limits, outputs, outputs_max_bytes,
-                     output_encoding, profile, cancel_after, warm)
-        job["timeout"] = timeout
-        return _raised(next(self.fleet.run_many([_no_cancel_after(job)], concurrency=1)))
-
-    def trace(self, source: str, *, files: Optional[Files] = None, entry: str = "main.py",
-              args: Optional[Sequence[str]] = None, stdin: Optional[Stdin] = None, toolchain: str = "python3",
-              limits: Optional[Mapping[str, Any]] = None, trace_limits: Optional[Mapping[str, int]] = None,
-              check: bool = True, profile: Optional[str] = None, cancel_after: Optional[float] = None) -> Trace:
-        """As Client.trace, on the fleet (cancel_after: FleetUnsupported)."""
-        job = _no_cancel_after(trace_job_of(source, files, entry, args, stdin, toolchain, limits, trace_limits,
-                                            check, profile, cancel_after))
-        return trace_of(_raised(next(self.fleet.run_many([job], concurrency=1))))
-
     def run_many(self, jobs: Iterable[Mapping[str, Any]], concurrency: int = 8, *,
                  cancel_after: Optional[float] = None, timeout: Optional[float] = None) -> Iterator[Result]:
         """As Client.run_many, on the fleet: each Result exactly once, with "daemon" and "attempts"."""
@@ -164,58 +133,42 @@ class FleetClient(Client):
 
 class AsyncFleet(AsyncClient):
     """What AsyncClient(endpoints=[...]) (or AsyncClient(fleet=True)) returns:
-    AsyncClient's methods on a Fleet. Each job runs Fleet's blocking worker
-    on a thread of this client's pool (`max_threads` of them), so the
-    guarantees are the Fleet's: least outstanding, exactly-once answers, only
+    AsyncClient's methods on a fleet, native asyncio (aio_fleet.py): one
+    AsyncClient connection per Unix-socket daemon carries all its jobs, a few
+    keep-alive connections per HTTP daemon, the prober a task; no thread.
+    The guarantees are Fleet's: least outstanding, exactly-once answers, only
     infrastructure failures retried. A run_many abandoned early stops
-    starting jobs; those already sent run to their end, their answers dropped."""
+    starting jobs; close() closes the connections, so the daemons cancel the
+    jobs still running. `fleet` is the AioFleet."""
 
     def __init__(self, socket: Optional[str] = None, *, endpoints: Endpoints = None, fleet: bool = False,
                  private: bool = False, autostart: bool = True, surgeboxd: Optional[str] = None,
-                 daemon_args: Sequence[str] = (), max_threads: int = 256, **fleet_options: Any) -> None:
+                 daemon_args: Sequence[str] = (), **fleet_options: Any) -> None:
         single = {"socket": socket, "private": private, "surgeboxd": surgeboxd, "daemon_args": daemon_args}
-        for k in ("busy_backoff", "busy_timeout"):
-            fleet_options.pop(k, None)
-        if max_threads < 1:
-            raise ValueError("max_threads must be at least 1")
+        fleet_options.pop("max_threads", None)  # the threaded AsyncFleet's pool size: no threads now
         self.daemon = None
         self.busy_retries = 0
         self.socket_path = None
         self._writer = None
-        self.fleet = _fleet_of(endpoints, fleet, single, fleet_options)
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_threads, thread_name_prefix="surgebox-fleet")
-        self._local = threading.local()
-        self._links: List[Dict[str, Any]] = []  # each pool thread's connections, closed by close()
-        self._index = 0
+        self.fleet = _fleet_of(endpoints, fleet, single, fleet_options, AioFleet)
 
     async def open(self) -> "AsyncFleet":
-        """Nothing to connect: the fleet's prober runs already; returns self."""
+        """Start the fleet's prober (connections open as jobs need them); returns self."""
+        self.fleet.start()
         return self
 
     async def close(self) -> None:
-        """Wait for jobs already sent, close their connections, stop the prober."""
-        loop = asyncio.get_event_loop()
-        await loop.run_in_executor(None, self._pool.shutdown, True)
-        for links in self._links:
-            for link in list(links.values()):
-                link.close()
-        await loop.run_in_executor(None, self.fleet.close)
+        """Stop the prober and close the fleet's connections."""
+        await self.fleet.close()
 
     async def __aenter__(self) -> "AsyncFleet":
         """The client itself; close() at the end of the block."""
         return await self.open()
 
-    def _one(self, user_id: Any, job: Mapping[str, Any]) -> Result:
-        links = getattr(self._local, "links", None)
-        if links is None:
-            links = self._local.links = {}
-            self._links.append(links)
-        return self.fleet._one(user_id, job, links)
-
     async def _run_job(self, item: Mapping[str, Any], index: int, default_cancel_after: Optional[float]) -> Result:
         job = _no_cancel_after(_conn.as_job(item))
         _no_cancel_after({"cancel_after": default_cancel_after})
-        return await asyncio.get_event_loop().run_in_executor(self._pool, self._one, job.get("id", index), job)
+        return await self.fleet.one(job.get("id", index), job)
 
     async def request(self, obj: Mapping[str, Any]) -> Dict[str, Any]:
         """Not on a fleet: a raw request names no daemon (FleetUnsupported)."""
@@ -224,15 +177,36 @@ class AsyncFleet(AsyncClient):
 
     async def ping(self) -> Dict[str, Any]:
         """As FleetClient.ping."""
-        return await asyncio.get_event_loop().run_in_executor(None, _fleet_ping, self.fleet)
+        out: Dict[str, Any] = {}
+        for ep in self.fleet.endpoints:
+            if ep.kind != "unix":
+                out[ep.name] = {"up": ep.up}
+                continue
+            try:
+                out[ep.name] = await self.fleet.ask(ep, {"type": "ping"})
+            except SurgeboxError as e:
+                out[ep.name] = {"error": str(e)}
+        return {"type": "fleet_ping", "daemons": out}
 
     async def status(self) -> Dict[str, Any]:
         """As FleetClient.status."""
-        return await asyncio.get_event_loop().run_in_executor(None, _fleet_status, self.fleet)
+        daemons = self.fleet.status()
+        for d, ep in zip(daemons, self.fleet.endpoints):
+            if ep.kind == "unix" and d["up"]:
+                try:
+                    d["status"] = await self.fleet.ask(ep, {"type": "status"})
+                except SurgeboxError as e:
+                    d["error"] = str(e)
+        return {"type": "fleet_status", "daemons": daemons}
 
     async def toolchains(self, profile: Optional[str] = None) -> List[Dict[str, Any]]:
         """As FleetClient.toolchains."""
-        return await asyncio.get_event_loop().run_in_executor(None, _fleet_toolchains, self.fleet, profile)
+        for ep in self.fleet.endpoints:
+            if ep.kind == "unix" and ep.up and ep.refused is None:
+                req = {"type": "toolchains", **({"profile": profile} if profile else {})}
+                return (await self.fleet.ask(ep, req))["toolchains"]
+        raise FleetUnsupported("toolchains()", "no Unix-socket daemon of the fleet is up (HTTP endpoints serve "
+                               "exec only)")
 
     async def run_many(self, jobs: Union[Iterable[Mapping[str, Any]], AsyncIterable[Mapping[str, Any]]],
                        concurrency: int = 8, *, cancel_after: Optional[float] = None,
