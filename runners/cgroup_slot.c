@@ -307,6 +307,14 @@ void sb_cg_slot_prepare(sb_runtime *rt, sb_cg_slot *s) {
   }
 }
 
+/* The cleaning as its teardown queue calls it back. */
+static void prepare_cb(void *slot) {
+  sb_cg_slot *s = slot;
+  sb_cg_slot_prepare(s->rt, s);
+}
+
+static sb_teardown_call prepare_call(sb_cg_slot *s) { return (sb_teardown_call){prepare_cb, s}; }
+
 void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd) {
   sb_cg_slot *s = slot_at(rt, index);
   if (!s || !s->fence_due) { /* not a run of the slot: nothing waits on it */
@@ -314,7 +322,7 @@ void sb_cg_slot_fence(sb_runtime *rt, int index, int ns_fd) {
     return;
   }
   s->fence_due = false;
-  if (!sb_teardown_push(&s->worker, ns_fd, s)) { /* cannot queue: as before this change, on this thread */
+  if (!sb_teardown_push(&s->worker, ns_fd, prepare_call(s))) { /* cannot queue: as before this change, on this thread */
     if (ns_fd >= 0) close(ns_fd);
     sb_cg_slot_prepare(rt, s);
   }
@@ -335,7 +343,7 @@ bool sb_runtime_slot_ready(sb_runtime *rt, int index) {
    * cleaned once more before a job takes it */
   s->recheck = true;
   set_state(s, SB_SLOT_PREPARING);
-  if (sb_teardown_push(&s->worker, -1, s)) return false;
+  if (sb_teardown_push(&s->worker, -1, prepare_call(s))) return false;
   s->recheck = false;
   set_state(s, SB_SLOT_STALE);
   return true;
@@ -373,6 +381,7 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
     for (int k = 0; k < SB_SLOT_NFD; k++) n->fd[k] = -1;
     n->dirs.v2_fd = n->dirs.v2_peak_fd = -1;
     sb_teardown_init(&n->worker);
+    n->rt = rt;
     set_state(n, SB_SLOT_READY);
     b->slots[index] = n;
   }
@@ -380,7 +389,7 @@ int sb_cg_slot_take(sb_runtime *rt, int index, const sb_limits *l, sb_cg_job *j)
   if (!s->created) {
     if (state_of(s) == SB_SLOT_BROKEN) return -EBUSY;
     /* a fresh directory (a predecessor's leftover was emptied when it was claimed) */
-    if (slot_create(b, s, index) < 0 || sb_teardown_start(&s->worker, rt) < 0 || !emptied(b, s)) {
+    if (slot_create(b, s, index) < 0 || sb_teardown_start(&s->worker) < 0 || !emptied(b, s)) {
       set_state(s, SB_SLOT_BROKEN);
       return -ENOTSUP;
     }

@@ -86,7 +86,7 @@ static void exec_in_path(const char *const *argv, const char *const *envp) {
  * close-on-exec pipe that a successful exec closes silently; err_fd is
  * above 2 (see sb_child_main), so the dup2()s below cannot replace it. Its
  * steps up to the exec are program.c's, shared with a warm start. */
-static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd) {
+static __attribute__((noreturn)) void program(const sb_plan *a, int err_fd) {
   const char *what = "setup";
   int rc = sb_program_setup(a, &err_fd, &what);
   if (!rc) {
@@ -100,7 +100,7 @@ static __attribute__((noreturn)) void program(const sb_child_args *a, int err_fd
 /* clone()'s entry for the program: the descriptors only the init keeps are
  * closed in the program's own descriptor table (no CLONE_FILES). */
 struct program_start {
-  const sb_child_args *a;
+  const sb_plan *a;
   int err_fd;
   int close_fds[2];
 };
@@ -120,11 +120,11 @@ static int program_entry(void *arg) {
  * copies of its descriptors: its socket to the daemon and this request's.
  * Keep only ours, so that nothing outside lives on in a sandbox. */
 static void close_all_except(const int *keep, int n) {
-  int sorted[16];
+  int sorted[SB_PLAN_NFD];
   int m = 0;
-  for (int i = 0; i < n && m < 16; i++)
+  for (int i = 0; i < n && m < SB_PLAN_NFD; i++)
     if (keep[i] >= 0) sorted[m++] = keep[i];
-  for (int i = 1; i < m; i++) /* insertion sort: m <= 16 */
+  for (int i = 1; i < m; i++) /* insertion sort: a dozen */
     for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
       int t = sorted[j];
       sorted[j] = sorted[j - 1];
@@ -213,7 +213,7 @@ static __attribute__((noreturn)) void zygote_gone(int ctl, const char *when) {
  * cold run, wait for its FAIL and the zygote's EXIT; DONE with its status
  * and rusage (the zygote's wait4, plus the orphans we reaped). The zygote
  * gone without EXIT is an internal error: our exit kills the program. */
-static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl) {
+static __attribute__((noreturn)) void warm_wait(const sb_plan *a, int ctl) {
   close(a->stdin_fd);
   close(a->stdout_fd);
   close(a->stderr_fd);
@@ -273,29 +273,32 @@ static __attribute__((noreturn)) void warm_wait(const sb_child_args *a, int ctl)
   _exit(0);
 }
 
-void sb_child_main(const sb_child_args *a) {
-  /* A session (and process group) of our own, before anything else:
-   * kill(0, ...), setpriority(PRIO_PGRP, 0, ...) and ioprio_set(WHO_PGRP)
-   * address the caller's group whatever pid namespace it is in, so a
-   * program sharing the supervisor's group would reach the supervisor's
-   * caller and, in the daemon, every other job. Also drops the caller's
-   * controlling terminal. We are never a group leader here (a fresh clone). */
+/* A session (and process group) of our own, before anything else:
+ * kill(0, ...), setpriority(PRIO_PGRP, 0, ...) and ioprio_set(WHO_PGRP)
+ * address the caller's group whatever pid namespace it is in, so a
+ * program sharing the supervisor's group would reach the supervisor's
+ * caller and, in the daemon, every other job. Also drops the caller's
+ * controlling terminal. We are never a group leader here (a fresh clone).
+ * Then only the plan's descriptors, and our death with the parent's. */
+static void session_phase(const sb_plan *a) {
   if (setsid() < 0) die(a->ctl_fd, "setsid", errno);
-  int ctl = a->ctl_fd;
-  int keep[13] = {a->ctl_fd,  a->stdin_fd,    a->stdout_fd, a->stderr_fd, a->netns_fd,
-                  a->tmpl_fd, a->app_tree_fd, a->trace_fd,  a->warm_fd};
-  for (int i = 0; i < 4; i++) keep[9 + i] = i < a->n_procs ? a->procs_fd[i] : -1;
-  close_all_except(keep, 13);
+  close_all_except(a->fds, SB_PLAN_NFD);
   /* If the parent dies, so does the sandbox: the kernel then kills the
-   * whole pid namespace with us. */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(ctl, "PR_SET_PDEATHSIG", errno);
-  /* A parent that died before the prctl is noticed below: the control
-   * socket reads EOF and we exit. */
+   * whole pid namespace with us. A parent that died before the prctl is
+   * noticed below: the control socket reads EOF and we exit. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die(a->ctl_fd, "PR_SET_PDEATHSIG", errno);
+}
+
+static void namespaces_phase(const sb_plan *a) {
+  int ctl = a->ctl_fd;
   if (a->userns && wait_for(ctl, SB_MSG_MAPPED) < 0) _exit(127);
   if (a->netns_fd >= 0 && setns(a->netns_fd, CLONE_NEWNET) < 0) die(ctl, "setns(net)", errno);
   hide_supervisor_cmdline();
   int rc = sb_ns_uts_setup();
   if (rc < 0) die(ctl, "sethostname", -rc);
+}
+
+static void mounts_phase(const sb_plan *a) {
   char what[SB_ERR_MAX];
   int mrc = a->tmpl_fd >= 0 ? sb_mounts_enter_template(&a->mounts, a->tmpl_fd, a->app_tree_fd, what, sizeof what)
                             : sb_mounts_build_root(&a->mounts, what, sizeof what);
@@ -306,15 +309,21 @@ void sb_child_main(const sb_child_args *a) {
     memset(&m, 0, sizeof m);
     m.type = SB_MSG_ERROR;
     snprintf(m.text, sizeof m.text, "%s", what);
-    send_msg(ctl, &m);
+    send_msg(a->ctl_fd, &m);
     _exit(127);
   }
-  /* Into the job's cgroup ourselves, after set-up (mounts and pivot are not
-   * the program's CPU time): on cgroup v1 the write takes the host-wide
-   * cgroup_threadgroup_rwsem and can wait for readers and an RCU grace
-   * period; the daemon's loop thread waited there ~0.4 ms a job when it
-   * attached us at READY. */
-  for (int i = 0; i < a->n_procs; i++) {
+}
+
+/* Into the job's cgroup ourselves, after set-up (mounts and pivot are not
+ * the program's CPU time): on cgroup v1 the write takes the host-wide
+ * cgroup_threadgroup_rwsem and can wait for readers and an RCU grace
+ * period; the daemon's loop thread waited there ~0.4 ms a job when it
+ * attached us at READY. Then READY, GO, and the cgroup namespace (its root
+ * is now the job's cgroup). */
+static void cgroup_phase(const sb_plan *a) {
+  int ctl = a->ctl_fd;
+  for (int i = 0; i < SB_PLAN_PROCS; i++) {
+    if (a->procs_fd[i] < 0) continue;
     if (pwrite(a->procs_fd[i], "0", 1, 0) < 0) die(ctl, "joining the job's cgroup (cgroup.procs)", errno);
     close(a->procs_fd[i]);
   }
@@ -324,40 +333,46 @@ void sb_child_main(const sb_child_args *a) {
   send_msg(ctl, &ready);
   if (wait_for(ctl, SB_MSG_GO) < 0) _exit(127);
   if (unshare(CLONE_NEWCGROUP) < 0) die(ctl, "unshare(cgroup)", errno);
-  if (a->warm_fd >= 0) warm_wait(a, ctl);
+}
 
-  /* close_all_except() closed the supervisor's 0-2 (the program's stdio
-   * are other descriptors until its dup2()s), so a new pipe would land on
-   * 0 and 1, and the program's dup2(stdout, 1) would replace the error pipe:
-   * its report then went into the program's recorded stdout. */
-  int errpipe[2];
+/* The program's error pipe: close_all_except() closed the supervisor's 0-2
+ * (the program's stdio are other descriptors until its dup2()s), so a new
+ * pipe would land on 0 and 1, and the program's dup2(stdout, 1) would
+ * replace the error pipe: its report then went into the program's
+ * recorded stdout. */
+static void error_pipe(int ctl, int errpipe[2]) {
   if (pipe2(errpipe, O_CLOEXEC) < 0) die(ctl, "pipe", errno);
   errpipe[0] = above_stdio(errpipe[0]);
   errpipe[1] = above_stdio(errpipe[1]);
   if (errpipe[0] < 0 || errpipe[1] < 0) die(ctl, "pipe", errno);
-  sb_msg done;
-  memset(&done, 0, sizeof done);
-  done.type = SB_MSG_DONE;
-  done.start_ns = sbu_now_ns();
-  /* The program starts as a vfork-style child (CLONE_VM | CLONE_VFORK) on
-   * a stack of its own: the init is a copy of the spawner's address space
-   * (small: HACKING.md, "The spawner"), and a fork would copy its page
-   * tables only for the exec to throw them away (bench/FINDINGS.md, issue
-   * 16). At the exec the kernel records the init's largest RSS as the
-   * program's own maxrss, which is why the init must not be a copy of the
-   * daemon. We stay suspended until the
-   * program's exec or its _exit, so nothing here runs while it uses our
-   * memory; it writes only its own stack and our errno. glibc's clone()
-   * runs no atfork handlers (malloc locks copied from a threaded parent
-   * could be held forever). */
-  struct program_start ps = {.a = a, .err_fd = errpipe[1], .close_fds = {errpipe[0], ctl}};
+}
+
+/* The program starts as a vfork-style child (CLONE_VM | CLONE_VFORK) on
+ * a stack of its own: the init is a copy of the spawner's address space
+ * (small: HACKING.md, "The spawner"), and a fork would copy its page
+ * tables only for the exec to throw them away (bench/FINDINGS.md, issue
+ * 16). At the exec the kernel records the init's largest RSS as the
+ * program's own maxrss, which is why the init must not be a copy of the
+ * daemon. We stay suspended until the program's exec or its _exit, so
+ * nothing here runs while it uses our memory; it writes only its own stack
+ * and our errno. glibc's clone() runs no atfork handlers (malloc locks
+ * copied from a threaded parent could be held forever). */
+static pid_t program_phase(const sb_plan *a, const int errpipe[2]) {
+  struct program_start ps = {.a = a, .err_fd = errpipe[1], .close_fds = {errpipe[0], a->ctl_fd}};
   /* Carved from our own stack, not a static buffer: a sanitizer runtime
    * checks that a stack lies within the thread's, and ASan's complaint at a
    * failed exec's _exit went into the program's stderr (daemon.exec_failure
-   * under ASan). The program never returns into this frame. */
+   * under ASan). The program has exec'd or exited when clone returns
+   * (CLONE_VFORK): it never runs on this frame after we leave it. */
   char *program_stack = __builtin_alloca(PROGRAM_STACK_BYTES);
   pid_t pid = clone(program_entry, program_stack + PROGRAM_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &ps);
-  if (pid < 0) die(ctl, "start program", errno);
+  if (pid < 0) die(a->ctl_fd, "start program", errno);
+  return pid;
+}
+
+/* Our ends of what the program holds closed; its start failure, if any,
+ * into done. */
+static void started_phase(const sb_plan *a, const int errpipe[2], sb_msg *done) {
   close(errpipe[1]);
   close(a->stdin_fd);
   close(a->stdout_fd);
@@ -370,26 +385,48 @@ void sb_child_main(const sb_child_args *a) {
   }
   close(errpipe[0]);
   if (got == (ssize_t)sizeof f && f.err > 0) {
-    done.exec_errno = f.err;
+    done->exec_errno = f.err;
     f.what[sizeof f.what - 1] = '\0';
-    memcpy(done.text, f.what, sizeof f.what);
+    memcpy(done->text, f.what, sizeof f.what);
   }
-  const char *w = NULL;
-  if (sb_caps_drop_keep_uid(a->empty_caps, &w) < 0) {
-    /* Not fatal for the result; the program already runs unprivileged. */
-  }
+}
+
+/* Reap every child until the program itself exits; DONE with its status
+ * and the rusage of all we reaped. */
+static __attribute__((noreturn)) void reap_phase(int ctl, pid_t pid, sb_msg *done) {
   for (;;) {
     int st;
     pid_t r = waitpid(-1, &st, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) break; /* ECHILD: cannot happen before the program was reaped */
     if (r == pid) {
-      done.end_ns = sbu_now_ns();
-      done.wstatus = st;
+      done->end_ns = sbu_now_ns();
+      done->wstatus = st;
       break;
     }
   }
-  getrusage(RUSAGE_CHILDREN, &done.children);
-  send_msg(ctl, &done);
+  getrusage(RUSAGE_CHILDREN, &done->children);
+  send_msg(ctl, done);
   _exit(0);
+}
+
+void sb_child_main(const sb_plan *a) {
+  session_phase(a);
+  namespaces_phase(a);
+  mounts_phase(a);
+  cgroup_phase(a);
+  if (a->warm_fd >= 0) warm_wait(a, a->ctl_fd);
+  int errpipe[2];
+  error_pipe(a->ctl_fd, errpipe);
+  sb_msg done;
+  memset(&done, 0, sizeof done);
+  done.type = SB_MSG_DONE;
+  done.start_ns = sbu_now_ns();
+  pid_t pid = program_phase(a, errpipe);
+  started_phase(a, errpipe, &done);
+  const char *w = NULL;
+  if (sb_caps_drop_keep_uid(a->empty_caps, &w) < 0) {
+    /* Not fatal for the result; the program already runs unprivileged. */
+  }
+  reap_phase(a->ctl_fd, pid, &done);
 }

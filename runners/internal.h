@@ -15,6 +15,8 @@
 #include <linux/filter.h>
 #include <nettle/sha2.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
 #include <sys/capability.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -44,23 +46,29 @@ int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdi
 ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags);
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
 
-/* ---- teardown.c (parent): closes and slot cleaning on a thread of its own ---- */
+/* ---- teardown.c (parent): closes and cleanings on a thread of its own ----
+ * A service: it knows nothing of its users; what to run after a close is
+ * handed to it as {fn, arg} (cgroup_slot.c: a slot's cleaning). */
 typedef struct sb_cg_slot sb_cg_slot;
 typedef struct {
   int pipe[2];
   pthread_t thread;
   bool started;
-  sb_runtime *rt;
 } sb_teardown;
-void sb_teardown_init(sb_teardown *t);                /* not started: pushes refused */
-int sb_teardown_start(sb_teardown *t, sb_runtime *rt); /* 0 or -errno */
-/* Queue: close fd (if >= 0), then clean slot (if not NULL). false: not
- * queued (not started, or the write failed): the caller does it. */
-bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot);
+typedef struct {
+  void (*fn)(void *arg); /* NULL: nothing */
+  void *arg;
+} sb_teardown_call;
+#define SB_TEARDOWN_NONE ((sb_teardown_call){NULL, NULL})
+void sb_teardown_init(sb_teardown *t);  /* not started: pushes refused */
+int sb_teardown_start(sb_teardown *t); /* 0 or -errno */
+/* Queue: close fd (if >= 0), then call then.fn(then.arg) on the thread.
+ * false: not queued (not started, or the write failed): the caller does it. */
+bool sb_teardown_push(sb_teardown *t, int fd, sb_teardown_call then);
 /* The same, and last umount2(path, MNT_DETACH) + rmdir (false too when
  * path is SB_TEARDOWN_PATH long or longer: the caller does it). */
 #define SB_TEARDOWN_PATH 1024
-bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, const char *path);
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_teardown_call then, const char *path);
 void sb_teardown_stop(sb_teardown *t); /* finishes what is queued, joins */
 
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
@@ -134,6 +142,7 @@ struct sb_cg_slot {
   sb_cg_job dirs;       /* its directories (and v2's open directory for CLONE_INTO_CGROUP) */
   int fd[SB_SLOT_NFD];
   sb_teardown worker;   /* its own queue: the previous job's namespace, then the cleaning */
+  sb_runtime *rt;       /* for its cleaning, called back by its queue */
   uint64_t last_mem, last_memsw, last_pids; /* limits as written; 0: unknown */
 };
 
@@ -389,34 +398,75 @@ typedef struct {
   char what[28]; /* "exec", "chdir", "seccomp", ... */
 } sb_start_failure;
 
+/* ---- plan.c: the sandbox's first process, one plan ----
+ * What the init (or a zygote, or pool.c's template builder) is and does, in
+ * the order child.c applies it, as nsjail's containProc() and minijail's
+ * builder read. Built by its user (proc.c, pool.c, warm.c), carried to the
+ * spawner by sb_plan_marshal/sb_plan_unmarshal (the descriptors beside it, by
+ * SCM_RIGHTS), applied by child.c and program.c. A new field or descriptor
+ * is a line here and the code that uses it: the marshal pair carries
+ * scalars whole, the strings it lists (plan.c plan_strings), and every
+ * descriptor of fds[]; the init keeps exactly those (child.c). */
+#define SB_PLAN_PROCS 4 /* v1: memory, pids, cpuacct; v2: one */
+#define SB_PLAN_NFD (9 + SB_PLAN_PROCS)
 typedef struct {
-  int ctl_fd, stdin_fd, stdout_fd, stderr_fd;
-  int netns_fd;
-  int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
-  int trace_fd;             /* a traced run: the pipe the program gets as SB_TRACE_FD; else -1 */
-  int warm_fd;              /* a warm run (warm.c): the job's socket to its zygote; the init starts no program */
-  int procs_fd[4], n_procs; /* the job's cgroup.procs: the init writes "0" to each before READY (0: the daemon
-                             * attaches it, or it was born inside) */
-  bool userns;
+  /* namespaces */
+  bool userns; /* user-namespace mode: wait for our id maps (MAPPED) first */
+  /* descriptors: each one the init keeps; -1: none (sb_plan_init). A new
+   * one goes before procs_fd and SB_PLAN_NFD grows by one (plan.c asserts it) */
+  union {
+    struct {
+      int ctl_fd;               /* the init's control socket (the builder's status pipe, a zygote's socket) */
+      int stdin_fd, stdout_fd, stderr_fd;
+      int netns_fd;             /* the slot's empty network namespace; -1: a new one */
+      int tmpl_fd, app_tree_fd; /* pooled: the template mount namespace, /app's detached tree; else -1 */
+      int trace_fd;             /* a traced run: the pipe the program gets as SB_TRACE_FD */
+      int warm_fd;              /* a warm run (warm.c): the job's socket to its zygote; the init starts no program */
+      int procs_fd[SB_PLAN_PROCS]; /* the job's cgroup.procs: the init writes "0" to each before READY (none: the
+                                    * daemon attaches it, or it was born inside) */
+    };
+    int fds[SB_PLAN_NFD];
+  };
+  /* mounts */
   sb_mount_plan mounts;
+  /* identity */
+  uid_t uid;
+  gid_t gid;
+  cap_t empty_caps; /* not carried: the spawner has its own */
+  /* limits */
+  const sb_limits *limits;
+  sb_rlimit_plan rlimits;
+  /* seccomp */
+  const sb_bpf *filter;
+  /* program */
   const char *const *argv;
   const char *const *envp;
   const char *cwd;
-  const sb_bpf *filter;
-  const sb_limits *limits;
-  sb_rlimit_plan rlimits;
-  uid_t uid;
-  gid_t gid;
-  cap_t empty_caps;
-} sb_child_args;
+} sb_plan;
 
-__attribute__((noreturn)) void sb_child_main(const sb_child_args *a);
+/* A descriptor's index in fds[] (the spawner's request lists them so). */
+#define SB_PLAN_FD(name) ((int)((offsetof(sb_plan, name) - offsetof(sb_plan, fds)) / sizeof(int)))
+/* Every descriptor -1, the rest zero. */
+static inline void sb_plan_init(sb_plan *p) {
+  memset(p, 0, sizeof *p);
+  for (int i = 0; i < SB_PLAN_NFD; i++) p->fds[i] = -1;
+}
+/* The plan's scalars, strings and seccomp program as one blob (malloc'd,
+ * *len bytes), its descriptors left out: 0 or -errno. */
+int sb_plan_marshal(const sb_plan *p, void **blob, size_t *len);
+/* The plan back from a blob of len bytes, mapped writable and private: its
+ * pointers point into the blob, which must outlive the plan; descriptors -1.
+ * Every count and length is checked against len (the blob is the daemon's,
+ * but the spawner is root): 0 or -EINVAL. */
+int sb_plan_unmarshal(void *blob, size_t len, sb_plan *p);
+
+__attribute__((noreturn)) void sb_child_main(const sb_plan *a);
 
 /* ---- program.c (child): the program's steps before its start ---- */
 /* oom_score_adj, dup2 of 0-2 (and the trace fd), close-on-exec from 3,
  * default signals, chdir, rlimits, uid/gid/capabilities, seccomp: 0 or
  * -errno and *what names the step. *err_fd may move (off SB_TRACE_FD). */
-int sb_program_setup(const sb_child_args *a, int *err_fd, const char **what);
+int sb_program_setup(const sb_plan *a, int *err_fd, const char **what);
 /* What failed, as an sb_start_failure on err_fd; then _exit(127). */
 __attribute__((noreturn)) void sb_program_failed(int err_fd, const char *what, int rc);
 
@@ -475,7 +525,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
                      char note[SB_ERR_MAX]);
 /* After it: the job to the zygote (a's stdio, argv, envp, cwd, ids,
  * limits, filter; pair[1]; the init's pidfd). 0, or -errno: internal error. */
-int sb_warm_send(sb_warm_run *w, const sb_child_args *a, int init_pidfd, char err[SB_ERR_MAX]);
+int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]);
 void sb_warm_run_close(sb_warm_run *w);
 void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
 /* libsbwarm.so's entry points (warm_lib.c), called by the zygote's ctypes */
@@ -501,27 +551,17 @@ void sbwarm_drop_bounding(void);
  * program's max_rss_kb, the init's exit and the memory poll would carry
  * whatever that process holds. One request at a time on a SOCK_SEQPACKET
  * pair: an sb_spawn_req with its descriptors (SCM_RIGHTS, in the order of
- * the enum, those whose bit is set in fd_mask; the strings and the seccomp
- * program in a memfd, SB_SPAWN_FD_PAYLOAD), answered by an sb_spawn_reply
+ * the enum, those whose bit is set in fd_mask; the rest of the plan,
+ * marshalled by plan.c, in a memfd, SB_SPAWN_FD_PAYLOAD), answered by an sb_spawn_reply
  * with the init's pidfd. The init is cloned with CLONE_PARENT: the caller
  * of sb_runtime_open stays its parent (wait4, SIGCHLD, PDEATHSIG). */
 #define SB_SPAWNER_ENV "SURGEBOX_SPAWNER"  /* "FD:PPID", set only for the spawner's exec */
 #define SB_SPAWNER_ARGV0 "surgebox-spawner"
 #define SB_SPAWN_MAGIC 0x53425350u
 #define SB_SPAWN_TIMEOUT_MS 10000 /* no answer by then: the spawner is killed and restarted */
-enum {
-  SB_SPAWN_FD_CTL, SB_SPAWN_FD_STDIN, SB_SPAWN_FD_STDOUT, SB_SPAWN_FD_STDERR, SB_SPAWN_FD_NETNS, SB_SPAWN_FD_TMPL,
-  SB_SPAWN_FD_APP_TREE, SB_SPAWN_FD_CGROUP, SB_SPAWN_FD_PAYLOAD,
-  SB_SPAWN_FD_TRACE, /* a traced run: the trace pipe's write end (SB_TRACE_FD in the program) */
-  SB_SPAWN_FD_WARM,  /* a warm run: the init's end of the job's socket to its zygote */
-  SB_SPAWN_FD_PROCS, /* 4 slots (v1: memory, pids, cpuacct; v2: one): the job's cgroup.procs, which the init joins itself */
-  SB_SPAWN_NFD = SB_SPAWN_FD_PROCS + 4
-
-};
-/* The payload: bpf_len seccomp instructions, then NUL-terminated strings in
- * this order: root, newroot, empty_file, [workspace], [etc_passwd],
- * [etc_group], cwd, argv (argc), envp (envc), per extra mount its source,
- * target and "w" or "r". */
+/* The request's descriptors: the plan's fds[] (in their order), then the
+ * job's cgroup for clone3 and the payload, the marshalled plan (plan.c). */
+enum { SB_SPAWN_FD_CGROUP = SB_PLAN_NFD, SB_SPAWN_FD_PAYLOAD, SB_SPAWN_NFD };
 /* sb_child_main, pool.c's builder, or a zygote (warm.c: our own child, argv
  * and envp exec'd with its socket as "ctl", in a mount namespace of its own
  * with an empty /tmp; reaped by the spawner once dead) */
@@ -531,13 +571,6 @@ typedef struct {
   uint32_t kind;            /* SB_SPAWN_INIT or SB_SPAWN_TEMPLATE_BUILDER (its status pipe as the "ctl" fd) */
   uint64_t clone_flags;     /* namespaces only; the spawner adds CLONE_PARENT | CLONE_PIDFD */
   bool into_cgroup;         /* try clone3(CLONE_INTO_CGROUP) with SB_SPAWN_FD_CGROUP */
-  bool userns, mount_template, has_workspace, has_passwd, has_group;
-  sb_limits limits;
-  sb_rlimit_plan rlimits;
-  uid_t uid, mount_uid;
-  gid_t gid, mount_gid;
-  uint64_t tmp_mib, app_mib;
-  uint32_t argc, envc, n_extra, n_submounts, bpf_len;
   uint64_t payload_len;
 } sb_spawn_req;
 typedef struct {
@@ -567,7 +600,7 @@ void sb_spawner_stop(sb_runtime *rt);
  * (SB_SPAWN_TEMPLATE_BUILDER) pool.c's builder of a->mounts reporting on
  * a->ctl_fd, with the namespace flags ns_flags (no exit signal), born into
  * cgroup_fd's cgroup when >= 0. Either is our child (CLONE_PARENT). */
-int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
+int sb_spawner_clone(sb_runtime *rt, int kind, const sb_plan *a, unsigned long ns_flags, int cgroup_fd,
                      sb_spawned *out, char err[SB_ERR_MAX]);
 __attribute__((noreturn)) void sb_spawner_serve(int sock, pid_t ppid); /* the spawner process */
 
@@ -598,12 +631,14 @@ int sb_wsfs_read_at(int dirfd, const char *rel, size_t max_bytes, unsigned char 
 int sb_uids_open(sb_runtime *rt, char err[SB_ERR_MAX]); /* check the range, create the lock dir */
 /* The last job of uid may still have per-uid budgets taken after its
  * processes are gone: in flight in the namespace probe watches (a netns
- * probe, sb_netns_unix_sockets; taken over), for ms milliseconds (an ipc
+ * probe, taken over, and how many are left there: in_flight, handed by the
+ * caller, namespaces.c's sb_netns_unix_sockets), for ms milliseconds (an ipc
  * namespace we could not empty), or until another thread calls
  * sb_uid_hold_done (busy: its ipc namespace being emptied). Releasing its
  * lease then keeps the lock (no process takes the uid) until that is over.
  * NULL when nothing is held (user-namespace mode, out of memory). */
-struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy);
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, int (*in_flight)(int probe), unsigned ms,
+                                bool busy);
 void sb_uid_hold_done(struct sb_uid_hold *h); /* any thread */
 void sb_uid_holds_close(sb_runtime *rt);
 
@@ -646,10 +681,6 @@ void sb_pool_fini(sb_runtime *rt);
 void sb_pool_defer_close(sb_runtime *rt, int fd);
 /* A pooled job's mount namespace (its init still alive): fd or -errno. */
 int sb_pool_job_ns(int pidfd, pid_t pid);
-/* The template's builder (cloned by the spawner, child side: no malloc):
- * builds plan's root in its new mount namespace, says 'y' (or 'n' and why)
- * on st_fd and waits to be killed. */
-__attribute__((noreturn)) void sb_pool_builder_main(const sb_mount_plan *plan, int st_fd);
 
 /* ---- runtime.c ---- */
 /* Instances are named "surgebox-i<pid>-<pid namespace inode>-x<64 random
@@ -663,6 +694,7 @@ __attribute__((noreturn)) void sb_pool_builder_main(const sb_mount_plan *plan, i
  * ("surgebox-i<pid>-<inode>") are judged by <lock_dir>/<name>.lock. */
 #define SB_INSTANCE_PREFIX "surgebox-i"
 bool sb_instance_is_stale(const char *parent, const char *name, const char *lock_dir);
+bool sb_instance_locks_itself(const char *name); /* "...-x<hex>": its directory carries its own lock */
 int sb_lock_dir(const char *dir, bool wait); /* open + flock LOCK_EX; fd or -errno */
 struct sb_runtime {
   sb_runtime_options opts;

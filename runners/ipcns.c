@@ -143,12 +143,12 @@ void sb_ipc_init(sb_runtime *rt) {
 }
 
 void sb_ipc_drain_later(sb_runtime *rt, int ipc_ns, uid_t uid) {
-  drain_msg m = {ipc_ns, sb_uid_hold(rt, uid, -1, 0, true)};
+  drain_msg m = {ipc_ns, sb_uid_hold(rt, uid, -1, NULL, 0, true)};
   /* a pipe write this small is atomic; a full pipe only means the thread is behind */
   if (rt->ipc_started && write(rt->ipc_pipe[1], &m, sizeof m) == (ssize_t)sizeof m) return;
   close(ipc_ns); /* no thread: not emptied, the kernel frees it a grace period or so later */
   sb_uid_hold_done(m.hold);
-  sb_uid_hold(rt, uid, -1, 200, false);
+  sb_uid_hold(rt, uid, -1, NULL, 200, false);
 }
 
 void sb_ipc_fini(sb_runtime *rt) {

@@ -171,10 +171,10 @@ void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid) {
   rt->netns_rebuilds++;
   close(rt->netns_fds[i]); /* lives on while its sockets do */
   if (left > 0) {
-    sb_uid_hold(rt, uid, rt->netns_probes[i], 0, false);
+    sb_uid_hold(rt, uid, rt->netns_probes[i], sb_netns_unix_sockets, 0, false);
   } else { /* the probe could not be read: judged by time */
     close(rt->netns_probes[i]);
-    sb_uid_hold(rt, uid, -1, 200, false);
+    sb_uid_hold(rt, uid, -1, NULL, 200, false);
   }
   rt->netns_fds[i] = fd;
   rt->netns_probes[i] = probe;

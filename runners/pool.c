@@ -167,18 +167,6 @@ static char *make_key(int slot, const char *root, const sb_mount *m, size_t n) {
   return k;
 }
 
-void sb_pool_builder_main(const sb_mount_plan *plan, int st_fd) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
-  what[0] = 'n';
-  what[1] = '\0';
-  int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
-  if (rc >= 0) what[0] = 'y';
-  if (write(st_fd, what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
-  pause();
-  _exit(0);
-}
-
 /* A short-lived process builds the root in a mount namespace of its own and
  * waits; we open its namespace and kill it. Cloned by the spawner (our
  * child, CLONE_PARENT): it holds nothing of the daemon's. */
@@ -189,12 +177,11 @@ static int build_template(sb_runtime *rt, const sb_mount_plan *plan, int *probes
     sb_err(err, "pool: pipe: %s", strerror(errno));
     return -errno;
   }
-  sb_child_args a;
-  memset(&a, 0, sizeof a);
+  sb_plan a;
+  sb_plan_init(&a);
   a.mounts = *plan;
   a.cwd = "/";
   a.ctl_fd = st[1];
-  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
   sb_spawned sp;
   char serr[SB_ERR_MAX] = "";
   long pid = sb_spawner_clone(rt, SB_SPAWN_TEMPLATE_BUILDER, &a, CLONE_NEWNS, -1, &sp, serr) < 0 ? -1 : sp.pid;
@@ -357,11 +344,11 @@ void sb_pool_init(sb_runtime *rt) {
   /* Slots wait on their own queues (cgroup_slot.c) and say so here; without
    * it no slot cgroup is used. */
   rt->slot_ready_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  sb_teardown_start(&rt->teardown, rt); /* else closed on the caller's thread */
+  sb_teardown_start(&rt->teardown); /* else closed on the caller's thread */
 }
 
 void sb_pool_defer_close(sb_runtime *rt, int fd) {
-  if (fd >= 0 && !sb_teardown_push(&rt->teardown, fd, NULL)) close(fd);
+  if (fd >= 0 && !sb_teardown_push(&rt->teardown, fd, SB_TEARDOWN_NONE)) close(fd);
 }
 
 void sb_pool_fini(sb_runtime *rt) {

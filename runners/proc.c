@@ -109,7 +109,7 @@ void sb_proc_free(sb_proc *p) {
   sb_submounts_free(p->submounts);
   /* Before the uid can go to another job: its budgets back (ipcns.c, uids.c) */
   if (p->ipc_ns_fd >= 0) sb_ipc_drain_later(p->rt, sbu_take_fd(&p->ipc_ns_fd), p->uid);
-  else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, 200, false); /* the kernel frees it a grace period or so later */
+  else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, NULL, 200, false); /* the kernel frees it a grace period or so later */
   sb_netns_slot_release(p->rt, p->netns_slot, p->uid);
   sb_uid_release(p->own_lease);
   free(p->out.data);
@@ -208,171 +208,233 @@ static int trace_key_socket(int sv[2], sb_trace_scan *sc) {
   return 0;
 }
 
-int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
-  *out = NULL;
-  if (!spec_valid(spec, err)) return -EINVAL;
+/* The run's own descriptors until the init holds its ends: [0] ours, [1]
+ * the init's (closed once it is cloned); in: the program's stdin. */
+typedef struct {
+  int ctl[2], out[2], err[2], trace[2], in;
+} proc_pipes;
+
+static sb_proc *proc_new(sb_runtime *rt, const sb_spec *spec) {
   sb_proc *p = calloc(1, sizeof *p);
-  if (!p) {
-    sb_err(err, "out of memory");
-    return -ENOMEM;
-  }
+  if (!p) return NULL;
   p->rt = rt;
   p->limits = spec->limits;
   p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = -1;
   p->cg.slot_index = -1;
+  p->warm.pair[0] = p->warm.pair[1] = -1;
   p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
-  int rc = copy_spec_strings(p, spec);
-  if (rc) sb_err(err, "out of memory");
-  if (!rc) rc = choose_uid(p, spec, err);
   p->output_base64 = spec->output_base64;
-  const sb_bpf *filter = &rt->filter;
+  return p;
+}
+
+/* The runtime's filter, or one of the run's own where the spec adds rules. */
+static int seccomp_phase(sb_proc *p, const sb_spec *spec, const sb_bpf **filter, char err[SB_ERR_MAX]) {
+  const sb_runtime *rt = p->rt;
+  *filter = &rt->filter;
   bool own_deny = spec->seccomp_extra_deny && spec->seccomp_extra_deny[0];
   bool own_allow = spec->seccomp_extra_allow && spec->seccomp_extra_allow[0];
-  if (!rc && (own_deny || own_allow)) {
-    const char **allow = own_allow ? strv_concat(rt->opts.seccomp_extra_allow, spec->seccomp_extra_allow) : NULL;
-    if (own_allow && !allow) {
-      rc = -ENOMEM;
-      sb_err(err, "out of memory");
-    } else {
-      rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, own_allow ? allow : rt->opts.seccomp_extra_allow,
-                            spec->seccomp_extra_deny, &p->own_filter, err);
-      filter = &p->own_filter;
-    }
-    free(allow);
+  if (!own_deny && !own_allow) return 0;
+  const char **allow = own_allow ? strv_concat(rt->opts.seccomp_extra_allow, spec->seccomp_extra_allow) : NULL;
+  int rc;
+  if (own_allow && !allow) {
+    rc = -ENOMEM;
+    sb_err(err, "out of memory");
+  } else {
+    rc = sb_seccomp_build(rt->opts.seccomp_extra_deny, own_allow ? allow : rt->opts.seccomp_extra_allow,
+                          spec->seccomp_extra_deny, &p->own_filter, err);
+    *filter = &p->own_filter;
   }
-  int ctl[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, in_fd = -1;
-  if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) rc = -errno;
-  if (!rc && pipe2(outp, O_CLOEXEC) < 0) rc = -errno;
-  if (!rc && !spec->merge_output && pipe2(errp, O_CLOEXEC) < 0) rc = -errno;
-  if (!rc && (in_fd = open_stdin(spec)) < 0) rc = in_fd;
-  int tracep[2] = {-1, -1};
-  if (!rc && spec->trace && !spec->trace_seal && pipe2(tracep, O_CLOEXEC) < 0) rc = -errno;
-  if (!rc && spec->trace && spec->trace_seal) rc = trace_key_socket(tracep, &p->trace_scan);
+  free(allow);
+  return rc;
+}
+
+static int pipes_phase(sb_proc *p, const sb_spec *spec, proc_pipes *pp, char err[SB_ERR_MAX]) {
+  int rc = 0;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pp->ctl) < 0) rc = -errno;
+  if (!rc && pipe2(pp->out, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && !spec->merge_output && pipe2(pp->err, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && (pp->in = open_stdin(spec)) < 0) rc = pp->in;
+  if (!rc && spec->trace && !spec->trace_seal && pipe2(pp->trace, O_CLOEXEC) < 0) rc = -errno;
+  if (!rc && spec->trace && spec->trace_seal) rc = trace_key_socket(pp->trace, &p->trace_scan);
   if (rc && !err[0]) sb_err(err, "cannot set up pipes: %s", strerror(-rc));
+  return rc;
+}
+
+/* The slot's cgroup, else one of the job's own. */
+static int cgroup_phase(sb_proc *p, const sb_spec *spec, char err[SB_ERR_MAX]) {
+  sb_runtime *rt = p->rt;
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
-  if (!rc && sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) /* else the job's own */
-    rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
-  if (!rc && rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes just before READY */
+  if (sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) {
+    int rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
+    if (rc) return rc;
+  }
+  if (rt->cg.kind == SB_CGROUP_V1) sb_attach_warm_poke(&rt->warm); /* its attach comes just before READY */
+  return 0;
+}
 
-  sb_child_args a;
-  memset(&a, 0, sizeof a);
-  a.ctl_fd = ctl[1];
-  a.stdin_fd = in_fd;
-  a.stdout_fd = outp[1];
-  a.stderr_fd = spec->merge_output ? outp[1] : errp[1];
-  a.userns = rt->userns;
-  a.netns_fd = sb_netns_slot_take(rt, spec->netns_slot);
-  if (a.netns_fd >= 0) p->netns_slot = spec->netns_slot;
-  a.mounts.root = p->root ? p->root : "";
-  a.mounts.newroot = rt->newroot;
-  a.mounts.empty_file = rt->empty_file;
-  a.mounts.workspace = spec->workspace ? sb_workspace_path(spec->workspace) : NULL;
-  a.mounts.tmp_mib = spec->limits.tmp_mib;
-  a.mounts.app_mib = spec->limits.tmp_mib;
-  a.mounts.uid = p->uid;
-  a.mounts.gid = p->gid;
-  a.mounts.etc_passwd = p->etc_passwd;
-  a.mounts.etc_group = p->etc_group;
-  a.mounts.extra = p->mounts;
-  a.mounts.n_extra = p->n_mounts;
-  a.argv = (const char *const *)p->argv;
-  a.envp = (const char *const *)p->envp;
-  a.cwd = p->cwd;
-  a.filter = filter;
-  a.limits = &p->limits;
-  a.rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);
-  a.rlimits.pids_by_rlimit = !sb_cg_limits_pids(&rt->cg);
-  a.rlimits.cpu_backstop_only = true; /* the cgroup's counter or the tree poll (mempoll.c) kills at the limit */
-  a.uid = p->uid;
-  a.gid = p->gid;
-  a.empty_caps = rt->empty_caps;
-  a.tmpl_fd = a.app_tree_fd = -1;
-  a.trace_fd = tracep[1];
-  a.warm_fd = -1;
-  if (!rc) sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a.mounts, &a.tmpl_fd, &a.app_tree_fd, p->pool_note);
-  /* The mounts beneath the read-only directories, for a root built here:
-   * a pooled job enters its template, which has them (read then, pool.c). A
-   * read of the daemon's mountinfo per job was ~40 µs on the loop thread. */
-  if (!rc && a.tmpl_fd < 0) {
+/* The init's plan, phase by phase (internal.h, "plan.c"). */
+static void plan_fill(sb_proc *p, const sb_spec *spec, const proc_pipes *pp, const sb_bpf *filter, sb_plan *a) {
+  sb_runtime *rt = p->rt;
+  sb_plan_init(a);
+  /* namespaces */
+  a->userns = rt->userns;
+  a->netns_fd = sb_netns_slot_take(rt, spec->netns_slot);
+  if (a->netns_fd >= 0) p->netns_slot = spec->netns_slot;
+  /* descriptors */
+  a->ctl_fd = pp->ctl[1];
+  a->stdin_fd = pp->in;
+  a->stdout_fd = pp->out[1];
+  a->stderr_fd = spec->merge_output ? pp->out[1] : pp->err[1];
+  a->trace_fd = pp->trace[1];
+  /* mounts */
+  a->mounts.root = p->root ? p->root : "";
+  a->mounts.newroot = rt->newroot;
+  a->mounts.empty_file = rt->empty_file;
+  a->mounts.workspace = spec->workspace ? sb_workspace_path(spec->workspace) : NULL;
+  a->mounts.tmp_mib = spec->limits.tmp_mib;
+  a->mounts.app_mib = spec->limits.tmp_mib;
+  a->mounts.uid = p->uid;
+  a->mounts.gid = p->gid;
+  a->mounts.etc_passwd = p->etc_passwd;
+  a->mounts.etc_group = p->etc_group;
+  a->mounts.extra = p->mounts;
+  a->mounts.n_extra = p->n_mounts;
+  /* identity */
+  a->uid = p->uid;
+  a->gid = p->gid;
+  a->empty_caps = rt->empty_caps;
+  /* limits */
+  a->limits = &p->limits;
+  a->rlimits.memory_by_rlimit = !sb_cg_limits_memory(&rt->cg);
+  a->rlimits.pids_by_rlimit = !sb_cg_limits_pids(&rt->cg);
+  a->rlimits.cpu_backstop_only = true; /* the cgroup's counter or the tree poll (mempoll.c) kills at the limit */
+  /* seccomp */
+  a->filter = filter;
+  /* program */
+  a->argv = (const char *const *)p->argv;
+  a->envp = (const char *const *)p->envp;
+  a->cwd = p->cwd;
+}
+
+/* A pooled root (pool.c) or the mounts beneath the read-only directories
+ * for one built here; a warm start where the zygote takes it (warm.c). */
+static void pool_and_warm_phase(sb_proc *p, const sb_spec *spec, sb_plan *a) {
+  sb_runtime *rt = p->rt;
+  sb_pool_prepare(rt, spec->netns_slot, spec->workspace, &a->mounts, &a->tmpl_fd, &a->app_tree_fd, p->pool_note);
+  /* A pooled job enters its template, which has the submounts (read then,
+   * pool.c). A read of the daemon's mountinfo per job was ~40 µs on the
+   * loop thread. */
+  if (a->tmpl_fd < 0) {
     p->submounts = sb_submounts_list(p->root, p->mounts, p->n_mounts); /* NULL: none known */
-    a.mounts.submounts = (const char *const *)p->submounts;
+    a->mounts.submounts = (const char *const *)p->submounts;
   }
-  p->warm.pair[0] = p->warm.pair[1] = -1;
-  if (!rc) sb_warm_prepare(rt, spec, &p->cg, a.envp, &p->warm, p->start_note);
-  if (!rc && spec->warm_refused)
+  sb_warm_prepare(rt, spec, &p->cg, a->envp, &p->warm, p->start_note);
+  if (spec->warm_refused)
     snprintf(p->start_note, sizeof p->start_note, "cold (warm refused: %.*s)", SB_ERR_MAX / 2, spec->warm_refused);
-  if (p->warm.on) a.warm_fd = p->warm.pair[0]; /* the init's end; the zygote gets pair[1] */
+  if (p->warm.on) a->warm_fd = p->warm.pair[0]; /* the init's end; the zygote gets pair[1] */
+}
 
-  if (!rc) {
-    unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
-    if (rt->userns) flags |= CLONE_NEWUSER;
-    if (a.netns_fd < 0) flags |= CLONE_NEWNET;
-    if (a.tmpl_fd >= 0) flags &= ~(unsigned long)CLONE_NEWNS; /* the init enters a copy of the template */
-    /* Cloned by the spawner (spawner.c), never from us: the init would be a
-     * copy of the daemon, and so would the program's max_rss_kb, the init's
-     * exit and what mempoll counts before the program's exec. We stay its
-     * parent (CLONE_PARENT). On cgroup v2, born straight into the job's
-     * cgroup (see cgroup_v2.c), clone + attach where clone3 or
-     * CLONE_INTO_CGROUP is missing. */
-    bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
-    /* Not born inside: the init joins its cgroup itself before READY, so
-     * that the attach's wait is the init's, not the loop thread's. */
-    if (!into && rt->cg.kind != SB_CGROUP_NONE) {
-      a.n_procs = sb_cg_job_open_procs(&rt->cg, &p->cg, a.procs_fd);
-      if (a.n_procs < 0) a.n_procs = 0; /* the daemon attaches it at READY, as before */
-    }
-    p->init_joins = a.n_procs > 0;
-    sb_spawned sp;
-    rc = sb_spawner_clone(rt, SB_SPAWN_INIT, &a, flags, into ? p->cg.v2_fd : -1, &sp, err);
-    for (int i = 0; i < a.n_procs; i++) close(a.procs_fd[i]);
-    if (!rc) {
-      if (sp.into_refused) rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
-      p->cg.born_inside = sp.born_inside;
-      p->pid = sp.pid;
-      p->pidfd = sp.pidfd;
-      protect_init_from_oom(rt, p->pid);
-      /* the zygote waits for the init's GO on the job's socket */
-      if (p->warm.on) {
-        rc = sb_warm_send(&p->warm, &a, p->pidfd, err);
-        /* the zygote is gone already: the init's GO finds that out and the
-         * daemon runs the step again, cold (child.c zygote_gone) */
-        if (rc == -EPIPE || rc == -ECONNREFUSED || rc == -ECONNRESET) {
-          rc = 0;
-          err[0] = '\0';
-        }
-      }
-      if (rc) {
-        kill(p->pid, SIGKILL);
-        waitpid(p->pid, NULL, 0);
-      }
+static void kill_init(sb_proc *p) {
+  kill(p->pid, SIGKILL);
+  waitpid(p->pid, NULL, 0);
+}
+
+/* Cloned by the spawner (spawner.c), never from us: the init would be a
+ * copy of the daemon, and so would the program's max_rss_kb, the init's
+ * exit and what mempoll counts before the program's exec. We stay its
+ * parent (CLONE_PARENT). On cgroup v2, born straight into the job's
+ * cgroup (see cgroup_v2.c), clone + attach where clone3 or
+ * CLONE_INTO_CGROUP is missing. */
+static int clone_phase(sb_proc *p, sb_plan *a, char err[SB_ERR_MAX]) {
+  sb_runtime *rt = p->rt;
+  unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS;
+  if (rt->userns) flags |= CLONE_NEWUSER;
+  if (a->netns_fd < 0) flags |= CLONE_NEWNET;
+  if (a->tmpl_fd >= 0) flags &= ~(unsigned long)CLONE_NEWNS; /* the init enters a copy of the template */
+  bool into = rt->cg.kind == SB_CGROUP_V2 && p->cg.created && p->cg.v2_fd >= 0 && !rt->no_clone_into_cgroup;
+  /* Not born inside: the init joins its cgroup itself before READY, so
+   * that the attach's wait is the init's, not the loop thread's. */
+  int n_procs = 0;
+  if (!into && rt->cg.kind != SB_CGROUP_NONE) {
+    n_procs = sb_cg_job_open_procs(&rt->cg, &p->cg, a->procs_fd);
+    if (n_procs < 0) n_procs = 0; /* the daemon attaches it at READY, as before */
+    for (int i = n_procs; i < SB_PLAN_PROCS; i++) a->procs_fd[i] = -1;
+  }
+  p->init_joins = n_procs > 0;
+  sb_spawned sp;
+  int rc = sb_spawner_clone(rt, SB_SPAWN_INIT, a, flags, into ? p->cg.v2_fd : -1, &sp, err);
+  for (int i = 0; i < n_procs; i++) close(a->procs_fd[i]);
+  if (rc) return rc;
+  if (sp.into_refused) rt->no_clone_into_cgroup = true; /* once per runtime: the kernel will not change */
+  p->cg.born_inside = sp.born_inside;
+  p->pid = sp.pid;
+  p->pidfd = sp.pidfd;
+  protect_init_from_oom(rt, p->pid);
+  /* the zygote waits for the init's GO on the job's socket */
+  if (p->warm.on) {
+    rc = sb_warm_send(&p->warm, a, p->pidfd, err);
+    /* the zygote is gone already: the init's GO finds that out and the
+     * daemon runs the step again, cold (child.c zygote_gone) */
+    if (rc == -EPIPE || rc == -ECONNREFUSED || rc == -ECONNRESET) {
+      rc = 0;
+      err[0] = '\0';
     }
   }
-  sb_warm_run_close(&p->warm); /* the init and the zygote hold theirs */
-  if (ctl[1] >= 0) close(ctl[1]);
-  if (outp[1] >= 0) close(outp[1]);
-  if (errp[1] >= 0) close(errp[1]);
-  if (tracep[1] >= 0) close(tracep[1]);
-  if (in_fd >= 0) close(in_fd);
-  if (a.app_tree_fd >= 0) close(a.app_tree_fd);
-  p->pooled = a.tmpl_fd >= 0;
-  p->ctl_fd = ctl[0];
-  p->out_fd = outp[0];
-  p->err_fd = errp[0];
-  p->trace_fd = tracep[0];
+  if (rc) kill_init(p);
+  return rc;
+}
+
+/* The init and the zygote hold their ends now: ours are the run's. */
+static void take_our_ends(sb_proc *p, const sb_spec *spec, proc_pipes *pp, sb_plan *a) {
+  sb_warm_run_close(&p->warm);
+  const int theirs[] = {pp->ctl[1], pp->out[1], pp->err[1], pp->trace[1], pp->in, a->app_tree_fd};
+  for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++)
+    if (theirs[i] >= 0) close(theirs[i]);
+  p->pooled = a->tmpl_fd >= 0;
+  p->ctl_fd = pp->ctl[0];
+  p->out_fd = pp->out[0];
+  p->err_fd = pp->err[0];
+  p->trace_fd = pp->trace[0];
   p->traced = spec->trace;
   p->trace_cap = spec->trace_bytes ? spec->trace_bytes : SB_TRACE_BYTES_DEFAULT;
   if (p->trace_cap > SB_TRACE_BYTES_MAX) p->trace_cap = SB_TRACE_BYTES_MAX;
-  if (!rc && rt->userns) {
-    rc = sb_ns_write_id_maps(p->pid, p->uid, rt->outer_uid, p->gid, rt->outer_gid, err);
-    sb_msg m = {.type = SB_MSG_MAPPED};
-    if (!rc && send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) rc = -errno;
-    if (rc) {
-      kill(p->pid, SIGKILL);
-      waitpid(p->pid, NULL, 0);
-    }
+}
+
+/* User-namespace mode: the init waits for its id maps (MAPPED). */
+static int id_map_phase(sb_proc *p, char err[SB_ERR_MAX]) {
+  const sb_runtime *rt = p->rt;
+  if (!rt->userns) return 0;
+  int rc = sb_ns_write_id_maps(p->pid, p->uid, rt->outer_uid, p->gid, rt->outer_gid, err);
+  sb_msg m = {.type = SB_MSG_MAPPED};
+  if (!rc && send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) rc = -errno;
+  if (rc) kill_init(p);
+  return rc;
+}
+
+int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[SB_ERR_MAX]) {
+  *out = NULL;
+  if (!spec_valid(spec, err)) return -EINVAL;
+  sb_proc *p = proc_new(rt, spec);
+  if (!p) {
+    sb_err(err, "out of memory");
+    return -ENOMEM;
   }
+  int rc = copy_spec_strings(p, spec);
+  if (rc) sb_err(err, "out of memory");
+  if (!rc) rc = choose_uid(p, spec, err);
+  const sb_bpf *filter = &rt->filter;
+  if (!rc) rc = seccomp_phase(p, spec, &filter, err);
+  proc_pipes pp = {.ctl = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}, .trace = {-1, -1}, .in = -1};
+  if (!rc) rc = pipes_phase(p, spec, &pp, err);
+  if (!rc) rc = cgroup_phase(p, spec, err);
+  sb_plan a;
+  plan_fill(p, spec, &pp, filter, &a);
+  if (!rc) pool_and_warm_phase(p, spec, &a);
+  if (!rc) rc = clone_phase(p, &a, err);
+  take_our_ends(p, spec, &pp, &a);
+  if (!rc) rc = id_map_phase(p, err);
   if (rc) {
     sb_cg_job_destroy(&rt->cg, &p->cg);
     sb_proc_free(p);

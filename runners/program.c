@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-int sb_program_setup(const sb_child_args *a, int *err_fd, const char **what) {
+int sb_program_setup(const sb_plan *a, int *err_fd, const char **what) {
   int rc = 0;
   /* The init is protected from the OOM killer (oom_score_adj -1000, set by
    * the parent; we inherited it); the program must not be: back to 0,

@@ -44,29 +44,6 @@ static void default_state_dir(char out[PATH_MAX]) {
     snprintf(out, PATH_MAX, "/tmp/surgebox-%u/state", (unsigned)geteuid());
 }
 
-int sb_lock_dir(const char *dir, bool wait) {
-  SBU_AUTOCLOSE int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return -errno;
-  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) return -errno;
-  return sbu_take_fd(&fd);
-}
-
-/* "...-x<hex>": a name whose directory carries its own lock. */
-static bool locks_itself(const char *name) { return strstr(name + strlen(SB_INSTANCE_PREFIX), "-x") != NULL; }
-
-bool sb_instance_is_stale(const char *parent, const char *name, const char *lock_dir) {
-  char path[PATH_MAX];
-  if (locks_itself(name)) {
-    if (snprintf(path, sizeof path, "%s/%s", parent, name) >= (int)sizeof path) return false;
-    SBU_AUTOCLOSE int fd = sb_lock_dir(path, false); /* the close releases the probe lock */
-    return fd >= 0; /* else held (alive), or not a directory we can judge */
-  }
-  if (snprintf(path, sizeof path, "%s/%s.lock", lock_dir, name) >= (int)sizeof path) return false;
-  SBU_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return false; /* no lock file: not ours to judge */
-  return flock(fd, LOCK_EX | LOCK_NB) == 0;
-}
-
 /* State of runtimes that died without cleaning up (caller holds the state
  * directory's flock). Their mounts lived in their private mount namespace
  * and are gone already; their cgroups were removed by sb_cg_open, which
@@ -82,7 +59,7 @@ static void remove_stale_instances(const char *state_dir) {
     size_t n = strlen(e->d_name);
     bool lockfile = n > 5 && strcmp(e->d_name + n - 5, ".lock") == 0;
     snprintf(name, sizeof name, "%.*s", (int)(lockfile ? n - 5 : n), e->d_name);
-    if (lockfile == locks_itself(name)) continue; /* a new-style name's dir, or an old one's lock file */
+    if (lockfile == sb_instance_locks_itself(name)) continue; /* a new-style name's dir, or an old one's lock file */
     if (!sb_instance_is_stale(state_dir, name, state_dir)) continue;
     snprintf(path, sizeof path, "%s/%s", state_dir, name);
     sb_rm_rf(path);

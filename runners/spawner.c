@@ -138,69 +138,22 @@ uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_
   return rt->spawner.restarts;
 }
 
-static size_t strv_len(const char *const *v, uint32_t *n) {
-  size_t len = 0;
-  *n = 0;
-  for (; v && v[*n]; (*n)++) len += strlen(v[*n]) + 1;
-  return len;
-}
-
-static char *put(char *p, const char *s) {
-  size_t n = strlen(s) + 1;
-  memcpy(p, s, n);
-  return p + n;
-}
-
-/* The request's header and its payload memfd (strings and seccomp program). */
-static int build_request(int kind, const sb_child_args *a, unsigned long ns_flags, bool into, sb_spawn_req *r) {
+/* The request's header and its payload memfd: the plan, marshalled (plan.c). */
+static int build_request(int kind, const sb_plan *a, unsigned long ns_flags, bool into, sb_spawn_req *r) {
   memset(r, 0, sizeof *r);
-  const sb_mount_plan *m = &a->mounts;
   r->magic = SB_SPAWN_MAGIC;
   r->kind = (uint32_t)kind;
   r->clone_flags = ns_flags;
   r->into_cgroup = into;
-  r->userns = a->userns;
-  r->mount_template = m->template;
-  r->has_workspace = m->workspace != NULL;
-  r->has_passwd = m->etc_passwd != NULL;
-  r->has_group = m->etc_group != NULL;
-  if (a->limits) r->limits = *a->limits;
-  r->rlimits = a->rlimits;
-  r->uid = a->uid;
-  r->gid = a->gid;
-  r->mount_uid = m->uid;
-  r->mount_gid = m->gid;
-  r->tmp_mib = m->tmp_mib;
-  r->app_mib = m->app_mib;
-  r->n_extra = (uint32_t)m->n_extra;
-  for (const char *const *sm = m->submounts; sm && *sm; sm++) r->n_submounts++;
-  r->bpf_len = a->filter ? a->filter->len : 0;
-  const char *fixed[] = {m->root, m->newroot, m->empty_file, m->workspace, m->etc_passwd, m->etc_group, a->cwd};
-  size_t bpf = (size_t)r->bpf_len * sizeof(struct sock_filter);
-  size_t len = bpf + strv_len(a->argv, &r->argc) + strv_len(a->envp, &r->envc);
-  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-    if (fixed[i]) len += strlen(fixed[i]) + 1;
-  for (size_t i = 0; i < m->n_extra; i++) len += strlen(m->extra[i].source) + strlen(m->extra[i].target) + 4;
-  for (uint32_t i = 0; i < r->n_submounts; i++) len += strlen(m->submounts[i]) + 1;
-  char *buf = malloc(len);
-  if (!buf) return -ENOMEM;
-  if (bpf) memcpy(buf, a->filter->insns, bpf);
-  char *p = buf + bpf;
-  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-    if (fixed[i]) p = put(p, fixed[i]);
-  for (uint32_t i = 0; i < r->argc; i++) p = put(p, a->argv[i]);
-  for (uint32_t i = 0; i < r->envc; i++) p = put(p, a->envp[i]);
-  for (size_t i = 0; i < m->n_extra; i++) {
-    p = put(p, m->extra[i].source);
-    p = put(p, m->extra[i].target);
-    p = put(p, m->extra[i].writable ? "w" : "r");
-  }
-  for (uint32_t i = 0; i < r->n_submounts; i++) p = put(p, m->submounts[i]); /* submounts.c: bound on the overlays */
+  void *buf;
+  size_t len;
+  int rc = sb_plan_marshal(a, &buf, &len);
+  if (rc) return rc;
   r->payload_len = len;
   int fd = memfd_create("surgebox-spawn", MFD_CLOEXEC);
-  int rc = fd < 0 ? -errno : 0;
+  rc = fd < 0 ? -errno : 0;
   for (size_t off = 0; !rc && off < len;) {
-    ssize_t n = write(fd, buf + off, len - off);
+    ssize_t n = write(fd, (char *)buf + off, len - off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) rc = n < 0 ? -errno : -EIO;
     else off += (size_t)n;
@@ -258,7 +211,7 @@ static bool idle_dead(int sock) {
   return sock < 0 || (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR | POLLIN)));
 }
 
-int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned long ns_flags, int cgroup_fd,
+int sb_spawner_clone(sb_runtime *rt, int kind, const sb_plan *a, unsigned long ns_flags, int cgroup_fd,
                      sb_spawned *out, char err[SB_ERR_MAX]) {
   memset(out, 0, sizeof *out);
   out->pidfd = -1;
@@ -268,9 +221,10 @@ int sb_spawner_clone(sb_runtime *rt, int kind, const sb_child_args *a, unsigned 
     sb_err(err, "spawner: request: %s", strerror(-payload));
     return payload;
   }
-  int slots[SB_SPAWN_NFD] = {a->ctl_fd,       a->stdin_fd, a->stdout_fd, a->stderr_fd, a->netns_fd, a->tmpl_fd,
-                             a->app_tree_fd, cgroup_fd,   payload,      a->trace_fd,  a->warm_fd};
-  for (int i = 0; i < 4; i++) slots[SB_SPAWN_FD_PROCS + i] = i < a->n_procs ? a->procs_fd[i] : -1;
+  int slots[SB_SPAWN_NFD];
+  memcpy(slots, a->fds, sizeof a->fds); /* every descriptor of the plan, in its order */
+  slots[SB_SPAWN_FD_CGROUP] = cgroup_fd;
+  slots[SB_SPAWN_FD_PAYLOAD] = payload;
   int fds[SB_SPAWN_NFD], nfds = 0;
   for (int i = 0; i < SB_SPAWN_NFD; i++)
     if (slots[i] >= 0) {

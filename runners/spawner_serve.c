@@ -39,94 +39,52 @@ struct clone3_args {
   uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-/* What one request's memory is: the payload mapped, the pointer arrays. */
+/* One request's memory: the payload, mapped private and writable
+ * (sb_plan_unmarshal writes the plan's pointer arrays into it). */
 typedef struct {
-  void *payload, *arrays;
-  size_t payload_len, arrays_len;
+  void *payload;
+  size_t payload_len;
 } req_mem;
 
 static void req_mem_free(req_mem *m) {
   if (m->payload) munmap(m->payload, m->payload_len);
-  if (m->arrays) munmap(m->arrays, m->arrays_len);
   memset(m, 0, sizeof *m);
 }
 
-static const char *next_str(const char **p, const char *end) {
-  if (*p >= end) return NULL;
-  const char *s = *p, *z = memchr(s, '\0', (size_t)(end - s));
-  if (!z) return NULL;
-  *p = z + 1;
-  return s;
-}
-
-/* sb_child_args from the request: strings point into the mapped payload. */
-static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_child_args *a, sb_bpf *bpf) {
-  size_t bpf_bytes = (size_t)r->bpf_len * sizeof(struct sock_filter);
-  if (payload_fd < 0 || r->payload_len < bpf_bytes || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
-  if ((uint64_t)r->argc + r->envc + (uint64_t)r->n_extra * 3 + r->n_submounts > r->payload_len) return -EINVAL;
-  if ((r->kind == SB_SPAWN_INIT || r->kind == SB_SPAWN_ZYGOTE) && r->argc == 0) return -EINVAL;
+/* The plan from the request's payload: its pointers point into the mapping. */
+static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_plan *a) {
+  if (payload_fd < 0 || r->payload_len == 0 || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
+  struct stat st;
+  if (fstat(payload_fd, &st) < 0 || (uint64_t)st.st_size != r->payload_len) return -EINVAL;
   m->payload_len = r->payload_len;
-  m->payload = mmap(NULL, m->payload_len, PROT_READ, MAP_PRIVATE, payload_fd, 0);
+  m->payload = mmap(NULL, m->payload_len, PROT_READ | PROT_WRITE, MAP_PRIVATE, payload_fd, 0);
   if (m->payload == MAP_FAILED) {
     m->payload = NULL;
     return -errno;
   }
-  m->arrays_len = ((size_t)r->argc + r->envc + r->n_submounts + 3) * sizeof(char *) + (size_t)r->n_extra * sizeof(sb_mount);
-  m->arrays = mmap(NULL, m->arrays_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m->arrays == MAP_FAILED) {
-    m->arrays = NULL;
-    return -errno;
-  }
-  bpf->insns = m->payload;
-  bpf->len = (unsigned short)r->bpf_len;
-  const char *p = (const char *)m->payload + bpf_bytes, *end = (const char *)m->payload + m->payload_len;
-  sb_mount_plan *mp = &a->mounts;
-  mp->root = next_str(&p, end);
-  mp->newroot = next_str(&p, end);
-  mp->empty_file = next_str(&p, end);
-  mp->workspace = r->has_workspace ? next_str(&p, end) : NULL;
-  mp->etc_passwd = r->has_passwd ? next_str(&p, end) : NULL;
-  mp->etc_group = r->has_group ? next_str(&p, end) : NULL;
-  a->cwd = next_str(&p, end);
-  if (!mp->root || !mp->newroot || !mp->empty_file || !a->cwd || (r->has_workspace && !mp->workspace) ||
-      (r->has_passwd && !mp->etc_passwd) || (r->has_group && !mp->etc_group))
-    return -EINVAL;
-  const char **argv = m->arrays, **envp = argv + r->argc + 1;
-  sb_mount *extra = (sb_mount *)(envp + r->envc + 1);
-  for (uint32_t i = 0; i < r->argc; i++)
-    if (!(argv[i] = next_str(&p, end))) return -EINVAL;
-  for (uint32_t i = 0; i < r->envc; i++)
-    if (!(envp[i] = next_str(&p, end))) return -EINVAL;
-  for (uint32_t i = 0; i < r->n_extra; i++) {
-    const char *w;
-    if (!(extra[i].source = next_str(&p, end)) || !(extra[i].target = next_str(&p, end)) || !(w = next_str(&p, end)))
-      return -EINVAL;
-    extra[i].writable = w[0] == 'w';
-  }
-  const char **sub = (const char **)(extra + r->n_extra); /* NULL-terminated (the mapping is zeroed) */
-  for (uint32_t i = 0; i < r->n_submounts; i++)
-    if (!(sub[i] = next_str(&p, end))) return -EINVAL;
-  mp->submounts = r->n_submounts ? sub : NULL;
-  a->argv = argv;
-  a->envp = envp;
-  mp->extra = extra;
-  mp->n_extra = r->n_extra;
-  mp->tmp_mib = r->tmp_mib;
-  mp->app_mib = r->app_mib;
-  mp->uid = r->mount_uid;
-  mp->gid = r->mount_gid;
-  mp->template = r->mount_template;
-  a->filter = bpf;
-  a->limits = &r->limits;
-  a->rlimits = r->rlimits;
-  a->uid = r->uid;
-  a->gid = r->gid;
-  a->userns = r->userns;
-  return 0;
+  int rc = sb_plan_unmarshal(m->payload, m->payload_len, a);
+  if (!rc && (r->kind == SB_SPAWN_INIT || r->kind == SB_SPAWN_ZYGOTE) && !a->argv[0]) rc = -EINVAL;
+  return rc;
+}
+
+/* pool.c's template builder (SB_SPAWN_TEMPLATE_BUILDER; no malloc): builds
+ * plan's root in its new mount namespace, says 'y' (or 'n' and why) on
+ * st_fd and waits to be killed. Here, with the other clone entries, so
+ * that the spawner calls nothing of the pool, its user. */
+static __attribute__((noreturn)) void template_builder_main(const sb_mount_plan *plan, int st_fd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char what[SB_ERR_MAX]; /* 'y', or 'n' and why */
+  what[0] = 'n';
+  what[1] = '\0';
+  int rc = sb_mounts_build_root(plan, what + 1, sizeof what - 1);
+  if (rc >= 0) what[0] = 'y';
+  if (write(st_fd, what, rc < 0 ? strlen(what) + 1 : 1) < 0) _exit(1);
+  pause();
+  _exit(0);
 }
 
 /* The init, the daemon's child (exit signal 0 = ours, SIGCHLD). */
-static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_child_args *a, sb_spawn_reply *rep,
+static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_plan *a, sb_spawn_reply *rep,
                        int *pidfd) {
   unsigned long flags = ((unsigned long)r->clone_flags & ~0xffUL) | CLONE_PARENT | CLONE_PIDFD;
   long pid = -1;
@@ -146,7 +104,7 @@ static void clone_init(int sock, const sb_spawn_req *r, int cgroup_fd, const sb_
   if (!into) pid = syscall(SYS_clone, flags, 0, pidfd, 0, 0);
   if (pid == 0 && r->kind == SB_SPAWN_TEMPLATE_BUILDER) {
     close(sock);
-    sb_pool_builder_main(&a->mounts, a->ctl_fd);
+    template_builder_main(&a->mounts, a->ctl_fd);
   }
   if (pid == 0) {
     prctl(PR_SET_NAME, "surgebox-init", 0, 0, 0); /* from its first instruction: per-process figures (bench/) */
@@ -224,7 +182,7 @@ static void keep_bind(int dfd, const char *name, const char *path, int up, char 
   snprintf(out, PATH_MAX, "%s%s", dst, cut ? cut : "");
 }
 
-static void clone_zygote(int sock, const sb_child_args *a, sb_spawn_reply *rep, int *pidfd) {
+static void clone_zygote(int sock, const sb_plan *a, sb_spawn_reply *rep, int *pidfd) {
   /* Its read-only directories as overlays of its own (zygote_root.c), made
    * here: where they cannot be, the answer says why and warm.c runs the
    * job cold; nothing is cloned. */
@@ -321,33 +279,22 @@ static int serve_one(int sock, cap_t empty_caps) {
   for (int i = 0; i < SB_SPAWN_NFD; i++) want += (n == (ssize_t)sizeof r && (r.fd_mask >> i) & 1) ? 1 : 0;
   bool ok = n == (ssize_t)sizeof r && r.magic == SB_SPAWN_MAGIC && want == ngot && !(mh.msg_flags & MSG_CTRUNC);
   for (int i = 0, k = 0; i < SB_SPAWN_NFD; i++) fd[i] = ok && ((r.fd_mask >> i) & 1) ? got[k++] : -1;
-  sb_child_args a;
-  memset(&a, 0, sizeof a);
+  sb_plan a;
+  sb_plan_init(&a);
   req_mem mem = {0};
-  sb_bpf bpf;
   int rc = ok ? 0 : -EPROTO;
   bool init = ok && r.kind == SB_SPAWN_INIT;
-  if (ok && (fd[SB_SPAWN_FD_CTL] < 0 ||
+  if (ok && (fd[SB_PLAN_FD(ctl_fd)] < 0 ||
              (r.kind != SB_SPAWN_INIT && r.kind != SB_SPAWN_TEMPLATE_BUILDER && r.kind != SB_SPAWN_ZYGOTE) ||
-             (init && (fd[SB_SPAWN_FD_STDIN] < 0 || fd[SB_SPAWN_FD_STDOUT] < 0 || fd[SB_SPAWN_FD_STDERR] < 0))))
+             (init && (fd[SB_PLAN_FD(stdin_fd)] < 0 || fd[SB_PLAN_FD(stdout_fd)] < 0 || fd[SB_PLAN_FD(stderr_fd)] < 0))))
     rc = -EPROTO;
-  if (!rc) rc = rebuild(&r, fd[SB_SPAWN_FD_PAYLOAD], &mem, &a, &bpf);
+  if (!rc) rc = rebuild(&r, fd[SB_SPAWN_FD_PAYLOAD], &mem, &a);
   int pidfd = -1;
   if (rc) {
     rep.err = -rc;
     snprintf(rep.msg, sizeof rep.msg, "spawner: malformed request (%s)", strerror(-rc));
   } else {
-    a.ctl_fd = fd[SB_SPAWN_FD_CTL];
-    a.stdin_fd = fd[SB_SPAWN_FD_STDIN];
-    a.stdout_fd = fd[SB_SPAWN_FD_STDOUT];
-    a.stderr_fd = fd[SB_SPAWN_FD_STDERR];
-    a.netns_fd = fd[SB_SPAWN_FD_NETNS];
-    a.tmpl_fd = fd[SB_SPAWN_FD_TMPL];
-    a.app_tree_fd = fd[SB_SPAWN_FD_APP_TREE];
-    a.trace_fd = fd[SB_SPAWN_FD_TRACE];
-    a.warm_fd = fd[SB_SPAWN_FD_WARM];
-    for (int i = 0; i < 4; i++)
-      if (fd[SB_SPAWN_FD_PROCS + i] >= 0) a.procs_fd[a.n_procs++] = fd[SB_SPAWN_FD_PROCS + i];
+    memcpy(a.fds, fd, sizeof a.fds); /* the plan's descriptors come first, in its order */
     a.empty_caps = empty_caps;
     if (r.kind == SB_SPAWN_ZYGOTE) clone_zygote(sock, &a, &rep, &pidfd);
     else clone_init(sock, &r, fd[SB_SPAWN_FD_CGROUP], &a, &rep, &pidfd);

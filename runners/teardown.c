@@ -1,5 +1,5 @@
-/* A teardown queue: a thread that closes descriptors and cleans slot
- * cgroups in the order they were queued, off the caller's thread (the
+/* A teardown queue: a thread that closes descriptors and runs what it is
+ * handed ({fn, arg}: a slot cgroup's cleaning) in the order they were queued, off the caller's thread (the
  * daemon's loop). Closing a job's mount namespace unmounts its ~40 mounts
  * and frees its tmpfs (hundreds of MB, 100k dentries: seconds); cleaning a
  * slot's cgroup (cgroup_slot.c) kills what is left in it and reclaims its
@@ -25,7 +25,7 @@
  * sampled at load 30). */
 typedef struct {
   int fd;                       /* closed first; -1: none */
-  sb_cg_slot *slot;             /* then cleaned (sb_cg_slot_prepare); NULL: none */
+  sb_teardown_call then;        /* then called (a slot's cleaning, cgroup_slot.c) */
   char umount[SB_TEARDOWN_PATH]; /* a workspace's mountpoint: unmounted and removed; "": none */
 } item;
 _Static_assert(sizeof(item) <= PIPE_BUF, "one atomic pipe write per item");
@@ -38,7 +38,7 @@ static void *teardown_main(void *arg) {
     if (n < 0 && errno == EINTR) continue;
     if (n != (ssize_t)sizeof it) break; /* EOF: sb_teardown_stop */
     if (it.fd >= 0) close(it.fd);
-    if (it.slot) sb_cg_slot_prepare(t->rt, it.slot);
+    if (it.then.fn) it.then.fn(it.then.arg);
     if (it.umount[0]) {
       umount2(it.umount, MNT_DETACH);
       /* unmounted, an empty directory of ours; anything else (the unmount
@@ -54,9 +54,8 @@ void sb_teardown_init(sb_teardown *t) {
   t->pipe[0] = t->pipe[1] = -1;
 }
 
-int sb_teardown_start(sb_teardown *t, sb_runtime *rt) {
+int sb_teardown_start(sb_teardown *t) {
   sb_teardown_init(t);
-  t->rt = rt;
   if (pipe2(t->pipe, O_CLOEXEC) < 0) return -errno;
   fcntl(t->pipe[1], F_SETPIPE_SZ, 1 << 20); /* best effort: room for ~900 items before a push waits */
   int rc = pthread_create(&t->thread, NULL, teardown_main, t);
@@ -69,14 +68,16 @@ int sb_teardown_start(sb_teardown *t, sb_runtime *rt) {
   return 0;
 }
 
-bool sb_teardown_push(sb_teardown *t, int fd, sb_cg_slot *slot) { return sb_teardown_push_umount(t, fd, slot, NULL); }
+bool sb_teardown_push(sb_teardown *t, int fd, sb_teardown_call then) {
+  return sb_teardown_push_umount(t, fd, then, NULL);
+}
 
-bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_cg_slot *slot, const char *path) {
+bool sb_teardown_push_umount(sb_teardown *t, int fd, sb_teardown_call then, const char *path) {
   if (!t->started) return false;
   item it;
   memset(&it, 0, sizeof it);
   it.fd = fd;
-  it.slot = slot;
+  it.then = then;
   if (path && snprintf(it.umount, sizeof it.umount, "%s", path) >= (int)sizeof it.umount) return false;
   /* A pipe write of a few bytes is atomic; a full pipe (thousands queued)
    * blocks briefly, which only means the thread is behind. */

@@ -48,6 +48,7 @@ struct sb_uid_hold {
   struct sb_uid_hold *next;
   uid_t uid;
   int probe;         /* a namespace's probe: held while it counts sockets; -1 none */
+  int (*in_flight)(int probe); /* the caller's count of what is left there (<= 0: nothing) */
   uint64_t until_ns; /* held until then; 0 none */
   uint64_t since_ns;
   atomic_bool busy;  /* held until another thread says done (sb_uid_hold_done) */
@@ -62,14 +63,17 @@ static void unlock(sb_uid_lease *l) {
   free(l);
 }
 
-struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, unsigned ms, bool busy) {
+struct sb_uid_hold *sb_uid_hold(sb_runtime *rt, uid_t uid, int probe, int (*in_flight)(int probe), unsigned ms,
+                                bool busy) {
   struct sb_uid_hold *h = rt->userns ? NULL : calloc(1, sizeof *h); /* user-namespace mode: no leases */
   if (!h) { /* the uid is leased again as before */
     if (probe >= 0) close(probe);
     return NULL;
   }
   h->uid = uid;
-  h->probe = probe;
+  h->probe = in_flight ? probe : -1;
+  h->in_flight = in_flight;
+  if (probe >= 0 && !in_flight) close(probe);
   h->since_ns = sbu_now_ns();
   h->until_ns = ms ? h->since_ns + (uint64_t)ms * 1000000u : 0;
   atomic_init(&h->busy, busy);
@@ -91,7 +95,7 @@ static bool hold_over(struct sb_uid_hold *h, uint64_t now) {
   if (atomic_load(&h->busy)) return false;
   if (h->until_ns && now < h->until_ns) return false;
   if (now - h->since_ns > SB_UID_HOLD_MAX_NS) return true;
-  return h->probe < 0 || sb_netns_unix_sockets(h->probe) <= 0; /* 0, or unreadable: nothing to wait for */
+  return h->probe < 0 || h->in_flight(h->probe) <= 0; /* 0, or unreadable: nothing to wait for */
 }
 
 /* Holds whose uid's lease is released and whose wait is over go. */

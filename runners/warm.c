@@ -370,11 +370,10 @@ static int zygote_start(sb_runtime *rt, sb_zygote *z, const sb_warm_lang *lang, 
     env[k++] = "SURGEBOX_ZYGOTE_SEEDED=1";
   }
   const char *argv[] = {argv0, script, NULL};
-  sb_child_args a;
-  memset(&a, 0, sizeof a);
+  sb_plan a;
+  sb_plan_init(&a);
   a.ctl_fd = sv[1];
   a.userns = rt->userns;
-  a.stdin_fd = a.stdout_fd = a.stderr_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.trace_fd = a.warm_fd = -1;
   a.mounts.root = a.mounts.empty_file = "";
   /* its read-only directories are overlays of its own (zygote_root.c), over
    * this empty directory, with the mounts beneath them bound back on top */
@@ -533,7 +532,7 @@ static char *put(char *p, const char *s) {
 }
 
 /* The program's steps for sbwarm_program (warm_lib.c), in a memfd. */
-static int job_blob(const sb_child_args *a) {
+static int job_blob(const sb_plan *a) {
   sb_warm_job j;
   memset(&j, 0, sizeof j);
   j.magic = SB_WARM_JOB_MAGIC;
@@ -554,7 +553,7 @@ static int job_blob(const sb_child_args *a) {
   return fd;
 }
 
-int sb_warm_send(sb_warm_run *w, const sb_child_args *a, int init_pidfd, char err[SB_ERR_MAX]) {
+int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]) {
   uint32_t argc, envc;
   size_t len = 64 + strlen(a->cwd) + strv_bytes(a->argv, &argc) + strv_bytes(a->envp, &envc);
   char *msg = malloc(len), *p = msg;

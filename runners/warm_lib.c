@@ -156,12 +156,11 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
     what = "setsid";
     rc = -errno;
   }
-  sb_child_args a;
-  memset(&a, 0, sizeof a);
+  sb_plan a;
+  sb_plan_init(&a);
   a.stdin_fd = in_fd;
   a.stdout_fd = out_fd;
   a.stderr_fd = err_fd;
-  a.trace_fd = a.warm_fd = a.netns_fd = a.tmpl_fd = a.app_tree_fd = a.ctl_fd = -1;
   a.userns = job.userns;
   a.cwd = job.cwd;
   a.filter = &bpf;

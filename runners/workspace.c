@@ -154,7 +154,7 @@ void sb_workspace_destroy_in_slot(sb_workspace *ws, int slot) {
   /* An unmount waits for an RCU grace period (up to a second on a loaded
    * machine): on a teardown thread, not the caller's (the daemon's loop).
    * The path is unique to this workspace (the runtime's counter). */
-  if (ws->mounted && sb_teardown_push_umount(sb_cg_slot_queue(ws->rt, slot), -1, NULL, ws->path)) {
+  if (ws->mounted && sb_teardown_push_umount(sb_cg_slot_queue(ws->rt, slot), -1, SB_TEARDOWN_NONE, ws->path)) {
     sb_uid_release(ws->lease);
     free(ws);
     return;
