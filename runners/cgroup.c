@@ -178,6 +178,7 @@ void sb_cg_job_stats(const sb_cg_backend *b, const sb_cg_job *j, sb_cg_stats *s)
   s->oom_kills = minus(s->oom_kills, j->base_oom);
   s->own_limit_hits = minus(s->own_limit_hits, j->base_own);
   s->pids_max_events = minus(s->pids_max_events, j->base_pids_events);
+  s->mem_peak_charged_bytes = s->mem_peak_bytes;
   s->mem_peak_bytes = minus(s->mem_peak_bytes, j->base_mem);
 }
 

@@ -74,7 +74,8 @@ void sb_teardown_stop(sb_teardown *t); /* finishes what is queued, joins */
 /* ---- cgroup.c / cgroup_v1.c / cgroup_v2.c / cgroup_slot.c (parent) ---- */
 typedef struct {
   uint64_t cpu_ns, user_ns, sys_ns; /* 0 when !has_cpu */
-  uint64_t mem_peak_bytes;          /* 0 when unknown */
+  uint64_t mem_peak_bytes;          /* 0 when unknown; the job's own, a reused slot's leftover subtracted */
+  uint64_t mem_peak_charged_bytes;  /* the cgroup's peak as the limit saw it (leftover cache included) */
   uint64_t oom_kills;
   /* the job's own limit reached (v2 memory.events' oom, v1 memory.failcnt +
    * memory.memsw.failcnt): an OOM kill without it was not the job's limit
