@@ -22,8 +22,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 SKIP = 77
-PRODUCT_DIRS = ("common", "proto", "runners", "daemon", "client", "toolchains", "dataset", "cli")
-LIB_HEADERS = ("uv.h", "uv", "json-c", "seccomp.h", "seccomp-syscalls.h", "nettle", "sys/capability.h")
+PRODUCT_DIRS = ("common", "proto", "runners", "judge", "http", "daemon", "client", "toolchains", "dataset", "cli")
+LIB_HEADERS = ("uv.h", "uv", "json-c", "seccomp.h", "seccomp-syscalls.h", "nettle", "sys/capability.h", "http_parser.h")
 
 
 def lib_header_dir(tmp):
