@@ -329,9 +329,8 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
   json_object_object_add(f, "content", json_object_new_string_len(code, (int)code_len));
   json_object_array_add(files, f);
   json_object_object_add(req, "files", files);
-  json_object *cases = p->cases;
-  if (time_limit > 0) { /* each case's own limits win */
-    json_object_deep_copy(p->cases, &cases, NULL);
+  json_object *cases = NULL; /* json_object_deep_copy refuses a non-NULL destination */
+  if (time_limit > 0 && json_object_deep_copy(p->cases, &cases, NULL) == 0) { /* each case's own limits win */
     for (size_t i = 0; i < json_object_array_length(cases); i++) {
       json_object *c = json_object_array_get_idx(cases, i), *l = json_object_new_object();
       if (json_object_object_get_ex(c, "limits", NULL)) {
@@ -342,7 +341,7 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
       json_object_object_add(c, "limits", l);
     }
   } else {
-    json_object_get(cases);
+    cases = json_object_get(p->cases);
   }
   json_object_object_add(req, "cases", cases);
   json_object_object_add(req, "stop", str(stop));
