@@ -30,7 +30,7 @@ int sbd_profile_offering(sbd_server *srv, const char *toolchain, const char *exc
 
 /* What a service calls back, as libuv's uv_queue_work is handed its work:
  * the cache, the scheduler and a step are told what to call and name
- * nothing of their users (bench/include_circles.py). */
+ * nothing of their users (bench/house_figures.py). */
 typedef struct {
   void (*fn)(void *arg);
   void *arg;
