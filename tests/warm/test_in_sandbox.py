@@ -9,7 +9,10 @@ sandbox); toolchains/warm/README.md says what is not built yet. The
 zygotes there load the build's libsbwarm.so (uploaded with the tests), as
 the daemon's do.
 
-  test_in_sandbox.py BIN_DIR CACHE_DIR"""
+  test_in_sandbox.py BIN_DIR CACHE_DIR [--cruxeval-stride K]
+
+--cruxeval-stride K runs every K-th CRUXEval program (CI's slice; the long
+twin runs all 800)."""
 import os
 import shutil
 import subprocess
@@ -45,6 +48,7 @@ def tree(dest):
 
 def main():
     bin_dir, cache_dir = sys.argv[1], sys.argv[2]
+    stride = sys.argv[sys.argv.index("--cruxeval-stride") + 1] if "--cruxeval-stride" in sys.argv else "1"
     if not os.path.exists("/usr/bin/python3"):
         print("SKIPPED: no /usr/bin/python3")
         return 77
@@ -64,7 +68,7 @@ def main():
             print("NOTE: no CRUXEval data at %s: its 800 programs not run in the sandbox" % DATA)
         for test, want in tests:
             p = subprocess.run([os.path.join(bin_dir, "surgebox"), "exec", "--socket", d.sock, "--no-autostart",
-                                "--time-limit", "400", "--exit-code", "program", "--env", "CRUXEVAL_DATA=/app/w/cruxeval.jsonl", "--env", "SURGEBOX_WARM_LIB=/app/w/libsbwarm.so",
+                                "--time-limit", "400", "--exit-code", "program", "--env", "CRUXEVAL_DATA=/app/w/cruxeval.jsonl", "--env", "CRUXEVAL_STRIDE=" + stride, "--env", "SURGEBOX_WARM_LIB=/app/w/libsbwarm.so",
                                 "w", "--", "/usr/bin/python3", "w/tests/warm/" + test],
                                cwd=tmp, capture_output=True, timeout=900)
             out = p.stdout.decode(errors="replace")
