@@ -1865,6 +1865,91 @@ def case_oom_host_vs_own(_d):
         _rmdir_tree(parent)
 
 
+
+def _uncached_file(min_bytes):
+    """A large regular file under /usr the sandbox also sees (read-only
+    binds), evicted from the page cache now (POSIX_FADV_DONTNEED: clean
+    pages nobody maps), or None."""
+    best = []
+    for top in ("/usr/share", "/usr/lib"):
+        for root, _, files in os.walk(top):
+            for x in files:
+                f = os.path.join(root, x)
+                try:
+                    st = os.lstat(f)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_size >= min_bytes and not x.endswith(".so") and ".so." not in x:
+                    best.append((st.st_size, f))
+    for _, f in sorted(best)[:5]:
+        try:
+            fd = os.open(f, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        return f
+    return None
+
+
+def case_oom_after_cache(d):
+    """A job killed at its own memory limit on a reused v1 slot ends
+    memory_limit although the slot's last job left page cache charged (up
+    to 8 MB stays: cgroup_slot.c drops only what is over). Job A reads 5 MB
+    of a file nobody had cached (so its pages are charged to the slot's
+    cgroup and stay after it); job B then grows past its 64 MiB limit. The
+    kernel kills B at the cgroup's limit, which still counts A's cache: B's
+    own peak stays below the limit by what A left. Before stop 36's fix
+    host_oom_kill compared B's own peak, and B read host_killed (cases.verdicts
+    failed 1 run in 10 this way)."""
+    c = Client(d.sock)
+    if c.call({"id": "st", "type": "status"}).get("cgroup") != "v1" or not _v1_memory_parent():
+        print("SKIPPED: the case needs the v1 memory controller (a reused slot's charged page cache)")
+        sys.exit(SKIP)
+    f = _uncached_file(16 << 20)
+    if not f:
+        print("SKIPPED: no file of 16 MB or more under /usr/share or /usr/lib to plant page cache from")
+        sys.exit(SKIP)
+    # POSIX_FADV_RANDOM: no readahead, so the 5 MB read is the 5 MB charged (readahead
+    # charged 15 MB, over the 8 MB cgroup_slot.c keeps)
+    plant = ("import os, time; f = open(%r, 'rb', buffering=0); b = bytearray(65536); n = 0\n"
+             "os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_RANDOM)\n"
+             "while n < (5 << 20): n += f.readinto(b)\n"
+             "print('read', n, 'plant-cache-marker'); time.sleep(1)" % f)
+    c.send(exec_req("plant", ["python3", "-c", plant], limits={"memory_mib": 256}))
+    cg = None
+    deadline = time.time() + 60
+    while cg is None and time.time() < deadline:
+        for pid in sandbox_procs("plant-cache-marker"):
+            try:
+                lines = open(f"/proc/{pid}/cgroup").read().splitlines()
+            except OSError:
+                continue
+            cg = next((x.split(":", 2)[2] for x in lines if "memory" in x.split(":")[1].split(",")), None)
+        time.sleep(0.01)
+    a = c.recv(timeout=120)
+    check(a.get("status") == "ok", f"job A read its file: {a.get('status')} {a.get('steps', [{}])[0].get('stderr', '')[-400:]}")
+    if cg is None:
+        print("FAIL: job A's memory cgroup was not seen while it ran")
+        sys.exit(1)
+    usage = int(open(f"/sys/fs/cgroup/memory{cg}/memory.usage_in_bytes").read())
+    print(f"planted: {f}, the slot {cg} holds {usage >> 10} KiB after job A")
+    if usage < (3 << 20):
+        print(f"SKIPPED: the slot kept {usage >> 10} KiB after job A, not the page cache this case needs "
+              f"({f} was cached elsewhere)")
+        sys.exit(SKIP)
+    grow = "b = b'x' * (200 << 20); print('survived', len(b))"
+    r = c.call(exec_req("grow", ["python3", "-c", grow], limits={"memory_mib": 64}), timeout=120)
+    s = r["steps"][0] if r.get("steps") else {}
+    check(r.get("status") == "memory_limit" and s.get("limit_hit") == "memory",
+          f"job B killed at its own limit after A's cache: memory_limit, got {r.get('status')} "
+          f"{s.get('limit_hit')} {s.get('error')}")
+    check("survived" not in s.get("stdout", ""), f"job B did not survive: {s.get('stdout')!r}")
+    c.close()
+
+
 CASES = {
     "protocol_examples": (case_protocol_examples, ["--jobs", "2", "--max-queue", "64"]),
     "ping_status": (case_ping_status, []),
@@ -1905,6 +1990,7 @@ CASES = {
     "ready_fd_unopened": (case_ready_fd_unopened, None),
     "exec_failure": (case_exec_failure, []),
     "oom_host_vs_own": (case_oom_host_vs_own, None),
+    "oom_after_cache": (case_oom_after_cache, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
     "pool_reuse": (case_pool_reuse, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
     "cgroup_slot": (case_cgroup_slot, ["--jobs", "1", "--no-cache"] + NO_TOOLCHAINS),
     "cgroup_slot_v2": (case_cgroup_slot, ["--jobs", "1", "--no-cache", "--cgroup", "v2"] + NO_TOOLCHAINS),
