@@ -62,13 +62,15 @@ static json_object *cut_string(const char *s, size_t n) {
 }
 
 /* SandboxFusion's stdout rule, as near as the judge's modes come: numbers
- * equal within a relative 1e-5 (its float_equal), other tokens exactly
- * (docs/http.md says where the two differ). */
+ * equal within a relative 1e-5 (its float_equal), other tokens with letter
+ * case ignored (its lower_cmp, on by default) (docs/http.md says where the
+ * two differ). */
 static json_object *compare(void) {
   json_object *c = json_object_new_object();
   json_object_object_add(c, "mode", json_object_new_string("numbers"));
   json_object_object_add(c, "abs_tol", json_object_new_double(0));
   json_object_object_add(c, "rel_tol", sbu_json_number(1e-5));
+  json_object_object_add(c, "ignore_case", json_object_new_boolean(1));
   return c;
 }
 

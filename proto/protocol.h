@@ -234,6 +234,7 @@ typedef struct {
   bool has_expected;
   sbp_compare_mode compare;  /* default lines */
   double abs_tol, rel_tol;   /* numbers; default 1e-6 each */
+  bool ignore_case;          /* lines, tokens, numbers: ASCII letters folded; default false */
   sbp_step_limits limits;    /* over the step's */
   /* function-call cases (sbp_cases.fn_name): "args" is a JSON array of the
    * function's arguments, "expected" any JSON value */

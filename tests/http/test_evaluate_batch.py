@@ -102,6 +102,10 @@ def case_stdio(d):
     fl = "```python\nprint(float(input()) / 3)\n```"
     a = post(d, body(fl, "python", stdio(["1", "1"], ["0.333333", "0.3333"]), run_all=True))
     check(passed(a) == [True, False], "float tolerance: %r" % passed(a))
+    # letter case ignored, as SandboxFusion's lower_cmp: YES is yes, YEA is not
+    yes = "```python\nprint(input())\n```"
+    a = post(d, body(yes, "python", stdio(["YES", "Yes No", "YEA"], ["yes", "yes no", "yes"]), run_all=True))
+    check(passed(a) == [True, True, False], "ignore case: %r" % passed(a))
 
 
 def case_function_call(d):
