@@ -12,6 +12,7 @@
  *                                    json_input}
  *   config.extra.run_all_cases      false (default): stop at the first failure, as SandboxFusion
  *   config.extra.total_timeout      seconds for all the cases (default 300; config.total_timeout also read)
+ *   config.extra.special_judge_program, special_judge_language   a checker judges every stdin_stdout case
  * Answer: SandboxFusion's EvalResult {id, accepted, extracted_code,
  * extracted_type, full_code, test_code, tests: [{passed, exec_info (a
  * /run_code answer), test_info}], extra} and "surgebox" (docs/http.md). */
@@ -76,7 +77,7 @@ static json_object *compare(void) {
 
 /* The cases into the native request's "cases"; ctx's "test_info" gets each
  * case as SandboxFusion shows it. 0, or an answer was sent. */
-static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases, json_object *infos) {
+static int read_cases(sbh_conn *c, json_object *tc, bool fn, bool judge, json_object *cases, json_object *infos) {
   json_object *in = get(tc, "input"), *out = get(tc, "output"), *fn_name = get(tc, "fn_name");
   if (!in || !json_object_is_type(in, json_type_array) || !out || !json_object_is_type(out, json_type_array)) {
     sbh_send_error(c, 422, "config.provided_data.test_cases needs \"input\" and \"output\" lists");
@@ -105,7 +106,7 @@ static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases,
       }
       json_object_object_add(k, "stdin", json_object_get(x));
       json_object_object_add(k, "expected", json_object_get(y));
-      json_object_object_add(k, "compare", compare());
+      json_object_object_add(k, "compare", judge ? json_object_new_string("checker") : compare());
       json_object *ii = json_object_new_object(), *oo = json_object_new_object();
       json_object_object_add(ii, "stdin", cut_string(json_object_get_string(x), (size_t)json_object_get_string_len(x)));
       json_object_object_add(oo, "stdout", cut_string(json_object_get_string(y), (size_t)json_object_get_string_len(y)));
@@ -166,6 +167,62 @@ static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases,
   return 0;
 }
 
+/* SandboxFusion's special judge (config.extra.special_judge_program, in
+ * special_judge_language, python by default) as the native checker: its
+ * toolchain and source name are the languages map's (never a path the
+ * client names), its files SandboxFusion's (stdin.txt, stdout.txt: the
+ * expected, answer.txt: the program's output; exit 0 accepts), its run
+ * 10 s as there. NULL with an answer sent. */
+static json_object *special_judge(sbh_conn *c, json_object *extra, bool fn) {
+  json_object *prog = get(extra, "special_judge_program");
+  if (!json_object_is_type(prog, json_type_string) || json_object_get_string_len(prog) == 0) {
+    sbh_send_error(c, 422, "config.extra.special_judge_program must be the checker's source text");
+    return NULL;
+  }
+  if (fn) {
+    sbh_send_error(c, 400, "config.extra.special_judge_program judges stdin_stdout cases, not function_call");
+    return NULL;
+  }
+  json_object *lv = get(extra, "special_judge_language");
+  const char *lang = is_null(lv) ? "python" : json_object_is_type(lv, json_type_string) ? json_object_get_string(lv)
+                                                                                         : NULL;
+  if (!lang) {
+    sbh_send_error(c, 422, "config.extra.special_judge_language must be a language name (default \"python\")");
+    return NULL;
+  }
+  const sbh_language *L = sbh_language_find(&c->srv->langs, lang);
+  if (!L || L->missing || L->profile) {
+    if (!L) sbh_send_error(c, 400, "special_judge_language %.64s is not served here (%s lists the values)", lang,
+                           c->srv->langs.path);
+    else if (L->missing) sbh_send_error(c, 400, "special_judge_language %.64s cannot run here: %s", lang, L->missing);
+    else sbh_send_error(c, 400, "special_judge_language %.64s runs in a profile; a checker runs on the host's "
+                        "toolchains: pick another language", lang);
+    return NULL;
+  }
+  json_object *chk = json_object_new_object(), *files = json_object_new_array(), *src = json_object_new_object();
+  json_object_object_add(src, "path", json_object_new_string(L->source));
+  json_object_object_add(src, "content", json_object_get(prog));
+  json_object_array_add(files, src);
+  if (L->files) {
+    json_object_object_foreach(L->files, path, content) {
+      if (!strcmp(path, L->source)) continue;
+      json_object *f = json_object_new_object();
+      json_object_object_add(f, "path", json_object_new_string(path));
+      json_object_object_add(f, "content", json_object_get(content));
+      json_object_array_add(files, f);
+    }
+  }
+  json_object *lim = json_object_new_object();
+  json_object_object_add(lim, "time_s", sbu_json_number(10));
+  json_object_object_add(lim, "cpu_time_s", sbu_json_number(10));
+  json_object_object_add(chk, "toolchain", json_object_new_string(L->toolchain));
+  json_object_object_add(chk, "files", files);
+  if (L->options) json_object_object_add(chk, "options", json_object_get(L->options));
+  json_object_object_add(chk, "limits", lim);
+  json_object_object_add(chk, "io", json_object_new_string("sandboxfusion"));
+  return chk;
+}
+
 /* A number of seconds from the config, > 0; -1 with an answer sent. */
 static int seconds(sbh_conn *c, json_object *v, const char *name, double *out) {
   if (is_null(v)) return 0;
@@ -206,10 +263,6 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object *extra = get(config, "extra");
   if (extra && !json_object_is_type(extra, json_type_object)) {
     sbh_send_error(c, 422, "config.extra must be an object");
-    return;
-  }
-  if (!is_null(get(extra, "special_judge_program"))) {
-    sbh_send_error(c, 400, "config.extra.special_judge_program is not served yet: send the cases to POST /v1/jobs");
     return;
   }
   json_object *pd = get(config, "provided_data"), *tc = get(pd, "test_cases");
@@ -258,11 +311,17 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
     sbh_send_error(c, 500, "out of memory");
     return;
   }
+  json_object *checker = NULL;
+  if (!is_null(get(extra, "special_judge_program")) && !(checker = special_judge(c, extra, fn))) {
+    free(code);
+    return;
+  }
   json_object *cases = json_object_new_array(), *infos = json_object_new_array();
-  if (read_cases(c, tc, fn, cases, infos) < 0) {
+  if (read_cases(c, tc, fn, checker != NULL, cases, infos) < 0) {
     free(code);
     json_object_put(cases);
     json_object_put(infos);
+    if (checker) json_object_put(checker);
     return;
   }
   /* the native toolchain request, built as /run_code builds it */
@@ -280,6 +339,7 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
     free(code);
     json_object_put(cases);
     json_object_put(infos);
+    if (checker) json_object_put(checker);
     return;
   }
   bool run_all = truthy(get(extra, "run_all_cases"));
@@ -288,6 +348,7 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_object_add(native, "budget_s", sbu_json_number(total));
   json_object_object_add(native, "case_output_bytes", json_object_new_int64(SBH_CASE_OUTPUT_BYTES));
   if (fn) json_object_object_add(native, "fn_name", json_object_get(fn_name));
+  if (checker) json_object_object_add(native, "checker", checker);
   json_object_object_del(native, "outputs_max_bytes");
   json_object_object_add(ctx, "id", json_object_get(get(body, "id")));
   json_object_object_add(ctx, "code", json_object_new_string(code));

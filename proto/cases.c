@@ -177,7 +177,7 @@ static int parse_checker(sbp_pctx *c, json_object *v, const char *where, sbp_che
   char field[160];
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object {\"toolchain\", \"files\"}", where);
-  static const char *const allowed[] = {"toolchain", "files", "options", "limits", "verdict", NULL};
+  static const char *const allowed[] = {"toolchain", "files", "options", "limits", "verdict", "io", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
   json_object *x;
   if (!json_object_object_get_ex(v, "toolchain", &x))
@@ -208,6 +208,13 @@ static int parse_checker(sbp_pctx *c, json_object *v, const char *where, sbp_che
     if (strcmp(s, "first_line") == 0) out->first_line = true;
     else if (strcmp(s, "exit_code") != 0)
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.verdict must be \"exit_code\" (testlib's) or \"first_line\"", where);
+  }
+  if (json_object_object_get_ex(v, "io", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (strcmp(s, "sandboxfusion") == 0) out->sandboxfusion_io = true;
+    else if (strcmp(s, "testlib") != 0)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.io must be \"testlib\" (input output answer as arguments) or "
+                      "\"sandboxfusion\" (stdin.txt, stdout.txt, answer.txt in its directory)", where);
   }
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);

@@ -220,6 +220,8 @@ typedef struct {
   size_t n_files;
   sbp_step_limits limits;    /* its run's, over the toolchain's */
   bool first_line;           /* "verdict": "first_line": its first stdout line, not its exit status */
+  bool sandboxfusion_io;     /* "io": "sandboxfusion": its cwd's stdin.txt, stdout.txt (the expected), answer.txt
+                                (the program's output), no arguments; default "testlib" */
 } sbp_checker;
 typedef struct {
   unsigned char *stdin_data; /* NULL unless has_stdin */

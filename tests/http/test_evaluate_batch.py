@@ -182,6 +182,62 @@ def case_time_limit(d):
           and last["exec_info"]["message"] == "Total Timeout" and last["test_info"] is None, "last %r" % last)
 
 
+# SandboxFusion's documented special judge: it reads stdin.txt, stdout.txt
+# (the expected) and answer.txt (the program's output) and exits 0 to accept.
+SUM_JUDGE = """import sys
+def read(p):
+    with open(p) as f:
+        return f.read().strip().split('\\n')
+stdin, expected, answer = read('stdin.txt'), read('stdout.txt'), read('answer.txt')
+a, b = map(int, answer[0].split())
+sys.exit(0 if a + b == int(stdin[0]) else 1)
+"""
+PERM_JUDGE = """import sys
+expected = sorted(open('stdout.txt').read().split())
+answer = sorted(open('answer.txt').read().split())
+sys.exit(0 if expected == answer and len(sys.argv) == 1 else 1)
+"""
+
+
+def case_special_judge(d):
+    def sj(completion, tc, program, **extra):
+        b = body("```python\n" + completion + "```", "python", tc, run_all=True)
+        b["config"]["extra"].update(special_judge_program=program, **extra)
+        return post(d, b)
+    # any pair summing to the input passes, though the expected output differs byte for byte
+    tc = stdio(["3", "7", "5"], ["1 2", "3 4", "2 3"])
+    a = sj("c = int(input())\nprint(c - 1, 1)\n", tc, SUM_JUDGE)
+    check(passed(a) == [True, True, True] and a["accepted"] is True, "sum judge: %r" % passed(a))
+    check([k["verdict"] for k in a["surgebox"]["cases"]] == ["accepted"] * 3, "verdicts %r" % a["surgebox"]["cases"])
+    a = sj("c = int(input())\nprint(c - 1, 2 if c == 7 else 1)\n", tc, SUM_JUDGE, special_judge_language="python")
+    check(passed(a) == [True, False, True] and a["accepted"] is False, "sum judge, one wrong: %r" % passed(a))
+    check(a["tests"][1]["exec_info"]["status"] == "Success", "a rejected answer ran fine: %r" % a["tests"][1])
+    # stdout.txt is the expected, answer.txt the program's: a permutation of the expected passes
+    tc = stdio(["1 2 3", "4 5"], ["1 2 3", "4 5"])
+    a = sj("print(*reversed(input().split()))\n", tc, PERM_JUDGE)
+    check(passed(a) == [True, True], "permutation judge: %r" % passed(a))
+    a = sj("print(*input().split()[1:])\n", tc, PERM_JUDGE)
+    check(passed(a) == [False, False], "permutation judge, wrong: %r" % passed(a))
+    # a judge that fails (testlib's 3, a crash's signal) is no verdict on the program: SandboxError
+    a = sj("print(1)\n", stdio(["1"], ["1"]), "import sys\nsys.exit(3)\n")
+    check(passed(a) == [False] and a["tests"][0]["exec_info"]["status"] == "SandboxError", "judge failure %r" % a)
+    # the judge's language is the languages map's name, never a path or a toolchain the client names
+    url = d.url + "/common_evaluate_batch"
+    for extra, status, word in (({"special_judge_language": "/usr/bin/python3"}, 400, "special_judge_language"),
+                                ({"special_judge_language": "cobol"}, 400, "cobol"),
+                                ({"special_judge_program": 7}, 422, "special_judge_program"),
+                                ({"special_judge_program": ""}, 422, "special_judge_program")):
+        b = body("```python\nprint(1)\n```", "python", stdio(["1"], ["1"]))
+        b["config"]["extra"] = dict({"special_judge_program": SUM_JUDGE}, **extra)
+        r = requests.post(url, json=b, timeout=60)
+        check(r.status_code == status and word in r.json()["detail"], "%r: %d %s" % (extra, r.status_code, r.text))
+    b = body("```python\ndef f(x):\n    return x\n```", "python",
+             {"type": "function_call", "fn_name": "f", "input": [[1]], "output": [[1]]})
+    b["config"]["extra"] = {"special_judge_program": SUM_JUDGE}
+    r = requests.post(url, json=b, timeout=60)
+    check(r.status_code == 400 and "function_call" in r.json()["detail"], "fn + judge: %d %s" % (r.status_code, r.text))
+
+
 def case_bad_body(d):
     url = d.url + "/common_evaluate_batch"
     bad = [
@@ -240,6 +296,7 @@ CASES = {
     "compile_error": case_compile_error,
     "time_limit": case_time_limit,
     "bad_body": case_bad_body,
+    "special_judge": case_special_judge,
     "jobs_cases": case_jobs_cases,
 }
 
