@@ -9,7 +9,7 @@
  *   config.compile_timeout, run_timeout   seconds (default 10 each)
  *   config.memory_limit_MB | mem_limit    MiB (default: the daemon's)
  *   config.provided_data.test_cases {type: stdin_stdout | function_call, fn_name, input: [...], output: [...],
- *                                    json_input}
+ *                                    json_input}, or {type: assert, test, entry_point} (Python)
  *   config.extra.run_all_cases      false (default): stop at the first failure, as SandboxFusion
  *   config.extra.total_timeout      seconds for all the cases (default 300; config.total_timeout also read)
  *   config.extra.special_judge_program, special_judge_language   a checker judges every stdin_stdout case
@@ -223,6 +223,47 @@ static json_object *special_judge(sbh_conn *c, json_object *extra, bool fn) {
   return chk;
 }
 
+/* The standard-library imports SandboxFusion puts before a Python assert
+ * test's code (its numpy lines left out: not every host has numpy). */
+static const char assert_preamble[] =
+    "import math\nimport re\nimport sys\nimport copy\nimport datetime\nimport itertools\nimport collections\n"
+    "import heapq\nimport statistics\nimport functools\nimport hashlib\nimport string\nfrom typing import *\n"
+    "from collections import *\n";
+
+static bool python_name(const char *s) {
+  if (!*s || strlen(s) > 128 || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+  return true;
+}
+
+/* An assert test (HumanEval's {test, entry_point}; MBPP's asserts as test
+ * alone): the program is the preamble, the code, the test and, with an
+ * entry_point, check(entry_point), run once; it passes when it exits 0.
+ * The full program (malloc'd), or NULL with an answer sent. */
+static char *assert_program(sbh_conn *c, json_object *tc, const char *code) {
+  const char *test = get_str(tc, "test");
+  json_object *ep = get(tc, "entry_point");
+  if (!test) {
+    sbh_send_error(c, 422, "an assert test_cases needs \"test\" (the Python test code run after the solution)");
+    return NULL;
+  }
+  const char *name = is_null(ep) ? NULL : json_object_is_type(ep, json_type_string) ? json_object_get_string(ep) : "";
+  if (name && !python_name(name)) {
+    sbh_send_error(c, 422, "an assert test_cases' entry_point must be a Python name (the function check() is given)");
+    return NULL;
+  }
+  size_t n = sizeof assert_preamble + strlen(code) + strlen(test) + (name ? strlen(name) : 0) + 16;
+  char *full = malloc(n);
+  if (!full) {
+    sbh_send_error(c, 500, "out of memory");
+    return NULL;
+  }
+  snprintf(full, n, "%s%s\n%s\n%s%s%s", assert_preamble, code, test, name ? "check(" : "", name ? name : "",
+           name ? ")\n" : "");
+  return full;
+}
+
 /* A number of seconds from the config, > 0; -1 with an answer sent. */
 static int seconds(sbh_conn *c, json_object *v, const char *name, double *out) {
   if (is_null(v)) return 0;
@@ -273,9 +314,17 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   const char *type = get_str(tc, "type");
   json_object *fn_name = get(tc, "fn_name");
   if (!type) type = !is_null(fn_name) ? "function_call" : "stdin_stdout"; /* SandboxFusion's guess */
-  bool fn = !strcmp(type, "function_call");
-  if (!fn && strcmp(type, "stdin_stdout") != 0) {
-    sbh_send_error(c, 400, "test_cases type %.40s is not served here: stdin_stdout or function_call", type);
+  bool fn = !strcmp(type, "function_call"), asserts = !strcmp(type, "assert");
+  if (!fn && !asserts && strcmp(type, "stdin_stdout") != 0) {
+    sbh_send_error(c, 400, "test_cases type %.40s is not served here: stdin_stdout, function_call or assert", type);
+    return;
+  }
+  if (asserts && strcmp(lang, "python") != 0 && strcmp(lang, "python3") != 0) {
+    sbh_send_error(c, 400, "assert test_cases are served for python only (%.40s: send stdin_stdout)", lang);
+    return;
+  }
+  if (asserts && !is_null(get(extra, "special_judge_program"))) {
+    sbh_send_error(c, 400, "config.extra.special_judge_program judges stdin_stdout cases, not assert");
     return;
   }
   if (fn && (!fn_name || !json_object_is_type(fn_name, json_type_string))) {
@@ -316,8 +365,16 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
     free(code);
     return;
   }
+  char *full = NULL; /* an assert test's whole program */
+  if (asserts && !(full = assert_program(c, tc, code))) {
+    free(code);
+    return;
+  }
   json_object *cases = json_object_new_array(), *infos = json_object_new_array();
-  if (read_cases(c, tc, fn, checker != NULL, cases, infos) < 0) {
+  if (asserts) { /* one case: the program's end; SandboxFusion's test_info is null */
+    json_object_array_add(cases, json_object_new_object());
+    json_object_array_add(infos, NULL);
+  } else if (read_cases(c, tc, fn, checker != NULL, cases, infos) < 0) {
     free(code);
     json_object_put(cases);
     json_object_put(infos);
@@ -326,7 +383,7 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   }
   /* the native toolchain request, built as /run_code builds it */
   json_object *rc = json_object_new_object();
-  json_object_object_add(rc, "code", json_object_new_string(code));
+  json_object_object_add(rc, "code", json_object_new_string(full ? full : code));
   json_object_object_add(rc, "language", json_object_new_string(lang));
   json_object_object_add(rc, "compile_timeout", sbu_json_number(ct));
   json_object_object_add(rc, "run_timeout", sbu_json_number(rt));
@@ -337,6 +394,7 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_put(rc);
   if (r != 0) {
     free(code);
+    free(full);
     json_object_put(cases);
     json_object_put(infos);
     if (checker) json_object_put(checker);
@@ -356,7 +414,9 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_object_add(ctx, "run_all_cases", json_object_new_boolean(run_all));
   json_object_object_add(ctx, "test_info", infos);
   json_object_object_add(ctx, "function_call", json_object_new_boolean(fn));
+  if (full) json_object_object_add(ctx, "full_code", json_object_new_string(full));
   free(code);
+  free(full);
   sbh_req_submit(c, SBH_KIND_EVAL_BATCH, native, ctx, NULL, budget);
   json_object_put(native);
 }
@@ -450,7 +510,7 @@ static json_object *eval_result(json_object *ctx, bool accepted, json_object *te
   json_object_object_add(a, "id", id ? json_object_get(id) : json_object_new_int(0));
   json_object_object_add(a, "accepted", json_object_new_boolean(accepted));
   json_object_object_add(a, "extracted_code", json_object_get(get(ctx, "code")));
-  json_object_object_add(a, "full_code", NULL);
+  json_object_object_add(a, "full_code", json_object_get(get(ctx, "full_code")));
   json_object_object_add(a, "test_code", NULL);
   json_object_object_add(a, "tests", tests);
   json_object_object_add(a, "extracted_type", json_object_get(get(ctx, "extracted_type")));

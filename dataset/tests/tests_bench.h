@@ -25,6 +25,7 @@ typedef struct {
   char *language;       /* as given (or --language) */
   const char *toolchain, *source; /* the job's toolchain and source file name */
   char *fn_name;        /* function-call cases (Python), or NULL */
+  char *assert_tail;    /* assert tests (Python): the test code run after the solution's, one case; or NULL */
   json_object *cases;   /* the cases as the protocol takes them (owned) */
   char hash[65];        /* SHA-256 of what the job runs but the code */
 } sbtb_problem;

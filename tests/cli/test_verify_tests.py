@@ -15,6 +15,8 @@ the code under test). One case a run (argv[2]):
   missing      a problem whose toolchain is not installed: counted, exit 2,
                the other problem still scored
   bad_lines    a bad problem line and a bad solution line named by number
+  asserts      HumanEval's test + entry_point and MBPP's test_list run after
+               the solution: right, wrong, missing function
 Inside unshare (ctest)."""
 import json
 import os
@@ -184,6 +186,46 @@ def adapters(bin_dir, d, sock):
         fail(f"--time-limit 1: {r}")
 
 
+def asserts(bin_dir, d, sock):
+    # HumanEval (task_id, test defining check(candidate), entry_point) and MBPP (test_list,
+    # test_setup_code, test_imports): the tests run after the solution; exit 0 passes
+    he_test = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
+    rows = [
+        {"task_id": "HumanEval/0", "language": "python", "test": he_test, "entry_point": "add"},
+        {"task_id": 11, "language": "python", "test_setup_code": "BASE = 10",
+         "test_imports": ["import math"], "test_list": ["assert digits(100) == 3", "assert digits(7) == 1",
+                                                        "assert math.floor(2.5) == 2"]},
+    ]
+    probs = write_lines(os.path.join(d, "P.jsonl"), rows)
+    digits_ok = "def digits(n):\n    return len(str(n))\n"
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "HumanEval/0", "code": ADD_OK},                          # line 1: passes
+        {"id": "HumanEval/0", "code": ADD_WRONG},                       # line 2: 2-3 != 5: AssertionError
+        {"id": "HumanEval/0", "code": "def plus(a, b):\n    return a + b\n"},  # line 3: no add: NameError
+        {"id": "11", "code": digits_ok},                               # line 4: passes
+        {"id": "11", "code": "def digits(n):\n    return n // BASE\n"},  # line 5: 100 // 10 = 10 != 3
+        {"id": "11", "code": "def digits(n):\n    return len(str(abs(n)))\n"},  # line 6: passes
+    ])
+    out = os.path.join(d, "R.json")
+    p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"], sock)
+    if p.returncode != 0:
+        fail(f"exit {p.returncode}")
+    s = by_line(json.load(open(out)))
+    got = [s[i]["passed"] for i in range(1, 7)]
+    if got != [True, False, False, True, False, True]:
+        fail(f"passed {got}")
+    for line in (2, 3, 5):
+        if s[line]["first_failure"]["verdict"] != "runtime_error":
+            fail(f"line {line}: {s[line]['first_failure']}")
+    # pass@1: HumanEval/0 1/3, 11 2/3: (1/3 + 2/3) / 2 = 50%
+    if "pass@1: 50.00" not in p.stdout.splitlines():
+        fail("pass@1 50")
+    bad = write_lines(os.path.join(d, "P-bad.jsonl"), [{"id": "c", "language": "c", "test_list": ["assert 1"]}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "assert tests (test, test_list) are for Python problems" not in p.stderr:
+        fail("assert tests of a C problem refused")
+
+
 def slow_files(d):
     probs = write_lines(os.path.join(d, "P.jsonl"), [
         {"id": "echo", "language": "python", "tests": [{"stdin": "5\n", "expected": "5"}]}])
@@ -296,7 +338,7 @@ def bad_lines(bin_dir, d, sock):
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     cases = {"passk": passk, "adapters": adapters, "resume": resume, "shards": shards, "missing": missing,
-             "bad_lines": bad_lines}
+             "bad_lines": bad_lines, "asserts": asserts}
     d = tempfile.mkdtemp(prefix="sbverify-tests-")
     if case == "bad_lines":  # nothing runs
         return bad_lines(bin_dir, d, None)

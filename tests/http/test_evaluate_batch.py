@@ -238,6 +238,53 @@ def case_special_judge(d):
     check(r.status_code == 400 and "function_call" in r.json()["detail"], "fn + judge: %d %s" % (r.status_code, r.text))
 
 
+HE_TEST = """
+
+METADATA = {}
+
+
+def check(candidate):
+    assert candidate(6) == False
+    assert candidate(101) == True
+    assert candidate(4) == False
+    assert candidate(1) == False
+    assert candidate(5 * 17) == False
+"""
+IS_PRIME = """def is_prime(n):
+    if n < 2:
+        return False
+    return all(n % d for d in range(2, int(n ** 0.5) + 1))
+"""
+
+
+def case_assert(d):
+    def one(code, tc):
+        return post(d, body("```python\n" + code + "```", "python", dict(tc, type="assert")))
+    # HumanEval's form: test defines check(candidate), entry_point names the function
+    a = one(IS_PRIME, {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is True and passed(a) == [True], "a right solution: %r" % a)
+    check(a["tests"][0]["test_info"] is None, "test_info %r" % a["tests"][0]["test_info"])
+    check(a["extracted_code"] == IS_PRIME.rstrip("\n"), "extracted %r" % a["extracted_code"])
+    check(a["full_code"].endswith("check(is_prime)\n") and IS_PRIME.rstrip("\n") in a["full_code"],
+          "full_code %r" % a["full_code"])
+    # a wrong solution fails an assert: a Failed run, return code 1, not accepted
+    wrong = IS_PRIME.replace("n < 2", "n < 1")  # is_prime(1) is True: the fourth assert fails
+    a = one(wrong, {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is False and passed(a) == [False], "a wrong solution: %r" % passed(a))
+    run = a["tests"][0]["exec_info"]["run_result"]
+    check(a["tests"][0]["exec_info"]["status"] == "Failed" and run["return_code"] == 1, "exec %r" % a["tests"][0])
+    check("AssertionError" in run["stderr"], "stderr %r" % run["stderr"])
+    # MBPP's bare asserts: no entry_point, the test runs as written
+    mbpp = "assert is_prime(7)\nassert not is_prime(9)\n"
+    a = one(IS_PRIME, {"test": mbpp})
+    check(a["accepted"] is True and passed(a) == [True], "mbpp asserts: %r" % passed(a))
+    a = one(IS_PRIME.replace("+ 1))", "))"), {"test": mbpp})  # 9 = 3 * 3 is missed: prime
+    check(a["accepted"] is False and passed(a) == [False], "mbpp asserts, wrong: %r" % passed(a))
+    # a solution that never defines the entry point fails, it does not pass vacuously
+    a = one("def other(n):\n    return True\n", {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is False and "NameError" in a["tests"][0]["exec_info"]["run_result"]["stderr"], "%r" % a)
+
+
 def case_bad_body(d):
     url = d.url + "/common_evaluate_batch"
     bad = [
@@ -246,7 +293,11 @@ def case_bad_body(d):
         (json.dumps({"config": {"language": "python"}}).encode(), 422, "completion"),
         (json.dumps({"completion": "x"}).encode(), 422, "config"),
         (json.dumps(body("x", None, stdio(["1"], ["1"]))).encode(), 400, "language"),
-        (json.dumps(body("x", "python", {"type": "assert", "input": [], "output": []})).encode(), 400, "type"),
+        (json.dumps(body("x", "python", {"type": "doctest", "input": [], "output": []})).encode(), 400, "type"),
+        (json.dumps(body("x", "python", {"type": "assert", "input": [], "output": []})).encode(), 422, "test"),
+        (json.dumps(body("x", "python", {"type": "assert", "test": "", "entry_point": "f(1)"})).encode(), 422,
+         "entry_point"),
+        (json.dumps(body("x", "cpp", {"type": "assert", "tests": "int main() {}"})).encode(), 400, "python only"),
         (json.dumps(body("x", "python", stdio(["1", "2"], ["1"]))).encode(), 422, "outputs"),
         (json.dumps(body("x", "python", stdio([], []))).encode(), 422, "no case"),
         (json.dumps(body("x", "python", stdio(["1"], ["1"]), run_timeout="ten")).encode(), 422, "run_timeout"),
@@ -297,6 +348,7 @@ CASES = {
     "time_limit": case_time_limit,
     "bad_body": case_bad_body,
     "special_judge": case_special_judge,
+    "assert": case_assert,
     "jobs_cases": case_jobs_cases,
 }
 
