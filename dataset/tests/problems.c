@@ -8,6 +8,9 @@
  *   test_cases    SandboxFusion's provided_data: {"type": "stdin_stdout" |
  *                 "function_call", "input": [...], "output": [...],
  *                 "fn_name"?}, an object or a JSON string of one
+ *   public_test_cases, private_test_cases   LiveCodeBench: lists (or JSON
+ *                 text of lists) of {input, output, testtype: "stdin" |
+ *                 "functional"}, "metadata".func_name for functional ones
  *   test (+ entry_point), test_list (+ test_setup_code, test_imports)
  *                 assert tests as HumanEval and MBPP ship them (Python):
  *                 the test code runs after the solution, one case that
@@ -183,6 +186,73 @@ static const char *adapt_test_cases(json_object *v, char **fn, json_object *case
   return why;
 }
 
+/* LiveCodeBench: a list of {input, output, testtype} (or its JSON text).
+ * Its release compresses private_test_cases (base64 of zlib of a pickle):
+ * refused, a pickle is never read here. */
+static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, json_object *cases) {
+  json_object *list = json_object_get(v);
+  if (json_object_is_type(v, json_type_string)) {
+    const char *s = json_object_get_string(v);
+    s += strspn(s, " \t\r\n");
+    if (*s != '[')
+      return "a LiveCodeBench test list is not JSON (its release compresses private_test_cases: decode it to a "
+             "JSON list first, docs/verify.md shows how)";
+    json_object_put(list);
+    list = json_tokener_parse(s);
+  }
+  if (!json_object_is_type(list, json_type_array)) return json_object_put(list), "a LiveCodeBench test list is not a list";
+  const char *why = NULL;
+  for (size_t i = 0; !why && i < json_object_array_length(list); i++) {
+    json_object *t = json_object_array_get_idx(list, i), *in = NULL, *out = NULL, *type = NULL;
+    if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "input", &in) ||
+        !json_object_object_get_ex(t, "output", &out) || !json_object_object_get_ex(t, "testtype", &type)) {
+      why = "a LiveCodeBench test is {input, output, testtype}";
+      break;
+    }
+    const char *tt = json_object_get_string(type);
+    bool functional = !strcmp(tt, "functional");
+    if (!functional && strcmp(tt, "stdin") != 0) {
+      why = "a LiveCodeBench testtype is \"stdin\" or \"functional\"";
+      break;
+    }
+    if (functional && !*fn) {
+      json_object *m = meta ? object_or_json_string(meta) : NULL, *name = NULL;
+      if (m && json_object_object_get_ex(m, "func_name", &name) && json_object_is_type(name, json_type_string) &&
+          json_object_get_string_len(name))
+        *fn = strdup(json_object_get_string(name));
+      json_object_put(m);
+      if (!*fn) {
+        why = "a functional LiveCodeBench test needs \"metadata\".\"func_name\"";
+        break;
+      }
+    }
+    if (functional != (*fn != NULL)) {
+      why = "a problem's LiveCodeBench tests are all stdin or all functional";
+      break;
+    }
+    json_object *ins = json_object_new_array(), *outs = json_object_new_array(), *tmp = json_object_new_array();
+    json_object_array_add(ins, json_object_get(in));
+    json_object_array_add(outs, json_object_get(out));
+    why = from_lists(ins, outs, functional, false, true, tmp);
+    if (!why) json_object_array_add(cases, json_object_get(json_object_array_get_idx(tmp, 0)));
+    json_object_put(ins), json_object_put(outs), json_object_put(tmp);
+  }
+  json_object_put(list);
+  return why;
+}
+
+static const char *adapt_lcb(json_object *o, char **fn, json_object *cases) {
+  json_object *meta = NULL, *v;
+  json_object_object_get_ex(o, "metadata", &meta);
+  static const char *const keys[] = {"public_test_cases", "private_test_cases"};
+  for (size_t k = 0; k < 2; k++) {
+    if (!json_object_object_get_ex(o, keys[k], &v) || json_object_is_type(v, json_type_null)) continue;
+    const char *why = adapt_lcb_list(v, meta, fn, cases);
+    if (why) return why;
+  }
+  return json_object_array_length(cases) ? NULL : "no test cases";
+}
+
 static char *cat(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   char *r = malloc(la + lb + 1);
@@ -269,10 +339,10 @@ static const char *adapt_tests(json_object *v, bool fn, json_object *cases) {
 static const char *problem_of(json_object *o, const char *language_default, sbtb_problem *p) {
   json_object *id, *v;
   if (!json_object_is_type(o, json_type_object)) return "not a JSON object";
-  if (!json_object_object_get_ex(o, "id", &id)) /* HumanEval's and MBPP's name for it */
-    json_object_object_get_ex(o, "task_id", &id);
+  if (!json_object_object_get_ex(o, "id", &id)) /* HumanEval/MBPP's and LiveCodeBench's names for it */
+    if (!json_object_object_get_ex(o, "task_id", &id)) json_object_object_get_ex(o, "question_id", &id);
   if (!id || !(json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int)))
-    return "no \"id\" (a string or an integer; task_id is read too)";
+    return "no \"id\" (a string or an integer; task_id and question_id are read too)";
   p->id = strdup(json_object_get_string(id));
   const char *language = language_default;
   if (json_object_object_get_ex(o, "language", &v)) {
@@ -290,15 +360,18 @@ static const char *problem_of(json_object *o, const char *language_default, sbtb
     p->toolchain = json_object_get_string(v); /* points into the line, copied below */
   }
   const char *why = NULL;
+  bool lcb = json_object_object_get_ex(o, "public_test_cases", NULL) ||
+             json_object_object_get_ex(o, "private_test_cases", NULL);
   int layouts = json_object_object_get_ex(o, "tests", NULL) + json_object_object_get_ex(o, "input_output", NULL) +
-                json_object_object_get_ex(o, "test_cases", NULL) + json_object_object_get_ex(o, "test", NULL) +
+                json_object_object_get_ex(o, "test_cases", NULL) + lcb + json_object_object_get_ex(o, "test", NULL) +
                 json_object_object_get_ex(o, "test_list", NULL);
   if (layouts != 1)
-    return "one of \"tests\", \"input_output\", \"test_cases\", \"test\", \"test_list\", "
-           "please";
+    return "one of \"tests\", \"input_output\", \"test_cases\", \"public_test_cases\"/\"private_test_cases\", "
+           "\"test\", \"test_list\", please";
   p->cases = json_object_new_array();
   if (json_object_object_get_ex(o, "input_output", &v)) why = adapt_input_output(v, &p->fn_name, p->cases);
   else if (json_object_object_get_ex(o, "test_cases", &v)) why = adapt_test_cases(v, &p->fn_name, p->cases);
+  else if (lcb) why = adapt_lcb(o, &p->fn_name, p->cases);
   else if (json_object_object_get_ex(o, "test", NULL) || json_object_object_get_ex(o, "test_list", NULL))
     why = adapt_asserts(o, &p->assert_tail, p->cases);
   else if (!(why = fn_name_of(o, &p->fn_name))) why = adapt_tests(json_object_object_get(o, "tests"), p->fn_name, p->cases);

@@ -181,7 +181,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
 enum { O_BENCH = 256, O_PROBLEMS, O_SOLUTIONS, O_OUT, O_K, O_STOP, O_LANGUAGE, O_TIME, O_CACHE };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "tests", "this benchmark (surgebox verify's dispatch)"},
-    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | test | test_list} a line (required)"},
+    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)"},
     {"solutions", O_SOLUTIONS, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)"},
     {"out", O_OUT, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress"},
     {"k", O_K, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)"},

@@ -17,6 +17,8 @@ the code under test). One case a run (argv[2]):
   bad_lines    a bad problem line and a bad solution line named by number
   asserts      HumanEval's test + entry_point and MBPP's test_list run after
                the solution: right, wrong, missing function
+  livecodebench public/private test lists, stdin and functional with
+               metadata.func_name (a class Solution method)
 Inside unshare (ctest)."""
 import json
 import os
@@ -226,6 +228,48 @@ def asserts(bin_dir, d, sock):
         fail("assert tests of a C problem refused")
 
 
+def livecodebench(bin_dir, d, sock):
+    # LiveCodeBench: public/private test lists (JSON text), testtype stdin or functional, metadata.func_name
+    stdin_tests = json.dumps([{"input": "2 3\n", "output": "5\n", "testtype": "stdin"}])
+    fn_tests = json.dumps([{"input": "[1, 2, 3]\n2", "output": "[2, 4, 6]", "testtype": "functional"}])
+    rows = [
+        {"question_id": "abc100_a", "language": "python", "public_test_cases": stdin_tests,
+         "private_test_cases": [{"input": "10 -4\n", "output": "6\n", "testtype": "stdin"}], "metadata": "{}"},
+        {"question_id": "lc-1", "language": "python", "public_test_cases": fn_tests,
+         "private_test_cases": json.dumps([{"input": "[]\n7", "output": "[]", "testtype": "functional"}]),
+         "metadata": json.dumps({"func_name": "scale"})},
+    ]
+    probs = write_lines(os.path.join(d, "P.jsonl"), rows)
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "abc100_a", "code": "a, b = map(int, input().split())\nprint(a + b)\n"},      # line 1: passes
+        {"id": "abc100_a", "code": "a, b = map(int, input().split())\nprint(abs(a) + abs(b))\n"},  # 14 != 6
+        {"id": "lc-1", "code": "class Solution:\n    def scale(self, v, k):\n        return [x * k for x in v]\n"},
+        {"id": "lc-1", "code": "class Solution:\n    def scale(self, v, k):\n        return v or [0]\n"},  # wrong
+    ])
+    out = os.path.join(d, "R.json")
+    p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"], sock)
+    if p.returncode != 0:
+        fail(f"exit {p.returncode}")
+    s = by_line(json.load(open(out)))
+    if [s[i]["passed"] for i in range(1, 5)] != [True, False, True, False]:
+        fail(f"passed {[s[i]['passed'] for i in range(1, 5)]}")
+    if s[2]["first_failure"]["case"] != 1 or s[2]["counts"] != {"accepted": 1, "wrong_answer": 1}:
+        fail(f"line 2: the private case fails: {s[2]}")
+    if s[4]["first_failure"]["case"] != 0 or s[4]["first_failure"]["verdict"] != "wrong_answer":
+        fail(f"line 4: {s[4]}")
+    # the release's compressed private tests are refused by name, never unpickled
+    bad = write_lines(os.path.join(d, "P-z.jsonl"), [{"question_id": "z", "language": "python",
+                                                      "public_test_cases": "[]", "private_test_cases": "eJzLSM3JyQcABiwCFQ=="}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "compresses private_test_cases" not in p.stderr:
+        fail("compressed private tests named")
+    bad = write_lines(os.path.join(d, "P-fn.jsonl"), [{"question_id": "f", "language": "python",
+                                                       "public_test_cases": fn_tests, "metadata": "{}"}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "func_name" not in p.stderr:
+        fail("functional tests without func_name")
+
+
 def slow_files(d):
     probs = write_lines(os.path.join(d, "P.jsonl"), [
         {"id": "echo", "language": "python", "tests": [{"stdin": "5\n", "expected": "5"}]}])
@@ -338,7 +382,7 @@ def bad_lines(bin_dir, d, sock):
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     cases = {"passk": passk, "adapters": adapters, "resume": resume, "shards": shards, "missing": missing,
-             "bad_lines": bad_lines, "asserts": asserts}
+             "bad_lines": bad_lines, "asserts": asserts, "livecodebench": livecodebench}
     d = tempfile.mkdtemp(prefix="sbverify-tests-")
     if case == "bad_lines":  # nothing runs
         return bad_lines(bin_dir, d, None)
