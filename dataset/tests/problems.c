@@ -462,7 +462,8 @@ void sbtb_problems_free(sbtb_problems *ps) {
   memset(ps, 0, sizeof *ps);
 }
 
-json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit) {
+json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit,
+                          bool warm) {
   json_object *req = json_object_new_object(), *files = json_object_new_array(), *f = json_object_new_object();
   json_object_object_add(req, "type", str("exec"));
   json_object_object_add(req, "toolchain", str(p->toolchain));
@@ -498,5 +499,6 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
   json_object_object_add(req, "cases", cases);
   json_object_object_add(req, "stop", str(stop));
   if (p->fn_name) json_object_object_add(req, "fn_name", str(p->fn_name));
+  if (warm) json_object_object_add(req, "warm", json_object_new_boolean(1));
   return req;
 }

@@ -17,6 +17,8 @@ the code under test). One case a run (argv[2]):
   bad_lines    a bad problem line and a bad solution line named by number
   asserts      HumanEval's test + entry_point and MBPP's test_list run after
                the solution: right, wrong, missing function
+  warm         --warm: the same results as cold, a zygote running after it
+               (none after the cold run), "warm": true in every request
   livecodebench public/private test lists, stdin and functional with
                metadata.func_name (a class Solution method)
 Inside unshare (ctest)."""
@@ -270,6 +272,50 @@ def livecodebench(bin_dir, d, sock):
         fail("functional tests without func_name")
 
 
+def zygotes(bin_dir, sock):
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "status", "--json", "--socket", sock, "--no-autostart"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail(f"status: {p.returncode} {p.stderr}")
+    return json.loads(p.stdout)["warm"]["zygotes"]
+
+
+def warm(bin_dir, d, sock):
+    # --warm: the same results as cold, the cases started by the slots' warm interpreters
+    stdin_prob = {"id": "double", "language": "python",
+                  "tests": [{"stdin": "2\n", "expected": "4"}, {"stdin": "5\n", "expected": "10"}]}
+    probs = write_lines(os.path.join(d, "P.jsonl"), [PY_FN, stdin_prob])
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "add", "code": ADD_OK},                           # line 1: passes
+        {"id": "add", "code": ADD_WRONG},                        # line 2: wrong on case 0
+        {"id": "double", "code": "print(int(input()) * 2)\n"},   # line 3: passes
+        {"id": "double", "code": "print(int(input()) + 2)\n"},   # line 4: 2+2 = 4 right, 5+2 = 7 wrong on case 1
+    ])
+    want = {1: (True, None), 2: (False, 0), 3: (True, None), 4: (False, 1)}
+    if zygotes(bin_dir, sock) != 0:
+        fail("a fresh daemon has no zygote yet")
+    for flag in ([], ["--warm"]):
+        out = os.path.join(d, "R%s.json" % "".join(flag))
+        p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"] + flag, sock)
+        if p.returncode != 0:
+            fail(f"{flag}: exit {p.returncode}")
+        s = by_line(json.load(open(out)))
+        got = {i: (s[i]["passed"], (s[i]["first_failure"] or {}).get("case")) for i in range(1, 5)}
+        if got != want:
+            fail(f"{flag}: {got}")
+        if "pass@1: 50.00" not in p.stdout.splitlines():
+            fail(f"{flag}: pass@1 50")
+        z = zygotes(bin_dir, sock)
+        if (z > 0) != bool(flag):
+            fail(f"{flag}: {z} zygote(s) running after the run")
+    for flag in ([], ["--warm"]):
+        dump = os.path.join(d, "requests%s.jsonl" % "".join(flag))
+        p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--dump-requests", dump] + flag)
+        reqs = [json.loads(line) for line in open(dump)]
+        if p.returncode != 0 or len(reqs) != 4 or any(r.get("warm", False) != bool(flag) for r in reqs):
+            fail(f"{flag}: dumped requests {reqs}")
+
+
 def slow_files(d):
     probs = write_lines(os.path.join(d, "P.jsonl"), [
         {"id": "echo", "language": "python", "tests": [{"stdin": "5\n", "expected": "5"}]}])
@@ -382,7 +428,8 @@ def bad_lines(bin_dir, d, sock):
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     cases = {"passk": passk, "adapters": adapters, "resume": resume, "shards": shards, "missing": missing,
-             "bad_lines": bad_lines, "asserts": asserts, "livecodebench": livecodebench}
+             "bad_lines": bad_lines, "asserts": asserts, "livecodebench": livecodebench,
+             "warm": warm}
     d = tempfile.mkdtemp(prefix="sbverify-tests-")
     if case == "bad_lines":  # nothing runs
         return bad_lines(bin_dir, d, None)
