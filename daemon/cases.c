@@ -324,6 +324,7 @@ static void compare(sbd_cases_run *c) {
                                              : SBJ_LINES;
   cmp.abs_tol = k->abs_tol;
   cmp.rel_tol = k->rel_tol;
+  cmp.ignore_case = k->ignore_case;
   c->why[0] = '\0';
   if (c->cs->fn_name) {
     c->equal = fn_result_equal(&cmp, k->expected_value, &c->r.out, c->why, sizeof c->why);

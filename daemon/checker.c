@@ -53,6 +53,10 @@ struct sbd_checker {
 };
 
 static const char *const io_names[3] = {".sb_check/input", ".sb_check/output", ".sb_check/answer"};
+/* "io": "sandboxfusion" (its special_judge_program's files, in its cwd): the
+ * input, the EXPECTED output as stdout.txt, the program's output as
+ * answer.txt; in the order of io_names' data (input, output, answer). */
+static const char *const sf_io_names[3] = {"stdin.txt", "answer.txt", "stdout.txt"};
 
 static void first_line(const sb_buf *b, char *out, size_t n) {
   size_t k = 0;
@@ -106,7 +110,7 @@ int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, ch
   }
   for (size_t i = 0; i < n; i++) k->argv[i] = run->argv[i];
   static char io_abs[3][40];
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3 && !spec->sandboxfusion_io; i++) { /* sandboxfusion: no arguments */
     snprintf(io_abs[i], sizeof io_abs[i], "/app/%s", io_names[i]);
     k->argv[n + i] = io_abs[i];
   }
@@ -277,8 +281,9 @@ int sbd_checker_case_begin(sbd_checker *k, sbd_job *job, const void *input, size
       return -1;
   const void *data[3] = {input ? input : "", output ? output : "", answer ? answer : ""};
   size_t len[3] = {input_len, output_len, answer_len};
+  const char *const *names = k->spec->sandboxfusion_io ? sf_io_names : io_names;
   for (int i = 0; i < 3; i++)
-    if (sb_workspace_write(k->ws, io_names[i], data[i], len[i], 0400, err) < 0) return -1;
+    if (sb_workspace_write(k->ws, names[i], data[i], len[i], 0400, err) < 0) return -1;
   return 0;
 }
 

@@ -9,9 +9,10 @@
  *   config.compile_timeout, run_timeout   seconds (default 10 each)
  *   config.memory_limit_MB | mem_limit    MiB (default: the daemon's)
  *   config.provided_data.test_cases {type: stdin_stdout | function_call, fn_name, input: [...], output: [...],
- *                                    json_input}
+ *                                    json_input}, or {type: assert, test, entry_point} (Python)
  *   config.extra.run_all_cases      false (default): stop at the first failure, as SandboxFusion
  *   config.extra.total_timeout      seconds for all the cases (default 300; config.total_timeout also read)
+ *   config.extra.special_judge_program, special_judge_language   a checker judges every stdin_stdout case
  * Answer: SandboxFusion's EvalResult {id, accepted, extracted_code,
  * extracted_type, full_code, test_code, tests: [{passed, exec_info (a
  * /run_code answer), test_info}], extra} and "surgebox" (docs/http.md). */
@@ -62,19 +63,21 @@ static json_object *cut_string(const char *s, size_t n) {
 }
 
 /* SandboxFusion's stdout rule, as near as the judge's modes come: numbers
- * equal within a relative 1e-5 (its float_equal), other tokens exactly
- * (docs/http.md says where the two differ). */
+ * equal within a relative 1e-5 (its float_equal), other tokens with letter
+ * case ignored (its lower_cmp, on by default) (docs/http.md says where the
+ * two differ). */
 static json_object *compare(void) {
   json_object *c = json_object_new_object();
   json_object_object_add(c, "mode", json_object_new_string("numbers"));
   json_object_object_add(c, "abs_tol", json_object_new_double(0));
   json_object_object_add(c, "rel_tol", sbu_json_number(1e-5));
+  json_object_object_add(c, "ignore_case", json_object_new_boolean(1));
   return c;
 }
 
 /* The cases into the native request's "cases"; ctx's "test_info" gets each
  * case as SandboxFusion shows it. 0, or an answer was sent. */
-static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases, json_object *infos) {
+static int read_cases(sbh_conn *c, json_object *tc, bool fn, bool judge, json_object *cases, json_object *infos) {
   json_object *in = get(tc, "input"), *out = get(tc, "output"), *fn_name = get(tc, "fn_name");
   if (!in || !json_object_is_type(in, json_type_array) || !out || !json_object_is_type(out, json_type_array)) {
     sbh_send_error(c, 422, "config.provided_data.test_cases needs \"input\" and \"output\" lists");
@@ -103,7 +106,7 @@ static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases,
       }
       json_object_object_add(k, "stdin", json_object_get(x));
       json_object_object_add(k, "expected", json_object_get(y));
-      json_object_object_add(k, "compare", compare());
+      json_object_object_add(k, "compare", judge ? json_object_new_string("checker") : compare());
       json_object *ii = json_object_new_object(), *oo = json_object_new_object();
       json_object_object_add(ii, "stdin", cut_string(json_object_get_string(x), (size_t)json_object_get_string_len(x)));
       json_object_object_add(oo, "stdout", cut_string(json_object_get_string(y), (size_t)json_object_get_string_len(y)));
@@ -164,6 +167,103 @@ static int read_cases(sbh_conn *c, json_object *tc, bool fn, json_object *cases,
   return 0;
 }
 
+/* SandboxFusion's special judge (config.extra.special_judge_program, in
+ * special_judge_language, python by default) as the native checker: its
+ * toolchain and source name are the languages map's (never a path the
+ * client names), its files SandboxFusion's (stdin.txt, stdout.txt: the
+ * expected, answer.txt: the program's output; exit 0 accepts), its run
+ * 10 s as there. NULL with an answer sent. */
+static json_object *special_judge(sbh_conn *c, json_object *extra, bool fn) {
+  json_object *prog = get(extra, "special_judge_program");
+  if (!json_object_is_type(prog, json_type_string) || json_object_get_string_len(prog) == 0) {
+    sbh_send_error(c, 422, "config.extra.special_judge_program must be the checker's source text");
+    return NULL;
+  }
+  if (fn) {
+    sbh_send_error(c, 400, "config.extra.special_judge_program judges stdin_stdout cases, not function_call");
+    return NULL;
+  }
+  json_object *lv = get(extra, "special_judge_language");
+  const char *lang = is_null(lv) ? "python" : json_object_is_type(lv, json_type_string) ? json_object_get_string(lv)
+                                                                                         : NULL;
+  if (!lang) {
+    sbh_send_error(c, 422, "config.extra.special_judge_language must be a language name (default \"python\")");
+    return NULL;
+  }
+  const sbh_language *L = sbh_language_find(&c->srv->langs, lang);
+  if (!L || L->missing || L->profile) {
+    if (!L) sbh_send_error(c, 400, "special_judge_language %.64s is not served here (%s lists the values)", lang,
+                           c->srv->langs.path);
+    else if (L->missing) sbh_send_error(c, 400, "special_judge_language %.64s cannot run here: %s", lang, L->missing);
+    else sbh_send_error(c, 400, "special_judge_language %.64s runs in a profile; a checker runs on the host's "
+                        "toolchains: pick another language", lang);
+    return NULL;
+  }
+  json_object *chk = json_object_new_object(), *files = json_object_new_array(), *src = json_object_new_object();
+  json_object_object_add(src, "path", json_object_new_string(L->source));
+  json_object_object_add(src, "content", json_object_get(prog));
+  json_object_array_add(files, src);
+  if (L->files) {
+    json_object_object_foreach(L->files, path, content) {
+      if (!strcmp(path, L->source)) continue;
+      json_object *f = json_object_new_object();
+      json_object_object_add(f, "path", json_object_new_string(path));
+      json_object_object_add(f, "content", json_object_get(content));
+      json_object_array_add(files, f);
+    }
+  }
+  json_object *lim = json_object_new_object();
+  json_object_object_add(lim, "time_s", sbu_json_number(10));
+  json_object_object_add(lim, "cpu_time_s", sbu_json_number(10));
+  json_object_object_add(chk, "toolchain", json_object_new_string(L->toolchain));
+  json_object_object_add(chk, "files", files);
+  if (L->options) json_object_object_add(chk, "options", json_object_get(L->options));
+  json_object_object_add(chk, "limits", lim);
+  json_object_object_add(chk, "io", json_object_new_string("sandboxfusion"));
+  return chk;
+}
+
+/* The standard-library imports SandboxFusion puts before a Python assert
+ * test's code (its numpy lines left out: not every host has numpy). */
+static const char assert_preamble[] =
+    "import math\nimport re\nimport sys\nimport copy\nimport datetime\nimport itertools\nimport collections\n"
+    "import heapq\nimport statistics\nimport functools\nimport hashlib\nimport string\nfrom typing import *\n"
+    "from collections import *\n";
+
+static bool python_name(const char *s) {
+  if (!*s || strlen(s) > 128 || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+  return true;
+}
+
+/* An assert test (HumanEval's {test, entry_point}; MBPP's asserts as test
+ * alone): the program is the preamble, the code, the test and, with an
+ * entry_point, check(entry_point), run once; it passes when it exits 0.
+ * The full program (malloc'd), or NULL with an answer sent. */
+static char *assert_program(sbh_conn *c, json_object *tc, const char *code) {
+  const char *test = get_str(tc, "test");
+  json_object *ep = get(tc, "entry_point");
+  if (!test) {
+    sbh_send_error(c, 422, "an assert test_cases needs \"test\" (the Python test code run after the solution)");
+    return NULL;
+  }
+  const char *name = is_null(ep) ? NULL : json_object_is_type(ep, json_type_string) ? json_object_get_string(ep) : "";
+  if (name && !python_name(name)) {
+    sbh_send_error(c, 422, "an assert test_cases' entry_point must be a Python name (the function check() is given)");
+    return NULL;
+  }
+  size_t n = sizeof assert_preamble + strlen(code) + strlen(test) + (name ? strlen(name) : 0) + 16;
+  char *full = malloc(n);
+  if (!full) {
+    sbh_send_error(c, 500, "out of memory");
+    return NULL;
+  }
+  snprintf(full, n, "%s%s\n%s\n%s%s%s", assert_preamble, code, test, name ? "check(" : "", name ? name : "",
+           name ? ")\n" : "");
+  return full;
+}
+
 /* A number of seconds from the config, > 0; -1 with an answer sent. */
 static int seconds(sbh_conn *c, json_object *v, const char *name, double *out) {
   if (is_null(v)) return 0;
@@ -206,10 +306,6 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
     sbh_send_error(c, 422, "config.extra must be an object");
     return;
   }
-  if (!is_null(get(extra, "special_judge_program"))) {
-    sbh_send_error(c, 400, "config.extra.special_judge_program is not served yet: send the cases to POST /v1/jobs");
-    return;
-  }
   json_object *pd = get(config, "provided_data"), *tc = get(pd, "test_cases");
   if (!tc || !json_object_is_type(tc, json_type_object)) {
     sbh_send_error(c, 422, "config.provided_data.test_cases is required (an object {type, fn_name, input, output})");
@@ -218,9 +314,17 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   const char *type = get_str(tc, "type");
   json_object *fn_name = get(tc, "fn_name");
   if (!type) type = !is_null(fn_name) ? "function_call" : "stdin_stdout"; /* SandboxFusion's guess */
-  bool fn = !strcmp(type, "function_call");
-  if (!fn && strcmp(type, "stdin_stdout") != 0) {
-    sbh_send_error(c, 400, "test_cases type %.40s is not served here: stdin_stdout or function_call", type);
+  bool fn = !strcmp(type, "function_call"), asserts = !strcmp(type, "assert");
+  if (!fn && !asserts && strcmp(type, "stdin_stdout") != 0) {
+    sbh_send_error(c, 400, "test_cases type %.40s is not served here: stdin_stdout, function_call or assert", type);
+    return;
+  }
+  if (asserts && strcmp(lang, "python") != 0 && strcmp(lang, "python3") != 0) {
+    sbh_send_error(c, 400, "assert test_cases are served for python only (%.40s: send stdin_stdout)", lang);
+    return;
+  }
+  if (asserts && !is_null(get(extra, "special_judge_program"))) {
+    sbh_send_error(c, 400, "config.extra.special_judge_program judges stdin_stdout cases, not assert");
     return;
   }
   if (fn && (!fn_name || !json_object_is_type(fn_name, json_type_string))) {
@@ -256,16 +360,30 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
     sbh_send_error(c, 500, "out of memory");
     return;
   }
+  json_object *checker = NULL;
+  if (!is_null(get(extra, "special_judge_program")) && !(checker = special_judge(c, extra, fn))) {
+    free(code);
+    return;
+  }
+  char *full = NULL; /* an assert test's whole program */
+  if (asserts && !(full = assert_program(c, tc, code))) {
+    free(code);
+    return;
+  }
   json_object *cases = json_object_new_array(), *infos = json_object_new_array();
-  if (read_cases(c, tc, fn, cases, infos) < 0) {
+  if (asserts) { /* one case: the program's end; SandboxFusion's test_info is null */
+    json_object_array_add(cases, json_object_new_object());
+    json_object_array_add(infos, NULL);
+  } else if (read_cases(c, tc, fn, checker != NULL, cases, infos) < 0) {
     free(code);
     json_object_put(cases);
     json_object_put(infos);
+    if (checker) json_object_put(checker);
     return;
   }
   /* the native toolchain request, built as /run_code builds it */
   json_object *rc = json_object_new_object();
-  json_object_object_add(rc, "code", json_object_new_string(code));
+  json_object_object_add(rc, "code", json_object_new_string(full ? full : code));
   json_object_object_add(rc, "language", json_object_new_string(lang));
   json_object_object_add(rc, "compile_timeout", sbu_json_number(ct));
   json_object_object_add(rc, "run_timeout", sbu_json_number(rt));
@@ -276,8 +394,10 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_put(rc);
   if (r != 0) {
     free(code);
+    free(full);
     json_object_put(cases);
     json_object_put(infos);
+    if (checker) json_object_put(checker);
     return;
   }
   bool run_all = truthy(get(extra, "run_all_cases"));
@@ -286,6 +406,7 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_object_add(native, "budget_s", sbu_json_number(total));
   json_object_object_add(native, "case_output_bytes", json_object_new_int64(SBH_CASE_OUTPUT_BYTES));
   if (fn) json_object_object_add(native, "fn_name", json_object_get(fn_name));
+  if (checker) json_object_object_add(native, "checker", checker);
   json_object_object_del(native, "outputs_max_bytes");
   json_object_object_add(ctx, "id", json_object_get(get(body, "id")));
   json_object_object_add(ctx, "code", json_object_new_string(code));
@@ -293,7 +414,9 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
   json_object_object_add(ctx, "run_all_cases", json_object_new_boolean(run_all));
   json_object_object_add(ctx, "test_info", infos);
   json_object_object_add(ctx, "function_call", json_object_new_boolean(fn));
+  if (full) json_object_object_add(ctx, "full_code", json_object_new_string(full));
   free(code);
+  free(full);
   sbh_req_submit(c, SBH_KIND_EVAL_BATCH, native, ctx, NULL, budget);
   json_object_put(native);
 }
@@ -387,7 +510,7 @@ static json_object *eval_result(json_object *ctx, bool accepted, json_object *te
   json_object_object_add(a, "id", id ? json_object_get(id) : json_object_new_int(0));
   json_object_object_add(a, "accepted", json_object_new_boolean(accepted));
   json_object_object_add(a, "extracted_code", json_object_get(get(ctx, "code")));
-  json_object_object_add(a, "full_code", NULL);
+  json_object_object_add(a, "full_code", json_object_get(get(ctx, "full_code")));
   json_object_object_add(a, "test_code", NULL);
   json_object_object_add(a, "tests", tests);
   json_object_object_add(a, "extracted_type", json_object_get(get(ctx, "extracted_type")));

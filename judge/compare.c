@@ -13,6 +13,7 @@ void sbj_compare_default(sbj_compare *c) {
   c->mode = SBJ_LINES;
   c->abs_tol = 1e-6;
   c->rel_tol = 1e-6;
+  c->ignore_case = false;
 }
 
 static const char *const mode_names[] = {"exact", "lines", "tokens", "numbers", "checker"};
@@ -122,8 +123,21 @@ static bool near(const sbj_compare *c, double e, double a) {
   return d <= c->abs_tol || d <= c->rel_tol * fabs(e);
 }
 
+/* Equal bytes, ASCII letters folded when C ignores case. */
+static bool same_bytes(const sbj_compare *c, const char *e, size_t elen, const char *a, size_t alen) {
+  if (elen != alen) return false;
+  if (!c->ignore_case) return memcmp(e, a, elen) == 0;
+  for (size_t i = 0; i < elen; i++) {
+    unsigned char x = (unsigned char)e[i], y = (unsigned char)a[i];
+    if (x >= 'A' && x <= 'Z') x = (unsigned char)(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = (unsigned char)(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
 static bool tokens_equal(const sbj_compare *c, const char *e, size_t elen, const char *a, size_t alen) {
-  if (elen == alen && memcmp(e, a, elen) == 0) return true;
+  if (same_bytes(c, e, elen, a, alen)) return true;
   double ev, av;
   return c->mode == SBJ_NUMBERS && token_number(e, elen, &ev) && token_number(a, alen, &av) && near(c, ev, av);
 }
@@ -163,7 +177,7 @@ bool sbj_output_equal(const sbj_compare *c, const char *expected, size_t expecte
       say(why, why_len, what, n, NULL, 0, a, alen);
       return false;
     }
-    bool same = lines ? elen == alen && memcmp(e, a, elen) == 0 : tokens_equal(c, e, elen, a, alen);
+    bool same = lines ? same_bytes(c, e, elen, a, alen) : tokens_equal(c, e, elen, a, alen);
     if (!same) {
       say(why, why_len, what, n, e, elen, a, alen);
       return false;

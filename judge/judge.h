@@ -12,6 +12,10 @@
  *   tokens  whitespace-separated tokens, equal one by one
  *   numbers tokens; a pair both numbers is equal within an absolute or a
  *           relative tolerance (DMOJ "floats"), other tokens exactly
+ * Any of lines, tokens and numbers may also ignore case (ignore_case):
+ * ASCII letters compared folded, as SandboxFusion's lower_cmp compares the
+ * lines of the ASCII text it mostly sees (Python's lower() also folds
+ * non-ASCII letters; this does not).
  * A function-call case compares JSON values as Python's == on what
  * json.loads gives, with tuples already lists and floats within tolerance
  * (LiveCodeBench, HumanEval+/MBPP+): sbj_json_equal. */
@@ -28,9 +32,10 @@ typedef enum { SBJ_EXACT, SBJ_LINES, SBJ_TOKENS, SBJ_NUMBERS, SBJ_CHECKER } sbj_
 typedef struct {
   sbj_mode mode;
   double abs_tol, rel_tol; /* numbers, and floats in JSON values */
+  bool ignore_case;        /* lines, tokens, numbers: ASCII letters folded */
 } sbj_compare;
 
-/* The default comparison: lines, tolerances 1e-6 (used only by numbers). */
+/* The default comparison: lines, tolerances 1e-6 (used only by numbers), case kept. */
 void sbj_compare_default(sbj_compare *c);
 
 /* A mode by its protocol name ("exact", "lines", "tokens", "numbers",

@@ -37,25 +37,32 @@ static int parse_tol(sbp_pctx *c, json_object *o, const char *key, const char *w
   return 0;
 }
 
-/* "compare": "lines", or {"mode": "numbers", "abs_tol": 1e-6, "rel_tol": 1e-6}. */
+/* "compare": "lines", or {"mode": "numbers", "abs_tol": 1e-6, "rel_tol": 1e-6,
+ * "ignore_case": true}. */
 static int parse_compare(sbp_pctx *c, json_object *v, const char *where, sbp_case *cs) {
-  json_object *mode = v;
+  json_object *mode = v, *ic = NULL;
   if (json_object_is_type(v, json_type_object)) {
-    static const char *const allowed[] = {"mode", "abs_tol", "rel_tol", NULL};
+    static const char *const allowed[] = {"mode", "abs_tol", "rel_tol", "ignore_case", NULL};
     if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
     if (!json_object_object_get_ex(v, "mode", &mode))
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.mode is missing", where);
     if (parse_tol(c, v, "abs_tol", where, &cs->abs_tol) != 0 || parse_tol(c, v, "rel_tol", where, &cs->rel_tol) != 0)
       return -1;
+    if (json_object_object_get_ex(v, "ignore_case", &ic) && !json_object_is_type(ic, json_type_boolean))
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.ignore_case must be true or false", where);
   }
   const char *s = json_object_is_type(mode, json_type_string) ? json_object_get_string(mode) : NULL;
   for (int i = 0; s && compare_names[i]; i++)
     if (strcmp(s, compare_names[i]) == 0) {
       cs->compare = (sbp_compare_mode)i;
+      if (ic) cs->ignore_case = json_object_get_boolean(ic);
+      if (cs->ignore_case && (cs->compare == SBP_CMP_EXACT || cs->compare == SBP_CMP_CHECKER))
+        return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.ignore_case is for \"lines\", \"tokens\" and \"numbers\" (%s "
+                        "compares as it is told)", where, s);
       return 0;
     }
   return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be \"exact\", \"lines\", \"tokens\", \"numbers\" or \"checker\" (or an "
-                  "object with \"mode\" and abs_tol/rel_tol)", where);
+                  "object with \"mode\", abs_tol/rel_tol and ignore_case)", where);
 }
 
 /* A function-call case: args a JSON array, expected a JSON value; the
@@ -99,6 +106,7 @@ static int parse_case(sbp_pctx *c, json_object *v, size_t i, const char *step, c
   cs->compare = dflt->compare;
   cs->abs_tol = dflt->abs_tol;
   cs->rel_tol = dflt->rel_tol;
+  cs->ignore_case = dflt->ignore_case;
   json_object *x;
   if (fn) {
     if (parse_fn_case(c, v, where, fn, cs, bytes) != 0) return -1;
@@ -169,7 +177,7 @@ static int parse_checker(sbp_pctx *c, json_object *v, const char *where, sbp_che
   char field[160];
   if (!json_object_is_type(v, json_type_object))
     return sbp_fail(c, SBP_E_BAD_REQUEST, "%s must be an object {\"toolchain\", \"files\"}", where);
-  static const char *const allowed[] = {"toolchain", "files", "options", "limits", "verdict", NULL};
+  static const char *const allowed[] = {"toolchain", "files", "options", "limits", "verdict", "io", NULL};
   if (sbp_check_fields(c, v, where, allowed) != 0) return -1;
   json_object *x;
   if (!json_object_object_get_ex(v, "toolchain", &x))
@@ -200,6 +208,13 @@ static int parse_checker(sbp_pctx *c, json_object *v, const char *where, sbp_che
     if (strcmp(s, "first_line") == 0) out->first_line = true;
     else if (strcmp(s, "exit_code") != 0)
       return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.verdict must be \"exit_code\" (testlib's) or \"first_line\"", where);
+  }
+  if (json_object_object_get_ex(v, "io", &x)) {
+    const char *s = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : "";
+    if (strcmp(s, "sandboxfusion") == 0) out->sandboxfusion_io = true;
+    else if (strcmp(s, "testlib") != 0)
+      return sbp_fail(c, SBP_E_BAD_REQUEST, "%s.io must be \"testlib\" (input output answer as arguments) or "
+                      "\"sandboxfusion\" (stdin.txt, stdout.txt, answer.txt in its directory)", where);
   }
   x = NULL;
   json_object_object_get_ex(v, "limits", &x);

@@ -220,6 +220,8 @@ typedef struct {
   size_t n_files;
   sbp_step_limits limits;    /* its run's, over the toolchain's */
   bool first_line;           /* "verdict": "first_line": its first stdout line, not its exit status */
+  bool sandboxfusion_io;     /* "io": "sandboxfusion": its cwd's stdin.txt, stdout.txt (the expected), answer.txt
+                                (the program's output), no arguments; default "testlib" */
 } sbp_checker;
 typedef struct {
   unsigned char *stdin_data; /* NULL unless has_stdin */
@@ -234,6 +236,7 @@ typedef struct {
   bool has_expected;
   sbp_compare_mode compare;  /* default lines */
   double abs_tol, rel_tol;   /* numbers; default 1e-6 each */
+  bool ignore_case;          /* lines, tokens, numbers: ASCII letters folded; default false */
   sbp_step_limits limits;    /* over the step's */
   /* function-call cases (sbp_cases.fn_name): "args" is a JSON array of the
    * function's arguments, "expected" any JSON value */

@@ -8,6 +8,13 @@
  *   test_cases    SandboxFusion's provided_data: {"type": "stdin_stdout" |
  *                 "function_call", "input": [...], "output": [...],
  *                 "fn_name"?}, an object or a JSON string of one
+ *   public_test_cases, private_test_cases   LiveCodeBench: lists (or JSON
+ *                 text of lists) of {input, output, testtype: "stdin" |
+ *                 "functional"}, "metadata".func_name for functional ones
+ *   test (+ entry_point), test_list (+ test_setup_code, test_imports)
+ *                 assert tests as HumanEval and MBPP ship them (Python):
+ *                 the test code runs after the solution, one case that
+ *                 passes when the program exits 0
  * docs/verify.md says how each field becomes a case. */
 #include "tests_bench.h"
 #include "sha256.h"
@@ -179,6 +186,128 @@ static const char *adapt_test_cases(json_object *v, char **fn, json_object *case
   return why;
 }
 
+/* LiveCodeBench: a list of {input, output, testtype} (or its JSON text).
+ * Its release compresses private_test_cases (base64 of zlib of a pickle):
+ * refused, a pickle is never read here. */
+static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, json_object *cases) {
+  json_object *list = json_object_get(v);
+  if (json_object_is_type(v, json_type_string)) {
+    const char *s = json_object_get_string(v);
+    s += strspn(s, " \t\r\n");
+    if (*s != '[')
+      return "a LiveCodeBench test list is not JSON (its release compresses private_test_cases: decode it to a "
+             "JSON list first, docs/verify.md shows how)";
+    json_object_put(list);
+    list = json_tokener_parse(s);
+  }
+  if (!json_object_is_type(list, json_type_array)) return json_object_put(list), "a LiveCodeBench test list is not a list";
+  const char *why = NULL;
+  for (size_t i = 0; !why && i < json_object_array_length(list); i++) {
+    json_object *t = json_object_array_get_idx(list, i), *in = NULL, *out = NULL, *type = NULL;
+    if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "input", &in) ||
+        !json_object_object_get_ex(t, "output", &out) || !json_object_object_get_ex(t, "testtype", &type)) {
+      why = "a LiveCodeBench test is {input, output, testtype}";
+      break;
+    }
+    const char *tt = json_object_get_string(type);
+    bool functional = !strcmp(tt, "functional");
+    if (!functional && strcmp(tt, "stdin") != 0) {
+      why = "a LiveCodeBench testtype is \"stdin\" or \"functional\"";
+      break;
+    }
+    if (functional && !*fn) {
+      json_object *m = meta ? object_or_json_string(meta) : NULL, *name = NULL;
+      if (m && json_object_object_get_ex(m, "func_name", &name) && json_object_is_type(name, json_type_string) &&
+          json_object_get_string_len(name))
+        *fn = strdup(json_object_get_string(name));
+      json_object_put(m);
+      if (!*fn) {
+        why = "a functional LiveCodeBench test needs \"metadata\".\"func_name\"";
+        break;
+      }
+    }
+    if (functional != (*fn != NULL)) {
+      why = "a problem's LiveCodeBench tests are all stdin or all functional";
+      break;
+    }
+    json_object *ins = json_object_new_array(), *outs = json_object_new_array(), *tmp = json_object_new_array();
+    json_object_array_add(ins, json_object_get(in));
+    json_object_array_add(outs, json_object_get(out));
+    why = from_lists(ins, outs, functional, false, true, tmp);
+    if (!why) json_object_array_add(cases, json_object_get(json_object_array_get_idx(tmp, 0)));
+    json_object_put(ins), json_object_put(outs), json_object_put(tmp);
+  }
+  json_object_put(list);
+  return why;
+}
+
+static const char *adapt_lcb(json_object *o, char **fn, json_object *cases) {
+  json_object *meta = NULL, *v;
+  json_object_object_get_ex(o, "metadata", &meta);
+  static const char *const keys[] = {"public_test_cases", "private_test_cases"};
+  for (size_t k = 0; k < 2; k++) {
+    if (!json_object_object_get_ex(o, keys[k], &v) || json_object_is_type(v, json_type_null)) continue;
+    const char *why = adapt_lcb_list(v, meta, fn, cases);
+    if (why) return why;
+  }
+  return json_object_array_length(cases) ? NULL : "no test cases";
+}
+
+static char *cat(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *r = malloc(la + lb + 1);
+  if (r) memcpy(r, a, la), memcpy(r + la, b, lb + 1);
+  return r;
+}
+
+static bool python_name(const char *s) {
+  if (!*s || strlen(s) > 128 || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+  return true;
+}
+
+/* HumanEval ("test" defining check(candidate), "entry_point") or MBPP
+ * ("test_list" of assert lines, "test_setup_code", "test_imports"): the
+ * code run after the solution's, and one case, passed when it exits 0. */
+static const char *adapt_asserts(json_object *o, char **tail, json_object *cases) {
+  json_object *v, *x;
+  char *t = strdup("\n");
+  if (json_object_object_get_ex(o, "test", &v)) {
+    if (!json_object_is_type(v, json_type_string)) return free(t), "\"test\" is not a string (Python test code)";
+    char *u = cat(t, json_object_get_string(v));
+    free(t), t = u;
+    if (json_object_object_get_ex(o, "entry_point", &x) && !json_object_is_type(x, json_type_null)) {
+      if (!json_object_is_type(x, json_type_string) || !python_name(json_object_get_string(x)))
+        return free(t), "\"entry_point\" is not a Python name";
+      char call[160];
+      snprintf(call, sizeof call, "\ncheck(%s)\n", json_object_get_string(x));
+      u = cat(t, call), free(t), t = u;
+    }
+  } else {
+    json_object *lists[2] = {NULL, NULL};
+    json_object_object_get_ex(o, "test_imports", &lists[0]);
+    json_object_object_get_ex(o, "test_list", &lists[1]);
+    if (json_object_object_get_ex(o, "test_setup_code", &x) && json_object_is_type(x, json_type_string)) {
+      char *u = cat(t, json_object_get_string(x));
+      free(t), t = cat(u, "\n"), free(u);
+    }
+    if (!json_object_is_type(lists[1], json_type_array) || !json_object_array_length(lists[1]))
+      return free(t), "\"test_list\" is not a non-empty list of assert lines";
+    for (int l = 0; l < 2; l++)
+      for (size_t i = 0; lists[l] && i < json_object_array_length(lists[l]); i++) {
+        json_object *e = json_object_array_get_idx(lists[l], i);
+        if (!json_object_is_type(e, json_type_string))
+          return free(t), "\"test_list\" and \"test_imports\" hold strings (lines of Python)";
+        char *u = cat(t, json_object_get_string(e));
+        free(t), t = cat(u, "\n"), free(u);
+      }
+  }
+  *tail = t;
+  json_object_array_add(cases, json_object_new_object());
+  return NULL;
+}
+
 static const char *const case_keys[] = {"stdin", "args", "expected", "compare", "limits", NULL};
 
 static const char *adapt_tests(json_object *v, bool fn, json_object *cases) {
@@ -210,9 +339,10 @@ static const char *adapt_tests(json_object *v, bool fn, json_object *cases) {
 static const char *problem_of(json_object *o, const char *language_default, sbtb_problem *p) {
   json_object *id, *v;
   if (!json_object_is_type(o, json_type_object)) return "not a JSON object";
-  if (!json_object_object_get_ex(o, "id", &id) ||
-      !(json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int)))
-    return "no \"id\" (a string or an integer)";
+  if (!json_object_object_get_ex(o, "id", &id)) /* HumanEval/MBPP's and LiveCodeBench's names for it */
+    if (!json_object_object_get_ex(o, "task_id", &id)) json_object_object_get_ex(o, "question_id", &id);
+  if (!id || !(json_object_is_type(id, json_type_string) || json_object_is_type(id, json_type_int)))
+    return "no \"id\" (a string or an integer; task_id and question_id are read too)";
   p->id = strdup(json_object_get_string(id));
   const char *language = language_default;
   if (json_object_object_get_ex(o, "language", &v)) {
@@ -230,16 +360,25 @@ static const char *problem_of(json_object *o, const char *language_default, sbtb
     p->toolchain = json_object_get_string(v); /* points into the line, copied below */
   }
   const char *why = NULL;
+  bool lcb = json_object_object_get_ex(o, "public_test_cases", NULL) ||
+             json_object_object_get_ex(o, "private_test_cases", NULL);
   int layouts = json_object_object_get_ex(o, "tests", NULL) + json_object_object_get_ex(o, "input_output", NULL) +
-                json_object_object_get_ex(o, "test_cases", NULL);
-  if (layouts != 1) return "one of \"tests\", \"input_output\", \"test_cases\", please";
+                json_object_object_get_ex(o, "test_cases", NULL) + lcb + json_object_object_get_ex(o, "test", NULL) +
+                json_object_object_get_ex(o, "test_list", NULL);
+  if (layouts != 1)
+    return "one of \"tests\", \"input_output\", \"test_cases\", \"public_test_cases\"/\"private_test_cases\", "
+           "\"test\", \"test_list\", please";
   p->cases = json_object_new_array();
   if (json_object_object_get_ex(o, "input_output", &v)) why = adapt_input_output(v, &p->fn_name, p->cases);
   else if (json_object_object_get_ex(o, "test_cases", &v)) why = adapt_test_cases(v, &p->fn_name, p->cases);
+  else if (lcb) why = adapt_lcb(o, &p->fn_name, p->cases);
+  else if (json_object_object_get_ex(o, "test", NULL) || json_object_object_get_ex(o, "test_list", NULL))
+    why = adapt_asserts(o, &p->assert_tail, p->cases);
   else if (!(why = fn_name_of(o, &p->fn_name))) why = adapt_tests(json_object_object_get(o, "tests"), p->fn_name, p->cases);
   if (why) return why;
   if (json_object_array_length(p->cases) > 10000) return "more than 10,000 tests (the protocol's cap on one job)";
   if (p->fn_name && strcmp(l->toolchain, "python3")) return "function-call tests (fn_name) are for Python problems";
+  if (p->assert_tail && strcmp(l->toolchain, "python3")) return "assert tests (test, test_list) are for Python problems";
   if (json_object_object_get_ex(o, "compare", &v)) /* the problem's judge, for cases without their own */
     for (size_t i = 0; i < json_object_array_length(p->cases); i++) {
       json_object *c = json_object_array_get_idx(p->cases, i);
@@ -253,6 +392,7 @@ static void hash_problem(sbtb_problem *p) {
   json_object_object_add(h, "toolchain", str(p->toolchain));
   json_object_object_add(h, "source", str(p->source));
   if (p->fn_name) json_object_object_add(h, "fn_name", str(p->fn_name));
+  if (p->assert_tail) json_object_object_add(h, "assert_tail", str(p->assert_tail));
   json_object_object_add(h, "cases", json_object_get(p->cases));
   const char *s = json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN);
   sbu_sha256_hex(s, strlen(s), p->hash);
@@ -263,6 +403,7 @@ static void problem_free(sbtb_problem *p) {
   free(p->id);
   free(p->language);
   free(p->fn_name);
+  free(p->assert_tail);
   free((char *)p->toolchain);
   json_object_put(p->cases);
 }
@@ -321,12 +462,24 @@ void sbtb_problems_free(sbtb_problems *ps) {
   memset(ps, 0, sizeof *ps);
 }
 
-json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit) {
+json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit,
+                          bool warm) {
   json_object *req = json_object_new_object(), *files = json_object_new_array(), *f = json_object_new_object();
   json_object_object_add(req, "type", str("exec"));
   json_object_object_add(req, "toolchain", str(p->toolchain));
   json_object_object_add(f, "path", str(p->source));
-  json_object_object_add(f, "content", json_object_new_string_len(code, (int)code_len));
+  if (p->assert_tail) { /* the solution, then its tests */
+    size_t tl = strlen(p->assert_tail);
+    char *whole = malloc(code_len + tl + 1);
+    if (whole) {
+      memcpy(whole, code, code_len);
+      memcpy(whole + code_len, p->assert_tail, tl + 1);
+    }
+    json_object_object_add(f, "content", whole ? json_object_new_string_len(whole, (int)(code_len + tl)) : NULL);
+    free(whole);
+  } else {
+    json_object_object_add(f, "content", json_object_new_string_len(code, (int)code_len));
+  }
   json_object_array_add(files, f);
   json_object_object_add(req, "files", files);
   json_object *cases = NULL; /* json_object_deep_copy refuses a non-NULL destination */
@@ -346,5 +499,6 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
   json_object_object_add(req, "cases", cases);
   json_object_object_add(req, "stop", str(stop));
   if (p->fn_name) json_object_object_add(req, "fn_name", str(p->fn_name));
+  if (warm) json_object_object_add(req, "warm", json_object_new_boolean(1));
   return req;
 }

@@ -155,7 +155,8 @@ static json_object *make_request(size_t i, void *ctx) {
   program *p = &rs->progs[i];
   if (p->record || p->other) return NULL;
   const sbtb_solution *s = &rs->ss->v[p->sol];
-  json_object *req = sbtb_request(&rs->ps->v[s->problem], s->code, s->code_len, rs->o->stop, rs->o->time_limit);
+  json_object *req = sbtb_request(&rs->ps->v[s->problem], s->code, s->code_len, rs->o->stop, rs->o->time_limit,
+                                  rs->o->warm);
   sbr_driver_profile(rs->d, req);
   return req;
 }
@@ -178,10 +179,10 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return false;
 }
 
-enum { O_BENCH = 256, O_PROBLEMS, O_SOLUTIONS, O_OUT, O_K, O_STOP, O_LANGUAGE, O_TIME, O_CACHE };
+enum { O_BENCH = 256, O_PROBLEMS, O_SOLUTIONS, O_OUT, O_K, O_STOP, O_LANGUAGE, O_TIME, O_CACHE, O_WARM };
 static const sbo_opt verify_opts[] = {
     {"benchmark", O_BENCH, "tests", "this benchmark (surgebox verify's dispatch)"},
-    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases} a line (required)"},
+    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)"},
     {"solutions", O_SOLUTIONS, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)"},
     {"out", O_OUT, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress"},
     {"k", O_K, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)"},
@@ -189,6 +190,7 @@ static const sbo_opt verify_opts[] = {
     {"language", O_LANGUAGE, "LANG", "the language of problems that do not say (APPS, TACO: python)"},
     {"time-limit", O_TIME, "S", "each case's time limit in seconds (default: the daemon's)"},
     {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
+    {"warm", O_WARM, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark tests --problems P.jsonl --solutions S.jsonl [options]",
                                    "Run every solution against its problem's tests (one job each, the build once) and "
@@ -217,6 +219,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbtb_opts *o) {
     case O_STOP: o->stop = v; break;
     case O_LANGUAGE: o->language = v; break;
     case O_CACHE: o->cache_dir = v; break;
+    case O_WARM: o->warm = true; break;
     case O_TIME:
       if (sbo_parse_double(v, &o->time_limit) < 0) rc = sbo_bad_value(&p, k, v);
       break;

@@ -25,6 +25,7 @@ typedef struct {
   char *language;       /* as given (or --language) */
   const char *toolchain, *source; /* the job's toolchain and source file name */
   char *fn_name;        /* function-call cases (Python), or NULL */
+  char *assert_tail;    /* assert tests (Python): the test code run after the solution's, one case; or NULL */
   json_object *cases;   /* the cases as the protocol takes them (owned) */
   char hash[65];        /* SHA-256 of what the job runs but the code */
 } sbtb_problem;
@@ -54,8 +55,10 @@ typedef struct {
 int sbtb_problems_load(const char *path, const char *language_default, sbtb_problems *p, bool *unreadable,
                        char *err, size_t err_len);
 void sbtb_problems_free(sbtb_problems *p);
-/* The exec request (toolchain form, no "id") running code against p's cases. */
-json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit);
+/* The exec request (toolchain form, no "id") running code against p's cases;
+ * warm: "warm": true (the daemon starts a Python step warm, else cold saying why). */
+json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_len, const char *stop, double time_limit,
+                          bool warm);
 
 /* ---- solutions.c ---- */
 /* S.jsonl against the problems: 0, or -1 with err (a line that is not
@@ -71,6 +74,7 @@ typedef struct {
   const char *stop;     /* "never" (default) or "first_failure" */
   const char *language; /* --language: for problems without one */
   double time_limit;    /* --time-limit S per case (0: the daemon's default) */
+  bool warm;            /* --warm: Python cases start from the slots' warm interpreters */
   int jobs;
   sbr_shard shard;
 } sbtb_opts;

@@ -131,14 +131,18 @@ def case_compare_modes(d):
         c("x 1\n", "y 1", "numbers"),                     # 11 wrong: a word compared exactly
         c("a b \n", "a b"),                               # 12 accepted: default is lines
         c("a b\n", "a  b"),                               # 13 wrong under the default (lines)
+        c("YES\nNo\n", "yes\nno", {"mode": "lines", "ignore_case": True}),                 # 14 accepted
+        c("YES\n", "yes", "lines"),                       # 15 wrong: case counts by default
+        c("Case #1: 2.0000001\n", "case #1: 2", {"mode": "numbers", "ignore_case": True}),  # 16 accepted
+        c("YEA\n", "yes", {"mode": "tokens", "ignore_case": True}),                         # 17 wrong: a letter
     ]
     r = run(d, {"id": "m", "type": "exec", "steps": [{"name": "run", "argv": ["cat"], "cases": cases}]})
     s = cases_step(r)
     a, w = "accepted", "wrong_answer"
-    want = [a, w, a, w, w, a, w, a, w, a, w, w, a, w]
+    want = [a, w, a, w, w, a, w, a, w, a, w, w, a, w, a, w, a, w]
     check(verdicts(s) == want, "compare verdicts %s" % verdicts(s))
     check(s.get("first_failure") == 1, "first_failure 1")
-    check(s.get("case_counts", {}).get("accepted") == 6 and s.get("case_counts", {}).get("wrong_answer") == 8,
+    check(s.get("case_counts", {}).get("accepted") == 8 and s.get("case_counts", {}).get("wrong_answer") == 10,
           "counts %s" % s.get("case_counts"))
 
 
@@ -478,6 +482,10 @@ def case_bad_requests(d):
     check(t == "error" and "cases" in text, "stop without cases refused: %s" % text[:300])
     t, code, text = err({"id": 5, "type": "exec", "steps": [{"argv": ["cat"], "cases": [dict(one, bogus=1)]}]})
     check(t == "error" and "bogus" in text, "unknown case field refused: %s" % text[:300])
+    for cmp, word in (({"mode": "exact", "ignore_case": True}, "ignore_case"),
+                      ({"mode": "lines", "ignore_case": 1}, "true or false")):
+        t, code, text = err({"id": 7, "type": "exec", "steps": [{"argv": ["cat"], "cases": [dict(one, compare=cmp)]}]})
+        check(t == "error" and word in text, "compare %r refused: %s" % (cmp, text[:300]))
     big = "x" * (1 << 20)
     t, code, text = err({"id": 6, "type": "exec", "steps": [{"argv": ["cat"], "cases": [{"stdin": big}] * 65}]})
     check(t == "error" and "bytes" in text, "cases over 64 MiB refused: %s" % text[:300])

@@ -15,6 +15,12 @@ the code under test). One case a run (argv[2]):
   missing      a problem whose toolchain is not installed: counted, exit 2,
                the other problem still scored
   bad_lines    a bad problem line and a bad solution line named by number
+  asserts      HumanEval's test + entry_point and MBPP's test_list run after
+               the solution: right, wrong, missing function
+  warm         --warm: the same results as cold, a zygote running after it
+               (none after the cold run), "warm": true in every request
+  livecodebench public/private test lists, stdin and functional with
+               metadata.func_name (a class Solution method)
 Inside unshare (ctest)."""
 import json
 import os
@@ -184,6 +190,132 @@ def adapters(bin_dir, d, sock):
         fail(f"--time-limit 1: {r}")
 
 
+def asserts(bin_dir, d, sock):
+    # HumanEval (task_id, test defining check(candidate), entry_point) and MBPP (test_list,
+    # test_setup_code, test_imports): the tests run after the solution; exit 0 passes
+    he_test = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n"
+    rows = [
+        {"task_id": "HumanEval/0", "language": "python", "test": he_test, "entry_point": "add"},
+        {"task_id": 11, "language": "python", "test_setup_code": "BASE = 10",
+         "test_imports": ["import math"], "test_list": ["assert digits(100) == 3", "assert digits(7) == 1",
+                                                        "assert math.floor(2.5) == 2"]},
+    ]
+    probs = write_lines(os.path.join(d, "P.jsonl"), rows)
+    digits_ok = "def digits(n):\n    return len(str(n))\n"
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "HumanEval/0", "code": ADD_OK},                          # line 1: passes
+        {"id": "HumanEval/0", "code": ADD_WRONG},                       # line 2: 2-3 != 5: AssertionError
+        {"id": "HumanEval/0", "code": "def plus(a, b):\n    return a + b\n"},  # line 3: no add: NameError
+        {"id": "11", "code": digits_ok},                               # line 4: passes
+        {"id": "11", "code": "def digits(n):\n    return n // BASE\n"},  # line 5: 100 // 10 = 10 != 3
+        {"id": "11", "code": "def digits(n):\n    return len(str(abs(n)))\n"},  # line 6: passes
+    ])
+    out = os.path.join(d, "R.json")
+    p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"], sock)
+    if p.returncode != 0:
+        fail(f"exit {p.returncode}")
+    s = by_line(json.load(open(out)))
+    got = [s[i]["passed"] for i in range(1, 7)]
+    if got != [True, False, False, True, False, True]:
+        fail(f"passed {got}")
+    for line in (2, 3, 5):
+        if s[line]["first_failure"]["verdict"] != "runtime_error":
+            fail(f"line {line}: {s[line]['first_failure']}")
+    # pass@1: HumanEval/0 1/3, 11 2/3: (1/3 + 2/3) / 2 = 50%
+    if "pass@1: 50.00" not in p.stdout.splitlines():
+        fail("pass@1 50")
+    bad = write_lines(os.path.join(d, "P-bad.jsonl"), [{"id": "c", "language": "c", "test_list": ["assert 1"]}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "assert tests (test, test_list) are for Python problems" not in p.stderr:
+        fail("assert tests of a C problem refused")
+
+
+def livecodebench(bin_dir, d, sock):
+    # LiveCodeBench: public/private test lists (JSON text), testtype stdin or functional, metadata.func_name
+    stdin_tests = json.dumps([{"input": "2 3\n", "output": "5\n", "testtype": "stdin"}])
+    fn_tests = json.dumps([{"input": "[1, 2, 3]\n2", "output": "[2, 4, 6]", "testtype": "functional"}])
+    rows = [
+        {"question_id": "abc100_a", "language": "python", "public_test_cases": stdin_tests,
+         "private_test_cases": [{"input": "10 -4\n", "output": "6\n", "testtype": "stdin"}], "metadata": "{}"},
+        {"question_id": "lc-1", "language": "python", "public_test_cases": fn_tests,
+         "private_test_cases": json.dumps([{"input": "[]\n7", "output": "[]", "testtype": "functional"}]),
+         "metadata": json.dumps({"func_name": "scale"})},
+    ]
+    probs = write_lines(os.path.join(d, "P.jsonl"), rows)
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "abc100_a", "code": "a, b = map(int, input().split())\nprint(a + b)\n"},      # line 1: passes
+        {"id": "abc100_a", "code": "a, b = map(int, input().split())\nprint(abs(a) + abs(b))\n"},  # 14 != 6
+        {"id": "lc-1", "code": "class Solution:\n    def scale(self, v, k):\n        return [x * k for x in v]\n"},
+        {"id": "lc-1", "code": "class Solution:\n    def scale(self, v, k):\n        return v or [0]\n"},  # wrong
+    ])
+    out = os.path.join(d, "R.json")
+    p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"], sock)
+    if p.returncode != 0:
+        fail(f"exit {p.returncode}")
+    s = by_line(json.load(open(out)))
+    if [s[i]["passed"] for i in range(1, 5)] != [True, False, True, False]:
+        fail(f"passed {[s[i]['passed'] for i in range(1, 5)]}")
+    if s[2]["first_failure"]["case"] != 1 or s[2]["counts"] != {"accepted": 1, "wrong_answer": 1}:
+        fail(f"line 2: the private case fails: {s[2]}")
+    if s[4]["first_failure"]["case"] != 0 or s[4]["first_failure"]["verdict"] != "wrong_answer":
+        fail(f"line 4: {s[4]}")
+    # the release's compressed private tests are refused by name, never unpickled
+    bad = write_lines(os.path.join(d, "P-z.jsonl"), [{"question_id": "z", "language": "python",
+                                                      "public_test_cases": "[]", "private_test_cases": "eJzLSM3JyQcABiwCFQ=="}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "compresses private_test_cases" not in p.stderr:
+        fail("compressed private tests named")
+    bad = write_lines(os.path.join(d, "P-fn.jsonl"), [{"question_id": "f", "language": "python",
+                                                       "public_test_cases": fn_tests, "metadata": "{}"}])
+    p = verify(bin_dir, ["--problems", bad, "--solutions", sols])
+    if p.returncode != 1 or "func_name" not in p.stderr:
+        fail("functional tests without func_name")
+
+
+def zygotes(bin_dir, sock):
+    p = subprocess.run([os.path.join(bin_dir, "surgebox"), "status", "--json", "--socket", sock, "--no-autostart"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail(f"status: {p.returncode} {p.stderr}")
+    return json.loads(p.stdout)["warm"]["zygotes"]
+
+
+def warm(bin_dir, d, sock):
+    # --warm: the same results as cold, the cases started by the slots' warm interpreters
+    stdin_prob = {"id": "double", "language": "python",
+                  "tests": [{"stdin": "2\n", "expected": "4"}, {"stdin": "5\n", "expected": "10"}]}
+    probs = write_lines(os.path.join(d, "P.jsonl"), [PY_FN, stdin_prob])
+    sols = write_lines(os.path.join(d, "S.jsonl"), [
+        {"id": "add", "code": ADD_OK},                           # line 1: passes
+        {"id": "add", "code": ADD_WRONG},                        # line 2: wrong on case 0
+        {"id": "double", "code": "print(int(input()) * 2)\n"},   # line 3: passes
+        {"id": "double", "code": "print(int(input()) + 2)\n"},   # line 4: 2+2 = 4 right, 5+2 = 7 wrong on case 1
+    ])
+    want = {1: (True, None), 2: (False, 0), 3: (True, None), 4: (False, 1)}
+    if zygotes(bin_dir, sock) != 0:
+        fail("a fresh daemon has no zygote yet")
+    for flag in ([], ["--warm"]):
+        out = os.path.join(d, "R%s.json" % "".join(flag))
+        p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--out", out, "--k", "1"] + flag, sock)
+        if p.returncode != 0:
+            fail(f"{flag}: exit {p.returncode}")
+        s = by_line(json.load(open(out)))
+        got = {i: (s[i]["passed"], (s[i]["first_failure"] or {}).get("case")) for i in range(1, 5)}
+        if got != want:
+            fail(f"{flag}: {got}")
+        if "pass@1: 50.00" not in p.stdout.splitlines():
+            fail(f"{flag}: pass@1 50")
+        z = zygotes(bin_dir, sock)
+        if (z > 0) != bool(flag):
+            fail(f"{flag}: {z} zygote(s) running after the run")
+    for flag in ([], ["--warm"]):
+        dump = os.path.join(d, "requests%s.jsonl" % "".join(flag))
+        p = verify(bin_dir, ["--problems", probs, "--solutions", sols, "--dump-requests", dump] + flag)
+        reqs = [json.loads(line) for line in open(dump)]
+        if p.returncode != 0 or len(reqs) != 4 or any(r.get("warm", False) != bool(flag) for r in reqs):
+            fail(f"{flag}: dumped requests {reqs}")
+
+
 def slow_files(d):
     probs = write_lines(os.path.join(d, "P.jsonl"), [
         {"id": "echo", "language": "python", "tests": [{"stdin": "5\n", "expected": "5"}]}])
@@ -296,7 +428,8 @@ def bad_lines(bin_dir, d, sock):
 def main():
     bin_dir, case = sys.argv[1], sys.argv[2]
     cases = {"passk": passk, "adapters": adapters, "resume": resume, "shards": shards, "missing": missing,
-             "bad_lines": bad_lines}
+             "bad_lines": bad_lines, "asserts": asserts, "livecodebench": livecodebench,
+             "warm": warm}
     d = tempfile.mkdtemp(prefix="sbverify-tests-")
     if case == "bad_lines":  # nothing runs
         return bad_lines(bin_dir, d, None)

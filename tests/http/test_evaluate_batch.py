@@ -102,6 +102,10 @@ def case_stdio(d):
     fl = "```python\nprint(float(input()) / 3)\n```"
     a = post(d, body(fl, "python", stdio(["1", "1"], ["0.333333", "0.3333"]), run_all=True))
     check(passed(a) == [True, False], "float tolerance: %r" % passed(a))
+    # letter case ignored, as SandboxFusion's lower_cmp: YES is yes, YEA is not
+    yes = "```python\nprint(input())\n```"
+    a = post(d, body(yes, "python", stdio(["YES", "Yes No", "YEA"], ["yes", "yes no", "yes"]), run_all=True))
+    check(passed(a) == [True, True, False], "ignore case: %r" % passed(a))
 
 
 def case_function_call(d):
@@ -178,6 +182,109 @@ def case_time_limit(d):
           and last["exec_info"]["message"] == "Total Timeout" and last["test_info"] is None, "last %r" % last)
 
 
+# SandboxFusion's documented special judge: it reads stdin.txt, stdout.txt
+# (the expected) and answer.txt (the program's output) and exits 0 to accept.
+SUM_JUDGE = """import sys
+def read(p):
+    with open(p) as f:
+        return f.read().strip().split('\\n')
+stdin, expected, answer = read('stdin.txt'), read('stdout.txt'), read('answer.txt')
+a, b = map(int, answer[0].split())
+sys.exit(0 if a + b == int(stdin[0]) else 1)
+"""
+PERM_JUDGE = """import sys
+expected = sorted(open('stdout.txt').read().split())
+answer = sorted(open('answer.txt').read().split())
+sys.exit(0 if expected == answer and len(sys.argv) == 1 else 1)
+"""
+
+
+def case_special_judge(d):
+    def sj(completion, tc, program, **extra):
+        b = body("```python\n" + completion + "```", "python", tc, run_all=True)
+        b["config"]["extra"].update(special_judge_program=program, **extra)
+        return post(d, b)
+    # any pair summing to the input passes, though the expected output differs byte for byte
+    tc = stdio(["3", "7", "5"], ["1 2", "3 4", "2 3"])
+    a = sj("c = int(input())\nprint(c - 1, 1)\n", tc, SUM_JUDGE)
+    check(passed(a) == [True, True, True] and a["accepted"] is True, "sum judge: %r" % passed(a))
+    check([k["verdict"] for k in a["surgebox"]["cases"]] == ["accepted"] * 3, "verdicts %r" % a["surgebox"]["cases"])
+    a = sj("c = int(input())\nprint(c - 1, 2 if c == 7 else 1)\n", tc, SUM_JUDGE, special_judge_language="python")
+    check(passed(a) == [True, False, True] and a["accepted"] is False, "sum judge, one wrong: %r" % passed(a))
+    check(a["tests"][1]["exec_info"]["status"] == "Success", "a rejected answer ran fine: %r" % a["tests"][1])
+    # stdout.txt is the expected, answer.txt the program's: a permutation of the expected passes
+    tc = stdio(["1 2 3", "4 5"], ["1 2 3", "4 5"])
+    a = sj("print(*reversed(input().split()))\n", tc, PERM_JUDGE)
+    check(passed(a) == [True, True], "permutation judge: %r" % passed(a))
+    a = sj("print(*input().split()[1:])\n", tc, PERM_JUDGE)
+    check(passed(a) == [False, False], "permutation judge, wrong: %r" % passed(a))
+    # a judge that fails (testlib's 3, a crash's signal) is no verdict on the program: SandboxError
+    a = sj("print(1)\n", stdio(["1"], ["1"]), "import sys\nsys.exit(3)\n")
+    check(passed(a) == [False] and a["tests"][0]["exec_info"]["status"] == "SandboxError", "judge failure %r" % a)
+    # the judge's language is the languages map's name, never a path or a toolchain the client names
+    url = d.url + "/common_evaluate_batch"
+    for extra, status, word in (({"special_judge_language": "/usr/bin/python3"}, 400, "special_judge_language"),
+                                ({"special_judge_language": "cobol"}, 400, "cobol"),
+                                ({"special_judge_program": 7}, 422, "special_judge_program"),
+                                ({"special_judge_program": ""}, 422, "special_judge_program")):
+        b = body("```python\nprint(1)\n```", "python", stdio(["1"], ["1"]))
+        b["config"]["extra"] = dict({"special_judge_program": SUM_JUDGE}, **extra)
+        r = requests.post(url, json=b, timeout=60)
+        check(r.status_code == status and word in r.json()["detail"], "%r: %d %s" % (extra, r.status_code, r.text))
+    b = body("```python\ndef f(x):\n    return x\n```", "python",
+             {"type": "function_call", "fn_name": "f", "input": [[1]], "output": [[1]]})
+    b["config"]["extra"] = {"special_judge_program": SUM_JUDGE}
+    r = requests.post(url, json=b, timeout=60)
+    check(r.status_code == 400 and "function_call" in r.json()["detail"], "fn + judge: %d %s" % (r.status_code, r.text))
+
+
+HE_TEST = """
+
+METADATA = {}
+
+
+def check(candidate):
+    assert candidate(6) == False
+    assert candidate(101) == True
+    assert candidate(4) == False
+    assert candidate(1) == False
+    assert candidate(5 * 17) == False
+"""
+IS_PRIME = """def is_prime(n):
+    if n < 2:
+        return False
+    return all(n % d for d in range(2, int(n ** 0.5) + 1))
+"""
+
+
+def case_assert(d):
+    def one(code, tc):
+        return post(d, body("```python\n" + code + "```", "python", dict(tc, type="assert")))
+    # HumanEval's form: test defines check(candidate), entry_point names the function
+    a = one(IS_PRIME, {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is True and passed(a) == [True], "a right solution: %r" % a)
+    check(a["tests"][0]["test_info"] is None, "test_info %r" % a["tests"][0]["test_info"])
+    check(a["extracted_code"] == IS_PRIME.rstrip("\n"), "extracted %r" % a["extracted_code"])
+    check(a["full_code"].endswith("check(is_prime)\n") and IS_PRIME.rstrip("\n") in a["full_code"],
+          "full_code %r" % a["full_code"])
+    # a wrong solution fails an assert: a Failed run, return code 1, not accepted
+    wrong = IS_PRIME.replace("n < 2", "n < 1")  # is_prime(1) is True: the fourth assert fails
+    a = one(wrong, {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is False and passed(a) == [False], "a wrong solution: %r" % passed(a))
+    run = a["tests"][0]["exec_info"]["run_result"]
+    check(a["tests"][0]["exec_info"]["status"] == "Failed" and run["return_code"] == 1, "exec %r" % a["tests"][0])
+    check("AssertionError" in run["stderr"], "stderr %r" % run["stderr"])
+    # MBPP's bare asserts: no entry_point, the test runs as written
+    mbpp = "assert is_prime(7)\nassert not is_prime(9)\n"
+    a = one(IS_PRIME, {"test": mbpp})
+    check(a["accepted"] is True and passed(a) == [True], "mbpp asserts: %r" % passed(a))
+    a = one(IS_PRIME.replace("+ 1))", "))"), {"test": mbpp})  # 9 = 3 * 3 is missed: prime
+    check(a["accepted"] is False and passed(a) == [False], "mbpp asserts, wrong: %r" % passed(a))
+    # a solution that never defines the entry point fails, it does not pass vacuously
+    a = one("def other(n):\n    return True\n", {"test": HE_TEST, "entry_point": "is_prime"})
+    check(a["accepted"] is False and "NameError" in a["tests"][0]["exec_info"]["run_result"]["stderr"], "%r" % a)
+
+
 def case_bad_body(d):
     url = d.url + "/common_evaluate_batch"
     bad = [
@@ -186,7 +293,11 @@ def case_bad_body(d):
         (json.dumps({"config": {"language": "python"}}).encode(), 422, "completion"),
         (json.dumps({"completion": "x"}).encode(), 422, "config"),
         (json.dumps(body("x", None, stdio(["1"], ["1"]))).encode(), 400, "language"),
-        (json.dumps(body("x", "python", {"type": "assert", "input": [], "output": []})).encode(), 400, "type"),
+        (json.dumps(body("x", "python", {"type": "doctest", "input": [], "output": []})).encode(), 400, "type"),
+        (json.dumps(body("x", "python", {"type": "assert", "input": [], "output": []})).encode(), 422, "test"),
+        (json.dumps(body("x", "python", {"type": "assert", "test": "", "entry_point": "f(1)"})).encode(), 422,
+         "entry_point"),
+        (json.dumps(body("x", "cpp", {"type": "assert", "tests": "int main() {}"})).encode(), 400, "python only"),
         (json.dumps(body("x", "python", stdio(["1", "2"], ["1"]))).encode(), 422, "outputs"),
         (json.dumps(body("x", "python", stdio([], []))).encode(), 422, "no case"),
         (json.dumps(body("x", "python", stdio(["1"], ["1"]), run_timeout="ten")).encode(), 422, "run_timeout"),
@@ -236,6 +347,8 @@ CASES = {
     "compile_error": case_compile_error,
     "time_limit": case_time_limit,
     "bad_body": case_bad_body,
+    "special_judge": case_special_judge,
+    "assert": case_assert,
     "jobs_cases": case_jobs_cases,
 }
 

@@ -59,9 +59,32 @@ int main(void) {
   CHECK(!eq(SBJ_NUMBERS, "nan", "NaN"));                   /* NaN is no number: the text decides */
   CHECK(!eq(SBJ_NUMBERS, "1", "1,0"));
   {
-    sbj_compare c = {SBJ_NUMBERS, 0.01, 0};
+    sbj_compare c = {SBJ_NUMBERS, 0.01, 0, false};
     CHECK(sbj_output_equal(&c, "3.14", 4, "3.141", 5, NULL, 0));
     CHECK(!sbj_output_equal(&c, "3.14", 4, "3.2", 3, NULL, 0));
+  }
+
+  /* ignore_case: ASCII letters folded in lines, tokens and numbers */
+  {
+    sbj_compare c;
+    sbj_compare_default(&c);
+    c.ignore_case = true;
+    char why[128];
+    CHECK(sbj_output_equal(&c, "YES\nNo\n", 7, "yes\nno", 6, why, sizeof why));
+    CHECK(!sbj_output_equal(&c, "YES\n", 4, "yes!\n", 5, why, sizeof why));
+    CHECK_STR(why, "line 1: expected \"YES\", got \"yes!\"");
+    CHECK(!sbj_output_equal(&c, "YES\n", 4, "YEA\n", 4, NULL, 0));
+    CHECK(!sbj_output_equal(&c, "a[", 2, "A{", 2, NULL, 0)); /* '[' and '{' are 32 apart, no letters */
+    CHECK(!sbj_output_equal(&c, "\xc3\xa9", 2, "\xc3\x89", 2, NULL, 0)); /* e-acute vs E-acute: ASCII only */
+    c.mode = SBJ_TOKENS;
+    CHECK(sbj_output_equal(&c, "Alice  BOB", 10, "alice\nbob\n", 10, NULL, 0));
+    CHECK(!sbj_output_equal(&c, "Alice BOB", 9, "alice bobby", 11, NULL, 0));
+    c.mode = SBJ_NUMBERS;
+    CHECK(sbj_output_equal(&c, "Case 1.0", 8, "case 1", 6, NULL, 0));
+    CHECK(!sbj_output_equal(&c, "Case 1.0", 8, "case 1.1", 8, NULL, 0));
+    c.mode = SBJ_LINES;
+    c.ignore_case = false; /* the default keeps case */
+    CHECK(!sbj_output_equal(&c, "YES", 3, "yes", 3, NULL, 0));
   }
 
   CHECK(sbj_mode_parse("tokens") == SBJ_TOKENS);
