@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define BUSY_BACKOFF_S 0.1
+#define POOL_MAX 64 /* idle keep-alive connections kept per HTTP daemon */
 
 typedef struct {
   const sbc_endpoint *spec;
@@ -26,6 +27,8 @@ typedef struct {
   int fd;            /* Unix: the jobs' connection, or -1 */
   char *in, *out;    /* Unix: bytes received, bytes still to send */
   size_t in_len, in_cap, out_len, out_cap;
+  int idle[POOL_MAX]; /* HTTP: keep-alive connections between requests */
+  size_t n_idle;
   /* the probe in progress (pfd >= 0 or phttp), its deadline; the next one's time */
   int pfd;
   sbc_http_call *phttp;
@@ -93,6 +96,19 @@ static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t
   memcpy(*buf + *len, data, n);
   *len += n;
   return 0;
+}
+
+/* ---- HTTP connections kept alive between requests ---- */
+static int pool_take(endpoint *e) { return e->n_idle ? e->idle[--e->n_idle] : -1; }
+
+static void pool_put(endpoint *e, int fd) {
+  if (fd < 0) return;
+  if (e->n_idle < POOL_MAX) e->idle[e->n_idle++] = fd;
+  else close(fd);
+}
+
+static void pool_close(endpoint *e) {
+  while (e->n_idle) close(e->idle[--e->n_idle]);
 }
 
 /* ---- answers ---- */
@@ -171,8 +187,9 @@ static void take_out(sbc_fleet *f, int k, const char *why) {
     fprintf(stderr, "%s: daemon %s taken out (%s); its jobs in flight run elsewhere, it is probed back in\n",
             f->o.label, e->spec->name, why);
   }
-  /* its connection closes before its jobs go elsewhere: no late answer from it */
+  /* its connections close before its jobs go elsewhere: no late answer from it */
   close_jobs_conn(e);
+  pool_close(e);
   for (size_t i = f->n_jobs; i-- > 0;) {
     if (i >= f->n_jobs) continue; /* give_up may have shrunk the list */
     job *j = f->jobs[i];
@@ -210,7 +227,8 @@ static void probe_start(sbc_fleet *f, int k, double now) {
   e->pdeadline = now + f->o.probe_timeout_s;
   char err[300];
   if (e->spec->http) {
-    if (!(e->phttp = sbc_http_start(e->spec, "GET", "/v1/ping", NULL, 0, err, sizeof err))) take_out(f, k, err);
+    if (!(e->phttp = sbc_http_start(e->spec, "GET", "/v1/ping", NULL, 0, pool_take(e), err, sizeof err)))
+      take_out(f, k, err);
     return;
   }
   static const char ping[] = "{\"id\":\"fleet-probe\",\"type\":\"ping\"}\n";
@@ -273,7 +291,7 @@ static void send_job(sbc_fleet *f, job *j, int k) {
     return;
   }
   if (e->spec->http) {
-    j->http = sbc_http_start(e->spec, "POST", "/v1/jobs", line, len - 1, err, sizeof err);
+    j->http = sbc_http_start(e->spec, "POST", "/v1/jobs", line, len - 1, pool_take(e), err, sizeof err);
     free(line);
     if (!j->http) take_out(f, k, err);
     return;
@@ -414,7 +432,7 @@ static void http_ready(sbc_fleet *f, job *j, short revents) {
     requeue(f, j, why, false);
     return;
   }
-  sbc_http_free(j->http);
+  pool_put(&f->e[k], sbc_http_release(j->http));
   j->http = NULL;
   answered(f, k, j, resp);
 }
@@ -475,6 +493,10 @@ static int wait_once(sbc_fleet *f, int timeout_ms) {
     } else if (kind[i] == 1 && (e->pfd == p[i].fd || (e->phttp && sbc_http_fd(e->phttp) == p[i].fd))) {
       char why[300];
       int pr = probe_step(f, k, p[i].revents, why, sizeof why);
+      if (pr > 0 && e->phttp) {
+        pool_put(e, sbc_http_release(e->phttp));
+        e->phttp = NULL;
+      }
       if (pr != 0) probe_end(e);
       if (pr > 0) bring_up(f, k);
       if (pr < 0 && !e->refused) take_out(f, k, why);
@@ -597,6 +619,7 @@ void sbc_fleet_close(sbc_fleet *f) {
   while (f->n_jobs) drop_job(f, f->jobs[0]);
   for (size_t k = 0; k < f->eps.n && f->e; k++) {
     close_jobs_conn(&f->e[k]);
+    pool_close(&f->e[k]);
     probe_end(&f->e[k]);
     free(f->e[k].in);
     free(f->e[k].out);

@@ -18,8 +18,10 @@
  *   - every answer says which daemon ran it ("daemon") and after how many
  *     sends ("attempts").
  * Unix-socket endpoints carry many requests on one connection (JSON Lines,
- * as the pump does with one daemon); HTTP ones one POST /v1/jobs per
- * connection (http_transport.h). Single-threaded: one poll over all. */
+ * as the pump does with one daemon); HTTP ones one POST /v1/jobs at a time
+ * per connection, kept alive in a pool per daemon (as many connections as
+ * its jobs in flight, at most 64 idle; http_transport.h). Single-threaded:
+ * one poll over all. */
 #ifndef SURGEBOX_FLEET_H
 #define SURGEBOX_FLEET_H
 

@@ -5,14 +5,17 @@ whatever happens to the daemons (one killed with SIGKILL, one stopped with
 SIGSTOP). Run inside a throw-away pid namespace (CMakeLists.txt).
 
   test_fleet_cli.py BIN_DIR CASE"""
+import http.client
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,15 +42,29 @@ def daemon(*extra):
     return p
 
 
-def http_daemon(token):
+def http_daemon(token, *extra):
     tok = os.path.join(TMP, "daemon-token")
     with open(tok, "w") as f:
         f.write(token + "\n")
     os.chmod(tok, 0o600)
-    d = daemon("--http", "127.0.0.1:0", "--http-token-file", tok)
+    d = daemon("--http", "127.0.0.1:0", "--http-token-file", tok, *extra)
     m = re.search(r"HTTP on (\S+):(\d+)", d.logtext())
     d.url = "http://%s:%s" % (m.group(1), m.group(2))
+    d.host, d.port = m.group(1), int(m.group(2))
     return d
+
+
+def http_connections(d, token):
+    """the daemon's surgebox_http_connections_total, this request's own connection not counted"""
+    c = http.client.HTTPConnection(d.host, d.port, timeout=30)
+    c.request("GET", "/metrics", headers={"Authorization": "Bearer " + token})
+    r = c.getresponse()
+    text = r.read().decode()
+    c.close()
+    assert r.status == 200, (r.status, text[:200])
+    m = re.search(r"^surgebox_http_connections_total (\d+)$", text, re.M)
+    assert m, text[:400]
+    return int(m.group(1)) - 1
 
 
 def write_jobs(n, sleep=0.0):
@@ -198,6 +215,118 @@ def case_http():
     lines = answers(out)
     check_once(lines, 20, {h.url, u.sock})
     assert {a["daemon"] for a in lines} == {h.url, u.sock}, "both endpoints ran jobs"
+
+
+def case_keepalive():
+    """HTTP connections kept alive: N jobs through one endpoint open far fewer connections than N
+    (the daemon's own count of accepted connections); a daemon that closes idle connections
+    after 0.2 s still answers every job once (the pooled connection it closed is reopened)"""
+    token = "keep-alive-token-0123456789"
+    h = http_daemon(token)
+    n = 60
+    jobs, out = write_jobs(n), os.path.join(TMP, "out.jsonl")
+    before = http_connections(h, token)
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", "%s token=%s" % (h.url, token), "--concurrency", "2"])
+    assert rc == 0, err
+    opened = http_connections(h, token) - before - 1  # the count before came on a connection of its own
+    check_once(answers(out), n, {h.url})
+    # 2 in flight, the probes (one a second) on the same pool: a handful, never one a job
+    assert 1 <= opened <= 10, "%d connections for %d jobs" % (opened, n)
+
+    for d in DAEMONS:
+        d.stop()
+    DAEMONS.clear()
+    h = http_daemon(token, "--http-idle-timeout", "0.2")
+    jobs, out = write_jobs(12, 0.3), os.path.join(TMP, "out-idle.jsonl")
+    # 1 in flight while the probe's connection idles past the daemon's 0.2 s between probes
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", "%s token=%s" % (h.url, token), "--concurrency", "1"])
+    assert rc == 0, err
+    check_once(answers(out), 12, {h.url})
+    assert "taken out" not in err, err
+    assert re.search(r"surgebox_http_idle_timeouts_total [1-9]", metrics_text(h, token)), "no connection idled out"
+
+
+def metrics_text(d, token):
+    c = http.client.HTTPConnection(d.host, d.port, timeout=30)
+    c.request("GET", "/metrics", headers={"Authorization": "Bearer " + token})
+    text = c.getresponse().read().decode()
+    c.close()
+    return text
+
+
+class DroppingServer:
+    """A stand-in HTTP daemon on loopback that answers /v1/ping and POST /v1/jobs (each job's
+    own number as its stdout) with keep-alive, but closes every connection when a second job
+    request arrives on it, unanswered: what a daemon closing a kept-alive connection as the
+    client reuses it looks like. It counts the answers it sent per job id."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.answered, self.dropped, self.lock = {}, 0, threading.Lock()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        buf, jobs_here = b"", 0
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    more = c.recv(65536)
+                    if not more:
+                        return
+                    buf += more
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                length = int((re.search(rb"(?i)content-length: *(\d+)", head) or [0, b"0"])[1])
+                while len(buf) < length:
+                    more = c.recv(65536)
+                    if not more:
+                        return
+                    buf += more
+                body, buf = buf[:length], buf[length:]
+                if head.startswith(b"GET /v1/ping"):
+                    answer = b'{"type":"pong"}'
+                else:
+                    jobs_here += 1
+                    if jobs_here == 2:
+                        with self.lock:
+                            self.dropped += 1
+                        return  # closed with the request read and unanswered
+                    req = json.loads(body)
+                    num = int(re.search(r"print\((\d+)\)", req["files"][0]["content"]).group(1))
+                    answer = json.dumps({"type": "exec", "id": req["id"], "status": "ok",
+                                         "steps": [{"name": "run", "status": "ok", "exit_code": 0,
+                                                    "stdout": "%d\n" % num, "stderr": ""}]}).encode()
+                    with self.lock:
+                        self.answered[num] = self.answered.get(num, 0) + 1
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                          % (len(answer), answer))
+        finally:
+            c.close()
+
+
+def case_keepalive_reopen():
+    """a kept-alive connection the daemon closes with the request unanswered (no byte of the
+    answer read): the request goes again on a fresh connection, once; every job answered once"""
+    srv = DroppingServer()
+    n = 20
+    jobs, out = write_jobs(n), os.path.join(TMP, "out.jsonl")
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", srv.url, "--concurrency", "1"])
+    assert rc == 0, err
+    check_once(answers(out), n, {srv.url})
+    assert srv.dropped >= n // 2, "the reused connections were closed: %d" % srv.dropped
+    assert srv.answered == {i: 1 for i in range(n)}, srv.answered
+    assert "taken out" not in err, err
+    assert all(a["attempts"] == 1 for a in answers(out)), "a re-send on a fresh connection is not an attempt"
 
 
 def case_wrong_token():
