@@ -67,13 +67,13 @@ def http_connections(d, token):
     return int(m.group(1)) - 1
 
 
-def write_jobs(n, sleep=0.0):
-    path = os.path.join(TMP, "in-%d-%s.jsonl" % (n, sleep))
+def write_jobs(n, sleep=0.0, limits=None):
+    path = os.path.join(TMP, "in-%d-%s-%s.jsonl" % (n, sleep, limits and limits.get("time_s")))
     with open(path, "w") as f:
         for i in range(n):
             src = "import time\ntime.sleep(%r)\nprint(%d)\n" % (sleep, i)
             f.write(json.dumps({"id": i, "toolchain": "python3", "files": [{"path": "main.py", "content": src}],
-                                "limits": {"time_s": 10}}) + "\n")
+                                "limits": limits or {"time_s": 10}}) + "\n")
     return path
 
 
@@ -293,8 +293,8 @@ class DroppingServer:
                         return
                     buf += more
                 body, buf = buf[:length], buf[length:]
-                if head.startswith(b"GET /v1/ping"):
-                    answer = b'{"type":"pong"}'
+                if head.startswith(b"GET "):  # a probe
+                    answer = b"# EOF\n"
                 else:
                     jobs_here += 1
                     if jobs_here == 2:
@@ -327,6 +327,50 @@ def case_keepalive_reopen():
     assert srv.answered == {i: 1 for i in range(n)}, srv.answered
     assert "taken out" not in err, err
     assert all(a["attempts"] == 1 for a in answers(out)), "a re-send on a fresh connection is not an attempt"
+
+
+def case_deadline():
+    """a daemon stopped (SIGSTOP) while its probes are given 300 s: a job's own deadline (its
+    limits + 2 x the daemon's p99 queue time + --answer-margin) takes it out; its jobs in flight
+    are answered once, by the other daemon, each answer naming it"""
+    ds = [daemon() for _ in range(2)]
+    n = 8
+    jobs, out = write_jobs(n, 0.5, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
+    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "2",
+               "--answer-margin", "1", "--probe-timeout", "300"], wait=False)
+    wait_lines(out, 1, p)
+    assert p.poll() is None, "the batch ended before the stop"
+    ds[0].proc.send_signal(signal.SIGSTOP)
+    try:
+        _, err = p.communicate(timeout=120)
+    finally:
+        ds[0].proc.send_signal(signal.SIGCONT)
+    assert p.returncode == 0, err
+    lines = answers(out)
+    check_once(lines, n, {d.sock for d in ds})
+    assert re.search(r"daemon %s taken out \(no answer within a job's deadline" % re.escape(ds[0].sock), err), err
+    assert "no answer to a ping" not in err, err
+    again = [a for a in lines if a["attempts"] >= 2]
+    assert again, "the stopped daemon's jobs ran again: %r" % lines
+    assert all(a["daemon"] == ds[1].sock for a in again), again
+
+
+def case_deadline_queue():
+    """a healthy daemon with a long queue is not taken for hung: 24 jobs with a 2 s limit (a
+    deadline of (2 + 1) x 2 + a 2 s margin = 8 s without a queue) sent at once to a daemon
+    running one at a time wait up to ~14 s in its queue; the probes read its p99 queue time
+    and the deadlines grow with it"""
+    d = daemon()
+    n = 24
+    jobs, out = write_jobs(n, 0.4, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", d.sock, "--concurrency", str(n),
+                        "--answer-margin", "2"])
+    assert rc == 0, err
+    lines = answers(out)
+    check_once(lines, n, {d.sock})
+    assert "taken out" not in err, err
+    assert max(a["queue_time_s"] for a in lines) > 8, "the queue was not long: %r" % lines
+    assert all(a["attempts"] == 1 for a in lines), lines
 
 
 def case_wrong_token():
