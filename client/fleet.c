@@ -61,6 +61,12 @@ struct sbc_fleet {
   size_t n_done, cap_done;
   unsigned turn;
   char fatal[600];
+  /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
+  json_tokener *tok;
+  struct pollfd *pfds;
+  void **who;
+  int *kind;
+  size_t cap_poll;
 };
 
 static double backoff(int attempt) { /* 0.05 s doubling, at most 1 s, jittered (the Python client's) */
@@ -377,7 +383,8 @@ static void unix_readable(sbc_fleet *f, int k) {
       e->in = b;
       e->in_cap = c;
     }
-    ssize_t n = recv(e->fd, e->in + e->in_len, e->in_cap - e->in_len, 0);
+    size_t room = e->in_cap - e->in_len;
+    ssize_t n = recv(e->fd, e->in + e->in_len, room, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n <= 0) {
@@ -385,13 +392,13 @@ static void unix_readable(sbc_fleet *f, int k) {
       break;
     }
     e->in_len += (size_t)n;
+    if ((size_t)n < room) break; /* drained: poll says when more comes (no recv only to read EAGAIN) */
   }
   /* the answers that arrived before the connection ended are answers */
   char *start = e->in, *nl;
   while ((nl = memchr(start, '\n', e->in_len - (size_t)(start - e->in)))) {
-    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-    json_object *resp = tok ? json_tokener_parse_ex(tok, start, (int)(nl - start)) : NULL;
-    if (tok) json_tokener_free(tok);
+    json_tokener_reset(f->tok);
+    json_object *resp = json_tokener_parse_ex(f->tok, start, (int)(nl - start));
     start = nl + 1;
     json_object *id = resp ? json_object_object_get(resp, "id") : NULL;
     job *j = find_job(f, k, id ? json_object_get_string(id) : NULL);
@@ -489,13 +496,20 @@ static void deadlines_due(sbc_fleet *f, double now) {
 
 static int wait_once(sbc_fleet *f, int timeout_ms) {
   size_t cap = f->eps.n * 2 + f->n_jobs + 1, n = 0;
-  struct pollfd *p = calloc(cap, sizeof *p);
-  void **who = calloc(cap, sizeof *who);
-  int *kind = calloc(cap, sizeof *kind); /* 0 jobs' connection, 1 probe, 2 an HTTP job */
-  if (!p || !who || !kind) {
-    free(p), free(who), free(kind);
-    return -1;
+  if (cap > f->cap_poll) {
+    size_t c = cap * 2;
+    struct pollfd *np = realloc(f->pfds, c * sizeof *np);
+    if (np) f->pfds = np;
+    void **nw = realloc(f->who, c * sizeof *nw);
+    if (nw) f->who = nw;
+    int *nk = realloc(f->kind, c * sizeof *nk);
+    if (nk) f->kind = nk;
+    if (!np || !nw || !nk) return -1;
+    f->cap_poll = c;
   }
+  struct pollfd *p = f->pfds;
+  void **who = f->who;
+  int *kind = f->kind; /* 0 jobs' connection, 1 probe, 2 an HTTP job */
   double now = sbu_now_s(), until = now + timeout_ms / 1000.0;
   for (size_t k = 0; k < f->eps.n; k++) {
     endpoint *e = &f->e[k];
@@ -538,7 +552,6 @@ static int wait_once(sbc_fleet *f, int timeout_ms) {
       if (pr < 0 && !e->refused) take_out(f, k, why);
     }
   }
-  free(p), free(who), free(kind);
   probes_due(f, sbu_now_s());
   deadlines_due(f, sbu_now_s());
   return 0;
@@ -625,8 +638,14 @@ sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, 
   if (f->o.answer_margin_s <= 0) f->o.answer_margin_s = 60;
   if (f->o.wait_s <= 0) f->o.wait_s = 60;
   if (!f->o.label) f->o.label = "surgebox";
+  if (!(f->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) {
+    free(f);
+    snprintf(err, err_len, "out of memory");
+    return NULL;
+  }
   if (sbc_endpoints_parse(spec, &f->eps, err, err_len) < 0 || !(f->e = calloc(f->eps.n, sizeof *f->e))) {
     sbc_endpoints_free(&f->eps);
+    json_tokener_free(f->tok);
     free(f);
     return NULL;
   }
@@ -695,6 +714,10 @@ void sbc_fleet_close(sbc_fleet *f) {
   for (size_t i = 0; i < f->n_done; i++) json_object_put(f->done[i]);
   free(f->done);
   free(f->jobs);
+  json_tokener_free(f->tok);
+  free(f->pfds);
+  free(f->who);
+  free(f->kind);
   free(f->e);
   sbc_endpoints_free(&f->eps);
   free(f);
