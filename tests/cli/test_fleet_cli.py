@@ -373,6 +373,45 @@ def case_deadline_queue():
     assert all(a["attempts"] == 1 for a in lines), lines
 
 
+def case_regen():
+    """regen --only on a fleet of 2 (every toolchain, SURGE's data): the references it writes are
+    those one daemon writes, both daemons ran items, each item once"""
+    surge = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(SRC), "shared", "surge")
+    if not os.path.exists(os.path.join(surge, "dr.json")):
+        print("SKIPPED: no SURGE data at " + surge)
+        sys.exit(77)
+    ds = []
+    for _ in range(2):
+        d = tempfile.mkdtemp(prefix="d", dir=TMP)
+        os.chmod(d, 0o755)
+        ds.append(PrivateDaemon(BIN, None, "--jobs", "1", directory=d))
+        DAEMONS.append(ds[-1])
+    env = dict(os.environ)
+    env.pop("SURGEBOX_SOCKET", None)
+    outs = {}
+    # a profile's first use stalls a daemon's loop for seconds (toolchain detection in its root):
+    # the probes are given a minute so that both daemons stay in
+    for label, target in (("fleet", ["--endpoints", ",".join(d.sock for d in ds), "--probe-timeout", "60"]),
+                          ("one", ["--socket", ds[0].sock])):
+        outs[label] = os.path.join(TMP, "regen-" + label)
+        p = subprocess.run([SURGEBOX, "regen", "--data", surge, "--subset", "dr,bg", "--only", "0,1,2,3",
+                            "--out", outs[label], "--jobs", "1"] + target, capture_output=True, text=True, env=env,
+                           timeout=900)
+        assert p.returncode == 0, (label, p.stderr)
+        if label == "fleet":
+            said = dict(re.findall(r"regen: daemon (\S+): (\d+) answered", p.stderr))
+            assert set(said) == {d.sock for d in ds}, p.stderr
+            assert all(int(n) >= 1 for n in said.values()) and sum(int(n) for n in said.values()) == 8, p.stderr
+            assert "taken out" not in p.stderr, p.stderr
+    for subset in ("dr", "bg"):
+        with open(os.path.join(outs["fleet"], subset + ".json")) as f:
+            fleet = json.load(f)
+        with open(os.path.join(outs["one"], subset + ".json")) as f:
+            one = json.load(f)
+        for i in range(4):
+            assert fleet[i]["gt"] == one[i]["gt"], (subset, i, fleet[i]["gt"][:300], one[i]["gt"][:300])
+
+
 def case_wrong_token():
     """a token the daemon refuses: one clear error, exit status 2, no retry loop"""
     h = http_daemon("the-right-token-0123456789")
