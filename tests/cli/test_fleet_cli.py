@@ -478,6 +478,13 @@ def case_bad_list():
     assert r.returncode == 1 and "unknown option '--endpoints'" in r.stderr, r.stderr
     rc, _, err = batch([jobs, "--socket", ok.sock, "--endpoints", ok.sock])
     assert rc == 2 and "give one of them" in err, err
+    # the fleet's timing: seconds above 0, and only on a fleet
+    rc, _, err = batch([jobs, "--endpoints", ok.sock, "--answer-margin", "x"])
+    assert rc == 2 and "--answer-margin 'x': give seconds" in err, err
+    rc, _, err = batch([jobs, "--endpoints", ok.sock, "--probe-timeout", "0"])
+    assert rc == 2 and "--probe-timeout '0': give seconds" in err, err
+    rc, _, err = batch([jobs, "--socket", ok.sock, "--answer-margin", "5"])
+    assert rc == 2 and "--answer-margin applies to a fleet (--endpoints) only" in err, err
 
 
 def main():
