@@ -8,8 +8,13 @@ step), 16 in flight, through: a single-daemon Client and AsyncClient
 parts measured alone, each per job: one json encode of the request and one
 decode of a real answer, building the Result, one Unix-socket round trip of
 those bytes (a forked child answers), and one asyncio task with its future.
-`--profile MODE` prints cProfile's top functions for one mode. Prints
-figures; asserts nothing.
+`--profile MODE` prints cProfile's top functions for one mode. The C
+fleet in the same run: `surgebox batch --endpoints A,B --concurrency 16` over
+the same jobs, its user+system CPU from wait4 (the whole process: start,
+probes, reading the jobs, writing the answers), per job ("c_fleet_batch"),
+beside the same batch on one daemon (`--socket A`, "c_single_batch": the
+pump's own cost, which the fleet adds to); the fleet's start alone (2 jobs)
+is given too. Prints figures; asserts nothing.
 
     SURGEBOX_BIN_DIR=build/bin unshare --mount --propagation private --pid \\
         --fork --mount-proc python3 bench/fleet_client_cpu.py [N] [--profile fleet_async]
@@ -21,6 +26,8 @@ import json
 import os
 import pstats
 import socket
+import subprocess
+import tempfile
 import time
 
 import fleet_common as fc
@@ -61,6 +68,33 @@ def fleet_async(socks, n):
 
 MODES = {"single_sync": single_sync, "single_async": single_async, "fleet_sync": fleet_sync,
          "fleet_async": fleet_async}
+
+
+def surgebox_cli():
+    return os.path.join(os.path.dirname(fc.surgeboxd()), "surgebox")
+
+
+def c_batch(target, n):
+    """(user ms, system ms) of one `surgebox batch` over n trivial jobs (target: ["--endpoints",
+    A,B] or ["--socket", A]), and its answers (wait4's rusage of the process; it forks nothing)."""
+    with tempfile.TemporaryDirectory(prefix="sbcpu-") as tmp:
+        jobs, out = os.path.join(tmp, "jobs.jsonl"), os.path.join(tmp, "out.jsonl")
+        with open(jobs, "w") as f:
+            for i in range(n):
+                f.write(json.dumps(job(i)) + "\n")
+        env = dict(os.environ)
+        env.pop("SURGEBOX_SOCKET", None)
+        p = subprocess.Popen([surgebox_cli(), "batch", jobs, "--out", out, "--concurrency", str(CONC),
+                              "--progress-interval", "3600"] + target,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        err = p.stderr.read()
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise SystemExit("fleet_client_cpu: surgebox batch %s: exit %d: %s" % (target[0], p.returncode, err[-400:]))
+        with open(out) as f:
+            answers = [json.loads(ln) for ln in f if ln.strip()]
+    return (1e3 * ru.ru_utime, 1e3 * ru.ru_stime), answers
 
 
 def per_job_ms(f, n, *args):
@@ -150,6 +184,16 @@ def main():
                 raise SystemExit("fleet_client_cpu: %s: %d of %d jobs not ok (%s)" % (name, len(bad), a.n, bad[:1]))
             figures[name] = round(ms, 3)
             answer = {k: v for k, v in out[0].items() if k not in ("daemon", "attempts")}
+        for name, target in (("c_single_batch", ["--socket", socks[0]]),
+                             ("c_fleet_batch", ["--endpoints", ",".join(socks)])):
+            (user, system), out = c_batch(target, a.n)
+            bad = [r for r in out if r.get("status") != "ok"]
+            if bad or len(out) != a.n:
+                raise SystemExit("fleet_client_cpu: %s: %d of %d jobs not ok (%s)" % (name, len(bad), a.n, bad[:1]))
+            figures[name] = round((user + system) / a.n, 4)
+            split[name] = {"user": round(user / a.n, 4), "system": round(system / a.n, 4)}
+        (user, system), _ = c_batch(["--endpoints", ",".join(socks)], 2)
+        c_start_ms = round(user + system, 2)
     finally:
         for d in daemons:
             d.stop()
@@ -157,6 +201,7 @@ def main():
     print(json.dumps({"bench": "fleet_client_cpu", "jobs": a.n, "in_flight": CONC,
                       "client_cpu_ms_per_job": figures, "user_system_ms_per_job": split,
                       "target_ms": 0.2,
+                      "c_fleet_batch_start_ms": c_start_ms,
                       "fleet_async_vs_single_async": round(figures["fleet_async"] / figures["single_async"], 2),
                       "fleet_sync_vs_single_sync": round(figures["fleet_sync"] / figures["single_sync"], 2),
                       "parts_alone_ms_per_job": alone,

@@ -18,6 +18,13 @@ const sbo_opt sbc_endpoints_opts[] = {
     {"endpoints", SBC_O_ENDPOINTS, "FILE|LIST",
      "run the jobs on a fleet of daemons (default: $SURGEBOX_ENDPOINTS unless --socket; docs/clusters.md)"},
     {NULL, 0, NULL, NULL}};
+const sbo_opt sbc_fleet_timing_opts[] = {
+    {"answer-margin", SBC_O_ANSWER_MARGIN, "S",
+     "on a fleet: a job unanswered by its limits + 2 x its daemon's p99 queue time + S seconds takes the daemon out "
+     "as hung (default 60)"},
+    {"probe-timeout", SBC_O_PROBE_TIMEOUT, "S", "on a fleet: a daemon whose probe is unanswered for S seconds is taken "
+     "out (default 3)"},
+    {NULL, 0, NULL, NULL}};
 const sbo_opt sbc_socket_opts[] = {
     {"socket", SBC_O_SOCKET, "PATH", "the daemon's socket (default: $SURGEBOX_SOCKET, else the system's)"},
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
@@ -67,6 +74,8 @@ bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
     ctx->endpoints = val;
     ctx->given |= SBC_GIVEN_ENDPOINTS;
     return true;
+  case SBC_O_ANSWER_MARGIN: ctx->answer_margin = val; return true;
+  case SBC_O_PROBE_TIMEOUT: ctx->probe_timeout = val; return true;
   default: return false;
   }
 }

@@ -19,6 +19,7 @@ typedef struct {
   const char *profile;  /* --profile NAME, else NULL (the daemon's default root) */
   const char *endpoints; /* --endpoints FILE|LIST, else $SURGEBOX_ENDPOINTS, else NULL: a fleet
                           * (client/fleet.h) for the commands that take one (SBC_CMD_FLEET) */
+  const char *answer_margin, *probe_timeout; /* --answer-margin S, --probe-timeout S: the fleet's, as given */
   unsigned given;       /* SBC_GIVEN_* bits: which of them the user wrote */
 } sbc_ctx;
 
@@ -43,12 +44,16 @@ typedef struct {
 /* The daemon group (--socket, --no-autostart, --profile), declared once:
  * put it in a command's sbo_cmd.groups, and hand every key sbo_next returns
  * to sbc_ctx_apply. */
-enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE, SBC_O_ENDPOINTS };
+enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE, SBC_O_ENDPOINTS, SBC_O_ANSWER_MARGIN,
+       SBC_O_PROBE_TIMEOUT };
 extern const sbo_opt sbc_daemon_opts[];
 /* --endpoints FILE|LIST (issue 39), its own group: only the commands that
  * may run on a fleet (SBC_CMD_FLEET: the benchmark driver's) list it; its key
  * goes to sbc_ctx_apply too. */
 extern const sbo_opt sbc_endpoints_opts[];
+/* --answer-margin S and --probe-timeout S, the fleet's timing: only the
+ * benchmark driver's commands list this group (after --endpoints'). */
+extern const sbo_opt sbc_fleet_timing_opts[];
 /* --socket and --no-autostart (and --profile hidden, to be refused with
  * sbc_refuse): commands that run no jobs (status, ping, metrics). */
 extern const sbo_opt sbc_socket_opts[];

@@ -18,18 +18,23 @@
 #include <unistd.h>
 
 #define BUSY_BACKOFF_S 0.1
+#define POOL_MAX 64 /* idle keep-alive connections kept per HTTP daemon */
+#define PROBE_MAX 65536 /* a Unix probe's answer (status) read up to this */
 
 typedef struct {
   const sbc_endpoint *spec;
   bool up, refused;
   size_t outstanding, answered, taken_out;
+  double queue_p99;  /* s, the daemon's p99 queue time as the latest probe read it */
   int fd;            /* Unix: the jobs' connection, or -1 */
   char *in, *out;    /* Unix: bytes received, bytes still to send */
   size_t in_len, in_cap, out_len, out_cap;
+  int idle[POOL_MAX]; /* HTTP: keep-alive connections between requests */
+  size_t n_idle;
   /* the probe in progress (pfd >= 0 or phttp), its deadline; the next one's time */
   int pfd;
   sbc_http_call *phttp;
-  char pbuf[512];
+  char *pbuf;        /* PROBE_MAX bytes: a status answer */
   size_t plen;
   double pdeadline, pnext;
 } endpoint;
@@ -38,8 +43,10 @@ typedef struct {
   json_object *req;
   const char *id;    /* req's */
   int ep;            /* the daemon it was sent to, or -1 while it waits */
+  int last_ep;       /* the daemon it last went to: a job sent again avoids it */
   int attempts, busy;
   double not_before, waiting_since;
+  double limits_s, sent_at; /* its deadline: sent_at + limits_s + 2 x p99 + margin */
   sbc_http_call *http;
   char why[300];     /* the last failure, for fleet_unavailable */
 } job;
@@ -54,6 +61,12 @@ struct sbc_fleet {
   size_t n_done, cap_done;
   unsigned turn;
   char fatal[600];
+  /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
+  json_tokener *tok;
+  struct pollfd *pfds;
+  void **who;
+  int *kind;
+  size_t cap_poll;
 };
 
 static double backoff(int attempt) { /* 0.05 s doubling, at most 1 s, jittered (the Python client's) */
@@ -93,6 +106,19 @@ static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t
   memcpy(*buf + *len, data, n);
   *len += n;
   return 0;
+}
+
+/* ---- HTTP connections kept alive between requests ---- */
+static int pool_take(endpoint *e) { return e->n_idle ? e->idle[--e->n_idle] : -1; }
+
+static void pool_put(endpoint *e, int fd) {
+  if (fd < 0) return;
+  if (e->n_idle < POOL_MAX) e->idle[e->n_idle++] = fd;
+  else close(fd);
+}
+
+static void pool_close(endpoint *e) {
+  while (e->n_idle) close(e->idle[--e->n_idle]);
 }
 
 /* ---- answers ---- */
@@ -140,6 +166,7 @@ static void give_up(sbc_fleet *f, job *j) {
 /* j's send failed or its daemon is gone: again elsewhere after a back-off, or given up */
 static void requeue(sbc_fleet *f, job *j, const char *why, bool busy) {
   if (j->ep >= 0) f->e[j->ep].outstanding--;
+  if (j->ep >= 0) j->last_ep = j->ep;
   snprintf(j->why, sizeof j->why, "%s: %s", j->ep >= 0 ? f->e[j->ep].spec->name : "?", why);
   j->ep = -1;
   sbc_http_free(j->http);
@@ -171,8 +198,9 @@ static void take_out(sbc_fleet *f, int k, const char *why) {
     fprintf(stderr, "%s: daemon %s taken out (%s); its jobs in flight run elsewhere, it is probed back in\n",
             f->o.label, e->spec->name, why);
   }
-  /* its connection closes before its jobs go elsewhere: no late answer from it */
+  /* its connections close before its jobs go elsewhere: no late answer from it */
   close_jobs_conn(e);
+  pool_close(e);
   for (size_t i = f->n_jobs; i-- > 0;) {
     if (i >= f->n_jobs) continue; /* give_up may have shrunk the list */
     job *j = f->jobs[i];
@@ -210,10 +238,11 @@ static void probe_start(sbc_fleet *f, int k, double now) {
   e->pdeadline = now + f->o.probe_timeout_s;
   char err[300];
   if (e->spec->http) {
-    if (!(e->phttp = sbc_http_start(e->spec, "GET", "/v1/ping", NULL, 0, err, sizeof err))) take_out(f, k, err);
+    if (!(e->phttp = sbc_http_start(e->spec, "GET", "/metrics", NULL, 0, pool_take(e), err, sizeof err)))
+      take_out(f, k, err);
     return;
   }
-  static const char ping[] = "{\"id\":\"fleet-probe\",\"type\":\"ping\"}\n";
+  static const char ping[] = "{\"id\":\"fleet-probe\",\"type\":\"status\"}\n"; /* alive, and its queue time */
   e->pfd = unix_connect(e->spec->name);
   if (e->pfd < 0 || send(e->pfd, ping, sizeof ping - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof ping - 1)) {
     snprintf(err, sizeof err, "connecting: %s", strerror(errno));
@@ -230,11 +259,16 @@ static int probe_step(sbc_fleet *f, int k, short revents, char *why, size_t why_
     if (r <= 0) return r;
     int st = sbc_http_status(e->phttp);
     if (st == 401 || st == 403) refused(f, k, st);
-    if (st == 200) return 1;
-    snprintf(why, why_len, "HTTP %d to a ping", st);
+    if (st == 200) {
+      static const char key[] = "surgebox_queue_time_seconds{quantile=\"0.99\"} ";
+      const char *m = strstr(sbc_http_body(e->phttp, NULL), key);
+      e->queue_p99 = m ? strtod(m + sizeof key - 1, NULL) : 0; /* none: an empty window, an empty queue */
+      return 1;
+    }
+    snprintf(why, why_len, "HTTP %d to a probe (GET /metrics)", st);
     return -1;
   }
-  ssize_t n = recv(e->pfd, e->pbuf + e->plen, sizeof e->pbuf - 1 - e->plen, 0);
+  ssize_t n = recv(e->pfd, e->pbuf + e->plen, PROBE_MAX - 1 - e->plen, 0);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
   if (n <= 0) {
     snprintf(why, why_len, "a ping: %s", n < 0 ? strerror(errno) : "the connection closed unanswered");
@@ -242,8 +276,15 @@ static int probe_step(sbc_fleet *f, int k, short revents, char *why, size_t why_
   }
   e->plen += (size_t)n;
   e->pbuf[e->plen] = '\0';
-  if (strchr(e->pbuf, '\n')) return 1;
-  if (e->plen >= sizeof e->pbuf - 1) return 1; /* a long answer is an answer */
+  char *nl = strchr(e->pbuf, '\n');
+  if (nl) {
+    json_object *st = json_tokener_parse(e->pbuf), *qt, *p99;
+    e->queue_p99 = json_object_object_get_ex(st, "queue_time", &qt) && json_object_object_get_ex(qt, "p99_s", &p99)
+                       ? json_object_get_double(p99) : 0; /* none: an empty window, an empty queue */
+    json_object_put(st);
+    return 1;
+  }
+  if (e->plen >= PROBE_MAX - 1) return 1; /* a long answer is an answer */
   return 0;
 }
 
@@ -264,6 +305,7 @@ static int pick(sbc_fleet *f, int avoid) {
 static void send_job(sbc_fleet *f, job *j, int k) {
   endpoint *e = &f->e[k];
   j->ep = k;
+  j->sent_at = sbu_now_s();
   j->attempts++;
   e->outstanding++;
   size_t len;
@@ -273,7 +315,7 @@ static void send_job(sbc_fleet *f, job *j, int k) {
     return;
   }
   if (e->spec->http) {
-    j->http = sbc_http_start(e->spec, "POST", "/v1/jobs", line, len - 1, err, sizeof err);
+    j->http = sbc_http_start(e->spec, "POST", "/v1/jobs", line, len - 1, pool_take(e), err, sizeof err);
     free(line);
     if (!j->http) take_out(f, k, err);
     return;
@@ -294,8 +336,7 @@ static void dispatch(sbc_fleet *f) {
   for (size_t i = 0; i < f->n_jobs; i++) {
     job *j = f->jobs[i];
     if (j->ep >= 0 || j->not_before > now) continue;
-    int last = -1;
-    int k = pick(f, last);
+    int k = pick(f, j->last_ep);
     if (k >= 0) {
       send_job(f, j, k);
     } else if (now - j->waiting_since > f->o.wait_s) {
@@ -342,7 +383,8 @@ static void unix_readable(sbc_fleet *f, int k) {
       e->in = b;
       e->in_cap = c;
     }
-    ssize_t n = recv(e->fd, e->in + e->in_len, e->in_cap - e->in_len, 0);
+    size_t room = e->in_cap - e->in_len;
+    ssize_t n = recv(e->fd, e->in + e->in_len, room, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n <= 0) {
@@ -350,13 +392,13 @@ static void unix_readable(sbc_fleet *f, int k) {
       break;
     }
     e->in_len += (size_t)n;
+    if ((size_t)n < room) break; /* drained: poll says when more comes (no recv only to read EAGAIN) */
   }
   /* the answers that arrived before the connection ended are answers */
   char *start = e->in, *nl;
   while ((nl = memchr(start, '\n', e->in_len - (size_t)(start - e->in)))) {
-    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-    json_object *resp = tok ? json_tokener_parse_ex(tok, start, (int)(nl - start)) : NULL;
-    if (tok) json_tokener_free(tok);
+    json_tokener_reset(f->tok);
+    json_object *resp = json_tokener_parse_ex(f->tok, start, (int)(nl - start));
     start = nl + 1;
     json_object *id = resp ? json_object_object_get(resp, "id") : NULL;
     job *j = find_job(f, k, id ? json_object_get_string(id) : NULL);
@@ -414,7 +456,7 @@ static void http_ready(sbc_fleet *f, job *j, short revents) {
     requeue(f, j, why, false);
     return;
   }
-  sbc_http_free(j->http);
+  pool_put(&f->e[k], sbc_http_release(j->http));
   j->http = NULL;
   answered(f, k, j, resp);
 }
@@ -434,15 +476,40 @@ static void probes_due(sbc_fleet *f, double now) {
   }
 }
 
+static double deadline_of(const sbc_fleet *f, const job *j) {
+  return j->sent_at + j->limits_s + 2 * f->e[j->ep].queue_p99 + f->o.answer_margin_s;
+}
+
+/* a job unanswered past its deadline: its daemon is hung, taken out */
+static void deadlines_due(sbc_fleet *f, double now) {
+  for (size_t i = 0; i < f->n_jobs; i++) {
+    job *j = f->jobs[i];
+    if (j->ep < 0 || now < deadline_of(f, j)) continue;
+    char why[300];
+    snprintf(why, sizeof why,
+             "no answer within a job's deadline, %.1f s: its limits %.1f s + 2 x the daemon's p99 queue time %.3f s + "
+             "margin %.1f s", deadline_of(f, j) - j->sent_at, j->limits_s, f->e[j->ep].queue_p99, f->o.answer_margin_s);
+    take_out(f, j->ep, why);
+    i = (size_t)-1; /* the list changed: again from its start (its jobs are no longer sent) */
+  }
+}
+
 static int wait_once(sbc_fleet *f, int timeout_ms) {
   size_t cap = f->eps.n * 2 + f->n_jobs + 1, n = 0;
-  struct pollfd *p = calloc(cap, sizeof *p);
-  void **who = calloc(cap, sizeof *who);
-  int *kind = calloc(cap, sizeof *kind); /* 0 jobs' connection, 1 probe, 2 an HTTP job */
-  if (!p || !who || !kind) {
-    free(p), free(who), free(kind);
-    return -1;
+  if (cap > f->cap_poll) {
+    size_t c = cap * 2;
+    struct pollfd *np = realloc(f->pfds, c * sizeof *np);
+    if (np) f->pfds = np;
+    void **nw = realloc(f->who, c * sizeof *nw);
+    if (nw) f->who = nw;
+    int *nk = realloc(f->kind, c * sizeof *nk);
+    if (nk) f->kind = nk;
+    if (!np || !nw || !nk) return -1;
+    f->cap_poll = c;
   }
+  struct pollfd *p = f->pfds;
+  void **who = f->who;
+  int *kind = f->kind; /* 0 jobs' connection, 1 probe, 2 an HTTP job */
   double now = sbu_now_s(), until = now + timeout_ms / 1000.0;
   for (size_t k = 0; k < f->eps.n; k++) {
     endpoint *e = &f->e[k];
@@ -456,6 +523,7 @@ static int wait_once(sbc_fleet *f, int timeout_ms) {
     job *j = f->jobs[i];
     if (j->http) p[n] = (struct pollfd){sbc_http_fd(j->http), sbc_http_events(j->http), 0}, kind[n] = 2, who[n++] = j;
     if (j->ep < 0 && j->not_before < until) until = j->not_before;
+    if (j->ep >= 0 && deadline_of(f, j) < until) until = deadline_of(f, j);
   }
   int ms = until > now ? (int)((until - now) * 1000) + 1 : 0;
   int r = poll(p, n, ms);
@@ -475,13 +543,17 @@ static int wait_once(sbc_fleet *f, int timeout_ms) {
     } else if (kind[i] == 1 && (e->pfd == p[i].fd || (e->phttp && sbc_http_fd(e->phttp) == p[i].fd))) {
       char why[300];
       int pr = probe_step(f, k, p[i].revents, why, sizeof why);
+      if (pr > 0 && e->phttp) {
+        pool_put(e, sbc_http_release(e->phttp));
+        e->phttp = NULL;
+      }
       if (pr != 0) probe_end(e);
       if (pr > 0) bring_up(f, k);
       if (pr < 0 && !e->refused) take_out(f, k, why);
     }
   }
-  free(p), free(who), free(kind);
   probes_due(f, sbu_now_s());
+  deadlines_due(f, sbu_now_s());
   return 0;
 }
 
@@ -508,6 +580,30 @@ int sbc_fleet_next(sbc_fleet *f, int timeout_ms, json_object **resp, char *err, 
   }
 }
 
+/* The longest a job may take by its own limits: per step, its wall limit
+ * ("time_s", the default 30 s) + 1 s to set a sandbox up, times its cases;
+ * twice that with a toolchain (its compile step). The margin covers the rest. */
+static double step_seconds(json_object *step, json_object *cases) {
+  json_object *lim = json_object_object_get(step, "limits"), *v;
+  double wall = json_object_object_get_ex(lim, "time_s", &v) ? json_object_get_double(v) : 0;
+  double s = (wall > 0 ? wall : 30) + 1;
+  if (!cases) cases = json_object_object_get(step, "cases");
+  size_t n = json_object_is_type(cases, json_type_array) ? json_object_array_length(cases) : 0;
+  return s * (double)(n ? n : 1);
+}
+
+static double limits_seconds(json_object *req) {
+  json_object *steps = json_object_object_get(req, "steps");
+  double total = 0;
+  if (json_object_is_type(steps, json_type_array) && json_object_array_length(steps)) {
+    for (size_t i = 0; i < json_object_array_length(steps); i++)
+      total += step_seconds(json_object_array_get_idx(steps, i), NULL);
+  } else {
+    total = step_seconds(req, json_object_object_get(req, "cases"));
+  }
+  return total * (json_object_object_get(req, "toolchain") ? 2 : 1);
+}
+
 int sbc_fleet_submit(sbc_fleet *f, json_object *req) {
   job *j = calloc(1, sizeof *j);
   if (!j) return -1;
@@ -523,7 +619,8 @@ int sbc_fleet_submit(sbc_fleet *f, json_object *req) {
   }
   j->req = req;
   j->id = json_object_get_string(json_object_object_get(req, "id"));
-  j->ep = -1;
+  j->ep = j->last_ep = -1;
+  j->limits_s = limits_seconds(req);
   j->waiting_since = sbu_now_s();
   f->jobs[f->n_jobs++] = j;
   return 0;
@@ -538,19 +635,30 @@ sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, 
   if (f->o.probe_interval_s <= 0) f->o.probe_interval_s = 1;
   if (f->o.probe_timeout_s <= 0) f->o.probe_timeout_s = 3;
   if (f->o.attempts <= 0) f->o.attempts = 4;
+  if (f->o.answer_margin_s <= 0) f->o.answer_margin_s = 60;
   if (f->o.wait_s <= 0) f->o.wait_s = 60;
   if (!f->o.label) f->o.label = "surgebox";
+  if (!(f->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) {
+    free(f);
+    snprintf(err, err_len, "out of memory");
+    return NULL;
+  }
   if (sbc_endpoints_parse(spec, &f->eps, err, err_len) < 0 || !(f->e = calloc(f->eps.n, sizeof *f->e))) {
     sbc_endpoints_free(&f->eps);
+    json_tokener_free(f->tok);
     free(f);
     return NULL;
   }
   srand((unsigned)getpid() ^ (unsigned)(sbu_now_s() * 1e6));
   double now = sbu_now_s();
-  for (size_t k = 0; k < f->eps.n; k++) {
-    f->e[k] = (endpoint){.spec = &f->eps.v[k], .up = true, .fd = -1, .pfd = -1};
-    probe_start(f, (int)k, now);
-  }
+  for (size_t k = 0; k < f->eps.n; k++) f->e[k] = (endpoint){.spec = &f->eps.v[k], .up = true, .fd = -1, .pfd = -1};
+  for (size_t k = 0; k < f->eps.n; k++)
+    if (!f->eps.v[k].http && !(f->e[k].pbuf = malloc(PROBE_MAX))) {
+      snprintf(err, err_len, "out of memory");
+      sbc_fleet_close(f);
+      return NULL;
+    }
+  for (size_t k = 0; k < f->eps.n; k++) probe_start(f, (int)k, now);
   /* the first probes, before any job: a list of which nothing answers is refused now */
   bool pending = true;
   while (pending && !f->fatal[0]) {
@@ -597,13 +705,19 @@ void sbc_fleet_close(sbc_fleet *f) {
   while (f->n_jobs) drop_job(f, f->jobs[0]);
   for (size_t k = 0; k < f->eps.n && f->e; k++) {
     close_jobs_conn(&f->e[k]);
+    pool_close(&f->e[k]);
     probe_end(&f->e[k]);
     free(f->e[k].in);
     free(f->e[k].out);
+    free(f->e[k].pbuf);
   }
   for (size_t i = 0; i < f->n_done; i++) json_object_put(f->done[i]);
   free(f->done);
   free(f->jobs);
+  json_tokener_free(f->tok);
+  free(f->pfds);
+  free(f->who);
+  free(f->kind);
   free(f->e);
   sbc_endpoints_free(&f->eps);
   free(f);

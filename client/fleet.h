@@ -14,12 +14,21 @@
  *   - an answer that arrived is delivered once: a job's connection to a
  *     daemon taken out is closed before the job is sent elsewhere, so a late
  *     answer from it cannot come;
+ *   - a job unanswered by its deadline (sent + its limits: time_s, else
+ *     30 s, + 1 s per step and case, x 2 with a toolchain's compile; + 2 x its
+ *     daemon's p99 queue time as the latest probe read it (status, or
+ *     /metrics over HTTP) + answer_margin) takes its daemon out as hung: a
+ *     busy daemon's measured queue lengthens the deadline, so a healthy one
+ *     is never taken for hung;
+ *   - a job sent again avoids the daemon it last went to while another is up;
  *   - a token a daemon refuses (HTTP 401/403) is a fatal error at once;
  *   - every answer says which daemon ran it ("daemon") and after how many
  *     sends ("attempts").
  * Unix-socket endpoints carry many requests on one connection (JSON Lines,
- * as the pump does with one daemon); HTTP ones one POST /v1/jobs per
- * connection (http_transport.h). Single-threaded: one poll over all. */
+ * as the pump does with one daemon); HTTP ones one POST /v1/jobs at a time
+ * per connection, kept alive in a pool per daemon (as many connections as
+ * its jobs in flight, at most 64 idle; http_transport.h). Single-threaded:
+ * one poll over all. */
 #ifndef SURGEBOX_FLEET_H
 #define SURGEBOX_FLEET_H
 
@@ -32,6 +41,7 @@ typedef struct sbc_fleet sbc_fleet;
 typedef struct {
   double probe_interval_s; /* 0: 1 s */
   double probe_timeout_s;  /* 0: 3 s */
+  double answer_margin_s;  /* 0: 60 s; the job's deadline, below */
   int attempts;            /* 0: 4 */
   double wait_s;           /* how long a job waits while no daemon is up; 0: 60 s */
   const char *label;       /* prefixes the lines said on stderr ("batch") */

@@ -15,8 +15,10 @@ const sbo_opt sbr_jobs_opts[] = {
     {"jobs", SBR_O_JOBS, "N", "jobs in flight (default: the CPUs)"},
     {"dump-requests", SBR_O_DUMP, "FILE", "write the exec requests as JSON Lines and run nothing"},
     {NULL, 0, NULL, NULL}};
-const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, sbr_jobs_opts, NULL};
-const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbr_shard_opts, NULL};
+const sbo_opt *const sbr_run_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbc_fleet_timing_opts, sbr_shard_opts,
+                                         sbr_jobs_opts, NULL};
+const sbo_opt *const sbr_shardable_groups[] = {sbc_daemon_opts, sbc_endpoints_opts, sbc_fleet_timing_opts, sbr_shard_opts,
+                                               NULL};
 
 bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc) {
   if (key == SBR_O_JOBS) {
@@ -73,6 +75,17 @@ static int connect_fleet(sbr_driver *d) {
   }
   char err[700];
   sbc_fleet_opts fo = {.label = d->label};
+  const char *given[2] = {d->ctx.answer_margin, d->ctx.probe_timeout}, *names[2] = {"--answer-margin", "--probe-timeout"};
+  double *into[2] = {&fo.answer_margin_s, &fo.probe_timeout_s};
+  for (int i = 0; i < 2; i++) {
+    char *end = NULL;
+    if (!given[i]) continue;
+    *into[i] = strtod(given[i], &end);
+    if (end == given[i] || *end || !(*into[i] > 0) || *into[i] > 86400) {
+      fprintf(stderr, "%s: %s '%s': give seconds, a number above 0 (at most 86400)\n", d->label, names[i], given[i]);
+      return 2;
+    }
+  }
   if (!(d->fleet = sbc_fleet_open(d->ctx.endpoints, &fo, err, sizeof err))) {
     fprintf(stderr, "%s: %s\n", d->label, err);
     return 2;
@@ -92,6 +105,10 @@ int sbr_driver_connect(sbr_driver *d) {
   if (on_fleet(d)) {
     int frc = connect_fleet(d);
     if (frc) return frc;
+  } else if (d->ctx.answer_margin || d->ctx.probe_timeout) {
+    fprintf(stderr, "%s: %s applies to a fleet (--endpoints) only; drop it\n", d->label,
+            d->ctx.answer_margin ? "--answer-margin" : "--probe-timeout");
+    return 2;
   } else if (sbc_open(&d->conn, d->ctx.socket, d->ctx.autostart, extra, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", d->label, err);
     return 2;

@@ -5,14 +5,17 @@ whatever happens to the daemons (one killed with SIGKILL, one stopped with
 SIGSTOP). Run inside a throw-away pid namespace (CMakeLists.txt).
 
   test_fleet_cli.py BIN_DIR CASE"""
+import http.client
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,24 +42,38 @@ def daemon(*extra):
     return p
 
 
-def http_daemon(token):
+def http_daemon(token, *extra):
     tok = os.path.join(TMP, "daemon-token")
     with open(tok, "w") as f:
         f.write(token + "\n")
     os.chmod(tok, 0o600)
-    d = daemon("--http", "127.0.0.1:0", "--http-token-file", tok)
+    d = daemon("--http", "127.0.0.1:0", "--http-token-file", tok, *extra)
     m = re.search(r"HTTP on (\S+):(\d+)", d.logtext())
     d.url = "http://%s:%s" % (m.group(1), m.group(2))
+    d.host, d.port = m.group(1), int(m.group(2))
     return d
 
 
-def write_jobs(n, sleep=0.0):
-    path = os.path.join(TMP, "in-%d-%s.jsonl" % (n, sleep))
+def http_connections(d, token):
+    """the daemon's surgebox_http_connections_total, this request's own connection not counted"""
+    c = http.client.HTTPConnection(d.host, d.port, timeout=30)
+    c.request("GET", "/metrics", headers={"Authorization": "Bearer " + token})
+    r = c.getresponse()
+    text = r.read().decode()
+    c.close()
+    assert r.status == 200, (r.status, text[:200])
+    m = re.search(r"^surgebox_http_connections_total (\d+)$", text, re.M)
+    assert m, text[:400]
+    return int(m.group(1)) - 1
+
+
+def write_jobs(n, sleep=0.0, limits=None):
+    path = os.path.join(TMP, "in-%d-%s-%s.jsonl" % (n, sleep, limits and limits.get("time_s")))
     with open(path, "w") as f:
         for i in range(n):
             src = "import time\ntime.sleep(%r)\nprint(%d)\n" % (sleep, i)
             f.write(json.dumps({"id": i, "toolchain": "python3", "files": [{"path": "main.py", "content": src}],
-                                "limits": {"time_s": 10}}) + "\n")
+                                "limits": limits or {"time_s": 10}}) + "\n")
     return path
 
 
@@ -200,6 +217,201 @@ def case_http():
     assert {a["daemon"] for a in lines} == {h.url, u.sock}, "both endpoints ran jobs"
 
 
+def case_keepalive():
+    """HTTP connections kept alive: N jobs through one endpoint open far fewer connections than N
+    (the daemon's own count of accepted connections); a daemon that closes idle connections
+    after 0.2 s still answers every job once (the pooled connection it closed is reopened)"""
+    token = "keep-alive-token-0123456789"
+    h = http_daemon(token)
+    n = 60
+    jobs, out = write_jobs(n), os.path.join(TMP, "out.jsonl")
+    before = http_connections(h, token)
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", "%s token=%s" % (h.url, token), "--concurrency", "2"])
+    assert rc == 0, err
+    opened = http_connections(h, token) - before - 1  # the count before came on a connection of its own
+    check_once(answers(out), n, {h.url})
+    # 2 in flight, the probes (one a second) on the same pool: a handful, never one a job
+    assert 1 <= opened <= 10, "%d connections for %d jobs" % (opened, n)
+
+    for d in DAEMONS:
+        d.stop()
+    DAEMONS.clear()
+    h = http_daemon(token, "--http-idle-timeout", "0.2")
+    jobs, out = write_jobs(12, 0.3), os.path.join(TMP, "out-idle.jsonl")
+    # 1 in flight while the probe's connection idles past the daemon's 0.2 s between probes
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", "%s token=%s" % (h.url, token), "--concurrency", "1"])
+    assert rc == 0, err
+    check_once(answers(out), 12, {h.url})
+    assert "taken out" not in err, err
+    assert re.search(r"surgebox_http_idle_timeouts_total [1-9]", metrics_text(h, token)), "no connection idled out"
+
+
+def metrics_text(d, token):
+    c = http.client.HTTPConnection(d.host, d.port, timeout=30)
+    c.request("GET", "/metrics", headers={"Authorization": "Bearer " + token})
+    text = c.getresponse().read().decode()
+    c.close()
+    return text
+
+
+class DroppingServer:
+    """A stand-in HTTP daemon on loopback that answers /v1/ping and POST /v1/jobs (each job's
+    own number as its stdout) with keep-alive, but closes every connection when a second job
+    request arrives on it, unanswered: what a daemon closing a kept-alive connection as the
+    client reuses it looks like. It counts the answers it sent per job id."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.answered, self.dropped, self.lock = {}, 0, threading.Lock()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        buf, jobs_here = b"", 0
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    more = c.recv(65536)
+                    if not more:
+                        return
+                    buf += more
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                length = int((re.search(rb"(?i)content-length: *(\d+)", head) or [0, b"0"])[1])
+                while len(buf) < length:
+                    more = c.recv(65536)
+                    if not more:
+                        return
+                    buf += more
+                body, buf = buf[:length], buf[length:]
+                if head.startswith(b"GET "):  # a probe
+                    answer = b"# EOF\n"
+                else:
+                    jobs_here += 1
+                    if jobs_here == 2:
+                        with self.lock:
+                            self.dropped += 1
+                        return  # closed with the request read and unanswered
+                    req = json.loads(body)
+                    num = int(re.search(r"print\((\d+)\)", req["files"][0]["content"]).group(1))
+                    answer = json.dumps({"type": "exec", "id": req["id"], "status": "ok",
+                                         "steps": [{"name": "run", "status": "ok", "exit_code": 0,
+                                                    "stdout": "%d\n" % num, "stderr": ""}]}).encode()
+                    with self.lock:
+                        self.answered[num] = self.answered.get(num, 0) + 1
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                          % (len(answer), answer))
+        finally:
+            c.close()
+
+
+def case_keepalive_reopen():
+    """a kept-alive connection the daemon closes with the request unanswered (no byte of the
+    answer read): the request goes again on a fresh connection, once; every job answered once"""
+    srv = DroppingServer()
+    n = 20
+    jobs, out = write_jobs(n), os.path.join(TMP, "out.jsonl")
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", srv.url, "--concurrency", "1"])
+    assert rc == 0, err
+    check_once(answers(out), n, {srv.url})
+    assert srv.dropped >= n // 2, "the reused connections were closed: %d" % srv.dropped
+    assert srv.answered == {i: 1 for i in range(n)}, srv.answered
+    assert "taken out" not in err, err
+    assert all(a["attempts"] == 1 for a in answers(out)), "a re-send on a fresh connection is not an attempt"
+
+
+def case_deadline():
+    """a daemon stopped (SIGSTOP) while its probes are given 300 s: a job's own deadline (its
+    limits + 2 x the daemon's p99 queue time + --answer-margin) takes it out; its jobs in flight
+    are answered once, by the other daemon, each answer naming it"""
+    ds = [daemon() for _ in range(2)]
+    n = 8
+    jobs, out = write_jobs(n, 0.5, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
+    p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "2",
+               "--answer-margin", "1", "--probe-timeout", "300"], wait=False)
+    wait_lines(out, 1, p)
+    assert p.poll() is None, "the batch ended before the stop"
+    ds[0].proc.send_signal(signal.SIGSTOP)
+    try:
+        _, err = p.communicate(timeout=120)
+    finally:
+        ds[0].proc.send_signal(signal.SIGCONT)
+    assert p.returncode == 0, err
+    lines = answers(out)
+    check_once(lines, n, {d.sock for d in ds})
+    assert re.search(r"daemon %s taken out \(no answer within a job's deadline" % re.escape(ds[0].sock), err), err
+    assert "no answer to a ping" not in err, err
+    again = [a for a in lines if a["attempts"] >= 2]
+    assert again, "the stopped daemon's jobs ran again: %r" % lines
+    assert all(a["daemon"] == ds[1].sock for a in again), again
+
+
+def case_deadline_queue():
+    """a healthy daemon with a long queue is not taken for hung: 24 jobs with a 2 s limit (a
+    deadline of (2 + 1) x 2 + a 2 s margin = 8 s without a queue) sent at once to a daemon
+    running one at a time wait up to ~14 s in its queue; the probes read its p99 queue time
+    and the deadlines grow with it"""
+    d = daemon()
+    n = 24
+    jobs, out = write_jobs(n, 0.4, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
+    rc, _, err = batch([jobs, "--out", out, "--endpoints", d.sock, "--concurrency", str(n),
+                        "--answer-margin", "2"])
+    assert rc == 0, err
+    lines = answers(out)
+    check_once(lines, n, {d.sock})
+    assert "taken out" not in err, err
+    assert max(a["queue_time_s"] for a in lines) > 8, "the queue was not long: %r" % lines
+    assert all(a["attempts"] == 1 for a in lines), lines
+
+
+def case_regen():
+    """regen --only on a fleet of 2 (every toolchain, SURGE's data): the references it writes are
+    those one daemon writes, both daemons ran items, each item once"""
+    surge = os.environ.get("SURGE_DATA") or os.path.join(os.path.dirname(SRC), "shared", "surge")
+    if not os.path.exists(os.path.join(surge, "dr.json")):
+        print("SKIPPED: no SURGE data at " + surge)
+        sys.exit(77)
+    ds = []
+    for _ in range(2):
+        d = tempfile.mkdtemp(prefix="d", dir=TMP)
+        os.chmod(d, 0o755)
+        ds.append(PrivateDaemon(BIN, None, "--jobs", "1", directory=d))
+        DAEMONS.append(ds[-1])
+    env = dict(os.environ)
+    env.pop("SURGEBOX_SOCKET", None)
+    outs = {}
+    # a profile's first use stalls a daemon's loop for seconds (toolchain detection in its root):
+    # the probes are given a minute so that both daemons stay in
+    for label, target in (("fleet", ["--endpoints", ",".join(d.sock for d in ds), "--probe-timeout", "60"]),
+                          ("one", ["--socket", ds[0].sock])):
+        outs[label] = os.path.join(TMP, "regen-" + label)
+        p = subprocess.run([SURGEBOX, "regen", "--data", surge, "--subset", "dr,bg", "--only", "0,1,2,3",
+                            "--out", outs[label], "--jobs", "1"] + target, capture_output=True, text=True, env=env,
+                           timeout=900)
+        assert p.returncode == 0, (label, p.stderr)
+        if label == "fleet":
+            said = dict(re.findall(r"regen: daemon (\S+): (\d+) answered", p.stderr))
+            assert set(said) == {d.sock for d in ds}, p.stderr
+            assert all(int(n) >= 1 for n in said.values()) and sum(int(n) for n in said.values()) == 8, p.stderr
+            assert "taken out" not in p.stderr, p.stderr
+    for subset in ("dr", "bg"):
+        with open(os.path.join(outs["fleet"], subset + ".json")) as f:
+            fleet = json.load(f)
+        with open(os.path.join(outs["one"], subset + ".json")) as f:
+            one = json.load(f)
+        for i in range(4):
+            assert fleet[i]["gt"] == one[i]["gt"], (subset, i, fleet[i]["gt"][:300], one[i]["gt"][:300])
+
+
 def case_wrong_token():
     """a token the daemon refuses: one clear error, exit status 2, no retry loop"""
     h = http_daemon("the-right-token-0123456789")
@@ -266,6 +478,13 @@ def case_bad_list():
     assert r.returncode == 1 and "unknown option '--endpoints'" in r.stderr, r.stderr
     rc, _, err = batch([jobs, "--socket", ok.sock, "--endpoints", ok.sock])
     assert rc == 2 and "give one of them" in err, err
+    # the fleet's timing: seconds above 0, and only on a fleet
+    rc, _, err = batch([jobs, "--endpoints", ok.sock, "--answer-margin", "x"])
+    assert rc == 2 and "--answer-margin 'x': give seconds" in err, err
+    rc, _, err = batch([jobs, "--endpoints", ok.sock, "--probe-timeout", "0"])
+    assert rc == 2 and "--probe-timeout '0': give seconds" in err, err
+    rc, _, err = batch([jobs, "--socket", ok.sock, "--answer-margin", "5"])
+    assert rc == 2 and "--answer-margin applies to a fleet (--endpoints) only" in err, err
 
 
 def main():
