@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int signal_number(const char *name) {
+int sbh_signal_number(const char *name) {
   if (!name || strncmp(name, "SIG", 3) != 0) return 0;
   for (int s = 1; s < NSIG; s++) {
     const char *a = sigabbrev_np(s);
@@ -46,8 +46,7 @@ static const char *get_str(json_object *o, const char *k) {
 json_object *sbh_command_result(json_object *step, const char **err) {
   const char *st = get_str(step, "status");
   json_object *ec = get(step, "exit_code");
-  int sig = signal_number(get_str(step, "signal"));
-  json_object *r = json_object_new_object();
+  int sig = sbh_signal_number(get_str(step, "signal"));
   const char *status = "Finished";
   json_object *rc = NULL;
   if (!st || !strcmp(st, "internal_error")) {
@@ -63,13 +62,18 @@ json_object *sbh_command_result(json_object *step, const char **err) {
   } else {
     rc = json_object_new_int64(sig ? -sig : -9);
   }
+  return sbh_run_result(status, rc, step);
+}
+
+json_object *sbh_run_result(const char *status, json_object *rc, json_object *native) {
+  json_object *r = json_object_new_object();
   json_object_object_add(r, "status", json_object_new_string(status));
-  json_object *wall = get(step, "wall_time_s");
+  json_object *wall = get(native, "wall_time_s");
   json_object_object_add(r, "execution_time", wall ? json_object_get(wall) : json_object_new_double(0));
   json_object_object_add(r, "return_code", rc);
-  const char *out = get_str(step, "stdout"), *errs = get_str(step, "stderr");
+  const char *out = get_str(native, "stdout"), *err = get_str(native, "stderr");
   json_object_object_add(r, "stdout", json_object_new_string(out ? out : ""));
-  json_object_object_add(r, "stderr", json_object_new_string(errs ? errs : ""));
+  json_object_object_add(r, "stderr", json_object_new_string(err ? err : ""));
   return r;
 }
 

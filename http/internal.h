@@ -173,6 +173,11 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
 json_object *sbh_run_code_answer_new(const sbh_server *s);
 /* A native step's CommandRunResult; *err set when it is an Error. */
 json_object *sbh_command_result(json_object *step, const char **err);
+/* A CommandRunResult: status, return_code rc (taken; NULL: null) and the
+ * native step's or case's wall_time_s, stdout and stderr. */
+json_object *sbh_run_result(const char *status, json_object *rc, json_object *native);
+/* The number of the signal named "SIGKILL" and so on; 0 for none or unknown. */
+int sbh_signal_number(const char *name);
 /* A SandboxError answer with message, no results. */
 json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox);
 

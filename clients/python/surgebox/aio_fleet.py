@@ -23,7 +23,7 @@ from . import _conn
 from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec, error_of
 from .aio import AsyncClient
 from .fleet import (_ANSWER_MARGIN_S, Endpoint, EndpointSpec, FleetUnsupported, _Infra, _limits_seconds, _metric_p99,
-                    answered, choose, parse_endpoints, queue_p99_of, retry_why, status_of, unavailable)
+                    answered, parse_endpoints, queue_p99_of, retry_why, status_of, take_or_wait, unavailable)
 
 _HTTP_ERRORS = (OSError, EOFError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
 
@@ -183,16 +183,11 @@ class AioFleet:
     async def _pick(self, avoid: Optional[Endpoint], give_up_at: float) -> Optional[Endpoint]:
         """The daemon with the fewest of our jobs outstanding (ties in turn), its count taken."""
         while True:
-            ep = choose(self.endpoints, avoid, self._next)
-            if ep is not None:
-                self._next += 1
-                ep.outstanding += 1
+            ep, wait = take_or_wait(self, avoid, give_up_at)
+            if wait is None:
                 return ep
-            left = give_up_at - time.monotonic()
-            if left <= 0 or self._closed:
-                return None
             try:
-                await asyncio.wait_for(self._came_up.wait(), min(left, self.probe_interval))
+                await asyncio.wait_for(self._came_up.wait(), wait)
             except asyncio.TimeoutError:
                 pass
 
