@@ -426,7 +426,8 @@ typedef struct {
   sbr_batch_shape shape;
 } batch_opts_t;
 
-static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  batch_opts_t *o = arg;
   switch (k) {
   case O_OUT: o->out = v; break;
   case O_CONCURRENCY:
@@ -458,13 +459,8 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
   o->concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &batch_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
-  else if (rc == 0 && (p.n_pos != 1 || p.dashdash))
+  int rc = sbr_parse(&p, &batch_cmd, argc, argv, ctx, &run, option, o);
+  if (rc == 0 && (p.n_pos != 1 || p.dashdash))
     rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");
   if (rc == 0) o->in = p.pos[0];
   sbo_done(&p);
