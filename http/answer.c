@@ -65,6 +65,23 @@ json_object *sbh_command_result(json_object *step, const char **err) {
   return sbh_run_result(status, rc, step);
 }
 
+json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t m_len) {
+  const char *type = get_str(native, "type");
+  if (!type || strcmp(type, "error")) return NULL;
+  json_object *e = get(native, "error");
+  const char *msg = get_str(e, "message");
+  *code = get_str(e, "code");
+  snprintf(m, m_len, "%s: %s", *code ? *code : "error", msg ? msg : "");
+  return e;
+}
+
+json_object *sbh_detail_answer(const char *m, json_object *sb) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "detail", json_object_new_string(m));
+  json_object_put(sb);
+  return o;
+}
+
 json_object *sbh_run_result(const char *status, json_object *rc, json_object *native) {
   json_object *r = json_object_new_object();
   json_object_object_add(r, "status", json_object_new_string(status));
@@ -120,29 +137,21 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
   json_object *lang = get(ctx, "language");
   if (lang) json_object_object_add(sb, "language", json_object_get(lang));
   if (!native) return sbh_sandbox_error(s, "the daemon is shutting down", sb);
-  const char *type = get_str(native, "type");
-  if (type && !strcmp(type, "error")) { /* the daemon refused the request */
-    json_object *e = get(native, "error");
-    const char *code = get_str(e, "code"), *msg = get_str(e, "message");
-    char m[SBH_ERR_MAX];
-    snprintf(m, sizeof m, "%s: %s", code ? code : "error", msg ? msg : "");
-    json_object_object_add(sb, "error", json_object_get(e));
+  const char *code;
+  char refused[SBH_ERR_MAX];
+  json_object *refusal = sbh_refusal(native, &code, refused, sizeof refused);
+  if (refusal) { /* the daemon refused the request */
+    json_object_object_add(sb, "error", json_object_get(refusal));
     if (code && !strcmp(code, "busy")) {
       *http_status = 503;
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
     if (code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_limits") || !strcmp(code, "unknown_field") ||
                  !strcmp(code, "too_large") || !strcmp(code, "bad_json"))) {
       *http_status = 400; /* the request's own fault (a bad base64 file, a limit out of range): not a verdict */
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
-    return sbh_sandbox_error(s, m, sb); /* unknown_toolchain, internal */
+    return sbh_sandbox_error(s, refused, sb); /* unknown_toolchain, internal */
   }
   const char *nstatus = get_str(native, "status");
   json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));

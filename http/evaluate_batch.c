@@ -394,21 +394,16 @@ json_object *sbh_evaluate_batch_answer(const sbh_server *s, json_object *native,
   json_object *sb = json_object_new_object();
   json_object_object_add(sb, "language", json_object_get(get(ctx, "language")));
   if (!native) return all_sandbox_error(s, ctx, "the daemon is shutting down", sb);
-  const char *type = get_str(native, "type");
-  if (type && !strcmp(type, "error")) { /* the daemon refused the request */
-    json_object *e = get(native, "error");
-    const char *code = get_str(e, "code"), *msg = get_str(e, "message");
-    char m[SBH_ERR_MAX];
-    snprintf(m, sizeof m, "%s: %s", code ? code : "error", msg ? msg : "");
+  const char *code;
+  char refused[SBH_ERR_MAX];
+  json_object *refusal = sbh_refusal(native, &code, refused, sizeof refused);
+  if (refusal) { /* the daemon refused the request */
     if (code && strcmp(code, "internal") != 0 && strcmp(code, "unknown_toolchain") != 0) {
       *http_status = !strcmp(code, "busy") ? 503 : 400; /* never a verdict */
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
-    json_object_object_add(sb, "error", json_object_get(e));
-    return all_sandbox_error(s, ctx, m, sb);
+    json_object_object_add(sb, "error", json_object_get(refusal));
+    return all_sandbox_error(s, ctx, refused, sb);
   }
   const char *nstatus = get_str(native, "status");
   json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));

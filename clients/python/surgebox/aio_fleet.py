@@ -20,10 +20,11 @@ import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec, error_of
+from ._jobs import Result, SurgeboxError, error_of
 from .aio import AsyncClient
 from .fleet import (_ANSWER_MARGIN_S, Endpoint, EndpointSpec, FleetUnsupported, _Infra, _limits_seconds, _metric_p99,
-                    answered, parse_endpoints, queue_p99_of, retry_why, status_of, take_or_wait, unavailable)
+                    answered, job_request, parse_endpoints, queue_p99_of, retry_why, status_of, take_or_wait,
+                    unavailable)
 
 _HTTP_ERRORS = (OSError, EOFError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
 
@@ -195,8 +196,7 @@ class AioFleet:
     async def one(self, user_id: Any, job: Mapping[str, Any]) -> Result:
         """Run one job (run()'s keywords) on the fleet: its Result, with "daemon" and "attempts"."""
         self.start()
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        give_up_at = time.monotonic() + _limits_seconds(req) + self.answer_margin
+        req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
         for attempt in range(self.attempts):

@@ -244,6 +244,13 @@ def choose(endpoints: Sequence[Endpoint], avoid: Optional[Endpoint], turn: int) 
     return None
 
 
+def job_request(fleet: Any, job: Mapping[str, Any]) -> Tuple[Dict[str, Any], float]:
+    """A fleet job's exec request (a fresh id), and until when it waits for a daemon to be up:
+    as long as its answer would take."""
+    req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
+    return req, time.monotonic() + _limits_seconds(req) + fleet.answer_margin
+
+
 def take_or_wait(fleet: Any, avoid: Optional[Endpoint], give_up_at: float) -> Tuple[Optional[Endpoint], Optional[float]]:
     """A fleet's (Fleet's or AsyncFleet's) pick: choose()'s daemon with its count taken and the turn
     moved on, and None; or no daemon and how long to wait for one to come up (None: give up)."""
@@ -537,9 +544,7 @@ class Fleet:
             stop.set()
 
     def _one(self, user_id: Any, job: Mapping[str, Any], links: Dict[str, _Link]) -> Result:
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        # while no daemon is up, a job waits for one as long as its answer would take
-        give_up_at = time.monotonic() + _limits_seconds(req) + self.answer_margin
+        req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
         for attempt in range(self.attempts):
