@@ -5,10 +5,11 @@
  * argument list: the case's args). Blank lines are not cases. A line that
  * cannot be a case is one error naming the file, its line and the fix. */
 #include "cases_tests.h"
+#include "json_line.h"
+#include "lines.h"
 #include "protocol.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,34 +17,11 @@
 static const char *const known[] = {"stdin",   "stdin_b64", "args",    "files",     "expected",
                                     "expected_b64", "compare", "limits", "fn_name", "arguments", NULL};
 
-static bool blank(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!strchr(" \t\r\n", s[i])) return false;
-  return true;
-}
-
 /* The line's object, or NULL with why. */
 static json_object *parse_line(const char *s, size_t n, char *why, size_t why_len) {
-  if (memchr(s, '\0', n) || n > INT_MAX) {
-    snprintf(why, why_len, "%s", memchr(s, '\0', n) ? "a NUL byte in the line" : "the line is too long");
-    return NULL;
-  }
-  json_tokener *tok = json_tokener_new();
-  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  json_object *o = json_tokener_parse_ex(tok, s, (int)n);
-  enum json_tokener_error e = json_tokener_get_error(tok);
-  size_t used = json_tokener_get_parse_end(tok);
-  json_tokener_free(tok);
-  if (!o || e != json_tokener_success) {
-    char words[400];
-    sbp_json_error_words(s, n, e == json_tokener_success ? json_tokener_continue : e, used, words, sizeof words);
-    snprintf(why, why_len, "not JSON %s", words);
-    json_object_put(o);
-    return NULL;
-  }
-  if (!blank(s + used, n - used)) snprintf(why, why_len, "not JSON: text after the value");
-  else if (!json_object_is_type(o, json_type_object)) snprintf(why, why_len, "not a JSON object");
-  else return o;
+  json_object *o = sbp_json_line(s, n, why, why_len);
+  if (!o || json_object_is_type(o, json_type_object)) return o;
+  snprintf(why, why_len, "not a JSON object");
   json_object_put(o);
   return NULL;
 }
@@ -94,22 +72,16 @@ static int take_case(sbc_cases_tests *t, json_object *o, char *why, size_t why_l
 int sbc_cases_tests_read(sbc_cases_tests *t, const char *path, char *err, size_t err_len) {
   memset(t, 0, sizeof *t);
   t->cases = json_object_new_array();
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
-    return -1;
-  }
-  char *buf = NULL;
-  size_t bufcap = 0, lineno = 0, cap = 0;
-  ssize_t len;
+  sbu_lines r;
+  if (sbu_lines_open(&r, path, err, err_len) < 0) return -1;
+  size_t cap = 0, lineno = 0;
   int rc = 0;
   bool calls = false, plain = false; /* lines with fn_name, lines without */
   size_t plain_line = 0, call_line = 0;
-  while (rc == 0 && (len = getline(&buf, &bufcap, f)) >= 0) {
-    lineno++;
-    if (blank(buf, (size_t)len)) continue;
+  while (rc == 0 && sbu_lines_next(&r)) {
+    lineno = r.lineno;
     char why[600];
-    json_object *o = parse_line(buf, (size_t)len, why, sizeof why);
+    json_object *o = parse_line(r.line, r.len, why, sizeof why);
     bool had_fn = o && json_object_object_get_ex(o, "fn_name", NULL);
     bool first_fn = had_fn && !t->fn_name;
     if (o && take_case(t, o, why, sizeof why) < 0) {
@@ -141,7 +113,7 @@ int sbc_cases_tests_read(sbc_cases_tests *t, const char *path, char *err, size_t
     if (t->n == cap) t->lines = realloc(t->lines, (cap = cap ? cap * 2 : 64) * sizeof *t->lines);
     t->lines[t->n++] = lineno;
   }
-  if (rc == 0 && ferror(f)) {
+  if (rc == 0 && ferror(r.f)) {
     snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
     rc = -1;
   }
@@ -150,8 +122,7 @@ int sbc_cases_tests_read(sbc_cases_tests *t, const char *path, char *err, size_t
                            "\"expected\": \"3\\n\"}", path);
     rc = -1;
   }
-  free(buf);
-  fclose(f);
+  sbu_lines_close(&r);
   return rc;
 }
 

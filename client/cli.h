@@ -36,6 +36,10 @@ int sbc_roundtrip(const sbc_ctx *g, const char *name, bool json, json_object *re
 /* The same, and whether no daemon answered so that this call started one. */
 int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_object *req, json_object **resp,
                           bool *started);
+/* The end of a round trip: 0 for an answer that is not an error; else
+ * "no answer from the daemon at SOCKET" or the daemon's "code: message"
+ * reported (exit status 2, *resp freed and NULL). */
+int sbc_answer_status(const char *name, bool json, json_object **resp, const char *socket_path);
 void sbc_print_json(json_object *o);
 
 /* --- cli_files.c: what exec uploads --- */

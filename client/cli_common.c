@@ -107,18 +107,20 @@ int sbc_roundtrip_started(const sbc_ctx *g, const char *name, bool json, json_ob
   *resp = sbc_recv(&c);
   (void)rc;
   sbc_close(&c);
-  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
+  return sbc_answer_status(name, json, resp, c.socket_path);
+}
+
+int sbc_answer_status(const char *name, bool json, json_object **resp, const char *socket_path) {
+  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", socket_path);
   const char *code = sbp_response_error_code(*resp);
-  if (code) {
-    json_object *e = NULL, *m = NULL;
-    json_object_object_get_ex(*resp, "error", &e);
-    if (e) json_object_object_get_ex(e, "message", &m);
-    rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
-    json_object_put(*resp);
-    *resp = NULL;
-    return rc;
-  }
-  return 0;
+  if (!code) return 0;
+  json_object *e = NULL, *m = NULL;
+  json_object_object_get_ex(*resp, "error", &e);
+  if (e) json_object_object_get_ex(e, "message", &m);
+  int rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
+  json_object_put(*resp);
+  *resp = NULL;
+  return rc;
 }
 
 void sbc_print_json(json_object *o) {

@@ -195,18 +195,7 @@ static int exec_roundtrip(const sbc_ctx *g, const char *name, bool json, json_ob
   sbc_close(&c);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
-  if (!*resp) return sbo_fail(name, json, SBO_EXIT_FAILURE, "no answer from the daemon at %s", c.socket_path);
-  const char *code = sbp_response_error_code(*resp);
-  if (code) {
-    json_object *e = NULL, *m = NULL;
-    json_object_object_get_ex(*resp, "error", &e);
-    if (e) json_object_object_get_ex(e, "message", &m);
-    rc = sbo_fail(name, json, SBO_EXIT_FAILURE, "%s: %s", code, m ? json_object_get_string(m) : "");
-    json_object_put(*resp);
-    *resp = NULL;
-    return rc;
-  }
-  return 0;
+  return sbc_answer_status(name, json, resp, c.socket_path);
 }
 
 int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len) {

@@ -20,6 +20,8 @@
 #include "cliopt.h"
 #include "clock.h"
 #include "driver.h"
+#include "json_line.h"
+#include "lines.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -94,38 +96,11 @@ static char *line_key(size_t line) {
   return strdup(buf);
 }
 
-static bool blank(const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!strchr(" \t\r\n", s[i])) return false;
-  return true;
-}
-
 /* The line's request, or NULL with why. */
 static json_object *parse_line(const char *s, size_t n, char *why, size_t why_len, const char **code) {
-  *code = "bad_json";
-  if (memchr(s, '\0', n) || n > INT_MAX) {
-    snprintf(why, why_len, memchr(s, '\0', n) ? "a NUL byte in the line" : "the line is too long");
-    return NULL;
-  }
-  json_tokener *tok = json_tokener_new();
-  /* the daemon refuses non-UTF-8 with an id-less bad_json: say which line here */
-  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  json_object *o = json_tokener_parse_ex(tok, s, (int)n);
-  enum json_tokener_error e = json_tokener_get_error(tok);
-  size_t used = json_tokener_get_parse_end(tok);
-  json_tokener_free(tok);
-  if (!o || e != json_tokener_success) {
-    char words[512];
-    sbp_json_error_words(s, n, e == json_tokener_success ? json_tokener_continue : e, used, words, sizeof words);
-    snprintf(why, why_len, "not JSON %s", words);
-    json_object_put(o);
-    return NULL;
-  }
-  if (!blank(s + used, n - used)) {
-    snprintf(why, why_len, "not JSON: text after the value");
-    json_object_put(o);
-    return NULL;
-  }
+  *code = "bad_json"; /* the daemon refuses non-UTF-8 with an id-less bad_json: say which line here */
+  json_object *o = sbp_json_line(s, n, why, why_len);
+  if (!o) return NULL;
   *code = "bad_request";
   if (!json_object_is_type(o, json_type_object)) {
     snprintf(why, why_len, "not a JSON object");
@@ -167,26 +142,23 @@ static char *error_answer(size_t line, const char *code, const char *why) {
 }
 
 static int read_input(const char *path, batch *b, keytab *keys, const char *profile) {
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    fprintf(stderr, "batch: cannot read %s: %s\n", path, strerror(errno));
+  sbu_lines r;
+  char err[PATH_MAX + 100];
+  if (sbu_lines_open(&r, path, err, sizeof err) < 0) {
+    fprintf(stderr, "batch: %s\n", err);
     return -1;
   }
   size_t cap = 64, lineno = 0;
   b->items = calloc(cap, sizeof *b->items);
-  char *buf = NULL;
-  size_t bufcap = 0;
-  ssize_t len;
-  while ((len = getline(&buf, &bufcap, f)) >= 0) {
-    lineno++;
-    if (blank(buf, (size_t)len)) continue;
+  while (sbu_lines_next(&r)) {
+    lineno = r.lineno;
     if (b->n == cap) b->items = realloc(b->items, (cap *= 2) * sizeof *b->items);
     item *it = &b->items[b->n++];
     memset(it, 0, sizeof *it);
     it->line = lineno;
     char why[300];
     const char *code;
-    it->req = parse_line(buf, (size_t)len, why, sizeof why, &code);
+    it->req = parse_line(r.line, r.len, why, sizeof why, &code);
     if (it->req) {
       json_object *id = json_object_object_get(it->req, "id");
       it->id = id ? json_object_get(id) : json_object_new_int64((int64_t)lineno);
@@ -230,9 +202,8 @@ static int read_input(const char *path, batch *b, keytab *keys, const char *prof
       keys->vals[s] = b->n - 1;
     }
   }
-  free(buf);
-  bool bad = ferror(f);
-  fclose(f);
+  bool bad = ferror(r.f);
+  sbu_lines_close(&r);
   if (bad) fprintf(stderr, "batch: error reading %s\n", path);
   return bad ? -1 : 0;
 }
@@ -455,7 +426,8 @@ typedef struct {
   sbr_batch_shape shape;
 } batch_opts_t;
 
-static int option(sbo_parser *p, batch_opts_t *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  batch_opts_t *o = arg;
   switch (k) {
   case O_OUT: o->out = v; break;
   case O_CONCURRENCY:
@@ -487,13 +459,8 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
   o->concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &batch_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
-  else if (rc == 0 && (p.n_pos != 1 || p.dashdash))
+  int rc = sbr_parse(&p, &batch_cmd, argc, argv, ctx, &run, option, o);
+  if (rc == 0 && (p.n_pos != 1 || p.dashdash))
     rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");
   if (rc == 0) o->in = p.pos[0];
   sbo_done(&p);

@@ -34,6 +34,17 @@ bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, 
   return sbc_ctx_apply(ctx, key, val) || sbr_shard_apply(&o->shard, key, val);
 }
 
+int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx *ctx, sbr_run_opts *run,
+              sbr_option_fn option, void *opts) {
+  sbo_init(p, cmd, argc, argv);
+  int k = SBO_END, rc = 0;
+  const char *v;
+  while (rc == 0 && (k = sbo_next(p, &v)) > 0)
+    if (!sbr_run_apply(p, ctx, run, k, v, &rc)) rc = option(p, opts, k, v);
+  if (rc == 0 && k == SBO_STOP) rc = p->status ? p->status : -1;
+  return rc;
+}
+
 int sbr_run_jobs(int jobs) {
   long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : (int)n;

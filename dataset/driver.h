@@ -53,6 +53,26 @@ extern const sbo_opt *const sbr_shardable_groups[];
  * o): true if it was one; a bad --jobs value is reported through p and
  * *rc set to the exit status. */
 bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, const char *val, int *rc);
+/* A command's own options: one key into opts; 0, or the exit status of a
+ * mistake it reported through p. */
+typedef int (*sbr_option_fn)(sbo_parser *p, void *opts, int key, const char *val);
+/* A benchmark command's parse loop, written once: sbo_init, then each key
+ * to sbr_run_apply (into ctx and run) or else to option, until the options
+ * end. 0; -1 after --help; else the exit status of a mistake. The caller
+ * then checks the positionals (p->pos) and its own rules, and calls sbo_done. */
+int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx *ctx, sbr_run_opts *run,
+              sbr_option_fn option, void *opts);
+/* A command's entry point from its parse (0 parsed, -1 after --help, else
+ * the exit status of a mistake) and its run on what was parsed:
+ * int NAME(const sbc_ctx *ctx, int argc, char **argv). */
+#define SBR_COMMAND(NAME, OPTS, PARSE, RUN)              \
+  int NAME(const sbc_ctx *ctx, int argc, char **argv) { \
+    sbc_ctx c = *ctx;                                   \
+    OPTS o;                                             \
+    int rc = PARSE(argc, argv, &c, &o);                 \
+    if (rc) return rc < 0 ? 0 : rc;                     \
+    return RUN(&c, &o);                                 \
+  }
 /* jobs, else the CPUs (>= 1). */
 int sbr_run_jobs(int jobs);
 

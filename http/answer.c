@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int signal_number(const char *name) {
+int sbh_signal_number(const char *name) {
   if (!name || strncmp(name, "SIG", 3) != 0) return 0;
   for (int s = 1; s < NSIG; s++) {
     const char *a = sigabbrev_np(s);
@@ -46,8 +46,7 @@ static const char *get_str(json_object *o, const char *k) {
 json_object *sbh_command_result(json_object *step, const char **err) {
   const char *st = get_str(step, "status");
   json_object *ec = get(step, "exit_code");
-  int sig = signal_number(get_str(step, "signal"));
-  json_object *r = json_object_new_object();
+  int sig = sbh_signal_number(get_str(step, "signal"));
   const char *status = "Finished";
   json_object *rc = NULL;
   if (!st || !strcmp(st, "internal_error")) {
@@ -63,13 +62,35 @@ json_object *sbh_command_result(json_object *step, const char **err) {
   } else {
     rc = json_object_new_int64(sig ? -sig : -9);
   }
+  return sbh_run_result(status, rc, step);
+}
+
+json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t m_len) {
+  const char *type = get_str(native, "type");
+  if (!type || strcmp(type, "error")) return NULL;
+  json_object *e = get(native, "error");
+  const char *msg = get_str(e, "message");
+  *code = get_str(e, "code");
+  snprintf(m, m_len, "%s: %s", *code ? *code : "error", msg ? msg : "");
+  return e;
+}
+
+json_object *sbh_detail_answer(const char *m, json_object *sb) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "detail", json_object_new_string(m));
+  json_object_put(sb);
+  return o;
+}
+
+json_object *sbh_run_result(const char *status, json_object *rc, json_object *native) {
+  json_object *r = json_object_new_object();
   json_object_object_add(r, "status", json_object_new_string(status));
-  json_object *wall = get(step, "wall_time_s");
+  json_object *wall = get(native, "wall_time_s");
   json_object_object_add(r, "execution_time", wall ? json_object_get(wall) : json_object_new_double(0));
   json_object_object_add(r, "return_code", rc);
-  const char *out = get_str(step, "stdout"), *errs = get_str(step, "stderr");
+  const char *out = get_str(native, "stdout"), *err = get_str(native, "stderr");
   json_object_object_add(r, "stdout", json_object_new_string(out ? out : ""));
-  json_object_object_add(r, "stderr", json_object_new_string(errs ? errs : ""));
+  json_object_object_add(r, "stderr", json_object_new_string(err ? err : ""));
   return r;
 }
 
@@ -116,29 +137,21 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
   json_object *lang = get(ctx, "language");
   if (lang) json_object_object_add(sb, "language", json_object_get(lang));
   if (!native) return sbh_sandbox_error(s, "the daemon is shutting down", sb);
-  const char *type = get_str(native, "type");
-  if (type && !strcmp(type, "error")) { /* the daemon refused the request */
-    json_object *e = get(native, "error");
-    const char *code = get_str(e, "code"), *msg = get_str(e, "message");
-    char m[SBH_ERR_MAX];
-    snprintf(m, sizeof m, "%s: %s", code ? code : "error", msg ? msg : "");
-    json_object_object_add(sb, "error", json_object_get(e));
+  const char *code;
+  char refused[SBH_ERR_MAX];
+  json_object *refusal = sbh_refusal(native, &code, refused, sizeof refused);
+  if (refusal) { /* the daemon refused the request */
+    json_object_object_add(sb, "error", json_object_get(refusal));
     if (code && !strcmp(code, "busy")) {
       *http_status = 503;
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
     if (code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_limits") || !strcmp(code, "unknown_field") ||
                  !strcmp(code, "too_large") || !strcmp(code, "bad_json"))) {
       *http_status = 400; /* the request's own fault (a bad base64 file, a limit out of range): not a verdict */
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
-    return sbh_sandbox_error(s, m, sb); /* unknown_toolchain, internal */
+    return sbh_sandbox_error(s, refused, sb); /* unknown_toolchain, internal */
   }
   const char *nstatus = get_str(native, "status");
   json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));

@@ -21,7 +21,6 @@
 #include "json_seconds.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,21 +422,12 @@ void sbh_evaluate_batch(sbh_conn *c, json_object *body) {
 
 /* ---- the answer ---- */
 
-static int signal_number(const char *name) {
-  if (!name || strncmp(name, "SIG", 3) != 0) return 0;
-  for (int sg = 1; sg < NSIG; sg++) {
-    const char *a = sigabbrev_np(sg);
-    if (a && !strcmp(a, name + 3)) return sg;
-  }
-  return 0;
-}
-
 /* One case's run_result (a CommandRunResult) from its native document, and
  * whether it is an Error. The verdict table is in docs/http.md. */
 static json_object *case_run_result(json_object *k, bool *error) {
   const char *v = get_str(k, "verdict");
   json_object *ec = get(k, "exit_code");
-  int sig = signal_number(get_str(k, "signal"));
+  int sig = sbh_signal_number(get_str(k, "signal"));
   const char *status = "Finished";
   json_object *rc = NULL;
   *error = false;
@@ -453,15 +443,7 @@ static json_object *case_run_result(json_object *k, bool *error) {
   } else {
     rc = json_object_new_int64(ec && json_object_is_type(ec, json_type_int) ? json_object_get_int64(ec) : 0);
   }
-  json_object *r = json_object_new_object();
-  json_object_object_add(r, "status", json_object_new_string(status));
-  json_object *wall = get(k, "wall_time_s");
-  json_object_object_add(r, "execution_time", wall ? json_object_get(wall) : json_object_new_double(0));
-  json_object_object_add(r, "return_code", rc);
-  const char *out = get_str(k, "stdout"), *err = get_str(k, "stderr");
-  json_object_object_add(r, "stdout", json_object_new_string(out ? out : ""));
-  json_object_object_add(r, "stderr", json_object_new_string(err ? err : ""));
-  return r;
+  return sbh_run_result(status, rc, k);
 }
 
 /* exec_info: a /run_code answer for one case. */
@@ -535,21 +517,16 @@ json_object *sbh_evaluate_batch_answer(const sbh_server *s, json_object *native,
   json_object *sb = json_object_new_object();
   json_object_object_add(sb, "language", json_object_get(get(ctx, "language")));
   if (!native) return all_sandbox_error(s, ctx, "the daemon is shutting down", sb);
-  const char *type = get_str(native, "type");
-  if (type && !strcmp(type, "error")) { /* the daemon refused the request */
-    json_object *e = get(native, "error");
-    const char *code = get_str(e, "code"), *msg = get_str(e, "message");
-    char m[SBH_ERR_MAX];
-    snprintf(m, sizeof m, "%s: %s", code ? code : "error", msg ? msg : "");
+  const char *code;
+  char refused[SBH_ERR_MAX];
+  json_object *refusal = sbh_refusal(native, &code, refused, sizeof refused);
+  if (refusal) { /* the daemon refused the request */
     if (code && strcmp(code, "internal") != 0 && strcmp(code, "unknown_toolchain") != 0) {
       *http_status = !strcmp(code, "busy") ? 503 : 400; /* never a verdict */
-      json_object *o = json_object_new_object();
-      json_object_object_add(o, "detail", json_object_new_string(m));
-      json_object_put(sb);
-      return o;
+      return sbh_detail_answer(refused, sb);
     }
-    json_object_object_add(sb, "error", json_object_get(e));
-    return all_sandbox_error(s, ctx, m, sb);
+    json_object_object_add(sb, "error", json_object_get(refusal));
+    return all_sandbox_error(s, ctx, refused, sb);
   }
   const char *nstatus = get_str(native, "status");
   json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));

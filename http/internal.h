@@ -173,6 +173,17 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
 json_object *sbh_run_code_answer_new(const sbh_server *s);
 /* A native step's CommandRunResult; *err set when it is an Error. */
 json_object *sbh_command_result(json_object *step, const char **err);
+/* A CommandRunResult: status, return_code rc (taken; NULL: null) and the
+ * native step's or case's wall_time_s, stdout and stderr. */
+json_object *sbh_run_result(const char *status, json_object *rc, json_object *native);
+/* The number of the signal named "SIGKILL" and so on; 0 for none or unknown. */
+int sbh_signal_number(const char *name);
+/* The daemon's refusal of a request (an answer of type "error"): its error
+ * object (borrowed), *code (may be NULL) and "code: message" in m; NULL
+ * when native is not one. */
+json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t m_len);
+/* A {"detail": m} answer (a 503 or a 400), sb (the surgebox record) dropped. */
+json_object *sbh_detail_answer(const char *m, json_object *sb);
 /* A SandboxError answer with message, no results. */
 json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox);
 

@@ -2,6 +2,7 @@
  * where (the column, the field being written) and what was expected,
  * instead of json-c's "null expected" or "object value separator ',' expected". */
 #include "protocol.h"
+#include "json_line.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +84,33 @@ static const char *words(enum json_tokener_error e) {
   case json_tokener_error_parse_eof: return "the line ends inside a value";
   default: return json_tokener_error_desc(e);
   }
+}
+
+json_object *sbp_json_line(const char *s, size_t n, char *why, size_t why_len) {
+  if (memchr(s, '\0', n) || n > INT_MAX) {
+    snprintf(why, why_len, "%s", memchr(s, '\0', n) ? "a NUL byte in the line" : "the line is too long");
+    return NULL;
+  }
+  json_tokener *tok = json_tokener_new();
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_object *o = json_tokener_parse_ex(tok, s, (int)n);
+  enum json_tokener_error e = json_tokener_get_error(tok);
+  size_t used = json_tokener_get_parse_end(tok);
+  json_tokener_free(tok);
+  if (!o || e != json_tokener_success) {
+    char words[512];
+    sbp_json_error_words(s, n, e == json_tokener_success ? json_tokener_continue : e, used, words, sizeof words);
+    snprintf(why, why_len, "not JSON %s", words);
+    json_object_put(o);
+    return NULL;
+  }
+  while (used < n && strchr(" \t\r\n", s[used])) used++; /* no NUL in s: checked above */
+  if (used < n) {
+    snprintf(why, why_len, "not JSON: text after the value");
+    json_object_put(o);
+    return NULL;
+  }
+  return o;
 }
 
 void sbp_json_error_words(const char *s, size_t n, enum json_tokener_error e, size_t at, char *buf, size_t len) {

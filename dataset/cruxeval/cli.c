@@ -124,7 +124,8 @@ static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mo
                                    "program: nothing scored, no verdict kept for it), 130 interrupted\n",
                                    false, sbr_run_groups};
 
-static int option(sbo_parser *p, sbx_verify_opts *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  sbx_verify_opts *o = arg;
   switch (k) {
   case O_BENCH: break; /* the dispatcher's */
   case O_MODE: o->mode = v; break;
@@ -144,12 +145,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   memset(o, 0, sizeof *o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &verify_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, option, o);
   if (rc == 0) rc = sbo_no_args(&p);
   static const char *const modes[] = {"output", "input", NULL};
   if (rc == 0 && o->mode) rc = sbo_check_choice(&p, O_MODE, o->mode, modes);
@@ -313,13 +309,7 @@ static int score(const sbx_verify_opts *o, json_object *gens, const sbx_data *d,
   return rc;
 }
 
-int sbx_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
-  sbc_ctx c = *ctx;
-  sbx_verify_opts o;
-  int rc = parse(argc, argv, &c, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  return sbx_verify_run(&c, &o);
-}
+SBR_COMMAND(sbx_verify_cmdline, sbx_verify_opts, parse, sbx_verify_run)
 
 int sbx_verify_run(const sbc_ctx *ctx, const sbx_verify_opts *o) {
   sbr_driver d;

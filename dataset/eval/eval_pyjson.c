@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,28 +158,35 @@ static int scan_number(scanner *p, json_object **out) {
 
 static int scan_value(scanner *p, json_object **out);
 
+/* c next (then taken): true. */
+static bool eat(scanner *p, char c) {
+  if (p->i >= p->n || p->s[p->i] != c) return false;
+  p->i++;
+  return true;
+}
+
+/* After a container's member: 1 at its closing character, 0 past a comma
+ * (another member follows), -1 at anything else. */
+static int after_member(scanner *p, char close) {
+  skip_ws(p);
+  if (eat(p, close)) return 1;
+  if (!eat(p, ',')) return -1;
+  skip_ws(p);
+  return 0;
+}
+
 static int scan_array(scanner *p, json_object **out) {
   json_object *arr = json_object_new_array();
   skip_ws(p);
-  if (p->i < p->n && p->s[p->i] == ']') {
-    p->i++;
-    *out = arr;
-    return 0;
-  }
-  for (;;) {
+  int end = eat(p, ']');
+  while (!end) {
     json_object *v;
     if (scan_value(p, &v) != 0) goto bad;
     json_object_array_add(arr, v);
-    skip_ws(p);
-    if (p->i < p->n && p->s[p->i] == ']') {
-      p->i++;
-      *out = arr;
-      return 0;
-    }
-    if (p->i >= p->n || p->s[p->i] != ',') goto bad;
-    p->i++;
-    skip_ws(p);
+    if ((end = after_member(p, ']')) < 0) goto bad;
   }
+  *out = arr;
+  return 0;
 bad:
   json_object_put(arr);
   return -1;
@@ -187,24 +195,18 @@ bad:
 static int scan_object(scanner *p, json_object **out) {
   json_object *obj = json_object_new_object();
   skip_ws(p);
-  if (p->i < p->n && p->s[p->i] == '}') {
-    p->i++;
-    *out = obj;
-    return 0;
-  }
-  for (;;) {
+  int end = eat(p, '}');
+  while (!end) {
     char *key;
     size_t klen;
     json_object *v;
-    if (p->i >= p->n || p->s[p->i] != '"') goto bad; /* also rejects a trailing comma */
-    p->i++;
+    if (!eat(p, '"')) goto bad; /* also rejects a trailing comma */
     if (scan_string(p, &key, &klen) != 0) goto bad;
     skip_ws(p);
-    if (p->i >= p->n || p->s[p->i] != ':') {
+    if (!eat(p, ':')) {
       free(key);
       goto bad;
     }
-    p->i++;
     skip_ws(p);
     if (scan_value(p, &v) != 0) {
       free(key);
@@ -212,16 +214,10 @@ static int scan_object(scanner *p, json_object **out) {
     }
     json_object_object_add(obj, key, v); /* a repeated key: the last one wins */
     free(key);
-    skip_ws(p);
-    if (p->i < p->n && p->s[p->i] == '}') {
-      p->i++;
-      *out = obj;
-      return 0;
-    }
-    if (p->i >= p->n || p->s[p->i] != ',') goto bad;
-    p->i++;
-    skip_ws(p);
+    if ((end = after_member(p, '}')) < 0) goto bad;
   }
+  *out = obj;
+  return 0;
 bad:
   json_object_put(obj);
   return -1;

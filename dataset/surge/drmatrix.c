@@ -358,7 +358,8 @@ void sbr_drmatrix_opts_init(sbr_drmatrix_opts *o) {
   o->opts = "O0,O1,O2,O3,Os";
 }
 
-static int option(sbo_parser *p, sbr_drmatrix_opts *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  sbr_drmatrix_opts *o = arg;
   switch (k) {
   case O_DATA: o->data = v; break;
   case O_OUT: o->out = v; break;
@@ -376,15 +377,11 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbr_drmatrix_opts_init(&o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &drmatrix_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, &c, &run, k, v, &rc)) rc = option(&p, &o, k, v);
-  if (rc == 0) rc = k == SBO_STOP ? p.status : sbo_no_args(&p);
-  if (rc == 0 && k != SBO_STOP && !o.data) rc = sbo_usage_error(&p, "--data DIR is required");
+  int rc = sbr_parse(&p, &drmatrix_cmd, argc, argv, &c, &run, option, &o);
+  if (rc == 0) rc = sbo_no_args(&p);
+  if (rc == 0 && !o.data) rc = sbo_usage_error(&p, "--data DIR is required");
   sbo_done(&p);
-  if (rc || k == SBO_STOP) return rc;
+  if (rc) return rc < 0 ? 0 : rc;
   o.jobs = run.jobs;
   o.dump = run.dump;
   if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;

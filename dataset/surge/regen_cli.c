@@ -70,7 +70,8 @@ static int subsets_of(const char *arg, sbr_regen_opts *o, char *bad, size_t n) {
   return o->n_subsets ? 0 : -1;
 }
 
-static int option(sbo_parser *p, sbr_regen_opts *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  sbr_regen_opts *o = arg;
   long n;
   char bad[128] = "";
   switch (k) {
@@ -115,12 +116,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   sbr_regen_opts_init(o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &regen_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, ctx, &run, k, v, &rc)) rc = option(&p, o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  int rc = sbr_parse(&p, &regen_cmd, argc, argv, ctx, &run, option, o);
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o->data) rc = sbo_usage_error(&p, "--data DIR is required (SURGE's <subset>.json files)");
   sbo_done(&p);
@@ -150,10 +146,4 @@ bool sbr_in_only(const char *only, size_t index) {
   return false;
 }
 
-int sbr_regen_main(const sbc_ctx *ctx, int argc, char **argv) {
-  sbc_ctx c = *ctx;
-  sbr_regen_opts o;
-  int rc = parse(argc, argv, &c, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  return sbr_regen_run(&c, &o);
-}
+SBR_COMMAND(sbr_regen_main, sbr_regen_opts, parse, sbr_regen_run)

@@ -18,7 +18,7 @@
  * docs/verify.md says how each field becomes a case. */
 #include "tests_bench.h"
 #include "sha256.h"
-
+#include "lines.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,20 +412,16 @@ int sbtb_problems_load(const char *path, const char *language_default, sbtb_prob
                        char *err, size_t err_len) {
   memset(ps, 0, sizeof *ps);
   *unreadable = false;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+  sbu_lines r;
+  if (sbu_lines_open(&r, path, err, err_len) < 0) {
     *unreadable = true;
     return -1;
   }
-  char *line = NULL;
-  size_t cap = 0, lineno = 0, alloc = 0;
-  ssize_t got;
+  size_t lineno = 0, alloc = 0;
   int rc = 0;
-  while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
-    lineno++;
-    if (strspn(line, " \t\r\n") == (size_t)got) continue;
-    json_object *o = json_tokener_parse(line);
+  while (rc == 0 && sbu_lines_next(&r)) {
+    lineno = r.lineno;
+    json_object *o = json_tokener_parse(r.line);
     sbtb_problem p = {.line = lineno};
     const char *why = o ? problem_of(o, language_default, &p) : "not JSON";
     p.toolchain = strdup(p.toolchain ? p.toolchain : "");
@@ -449,8 +445,7 @@ int sbtb_problems_load(const char *path, const char *language_default, sbtb_prob
     if (ps->n == alloc) ps->v = realloc(ps->v, (alloc = alloc ? alloc * 2 : 64) * sizeof *ps->v);
     ps->v[ps->n++] = p;
   }
-  free(line);
-  fclose(f);
+  sbu_lines_close(&r);
   if (rc == 0 && !ps->n) snprintf(err, err_len, "%s: no problems", path), rc = -1;
   if (rc) sbtb_problems_free(ps);
   return rc;

@@ -200,32 +200,31 @@ static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark tests --probl
                                    "of surgebox (counted and said; those solutions are not scored), 130 interrupted\n",
                                    false, sbr_run_groups};
 
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  sbtb_opts *o = arg;
+  switch (k) {
+  case O_BENCH: break;
+  case O_PROBLEMS: o->problems = v; break;
+  case O_SOLUTIONS: o->solutions = v; break;
+  case O_OUT: o->out = v; break;
+  case O_K: o->k = v; break;
+  case O_STOP: o->stop = v; break;
+  case O_LANGUAGE: o->language = v; break;
+  case O_CACHE: o->cache_dir = v; break;
+  case O_WARM: o->warm = true; break;
+  case O_TIME:
+    if (sbo_parse_double(v, &o->time_limit) < 0) return sbo_bad_value(p, k, v);
+    break;
+  }
+  return 0;
+}
+
 static int parse(int argc, char **argv, sbc_ctx *ctx, sbtb_opts *o) {
   memset(o, 0, sizeof *o);
   o->stop = "never";
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &verify_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
-    switch (k) {
-    case O_BENCH: break;
-    case O_PROBLEMS: o->problems = v; break;
-    case O_SOLUTIONS: o->solutions = v; break;
-    case O_OUT: o->out = v; break;
-    case O_K: o->k = v; break;
-    case O_STOP: o->stop = v; break;
-    case O_LANGUAGE: o->language = v; break;
-    case O_CACHE: o->cache_dir = v; break;
-    case O_WARM: o->warm = true; break;
-    case O_TIME:
-      if (sbo_parse_double(v, &o->time_limit) < 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    }
-  }
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, option, o);
   if (rc == 0) rc = sbo_no_args(&p);
   static const char *const stops[] = {"never", "first_failure", NULL};
   if (rc == 0) rc = sbo_check_choice(&p, O_STOP, o->stop, stops);
@@ -416,13 +415,7 @@ static int run_programs(sbr_driver *d, const sbtb_opts *o, run_state *rs) {
   return rc;
 }
 
-int sbtb_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
-  sbc_ctx c = *ctx;
-  sbtb_opts o;
-  int rc = parse(argc, argv, &c, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  return sbtb_verify_run(&c, &o);
-}
+SBR_COMMAND(sbtb_verify_cmdline, sbtb_opts, parse, sbtb_verify_run)
 
 int sbtb_verify_run(const sbc_ctx *ctx, const sbtb_opts *o) {
   sbr_driver d;

@@ -2,7 +2,7 @@
  * problem as were sampled (pass@k's n). Each names a problem of P.jsonl. */
 #include "tests_bench.h"
 #include "sha256.h"
-
+#include "lines.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +28,16 @@ int sbtb_solutions_load(const char *path, const sbtb_problems *p, sbtb_solutions
                         size_t err_len) {
   memset(s, 0, sizeof *s);
   *unreadable = false;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+  sbu_lines r;
+  if (sbu_lines_open(&r, path, err, err_len) < 0) {
     *unreadable = true;
     return -1;
   }
-  char *line = NULL;
-  size_t cap = 0, lineno = 0, alloc = 0;
-  ssize_t got;
+  size_t lineno = 0, alloc = 0;
   int rc = 0;
-  while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
-    lineno++;
-    if (strspn(line, " \t\r\n") == (size_t)got) continue;
-    json_object *o = json_tokener_parse(line), *id = NULL, *code = NULL;
+  while (rc == 0 && sbu_lines_next(&r)) {
+    lineno = r.lineno;
+    json_object *o = json_tokener_parse(r.line), *id = NULL, *code = NULL;
     const char *why = NULL;
     size_t pi = (size_t)-1;
     if (!o || !json_object_is_type(o, json_type_object)) why = "not a JSON object";
@@ -68,8 +64,7 @@ int sbtb_solutions_load(const char *path, const sbtb_problems *p, sbtb_solutions
     }
     json_object_put(o);
   }
-  free(line);
-  fclose(f);
+  sbu_lines_close(&r);
   if (rc == 0 && !s->n) snprintf(err, err_len, "%s: no solutions", path), rc = -1;
   if (rc) sbtb_solutions_free(s);
   return rc;

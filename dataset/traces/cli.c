@@ -46,7 +46,8 @@ static int count(sbo_parser *p, json_object *t, int k, const char *key, const ch
   return 0;
 }
 
-static int option(sbo_parser *p, sbtd_opts *o, int k, const char *v) {
+static int option(sbo_parser *p, void *arg, int k, const char *v) {
+  sbtd_opts *o = arg;
   switch (k) {
   case O_BENCH:
     if (strcmp(v, "cruxeval")) return sbo_usage_error(p, "--benchmark: only cruxeval is known (or give --programs FILE)");
@@ -71,12 +72,7 @@ int sbtd_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbtd_opts o = {.trace = json_object_new_object()};
   sbr_run_opts run = {0};
   sbo_parser p;
-  sbo_init(&p, &cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0)
-    if (!sbr_run_apply(&p, &c, &run, k, v, &rc)) rc = option(&p, &o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  int rc = sbr_parse(&p, &cmd, argc, argv, &c, &run, option, &o);
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o.benchmark == !o.programs) rc = sbo_usage_error(&p, "give --benchmark cruxeval or --programs FILE.jsonl");
   if (rc == 0 && o.programs && (o.samples || o.limit || o.data))

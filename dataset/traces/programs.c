@@ -5,7 +5,7 @@
 #include "cleanup.h"
 #include "cruxeval.h"
 #include "sha256.h"
-
+#include "lines.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,19 +143,13 @@ static json_object *line_request(json_object *o, json_object **info, const char 
 
 int sbtd_programs_load(const char *path, sbtd_items *items, char *err, size_t err_len) {
   memset(items, 0, sizeof *items);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
-    return -1;
-  }
-  char *line = NULL;
-  size_t cap = 0, lineno = 0;
-  ssize_t got;
+  sbu_lines r;
+  if (sbu_lines_open(&r, path, err, err_len) < 0) return -1;
+  size_t lineno = 0;
   int rc = 0;
-  while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
-    lineno++;
-    if (strspn(line, " \t\r\n") == (size_t)got) continue;
-    json_object *o = json_tokener_parse(line), *id, *info = NULL, *req = NULL;
+  while (rc == 0 && sbu_lines_next(&r)) {
+    lineno = r.lineno;
+    json_object *o = json_tokener_parse(r.line), *id, *info = NULL, *req = NULL;
     const char *why = NULL;
     if (!o || !json_object_is_type(o, json_type_object)) why = "not a JSON object";
     else if (!json_object_object_get_ex(o, "id", &id) || !json_object_is_type(id, json_type_string) || !id_ok(json_object_get_string(id)))
@@ -169,8 +163,7 @@ int sbtd_programs_load(const char *path, sbtd_items *items, char *err, size_t er
     }
     json_object_put(o);
   }
-  free(line);
-  fclose(f);
+  sbu_lines_close(&r);
   if (rc == 0 && items->n == 0) snprintf(err, err_len, "%s: no programs", path), rc = -1;
   if (rc == 0) rc = distinct(items, err, err_len);
   if (rc) sbtd_items_free(items);

@@ -20,6 +20,20 @@ PY = "/usr/bin/python3"
 ENV = {"PATH": "/usr/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
+def root_top(prefix):
+    """The warm daemon tests' preconditions, then a world-readable folder under /tmp for their
+    trees: (SKIP, None) with why printed when they cannot run here, else (None, the folder)."""
+    if os.geteuid() != 0:
+        print("SKIPPED: the warm daemon tests run as root")
+        return SKIP, None
+    if not os.path.exists(PY):
+        print("SKIPPED: no %s" % PY)
+        return SKIP, None
+    top = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    os.chmod(top, 0o755)
+    return None, top
+
+
 def files_of(directory):
     out = []
     for dirpath, _dirs, names in os.walk(directory):

@@ -19,7 +19,6 @@ import os
 import shutil
 import socket
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -112,14 +111,9 @@ def trace_case(bin_dir, top, trace):
 
 def main():
     bin_dir = sys.argv[1]
-    if os.geteuid() != 0:
-        print("SKIPPED: the warm daemon tests run as root")
-        return 77
-    if not os.path.exists(daemonrun.PY):
-        print("SKIPPED: no %s" % daemonrun.PY)
-        return 77
-    top = tempfile.mkdtemp(prefix="sblangdata-", dir="/tmp")
-    os.chmod(top, 0o755)
+    skip, top = daemonrun.root_top("sblangdata-")
+    if skip:
+        return skip
     fails = []
     try:
         os.mkdir(os.path.join(top, "0"))

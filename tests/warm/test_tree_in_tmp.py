@@ -9,7 +9,6 @@ there. Before the fix only warm/python was kept: every warm job ran cold
 import os
 import shutil
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -19,14 +18,9 @@ import daemonrun  # noqa: E402
 
 def main():
     bin_dir = sys.argv[1]
-    if os.geteuid() != 0:
-        print("SKIPPED: the warm daemon tests run as root")
-        return 77
-    if not os.path.exists(daemonrun.PY):
-        print("SKIPPED: no %s" % daemonrun.PY)
-        return 77
-    top = tempfile.mkdtemp(prefix="sbwarm-tree-", dir="/tmp")
-    os.chmod(top, 0o755)
+    skip, top = daemonrun.root_top("sbwarm-tree-")
+    if skip:
+        return skip
     tree = os.path.join(top, "toolchains")
     for sub in ("warm", "tracers"):
         shutil.copytree(os.path.join(SRC, "toolchains", sub), os.path.join(tree, sub),

@@ -20,10 +20,11 @@ import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec, error_of
+from ._jobs import Result, SurgeboxError, error_of
 from .aio import AsyncClient
 from .fleet import (_ANSWER_MARGIN_S, Endpoint, EndpointSpec, FleetUnsupported, _Infra, _limits_seconds, _metric_p99,
-                    answered, choose, parse_endpoints, queue_p99_of, retry_why, status_of, unavailable)
+                    answered, job_request, parse_endpoints, queue_p99_of, retry_why, status_of, take_or_wait,
+                    unavailable)
 
 _HTTP_ERRORS = (OSError, EOFError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
 
@@ -183,16 +184,11 @@ class AioFleet:
     async def _pick(self, avoid: Optional[Endpoint], give_up_at: float) -> Optional[Endpoint]:
         """The daemon with the fewest of our jobs outstanding (ties in turn), its count taken."""
         while True:
-            ep = choose(self.endpoints, avoid, self._next)
-            if ep is not None:
-                self._next += 1
-                ep.outstanding += 1
+            ep, wait = take_or_wait(self, avoid, give_up_at)
+            if wait is None:
                 return ep
-            left = give_up_at - time.monotonic()
-            if left <= 0 or self._closed:
-                return None
             try:
-                await asyncio.wait_for(self._came_up.wait(), min(left, self.probe_interval))
+                await asyncio.wait_for(self._came_up.wait(), wait)
             except asyncio.TimeoutError:
                 pass
 
@@ -200,8 +196,7 @@ class AioFleet:
     async def one(self, user_id: Any, job: Mapping[str, Any]) -> Result:
         """Run one job (run()'s keywords) on the fleet: its Result, with "daemon" and "attempts"."""
         self.start()
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        give_up_at = time.monotonic() + _limits_seconds(req) + self.answer_margin
+        req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
         for attempt in range(self.attempts):

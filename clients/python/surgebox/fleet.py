@@ -37,7 +37,7 @@ import random
 import socket as _socket
 import threading
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 from urllib.parse import urlsplit
 
 from . import _conn
@@ -244,6 +244,27 @@ def choose(endpoints: Sequence[Endpoint], avoid: Optional[Endpoint], turn: int) 
     return None
 
 
+def job_request(fleet: Any, job: Mapping[str, Any]) -> Tuple[Dict[str, Any], float]:
+    """A fleet job's exec request (a fresh id), and until when it waits for a daemon to be up:
+    as long as its answer would take."""
+    req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
+    return req, time.monotonic() + _limits_seconds(req) + fleet.answer_margin
+
+
+def take_or_wait(fleet: Any, avoid: Optional[Endpoint], give_up_at: float) -> Tuple[Optional[Endpoint], Optional[float]]:
+    """A fleet's (Fleet's or AsyncFleet's) pick: choose()'s daemon with its count taken and the turn
+    moved on, and None; or no daemon and how long to wait for one to come up (None: give up)."""
+    ep = choose(fleet.endpoints, avoid, fleet._next)
+    if ep is not None:
+        fleet._next += 1
+        ep.outstanding += 1
+        return ep, None
+    left = give_up_at - time.monotonic()
+    if left <= 0 or fleet._closed:
+        return None, None
+    return None, min(left, fleet.probe_interval)
+
+
 def retry_why(resp: Mapping[str, Any], ep: Endpoint) -> Optional[str]:
     """Why an answer that arrived is still a failure of the infrastructure (sent again), or None."""
     if resp.get("type") == "error" and (resp.get("error") or {}).get("code") == "busy":
@@ -447,15 +468,10 @@ class Fleet:
         """The daemon with the fewest of our jobs outstanding (ties in turn), its count taken."""
         with self._lock:
             while True:
-                ep = choose(self.endpoints, avoid, self._next)
-                if ep is not None:
-                    self._next += 1
-                    ep.outstanding += 1
+                ep, wait = take_or_wait(self, avoid, give_up_at)
+                if wait is None:
                     return ep
-                left = give_up_at - time.monotonic()
-                if left <= 0 or self._closed:
-                    return None
-                self._lock.wait(min(left, self.probe_interval))
+                self._lock.wait(wait)
 
     # --- jobs ---------------------------------------------------------------
     def run(self, **job: Any) -> Result:
@@ -528,9 +544,7 @@ class Fleet:
             stop.set()
 
     def _one(self, user_id: Any, job: Mapping[str, Any], links: Dict[str, _Link]) -> Result:
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
-        # while no daemon is up, a job waits for one as long as its answer would take
-        give_up_at = time.monotonic() + _limits_seconds(req) + self.answer_margin
+        req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
         for attempt in range(self.attempts):
