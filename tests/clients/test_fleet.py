@@ -156,10 +156,10 @@ class FleetTest(unittest.TestCase):
             os.kill(d.proc.pid, signal.SIGKILL)
             d.proc.wait()
         # a job waits for a daemon to come back until its deadline (its limits + answer_margin):
-        # a raw job of a 1 s wall limit and a 1 s margin ends after about 2 s, not job()'s 110 s
+        # a raw job of a 1 s wall limit (time_s: 2 x 1 + 5 s) and a 1 s margin ends after about 8 s, not job()'s 110 s
         with surgebox.Fleet([d.sock for d in self.daemons], probe_interval=0.1, attempts=2,
                             backoff=(0.01, 0.02), answer_margin=1.0) as f:
-            r = f.run(id=0, steps=[{"argv": ["/bin/echo", "0"], "limits": {"wall_s": 1}}])
+            r = f.run(id=0, steps=[{"argv": ["/bin/echo", "0"], "limits": {"time_s": 1}}])
         self.assertEqual(r["type"], "error")
         self.assertEqual(r["error"]["code"], "fleet_unavailable")
         self.assertIsNone(r["daemon"])
@@ -228,7 +228,7 @@ class AsyncFleetTest(FleetTest):
         for d in self.daemons:
             os.kill(d.proc.pid, signal.SIGKILL)
             d.proc.wait()
-        raw = {"id": 0, "steps": [{"argv": ["/bin/echo", "0"], "limits": {"wall_s": 1}}]}
+        raw = {"id": 0, "steps": [{"argv": ["/bin/echo", "0"], "limits": {"time_s": 1}}]}
         results, _, _ = async_run_many([d.sock for d in self.daemons], [raw], 1, probe_interval=0.1,
                                        attempts=2, backoff=(0.01, 0.02), answer_margin=1.0)
         self.assertEqual(results[0]["error"]["code"], "fleet_unavailable")

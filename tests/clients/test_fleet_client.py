@@ -169,6 +169,15 @@ class DeadlineTest(unittest.TestCase):
     def tearDown(self):
         self.d.stop()
 
+    def test_limits_count_cases(self):
+        # per step 2 x (time_s or 30) + 5 s, once per case, twice with a toolchain: worked out by
+        # hand; before, cases were not counted and a "wall_s" no request has was read
+        from surgebox.fleet import _limits_seconds
+        step = {"argv": ["./a.out"], "limits": {"time_s": 2}, "cases": [{"stdin": ""}] * 100}
+        self.assertEqual(_limits_seconds({"steps": [step]}), 900.0)
+        self.assertEqual(_limits_seconds({"steps": [{"argv": ["true"]}]}), 65.0)
+        self.assertEqual(_limits_seconds({"toolchain": "c", "limits": {"time_s": 1}, "cases": [{}, {}]}), 28.0)
+
     def test_busy_daemon_is_not_hung(self):
         with surgebox.Client(endpoints=[self.d.sock], probe_interval=0.2, answer_margin=60) as c:
             first = list(c.run_many([sleeper(i) for i in range(40)], concurrency=40))

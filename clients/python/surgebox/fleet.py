@@ -219,12 +219,15 @@ def _metric_p99(text: str) -> Optional[float]:
 
 
 def _limits_seconds(req: Mapping[str, Any]) -> float:
-    """The longest a job may take by its own limits (wall, else time, per step)."""
+    """The longest a job may take by its own limits: per step, twice its wall limit (`time_s`,
+    30 s by default) + 5 s, times its cases (a step runs once per case); twice that with a
+    toolchain (its compile step)."""
     total = 0.0
     steps = req.get("steps") or [req]
     for s in steps:
         lim = s.get("limits") or {}
-        total += float(lim.get("wall_s") or 0) or 2 * float(lim.get("time_s") or 30) + 5
+        wall = float(lim.get("time_s") or 0)
+        total += (2 * (wall if wall > 0 else 30.0) + 5) * (len(s.get("cases") or []) or 1)
     return total * (2 if req.get("toolchain") else 1)
 
 
