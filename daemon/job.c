@@ -170,11 +170,14 @@ static void send_and_end(sbd_job *job, const char *status) {
   sbd_conn_maybe_finish(conn);
   sbd_conn_unref(conn);
   sbd_sched_pump(srv);
-  sbd_server_job_ended(srv);
+  srv->job_ended.fn(srv->job_ended.arg);
 }
 
 static void run_step(sbd_job *job);
 static void start_sandbox(sbd_job *job);
+static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+/* What a cases step (cases.c) calls back: its sandboxes, its document. */
+static const sbd_cases_calls cases_calls = {.start_sandbox = start_sandbox, .finished = step_finished};
 
 /* Files back: each named file, read link-safely from the workspace after the
  * step (a symlink, a directory, a FIFO or a missing file is that entry's
@@ -213,7 +216,7 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
 }
 
 /* A step's result document is in: record it and go on (or stop). */
-void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
+static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
   const sbd_jstep *js = &job->steps[job->step];
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
@@ -287,7 +290,7 @@ static void step_done(sbd_job *job, sb_result *r) {
   double cpu = r->cpu_time_s, wall = r->wall_time_s;
   sb_result_free(r);
   sbd_metrics_step(job->srv, cpu, wall); /* a step that ran (not a cache hit) */
-  sbd_job_step_finished(job, doc, ok, cpu, wall);
+  step_finished(job, doc, ok, cpu, wall);
 }
 
 /* The step's run ended (step.c's done): it is no more running. */
@@ -356,14 +359,12 @@ static void start_sandbox(sbd_job *job) {
   }
 }
 
-void sbd_job_start_sandbox(sbd_job *job) { start_sandbox(job); }
-
 static void resume(void *arg);
 
 static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
   if (js->cases) {
-    sbd_cases_start(job, js);
+    sbd_cases_start(job, js, cases_calls);
     return;
   }
   sbd_cache *cache = job->srv->cache;
@@ -375,7 +376,7 @@ static void run_step(sbd_job *job) {
       json_object_object_get_ex(doc, "status", &st);
       bool ok = st && strcmp(json_object_get_string(st), "ok") == 0;
       add_outputs(job, js, doc);
-      sbd_job_step_finished(job, doc, ok, 0, 0);
+      step_finished(job, doc, ok, 0, 0);
       return;
     }
     case SBD_CACHE_WAIT:
