@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "json_seconds.h"
 #include "sha256.h"
+#include "strv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,16 +61,14 @@ static int resolve_warm_interpreter(sbd_job *job, sbd_jstep *js) {
     return 0;
   const sbt_toolchain *tc = reg ? sbt_find(reg, js->argv[0]) : NULL;
   if (!tc || !tc->bin || tc->bin[0] != '/') return 0;
-  size_t n = 0;
-  while (js->argv[n]) n++;
-  char **v = calloc(n + 1, sizeof *v);
-  if (!v) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (!(v[i] = strdup(i ? js->argv[i] : tc->bin))) {
-      while (i--) free(v[i]);
-      free(v);
-      return -1;
-    }
+  char **v = sbu_strv_copy((const char *const *)js->argv), *bin = strdup(tc->bin);
+  if (!v || !bin) {
+    sbu_strv_free(v);
+    free(bin);
+    return -1;
+  }
+  free(v[0]);
+  v[0] = bin;
   js->own_argv = v; /* freed with the step (sbd_trace_step_free) */
   js->argv = v;
   return 0;
