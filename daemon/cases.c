@@ -6,7 +6,9 @@
  * output never enters a sandbox: the daemon compares what the program
  * printed (judge/), on the loop thread when both sides together are small
  * (SMALL_COMPARE: microseconds), on libuv's worker pool otherwise, so the
- * loop stays responsive. */
+ * loop stays responsive. The job is called back through the sbd_cases_calls
+ * it handed sbd_cases_start (its sandbox, the step's document): this file
+ * names nothing of job.c. */
 #include "clock.h"
 #include "internal.h"
 #include "json_seconds.h"
@@ -80,6 +82,7 @@ struct sbd_cases_run {
   json_object *doc;
   bool equal;
   char why[WHY_MAX];
+  sbd_cases_calls calls;   /* the job's: start the sandbox, take the step's document */
   sbd_checker *chk;        /* compare "checker": its judge (checker.c), NULL otherwise */
   bool checking;           /* the checker's sandbox runs for case i (its output in r, its doc in doc) */
 };
@@ -250,12 +253,13 @@ static void finish(sbd_job *job) {
     c->docs = NULL;
   }
   double cpu = c->cpu_s, wall = c->wall_s;
+  sbd_cases_calls calls = c->calls;
   job->cases = NULL;
   sbd_checker_abandon(c->chk, job);
   sbd_checker_free(c->chk, job->slot);
   c->chk = NULL;
   free_run(c);
-  sbd_job_step_finished(job, doc, strcmp(status, SBP_STATUS_OK) == 0, cpu, wall);
+  calls.finished(job, doc, strcmp(status, SBP_STATUS_OK) == 0, cpu, wall);
 }
 
 /* The cases from c->i on are not run: each says skipped. */
@@ -360,7 +364,7 @@ static void checker_built(sbd_job *job, int rc, const char *err) {
     finish(job);
     return;
   }
-  if (rc > 0) sbd_job_start_sandbox(job); /* its compile */
+  if (rc > 0) c->calls.start_sandbox(job); /* its compile */
   else next_case(job);
 }
 
@@ -385,7 +389,7 @@ static void start_check(sbd_job *job, sb_result *r, json_object *d) {
   c->r = *r;
   c->doc = d;
   c->checking = true;
-  sbd_job_start_sandbox(job);
+  c->calls.start_sandbox(job);
 }
 
 bool sbd_cases_result(sbd_job *job, sb_result *r) {
@@ -494,7 +498,7 @@ static void next_case(sbd_job *job) {
     case_done(job);
     return;
   }
-  sbd_job_start_sandbox(job);
+  c->calls.start_sandbox(job);
 }
 
 void sbd_cases_spec(const sbd_job *job, sb_spec *spec) {
@@ -511,7 +515,7 @@ void sbd_cases_spec(const sbd_job *job, sb_spec *spec) {
   spec->limits = c->limits;
 }
 
-void sbd_cases_start(sbd_job *job, const sbd_jstep *js) {
+void sbd_cases_start(sbd_job *job, const sbd_jstep *js, sbd_cases_calls calls) {
   sbd_cases_run *c = calloc(1, sizeof *c);
   json_object *docs = json_object_new_array();
   if (!c || !docs) {
@@ -522,9 +526,10 @@ void sbd_cases_start(sbd_job *job, const sbd_jstep *js) {
       json_object_object_add(d, "status", json_object_new_string(SBP_STATUS_INTERNAL_ERROR));
       json_object_object_add(d, "error", json_object_new_string("out of memory"));
     }
-    sbd_job_step_finished(job, d, false, 0, 0);
+    calls.finished(job, d, false, 0, 0);
     return;
   }
+  c->calls = calls;
   c->cs = js->cases;
   c->argv = js->argv;
   c->base = js->limits;

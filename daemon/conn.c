@@ -1,5 +1,7 @@
 /* A client connection: peer check, reading request lines, writing
- * responses, and what happens to its jobs when it goes away. */
+ * responses, and what happens to its jobs when it goes away. What a request
+ * line becomes and what ending a job means are the server's
+ * (srv->conn_calls): this file names nothing of dispatch.c or job.c. */
 #include "internal.h"
 
 #include <poll.h>
@@ -67,11 +69,11 @@ void sbd_conn_close(sbd_conn *c) {
     c->srv->queued--;
     sbd_count_status(c->srv, SBP_STATUS_CANCELLED);
     sbd_log_job(c->srv, j, "dropped (client gone)");
-    sbd_job_free(j);
+    c->srv->conn_calls.free_job(j);
   }
   for (sbd_job *j = c->running, *next; j; j = next) {
     next = j->next; /* read before the cancel, in case it ends the job */
-    sbd_job_cancel_running(j, "cancelled: the client disconnected");
+    c->srv->conn_calls.cancel_job(j, "cancelled: the client disconnected");
   }
   if (c->sink) { /* no socket: the last reference goes with the server */
     sbd_conn_unref(c);
@@ -159,7 +161,7 @@ static int on_line(void *ctx, sbp_line_event ev, const char *line, size_t len) {
     sbd_conn_send(c, err);
     return 0;
   }
-  sbd_dispatch(c, req);
+  c->srv->conn_calls.request(c, req);
   return c->closing ? 1 : 0;
 }
 

@@ -109,6 +109,9 @@ static void front_cancel(void *arg, uint64_t ticket) {
 
 static char *front_metrics(void *arg) { return sbd_metrics_text(arg); }
 
+/* The front's metric families, for metrics.c (srv->http_metrics). */
+static int front_families(sbd_server *srv, char **buf, size_t *len) { return sbh_metrics_append(srv->http, buf, len); }
+
 int sbd_front_start(sbd_server *srv) {
   if (!srv->cfg->http.n_listen) return 0;
   sbd_conn *c = calloc(1, sizeof *c);
@@ -124,6 +127,7 @@ int sbd_front_start(sbd_server *srv) {
   if (srv->conns) srv->conns->prev = c;
   srv->conns = c;
   srv->front = c;
+  srv->http_metrics = front_families;
   sbh_daemon d = {.arg = srv, .submit = front_submit, .withdraw = front_withdraw, .cancel = front_cancel,
                   .metrics = front_metrics};
   char err[SBH_ERR_MAX];
@@ -154,5 +158,3 @@ void sbd_front_free(sbd_server *srv) {
   srv->http = NULL;
   while (srv->tickets) free(ticket_take(srv, srv->tickets->id));
 }
-
-int sbd_front_metrics(sbd_server *srv, char **buf, size_t *len) { return sbh_metrics_append(srv->http, buf, len); }

@@ -29,8 +29,9 @@ void sbd_profiles_forget(sbd_server *srv);
 int sbd_profile_offering(sbd_server *srv, const char *toolchain, const char *except, char *out, size_t n);
 
 /* What a service calls back, as libuv's uv_queue_work is handed its work:
- * the cache, the scheduler and a step are told what to call and name
- * nothing of their users (bench/house_figures.py). */
+ * the cache, the scheduler, a step, a connection, a cases step and a job's
+ * end are told what to call and name nothing of their users
+ * (bench/house_figures.py). */
 typedef struct {
   void (*fn)(void *arg);
   void *arg;
@@ -145,14 +146,17 @@ void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
 void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
 
-/* job.c, for cases.c: start the current step's sandbox (waiting for the
- * slot's cleaning), and a step's document in (takes doc; goes on or ends). */
-void sbd_job_start_sandbox(sbd_job *job);
-void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
-
 /* ---- cases.c: a step with "cases", one sandbox per case ---- */
 typedef struct sbd_cases_run sbd_cases_run;
-void sbd_cases_start(sbd_job *job, const sbd_jstep *js);
+/* What a cases step calls back (the job's, handed to sbd_cases_start):
+ * start the current step's sandbox (waiting for the slot's cleaning; its
+ * spec from sbd_cases_spec), and the step's document in (takes doc; the
+ * job goes on or ends). */
+typedef struct {
+  void (*start_sandbox)(sbd_job *job);
+  void (*finished)(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+} sbd_cases_calls;
+void sbd_cases_start(sbd_job *job, const sbd_jstep *js, sbd_cases_calls calls);
 void sbd_cases_spec(const sbd_job *job, sb_spec *spec); /* the running case's workspace, argv, stdin, limits */
 /* A run ended: true when it was a case's (cases.c took r). */
 bool sbd_cases_result(sbd_job *job, sb_result *r);
@@ -228,6 +232,14 @@ struct sbd_conn {
   void (*sink)(sbd_conn *c, json_object *resp);
   void *sink_arg;
 };
+/* What a connection calls (the server's, srv->conn_calls, set once): a
+ * parsed request line (dispatch.c), and on close a queued job freed, a
+ * running one cancelled (job.c). */
+typedef struct {
+  void (*request)(sbd_conn *c, sbp_request *req);
+  void (*free_job)(sbd_job *job);
+  void (*cancel_job)(sbd_job *job, const char *why);
+} sbd_conn_calls;
 void sbd_conn_accept(sbd_server *srv);
 void sbd_conn_send(sbd_conn *c, json_object *resp); /* takes the reference */
 void sbd_conn_close(sbd_conn *c);          /* now: drops queued jobs, kills running ones */
@@ -251,8 +263,6 @@ int sbd_front_start(sbd_server *srv); /* 0, or -1 after one line on stderr */
 void sbd_front_drain(sbd_server *srv); /* stop listening */
 void sbd_front_stop(sbd_server *srv);  /* close every HTTP connection */
 void sbd_front_free(sbd_server *srv);  /* after the loop ended */
-/* The front's metric families appended (metrics.c); -1: no memory. */
-int sbd_front_metrics(sbd_server *srv, char **buf, size_t *len);
 
 /* ---- dispatch.c: one parsed request ---- */
 void sbd_dispatch(sbd_conn *c, sbp_request *req);
@@ -320,9 +330,20 @@ void sbd_notify(const char *state); /* a datagram to $NOTIFY_SOCKET, if set */
  * -1 when none was passed, -2 on error (err set). Unsets LISTEN_*. */
 int sbd_listen_fd(char *path, size_t cap, char *err, size_t err_len);
 
-/* ---- server.c ---- */
+/* ---- status.c: the counters of finished jobs, the status answer ---- */
 #define SBD_N_STATUS 12
 extern const char *const sbd_status_names[SBD_N_STATUS];
+void sbd_count_status(sbd_server *srv, const char *status);
+json_object *sbd_status_json(sbd_server *srv, json_object *id);
+
+/* ---- peer.c: who may connect ---- */
+/* fd: the peer's socket (its supplementary groups, for the socket's group) */
+bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd);
+/* The refused peer's one line: not allowed, and what to ask its
+ * administrator for (the socket group, --allow-uid / allow-uid =). */
+void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len);
+
+/* ---- server.c ---- */
 
 struct sbd_server {
   uv_loop_t loop;
@@ -341,6 +362,8 @@ struct sbd_server {
   uint64_t *slot_last_conn; /* sched.c: serial of the connection whose job used the slot last (0: none) */
   uv_poll_t slot_ready;     /* the runtime's slot-ready fd */
   sbd_sched_calls sched_calls; /* sched.c: what it calls, from sbd_sched_start */
+  sbd_conn_calls conn_calls;   /* conn.c: what it calls, from sbd_run */
+  sbd_call job_ended;          /* job.c: a job ended (server.c's drain, malloc_trim) */
   bool slot_ready_on;
   int n_slots;
   int running;
@@ -375,6 +398,7 @@ struct sbd_server {
   char proof_uids[96];                /* prove.c: "on: first-last", "off: why" */
   double proof_ms;                    /* how long the self-proof took */
   sbh_server *http;         /* front.c: the HTTP front, NULL when off */
+  int (*http_metrics)(sbd_server *srv, char **buf, size_t *len); /* front.c: its families appended (metrics.c); -1: no memory */
   sbd_conn *front;          /* front.c: its connection */
   struct sbd_ticket *tickets; /* front.c: HTTP requests not answered */
   uint64_t next_ticket;
@@ -387,14 +411,5 @@ void sbd_toolchains_reload(sbd_server *srv);
 int sbd_prove(sbd_server *srv);
 void sbd_prove_log(sbd_server *srv);
 json_object *sbd_prove_json(sbd_server *srv); /* status' self_proof */
-void sbd_count_status(sbd_server *srv, const char *status);
-json_object *sbd_status_json(sbd_server *srv, json_object *id);
-/* Called when a job ends: finishes a drain once nothing runs. */
-void sbd_server_job_ended(sbd_server *srv);
-/* fd: the peer's socket (its supplementary groups, for the socket's group) */
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd);
-/* The refused peer's one line: not allowed, and what to ask its
- * administrator for (the socket group, --allow-uid / allow-uid =). */
-void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "json_seconds.h"
 #include "sha256.h"
+#include "strv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,16 +61,14 @@ static int resolve_warm_interpreter(sbd_job *job, sbd_jstep *js) {
     return 0;
   const sbt_toolchain *tc = reg ? sbt_find(reg, js->argv[0]) : NULL;
   if (!tc || !tc->bin || tc->bin[0] != '/') return 0;
-  size_t n = 0;
-  while (js->argv[n]) n++;
-  char **v = calloc(n + 1, sizeof *v);
-  if (!v) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (!(v[i] = strdup(i ? js->argv[i] : tc->bin))) {
-      while (i--) free(v[i]);
-      free(v);
-      return -1;
-    }
+  char **v = sbu_strv_copy((const char *const *)js->argv), *bin = strdup(tc->bin);
+  if (!v || !bin) {
+    sbu_strv_free(v);
+    free(bin);
+    return -1;
+  }
+  free(v[0]);
+  v[0] = bin;
   js->own_argv = v; /* freed with the step (sbd_trace_step_free) */
   js->argv = v;
   return 0;
@@ -170,11 +169,14 @@ static void send_and_end(sbd_job *job, const char *status) {
   sbd_conn_maybe_finish(conn);
   sbd_conn_unref(conn);
   sbd_sched_pump(srv);
-  sbd_server_job_ended(srv);
+  srv->job_ended.fn(srv->job_ended.arg);
 }
 
 static void run_step(sbd_job *job);
 static void start_sandbox(sbd_job *job);
+static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+/* What a cases step (cases.c) calls back: its sandboxes, its document. */
+static const sbd_cases_calls cases_calls = {.start_sandbox = start_sandbox, .finished = step_finished};
 
 /* Files back: each named file, read link-safely from the workspace after the
  * step (a symlink, a directory, a FIFO or a missing file is that entry's
@@ -213,7 +215,7 @@ static void add_outputs(sbd_job *job, const sbd_jstep *js, json_object *doc) {
 }
 
 /* A step's result document is in: record it and go on (or stop). */
-void sbd_job_step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
+static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s) {
   const sbd_jstep *js = &job->steps[job->step];
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
@@ -287,7 +289,7 @@ static void step_done(sbd_job *job, sb_result *r) {
   double cpu = r->cpu_time_s, wall = r->wall_time_s;
   sb_result_free(r);
   sbd_metrics_step(job->srv, cpu, wall); /* a step that ran (not a cache hit) */
-  sbd_job_step_finished(job, doc, ok, cpu, wall);
+  step_finished(job, doc, ok, cpu, wall);
 }
 
 /* The step's run ended (step.c's done): it is no more running. */
@@ -356,14 +358,12 @@ static void start_sandbox(sbd_job *job) {
   }
 }
 
-void sbd_job_start_sandbox(sbd_job *job) { start_sandbox(job); }
-
 static void resume(void *arg);
 
 static void run_step(sbd_job *job) {
   const sbd_jstep *js = &job->steps[job->step];
   if (js->cases) {
-    sbd_cases_start(job, js);
+    sbd_cases_start(job, js, cases_calls);
     return;
   }
   sbd_cache *cache = job->srv->cache;
@@ -375,7 +375,7 @@ static void run_step(sbd_job *job) {
       json_object_object_get_ex(doc, "status", &st);
       bool ok = st && strcmp(json_object_get_string(st), "ok") == 0;
       add_outputs(job, js, doc);
-      sbd_job_step_finished(job, doc, ok, 0, 0);
+      step_finished(job, doc, ok, 0, 0);
       return;
     }
     case SBD_CACHE_WAIT:

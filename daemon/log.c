@@ -71,3 +71,13 @@ void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status) {
             job->step, job->wall_s, job->cpu_s);
   }
 }
+
+/* The spawner (runners/spawner.c) restarted since we last looked: said once. */
+void sbd_spawner_check(sbd_server *srv) {
+  pid_t pid;
+  const char *why;
+  uint64_t n = sb_runtime_spawner(srv->rt, &pid, &why);
+  if (n == srv->spawner_restarts_seen) return;
+  srv->spawner_restarts_seen = n;
+  sbd_log(srv, "warn", "spawner restarted (%llu so far; now pid %d): %s", (unsigned long long)n, (int)pid, why);
+}

@@ -126,9 +126,9 @@ char *sbd_metrics_text(sbd_server *srv) {
   queue_time(&b, srv);
   family(&b, "surgebox_uptime_seconds", "gauge", "seconds", "Seconds since the daemon started.");
   put(&b, "surgebox_uptime_seconds %.3f\n", (double)(uv_hrtime() - srv->start_ns) / 1e9);
-  if (!b.failed && srv->http) {
+  if (!b.failed && srv->http && srv->http_metrics) { /* the HTTP front's (front.c) */
     size_t len = b.len;
-    if (sbd_front_metrics(srv, &b.s, &len) < 0) b.failed = true;
+    if (srv->http_metrics(srv, &b.s, &len) < 0) b.failed = true;
     b.len = len;
     b.cap = len + 1; /* at least: the text ends with its NUL */
   }

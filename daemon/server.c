@@ -1,12 +1,11 @@
-/* The server: runtime, listening socket, signals, counters, shutdown. */
-#include "clock.h"
+/* The server: runtime, listening socket, signals, shutdown. It hands the
+ * services below it what to call (the scheduler, a connection, a job's end:
+ * sbd_run), so none of them calls back into this file. */
 #include "internal.h"
-#include "json_seconds.h"
 #include "runtime_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
@@ -17,133 +16,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-const char *const sbd_status_names[SBD_N_STATUS] = {
-    SBP_STATUS_OK, SBP_STATUS_COMPILE_ERROR, SBP_STATUS_RUNTIME_ERROR, SBP_STATUS_SIGNALED, SBP_STATUS_TIMEOUT,
-    SBP_STATUS_MEMORY_LIMIT, SBP_STATUS_OUTPUT_LIMIT, SBP_STATUS_INTERNAL_ERROR, SBP_STATUS_CANCELLED,
-    SBP_STATUS_TOOLCHAIN_MISSING, SBP_STATUS_UNSUPPORTED, SBP_STATUS_CASES_FAILED};
-
-void sbd_count_status(sbd_server *srv, const char *status) {
-  srv->jobs_done++;
-  for (int i = 0; i < SBD_N_STATUS; i++)
-    if (strcmp(status, sbd_status_names[i]) == 0) srv->totals[i]++;
-}
-
-/* Was the peer in group gid when it connected (SO_PEERGROUPS, Linux 4.13)? */
-static bool peer_in_group(int fd, gid_t gid) {
-  gid_t groups[256];
-  socklen_t len = sizeof groups;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) return false;
-  for (size_t i = 0; i < len / sizeof(gid_t); i++)
-    if (groups[i] == gid) return true;
-  return false;
-}
-
-bool sbd_peer_allowed(const sbd_server *srv, uid_t uid, gid_t gid, int fd) {
-  for (size_t i = 0; i < srv->cfg->n_allow_uid; i++)
-    if (srv->cfg->allow_uid[i] == uid) return true;
-  for (size_t i = 0; i < srv->cfg->n_allow_gid; i++)
-    if (srv->cfg->allow_gid[i] == gid) return true;
-  /* the socket's group (--socket-group, systemd's SocketGroup=) is the policy */
-  if (srv->has_socket_gid && (gid == srv->socket_gid || peer_in_group(fd, srv->socket_gid))) return true;
-  return false;
-}
-
-void sbd_peer_refusal(const sbd_server *srv, bool uid_known, uid_t uid, char *buf, size_t len) {
-  if (!uid_known) { /* an unprivileged daemon sees only its own user */
-    snprintf(buf, len, "your uid is not allowed to use this daemon: it runs unprivileged and serves only the user who "
-                       "started it; use a daemon of your own (surgebox starts one when none answers at your default socket)");
-    return;
-  }
-  char group[96] = "";
-  if (srv->has_socket_gid) {
-    const struct group *g = getgrgid(srv->socket_gid);
-    if (g) snprintf(group, sizeof group, "add you to group %s (then log in again), or to ", g->gr_name);
-    else snprintf(group, sizeof group, "add you to group %u (then log in again), or to ", (unsigned)srv->socket_gid);
-  }
-  snprintf(buf, len,
-           "uid %u is not allowed to use this daemon: ask its administrator to %sallow your uid (surgeboxd --allow-uid %u, "
-           "or allow-uid = %u in surgeboxd.conf)",
-           (unsigned)uid, group, (unsigned)uid, (unsigned)uid);
-}
-
-json_object *sbd_status_json(sbd_server *srv, json_object *id) {
-  json_object *o = sbp_response_new(id, "status");
-  if (!o) return NULL;
-  json_object_object_add(o, "version", json_object_new_string(SURGEBOX_VERSION));
-  json_object_object_add(o, "pid", json_object_new_int(getpid()));
-  json_object_object_add(o, "cgroup", json_object_new_string(sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt))));
-  const char *w = sb_runtime_warning(srv->rt);
-  json_object *warnings = json_object_new_array();
-  if (w) json_object_array_add(warnings, json_object_new_string(w));
-  json_object_object_add(o, "warnings", warnings);
-  json_object_object_add(o, "workers", json_object_new_int(srv->n_slots));
-  json_object_object_add(o, "running", json_object_new_int(srv->running));
-  json_object_object_add(o, "queued", json_object_new_int64((int64_t)srv->queued));
-  json_object_object_add(o, "max_running", json_object_new_int(srv->n_slots));
-  json_object_object_add(o, "max_queued", json_object_new_int64((int64_t)srv->cfg->max_queue));
-  json_object_object_add(o, "draining", json_object_new_boolean(srv->draining));
-  json_object_object_add(o, "loop_busy_max_s", sbu_json_seconds(srv->loop_busy_max));
-  json_object_object_add(o, "queue_time", sbd_queuetime_json(&srv->queue_time, sbu_now_ns()));
-  int conns = 0;
-  for (sbd_conn *c = srv->conns; c; c = c->next) conns++;
-  json_object_object_add(o, "connections", json_object_new_int(conns));
-  json_object_object_add(o, "connections_total", json_object_new_int64((int64_t)srv->connections_total));
-  json_object_object_add(o, "jobs_done", json_object_new_int64((int64_t)srv->jobs_done));
-  json_object_object_add(o, "rejected_busy", json_object_new_int64((int64_t)srv->rejected_busy));
-  json_object *t = json_object_new_object();
-  for (int i = 0; i < SBD_N_STATUS; i++)
-    json_object_object_add(t, sbd_status_names[i], json_object_new_int64((int64_t)srv->totals[i]));
-  json_object_object_add(o, "totals", t);
-  json_object_object_add(o, "toolchains", json_object_new_int64(srv->have_toolchains ? (int64_t)srv->toolchains.n_tcs : 0));
-  json_object_object_add(o, "cache", sbd_cache_stats(srv->cache));
-  uid_t first;
-  uint32_t count, in_use;
-  json_object *ur = NULL;
-  if (sb_runtime_uid_range(srv->rt, &first, &count, &in_use)) {
-    ur = json_object_new_object();
-    json_object_object_add(ur, "first", json_object_new_int64((int64_t)first));
-    json_object_object_add(ur, "count", json_object_new_int64((int64_t)count));
-    json_object_object_add(ur, "in_use", json_object_new_int64((int64_t)in_use));
-  }
-  uint64_t netns_rebuilds, template_rebuilds;
-  uint32_t held;
-  sb_runtime_slot_rebuilds(srv->rt, &netns_rebuilds, &template_rebuilds, &held);
-  if (ur) json_object_object_add(ur, "held", json_object_new_int64((int64_t)held));
-  json_object_object_add(o, "uid_range", ur);
-  json_object *sr = json_object_new_object(); /* a run left something in flight (runners/namespaces.c, pool.c) */
-  json_object_object_add(sr, "netns", json_object_new_int64((int64_t)netns_rebuilds));
-  json_object_object_add(sr, "template", json_object_new_int64((int64_t)template_rebuilds));
-  json_object_object_add(o, "slot_rebuilds", sr);
-  const char *pool_off = sb_runtime_pool_off(srv->rt);
-  char pool[SB_ERR_MAX + 8];
-  snprintf(pool, sizeof pool, pool_off ? "off: %s" : "on", pool_off);
-  json_object_object_add(o, "pool", json_object_new_string(pool));
-  json_object_object_add(o, "self_proof", sbd_prove_json(srv));
-  pid_t spid;
-  const char *why;
-  uint64_t restarts = sb_runtime_spawner(srv->rt, &spid, &why);
-  json_object *sp = json_object_new_object();
-  json_object_object_add(sp, "pid", json_object_new_int(spid));
-  json_object_object_add(sp, "restarts", json_object_new_int64((int64_t)restarts));
-  json_object_object_add(sp, "last_restart", restarts ? json_object_new_string(why) : NULL);
-  json_object_object_add(o, "spawner", sp);
-  json_object_object_add(o, "warm", sb_runtime_warm_json(srv->rt));
-  char up[32];
-  snprintf(up, sizeof up, "%.3f", (double)(uv_hrtime() - srv->start_ns) / 1e9);
-  json_object_object_add(o, "uptime_s", json_object_new_double_s(strtod(up, NULL), up));
-  return o;
-}
-
-/* The spawner (runners/spawner.c) restarted since we last looked: said once. */
-void sbd_spawner_check(sbd_server *srv) {
-  pid_t pid;
-  const char *why;
-  uint64_t n = sb_runtime_spawner(srv->rt, &pid, &why);
-  if (n == srv->spawner_restarts_seen) return;
-  srv->spawner_restarts_seen = n;
-  sbd_log(srv, "warn", "spawner restarted (%llu so far; now pid %d): %s", (unsigned long long)n, (int)pid, why);
-}
 
 static void on_closed_noop(uv_handle_t *h) { (void)h; }
 
@@ -209,7 +81,9 @@ static void stop_everything(sbd_server *srv) {
   uv_timer_stop(&srv->uid_wait);
 }
 
-void sbd_server_job_ended(sbd_server *srv) {
+/* A job ended (srv->job_ended, handed to job.c). */
+static void job_ended(void *arg) {
+  sbd_server *srv = arg;
   /* Idle again: hand the queue's memory back (glibc keeps freed heap, and
    * a big daemon makes every clone() slower: page tables to copy). */
   if (srv->running == 0 && srv->queued == 0) malloc_trim(0);
@@ -463,6 +337,9 @@ int sbd_run(sbd_config *cfg) {
   int code = 0;
   if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
   bool slots_ok = srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
+  srv->conn_calls = (sbd_conn_calls){.request = sbd_dispatch, .free_job = sbd_job_free,
+                                     .cancel_job = sbd_job_cancel_running};
+  srv->job_ended = (sbd_call){job_ended, srv};
   if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
     code = 2;
   } else if (sbd_front_start(srv) < 0) {

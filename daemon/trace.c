@@ -3,6 +3,7 @@
  * and a traced step rewritten to run under the tracer, with the tracers'
  * directory bound read-only and the supervisor's byte cap. */
 #include "internal.h"
+#include "strv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,14 +102,9 @@ int sbd_trace_step(sbd_jstep *js, const sbp_trace *t, const sb_mount *base, size
   return 0;
 }
 
-static void strv_free(char **v) {
-  for (size_t i = 0; v && v[i]; i++) free(v[i]);
-  free(v);
-}
-
 void sbd_trace_step_free(sbd_jstep *js) {
-  strv_free(js->own_argv);
-  strv_free(js->own_env);
+  sbu_strv_free(js->own_argv);
+  sbu_strv_free(js->own_env);
   free(js->plain_env);
   free(js->own_mounts);
 }

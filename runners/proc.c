@@ -2,6 +2,7 @@
  * time limits, and turn what happened into an sb_result. Nothing here blocks,
  * so a libuv loop can drive it (sb_run() drives it with poll()). */
 #include "proc_internal.h"
+#include "strv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,29 +52,11 @@ static int open_stdin(const sb_spec *spec) {
   return fd < 0 ? -errno : fd;
 }
 
-static char **copy_strv(const char *const *v) {
-  size_t n = 0;
-  while (v && v[n]) n++;
-  char **out = calloc(n + 1, sizeof *out);
-  for (size_t i = 0; out && i < n; i++)
-    if (!(out[i] = strdup(v[i]))) {
-      for (size_t k = 0; k < i; k++) free(out[k]);
-      free(out);
-      return NULL;
-    }
-  return out;
-}
-
-static void free_strv(char **v) {
-  for (char **p = v; p && *p; p++) free(*p);
-  free(v);
-}
-
 /* Everything the child reads, copied: the caller's strings may live in the
  * supervisor's argv area, which the sandbox init overwrites. */
 static int copy_spec_strings(sb_proc *p, const sb_spec *spec) {
-  p->argv = copy_strv(spec->argv);
-  p->envp = copy_strv(spec->envp ? spec->envp : default_env);
+  p->argv = sbu_strv_copy(spec->argv);
+  p->envp = sbu_strv_copy(spec->envp ? spec->envp : default_env);
   p->cwd = strdup(spec->cwd);
   if (spec->root && !(p->root = strdup(spec->root))) return -ENOMEM;
   p->mounts = calloc(spec->n_extra_mounts + 1, sizeof *p->mounts);
@@ -97,8 +80,8 @@ void sb_proc_free(sb_proc *p) {
   sbu_closep(&p->err_fd);
   sbu_closep(&p->trace_fd);
   sb_seccomp_free(&p->own_filter);
-  free_strv(p->argv);
-  free_strv(p->envp);
+  sbu_strv_free(p->argv);
+  sbu_strv_free(p->envp);
   free(p->cwd);
   free(p->root);
   for (size_t i = 0; p->mounts && i < p->n_mounts; i++) {
