@@ -4,7 +4,8 @@
     python3 bench/house_figures.py [FOLDER ...]   (default: runners)
 
 Per folder, over its *.c files:
-  - edges: A -> B when A calls a non-static function defined in B, or
+  - edges: A -> B when A names a non-static function defined in B (a
+    call, or the function's address handed on: a callback counts), or
     includes B's own header (B.h beside B.c); the shared headers
     (internal.h, sandbox.h, ...) with no .c of their name add no edge;
   - circles: the strongly connected components of more than one file, with
@@ -24,7 +25,7 @@ import sys
 
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case", "defined", "alignof",
             "_Static_assert", "static_assert", "__attribute__", "typeof", "__typeof__", "offsetof"}
-IDENT_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
 
 
 def strip_comments_strings(text):
@@ -66,6 +67,15 @@ def functions(text):
                 continue
             # the signature: up to the line whose end opens the body
             j = i
+            one_line = re.match(r"[^;{}=]*\([^;{]*\)\s*\{.*\}\s*$", line)  # int f(void) { return 1; }
+            if one_line:
+                head = line.split("(")[0]
+                m = re.search(r"([A-Za-z_]\w*)\s*$", head)
+                if m and "=" not in head:
+                    body = line[line.index("{") + 1:line.rindex("}")]
+                    found.append((m.group(1), "static" in head.split(), i + 1, i + 1, body))
+                i += 1
+                continue
             while j < len(lines) and not lines[j].rstrip().endswith("{") and not lines[j].rstrip().endswith(";"):
                 j += 1
             if j < len(lines) and lines[j].rstrip().endswith("{") and "(" in " ".join(lines[i:j + 1]):
@@ -99,13 +109,14 @@ def folder_figures(folder):
                 defs.setdefault(name, f)
     edges = {f: {} for f in files}
     for f in files:
-        for name, _static, _a, _b, body in functions(text[f]):
-            for call in IDENT_CALL.findall(body):
-                if call in KEYWORDS:
-                    continue
-                g = defs.get(call)
-                if g and g != f:
-                    edges[f].setdefault(g, set()).add(call)
+        # every name in the file, not only calls inside bodies: a function handed on as a
+        # callback, or put in a file-scope table, is an arrow as much as a call is
+        for name in set(IDENT.findall(text[f])):
+            if name in KEYWORDS:
+                continue
+            g = defs.get(name)
+            if g and g != f:
+                edges[f].setdefault(g, set()).add(name)
         with open(os.path.join(folder, f), encoding="utf-8", errors="replace") as fh:
             for inc in re.findall(r'^#include\s+"([^"]+)\.h"', fh.read(), re.M):
                 g = os.path.basename(inc) + ".c"

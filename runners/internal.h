@@ -294,7 +294,7 @@ int sb_netns_slot_take(sb_runtime *rt, int slot);
  * in the slot, a socket still alive there was left in flight: the slot gets
  * a fresh namespace, and the old one's probe holds uid (sb_uid_hold) until
  * the kernel collected what was in flight. */
-void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid);
+int sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid, char err[SB_ERR_MAX]); /* -1: err says why */
 int sb_ns_uts_setup(void);                       /* child */
 /* A running job's namespace by its init's pidfd (PIDFD_GET_*_NAMESPACE,
  * 6.11+), else by /proc/<pid>/ns/<name>: fd or -1 (errno). Parent. */

@@ -17,7 +17,7 @@
  * (its /proc/net/protocols, opened from inside it): once no job runs in the
  * slot, a count of its AF_UNIX sockets above zero means the previous job
  * left something in flight, and the slot gets a fresh namespace
- * (sb_netns_slot_release, runtime.c). An in-flight descriptor can only ride
+ * (sb_netns_slot_release, called by proc.c). An in-flight descriptor can only ride
  * in an AF_UNIX socket, and the job's sockets are all in its slot's
  * namespace: a count of zero means nothing of it is left at all. */
 #include "internal.h"
@@ -155,19 +155,15 @@ int sb_netns_slot_take(sb_runtime *rt, int slot) {
   return rt->netns_fds[i];
 }
 
-void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid) {
-  if (rt->userns || slot < 0 || !rt->n_netns) return;
+int sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid, char err[SB_ERR_MAX]) {
+  if (rt->userns || slot < 0 || !rt->n_netns) return 0;
   int i = slot % rt->n_netns;
   if (rt->netns_users[i] > 0) rt->netns_users[i]--;
-  if (rt->netns_users[i] > 0) return; /* runs sharing a slot (the CLI) see each other anyway */
+  if (rt->netns_users[i] > 0) return 0; /* runs sharing a slot (the CLI) see each other anyway */
   int left = sb_netns_unix_sockets(rt->netns_probes[i]);
-  if (left == 0) return;
-  char err[SB_ERR_MAX];
+  if (left == 0) return 0;
   int probe, fd = sb_netns_create(&probe, err);
-  if (fd < 0) { /* cannot happen short of ENOMEM; the slot keeps its namespace */
-    sb_runtime_add_warning(rt, err);
-    return;
-  }
+  if (fd < 0) return -1; /* cannot happen short of ENOMEM; the slot keeps its namespace */
   rt->netns_rebuilds++;
   close(rt->netns_fds[i]); /* lives on while its sockets do */
   if (left > 0) {
@@ -178,6 +174,7 @@ void sb_netns_slot_release(sb_runtime *rt, int slot, uid_t uid) {
   }
   rt->netns_fds[i] = fd;
   rt->netns_probes[i] = probe;
+  return 0;
 }
 
 int sb_ns_of_job(int pidfd, pid_t pid, unsigned long pidfd_ioctl, const char *name) {

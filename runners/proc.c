@@ -93,7 +93,8 @@ void sb_proc_free(sb_proc *p) {
   /* Before the uid can go to another job: its budgets back (ipcns.c, uids.c) */
   if (p->ipc_ns_fd >= 0) sb_ipc_drain_later(p->rt, sbu_take_fd(&p->ipc_ns_fd), p->uid);
   else if (p->t_go) sb_uid_hold(p->rt, p->uid, -1, NULL, 200, false); /* the kernel frees it a grace period or so later */
-  sb_netns_slot_release(p->rt, p->netns_slot, p->uid);
+  char err[SB_ERR_MAX];
+  if (sb_netns_slot_release(p->rt, p->netns_slot, p->uid, err) < 0) sb_runtime_add_warning(p->rt, err);
   sb_uid_release(p->own_lease);
   free(p->out.data);
   free(p->err.data);
