@@ -276,6 +276,18 @@ def main():
     print(json.dumps({"case": kind, "alone": a, "beside": b, "big_output": got["big_output"]}), flush=True)
     if measure_only:
         return
+    if b["cpu_median"] > a["cpu_median"] * 1.5 + 0.001:
+        # Another test on the other core can slow one whole phase (CI: 6.5 against 3.3 ms under
+        # ASan, beside records_v2.pool0; 2 of 2 passed alone). The daemon's own cost beside a big
+        # request shows in every measurement (the clones of the daemon gave 2-4x); a phase the
+        # machine slowed does not come back: both phases once more, and the bound on the second.
+        print("NOTE: cpu beside over the bound; measuring both phases again", flush=True)
+        again = run_user() if kind == "user" else run_root(kind)[0]
+        if again is None:
+            sys.exit(1)
+        a2, b2 = summary(again["alone"]), summary(again["beside"])
+        print(json.dumps({"case": kind, "again": True, "alone": a2, "beside": b2}), flush=True)
+        a["cpu_median"], b["cpu_median"] = a2["cpu_median"], b2["cpu_median"]
     check = td.check
     check(got["big_output"] == "ok", f"the 16 MiB non-UTF-8 output job: {got['big_output']}")
     for name, s in (("alone", a), ("beside a big request", b)):
