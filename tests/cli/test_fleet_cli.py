@@ -113,6 +113,20 @@ def wait_lines(path, k, proc):
         time.sleep(0.05)
 
 
+def stopped_midway(p, out, k, stopped, timeout):
+    """the batch p once OUT holds k answers, with daemon `stopped` SIGSTOPped (and let go after):
+    the batch's stderr, its exit asserted 0"""
+    wait_lines(out, k, p)
+    assert p.poll() is None, "the batch ended before the stop"
+    stopped.proc.send_signal(signal.SIGSTOP)
+    try:
+        _, err = p.communicate(timeout=timeout)
+    finally:
+        stopped.proc.send_signal(signal.SIGCONT)
+    assert p.returncode == 0, err
+    return err
+
+
 def case_same_answers():
     """a batch over a fleet of 3 gives the answers of one daemon, each line naming its daemon"""
     ds = [daemon() for _ in range(3)]
@@ -188,14 +202,7 @@ def case_sigstop():
     n = 30
     jobs, out = write_jobs(n, 0.2), os.path.join(TMP, "out.jsonl")
     p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "4"], wait=False)
-    wait_lines(out, 4, p)
-    assert p.poll() is None, "the batch ended before the stop"
-    ds[0].proc.send_signal(signal.SIGSTOP)
-    try:
-        _, err = p.communicate(timeout=600)
-    finally:
-        ds[0].proc.send_signal(signal.SIGCONT)
-    assert p.returncode == 0, err
+    err = stopped_midway(p, out, 4, ds[0], 600)
     check_once(answers(out), n, {d.sock for d in ds})
     assert re.search(r"daemon %s taken out \(no answer to a ping" % re.escape(ds[0].sock), err), err
 
@@ -338,14 +345,7 @@ def case_deadline():
     jobs, out = write_jobs(n, 0.5, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
     p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "2",
                "--answer-margin", "1", "--probe-timeout", "300"], wait=False)
-    wait_lines(out, 1, p)
-    assert p.poll() is None, "the batch ended before the stop"
-    ds[0].proc.send_signal(signal.SIGSTOP)
-    try:
-        _, err = p.communicate(timeout=120)
-    finally:
-        ds[0].proc.send_signal(signal.SIGCONT)
-    assert p.returncode == 0, err
+    err = stopped_midway(p, out, 1, ds[0], 120)
     lines = answers(out)
     check_once(lines, n, {d.sock for d in ds})
     assert re.search(r"daemon %s taken out \(no answer within a job's deadline" % re.escape(ds[0].sock), err), err
