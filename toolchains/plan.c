@@ -161,70 +161,88 @@ static const char *old_std_name(const char *value) {
   return NULL;
 }
 
-sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
-                              const char *const *args, const sbp_step_limits *run_override, sbt_plan *out,
-                              char err[SBT_ERR_MAX]) {
+/* 1. Every option the request names is one of the toolchain's, as a string. */
+static sbt_plan_result check_option_names(const sbt_toolchain *tc, json_object *options, char err[SBT_ERR_MAX]) {
   const sbt_def *d = tc->def;
-  memset(out, 0, sizeof *out);
-  /* 1. options */
-  if (options) {
-    json_object_object_foreach(options, key, val) {
-      bool known = false;
-      for (size_t o = 0; o < d->n_options; o++) known |= strcmp(d->options[o].name, key) == 0;
-      if (!known) {
-        char names[256] = "";
-        const char *cands[64];
-        size_t nc = 0;
-        for (size_t o = 0; o < d->n_options; o++) {
-          snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", o ? ", " : "", d->options[o].name);
-          if (nc < 64) cands[nc++] = d->options[o].name;
-        }
-        const char *near = sbu_nearest(key, cands, nc);
-        if (near)
-          return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\": did you mean \"%s\"? (it has: %s)", tc->name, key,
-                      near, names);
-        return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\" (it has: %s)", tc->name, key, d->n_options ? names : "none");
+  if (!options) return SBT_OK;
+  json_object_object_foreach(options, key, val) {
+    bool known = false;
+    for (size_t o = 0; o < d->n_options; o++) known |= strcmp(d->options[o].name, key) == 0;
+    if (!known) {
+      char names[256] = "";
+      const char *cands[64];
+      size_t nc = 0;
+      for (size_t o = 0; o < d->n_options; o++) {
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", o ? ", " : "", d->options[o].name);
+        if (nc < 64) cands[nc++] = d->options[o].name;
       }
-      if (!json_object_is_type(val, json_type_string))
-        return fail(err, SBT_BAD_OPTION, "option \"%s\" must be a string", key);
+      const char *near = sbu_nearest(key, cands, nc);
+      if (near)
+        return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\": did you mean \"%s\"? (it has: %s)", tc->name, key,
+                    near, names);
+      return fail(err, SBT_BAD_OPTION, "%s has no option \"%s\" (it has: %s)", tc->name, key, d->n_options ? names : "none");
     }
+    if (!json_object_is_type(val, json_type_string))
+      return fail(err, SBT_BAD_OPTION, "option \"%s\" must be a string", key);
   }
-  const char **chosen = calloc(d->n_options + 1, sizeof *chosen);
-  char ***option_args = calloc(d->n_options + 1, sizeof *option_args);
-  json_object *ident_opts = json_object_new_object(), *flags = json_object_new_array();
-  sbt_plan_result rc = SBT_OK;
-  for (size_t o = 0; rc == SBT_OK && o < d->n_options; o++) {
+  return SBT_OK;
+}
+
+/* A value that is none of the option's: the nearest one, or the value a
+ * compiler's pre-publication name (c++2b) stands for. */
+static sbt_plan_result unknown_value(const sbt_toolchain *tc, const sbt_option *op, const char *value,
+                                    char err[SBT_ERR_MAX]) {
+  char vals[512] = "";
+  for (size_t i = 0; i < op->n_values; i++)
+    snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", i ? ", " : "", op->values[i]);
+  const char *near = sbu_nearest(value, (const char *const *)op->values, op->n_values);
+  const char *alias = old_std_name(value);
+  bool alias_known = false;
+  for (size_t i = 0; alias && i < op->n_values; i++) alias_known |= strcmp(op->values[i], alias) == 0;
+  if (alias && alias_known)
+    return fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s? (%s is the old name of %s)",
+                tc->name, op->name, value, vals, op->name, alias, value, alias);
+  if (alias)
+    return fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s (%s is the old name of %s, which is not one of them)",
+                tc->name, op->name, value, vals, value, alias);
+  if (near)
+    return fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s?", tc->name, op->name, value, vals,
+                op->name, near);
+  return fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);
+}
+
+/* The chosen options: per option its arguments (option_args[o]), and for the
+ * identity each value by name and every argument in order. */
+typedef struct {
+  char ***option_args; /* per def option, NULL-terminated */
+  json_object *values, *flags;
+} chosen_options;
+
+static void chosen_free(chosen_options *ch, size_t n_options) {
+  for (size_t o = 0; ch->option_args && o < n_options; o++) strv_free(ch->option_args[o]);
+  free(ch->option_args);
+  json_object_put(ch->values);
+  json_object_put(ch->flags);
+}
+
+/* 2. Each option's value (the request's, else the default), supported by
+ * this toolchain's version, expanded into its arguments. */
+static sbt_plan_result choose_options(const sbt_toolchain *tc, json_object *options, chosen_options *ch,
+                                      char err[SBT_ERR_MAX]) {
+  const sbt_def *d = tc->def;
+  ch->option_args = calloc(d->n_options + 1, sizeof *ch->option_args);
+  ch->values = json_object_new_object();
+  ch->flags = json_object_new_array();
+  for (size_t o = 0; o < d->n_options; o++) {
     const sbt_option *op = &d->options[o];
     json_object *v = NULL;
     const char *value = options && json_object_object_get_ex(options, op->name, &v) ? json_object_get_string(v)
                                                                                      : op->default_value;
     size_t k = 0;
     while (k < op->n_values && strcmp(op->values[k], value) != 0) k++;
-    if (k == op->n_values) {
-      char vals[512] = "";
-      for (size_t i = 0; i < op->n_values; i++)
-        snprintf(vals + strlen(vals), sizeof vals - strlen(vals), "%s%s", i ? ", " : "", op->values[i]);
-      const char *near = sbu_nearest(value, (const char *const *)op->values, op->n_values);
-      const char *alias = old_std_name(value);
-      bool alias_known = false;
-      for (size_t i = 0; alias && i < op->n_values; i++) alias_known |= strcmp(op->values[i], alias) == 0;
-      if (alias && alias_known)
-        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s? (%s is the old name of %s)",
-                  tc->name, op->name, value, vals, op->name, alias, value, alias);
-      else if (alias)
-        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s (%s is the old name of %s, which is not one of them)",
-                  tc->name, op->name, value, vals, value, alias);
-      else if (near)
-        rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s; did you mean %s=%s?", tc->name, op->name, value, vals,
-                  op->name, near);
-      else rc = fail(err, SBT_BAD_OPTION, "%s: %s=%s is not one of: %s", tc->name, op->name, value, vals);
-      break;
-    }
-    if (!tc->value_ok[o][k]) {
-      rc = fail(err, SBT_UNSUPPORTED, "%s %s does not support %s=%s", tc->name, tc->version, op->name, value);
-      break;
-    }
-    chosen[o] = op->values[k];
+    if (k == op->n_values) return unknown_value(tc, op, value, err);
+    if (!tc->value_ok[o][k])
+      return fail(err, SBT_UNSUPPORTED, "%s %s does not support %s=%s", tc->name, tc->version, op->name, value);
     strv a = {0};
     strv_push(&a, NULL);
     a.n = 0;
@@ -236,26 +254,103 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
       if (f[0]) strv_push(&a, f);
       else free(f);
     }
-    option_args[o] = a.v;
-    for (char **p = a.v; p && *p; p++) json_object_array_add(flags, json_object_new_string(*p));
-    json_object_object_add(ident_opts, op->name, json_object_new_string(value));
+    ch->option_args[o] = a.v;
+    for (char **p = a.v; p && *p; p++) json_object_array_add(ch->flags, json_object_new_string(*p));
+    json_object_object_add(ch->values, op->name, json_object_new_string(value));
   }
-  /* 2. the main file, renamed if the toolchain says so */
+  return SBT_OK;
+}
+
+/* 3. The main file (the first source, else the only file), renamed if the
+ * toolchain says so, then the other sources in the request's order. */
+static sbt_plan_result pick_sources(const sbt_toolchain *tc, const sbt_file *files, size_t n_files, sbt_plan *out,
+                                    strv *sources, char err[SBT_ERR_MAX]) {
+  const sbt_def *d = tc->def;
   size_t main = n_files;
-  for (size_t i = 0; rc == SBT_OK && i < n_files && main == n_files; i++)
+  for (size_t i = 0; i < n_files && main == n_files; i++)
     if (is_source(d, files[i].path)) main = i;
-  if (rc == SBT_OK && main == n_files && n_files == 1) main = 0;
-  if (rc == SBT_OK && main == n_files)
-    rc = fail(err, SBT_NO_SOURCE, "no source file for %s (expected a file named like *%s)", tc->name, d->sources[0]);
-  strv sources = {0};
-  if (rc == SBT_OK) {
-    char *rn = renamed(d, files[main].path, files[main].data, files[main].len);
-    out->main_path = rn ? rn : strdup(files[main].path);
-    out->main_index = main;
-    strv_push(&sources, strdup(out->main_path));
-    for (size_t i = 0; i < n_files; i++)
-      if (i != main && is_source(d, files[i].path)) strv_push(&sources, strdup(files[i].path));
+  if (main == n_files && n_files == 1) main = 0;
+  if (main == n_files)
+    return fail(err, SBT_NO_SOURCE, "no source file for %s (expected a file named like *%s)", tc->name, d->sources[0]);
+  char *rn = renamed(d, files[main].path, files[main].data, files[main].len);
+  out->main_path = rn ? rn : strdup(files[main].path);
+  out->main_index = main;
+  strv_push(sources, strdup(out->main_path));
+  for (size_t i = 0; i < n_files; i++)
+    if (i != main && is_source(d, files[i].path)) strv_push(sources, strdup(files[i].path));
+  return SBT_OK;
+}
+
+/* 4. The compile step (if any) and the run step. */
+static void make_steps(const sbt_def *d, const expand_ctx *c, const sbp_step_limits *run_override, sbt_plan *out) {
+  size_t s = 0;
+  if (d->compile) {
+    out->steps[s].name = strdup("compile");
+    out->steps[s].argv = expand_argv(d->compile, c);
+    out->steps[s].is_compile = true;
+    sbt_limits_resolve(&out->steps[s].limits, &d->compile_limits, NULL);
+    s++;
   }
+  out->steps[s].name = strdup("run");
+  out->steps[s].argv = expand_argv(d->run, c);
+  sbt_limits_resolve(&out->steps[s].limits, &d->run_limits, run_override);
+  out->n_steps = s + 1;
+}
+
+static char **copy_strv(char *const *v, const sbt_vars *expand) {
+  strv out = {0};
+  strv_push(&out, NULL);
+  out.n = 0;
+  for (char *const *p = v; p && *p; p++) strv_push(&out, expand ? sbt_expand_string(*p, expand) : strdup(*p));
+  return out.v;
+}
+
+/* 5. What the steps run in: environment, mounts, working directory, the
+ * toolchain's extra seccomp denials. */
+static void make_surroundings(const sbt_toolchain *tc, const sbt_vars *vars, sbt_plan *out) {
+  const sbt_def *d = tc->def;
+  out->env = copy_strv(d->env, vars);
+  out->n_mounts = d->n_mounts + (tc->prefix_mount ? 1 : 0);
+  out->mounts = calloc(out->n_mounts + 1, sizeof *out->mounts);
+  for (size_t m = 0; m < d->n_mounts; m++) {
+    char *src = sbt_expand_string(d->mount_sources[m], vars);
+    out->mounts[m].source = sbt_expand_env(src);
+    free(src);
+    out->mounts[m].target = sbt_expand_string(d->mount_targets[m], vars);
+  }
+  if (tc->prefix_mount) {
+    out->mounts[d->n_mounts].source = strdup(tc->prefix_mount);
+    out->mounts[d->n_mounts].target = strdup(tc->prefix_mount);
+  }
+  out->cwd = strdup(d->cwd ? d->cwd : "/app");
+  out->seccomp_deny = copy_strv(d->seccomp_deny, NULL);
+}
+
+/* 6. The toolchain's identity in the job's record. */
+static json_object *identity_of(const sbt_toolchain *tc, const chosen_options *ch) {
+  json_object *id = json_object_new_object();
+  json_object_object_add(id, "name", json_object_new_string(tc->name));
+  json_object_object_add(id, "family", json_object_new_string(tc->def->name));
+  json_object_object_add(id, "language", json_object_new_string(tc->def->language));
+  json_object_object_add(id, "version", json_object_new_string(tc->version));
+  json_object_object_add(id, "path", json_object_new_string(tc->bin));
+  json_object_object_add(id, "real_path", json_object_new_string(tc->bin_real));
+  json_object_object_add(id, "options", json_object_get(ch->values));
+  json_object_object_add(id, "flags", json_object_get(ch->flags));
+  return id;
+}
+
+sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, const sbt_file *files, size_t n_files,
+                              const char *const *args, const sbp_step_limits *run_override, sbt_plan *out,
+                              char err[SBT_ERR_MAX]) {
+  const sbt_def *d = tc->def;
+  memset(out, 0, sizeof *out);
+  sbt_plan_result rc = check_option_names(tc, options, err);
+  if (rc != SBT_OK) return rc;
+  chosen_options ch = {0};
+  strv sources = {0};
+  rc = choose_options(tc, options, &ch, err);
+  if (rc == SBT_OK) rc = pick_sources(tc, files, n_files, out, &sources, err);
   if (rc == SBT_OK) {
     const char *base = strrchr(out->main_path, '/') ? strrchr(out->main_path, '/') + 1 : out->main_path;
     char *stem = strdup(base);
@@ -264,60 +359,14 @@ sbt_plan_result sbt_plan_make(const sbt_toolchain *tc, json_object *options, con
     sbt_vars vars = {.bin = tc->bin, .bin_real = tc->bin_real, .bin_dir = tc->bin_dir, .main = out->main_path,
                      .main_stem = stem, .version = tc->version,
                      .libraries = tc->libraries ? tc->libraries : ""};
-    expand_ctx c = {&vars, sources.v, args, d, option_args};
-    size_t s = 0;
-    if (d->compile) {
-      out->steps[s].name = strdup("compile");
-      out->steps[s].argv = expand_argv(d->compile, &c);
-      out->steps[s].is_compile = true;
-      sbt_limits_resolve(&out->steps[s].limits, &d->compile_limits, NULL);
-      s++;
-    }
-    out->steps[s].name = strdup("run");
-    out->steps[s].argv = expand_argv(d->run, &c);
-    sbt_limits_resolve(&out->steps[s].limits, &d->run_limits, run_override);
-    out->n_steps = s + 1;
-    strv env = {0};
-    strv_push(&env, NULL);
-    env.n = 0;
-    for (char **e = d->env; e && *e; e++) strv_push(&env, sbt_expand_string(*e, &vars));
-    out->env = env.v;
-    out->n_mounts = d->n_mounts + (tc->prefix_mount ? 1 : 0);
-    out->mounts = calloc(out->n_mounts + 1, sizeof *out->mounts);
-    for (size_t m = 0; m < d->n_mounts; m++) {
-      char *src = sbt_expand_string(d->mount_sources[m], &vars);
-      out->mounts[m].source = sbt_expand_env(src);
-      free(src);
-      out->mounts[m].target = sbt_expand_string(d->mount_targets[m], &vars);
-    }
-    if (tc->prefix_mount) {
-      out->mounts[d->n_mounts].source = strdup(tc->prefix_mount);
-      out->mounts[d->n_mounts].target = strdup(tc->prefix_mount);
-    }
-    out->cwd = strdup(d->cwd ? d->cwd : "/app");
-    strv deny = {0};
-    strv_push(&deny, NULL);
-    deny.n = 0;
-    for (char **p = d->seccomp_deny; p && *p; p++) strv_push(&deny, strdup(*p));
-    out->seccomp_deny = deny.v;
+    expand_ctx c = {&vars, sources.v, args, d, ch.option_args};
+    make_steps(d, &c, run_override, out);
+    make_surroundings(tc, &vars, out);
     free(stem);
-    json_object *id = json_object_new_object();
-    json_object_object_add(id, "name", json_object_new_string(tc->name));
-    json_object_object_add(id, "family", json_object_new_string(d->name));
-    json_object_object_add(id, "language", json_object_new_string(d->language));
-    json_object_object_add(id, "version", json_object_new_string(tc->version));
-    json_object_object_add(id, "path", json_object_new_string(tc->bin));
-    json_object_object_add(id, "real_path", json_object_new_string(tc->bin_real));
-    json_object_object_add(id, "options", json_object_get(ident_opts));
-    json_object_object_add(id, "flags", json_object_get(flags));
-    out->identity = id;
+    out->identity = identity_of(tc, &ch);
   }
   strv_free(sources.v);
-  for (size_t o = 0; o < d->n_options; o++) strv_free(option_args[o]);
-  free(option_args);
-  free(chosen);
-  json_object_put(ident_opts);
-  json_object_put(flags);
+  chosen_free(&ch, d->n_options);
   if (rc != SBT_OK) sbt_plan_free(out);
   return rc;
 }
