@@ -40,6 +40,7 @@ struct sbd_load {
   sbd_profile *p;                   /* the worker's result, NULL on error */
   char err[512];
   sbd_waiter *head, *tail;
+  bool ended;                       /* on the loop: its waiters are being called */
   sbd_load *next;
 };
 
@@ -87,18 +88,14 @@ static void profile_free(sbd_profile *p) {
 static void load_done(uv_work_t *w, int status) {
   sbd_load *l = w->data;
   sbd_server *srv = l->srv;
-  for (sbd_load **pp = &srv->loads; *pp; pp = &(*pp)->next)
-    if (*pp == l) {
-      *pp = l->next;
-      break;
-    }
+  l->ended = true; /* joined by no one now; still listed while its waiters run (forget_waiter finds them) */
   if (status < 0 && !l->err[0]) snprintf(l->err, sizeof l->err, "profile \"%s\": load cancelled", l->name);
   if (l->p)
     sbd_log(srv, "info", "profile %s (%s): %zu toolchains detected inside in %.2fs", l->name, l->p->hash,
             l->p->reg.n_tcs, l->p->reg.detect_s);
   else
     sbd_log(srv, "warn", "profile %s: %s", l->name, l->err);
-  while (l->head) { /* a waiter may free other waiters (a connection closed): take one at a time */
+  while (l->head) { /* a waiter may forget others (its connection closed, their jobs freed): one at a time */
     sbd_waiter *wt = l->head;
     l->head = wt->next;
     if (!l->head) l->tail = NULL;
@@ -106,6 +103,11 @@ static void load_done(uv_work_t *w, int status) {
     free(wt);
     wait.fn(wait.arg, l->p, l->p ? NULL : l->err);
   }
+  for (sbd_load **pp = &srv->loads; *pp; pp = &(*pp)->next)
+    if (*pp == l) {
+      *pp = l->next;
+      break;
+    }
   if (l->p && l->gen == srv->profiles_gen && !srv->draining) {
     l->p->next = srv->profiles;
     srv->profiles = l->p;
@@ -131,7 +133,7 @@ sbd_profile_state sbd_profile_want(sbd_server *srv, const char *name, sbd_profil
   }
   sbd_load *l = NULL;
   for (l = srv->loads; l; l = l->next)
-    if (l->gen == srv->profiles_gen && !strcmp(l->name, name)) break; /* joins it: never a second load */
+    if (!l->ended && l->gen == srv->profiles_gen && !strcmp(l->name, name)) break; /* joins it: never a second load */
   bool start = !l;
   if (start && !(l = calloc(1, sizeof *l))) {
     snprintf(err, n, "out of memory");

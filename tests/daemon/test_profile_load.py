@@ -22,6 +22,7 @@ opened, and every case below fails.
 import json
 import os
 import shutil
+import socket
 import signal
 import sys
 import tempfile
@@ -179,8 +180,23 @@ def case_closed(d, release):
     a.send(gate_exec("p2"))
     a.send({"id": "t1", "type": "toolchains", "profile": "slow"})
     a.close()  # parked jobs and a parked toolchains request of a closed connection
+    h = td.Client(d.sock)  # and one that only shut down its sending side: it still waits for its answers
+    h.send(prof_exec("h1", "half"))
+    h.send({"id": "t2", "type": "toolchains", "profile": "slow"})
+    h.s.shutdown(socket.SHUT_WR)
     alive_while_shut(b, "after a client with parked jobs left")
     release(1)
+    try:
+        got = answers(h, ["h1", "t2"], 120)
+        ok_stdout(got["h1"], "half\n", "a half-closed client's parked job")
+        check(got["t2"].get("type") == "toolchains", f"a half-closed client's parked toolchains request: {got['t2']}")
+        try:
+            r = h.recv(WAIT_S)
+            check(False, f"nothing after its answers: {r}")
+        except EOFError:
+            pass  # closed once answered, as after a queued job
+    except (OSError, EOFError) as e:
+        check(False, f"a half-closed client with parked requests lost its answers ({e!r})")
     ok_stdout(b.call(prof_exec("p5", "after"), 120), "after\n", "a job naming slow after the load")
     check(b.call({"id": "bp2", "type": "ping"}, WAIT_S).get("type") == "ping", "the daemon still answers")
     check(d.proc.poll() is None, "the daemon is alive")
@@ -189,7 +205,7 @@ def case_closed(d, release):
 
 def case_sighup(d, release):
     a, b = td.Client(d.sock), td.Client(d.sock)
-    a.send(prof_exec("p1", "before-hup"))
+    a.send(gate_exec("p1"))  # planned from the registry of a load a SIGHUP makes stale (freed once it served)
     alive_while_shut(b, "before the SIGHUP")
     d.proc.send_signal(signal.SIGHUP)  # forgets profiles: the load in flight keeps its own
     alive_while_shut(b, "after the SIGHUP")
@@ -200,7 +216,7 @@ def case_sighup(d, release):
         check(False, f"a ping after a SIGHUP with loads in flight: no answer ({e!r})")
     release(2)
     got = answers(a, ["p1", "p2"], 120)
-    ok_stdout(got["p1"], "before-hup\n", "the job parked before the SIGHUP")
+    ok_stdout(got["p1"], "gated\n", "the toolchain job parked before the SIGHUP")
     ok_stdout(got["p2"], "after-hup\n", "the job parked after the SIGHUP")
     ok_stdout(a.call(prof_exec("p3", "kept"), 120), "kept\n", "a job naming slow afterwards (no gate left to pass)")
     check(d.proc.poll() is None, "the daemon is alive")
