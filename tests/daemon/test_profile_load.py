@@ -276,8 +276,28 @@ def case_unknown(d, release):
     b.close()
 
 
+def case_default(d, release):
+    """surgeboxd --profile slow: a job naming no profile waits for slow's
+    load, one naming "host" does not."""
+    a, b = td.Client(d.sock), td.Client(d.sock)
+    a.send(exec_req("p1", ["/bin/sh", "-c", "echo default"]))  # no profile: the daemon's, slow
+    try:
+        r = b.call(dict(host_exec("h1"), profile="host"), WAIT_S)
+        ok_stdout(r, "host\n", "a host job beside the default profile's load")
+        check((r.get("profile") or {}).get("name") == "host", f"it ran on the host: {json.dumps(r)[:300]}")
+        check(b.call({"id": "bp", "type": "ping"}, WAIT_S).get("type") == "ping", "a ping beside it")
+    except (OSError, EOFError) as e:
+        check(False, f"a daemon whose default profile loads: no answer ({e!r})")
+    release(1)
+    r = a.recv(120)
+    ok_stdout(r, "default\n", "the job in the default profile after its load")
+    check((r.get("profile") or {}).get("name") == "slow", f"it ran in slow: {json.dumps(r)[:300]}")
+    a.close()
+    b.close()
+
+
 CASES = {"blocked": case_blocked, "closed": case_closed, "sighup": case_sighup, "sigterm": case_sigterm,
-         "unknown": case_unknown}
+         "unknown": case_unknown, "default": case_default}
 
 
 def main():
@@ -299,7 +319,8 @@ def main():
     def release(loads):
         os.write(hold, b"go\n" * loads)
 
-    d = td.Daemon("--jobs", "2", "--cache-dir", os.path.join(tmp, "cache"))
+    extra = ["--profile", "slow"] if name == "default" else []
+    d = td.Daemon("--jobs", "2", "--cache-dir", os.path.join(tmp, "cache"), *extra)
     try:
         CASES[name](d, release)
     finally:
@@ -307,11 +328,12 @@ def main():
         rc = d.stop() if d.proc.poll() is None else d.proc.returncode
         os.close(hold)
     # a clean exit: under ASan a leak makes it non-zero; UBSan only says so
-    log = d.logtext()
+    with open(os.path.join(d.dir, "log"), "rb") as f:  # bytes: a line may hold what a probe printed
+        log = f.read().decode("utf-8", "replace")
     check(rc == 0, f"the daemon exits 0 after SIGTERM: {rc}")
     check("Sanitizer" not in log and "runtime error:" not in log, "no sanitizer report in the daemon's log")
     if td.failures:
-        print("--- daemon log ---\n" + d.logtext()[-4000:])
+        print("--- daemon log ---\n" + log[-4000:])
         sys.exit(1)
     print("PASS")
 
