@@ -469,7 +469,8 @@ static void probes_due(sbc_fleet *f, double now) {
     if (e->refused) continue;
     if ((e->pfd >= 0 || e->phttp) && now > e->pdeadline) {
       probe_end(e);
-      snprintf(why, sizeof why, "no answer to a ping within %.0f s", f->o.probe_timeout_s);
+      snprintf(why, sizeof why, "no answer to its %s probe within %.0f s", e->spec->http ? "GET /metrics" : "status",
+               f->o.probe_timeout_s);
       take_out(f, (int)k, why);
     }
     if (e->pfd < 0 && !e->phttp && now >= e->pnext) probe_start(f, (int)k, now);

@@ -46,7 +46,7 @@ static void close_gracefully(sbd_conn *c) {
 }
 
 void sbd_conn_maybe_finish(sbd_conn *c) {
-  if (c->read_eof && !c->queued_head && !c->running) close_gracefully(c);
+  if (c->read_eof && !c->queued_head && !c->running && !c->n_parked) close_gracefully(c);
 }
 
 /* A client that shut down only its sending side (`socat`, `nc -N`) still
@@ -67,6 +67,14 @@ void sbd_conn_close(sbd_conn *c) {
     sbd_job *j = c->queued_head;
     sbd_conn_unlink_queued(c, j);
     c->srv->queued--;
+    sbd_count_status(c->srv, SBP_STATUS_CANCELLED);
+    sbd_log_job(c->srv, j, "dropped (client gone)");
+    c->srv->conn_calls.free_job(j);
+  }
+  while (c->parked) { /* waiting for a profile's load: out of its waiters too (free_job) */
+    sbd_job *j = c->parked;
+    sbd_conn_unlink_parked(c, j);
+    c->n_parked--;
     sbd_count_status(c->srv, SBP_STATUS_CANCELLED);
     sbd_log_job(c->srv, j, "dropped (client gone)");
     c->srv->conn_calls.free_job(j);
@@ -245,7 +253,26 @@ sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running) {
       *running = false;
       return j;
     }
+  for (sbd_job *j = c->parked; j; j = j->next)
+    if (strcmp(j->req->id_key, id_key) == 0) {
+      *running = false;
+      return j;
+    }
   return NULL;
+}
+
+void sbd_conn_link_parked(sbd_conn *c, sbd_job *j) {
+  j->prev = NULL;
+  j->next = c->parked;
+  if (c->parked) c->parked->prev = j;
+  c->parked = j;
+}
+
+void sbd_conn_unlink_parked(sbd_conn *c, sbd_job *j) {
+  if (j->prev) j->prev->next = j->next;
+  else c->parked = j->next;
+  if (j->next) j->next->prev = j->prev;
+  j->prev = j->next = NULL;
 }
 
 void sbd_conn_link_running(sbd_conn *c, sbd_job *j) {

@@ -26,8 +26,7 @@ static void do_cancel(sbd_conn *c, sbp_request *req) {
     snprintf(why, sizeof why, "cancelled by request %s", req->id_key);
     sbd_job_cancel_running(job, why); /* its exec response follows when the sandbox is gone */
   } else {
-    sbd_conn_unlink_queued(c, job);
-    c->srv->queued--;
+    sbd_job_unqueue(job); /* queued, or parked waiting for its profile's load */
     sbd_job_finish_unrun(job, SBP_STATUS_CANCELLED, "cancelled before it started");
   }
 }
@@ -153,31 +152,12 @@ static int plan_toolchain_job(sbd_conn *c, sbd_job *job, const sbt_registry *reg
   return -1;
 }
 
-static void do_exec(sbd_conn *c, sbp_request *req) {
+/* The job with its profile known (prof NULL: the host; perr: the load's
+ * error): planned, checked and queued, or answered. */
+static void exec_in_profile(sbd_conn *c, sbd_job *job, sbd_profile *prof, const char *perr) {
   sbd_server *srv = c->srv;
-  bool running;
-  if (sbd_conn_find(c, req->id_key, &running)) {
-    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "id %s is already in flight on this connection",
-                                req->id_key));
-    sbp_request_free(req);
-    return;
-  }
-  if (srv->draining) {
-    reply(c, sbp_error_response(req->id, SBP_E_BUSY, "the daemon is shutting down"));
-    sbp_request_free(req);
-    return;
-  }
-  sbd_job *job = sbd_job_new(srv, c, req);
-  if (!job) {
-    reply(c, sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory"));
-    sbp_request_free(req);
-    return;
-  }
-  /* the root file system: the request's profile, else the daemon's default */
-  const char *pname = req->exec.profile ? req->exec.profile : srv->cfg->profile;
-  char perr[512] = "";
-  sbd_profile *prof = sbd_profile_get(srv, pname, perr, sizeof perr);
-  if (perr[0]) {
+  sbp_request *req = job->req;
+  if (perr) {
     reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", perr));
     sbd_job_free(job);
     return;
@@ -199,6 +179,123 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
     return;
   }
   sbd_sched_pump(srv);
+}
+
+/* A parked job's profile load ended (or the daemon is shutting down): it
+ * goes on as if the profile had been there, or gets the load's error. */
+static void exec_resume(void *arg, sbd_profile *prof, const char *perr) {
+  sbd_job *job = arg;
+  sbd_conn *c = job->conn;
+  sbd_conn_unlink_parked(c, job);
+  c->n_parked--;
+  job->parked = false; /* profiles.c already took it off the load's waiters */
+  sbd_conn_ref(c);     /* an answer may end the job and, after EOF, the connection */
+  if (c->srv->draining) sbd_job_finish_unrun(job, SBP_STATUS_CANCELLED, "the daemon is shutting down");
+  else exec_in_profile(c, job, prof, perr);
+  sbd_conn_maybe_finish(c);
+  sbd_conn_unref(c);
+}
+
+static void do_exec(sbd_conn *c, sbp_request *req) {
+  sbd_server *srv = c->srv;
+  bool running;
+  if (sbd_conn_find(c, req->id_key, &running)) {
+    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "id %s is already in flight on this connection",
+                                req->id_key));
+    sbp_request_free(req);
+    return;
+  }
+  if (srv->draining) {
+    reply(c, sbp_error_response(req->id, SBP_E_BUSY, "the daemon is shutting down"));
+    sbp_request_free(req);
+    return;
+  }
+  sbd_job *job = sbd_job_new(srv, c, req);
+  if (!job) {
+    reply(c, sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory"));
+    sbp_request_free(req);
+    return;
+  }
+  /* the root file system: the request's profile, else the daemon's default.
+   * One not loaded yet is loaded on the thread pool while this job alone
+   * waits (parked); the connection's other requests go on. */
+  const char *pname = req->exec.profile ? req->exec.profile : srv->cfg->profile;
+  char perr[512] = "";
+  sbd_profile *prof = NULL;
+  switch (sbd_profile_want(srv, pname, (sbd_profile_wait){exec_resume, job}, &prof, perr, sizeof perr)) {
+  case SBD_PROFILE_LOADING:
+    job->parked = true;
+    sbd_conn_link_parked(c, job);
+    c->n_parked++;
+    return;
+  case SBD_PROFILE_ERROR:
+    exec_in_profile(c, job, NULL, perr);
+    return;
+  case SBD_PROFILE_READY:
+    exec_in_profile(c, job, prof, NULL);
+    return;
+  }
+}
+
+/* The toolchains of a profile (NULL: the host's), or the load's error. */
+static void toolchains_answer(sbd_conn *c, sbp_request *req, sbd_profile *prof, const char *perr) {
+  if (perr) {
+    reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", perr));
+    return;
+  }
+  const sbt_registry *reg = sbd_profile_registry(c->srv, prof);
+  json_object *resp = sbp_response_new(req->id, "toolchains");
+  if (resp) {
+    json_object_object_add(resp, "toolchains", reg ? sbt_list_json(reg) : json_object_new_array());
+    json_object_object_add(resp, "profile", sbd_profile_identity(prof));
+  }
+  reply(c, resp);
+}
+
+/* A toolchains request waiting for its profile's load: it holds its
+ * connection (a closed one drops the answer, conn.c). */
+typedef struct {
+  sbd_conn *c;
+  sbp_request *req;
+} toolchains_wait;
+
+static void toolchains_resume(void *arg, sbd_profile *prof, const char *perr) {
+  toolchains_wait *w = arg;
+  sbd_conn *c = w->c;
+  c->n_parked--;
+  if (c->srv->draining) reply(c, sbp_error_response(w->req->id, SBP_E_BUSY, "the daemon is shutting down"));
+  else toolchains_answer(c, w->req, prof, perr);
+  sbp_request_free(w->req);
+  free(w);
+  sbd_conn_maybe_finish(c);
+  sbd_conn_unref(c);
+}
+
+/* 0: answered (or parked); req is the caller's to free unless parked (1). */
+static int do_toolchains(sbd_conn *c, sbp_request *req) {
+  char perr[512] = "";
+  sbd_profile *prof = NULL;
+  toolchains_wait *w = calloc(1, sizeof *w);
+  if (!w) {
+    reply(c, sbp_error_response(req->id, SBP_E_INTERNAL, "out of memory"));
+    return 0;
+  }
+  *w = (toolchains_wait){c, req};
+  switch (sbd_profile_want(c->srv, req->exec.profile, (sbd_profile_wait){toolchains_resume, w}, &prof, perr,
+                           sizeof perr)) {
+  case SBD_PROFILE_LOADING:
+    sbd_conn_ref(c);
+    c->n_parked++;
+    return 1;
+  case SBD_PROFILE_ERROR:
+    toolchains_answer(c, req, NULL, perr);
+    break;
+  case SBD_PROFILE_READY:
+    toolchains_answer(c, req, prof, NULL);
+    break;
+  }
+  free(w);
+  return 0;
 }
 
 void sbd_dispatch(sbd_conn *c, sbp_request *req) {
@@ -226,22 +323,9 @@ void sbd_dispatch(sbd_conn *c, sbp_request *req) {
     reply(c, resp);
     break;
   }
-  case SBP_REQ_TOOLCHAINS: { /* of a profile, when the request names one */
-    char perr[512] = "";
-    sbd_profile *prof = sbd_profile_get(c->srv, req->exec.profile, perr, sizeof perr);
-    if (perr[0]) {
-      reply(c, sbp_error_response(req->id, SBP_E_BAD_REQUEST, "%s", perr));
-      break;
-    }
-    const sbt_registry *reg = sbd_profile_registry(c->srv, prof);
-    resp = sbp_response_new(req->id, "toolchains");
-    if (resp) {
-      json_object_object_add(resp, "toolchains", reg ? sbt_list_json(reg) : json_object_new_array());
-      json_object_object_add(resp, "profile", sbd_profile_identity(prof));
-    }
-    reply(c, resp);
+  case SBP_REQ_TOOLCHAINS: /* of a profile, when the request names one */
+    if (do_toolchains(c, req)) return; /* waits for the profile's load: owns req */
     break;
-  }
   default:
     reply(c, sbp_error_response(req->id, SBP_E_UNKNOWN_TYPE, "unknown request type"));
   }

@@ -83,8 +83,7 @@ static bool front_withdraw(void *arg, uint64_t ticket) {
   bool running = false;
   sbd_job *job = srv->front ? sbd_conn_find(srv->front, key, &running) : NULL;
   if (!job || running) return false;
-  sbd_conn_unlink_queued(srv->front, job);
-  srv->queued--;
+  sbd_job_unqueue(job);
   free(ticket_take(srv, ticket));
   sbd_log_job(srv, job, "withdrawn (not started within its budget)");
   sbd_job_free(job);
@@ -101,8 +100,7 @@ static void front_cancel(void *arg, uint64_t ticket) {
   if (running) {
     sbd_job_cancel_running(job, "cancelled: the HTTP client went away");
   } else {
-    sbd_conn_unlink_queued(srv->front, job);
-    srv->queued--;
+    sbd_job_unqueue(job);
     sbd_job_finish_unrun(job, SBP_STATUS_CANCELLED, "the HTTP client went away before it started");
   }
 }

@@ -18,8 +18,24 @@ typedef struct sbd_step_run sbd_step_run;
 
 /* ---- profiles.c: jobs in another root file system ---- */
 typedef struct sbd_profile sbd_profile;
-/* NULL for "host" (or name NULL) and on error (err set, non-empty). */
-sbd_profile *sbd_profile_get(sbd_server *srv, const char *name, char *err, size_t n);
+typedef struct sbd_load sbd_load;
+/* What a request waiting for a profile's load is called back with, on the
+ * loop when the load ends: the profile, or NULL and why not. */
+typedef struct {
+  void (*fn)(void *arg, sbd_profile *p, const char *err);
+  void *arg;
+} sbd_profile_wait;
+typedef enum { SBD_PROFILE_READY, SBD_PROFILE_LOADING, SBD_PROFILE_ERROR } sbd_profile_state;
+/* READY: *out is the profile (NULL for "host" or no name). LOADING: it is
+ * being loaded on the thread pool (this call started the load, or joined
+ * the one in flight); wait is called once it ended, unless forgotten first.
+ * ERROR: err (e.g. a bad name, out of memory). */
+sbd_profile_state sbd_profile_want(sbd_server *srv, const char *name, sbd_profile_wait wait, sbd_profile **out,
+                                   char *err, size_t n);
+bool sbd_profile_forget_waiter(sbd_server *srv, const void *arg); /* the wait with this arg; true if it waited */
+/* Shutting down: every waiter is called now with an error (srv->draining is
+ * set); loads in flight end on their own, the loop waits for them. */
+void sbd_profiles_drain(sbd_server *srv);
 const sbt_registry *sbd_profile_registry(sbd_server *srv, const sbd_profile *p);
 const char *sbd_profile_root(const sbd_profile *p);
 json_object *sbd_profile_identity(const sbd_profile *p); /* {"name","manifest_hash"} */
@@ -128,6 +144,7 @@ struct sbd_job {
   sbd_snapshot before;     /* the workspace before the compile */
   int slot;                /* worker slot (selects the shared netns), -1 if queued */
   bool cancelled;          /* cancel request or disconnect */
+  bool parked;             /* waiting for its profile's load (in conn->parked and the load's waiters) */
   char cancel_why[128];    /* put in the killed step's "error" */
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
@@ -144,6 +161,9 @@ void sbd_job_cancel_running(sbd_job *job, const char *why);
 /* Answer a job that never ran (cancelled while queued, shutting down). */
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why);
 void sbd_job_free(sbd_job *job);
+/* A job not started taken out of where it waits (its connection's queue, or
+ * its profile's load): the caller answers or frees it. */
+void sbd_job_unqueue(sbd_job *job);
 void sbd_job_slot_ready(sbd_job *job); /* after waiting for its slot (sched.c) */
 
 /* ---- cases.c: a step with "cases", one sandbox per case ---- */
@@ -226,6 +246,8 @@ struct sbd_conn {
   sbd_job *queued_head, *queued_tail;
   size_t n_queued;
   sbd_job *running;
+  sbd_job *parked;         /* jobs waiting for a profile's load (dispatch.c) */
+  size_t n_parked;         /* requests waiting for a profile's load: those jobs and toolchains requests */
   sbd_conn *prev, *next;   /* server's list, the round-robin order */
   /* A connection with no socket (front.c: the HTTP front's one): its
    * answers go to sink instead of a pipe. NULL for a Unix-socket client. */
@@ -255,6 +277,8 @@ sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running);
 void sbd_conn_unlink_queued(sbd_conn *c, sbd_job *j); /* the queue's: in sched.c */
 void sbd_conn_link_running(sbd_conn *c, sbd_job *j);
 void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j);
+void sbd_conn_link_parked(sbd_conn *c, sbd_job *j);
+void sbd_conn_unlink_parked(sbd_conn *c, sbd_job *j);
 
 /* ---- front.c: the HTTP front (http/) on the daemon's loop ---- */
 /* All HTTP requests share one socketless connection, so the fair queue
@@ -379,6 +403,8 @@ struct sbd_server {
   char toolchain_error[SBT_ERR_MAX];
   sbd_cache *cache;
   sbd_profile *profiles;    /* opened on demand */
+  sbd_load *loads;          /* profiles.c: loads on the thread pool */
+  uint64_t profiles_gen;    /* profiles.c: SIGHUPs seen (a load started before one is not kept) */
   sbd_hist step_cpu, step_wall;
   uv_prepare_t turns;       /* loopstat.c */
   uint64_t turn_start_ns, turn_idle_ns, turn_delay_ns;

@@ -33,6 +33,7 @@ void sbd_job_free(sbd_job *job) {
   if (job->resp) json_object_put(job->resp);
   if (job->cache_leader) sbd_cache_abandon(job->srv->cache, job->cache_key);
   sbd_cache_forget_waiter(job->srv->cache, job);
+  if (job->parked) sbd_profile_forget_waiter(job->srv, job);
   sb_workspace_destroy_in_slot(job->ws, job->slot); /* its /app is charged to the slot's cgroup */
   for (size_t i = 0; job->steps && i < job->n_steps; i++) sbd_trace_step_free(&job->steps[i]);
   if (job->untraced) json_object_put(job->untraced);
@@ -477,6 +478,18 @@ void sbd_job_cancel_running(sbd_job *job, const char *why) {
   uv_timer_init(&job->srv->loop, &d->timer);
   d->timer.data = d;
   uv_timer_start(&d->timer, on_deferred_end, 0, 0);
+}
+
+void sbd_job_unqueue(sbd_job *job) {
+  if (job->parked) {
+    sbd_conn_unlink_parked(job->conn, job);
+    job->conn->n_parked--;
+    sbd_profile_forget_waiter(job->srv, job);
+    job->parked = false;
+    return;
+  }
+  sbd_conn_unlink_queued(job->conn, job);
+  job->srv->queued--;
 }
 
 void sbd_job_finish_unrun(sbd_job *job, const char *status, const char *why) {

@@ -115,6 +115,7 @@ static void drain(sbd_server *srv, const char *why) {
       srv->queued--;
       sbd_job_finish_unrun(j, SBP_STATUS_CANCELLED, "the daemon is shutting down");
     }
+  sbd_profiles_drain(srv); /* requests waiting for a profile's load: answered too */
   if (srv->running == 0) {
     stop_everything(srv);
     return;

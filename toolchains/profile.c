@@ -35,7 +35,7 @@
 const char *sbf_default_dir(void) { return sbu_profiles_dir(); }
 
 const char *sbf_defs_dir(void) {
-  static char buf[4096];
+  static _Thread_local char buf[4096]; /* the daemon opens profiles on its thread pool */
   const char *env = getenv("SURGEBOX_PROFILE_DEFS");
   if (env && *env) return env;
   if (sbt_installed_dir("profiles", buf, sizeof buf)) return buf;

@@ -204,7 +204,7 @@ def case_sigstop():
     p = batch([jobs, "--out", out, "--endpoints", ",".join(d.sock for d in ds), "--concurrency", "4"], wait=False)
     err = stopped_midway(p, out, 4, ds[0], 600)
     check_once(answers(out), n, {d.sock for d in ds})
-    assert re.search(r"daemon %s taken out \(no answer to a ping" % re.escape(ds[0].sock), err), err
+    assert re.search(r"daemon %s taken out \(no answer to its status probe within " % re.escape(ds[0].sock), err), err
 
 
 def case_http():
@@ -349,7 +349,7 @@ def case_deadline():
     lines = answers(out)
     check_once(lines, n, {d.sock for d in ds})
     assert re.search(r"daemon %s taken out \(no answer within a job's deadline" % re.escape(ds[0].sock), err), err
-    assert "no answer to a ping" not in err, err
+    assert "probe within" not in err, err
     again = [a for a in lines if a["attempts"] >= 2]
     assert again, "the stopped daemon's jobs ran again: %r" % lines
     assert all(a["daemon"] == ds[1].sock for a in again), again
