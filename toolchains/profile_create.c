@@ -859,6 +859,165 @@ static int delete_profile(ctx *c) {
   return rc < 0 ? fail(c, rc, "cannot remove %s: %s", c->path, strerror(-rc)) : 0;
 }
 
+/* A profile already made: --force deletes it; otherwise it must come from
+ * this definition and verify (quickly, else by content). 1: the answer is
+ * given (*rc set: 0 when it verifies), 0: go on and make it. */
+static int existing_profile(ctx *c, const char *manifest, int *rc) {
+  const char *name = c->name;
+  if (access(manifest, F_OK) != 0) return 0;
+  if (c->o->force) {
+    say(c, "--force: deleting the existing profile");
+    *rc = delete_profile(c);
+    return *rc != 0;
+  }
+  sbf_profile p;
+  char verr[1024];
+  double t0 = sbu_now_s();
+  if (origin_differs(c, manifest, verr, sizeof verr)) {
+    *rc = fail(c, -ESTALE, "profile %s was made from another definition (%s); `surgebox profile delete %s` or "
+               "create --force makes it again", name, verr, name);
+    return 1;
+  }
+  *rc = sbf_profile_open_mode(c->o->dir, name, SBF_VERIFY_QUICK, &p, verr, sizeof verr);
+  if (*rc == 0) {
+    char size[32];
+    sbf_human_size(p.size_bytes, size);
+    printf("profile %s exists and verifies (quick, %.2f s): %s, created %s, %llu files, %s, %s\n", name,
+           sbu_now_s() - t0, c->path, p.created, (unsigned long long)p.files, size, p.content_hash);
+    sbf_profile_close(&p);
+    return 1;
+  }
+  if (*rc == -EBADMSG && sbf_profile_open_mode(c->o->dir, name, SBF_VERIFY_NONE, &p, verr, sizeof verr) == 0) {
+    /* touched but maybe not changed: the content decides */
+    say(c, "exists but its quick hash differs: checking the content");
+    *rc = sbf_profile_refresh_quick(&p, verr, sizeof verr);
+    if (*rc == 0)
+      printf("profile %s exists and its content verifies (%.2f s; quick hash refreshed): %s, %s\n", name,
+             sbu_now_s() - t0, c->path, p.content_hash);
+    sbf_profile_close(&p);
+    if (*rc == 0) return 1;
+  }
+  *rc = fail(c, *rc, "%s; `surgebox profile delete %s` or create --force to make it again", verr, name);
+  return 1;
+}
+
+/* What a creation records beside the tree: per stage its time, and the
+ * imports and toolchains as made. */
+typedef struct {
+  json_object *origin, *versions, *imports, *tcs;
+  double t_deb, t_imports, t_pkgs;
+  bool deb_reused;
+} creation;
+
+/* The stages in order: debootstrap (or its earlier result), links and
+ * clean-up, the definition's imports, toolchains, the package list. */
+static int run_stages(ctx *c, creation *cr) {
+  json_object *base = jget(c->def, "toolchains", json_type_array);
+  for (size_t i = 0; base && i < json_object_array_length(base); i++)
+    json_object_array_add(cr->tcs, json_object_get(json_object_array_get_idx(base, i)));
+  json_object *ex = jget(c->def, "expect", json_type_object);
+  if (ex) /* said before anything is downloaded: the user decides whether to wait */
+    say(c, "about %.1f GiB on disk; creating it took %d s on %s (a slow mirror takes several minutes); "
+           "progress below, everything in %s; an interrupted create resumes where it stopped",
+        json_object_get_double(json_object_object_get(ex, "disk_gib")),
+        json_object_get_int(json_object_object_get(ex, "measured_s")), jstr(ex, "measured_on"), c->log);
+  sbf_unmount_under(c->root);
+  int rc = stage_debootstrap(c, cr->origin, &cr->t_deb, &cr->deb_reused);
+  double t0 = sbu_now_s();
+  if (!rc) rc = stage_links_cleanup(c);
+  json_object *defs_imports = jget(c->def, "imports", json_type_array);
+  for (size_t i = 0; !rc && defs_imports && i < json_object_array_length(defs_imports); i++) {
+    json_object *rec = json_object_new_object();
+    json_object_array_add(cr->imports, rec);
+    rc = do_import(c, json_object_array_get_idx(defs_imports, i), rec, cr->tcs);
+  }
+  cr->t_imports = sbu_now_s() - t0;
+  if (!rc) rc = stage_toolchains(c, cr->tcs);
+  t0 = sbu_now_s();
+  if (!rc) rc = stage_packages(c, cr->versions);
+  cr->t_pkgs = sbu_now_s() - t0;
+  return rc;
+}
+
+/* The manifest's "extra": the definition (file and hash), what it says of
+ * itself, and the creation's records. */
+static json_object *extra_of(ctx *c, const creation *cr) {
+  json_object *timings = json_object_new_object(), *extra = json_object_new_object();
+  json_object_object_add(timings, "debootstrap_s", sbf_json_seconds(cr->t_deb));
+  if (cr->deb_reused) json_object_object_add(timings, "debootstrap_reused", json_object_new_boolean(true));
+  json_object_object_add(timings, "imports_s", sbf_json_seconds(cr->t_imports));
+  json_object_object_add(timings, "package_versions_s", sbf_json_seconds(cr->t_pkgs));
+  SBU_AUTOFREE char *dh = sha256_file(c->def_file);
+  json_object *defrec = json_object_new_object();
+  json_object_object_add(defrec, "file", json_object_new_string(c->def_file));
+  json_object_object_add(defrec, "sha256", dh ? json_object_new_string(dh) : NULL);
+  json_object_object_add(extra, "description", json_object_get(json_object_object_get(c->def, "description")));
+  json_object_object_add(extra, "definition", defrec);
+  json_object_object_add(extra, "links", json_object_get(json_object_object_get(c->def, "links")));
+  json_object_object_add(extra, "imports", json_object_get(cr->imports));
+  json_object_object_add(extra, "toolchains", json_object_get(cr->tcs));
+  json_object_object_add(extra, "created_by", json_object_new_string("surgebox " SURGEBOX_VERSION));
+  json_object_object_add(extra, "timings", timings);
+  json_object_object_add(extra, "notes", json_object_get(json_object_object_get(c->def, "notes")));
+  return extra;
+}
+
+/* The stages, then the tree hashed and the manifest written (sealed). */
+static int make_profile(ctx *c, double t_start) {
+  const char *name = c->name;
+  creation cr = {.origin = origin_of(c), .versions = json_object_new_object(), .imports = json_object_new_array(),
+                 .tcs = json_object_new_array()};
+  int rc = run_stages(c, &cr);
+  if (!rc) {
+    if (!c->o->quiet) say(c, "hashing the rootfs");
+    SBU_AUTOPUT json_object *extra = extra_of(c, &cr);
+    sbf_tree_hash h;
+    rc = sbf_profile_seal(c->o->dir, name, cr.origin, cr.versions, extra, &h, c->err, c->errn);
+    if (!rc) {
+      double total = sbu_now_s() - t_start;
+      char size[32];
+      sbf_human_size(h.size_bytes, size);
+      say(c, "hash: %llu files, %s in %.1f s (%s)", (unsigned long long)h.files, size, h.seconds, h.content_hash);
+      printf("profile %s created in %.1f s (debootstrap %.1f s%s, imports %.1f s, package list %.1f s, hash %.1f s): "
+             "%s, %llu files, %s\n",
+             name, total, cr.t_deb, cr.deb_reused ? " earlier" : "", cr.t_imports, cr.t_pkgs, h.seconds, c->path,
+             (unsigned long long)h.files, size);
+    }
+  }
+  json_object_put(cr.origin);
+  json_object_put(cr.versions);
+  json_object_put(cr.imports);
+  json_object_put(cr.tcs);
+  return rc;
+}
+
+/* Checks before any change: root, the profile's directory, its log. */
+static int prepare_creation(ctx *c) {
+  if (geteuid() != 0) return fail(c, -EPERM, "creating a profile needs root (debootstrap and chroot)");
+  if (sb_mkdir_p(c->path, 0755) < 0 && errno != EEXIST) return fail(c, -errno, "mkdir %s: %s", c->path, strerror(errno));
+  c->log_fd = open(c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (c->log_fd < 0) return fail(c, -errno, "cannot write %s: %s", c->log, strerror(errno));
+  char started[32];
+  sbf_iso_now(started);
+  dprintf(c->log_fd, "== %s: surgebox %s profile create %s\n", started, SURGEBOX_VERSION, c->name);
+  return 0;
+}
+
+/* Under the profile's lock: an existing one answered, else made. */
+static int create_locked(ctx *c, double t_start) {
+  const sbf_create_opts *o = c->o;
+  snprintf(c->path, sizeof c->path, "%s/%s", o->dir, c->name);
+  snprintf(c->root, sizeof c->root, "%s/rootfs", c->path);
+  snprintf(c->log, sizeof c->log, "%s/create.log", c->path);
+  SBU_AUTOCLOSE int lock = sbf_lock(o->dir, c->name);
+  if (lock < 0) return fail(c, lock, "cannot lock %s/.%s.lock: %s", o->dir, c->name, strerror(-lock));
+  char manifest[4300];
+  snprintf(manifest, sizeof manifest, "%s/manifest.json", c->path);
+  int rc = 0;
+  if (!existing_profile(c, manifest, &rc) && !(rc = prepare_creation(c))) rc = make_profile(c, t_start);
+  return rc;
+}
+
 int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, size_t n) {
   ctx c = {.name = name, .o = o, .err = err, .errn = n, .log_fd = -1};
   double t_start = sbu_now_s();
@@ -870,139 +1029,7 @@ int sbf_profile_create(const char *name, const sbf_create_opts *o, char *err, si
   c.def = json_object_from_file(c.def_file);
   if (!c.def) return fail(&c, -EINVAL, "%s: not valid JSON", c.def_file);
   int rc = check_def(&c);
-  if (rc) goto out;
-  snprintf(c.path, sizeof c.path, "%s/%s", o->dir, name);
-  snprintf(c.root, sizeof c.root, "%s/rootfs", c.path);
-  snprintf(c.log, sizeof c.log, "%s/create.log", c.path);
-  int lock = sbf_lock(o->dir, name);
-  if (lock < 0) {
-    rc = fail(&c, lock, "cannot lock %s/.%s.lock: %s", o->dir, name, strerror(-lock));
-    goto out;
-  }
-  /* Already there? */
-  char manifest[4300];
-  snprintf(manifest, sizeof manifest, "%s/manifest.json", c.path);
-  if (access(manifest, F_OK) == 0) {
-    if (o->force) {
-      say(&c, "--force: deleting the existing profile");
-      if ((rc = delete_profile(&c))) goto unlock;
-    } else {
-      sbf_profile p;
-      char verr[1024];
-      double t0 = sbu_now_s();
-      if (origin_differs(&c, manifest, verr, sizeof verr)) {
-        rc = fail(&c, -ESTALE, "profile %s was made from another definition (%s); `surgebox profile delete %s` or "
-                  "create --force makes it again", name, verr, name);
-        goto unlock;
-      }
-      rc = sbf_profile_open_mode(o->dir, name, SBF_VERIFY_QUICK, &p, verr, sizeof verr);
-      if (rc == 0) {
-        char size[32];
-        sbf_human_size(p.size_bytes, size);
-        printf("profile %s exists and verifies (quick, %.2f s): %s, created %s, %llu files, %s, %s\n", name,
-               sbu_now_s() - t0, c.path, p.created, (unsigned long long)p.files, size, p.content_hash);
-        sbf_profile_close(&p);
-        goto unlock;
-      }
-      if (rc == -EBADMSG && sbf_profile_open_mode(o->dir, name, SBF_VERIFY_NONE, &p, verr, sizeof verr) == 0) {
-        /* touched but maybe not changed: the content decides */
-        say(&c, "exists but its quick hash differs: checking the content");
-        rc = sbf_profile_refresh_quick(&p, verr, sizeof verr);
-        if (rc == 0)
-          printf("profile %s exists and its content verifies (%.2f s; quick hash refreshed): %s, %s\n", name,
-                 sbu_now_s() - t0, c.path, p.content_hash);
-        sbf_profile_close(&p);
-        if (rc == 0) goto unlock;
-      }
-      rc = fail(&c, rc, "%s; `surgebox profile delete %s` or create --force to make it again", verr, name);
-      goto unlock;
-    }
-  }
-  if (geteuid() != 0) {
-    rc = fail(&c, -EPERM, "creating a profile needs root (debootstrap and chroot)");
-    goto unlock;
-  }
-  if (sb_mkdir_p(c.path, 0755) < 0 && errno != EEXIST) {
-    rc = fail(&c, -errno, "mkdir %s: %s", c.path, strerror(errno));
-    goto unlock;
-  }
-  c.log_fd = open(c.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (c.log_fd < 0) {
-    rc = fail(&c, -errno, "cannot write %s: %s", c.log, strerror(errno));
-    goto unlock;
-  }
-  char started[32];
-  sbf_iso_now(started);
-  dprintf(c.log_fd, "== %s: surgebox %s profile create %s\n", started, SURGEBOX_VERSION, name);
-  json_object *origin = origin_of(&c), *versions = json_object_new_object(), *extra = json_object_new_object();
-  json_object *imports = json_object_new_array(), *tcs = json_object_new_array(), *timings = json_object_new_object();
-  json_object *base = jget(c.def, "toolchains", json_type_array);
-  for (size_t i = 0; base && i < json_object_array_length(base); i++)
-    json_object_array_add(tcs, json_object_get(json_object_array_get_idx(base, i)));
-  double t_deb = 0, t0;
-  bool deb_reused = false;
-  json_object *ex = jget(c.def, "expect", json_type_object);
-  if (ex) /* said before anything is downloaded: the user decides whether to wait */
-    say(&c, "about %.1f GiB on disk; creating it took %d s on %s (a slow mirror takes several minutes); "
-            "progress below, everything in %s; an interrupted create resumes where it stopped",
-        json_object_get_double(json_object_object_get(ex, "disk_gib")),
-        json_object_get_int(json_object_object_get(ex, "measured_s")), jstr(ex, "measured_on"), c.log);
-  sbf_unmount_under(c.root);
-  rc = stage_debootstrap(&c, origin, &t_deb, &deb_reused);
-  t0 = sbu_now_s();
-  if (!rc) rc = stage_links_cleanup(&c);
-  json_object *defs_imports = jget(c.def, "imports", json_type_array);
-  for (size_t i = 0; !rc && defs_imports && i < json_object_array_length(defs_imports); i++) {
-    json_object *rec = json_object_new_object();
-    json_object_array_add(imports, rec);
-    rc = do_import(&c, json_object_array_get_idx(defs_imports, i), rec, tcs);
-  }
-  double t_imports = sbu_now_s() - t0;
-  if (!rc) rc = stage_toolchains(&c, tcs);
-  t0 = sbu_now_s();
-  if (!rc) rc = stage_packages(&c, versions);
-  double t_pkgs = sbu_now_s() - t0;
-  if (!rc) {
-    if (!o->quiet) say(&c, "hashing the rootfs");
-    json_object_object_add(timings, "debootstrap_s", sbf_json_seconds(t_deb));
-    if (deb_reused) json_object_object_add(timings, "debootstrap_reused", json_object_new_boolean(true));
-    json_object_object_add(timings, "imports_s", sbf_json_seconds(t_imports));
-    json_object_object_add(timings, "package_versions_s", sbf_json_seconds(t_pkgs));
-    char *dh = sha256_file(c.def_file);
-    json_object *defrec = json_object_new_object();
-    json_object_object_add(defrec, "file", json_object_new_string(c.def_file));
-    json_object_object_add(defrec, "sha256", dh ? json_object_new_string(dh) : NULL);
-    free(dh);
-    json_object_object_add(extra, "description", json_object_get(json_object_object_get(c.def, "description")));
-    json_object_object_add(extra, "definition", defrec);
-    json_object_object_add(extra, "links", json_object_get(json_object_object_get(c.def, "links")));
-    json_object_object_add(extra, "imports", json_object_get(imports));
-    json_object_object_add(extra, "toolchains", json_object_get(tcs));
-    json_object_object_add(extra, "created_by", json_object_new_string("surgebox " SURGEBOX_VERSION));
-    json_object_object_add(extra, "timings", json_object_get(timings));
-    json_object_object_add(extra, "notes", json_object_get(json_object_object_get(c.def, "notes")));
-    sbf_tree_hash h;
-    rc = sbf_profile_seal(o->dir, name, origin, versions, extra, &h, err, n);
-    if (!rc) {
-      double total = sbu_now_s() - t_start;
-      char size[32];
-      sbf_human_size(h.size_bytes, size);
-      say(&c, "hash: %llu files, %s in %.1f s (%s)", (unsigned long long)h.files, size, h.seconds, h.content_hash);
-      printf("profile %s created in %.1f s (debootstrap %.1f s%s, imports %.1f s, package list %.1f s, hash %.1f s): "
-             "%s, %llu files, %s\n",
-             name, total, t_deb, deb_reused ? " earlier" : "", t_imports, t_pkgs, h.seconds, c.path,
-             (unsigned long long)h.files, size);
-    }
-  }
-  json_object_put(origin);
-  json_object_put(versions);
-  json_object_put(extra);
-  json_object_put(imports);
-  json_object_put(tcs);
-  json_object_put(timings);
-unlock:
-  close(lock);
-out:
+  if (!rc) rc = create_locked(&c, t_start);
   if (c.log_fd >= 0) close(c.log_fd);
   json_object_put(c.def);
   return rc;
