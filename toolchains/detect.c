@@ -163,10 +163,12 @@ static char *name_for(const char *tmpl, const char *path, const char *version) {
 
 /* A detection that runs what the cache did not know (versions, option
  * probes) and takes more than a second says once, on stderr, what it is doing. */
-static uint64_t detect_t0;
-static bool detect_announced = true; /* only sbt_registry_detect arms it */
-static const char *detect_cache_file;
-static bool detect_missed; /* something had to be run */
+/* Per thread: the daemon detects a profile's toolchains on libuv's pool
+ * while its loop may detect the host's (SIGHUP). */
+static _Thread_local uint64_t detect_t0;
+static _Thread_local bool detect_announced = true; /* only sbt_registry_detect arms it */
+static _Thread_local const char *detect_cache_file;
+static _Thread_local bool detect_missed; /* something had to be run */
 static void announce_if_slow(void) {
   if (detect_announced || !detect_missed || sbu_now_ns() / 1000000 - detect_t0 < 1000) return;
   detect_announced = true;
