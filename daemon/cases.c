@@ -694,7 +694,17 @@ static void start_case(sbd_cases_run *c, lane *l) {
 /* The scheduler lends a slot (sched.c's take): the next case on it. */
 static bool take_slot(void *arg, int slot) {
   sbd_cases_run *c = arg;
-  if (!can_start(c) || c->chk || c->solo) return false;
+  if (!can_start(c) || c->chk || c->solo) {
+    update_borrow(c);
+    return false;
+  }
+  /* A warm step takes a slot whose zygote is up: a lent case never waits
+   * for an interpreter's start-up on its own wall clock (the sequential
+   * run's slot had its zygote after the first case). */
+  sb_spec spec;
+  sb_spec_init(&spec);
+  c->calls.job_spec(c->job, &spec);
+  if (spec.warm && spec.warm_lang && !sb_runtime_warm_slot_ready(c->job->srv->rt, slot, spec.argv[0])) return false;
   lane *l = calloc(1, sizeof *l);
   if (!l) return false;
   l->c = c;

@@ -300,8 +300,8 @@ bool sbd_sched_slot_wait(sbd_server *srv, sbd_job *job);
 bool sbd_sched_forget_waiter(sbd_server *srv, sbd_job *job); /* true if it was waiting */
 /* A running job that could use more slots (a cases step: one case per lent
  * slot) borrows: while nothing is queued, the pump hands it an idle, ready
- * slot through take (busy from then on; take false: nothing to run after
- * all, the slot stays free and the borrower is unlinked). A lent slot goes
+ * slot through take (busy from then on; take false: not this slot, which
+ * stays free; a borrower that wants none unborrows itself). A lent slot goes
  * back with give_back once its one case ended. */
 typedef struct sbd_borrower {
   bool (*take)(void *arg, int slot);

@@ -95,10 +95,9 @@ static void lend(sbd_server *srv) {
     sbd_sched_borrow(srv, b); /* to the tail */
     srv->slot_busy[i] = true; /* busy while lent: status and metrics count it */
     srv->running++;
-    if (!b->take(b->arg, i)) { /* nothing to start after all: b is untouched */
+    if (!b->take(b->arg, i)) { /* not this slot (b unborrows itself when it wants none) */
       srv->slot_busy[i] = false;
       srv->running--;
-      sbd_sched_unborrow(srv, b);
     }
   }
 }

@@ -569,6 +569,39 @@ def case_parallel_queued_first(d):
     a.close()
 
 
+SLOW_FN = "import time\ndef slow(k):\n    time.sleep(0.5)\n    return k * 2\n"
+
+
+def case_parallel_warm(d):
+    """Warm function-call cases on lent slots: once both slots have a warm
+    zygote up (a warm job on each, from two connections: a new connection's
+    first job takes a slot never used), a warm cases job runs on both, each
+    case warm, started by two zygotes (two hash seeds among the cases), and
+    answers in order."""
+    for k in range(2):
+        c = td.Client(d.sock)  # kept open: the next connection is a new one and takes the other slot
+        r = c.call({"id": "w%d" % k, "type": "exec", "warm": True, "files": [{"path": "w.py", "content": "print(1)"}],
+                    "steps": [{"name": "run", "argv": ["python3", "w.py"]}]}, timeout=120)
+        check(r.get("status") == "ok" and r["steps"][0].get("stdout") == "1\n", "warm job %d: %s" % (k, r.get("status")))
+        if k == 0:
+            first = c
+        else:
+            c.close()
+    first.close()
+    cases = [{"args": [k], "expected": 2 * k} for k in range(8)]
+    c = td.Client(d.sock)
+    c.send({"id": "pw", "type": "exec", "warm": True, "files": [{"path": "sol.py", "content": SLOW_FN}],
+            "steps": [{"name": "run", "argv": ["python3", "sol.py"], "fn_name": "slow", "cases": cases}]})
+    most, r = poll_until_answer(d, c)
+    c.close()
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted"] * 8, "warm cases accepted: %s %s" % (verdicts(s), [x.get("stderr") for x in s.get("cases", [])]))
+    starts = [x.get("start", "") for x in s.get("cases", [])]
+    check(len(starts) == 8 and all(x.startswith("warm (zygote, hash seed ") for x in starts), "all warm: %s" % starts)
+    check(len(set(starts)) == 2, "two slots' zygotes served the cases: %s" % sorted(set(starts)))
+    check(most == 2, "both slots ran cases: most running %d" % most)
+
+
 def case_pyclient(d):
     """Client.run_cases (clients/python): the steps form puts the cases on
     the last step; bytes stdin and expected go as base64."""
@@ -695,6 +728,7 @@ CASES = {
     "parallel_order": (case_parallel_order, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_cancel": (case_parallel_cancel, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_warm": (case_parallel_warm, ["--jobs", "2"]),
     "parallel_queued_first": (case_parallel_queued_first, NO_TOOLCHAINS + ["--jobs", "2"]),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
