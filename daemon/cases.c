@@ -346,6 +346,16 @@ static void finish(sbd_job *job) {
   calls.finished(job, doc, strcmp(status, SBP_STATUS_OK) == 0, cpu, wall);
 }
 
+/* budget_s spent: no case starts any more. */
+static void check_budget(sbd_cases_run *c) {
+  if (!c->stopping && c->next < c->cs->n && c->cs->budget_s > 0 &&
+      (double)(sbu_now_ns() - c->t0) / 1e9 >= c->cs->budget_s) {
+    snprintf(c->error, sizeof c->error, "budget_s %g spent after %zu cases: the rest skipped", c->cs->budget_s,
+             c->next);
+    c->stopping = true;
+  }
+}
+
 /* Kill the cases running past the cut: their results will not be shown. */
 static void kill_past(sbd_cases_run *c) {
   if (c->main.idx >= 0 && (size_t)c->main.idx > c->cut && c->job->run && !c->checking)
@@ -382,12 +392,7 @@ static void case_end(sbd_cases_run *c, lane *l) {
     c->stopping = true;
     kill_past(c);
   }
-  if (!c->stopping && c->next < c->cs->n && c->cs->budget_s > 0 &&
-      (double)(sbu_now_ns() - c->t0) / 1e9 >= c->cs->budget_s) {
-    snprintf(c->error, sizeof c->error, "budget_s %g spent after %zu cases: the rest skipped", c->cs->budget_s,
-             c->next);
-    c->stopping = true;
-  }
+  check_budget(c);
   update_borrow(c);
   if (lent) {
     lane **p = &c->lent;
@@ -694,6 +699,7 @@ static void start_case(sbd_cases_run *c, lane *l) {
 /* The scheduler lends a slot (sched.c's take): the next case on it. */
 static bool take_slot(void *arg, int slot) {
   sbd_cases_run *c = arg;
+  check_budget(c);
   if (!can_start(c) || c->chk || c->solo) {
     update_borrow(c);
     return false;
