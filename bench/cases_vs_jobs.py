@@ -17,7 +17,7 @@ unsandboxed runs are this benchmark's own programs, never a request's.
 
 Run as root inside the unshare wrapper:
   unshare --mount --propagation private --pid --fork --mount-proc \\
-      python3 bench/cases_vs_jobs.py build/bin [N] [c|cpp|pyfn ...]"""
+      python3 bench/cases_vs_jobs.py build/bin [N] [c|cpp|pyfn ...] [jobs=N]"""
 import json
 import os
 import shutil
@@ -136,8 +136,12 @@ def pyfn(c, n, rounds=2):
 def main():
     td.BIN = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-    which = sys.argv[3:] or ["c", "cpp", "pyfn"]
-    d = td.Daemon("--jobs", "1")
+    # jobs=N: the daemon's slots (default 1); with 2, a batch's cases also
+    # run on the idle slot, as separate jobs alternate between slots
+    jobs = [a.split("=", 1)[1] for a in sys.argv[3:] if a.startswith("jobs=")]
+    which = [a for a in sys.argv[3:] if not a.startswith("jobs=")] or ["c", "cpp", "pyfn"]
+    d = td.Daemon("--jobs", jobs[-1] if jobs else "1")
+    print("surgeboxd --jobs %s" % (jobs[-1] if jobs else "1"))
     c = td.Client(d.sock)
     try:
         if "c" in which:

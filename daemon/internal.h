@@ -175,6 +175,7 @@ typedef struct sbd_cases_run sbd_cases_run;
 typedef struct {
   void (*start_sandbox)(sbd_job *job);
   void (*finished)(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+  void (*job_spec)(sbd_job *job, sb_spec *spec); /* the step's spec as the job would run it (a lent slot's case) */
 } sbd_cases_calls;
 void sbd_cases_start(sbd_job *job, const sbd_jstep *js, sbd_cases_calls calls);
 void sbd_cases_spec(const sbd_job *job, sb_spec *spec); /* the running case's workspace, argv, stdin, limits */
@@ -184,6 +185,13 @@ bool sbd_cases_result(sbd_job *job, sb_result *r);
  * every case compile_error (build_failed) or skipped. */
 json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool build_failed);
 void sbd_cases_free(sbd_job *job);
+/* A cancel: no case starts any more, the ones on lent slots are killed (the
+ * job's own sandbox is the job's to kill); true while lent cases run: the
+ * step ends once they did. */
+bool sbd_cases_cancel(sbd_job *job);
+/* The job's own slot got ready for a case after the job was cancelled: that
+ * case never runs (the step ends once no case runs). */
+void sbd_cases_unstarted(sbd_job *job);
 /* checker.c: the checker judge of a cases step (compare "checker"): planned
  * from its toolchain (-1 and err when it cannot be), built once (begin: 1 a
  * sandbox to run with sbd_checker_spec, then build_end; 0 built; -1 err),
@@ -314,6 +322,20 @@ void sbd_sched_stop(sbd_server *srv);
  * sbd_job_slot_ready); true: start now. */
 bool sbd_sched_slot_wait(sbd_server *srv, sbd_job *job);
 bool sbd_sched_forget_waiter(sbd_server *srv, sbd_job *job); /* true if it was waiting */
+/* A running job that could use more slots (a cases step: one case per lent
+ * slot) borrows: while nothing is queued, the pump hands it an idle, ready
+ * slot through take (busy from then on; take false: not this slot, which
+ * stays free; a borrower that wants none unborrows itself). A lent slot goes
+ * back with give_back once its one case ended. */
+typedef struct sbd_borrower {
+  bool (*take)(void *arg, int slot);
+  void *arg;
+  struct sbd_borrower *prev, *next;
+  bool linked;
+} sbd_borrower;
+void sbd_sched_borrow(sbd_server *srv, sbd_borrower *b); /* linked at the tail; the caller pumps */
+void sbd_sched_unborrow(sbd_server *srv, sbd_borrower *b);
+void sbd_sched_give_back(sbd_server *srv, int slot);      /* release, then pump */
 
 /* ---- log.c ---- */
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -417,6 +439,8 @@ struct sbd_server {
   gid_t socket_gid;
   uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
   uv_timer_t uid_wait;      /* sched.c: every uid held (sb_uids_waiting): pump again shortly */
+  struct sbd_borrower *borrowers; /* sched.c: running jobs that would take an idle slot */
+  bool pumping, repump;     /* sched.c: a pump running; another asked for meanwhile */
   uint64_t logged_netns_rebuilds, logged_template_rebuilds; /* job.c: the slot rebuilds said so far */
   uint64_t idle_since;      /* uv_hrtime() when the last client/job went, 0: busy */
   uint64_t idle_seen_conns; /* connections_total at the last idle check */

@@ -176,8 +176,10 @@ static void send_and_end(sbd_job *job, const char *status) {
 static void run_step(sbd_job *job);
 static void start_sandbox(sbd_job *job);
 static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s, double wall_s);
+static void job_spec(sbd_job *job, sb_spec *spec);
 /* What a cases step (cases.c) calls back: its sandboxes, its document. */
-static const sbd_cases_calls cases_calls = {.start_sandbox = start_sandbox, .finished = step_finished};
+static const sbd_cases_calls cases_calls = {
+    .start_sandbox = start_sandbox, .finished = step_finished, .job_spec = job_spec};
 
 /* Files back: each named file, read link-safely from the workspace after the
  * step (a symlink, a directory, a FIFO or a missing file is that entry's
@@ -300,11 +302,10 @@ static void on_step_done(void *arg, sb_result *r) {
   step_done(job, r);
 }
 
-static void start_sandbox(sbd_job *job) {
-  if (!sbd_sched_slot_wait(job->srv, job)) return; /* the slot's previous run is still being cleaned */
+/* The current step's spec on the job's slot, untraced; warm_lang from its argv[0]. */
+static void job_spec(sbd_job *job, sb_spec *spec_out) {
   const sbd_jstep *js = &job->steps[job->step];
-  sb_spec spec;
-  sb_spec_init(&spec);
+  sb_spec spec = *spec_out;
   spec.argv = (const char *const *)js->argv;
   spec.envp = (const char *const *)js->env;
   spec.workspace = job->ws;
@@ -324,6 +325,17 @@ static void start_sandbox(sbd_job *job) {
     spec.n_extra_mounts = job->plan.n_mounts;
     spec.seccomp_extra_deny = (const char *const *)job->plan.seccomp_deny;
   }
+  /* the language argv[0] is, as the daemon's own files say (never the client) */
+  if (spec.warm) spec.warm_lang = sbt_warm_lang_of(&job->srv->warm_langs, spec.argv[0]);
+  *spec_out = spec;
+}
+
+static void start_sandbox(sbd_job *job) {
+  if (!sbd_sched_slot_wait(job->srv, job)) return; /* the slot's previous run is still being cleaned */
+  const sbd_jstep *js = &job->steps[job->step];
+  sb_spec spec;
+  sb_spec_init(&spec);
+  job_spec(job, &spec);
   if (job->cases) sbd_cases_spec(job, &spec);
   if (js->traced && js->check && !job->untraced) { /* its untraced run first */
     spec.argv = (const char *const *)js->plain_argv;
@@ -393,6 +405,10 @@ static void run_step(sbd_job *job) {
 }
 
 void sbd_job_slot_ready(sbd_job *job) {
+  if (job->cancelled && job->cases) { /* the cases step ends, once its lent cases did */
+    sbd_cases_unstarted(job);
+    return;
+  }
   if (job->cancelled) {
     send_and_end(job, SBP_STATUS_CANCELLED);
     return;
@@ -460,10 +476,12 @@ static void on_deferred_end(uv_timer_t *t) {
 void sbd_job_cancel_running(sbd_job *job, const char *why) {
   if (!job->cancelled) snprintf(job->cancel_why, sizeof job->cancel_why, "%s", why);
   job->cancelled = true;
+  bool lent_running = sbd_cases_cancel(job); /* a cases step's cases on lent slots: killed */
   if (job->run) {
     sbd_step_kill(job->run, "cancel");
     return;
   }
+  if (lent_running) return; /* they end the step (and a slot wait ends in sbd_cases_unstarted) */
   /* Waiting for a compile or for its slot: without memory for the timer it
    * stays a waiter and ends (cancelled) when that compile does, through
    * resume(), or its slot is ready, through sbd_job_slot_ready. */

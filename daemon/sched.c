@@ -82,7 +82,27 @@ static sbd_conn *next_conn(sbd_server *srv, int *slot) {
 
 static void on_uid_wait(uv_timer_t *t) { sbd_sched_pump(t->data); }
 
-void sbd_sched_pump(sbd_server *srv) {
+/* Idle slots lent to running jobs that asked (a cases step's next case,
+ * issue 38), only while nothing is queued: a queued job keeps its claim on
+ * every slot. A slot is lent for one case and given back when it ends, so a
+ * job arriving later waits at most for one case's run. Borrowers take turns
+ * (the one served goes to the tail). */
+static void lend(sbd_server *srv) {
+  for (int i = 0; i < srv->n_slots && srv->borrowers && srv->queued == 0 && !srv->draining; i++) {
+    if (srv->slot_busy[i] || !sb_runtime_slot_ready(srv->rt, i) || sb_uids_waiting(srv->rt)) continue;
+    sbd_borrower *b = srv->borrowers;
+    sbd_sched_unborrow(srv, b);
+    sbd_sched_borrow(srv, b); /* to the tail */
+    srv->slot_busy[i] = true; /* busy while lent: status and metrics count it */
+    srv->running++;
+    if (!b->take(b->arg, i)) { /* not this slot (b unborrows itself when it wants none) */
+      srv->slot_busy[i] = false;
+      srv->running--;
+    }
+  }
+}
+
+static void pump_once(sbd_server *srv) {
   while (srv->running < srv->n_slots && srv->queued > 0 && !srv->draining) {
     /* Every uid leased or held until its last job's in-flight descriptors
      * are collected (runners/uids.c; milliseconds): the job stays queued. */
@@ -102,6 +122,51 @@ void sbd_sched_pump(sbd_server *srv) {
     srv->running++;
     srv->sched_calls.start(job, slot);
   }
+  lend(srv);
+}
+
+/* A job's start or a lent case may end synchronously and pump again: that
+ * pump is done by the one running, after it (never nested). */
+void sbd_sched_pump(sbd_server *srv) {
+  if (srv->pumping) {
+    srv->repump = true;
+    return;
+  }
+  srv->pumping = true;
+  do {
+    srv->repump = false;
+    pump_once(srv);
+  } while (srv->repump);
+  srv->pumping = false;
+}
+
+void sbd_sched_borrow(sbd_server *srv, sbd_borrower *b) {
+  if (b->linked) return;
+  b->linked = true;
+  b->next = NULL;
+  b->prev = NULL;
+  if (!srv->borrowers) {
+    srv->borrowers = b;
+    return;
+  }
+  sbd_borrower *t = srv->borrowers;
+  while (t->next) t = t->next;
+  t->next = b;
+  b->prev = t;
+}
+
+void sbd_sched_unborrow(sbd_server *srv, sbd_borrower *b) {
+  if (!b->linked) return;
+  if (b->prev) b->prev->next = b->next;
+  else srv->borrowers = b->next;
+  if (b->next) b->next->prev = b->prev;
+  b->prev = b->next = NULL;
+  b->linked = false;
+}
+
+void sbd_sched_give_back(sbd_server *srv, int slot) {
+  sbd_sched_release(srv, slot);
+  sbd_sched_pump(srv);
 }
 
 void sbd_sched_release(sbd_server *srv, int slot) {

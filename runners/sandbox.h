@@ -107,6 +107,11 @@ uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_
 /* Warm starts (warm.c): {"zygotes": running, "restarts": found dead,
  * "off": the interpreters warm is refused for from now on and why, or null}. */
 struct json_object *sb_runtime_warm_json(const sb_runtime *rt);
+/* The slot's serving zygote for interpreter argv0 is up and said READY: a
+ * warm run there waits for no interpreter's start-up (a slot lent to a warm
+ * cases step must be such a slot: the start-up would count on the case's
+ * wall clock). */
+bool sb_runtime_warm_slot_ready(sb_runtime *rt, int slot, const char *argv0);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);

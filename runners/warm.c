@@ -487,6 +487,13 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_wa
   return z;
 }
 
+bool sb_runtime_warm_slot_ready(sb_runtime *rt, int slot, const char *argv0) {
+  if (!argv0 || slot < 0 || 2 * slot >= rt->n_zygotes) return false;
+  sb_zygote *z = &rt->zygotes[2 * slot];
+  if (z->sock < 0 || strcmp(z->argv0, argv0) != 0) return false;
+  return !zygote_dead(z) && z->ready; /* zygote_dead reads its READY */
+}
+
 void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
                      char note[SB_ERR_MAX]) {
   memset(w, 0, sizeof *w);

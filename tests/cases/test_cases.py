@@ -384,6 +384,224 @@ def case_cancel(d):
     c.close()
 
 
+# ---- cases on lent slots (issue 38): a cases step runs its cases on idle
+# slots too, answering as the sequential run would ----
+def status_of(d):
+    c = td.Client(d.sock)
+    try:
+        return c.call({"id": "st", "type": "status"}, timeout=30)
+    finally:
+        c.close()
+
+
+def case_parallel_slots(d):
+    """One cases job on a 2-slot daemon, nothing else queued: a second slot
+    is lent, so status shows 2 running with one job (the old daemon ran its
+    cases one after another on one slot: never more than 1). Answers in
+    case order, each its own."""
+    cases = [{"args": ["-c", "echo 0"], "expected": "0"}] + \
+        [{"args": ["-c", "sleep 1; echo %d" % k], "expected": str(k)} for k in range(1, 7)]
+    c = td.Client(d.sock)
+    c.send({"id": "par", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases}]})
+    most, r = poll_until_answer(d, c)
+    c.close()
+    s = cases_step(r)
+    check(most == 2, "two slots running for one cases job: most running seen %d" % most)
+    check(verdicts(s) == ["accepted"] * 7, "all accepted: %s" % verdicts(s))
+    check([x.get("stdout") for x in s.get("cases", [])] == ["%d\n" % k for k in range(7)],
+          "each case's own output, in order: %s" % [x.get("stdout") for x in s.get("cases", [])])
+    check([x.get("index") for x in s.get("cases", [])] == list(range(7)), "indexes in order")
+    st = status_of(d)
+    check(st.get("running") == 0 and st.get("queued") == 0, "all slots back: %s" % st)
+
+
+def poll_until_answer(d, c, timeout=120):
+    """Status polled (its "running") on another connection until c's answer
+    is in: the most seen, and the answer."""
+    import select
+    import time
+    most = 0
+    end = time.time() + timeout
+    while time.time() < end:
+        most = max(most, status_of(d).get("running", 0))
+        ready, _, _ = select.select([c.s], [], [], 0.05)
+        if ready:  # the answer's first bytes are in
+            break
+    return most, c.recv(timeout)
+
+
+# Verdicts in a mix, later cases ending before earlier ones (the sleeps
+# make the order of ends differ from the order of indexes when two run).
+MIX = [
+    {"args": ["-c", "echo a"], "expected": "a"},                                  # 0 accepted
+    {"args": ["-c", "sleep 0.6; echo b"], "expected": "x"},                       # 1 wrong_answer (b)
+    {"args": ["-c", "echo c; exit 3"], "expected": "c"},                          # 2 runtime_error
+    {"args": ["-c", "sleep 0.4; echo d"], "expected": "d"},                       # 3 accepted
+    {"args": ["-c", "kill -SEGV $$"], "expected": ""},                            # 4 signaled
+    {"args": ["-c", "sleep 30"], "expected": "", "limits": {"time_s": 1, "cpu_time_s": 1}},  # 5 time_limit
+    {"args": ["-c", "echo g"], "expected": "g"},                                  # 6 accepted
+    {"args": ["-c", "sleep 0.3; printf '1 2 3'"], "expected": "1 2 4"},           # 7 wrong_answer
+    {"args": ["-c", "echo i"], "expected": "i"},                                  # 8 accepted
+]
+MIX_WANT = ["accepted", "wrong_answer", "runtime_error", "accepted", "signaled", "time_limit", "accepted",
+            "wrong_answer", "accepted"]
+
+
+def same_answer(a, b):
+    """The parts of a case that do not vary by run (times, rss do)."""
+    keep = ("index", "verdict", "exit_code", "signal", "stdout", "stderr", "limit_hit", "why")
+    return [{k: x.get(k) for k in keep} for x in a] == [{k: x.get(k) for k in keep} for x in b]
+
+
+def case_parallel_order(d):
+    """The same mix on a 1-slot daemon and on this 2-slot one: identical
+    answers, in case order, verdicts as worked out by hand."""
+    one = td.Daemon(*NO_TOOLCHAINS, "--jobs", "1")
+    try:
+        r1 = run(one, {"id": "o1", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": MIX}]})
+    finally:
+        one.stop()
+    c = td.Client(d.sock)
+    c.send({"id": "o2", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": MIX}]})
+    most, r2 = poll_until_answer(d, c)
+    c.close()
+    s1, s2 = cases_step(r1), cases_step(r2)
+    check(verdicts(s1) == MIX_WANT, "1 slot: verdicts %s" % verdicts(s1))
+    check(verdicts(s2) == MIX_WANT, "2 slots: verdicts %s" % verdicts(s2))
+    check(most == 2, "the 2-slot daemon ran cases on both: most running %d" % most)
+    check(same_answer(s1.get("cases", []), s2.get("cases", [])), "the same answers on 1 and 2 slots")
+    for k in ("case_counts", "first_failure", "n_cases", "status", "error"):
+        check(s1.get(k) == s2.get(k), "%s alike: %s vs %s" % (k, s1.get(k), s2.get(k)))
+    check(s2.get("first_failure") == 1, "first_failure 1: %s" % s2.get("first_failure"))
+    check(r1.get("status") == r2.get("status") == "cases_failed", "both cases_failed")
+
+
+def case_parallel_first_failure(d):
+    """stop: first_failure with cases running on two slots: the lowest
+    failing index is reported and every case after it skipped, as the
+    sequential run says, though later cases (one of them failing, one
+    accepted) ended first; the case still running past it (sleep 120) is
+    killed: the answer comes long before it could end."""
+    cases = [{"args": ["-c", "echo a"], "expected": "a"},                       # 0 accepted
+             {"args": ["-c", "sleep 1.5; exit 1"], "expected": ""},            # 1 runtime_error, late
+             {"args": ["-c", "echo c"], "expected": "c"},                       # 2 accepted, early
+             {"args": ["-c", "echo d"], "expected": "x"},                       # 3 wrong_answer, early
+             {"args": ["-c", "sleep 120"], "expected": ""},                     # 4 killed
+             {"args": ["-c", "echo f"], "expected": "f"}]
+    c = td.Client(d.sock)
+    c.send({"id": "ff", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases,
+                                                   "stop": "first_failure"}]})
+    most, r = poll_until_answer(d, c, timeout=60)
+    c.close()
+    s = cases_step(r)
+    check(most == 2, "both slots ran cases: most running %d" % most)
+    check(verdicts(s) == ["accepted", "runtime_error", "skipped", "skipped", "skipped", "skipped"],
+          "the sequential answer: %s" % verdicts(s))
+    check(s.get("first_failure") == 1, "first_failure 1: %s" % s.get("first_failure"))
+    cnt = s.get("case_counts", {})
+    check(cnt.get("accepted") == 1 and cnt.get("runtime_error") == 1 and cnt.get("skipped") == 4
+          and cnt.get("wrong_answer") == 0, "counts %s" % cnt)
+    check("first_failure after case 1" in (s.get("error") or ""), "the step says why: %s" % s.get("error"))
+    check(all("stdout" not in x for x in s.get("cases", [])[2:]), "skipped cases show nothing of a run")
+    st = status_of(d)
+    check(st.get("running") == 0, "the killed case's slot is back: %s" % st)
+
+
+def case_parallel_cancel(d):
+    """A cancel of a cases job running on two slots kills both running
+    cases (sleep 120): the answer comes, cancelled, with the sequential
+    report (the lowest running case killed, the rest skipped), and every
+    slot is back."""
+    import time
+    cases = [{"args": ["-c", "echo a"], "expected": "a"}] + [{"args": ["-c", "sleep 120"], "expected": ""}] * 4
+    c = td.Client(d.sock)
+    c.send({"id": "long", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases}]})
+    most = 0
+    end = time.time() + 60
+    while most < 2 and time.time() < end:
+        most = max(most, status_of(d).get("running", 0))
+        time.sleep(0.05)
+    check(most == 2, "two slots running before the cancel: %d" % most)
+    c.send({"id": "c", "type": "cancel", "target": "long"})
+    got = {}
+    while len(got) < 2:
+        r = c.recv(60)
+        got[r.get("id")] = r
+    r = got["long"]
+    s = cases_step(r)
+    v = verdicts(s)
+    check(r.get("status") == "cancelled", "cancelled: %s" % r.get("status"))
+    check(len(v) == 5 and v[0] == "accepted" and v[1] != "accepted" and v[2:] == ["skipped"] * 3,
+          "case 1 killed, the rest skipped: %s" % v)
+    check((s.get("cases") or [{}, {}])[1].get("limit_hit") == "cancel", "case 1 was killed by the cancel: %s"
+          % (s.get("cases") or [{}, {}])[1])
+    st = status_of(d)
+    check(st.get("running") == 0, "both slots back: %s" % st)
+    r = c.call({"id": "after", "type": "exec", "steps": [{"name": "run", "argv": ["cat"],
+                                                          "cases": [{"stdin": "a", "expected": "a"}] * 3}]})
+    check(r.get("status") == "ok", "the daemon serves on: %s" % r.get("status"))
+    c.close()
+
+
+def case_parallel_queued_first(d):
+    """A job queued while a long cases job borrows every idle slot starts
+    when a lent case ends (slots are lent only while nothing is queued, for
+    one case at a time): it is answered long before the cases job ends."""
+    cases = [{"args": ["-c", "echo a"], "expected": "a"}] + [{"args": ["-c", "sleep 1; echo b"], "expected": "b"}] * 40
+    a = td.Client(d.sock)
+    a.send({"id": "many", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases}]})
+    import time
+    most = 0
+    end = time.time() + 60
+    while most < 2 and time.time() < end:
+        most = max(most, status_of(d).get("running", 0))
+        time.sleep(0.05)
+    check(most == 2, "the cases job holds both slots: %d" % most)
+    b = td.Client(d.sock)
+    b.send({"id": "later", "type": "exec", "steps": [{"name": "run", "argv": ["echo", "hi"]}]})
+    rb = b.recv(120)
+    check(rb.get("status") == "ok" and rb["steps"][0].get("stdout") == "hi\n", "the later job ran: %s" % rb.get("status"))
+    st = status_of(d)
+    check(st.get("running") >= 1, "the cases job still runs when the later job is answered: %s" % st)
+    b.close()
+    ra = a.recv(180)
+    check(verdicts(cases_step(ra)) == ["accepted"] * 41, "the cases job ends well: %s" % verdicts(cases_step(ra)))
+    a.close()
+
+
+SLOW_FN = "import time\ndef slow(k):\n    time.sleep(0.5)\n    return k * 2\n"
+
+
+def case_parallel_warm(d):
+    """Warm function-call cases on lent slots: once both slots have a warm
+    zygote up (a warm job on each, from two connections: a new connection's
+    first job takes a slot never used), a warm cases job runs on both, each
+    case warm, started by two zygotes (two hash seeds among the cases), and
+    answers in order."""
+    for k in range(2):
+        c = td.Client(d.sock)  # kept open: the next connection is a new one and takes the other slot
+        r = c.call({"id": "w%d" % k, "type": "exec", "warm": True, "files": [{"path": "w.py", "content": "print(1)"}],
+                    "steps": [{"name": "run", "argv": ["python3", "w.py"]}]}, timeout=120)
+        check(r.get("status") == "ok" and r["steps"][0].get("stdout") == "1\n", "warm job %d: %s" % (k, r.get("status")))
+        if k == 0:
+            first = c
+        else:
+            c.close()
+    first.close()
+    cases = [{"args": [k], "expected": 2 * k} for k in range(8)]
+    c = td.Client(d.sock)
+    c.send({"id": "pw", "type": "exec", "warm": True, "files": [{"path": "sol.py", "content": SLOW_FN}],
+            "steps": [{"name": "run", "argv": ["python3", "sol.py"], "fn_name": "slow", "cases": cases}]})
+    most, r = poll_until_answer(d, c)
+    c.close()
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted"] * 8, "warm cases accepted: %s %s" % (verdicts(s), [x.get("stderr") for x in s.get("cases", [])]))
+    starts = [x.get("start", "") for x in s.get("cases", [])]
+    check(len(starts) == 8 and all(x.startswith("warm (zygote, hash seed ") for x in starts), "all warm: %s" % starts)
+    check(len(set(starts)) == 2, "two slots' zygotes served the cases: %s" % sorted(set(starts)))
+    check(most == 2, "both slots ran cases: most running %d" % most)
+
+
 def case_pyclient(d):
     """Client.run_cases (clients/python): the steps form puts the cases on
     the last step; bytes stdin and expected go as base64."""
@@ -506,6 +724,12 @@ CASES = {
     "cancel": (case_cancel, NO_TOOLCHAINS),
     "pyclient": (case_pyclient, NO_TOOLCHAINS),
     "fn_calls": (case_fn_calls, NO_TOOLCHAINS),
+    "parallel_slots": (case_parallel_slots, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_order": (case_parallel_order, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_cancel": (case_parallel_cancel, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_warm": (case_parallel_warm, ["--jobs", "2"]),
+    "parallel_queued_first": (case_parallel_queued_first, NO_TOOLCHAINS + ["--jobs", "2"]),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
 
