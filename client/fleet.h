@@ -58,6 +58,13 @@ int sbc_fleet_submit(sbc_fleet *f, json_object *req);
  * caller: its "id" the request's, "daemon" and "attempts" added), 0 none
  * yet, -1 a fatal error (err set: a refused token). */
 int sbc_fleet_next(sbc_fleet *f, int timeout_ms, json_object **resp, char *err, size_t err_len);
+/* The same, and *line (owned by the caller, *len bytes, no newline): the
+ * answer's line as its daemon sent it with "daemon" and "attempts" spliced
+ * in, byte for byte what *resp prints as (batch writes it); NULL when that
+ * could not be had without printing (an HTTP daemon's answer, one the fleet
+ * made). */
+int sbc_fleet_next_line(sbc_fleet *f, int timeout_ms, json_object **resp, char **line, size_t *len, char *err,
+                        size_t err_len);
 /* One request that is not an exec (toolchains) to the first Unix-socket
  * daemon that answers: its answer (owned), or NULL with err set. */
 json_object *sbc_fleet_ask(sbc_fleet *f, json_object *req, char *err, size_t err_len);
