@@ -38,6 +38,9 @@ json_object *sbc_recv(sbc_conn *c);
 /* The same, and the line as received (without its newline) in line and len:
  * borrowed, valid until the next call on c (batch writes those bytes). */
 json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len);
+/* The next line as received, not parsed (borrowed as sbc_recv_line's): 1,
+ * or 0 on EOF or error. */
+int sbc_recv_raw(sbc_conn *c, const char **line, size_t *len);
 /* A whole line is already received: sbc_recv returns without waiting. */
 bool sbc_has_line(const sbc_conn *c);
 void sbc_close(sbc_conn *c);

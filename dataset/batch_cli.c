@@ -63,6 +63,7 @@ typedef struct {
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
   const sbr_batch_shape *shape; /* --brief / --fields */
   bool warm;                    /* --warm: "warm": true where a request does not say */
+  bool trim;                    /* answers parsed without their steps' enforced and limits (pump.h) */
   sbr_batch_cases cases;        /* lines with test cases: their verdicts counted */
 } batch;
 
@@ -367,13 +368,39 @@ static bool splice(const item *it, const sbc_result *r, const char *line, size_t
 /* r: the statistics; resp: the line written, the daemon's answer verbatim
  * (with the request's own id and its line; an error's message names the line);
  * line: its bytes as received (NULL: not at hand, resp is printed) */
+static bool has_cases(json_object *resp) { /* sbr_batch_cases_note would add verdicts */
+  json_object *steps;
+  if (json_object_object_get_ex(resp, "cases_not_run", NULL)) return true;
+  if (json_object_object_get_ex(resp, "steps", &steps) && json_object_is_type(steps, json_type_array))
+    for (size_t k = 0; k < json_object_array_length(steps); k++)
+      if (json_object_object_get_ex(json_object_array_get_idx(steps, k), "cases", NULL)) return true;
+  return false;
+}
+
+static json_object *parse_whole(const char *line, size_t len) {
+  json_tokener *t = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  json_object *o = t ? json_tokener_parse_ex(t, line, (int)len) : NULL;
+  if (t) json_tokener_free(t);
+  return o;
+}
+
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx) {
   batch *b = ctx;
   item *it = &b->items[b->run[i]];
-  bool had_line = json_object_object_get_ex(resp, "line", NULL); /* none today: printed, not spliced */
-  json_object_object_add(resp, "id", json_object_get(it->id));
-  json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
-  if (r->is_error) name_the_line(resp, it->line);
+  const char *parts[4];
+  size_t lens[4];
+  char tail[48];
+  /* nothing to change but id and line (no message renamed, no verdicts added, no field dropped): the bytes received */
+  bool as_received = !r->is_error && !b->shape->brief && !b->shape->fields &&
+                     !json_object_object_get_ex(resp, "line", NULL) && !has_cases(resp) &&
+                     splice(it, r, line, len, tail, sizeof tail, parts, lens);
+  json_object *whole = NULL; /* to be printed, an answer parsed trimmed (b->trim) is parsed whole */
+  if (!as_received && b->trim && line && (whole = parse_whole(line, len))) resp = whole;
+  if (!as_received) {
+    json_object_object_add(resp, "id", json_object_get(it->id));
+    json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
+    if (r->is_error) name_the_line(resp, it->line);
+  }
   char status[80];
   if (r->is_error) snprintf(status, sizeof status, "error:%s", r->error_code ? r->error_code : "?");
   else snprintf(status, sizeof status, "%s", r->status);
@@ -382,15 +409,6 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, const 
     if (r->steps[k].cpu_time_s > 0) b->cpu += r->steps[k].cpu_time_s;
     if (r->steps[k].wall_time_s > 0) b->wall += r->steps[k].wall_time_s;
   }
-  int keys = json_object_object_length(resp);
-  if (!r->is_error) sbr_batch_cases_note(&b->cases, resp);
-  sbr_batch_shape_apply(b->shape, resp);
-  const char *parts[4];
-  size_t lens[4];
-  char tail[48];
-  /* unchanged but for id and line (no message renamed, no verdicts added, no field dropped): the bytes received */
-  bool as_received = !r->is_error && !had_line && !b->shape->brief && !b->shape->fields &&
-                     json_object_object_length(resp) == keys && splice(it, r, line, len, tail, sizeof tail, parts, lens);
   if (as_received && !b->by_input) { /* written now, kept nowhere else */
     it->emitted = true;
     write_parts(b, parts, lens, 4);
@@ -405,8 +423,11 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, const 
     }
     it->answer = s;
   } else {
+    if (!r->is_error) sbr_batch_cases_note(&b->cases, resp);
+    sbr_batch_shape_apply(b->shape, resp);
     it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
   }
+  json_object_put(whole);
   emit(b, it);
   return strcmp(status, "ok") != 0;
 }
@@ -639,8 +660,9 @@ static int batch_run(const sbc_ctx *ctx, const batch_opts_t *o) {
   double t0 = sbu_now_s();
   /* the profile is checked before anything runs, even when nothing is left to run */
   if (b.n_run || ctx->profile) rc = sbr_driver_connect(&d);
+  b.trim = !o->shape.brief && !o->shape.fields; /* what is printed again is parsed whole again */
   sbr_pump pump = {.total = b.n_run, .window = (size_t)o->concurrency, .make = make_request, .done_line = on_response,
-                   .idle = flush_out,
+                   .idle = flush_out, .trim = b.trim,
                    .ctx = &b, .progress_interval = o->interval, .failure_of = sbr_failure_of_request};
   if (!rc && b.n_run) rc = sbr_driver_pump(&d, &pump);
   if (!rc && b.n_run) answer_unmatched(&b);

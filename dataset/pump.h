@@ -37,6 +37,11 @@ typedef struct {
    * sent it (without its newline; borrowed), or NULL when it did not come as
    * one line of its own (a fleet's answers) */
   bool (*done_line)(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx);
+  /* parse each answer without its steps' "enforced" and "limits"
+   * (client/answer_trim.h): for a done_line that writes the line as received
+   * and reads neither; resp is then that smaller object (a fleet's answers
+   * are parsed whole) */
+  bool trim;
   /* optional: the pump waited SBR_PUMP_IDLE_MS after an answer and no other
    * came (also before it returns): batch writes out the lines it holds */
   void (*idle)(void *ctx);
@@ -66,7 +71,7 @@ typedef struct {
 } sbr_pump;
 
 /* how long the pump waits, after an answer, before it calls idle */
-#define SBR_PUMP_IDLE_MS 20
+#define SBR_PUMP_IDLE_MS 100
 
 /* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */
 void sbr_catch_interrupts(volatile sig_atomic_t *flag);
