@@ -1,5 +1,6 @@
 /* A fleet of daemons behind one client: fleet.h. */
 #include "fleet.h"
+#include "answer_trim.h"
 
 #include "client.h"
 #include "clock.h"
@@ -65,6 +66,9 @@ struct sbc_fleet {
   char fatal[600];
   /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
   json_tokener *tok;
+  bool trim;          /* answers parsed without their steps' enforced and limits (sbc_fleet_trim) */
+  char *trimmed;      /* the trimmed copy of a line */
+  size_t cap_trimmed;
   struct pollfd *pfds;
   void **who;
   int *kind;
@@ -435,7 +439,13 @@ static void unix_readable(sbc_fleet *f, int k) {
   char *start = e->in, *nl;
   while ((nl = memchr(start, '\n', e->in_len - (size_t)(start - e->in)))) {
     json_tokener_reset(f->tok);
-    json_object *resp = json_tokener_parse_ex(f->tok, start, (int)(nl - start));
+    size_t len = (size_t)(nl - start), tn = 0;
+    if (f->trim && f->cap_trimmed < len + 1) {
+      char *nb = realloc(f->trimmed, len + 1);
+      if (nb) f->trimmed = nb, f->cap_trimmed = len + 1;
+    }
+    if (f->trim && f->cap_trimmed >= len + 1) tn = sbc_answer_trim(start, len, f->trimmed);
+    json_object *resp = tn ? json_tokener_parse_ex(f->tok, f->trimmed, (int)tn) : json_tokener_parse_ex(f->tok, start, (int)len);
     const char *raw = start;
     start = nl + 1;
     json_object *id = resp ? json_object_object_get(resp, "id") : NULL;
@@ -679,6 +689,8 @@ int sbc_fleet_submit(sbc_fleet *f, json_object *req) {
 
 size_t sbc_fleet_size(const sbc_fleet *f) { return f->eps.n; }
 
+void sbc_fleet_trim(sbc_fleet *f, bool on) { f->trim = on; }
+
 sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, size_t err_len) {
   sbc_fleet *f = calloc(1, sizeof *f);
   if (!f) return NULL;
@@ -771,6 +783,7 @@ void sbc_fleet_close(sbc_fleet *f) {
   free(f->done_len);
   free(f->jobs);
   json_tokener_free(f->tok);
+  free(f->trimmed);
   free(f->pfds);
   free(f->who);
   free(f->kind);

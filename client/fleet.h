@@ -33,6 +33,7 @@
 #define SURGEBOX_FLEET_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -51,6 +52,10 @@ typedef struct {
  * answering is an error. NULL with err set (one line, the next step). */
 sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, size_t err_len);
 size_t sbc_fleet_size(const sbc_fleet *f);
+/* on: Unix-socket answers are parsed without their steps' "enforced" and
+ * "limits" (client/answer_trim.h), for a caller that writes the lines
+ * (sbc_fleet_next_line) and reads neither; off by default. */
+void sbc_fleet_trim(sbc_fleet *f, bool on);
 /* req: an exec request with a string "id" unique among those outstanding;
  * the fleet takes it over. 0 or -1 (out of memory). */
 int sbc_fleet_submit(sbc_fleet *f, json_object *req);

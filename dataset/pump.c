@@ -117,6 +117,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   int rc = 0;
   plan_cost pc = {0, 0, 0};
   trimmer trim = {NULL, 0, NULL};
+  if (p->fleet) sbc_fleet_trim(p->fleet, p->trim);
   bool said = false, dirty = false; /* dirty: an answer was handed on since idle was last called */
   char fatal[700] = "";
   for (size_t i = 0; p->cost && i < p->total; i++) pc.total += p->cost(i, p->ctx);

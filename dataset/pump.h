@@ -39,8 +39,8 @@ typedef struct {
   bool (*done_line)(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx);
   /* parse each answer without its steps' "enforced" and "limits"
    * (client/answer_trim.h): for a done_line that writes the line as received
-   * and reads neither; resp is then that smaller object (a fleet's answers
-   * are parsed whole) */
+   * and reads neither; resp is then that smaller object (a fleet's HTTP
+   * answers are parsed whole) */
   bool trim;
   /* optional: the pump waited SBR_PUMP_IDLE_MS after an answer and no other
    * came (also before it returns): batch writes out the lines it holds */
