@@ -319,31 +319,49 @@ int sbc_send(sbc_conn *c, json_object *req) {
   return 0;
 }
 
-json_object *sbc_recv(sbc_conn *c) {
+bool sbc_has_line(const sbc_conn *c) { return c->len > c->start && memchr(c->buf + c->start, '\n', c->len - c->start); }
+
+int sbc_recv_raw(sbc_conn *c, const char **line, size_t *len) {
   for (;;) {
-    char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+    char *from = c->buf + c->start, *nl = c->len > c->start ? memchr(from, '\n', c->len - c->start) : NULL;
     if (nl) {
-      size_t line_len = (size_t)(nl - c->buf);
-      json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-      json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)line_len) : NULL;
-      if (tok) json_tokener_free(tok);
-      memmove(c->buf, nl + 1, c->len - line_len - 1);
-      c->len -= line_len + 1;
-      return o;
+      *line = from;
+      *len = (size_t)(nl - from);
+      c->start += *len + 1; /* the line stays where it is until the next call: no copy per answer */
+      return 1;
+    }
+    if (c->start) { /* what is left moves to the front, once per read, not once per line */
+      memmove(c->buf, c->buf + c->start, c->len - c->start);
+      c->len -= c->start;
+      c->start = 0;
     }
     if (c->cap - c->len < 65536) {
       size_t ncap = c->cap ? c->cap * 2 : 131072;
       char *nb = realloc(c->buf, ncap);
-      if (!nb) return NULL;
+      if (!nb) return 0;
       c->buf = nb;
       c->cap = ncap;
     }
     ssize_t n = recv(c->fd, c->buf + c->len, c->cap - c->len, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return NULL;
+    if (n <= 0) return 0;
     c->len += (size_t)n;
   }
 }
+
+json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len) {
+  const char *from;
+  size_t line_len;
+  if (!sbc_recv_raw(c, &from, &line_len)) return NULL;
+  if (!c->tok) c->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  else json_tokener_reset(c->tok); /* one parser for every answer: no allocation of its own per line */
+  json_object *o = c->tok ? json_tokener_parse_ex(c->tok, from, (int)line_len) : NULL;
+  if (line) *line = from;
+  if (len) *len = line_len;
+  return o;
+}
+
+json_object *sbc_recv(sbc_conn *c) { return sbc_recv_line(c, NULL, NULL); }
 
 void sbc_close(sbc_conn *c) {
   if (c->fd >= 0) close(c->fd);
@@ -368,7 +386,9 @@ void sbc_close(sbc_conn *c) {
   }
   free(c->buf);
   c->buf = NULL;
-  c->len = c->cap = 0;
+  if (c->tok) json_tokener_free(c->tok);
+  c->tok = NULL;
+  c->start = c->len = c->cap = 0;
 }
 
 int sbc_open_ctx(sbc_conn *c, const sbc_ctx *ctx, const char *const *extra_args, char *err, size_t err_len) {

@@ -18,8 +18,9 @@ typedef struct {
   bool started;               /* no daemon answered: this connection started one (lingering or embedded) */
   char private_dir[4096];     /* its socket's directory, removed at close */
   char socket_path[4096];
-  char *buf;                  /* bytes received but not yet returned */
-  size_t len, cap;
+  char *buf;                  /* buf[start, len): bytes received but not yet returned */
+  size_t start, len, cap;
+  json_tokener *tok;          /* the answers' parser, made once (NULL until the first) */
 } sbc_conn;
 
 /* socket_path NULL: $SURGEBOX_SOCKET, else the default socket. A socket
@@ -34,6 +35,14 @@ int sbc_open_ctx(sbc_conn *c, const sbc_ctx *ctx, const char *const *extra_args,
 int sbc_send(sbc_conn *c, json_object *req);  /* 0 or -1 */
 /* Next response line, parsed; NULL on EOF or error. Caller owns it. */
 json_object *sbc_recv(sbc_conn *c);
+/* The same, and the line as received (without its newline) in line and len:
+ * borrowed, valid until the next call on c (batch writes those bytes). */
+json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len);
+/* The next line as received, not parsed (borrowed as sbc_recv_line's): 1,
+ * or 0 on EOF or error. */
+int sbc_recv_raw(sbc_conn *c, const char **line, size_t *len);
+/* A whole line is already received: sbc_recv returns without waiting. */
+bool sbc_has_line(const sbc_conn *c);
 void sbc_close(sbc_conn *c);
 
 /* surgebox metrics [--help] (metrics_cli.c): exit status 0, 1 or 2. */

@@ -1,5 +1,6 @@
 /* A fleet of daemons behind one client: fleet.h. */
 #include "fleet.h"
+#include "answer_trim.h"
 
 #include "client.h"
 #include "clock.h"
@@ -58,11 +59,16 @@ struct sbc_fleet {
   job **jobs;
   size_t n_jobs, cap_jobs;
   json_object **done;
+  char **done_line;  /* each answer's line as its daemon sent it, the fleet's keys spliced in (owned), or NULL */
+  size_t *done_len;
   size_t n_done, cap_done;
   unsigned turn;
   char fatal[600];
   /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
   json_tokener *tok;
+  bool trim;          /* answers parsed without their steps' enforced and limits (sbc_fleet_trim) */
+  char *trimmed;      /* the trimmed copy of a line */
+  size_t cap_trimmed;
   struct pollfd *pfds;
   void **who;
   int *kind;
@@ -122,12 +128,43 @@ static void pool_close(endpoint *e) {
 }
 
 /* ---- answers ---- */
-static void push_done(sbc_fleet *f, json_object *resp) {
+static void push_done(sbc_fleet *f, json_object *resp, char *line, size_t len) {
   if (f->n_done == f->cap_done) {
     f->cap_done = f->cap_done ? f->cap_done * 2 : 64;
     f->done = realloc(f->done, f->cap_done * sizeof *f->done);
+    f->done_line = realloc(f->done_line, f->cap_done * sizeof *f->done_line);
+    f->done_len = realloc(f->done_len, f->cap_done * sizeof *f->done_len);
   }
-  f->done[f->n_done++] = resp;
+  f->done[f->n_done] = resp;
+  f->done_line[f->n_done] = line;
+  f->done_len[f->n_done++] = len;
+}
+
+/* The line resp prints as once deliver added "daemon" and "attempts", made
+ * from the bytes its daemon sent (json-c's print of the same object, the
+ * same flags: sbp_encode_line) instead of printed again: those bytes without
+ * their last "}", then ,"daemon":...,"attempts":N}. NULL when raw is not of
+ * that shape ({"id":"<j's id>",...}, neither key there already): resp is
+ * printed by whoever needs a line. */
+static char *splice_line(const job *j, json_object *resp, const char *raw, size_t raw_len, json_object *daemon,
+                         size_t *len) {
+  size_t idlen = strlen(j->id);
+  if (!raw || raw_len < idlen + 10 || raw[raw_len - 1] != '}' || memcmp(raw, "{\"id\":\"", 7) ||
+      memcmp(raw + 7, j->id, idlen) || raw[7 + idlen] != '"' || raw[8 + idlen] != ',' ||
+      json_object_object_get_ex(resp, "daemon", NULL) || json_object_object_get_ex(resp, "attempts", NULL))
+    return NULL;
+  const char *name = daemon ? json_object_to_json_string_ext(daemon, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : "null";
+  char attempts[48];
+  int an = snprintf(attempts, sizeof attempts, ",\"attempts\":%d}", j->attempts);
+  size_t nlen = strlen(name), total = raw_len - 1 + 10 + nlen + (size_t)an;
+  char *line = malloc(total + 1);
+  if (!line) return NULL;
+  memcpy(line, raw, raw_len - 1);
+  memcpy(line + raw_len - 1, ",\"daemon\":", 10);
+  memcpy(line + raw_len - 1 + 10, name, nlen);
+  memcpy(line + raw_len - 1 + 10 + nlen, attempts, (size_t)an + 1);
+  *len = total;
+  return line;
 }
 
 static void drop_job(sbc_fleet *f, job *j) {
@@ -142,12 +179,16 @@ static void drop_job(sbc_fleet *f, job *j) {
 }
 
 /* The one place an answer leaves the fleet: the job is dropped with it, so
- * it cannot be delivered twice. */
-static void deliver(sbc_fleet *f, job *j, json_object *resp, const char *daemon) {
+ * it cannot be delivered twice. raw: the answer's bytes as received (a
+ * Unix-socket daemon's line), or NULL. */
+static void deliver(sbc_fleet *f, job *j, json_object *resp, const char *daemon, const char *raw, size_t raw_len) {
+  json_object *name = daemon ? json_object_new_string(daemon) : NULL;
+  size_t len = 0;
+  char *line = splice_line(j, resp, raw, raw_len, name, &len);
   json_object_object_add(resp, "id", json_object_new_string(j->id));
-  json_object_object_add(resp, "daemon", daemon ? json_object_new_string(daemon) : NULL);
+  json_object_object_add(resp, "daemon", name);
   json_object_object_add(resp, "attempts", json_object_new_int(j->attempts));
-  push_done(f, resp);
+  push_done(f, resp, line, len);
   drop_job(f, j);
 }
 
@@ -160,7 +201,7 @@ static void give_up(sbc_fleet *f, job *j) {
   json_object_object_add(e, "code", json_object_new_string("fleet_unavailable"));
   json_object_object_add(e, "message", json_object_new_string(msg));
   json_object_object_add(resp, "error", e);
-  deliver(f, j, resp, NULL);
+  deliver(f, j, resp, NULL, NULL, 0);
 }
 
 /* j's send failed or its daemon is gone: again elsewhere after a back-off, or given up */
@@ -354,7 +395,7 @@ static job *find_job(sbc_fleet *f, int k, const char *id) {
 }
 
 /* an answer for j from daemon k: delivered, or j again elsewhere */
-static void answered(sbc_fleet *f, int k, job *j, json_object *resp) {
+static void answered(sbc_fleet *f, int k, job *j, json_object *resp, const char *raw, size_t raw_len) {
   const char *code = sbp_response_error_code(resp);
   json_object *st = json_object_object_get(resp, "status");
   if (code && !strcmp(code, "busy")) {
@@ -369,7 +410,7 @@ static void answered(sbc_fleet *f, int k, job *j, json_object *resp) {
   }
   f->e[k].outstanding--;
   f->e[k].answered++;
-  deliver(f, j, resp, f->e[k].spec->name);
+  deliver(f, j, resp, f->e[k].spec->name, raw, raw_len);
 }
 
 static void unix_readable(sbc_fleet *f, int k) {
@@ -398,11 +439,18 @@ static void unix_readable(sbc_fleet *f, int k) {
   char *start = e->in, *nl;
   while ((nl = memchr(start, '\n', e->in_len - (size_t)(start - e->in)))) {
     json_tokener_reset(f->tok);
-    json_object *resp = json_tokener_parse_ex(f->tok, start, (int)(nl - start));
+    size_t len = (size_t)(nl - start), tn = 0;
+    if (f->trim && f->cap_trimmed < len + 1) {
+      char *nb = realloc(f->trimmed, len + 1);
+      if (nb) f->trimmed = nb, f->cap_trimmed = len + 1;
+    }
+    if (f->trim && f->cap_trimmed >= len + 1) tn = sbc_answer_trim(start, len, f->trimmed);
+    json_object *resp = tn ? json_tokener_parse_ex(f->tok, f->trimmed, (int)tn) : json_tokener_parse_ex(f->tok, start, (int)len);
+    const char *raw = start;
     start = nl + 1;
     json_object *id = resp ? json_object_object_get(resp, "id") : NULL;
     job *j = find_job(f, k, id ? json_object_get_string(id) : NULL);
-    if (j) answered(f, k, j, resp);
+    if (j) answered(f, k, j, resp, raw, (size_t)(nl - raw));
     else json_object_put(resp); /* an answer to no job of ours (an unreadable line included) */
   }
   size_t left = e->in_len - (size_t)(start - e->in);
@@ -458,7 +506,7 @@ static void http_ready(sbc_fleet *f, job *j, short revents) {
   }
   pool_put(&f->e[k], sbc_http_release(j->http));
   j->http = NULL;
-  answered(f, k, j, resp);
+  answered(f, k, j, resp, NULL, 0);
 }
 
 /* ---- the loop ---- */
@@ -559,8 +607,17 @@ static int wait_once(sbc_fleet *f, int timeout_ms) {
 }
 
 int sbc_fleet_next(sbc_fleet *f, int timeout_ms, json_object **resp, char *err, size_t err_len) {
+  char *line = NULL;
+  int r = sbc_fleet_next_line(f, timeout_ms, resp, &line, NULL, err, err_len);
+  free(line);
+  return r;
+}
+
+int sbc_fleet_next_line(sbc_fleet *f, int timeout_ms, json_object **resp, char **line, size_t *len, char *err,
+                        size_t err_len) {
   double until = sbu_now_s() + timeout_ms / 1000.0;
   *resp = NULL;
+  *line = NULL;
   for (;;) {
     if (f->fatal[0]) {
       snprintf(err, err_len, "%s", f->fatal);
@@ -569,7 +626,11 @@ int sbc_fleet_next(sbc_fleet *f, int timeout_ms, json_object **resp, char *err, 
     dispatch(f);
     if (f->n_done) {
       *resp = f->done[0];
-      memmove(f->done, f->done + 1, --f->n_done * sizeof *f->done);
+      *line = f->done_line[0];
+      if (len) *len = f->done_len[0];
+      memmove(f->done, f->done + 1, (f->n_done - 1) * sizeof *f->done);
+      memmove(f->done_line, f->done_line + 1, (f->n_done - 1) * sizeof *f->done_line);
+      memmove(f->done_len, f->done_len + 1, --f->n_done * sizeof *f->done_len);
       return 1;
     }
     double left = until - sbu_now_s();
@@ -628,6 +689,8 @@ int sbc_fleet_submit(sbc_fleet *f, json_object *req) {
 }
 
 size_t sbc_fleet_size(const sbc_fleet *f) { return f->eps.n; }
+
+void sbc_fleet_trim(sbc_fleet *f, bool on) { f->trim = on; }
 
 sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, size_t err_len) {
   sbc_fleet *f = calloc(1, sizeof *f);
@@ -712,10 +775,16 @@ void sbc_fleet_close(sbc_fleet *f) {
     free(f->e[k].out);
     free(f->e[k].pbuf);
   }
-  for (size_t i = 0; i < f->n_done; i++) json_object_put(f->done[i]);
+  for (size_t i = 0; i < f->n_done; i++) {
+    json_object_put(f->done[i]);
+    free(f->done_line[i]);
+  }
   free(f->done);
+  free(f->done_line);
+  free(f->done_len);
   free(f->jobs);
   json_tokener_free(f->tok);
+  free(f->trimmed);
   free(f->pfds);
   free(f->who);
   free(f->kind);

@@ -33,6 +33,7 @@
 #define SURGEBOX_FLEET_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -51,6 +52,10 @@ typedef struct {
  * answering is an error. NULL with err set (one line, the next step). */
 sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, size_t err_len);
 size_t sbc_fleet_size(const sbc_fleet *f);
+/* on: Unix-socket answers are parsed without their steps' "enforced" and
+ * "limits" (client/answer_trim.h), for a caller that writes the lines
+ * (sbc_fleet_next_line) and reads neither; off by default. */
+void sbc_fleet_trim(sbc_fleet *f, bool on);
 /* req: an exec request with a string "id" unique among those outstanding;
  * the fleet takes it over. 0 or -1 (out of memory). */
 int sbc_fleet_submit(sbc_fleet *f, json_object *req);
@@ -58,6 +63,13 @@ int sbc_fleet_submit(sbc_fleet *f, json_object *req);
  * caller: its "id" the request's, "daemon" and "attempts" added), 0 none
  * yet, -1 a fatal error (err set: a refused token). */
 int sbc_fleet_next(sbc_fleet *f, int timeout_ms, json_object **resp, char *err, size_t err_len);
+/* The same, and *line (owned by the caller, *len bytes, no newline): the
+ * answer's line as its daemon sent it with "daemon" and "attempts" spliced
+ * in, byte for byte what *resp prints as (batch writes it); NULL when that
+ * could not be had without printing (an HTTP daemon's answer, one the fleet
+ * made). */
+int sbc_fleet_next_line(sbc_fleet *f, int timeout_ms, json_object **resp, char **line, size_t *len, char *err,
+                        size_t err_len);
 /* One request that is not an exec (toolchains) to the first Unix-socket
  * daemon that answers: its answer (owned), or NULL with err set. */
 json_object *sbc_fleet_ask(sbc_fleet *f, json_object *req, char *err, size_t err_len);

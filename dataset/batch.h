@@ -42,4 +42,23 @@ typedef struct {
 void sbr_batch_cases_note(sbr_batch_cases *t, json_object *answer);
 void sbr_batch_cases_say(const sbr_batch_cases *t, FILE *f); /* "batch: cases: N in M items: accepted A, ..." */
 void sbr_batch_cases_free(sbr_batch_cases *t);
+
+/* batch's answer lines to OUT (batch_out.c): whole lines held in memory and
+ * written with one write(2) per many, when 64 KiB are held, when the oldest
+ * is 1 s old, when the pump finds no answer coming (its idle call) and
+ * before batch ends. A line is written whole or not at all before it counts
+ * in OUT (a resumed run drops a partial last line); a client killed with
+ * lines held runs those items again when resumed. */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t len, cap;
+  double oldest; /* when the first line held was added */
+} sbr_batch_out;
+/* One line (the parts joined, a newline added). 0, or -1 with errno (a
+ * flush that failed). */
+int sbr_batch_out_line(sbr_batch_out *o, const char *const *parts, const size_t *lens, size_t n_parts);
+/* Writes what is held. 0, or -1 with errno. */
+int sbr_batch_out_flush(sbr_batch_out *o);
+void sbr_batch_out_free(sbr_batch_out *o);
 #endif

@@ -38,10 +38,13 @@ typedef struct {
   json_object *req;  /* the request (owned), NULL when the line cannot run */
   json_object *id;   /* the id answered with (owned), NULL for an error line */
   char *key;         /* resume key: the id's JSON text, or "line:N" */
-  char *answer;      /* the answer line (owned) once known */
+  char *answer;      /* the answer line (owned) once known; NULL once written
+                      * under --order completion (nothing reads it again) */
   bool kept;         /* answered by an earlier run: already in OUT */
-  bool emitted;
+  bool emitted;      /* written (or in OUT already): answered */
 } item;
+
+static bool item_answered(const item *it) { return it->answer || it->emitted; }
 
 typedef struct {
   item *items;
@@ -49,6 +52,7 @@ typedef struct {
   size_t *run;       /* pump index -> item index */
   size_t n_run;
   FILE *out;
+  sbr_batch_out lines; /* what goes to out, many lines per write */
   bool by_input;
   size_t next_emit;  /* --order input: first item not yet written */
   bool write_failed;
@@ -59,6 +63,7 @@ typedef struct {
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
   const sbr_batch_shape *shape; /* --brief / --fields */
   bool warm;                    /* --warm: "warm": true where a request does not say */
+  bool trim;                    /* answers parsed without their steps' enforced and limits (pump.h) */
   sbr_batch_cases cases;        /* lines with test cases: their verdicts counted */
 } batch;
 
@@ -272,14 +277,30 @@ static int rewrite_out(const char *path, const batch *b, const strlist *foreign,
 }
 
 /* ---- writing answers ---- */
+static void write_failed(batch *b) {
+  if (!b->write_failed) fprintf(stderr, "batch: cannot write an answer: %s\n", strerror(errno));
+  b->write_failed = true;
+  sbr_driver_stop(); /* nothing more can be saved */
+}
+
+/* the line of parts (n of them) to OUT */
+static void write_parts(batch *b, const char *const *parts, const size_t *lens, size_t n) {
+  if (b->write_failed) return;
+  if (sbr_batch_out_line(&b->lines, parts, lens, n) < 0) write_failed(b);
+}
+
 static void write_one(batch *b, item *it) {
   if (it->emitted) return;
   it->emitted = true;
-  if (fprintf(b->out, "%s\n", it->answer) < 0 || fflush(b->out) != 0) {
-    if (!b->write_failed) fprintf(stderr, "batch: cannot write an answer: %s\n", strerror(errno));
-    b->write_failed = true;
-    sbr_driver_stop(); /* nothing more can be saved */
-  }
+  const char *parts[1] = {it->answer};
+  size_t lens[1] = {strlen(it->answer)};
+  write_parts(b, parts, lens, 1);
+}
+
+/* the pump found no answer coming, and at the end: what is held is written */
+static void flush_out(void *ctx) {
+  batch *b = ctx;
+  if (!b->write_failed && sbr_batch_out_flush(&b->lines) < 0) write_failed(b);
 }
 
 static void emit(batch *b, item *it) {
@@ -324,14 +345,62 @@ static void name_the_line(json_object *resp, size_t line) {
   free(msg);
 }
 
+/* The line resp prints as, with the request's own id and ,"line":N added,
+ * taken from the bytes the daemon sent instead of printed again: they are
+ * json-c's print of the same object (the daemon's sbp_encode_line, the same
+ * flags), so only the id's value and the end differ. parts[4]: the pieces;
+ * false when line is not {"id":"<the pump's id>",...} (then resp is printed). */
+static bool splice(const item *it, const sbc_result *r, const char *line, size_t len, char *tail, size_t tail_cap,
+                   const char *parts[4], size_t lens[4]) {
+  size_t idlen = r->id ? strlen(r->id) : 0;
+  if (!line || !idlen || len < idlen + 10 || line[len - 1] != '}' || memcmp(line, "{\"id\":\"", 7) ||
+      memcmp(line + 7, r->id, idlen) || line[7 + idlen] != '"' || line[8 + idlen] != ',')
+    return false;
+  int n = snprintf(tail, tail_cap, ",\"line\":%zu}", it->line);
+  if (n < 0 || (size_t)n >= tail_cap) return false;
+  parts[0] = "{\"id\":", lens[0] = 6;
+  parts[1] = it->key, lens[1] = strlen(it->key); /* the id's JSON text, as json-c prints it */
+  parts[2] = line + 8 + idlen, lens[2] = len - 9 - idlen; /* from the comma after the id to before the last } */
+  parts[3] = tail, lens[3] = (size_t)n;
+  return true;
+}
+
 /* r: the statistics; resp: the line written, the daemon's answer verbatim
- * (with the request's own id and its line; an error's message names the line) */
-static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
+ * (with the request's own id and its line; an error's message names the line);
+ * line: its bytes as received (NULL: not at hand, resp is printed) */
+static bool has_cases(json_object *resp) { /* sbr_batch_cases_note would add verdicts */
+  json_object *steps;
+  if (json_object_object_get_ex(resp, "cases_not_run", NULL)) return true;
+  if (json_object_object_get_ex(resp, "steps", &steps) && json_object_is_type(steps, json_type_array))
+    for (size_t k = 0; k < json_object_array_length(steps); k++)
+      if (json_object_object_get_ex(json_object_array_get_idx(steps, k), "cases", NULL)) return true;
+  return false;
+}
+
+static json_object *parse_whole(const char *line, size_t len) {
+  json_tokener *t = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+  json_object *o = t ? json_tokener_parse_ex(t, line, (int)len) : NULL;
+  if (t) json_tokener_free(t);
+  return o;
+}
+
+static bool on_response(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx) {
   batch *b = ctx;
   item *it = &b->items[b->run[i]];
-  json_object_object_add(resp, "id", json_object_get(it->id));
-  json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
-  if (r->is_error) name_the_line(resp, it->line);
+  const char *parts[4];
+  size_t lens[4];
+  char tail[48];
+  /* nothing to change but id and line (no message renamed, no verdicts added, no field dropped): the bytes received */
+  bool as_received = !r->is_error && !b->shape->brief && !b->shape->fields &&
+                     !json_object_object_get_ex(resp, "line", NULL) && !has_cases(resp) &&
+                     splice(it, r, line, len, tail, sizeof tail, parts, lens);
+  json_object *whole = NULL; /* to be printed, an answer parsed trimmed (b->trim) is parsed whole */
+  if (!as_received && b->trim && line && (whole = parse_whole(line, len))) resp = whole;
+  if (!as_received) {
+    json_object_object_add(resp, "id", json_object_get(it->id));
+    json_object_object_add(resp, "line", json_object_new_int64((int64_t)it->line));
+    if (r->is_error) name_the_line(resp, it->line);
+  }
   char status[80];
   if (r->is_error) snprintf(status, sizeof status, "error:%s", r->error_code ? r->error_code : "?");
   else snprintf(status, sizeof status, "%s", r->status);
@@ -340,9 +409,25 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
     if (r->steps[k].cpu_time_s > 0) b->cpu += r->steps[k].cpu_time_s;
     if (r->steps[k].wall_time_s > 0) b->wall += r->steps[k].wall_time_s;
   }
-  if (!r->is_error) sbr_batch_cases_note(&b->cases, resp);
-  sbr_batch_shape_apply(b->shape, resp);
-  it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+  if (as_received && !b->by_input) { /* written now, kept nowhere else */
+    it->emitted = true;
+    write_parts(b, parts, lens, 4);
+    return strcmp(status, "ok") != 0;
+  }
+  if (as_received) {
+    size_t total = lens[0] + lens[1] + lens[2] + lens[3];
+    char *s = malloc(total + 1);
+    if (s) {
+      for (size_t k = 0, at = 0; k < 4; at += lens[k], k++) memcpy(s + at, parts[k], lens[k]);
+      s[total] = '\0';
+    }
+    it->answer = s;
+  } else {
+    if (!r->is_error) sbr_batch_cases_note(&b->cases, resp);
+    sbr_batch_shape_apply(b->shape, resp);
+    it->answer = strdup(json_object_to_json_string_ext(resp, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+  }
+  json_object_put(whole);
   emit(b, it);
   return strcmp(status, "ok") != 0;
 }
@@ -360,6 +445,7 @@ static void batch_free(batch *b, keytab *keys, strlist *foreign) {
   free(b->status_names);
   free(b->status_counts);
   sbr_batch_cases_free(&b->cases);
+  sbr_batch_out_free(&b->lines);
   free(keys->keys);
   free(keys->vals);
   for (size_t i = 0; i < foreign->n; i++) free(foreign->lines[i]);
@@ -483,7 +569,7 @@ static int prepare(const batch_opts_t *o, const char *profile, batch *b, keytab 
   if (o->shard.count && shard_filter(&o->shard, o->in, o->out, b, keys) < 0) return 2;
   *kept = 0;
   if (!o->out) {
-    b->out = stdout;
+    b->out = b->lines.f = stdout;
     return 0;
   }
   *kept = load_previous(o->out, b, keys, o->retry_failed, foreign);
@@ -492,6 +578,7 @@ static int prepare(const batch_opts_t *o, const char *profile, batch *b, keytab 
     fprintf(stderr, "batch: cannot write %s: %s\n", o->out, strerror(errno));
     return 2;
   }
+  b->lines.f = b->out;
   return 0;
 }
 
@@ -513,7 +600,7 @@ static void answer_refused(batch *b) {
 static void answer_unmatched(batch *b) {
   for (size_t k = 0; k < b->n_run; k++) {
     item *it = &b->items[b->run[k]];
-    if (it->answer) continue;
+    if (item_answered(it)) continue;
     char *text = error_answer(it->line, "unmatched", "the daemon answered without an id (a line it could not read, or too large)");
     json_object *a = json_tokener_parse(text);
     free(text);
@@ -530,8 +617,9 @@ static void answer_unmatched(batch *b) {
 static size_t finish_out(const batch_opts_t *o, batch *b, const strlist *foreign, size_t kept, double t0) {
   for (size_t i = 0; i < b->n; i++)
     if (b->items[i].answer) write_one(b, &b->items[i]);
+  flush_out(b);
   size_t answered = 0;
-  for (size_t i = 0; i < b->n; i++) answered += b->items[i].answer != NULL;
+  for (size_t i = 0; i < b->n; i++) answered += item_answered(&b->items[i]);
   if (o->out) {
     if (fclose(b->out) != 0) b->write_failed = true;
     /* a resumed run under --order input: the whole file in input order */
@@ -572,7 +660,9 @@ static int batch_run(const sbc_ctx *ctx, const batch_opts_t *o) {
   double t0 = sbu_now_s();
   /* the profile is checked before anything runs, even when nothing is left to run */
   if (b.n_run || ctx->profile) rc = sbr_driver_connect(&d);
-  sbr_pump pump = {.total = b.n_run, .window = (size_t)o->concurrency, .make = make_request, .done = on_response,
+  b.trim = !o->shape.brief && !o->shape.fields; /* what is printed again is parsed whole again */
+  sbr_pump pump = {.total = b.n_run, .window = (size_t)o->concurrency, .make = make_request, .done_line = on_response,
+                   .idle = flush_out, .trim = b.trim,
                    .ctx = &b, .progress_interval = o->interval, .failure_of = sbr_failure_of_request};
   if (!rc && b.n_run) rc = sbr_driver_pump(&d, &pump);
   if (!rc && b.n_run) answer_unmatched(&b);

@@ -1,4 +1,5 @@
 #include "pump.h"
+#include "answer_trim.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -59,6 +60,32 @@ static void progress(const sbr_pump *p, const plan_cost *pc, size_t done, size_t
   }
 }
 
+static void went_idle(const sbr_pump *p, bool *dirty) {
+  if (*dirty && p->idle) p->idle(p->ctx);
+  *dirty = false;
+}
+
+/* p->trim: the answer's line, and its parse without what the caller does not read */
+typedef struct {
+  char *buf;
+  size_t cap;
+  json_tokener *tok;
+} trimmer;
+
+static json_object *recv_trimmed(sbc_conn *c, trimmer *t, const char **line, size_t *len) {
+  if (!sbc_recv_raw(c, line, len)) return NULL;
+  if (t->cap < *len + 1) {
+    char *nb = realloc(t->buf, *len + 1);
+    if (!nb) return NULL;
+    t->buf = nb;
+    t->cap = *len + 1;
+  }
+  if (!t->tok && !(t->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) return NULL;
+  json_tokener_reset(t->tok);
+  size_t n = sbc_answer_trim(*line, *len, t->buf);
+  return n ? json_tokener_parse_ex(t->tok, t->buf, (int)n) : json_tokener_parse_ex(t->tok, *line, (int)*len);
+}
+
 static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) {
   char id[32];
   snprintf(id, sizeof id, "%zu", i);
@@ -89,7 +116,9 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   bool tty = isatty(2);
   int rc = 0;
   plan_cost pc = {0, 0, 0};
-  bool said = false;
+  trimmer trim = {NULL, 0, NULL};
+  if (p->fleet) sbc_fleet_trim(p->fleet, p->trim);
+  bool said = false, dirty = false; /* dirty: an answer was handed on since idle was last called */
   char fatal[700] = "";
   for (size_t i = 0; p->cost && i < p->total; i++) pc.total += p->cost(i, p->ctx);
   for (;;) {
@@ -116,25 +145,32 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     }
     /* wait in slices, so that Ctrl-C is noticed while long jobs run */
     json_object *resp = NULL;
+    const char *line = NULL;
+    char *fleet_line = NULL; /* a fleet's answer's line (owned) */
+    size_t line_len = 0;
+    int wait_ms = dirty && p->idle ? SBR_PUMP_IDLE_MS : 200;
     if (p->fleet) {
-      int got = sbc_fleet_next(p->fleet, 200, &resp, fatal, sizeof fatal);
+      int got = sbc_fleet_next_line(p->fleet, wait_ms, &resp, &fleet_line, &line_len, fatal, sizeof fatal);
+      line = fleet_line;
       if (got < 0) {
         fprintf(stderr, "%s: %s\n", p->label, fatal);
         rc = -1;
         break;
       }
       if (got == 0) {
+        went_idle(p, &dirty);
         progress(p, &pc, done, inflight, failed, t0, tty, &last);
         continue;
       }
-    } else if (!memchr(c->buf ? c->buf : "", '\n', c->len)) {
+    } else if (!sbc_has_line(c)) {
       struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
-      if (poll(&pfd, 1, 200) <= 0) {
+      if (poll(&pfd, 1, wait_ms) <= 0) {
+        went_idle(p, &dirty);
         progress(p, &pc, done, inflight, failed, t0, tty, &last);
         continue;
       }
     }
-    if (!p->fleet) resp = sbc_recv(c);
+    if (!p->fleet) resp = p->trim ? recv_trimmed(c, &trim, &line, &line_len) : sbc_recv_line(c, &line, &line_len);
     if (!resp) {
       rc = -1;
       break;
@@ -145,6 +181,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     if (i < p->total && r.is_error && r.error_code && !strcmp(r.error_code, "busy")) { /* the queue was full: again, a bit later */
       sbc_result_free(&r);
       json_object_put(resp);
+      free(fleet_line);
       usleep(100000);
       json_object *req = p->make(i, p->ctx);
       if (req && send_one(c, p, i, req) < 0) rc = -1;
@@ -157,18 +194,23 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       char why[512];
       if (p->failures && (p->failure_of ? p->failure_of : sbr_failure_of)(&r, why, sizeof why))
         sbr_failures_add(p->failures, why);
-      if (p->done(i, &r, resp, p->ctx)) failed++;
+      if (p->done_line ? p->done_line(i, &r, resp, line, line_len, p->ctx) : p->done(i, &r, resp, p->ctx)) failed++;
+      dirty = true;
       if (p->cost) pc.done += p->cost(i, p->ctx);
       done++;
     }
     sbc_result_free(&r);
     json_object_put(resp);
+    free(fleet_line);
     if (p->checkpoint && sbu_now_s() - last_checkpoint > 10) {
       p->checkpoint(p->ctx);
       last_checkpoint = sbu_now_s();
     }
     progress(p, &pc, done, inflight, failed, t0, tty, &last);
   }
+  went_idle(p, &dirty);
+  free(trim.buf);
+  if (trim.tok) json_tokener_free(trim.tok);
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc && !p->fleet) fprintf(stderr, "%s: the daemon went away\n", p->label);
   if (rc && p->failures)

@@ -33,6 +33,18 @@ typedef struct {
    * writes it verbatim); both borrowed. Return true when it counts as a
    * failure of the machinery. */
   bool (*done)(size_t i, const sbc_result *r, json_object *resp, void *ctx);
+  /* instead of done when set: the same, and the answer's line as the daemon
+   * sent it (without its newline; borrowed), or NULL when it did not come as
+   * one line of its own (a fleet's answers) */
+  bool (*done_line)(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx);
+  /* parse each answer without its steps' "enforced" and "limits"
+   * (client/answer_trim.h): for a done_line that writes the line as received
+   * and reads neither; resp is then that smaller object (a fleet's HTTP
+   * answers are parsed whole) */
+  bool trim;
+  /* optional: the pump waited SBR_PUMP_IDLE_MS after an answer and no other
+   * came (also before it returns): batch writes out the lines it holds */
+  void (*idle)(void *ctx);
   /* called every few seconds and after the last response (checkpoints) */
   void (*checkpoint)(void *ctx);
   void *ctx;
@@ -57,6 +69,9 @@ typedef struct {
    * not to the connection; its answers say "daemon" and "attempts" */
   sbc_fleet *fleet;
 } sbr_pump;
+
+/* how long the pump waits, after an answer, before it calls idle */
+#define SBR_PUMP_IDLE_MS 100
 
 /* SIGINT and SIGTERM set *flag (one flag per process: the last call wins). */
 void sbr_catch_interrupts(volatile sig_atomic_t *flag);

@@ -1,0 +1,18 @@
+/* An exec answer's line without what a caller that keeps the bytes as
+ * received never reads (prefix sbc_): each step's "enforced" and "limits"
+ * objects, most of a trivial job's ~5 KB and of json-c's objects, replaced by
+ * {} before the parse (batch: client CPU per job, issue 39). */
+#ifndef SURGEBOX_CLIENT_ANSWER_TRIM_H
+#define SURGEBOX_CLIENT_ANSWER_TRIM_H
+
+#include <stddef.h>
+
+/* line (len bytes, a JSON object) copied to out (room for len bytes) with
+ * the value of "enforced" and of "limits" in each object of the top-level
+ * "steps" array replaced by {} when it is an object. The length written, or
+ * 0 when line is not of that shape (unbalanced, not an object, nested deeper
+ * than 64): parse line itself then. Strings are walked with their escapes, so
+ * no byte inside one is taken for structure. */
+size_t sbc_answer_trim(const char *line, size_t len, char *out);
+
+#endif
