@@ -32,6 +32,8 @@ static const sbo_opt *by_key(const sbo_cmd *c, int key) {
   return NULL;
 }
 
+const sbo_opt *sbo_opt_of(const sbo_cmd *cmd, int key) { return by_key(cmd, key); }
+
 /* "--name" or a unique prefix of one (as getopt_long accepts). */
 static const sbo_opt *by_long(const sbo_cmd *c, const char *s, size_t len) {
   const sbo_opt *o, *hit = NULL;
