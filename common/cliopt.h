@@ -41,7 +41,8 @@ typedef int (*sbo_call_fn)(const struct sbo_parser *p, const struct sbo_opt *o, 
 
 typedef struct sbo_opt {
   const char *name; /* long name without "--"; NULL ends the table */
-  int key;          /* what sbo_next returns: a letter (also the short option -X) or >= 256 */
+  int key;          /* what sbo_next returns: a letter (also the short option -X) or >= 256;
+                     * 0 in a declared row that nothing names by its key: one is made (SBO_AUTO_KEY + place) */
   const char *arg;  /* the value's placeholder ("FILE"), NULL for a flag */
   const char *help; /* one line; NULL hides the option from the usage */
   /* the declaration (sbo_parse): a row may stop after help (SBO_KEY) */
@@ -74,6 +75,7 @@ typedef struct {
 } sbo_cmd;
 
 #define SBO_MAX_OPTS 64
+#define SBO_AUTO_KEY 0x10000
 
 typedef struct sbo_parser {
   const sbo_cmd *cmd;
@@ -111,6 +113,7 @@ int sbo_usage_error(const sbo_parser *p, const char *fmt, ...) __attribute__((fo
 int sbo_no_args(const sbo_parser *p);
 /* "bad value 'V' for --NAME" as a usage error. */
 int sbo_bad_value(const sbo_parser *p, int key, const char *val);
+int sbo_opt_bad_value(const sbo_parser *p, const sbo_opt *o, const char *val);
 /* A value that must be one of choices (NULL-terminated): 0 when it is, else
  * "bad value 'V' for --NAME: did you mean X? (one of: A, B, C)" as a usage error. */
 int sbo_check_choice(const sbo_parser *p, int key, const char *val, const char *const *choices);

@@ -105,18 +105,18 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT, O_WARM };
+enum { O_MODE = 256 };
 #define AT(F) SBO_AT(sbx_verify_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"benchmark", 0, "cruxeval", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)", SBO_STR, AT(mode)},
-    {"generations", O_GENS, "GENS.json", "the model's generations (required)", SBO_STR, AT(gens)},
-    {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress", SBO_STR, AT(out)},
-    {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
-    SBX_SUBSET_OPTS(sbx_verify_opts, O_SAMPLES, O_LIMIT, "a smoke test: only these samples (indices or ids; pass@k over them only)",
+    {"generations", 0, "GENS.json", "the model's generations (required)", SBO_STR, AT(gens)},
+    {"out", 0, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress", SBO_STR, AT(out)},
+    {"data", 0, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBX_SUBSET_OPTS(sbx_verify_opts, "a smoke test: only these samples (indices or ids; pass@k over them only)",
                     "a smoke test: only the first N samples (pass@k over them only)"),
-    {"warm", O_WARM, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")", SBO_FLAG, AT(warm)},
+    {"warm", 0, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")", SBO_FLAG, AT(warm)},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",

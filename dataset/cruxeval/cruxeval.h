@@ -84,9 +84,9 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
  * them (verify, trace-dataset): two rows of an sbo_opt table storing into
  * T's samples (a non-empty list) and limit (1..10^9); then
  * sbx_subset_given checks that one of them at most was given. */
-#define SBX_SUBSET_OPTS(T, KEY_SAMPLES, KEY_LIMIT, SAMPLES_HELP, LIMIT_HELP)                                          \
-  {"samples", KEY_SAMPLES, "0,1,2", SAMPLES_HELP, SBO_CALL, SBO_AT(T, samples), .call = sbx_samples_option},           \
-  {"limit", KEY_LIMIT, "N", LIMIT_HELP, SBO_INT, SBO_AT(T, limit), .min = 1, .max = 1000000000}
+#define SBX_SUBSET_OPTS(T, SAMPLES_HELP, LIMIT_HELP)                                          \
+  {"samples", 0, "0,1,2", SAMPLES_HELP, SBO_CALL, SBO_AT(T, samples), .call = sbx_samples_option},           \
+  {"limit", 0, "N", LIMIT_HELP, SBO_INT, SBO_AT(T, limit), .min = 1, .max = 1000000000}
 int sbx_samples_option(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts);
 /* 0, or the usage error "--samples and --limit: give one of them". */
 int sbx_subset_given(const sbo_parser *p, const char *samples, long limit);

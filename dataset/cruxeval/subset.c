@@ -59,7 +59,7 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
 }
 
 int sbx_samples_option(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts) {
-  if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, o->key, v);
+  if (!*v || strspn(v, ",") == strlen(v)) return sbo_opt_bad_value(p, o, v);
   memcpy((char *)opts + o->at, &v, sizeof v);
   return 0;
 }

@@ -11,16 +11,15 @@
 #include <errno.h>
 #include <string.h>
 
-enum { O_OUT = 256, O_DATA, O_VERIFY, O_MAX_ITEMS, O_MAX_BYTES };
 #define AT(F) SBO_AT(sbrp_opts, F)
 static const sbo_opt report_opts[] = {
-    {"out", O_OUT, "FILE.html", "where the page goes (default OUT/report.html)"},
-    {"data", O_DATA, "DIR", "SURGE's published data, for items whose record lacks gt_published", SBO_STR, AT(data)},
-    {"verify", O_VERIFY, "FILE",
+    {"out", 0, "FILE.html", "where the page goes (default OUT/report.html)"},
+    {"data", 0, "DIR", "SURGE's published data, for items whose record lacks gt_published", SBO_STR, AT(data)},
+    {"verify", 0, "FILE",
      "verify's scores to include: a `verify --benchmark surge --json` document or a CRUXEval scored file "
      "(repeatable; OUT/verify*.json are included too)", SBO_LIST, SBO_LIST_AT(sbrp_opts, verify, n_verify)},
-    {"max-items", O_MAX_ITEMS, "N", "diffs shown, the first N mismatched items that ran (default 40)", SBO_INT, AT(max_items), .min = 0, .max = 100000},
-    {"max-bytes", O_MAX_BYTES, "N", "bytes shown per side of a diff (default 4096)", SBO_INT, AT(max_bytes), .min = 16, .max = 1 << 24},
+    {"max-items", 0, "N", "diffs shown, the first N mismatched items that ran (default 40)", SBO_INT, AT(max_items), .min = 0, .max = 100000},
+    {"max-bytes", 0, "N", "bytes shown per side of a diff (default 4096)", SBO_INT, AT(max_bytes), .min = 16, .max = 1 << 24},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd report_cmd = {

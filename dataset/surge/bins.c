@@ -46,13 +46,12 @@ typedef struct {
   bool json;
 } bins_args;
 
-enum { O_DATA = 256, O_EDGES, O_JSON, O_SCALE };
 #define AT(F) SBO_AT(bins_args, F)
 static const sbo_opt bins_opts[] = {
-    {"data", O_DATA, "FILE", "a regenerated subset (regen --out DIR's <subset>.json; required)", SBO_STR, AT(file)},
-    {"edges", O_EDGES, "LIST", "increasing bin edges in seconds (default 0.001,0.01,0.1,1)", SBO_STR, AT(edges)},
-    {"time-scale", O_SCALE, "X", "multiply every time measured here by X (a machine X times slower; default 1)", SBO_DOUBLE, AT(scale)},
-    {"json", O_JSON, NULL, "the histogram, calibration and every item as JSON", SBO_FLAG, AT(json)},
+    {"data", 0, "FILE", "a regenerated subset (regen --out DIR's <subset>.json; required)", SBO_STR, AT(file)},
+    {"edges", 0, "LIST", "increasing bin edges in seconds (default 0.001,0.01,0.1,1)", SBO_STR, AT(edges)},
+    {"time-scale", 0, "X", "multiply every time measured here by X (a machine X times slower; default 1)", SBO_DOUBLE, AT(scale)},
+    {"json", 0, NULL, "the histogram, calibration and every item as JSON", SBO_FLAG, AT(json)},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd bins_cmd = {"surgebox bins", "--data FILE [--edges LIST] [--time-scale X] [--json]",

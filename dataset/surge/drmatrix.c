@@ -335,15 +335,14 @@ int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
 }
 
 /* ---- the command line ---- */
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY };
 #define AT(F) SBO_AT(sbr_drmatrix_opts, F)
 static const sbo_opt drmatrix_opts[] = {
-    {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)", SBO_STR, AT(data)},
-    {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)", SBO_STR, AT(compilers)},
-    {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)", SBO_STR, AT(stds)},
-    {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)", SBO_STR, AT(opts)},
-    {"out", O_OUT, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)", SBO_STR, AT(out)},
-    {"only", O_ONLY, "I,J,...", "only these item indices", SBO_STR, AT(only)},
+    {"data", 0, "DIR", "SURGE's data (dr.json; required)", SBO_STR, AT(data)},
+    {"compilers", 0, "LIST", "toolchains (default g++,clang++)", SBO_STR, AT(compilers)},
+    {"stds", 0, "LIST", "C++ standards (default 03,11,14,17)", SBO_STR, AT(stds)},
+    {"opts", 0, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)", SBO_STR, AT(opts)},
+    {"out", 0, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)", SBO_STR, AT(out)},
+    {"only", 0, "I,J,...", "only these item indices", SBO_STR, AT(only)},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",

@@ -21,27 +21,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
-       O_NO_MIMIC, O_RETRY, O_PLAN, O_PLAN_JSON, O_STRICT };
 static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 #define AT(F) SBO_AT(sbr_regen_opts, F)
 static const sbo_opt regen_opts[] = {
-    {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)", SBO_STR, AT(data)},
-    {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)", SBO_CALL, .call = subsets},
-    {"out", O_OUT, "DIR", "write <subset>.json there (an interrupted run resumes)", SBO_STR, AT(out)},
-    {"summary", O_SUMMARY, "FILE", "the fidelity report as JSON", SBO_STR, AT(summary)},
-    {"repeat", O_REPEAT, "K", "run every item K times", SBO_INT, AT(repeat), .min = 1, .max = 1000},
-    {"check-determinism", O_DETERMINISM, NULL, "run every item at least twice and compare", SBO_CALL, .call = determinism},
-    {"only", O_ONLY, "I,J,...", "only these item indices", SBO_CALL, .call = only},
-    {"retry-failed", O_RETRY, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed", SBO_FLAG, AT(retry_failed)},
-    {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items", SBO_CLEAR, AT(inproc)},
-    {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics", SBO_CLEAR, AT(mimic)},
-    {"strict", O_STRICT, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)", SBO_FLAG, AT(strict)},
-    {"plan", O_PLAN, NULL, "print every shard's item count and expected cost, run nothing (no daemon)", SBO_FLAG, AT(plan)},
-    {"plan-json", O_PLAN_JSON, NULL, "like --plan, as JSON naming every shard's items (subset: indices)", SBO_CALL, .call = plan_json},
+    {"data", 0, "DIR", "SURGE's <subset>.json files (required)", SBO_STR, AT(data)},
+    {"subset", 0, "LIST", "comma-separated subsets, or all (default dr,bg,tc)", SBO_CALL, .call = subsets},
+    {"out", 0, "DIR", "write <subset>.json there (an interrupted run resumes)", SBO_STR, AT(out)},
+    {"summary", 0, "FILE", "the fidelity report as JSON", SBO_STR, AT(summary)},
+    {"repeat", 0, "K", "run every item K times", SBO_INT, AT(repeat), .min = 1, .max = 1000},
+    {"check-determinism", 0, NULL, "run every item at least twice and compare", SBO_CALL, .call = determinism},
+    {"only", 0, "I,J,...", "only these item indices", SBO_CALL, .call = only},
+    {"retry-failed", 0, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed", SBO_FLAG, AT(retry_failed)},
+    {"no-inproc-time", 0, NULL, "do not use the in-process timers of timed items", SBO_CLEAR, AT(inproc)},
+    {"no-gcc9-mimic", 0, NULL, "do not mimic gcc 9's diagnostics", SBO_CLEAR, AT(mimic)},
+    {"strict", 0, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)", SBO_FLAG, AT(strict)},
+    {"plan", 0, NULL, "print every shard's item count and expected cost, run nothing (no daemon)", SBO_FLAG, AT(plan)},
+    {"plan-json", 0, NULL, "like --plan, as JSON naming every shard's items (subset: indices)", SBO_CALL, .call = plan_json},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
@@ -94,7 +92,7 @@ static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg)
       return sbo_usage_error(p, "bad value '%s' for --only: item indices separated by commas (0,1,2)", v);
     q = *end ? end + 1 : end;
   }
-  if (!*v) return sbo_bad_value(p, o->key, v);
+  if (!*v) return sbo_opt_bad_value(p, o, v);
   ((sbr_regen_opts *)arg)->only = v;
   return 0;
 }

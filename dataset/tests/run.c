@@ -179,19 +179,19 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return false;
 }
 
-enum { O_BENCH = 256, O_PROBLEMS, O_SOLUTIONS, O_OUT, O_K, O_STOP, O_LANGUAGE, O_TIME, O_CACHE, O_WARM };
+enum { O_STOP = 256 };
 #define AT(F) SBO_AT(sbtb_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", O_BENCH, "tests", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
-    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)", SBO_STR, AT(problems)},
-    {"solutions", O_SOLUTIONS, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)", SBO_STR, AT(solutions)},
-    {"out", O_OUT, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress", SBO_STR, AT(out)},
-    {"k", O_K, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)", SBO_STR, AT(k)},
+    {"benchmark", 0, "tests", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"problems", 0, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)", SBO_STR, AT(problems)},
+    {"solutions", 0, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)", SBO_STR, AT(solutions)},
+    {"out", 0, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress", SBO_STR, AT(out)},
+    {"k", 0, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)", SBO_STR, AT(k)},
     {"stop", O_STOP, "never|first_failure", "run every case of a solution (default), or stop at its first failing one", SBO_STR, AT(stop)},
-    {"language", O_LANGUAGE, "LANG", "the language of problems that do not say (APPS, TACO: python)", SBO_STR, AT(language)},
-    {"time-limit", O_TIME, "S", "each case's time limit in seconds (default: the daemon's)", SBO_DOUBLE, AT(time_limit)},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
-    {"warm", O_WARM, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)", SBO_FLAG, AT(warm)},
+    {"language", 0, "LANG", "the language of problems that do not say (APPS, TACO: python)", SBO_STR, AT(language)},
+    {"time-limit", 0, "S", "each case's time limit in seconds (default: the daemon's)", SBO_DOUBLE, AT(time_limit)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    {"warm", 0, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)", SBO_FLAG, AT(warm)},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark tests --problems P.jsonl --solutions S.jsonl [options]",

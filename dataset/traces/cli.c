@@ -13,23 +13,22 @@
 #define SBX_DEFAULT_DATA "../shared/cruxeval/cruxeval.jsonl"
 #endif
 
-enum { O_BENCH = 256, O_PROGRAMS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH };
 static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int trace_limit(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 /* a trace limit: an integer from MIN to MAX into the trace option, under the row's name with '_' for '-' */
-#define TRACE_LIMIT(NAME, KEY, HELP, MIN, MAX) {NAME, KEY, "N", HELP, SBO_CALL, .min = MIN, .max = MAX, .call = trace_limit}
+#define TRACE_LIMIT(NAME, HELP, MIN, MAX) {NAME, 0, "N", HELP, SBO_CALL, .min = MIN, .max = MAX, .call = trace_limit}
 #define AT(F) SBO_AT(sbtd_opts, F)
 static const sbo_opt opts[] = {
-    {"benchmark", O_BENCH, "cruxeval", "trace CRUXEval's reference checks (the function, then assert <output> == f(<input>))", SBO_CALL, .call = benchmark},
-    {"programs", O_PROGRAMS, "FILE.jsonl", "trace these programs instead (one JSON object a line: docs/cli.md)", SBO_STR, AT(programs)},
-    {"out", O_OUT, "DIR", "traces, records, index.jsonl and summary.json go here (default ./traces); a run resumes from it", SBO_STR, AT(out)},
-    {"data", O_DATA, "CRUXEVAL.jsonl", "CRUXEval's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
-    SBX_SUBSET_OPTS(sbtd_opts, O_SAMPLES, O_LIMIT, "cruxeval: only these samples (indices or ids)", "cruxeval: only the first N samples"),
-    TRACE_LIMIT("events", O_EVENTS, "the tracer's event cap (its default: 1000000)", 1, __LONG_MAX__),
-    TRACE_LIMIT("bytes", O_BYTES, "each trace's byte cap (4096 ... 268435456; default 16777216)", (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES),
-    TRACE_LIMIT("value-chars", O_VCHARS, "characters of a string value recorded (default 256)", 1, __LONG_MAX__),
-    TRACE_LIMIT("depth", O_DEPTH, "traced call depth (default 256)", 1, __LONG_MAX__),
+    {"benchmark", 0, "cruxeval", "trace CRUXEval's reference checks (the function, then assert <output> == f(<input>))", SBO_CALL, .call = benchmark},
+    {"programs", 0, "FILE.jsonl", "trace these programs instead (one JSON object a line: docs/cli.md)", SBO_STR, AT(programs)},
+    {"out", 0, "DIR", "traces, records, index.jsonl and summary.json go here (default ./traces); a run resumes from it", SBO_STR, AT(out)},
+    {"data", 0, "CRUXEVAL.jsonl", "CRUXEval's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBX_SUBSET_OPTS(sbtd_opts, "cruxeval: only these samples (indices or ids)", "cruxeval: only the first N samples"),
+    TRACE_LIMIT("events", "the tracer's event cap (its default: 1000000)", 1, __LONG_MAX__),
+    TRACE_LIMIT("bytes", "each trace's byte cap (4096 ... 268435456; default 16777216)", (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES),
+    TRACE_LIMIT("value-chars", "characters of a string value recorded (default 256)", 1, __LONG_MAX__),
+    TRACE_LIMIT("depth", "traced call depth (default 256)", 1, __LONG_MAX__),
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd cmd = {
@@ -53,7 +52,7 @@ static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void 
 /* --events N, ...: into the trace option, its key the option's name with '_' for '-' */
 static int trace_limit(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
   long n;
-  if (sbo_parse_long(v, o->min, o->max, &n) < 0) return sbo_bad_value(p, o->key, v);
+  if (sbo_parse_long(v, o->min, o->max, &n) < 0) return sbo_opt_bad_value(p, o, v);
   char key[32];
   snprintf(key, sizeof key, "%s", o->name);
   for (char *c = key; *c; c++) *c = *c == '-' ? '_' : *c;

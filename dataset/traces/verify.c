@@ -16,14 +16,13 @@ typedef struct {
   const char *pred, *refs, *out, *gold;
 } verify_args;
 
-enum { O_BENCH = 256, O_PRED, O_REFS, O_OUT, O_GOLD };
 #define AT(F) SBO_AT(verify_args, F)
 static const sbo_opt opts[] = {
-    {"benchmark", O_BENCH, "traces", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
-    {"predictions", O_PRED, "P.jsonl", "predicted traces or answers, one JSON object a line (docs/verify.md)", SBO_STR, AT(pred)},
-    {"references", O_REFS, "DIR", "the --out of surgebox trace-dataset (index.jsonl, traces/)", SBO_STR, AT(refs)},
-    {"out", O_OUT, "REPORT.json", "the report with every item's scores", SBO_STR, AT(out)},
-    {"gold-out", O_GOLD, "ANSWERS.jsonl", "write the default questions with the recorded answers instead of scoring", SBO_STR, AT(gold)},
+    {"benchmark", 0, "traces", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"predictions", 0, "P.jsonl", "predicted traces or answers, one JSON object a line (docs/verify.md)", SBO_STR, AT(pred)},
+    {"references", 0, "DIR", "the --out of surgebox trace-dataset (index.jsonl, traces/)", SBO_STR, AT(refs)},
+    {"out", 0, "REPORT.json", "the report with every item's scores", SBO_STR, AT(out)},
+    {"gold-out", 0, "ANSWERS.jsonl", "write the default questions with the recorded answers instead of scoring", SBO_STR, AT(gold)},
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd cmd = {
