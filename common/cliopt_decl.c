@@ -19,6 +19,20 @@ static int bad(const sbo_parser *p, const sbo_opt *o, const char *val, const cha
   return sbo_usage_error(p, "bad value '%s' for --%s: %s", val ? val : "", o->name, what);
 }
 
+/* An int or a long field (by its size), read and written. */
+static long get_integer(const char *field, unsigned size) {
+  int i;
+  long n;
+  if (size == sizeof i) return memcpy(&i, field, sizeof i), i;
+  return memcpy(&n, field, sizeof n), n;
+}
+
+static void put_integer(char *field, unsigned size, long n) {
+  int i = (int)n;
+  if (size == sizeof i) memcpy(field, &i, sizeof i);
+  else memcpy(field, &n, sizeof n);
+}
+
 static int store_int(const sbo_parser *p, const sbo_opt *o, const char *val, char *field) {
   long n;
   if (sbo_parse_long(val, o->min, o->max, &n) < 0) {
@@ -26,34 +40,15 @@ static int store_int(const sbo_parser *p, const sbo_opt *o, const char *val, cha
     snprintf(what, sizeof what, "give an integer from %ld to %ld", o->min, o->max);
     return bad(p, o, val, what);
   }
-  if (o->size == sizeof(int)) {
-    int i = (int)n;
-    memcpy(field, &i, sizeof i);
-  } else {
-    memcpy(field, &n, sizeof n);
-  }
+  put_integer(field, o->size, n);
   return 0;
 }
 
 static int append(const sbo_parser *p, const sbo_opt *o, const char *val, char *base) {
-  char *count = base + o->count_at;
-  size_t n;
-  if (o->size == sizeof(int)) {
-    int i;
-    memcpy(&i, count, sizeof i);
-    n = (size_t)i;
-  } else {
-    memcpy(&n, count, sizeof n);
-  }
-  if (n >= (size_t)o->max) return sbo_usage_error(p, "--%s given more than %ld times", o->name, o->max);
-  memcpy(base + o->at + n * sizeof val, &val, sizeof val);
-  n++;
-  if (o->size == sizeof(int)) {
-    int i = (int)n;
-    memcpy(count, &i, sizeof i);
-  } else {
-    memcpy(count, &n, sizeof n);
-  }
+  long n = get_integer(base + o->count_at, o->size);
+  if (n >= o->max) return sbo_usage_error(p, "--%s given more than %ld times", o->name, o->max);
+  memcpy(base + o->at + (size_t)n * sizeof val, &val, sizeof val);
+  put_integer(base + o->count_at, o->size, n + 1);
   return 0;
 }
 
