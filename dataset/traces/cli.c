@@ -1,5 +1,6 @@
 /* surgebox trace-dataset: the command line (traces.h; docs/cli.md). */
 #include "traces.h"
+#include "cli.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "driver.h"
@@ -14,9 +15,7 @@
 #endif
 
 static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
-static int trace_limit(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
-/* a trace limit: an integer from MIN to MAX into the trace option, under the row's name with '_' for '-' */
-#define TRACE_LIMIT(NAME, HELP, MIN, MAX) {NAME, 0, "N", HELP, SBO_CALL, .min = MIN, .max = MAX, .call = trace_limit}
+#define TRACE_LIMIT(NAME, HELP, MIN, MAX) SBC_TRACE_LIMIT(NAME, HELP, MIN, MAX, SBO_AT(sbtd_opts, trace))
 #define AT(F) SBO_AT(sbtd_opts, F)
 static const sbo_opt opts[] = {
     {"benchmark", 0, "cruxeval", "trace CRUXEval's reference checks (the function, then assert <output> == f(<input>))", SBO_CALL, .call = benchmark},
@@ -46,17 +45,6 @@ static const sbo_cmd cmd = {
 static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
   if (strcmp(v, "cruxeval")) return sbo_usage_error(p, "--benchmark: only cruxeval is known (or give --programs FILE)");
   ((sbtd_opts *)arg)->benchmark = v;
-  return 0;
-}
-
-/* --events N, ...: into the trace option, its key the option's name with '_' for '-' */
-static int trace_limit(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
-  long n;
-  if (sbo_parse_long(v, o->min, o->max, &n) < 0) return sbo_opt_bad_value(p, o, v);
-  char key[32];
-  snprintf(key, sizeof key, "%s", o->name);
-  for (char *c = key; *c; c++) *c = *c == '-' ? '_' : *c;
-  json_object_object_add(((sbtd_opts *)arg)->trace, key, json_object_new_int64(n));
   return 0;
 }
 
