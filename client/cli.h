@@ -61,6 +61,13 @@ unsigned char *sbc_read_fd(int fd, size_t *len);
  * (a terminal, /dev/null or a socket is left alone). 0 or -1 with err. */
 int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, size_t err_len);
 int sbc_trace_main(const sbc_ctx *g, int argc, char **argv); /* cli_trace.c */
+/* A trace limit (--events N, --bytes N, ...) as a declared option row: an
+ * integer from MIN to MAX into the trace option (the json_object * at .at
+ * of the options given to sbo_store), under the row's name with '_' for
+ * '-'; surgebox trace and trace-dataset. WHERE: SBO_AT(T, F). */
+int sbc_trace_limit_opt(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts);
+#define SBC_TRACE_LIMIT(NAME, HELP, MIN, MAX, WHERE)                                                                   \
+  {NAME, 0, "N", HELP, SBO_CALL, WHERE, .min = MIN, .max = MAX, .call = sbc_trace_limit_opt}
 /* data as "key" (UTF-8 text) or "key_b64". */
 void sbc_content_field(json_object *o, const char *key, const unsigned char *data, size_t len);
 

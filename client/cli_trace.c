@@ -17,7 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_EVENTS, O_BYTES, O_VCHARS, O_ITEMS, O_NEST, O_DEPTH, O_TIME, O_JSON };
+enum { O_TC = 256, O_FORMAT, O_OUT, O_STDIN, O_NO_CHECK, O_TIME, O_JSON };
+/* the trace option's limits: stored into the one field of trace_into */
+typedef struct {
+  json_object *trace;
+} trace_into;
+#define LIMIT(NAME, HELP, MIN, MAX) SBC_TRACE_LIMIT(NAME, HELP, MIN, MAX, SBO_AT(trace_into, trace))
 
 static const sbo_opt trace_opts[] = {
     {"toolchain", O_TC, "NAME", "python3, python3.N, or a C/C++ one: gcc, g++, clang, clang++ (traced by gdb); default: gcc for FILE.c, g++ for .cpp/.cc/.cxx, else python3"},
@@ -25,12 +30,12 @@ static const sbo_opt trace_opts[] = {
     {"out", O_OUT, "FILE", "write the trace there (default: standard output)"},
     {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
     {"no-check", O_NO_CHECK, NULL, "do not run the program untraced too (no stdout/exit comparison)"},
-    {"events", O_EVENTS, "N", "stop tracing after N events (the tracer's default: 1000000)"},
-    {"bytes", O_BYTES, "N", "the trace's byte cap (4096 ... 268435456; default 16777216)"},
-    {"value-chars", O_VCHARS, "N", "characters of a string value shown (default 256)"},
-    {"items", O_ITEMS, "N", "members of a container value shown, the rest counted (+N items) (default 32)"},
-    {"nest", O_NEST, "N", "container levels of a value shown, deeper ones elided (default 4)"},
-    {"depth", O_DEPTH, "N", "traced call depth (default 256)"},
+    LIMIT("events", "stop tracing after N events (the tracer's default: 1000000)", 1, __LONG_MAX__),
+    LIMIT("bytes", "the trace's byte cap (4096 ... 268435456; default 16777216)", (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES),
+    LIMIT("value-chars", "characters of a string value shown (default 256)", 1, __LONG_MAX__),
+    LIMIT("items", "members of a container value shown, the rest counted (+N items) (default 32)", 1, __LONG_MAX__),
+    LIMIT("nest", "container levels of a value shown, deeper ones elided (default 4)", 1, __LONG_MAX__),
+    LIMIT("depth", "traced call depth (default 256)", 1, __LONG_MAX__),
     {"time-limit", O_TIME, "S", "wall-clock limit in seconds, each run"},
     {"json", O_JSON, NULL, "print the daemon's answer as JSON instead of the trace"},
     {NULL, 0, NULL, NULL}};
@@ -134,10 +139,15 @@ static int report(const char *name, json_object *resp, json_object *files, const
   return strcmp(status ? status : "", SBP_STATUS_INTERNAL_ERROR) == 0 ? SBO_EXIT_FAILURE : 0;
 }
 
-static int add_count(json_object *trace, const char *key, const char *val, long lo, long hi) {
-  long v;
-  if (sbo_parse_long(val, lo, hi, &v) < 0) return -1;
-  json_object_object_add(trace, key, json_object_new_int64(v));
+int sbc_trace_limit_opt(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  long n;
+  if (sbo_parse_long(val, o->min, o->max, &n) < 0) return sbo_opt_bad_value(p, o, val);
+  char key[32];
+  snprintf(key, sizeof key, "%s", o->name);
+  for (char *c = key; *c; c++) *c = *c == '-' ? '_' : *c;
+  json_object *trace;
+  memcpy(&trace, (char *)opts + o->at, sizeof trace);
+  json_object_object_add(trace, key, json_object_new_int64(n));
   return 0;
 }
 
@@ -182,12 +192,6 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
     case O_OUT: out = v; break;
     case O_STDIN: stdin_path = v; break;
     case O_NO_CHECK: check = false; break;
-    case O_EVENTS: bad = add_count(topt, "events", v, 1, __LONG_MAX__); break;
-    case O_BYTES: bad = add_count(topt, "bytes", v, (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES); break;
-    case O_VCHARS: bad = add_count(topt, "value_chars", v, 1, __LONG_MAX__); break;
-    case O_ITEMS: bad = add_count(topt, "items", v, 1, __LONG_MAX__); break;
-    case O_NEST: bad = add_count(topt, "nest", v, 1, __LONG_MAX__); break;
-    case O_DEPTH: bad = add_count(topt, "depth", v, 1, __LONG_MAX__); break;
     case O_TIME: {
       double s;
       bad = sbo_parse_double(v, &s) < 0;
@@ -195,7 +199,12 @@ int sbc_trace_main(const sbc_ctx *g0, int argc, char **argv) {
       break;
     }
     case O_JSON: json = true; break;
-    default: sbc_ctx_apply(&g, k, v);
+    default: { /* a trace limit (declared), else the daemon group's */
+      const sbo_opt *o = sbo_opt_of(&trace_cmd, k);
+      trace_into into = {topt};
+      if (o && o->kind == SBO_CALL) rc = sbo_store(&p, o, v, &into);
+      else sbc_ctx_apply(&g, k, v);
+    }
     }
     if (bad) rc = sbo_bad_value(&p, k, v);
   }

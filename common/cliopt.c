@@ -25,12 +25,17 @@ static const sbo_opt *nth(const sbo_cmd *c, int i) {
   return i == 0 ? &help_opt : NULL;
 }
 
+/* The i-th row's key: its own, or (0: a declared row needs none) one made from its place. */
+static int key_of(const sbo_opt *o, int i) { return o->key ? o->key : SBO_AUTO_KEY + i; }
+
 static const sbo_opt *by_key(const sbo_cmd *c, int key) {
   const sbo_opt *o;
   for (int i = 0; (o = nth(c, i)); i++)
-    if (o->key == key) return o;
+    if (key_of(o, i) == key) return o;
   return NULL;
 }
+
+const sbo_opt *sbo_opt_of(const sbo_cmd *cmd, int key) { return by_key(cmd, key); }
 
 /* "--name" or a unique prefix of one (as getopt_long accepts). */
 static const sbo_opt *by_long(const sbo_cmd *c, const char *s, size_t len) {
@@ -88,7 +93,7 @@ void sbo_init(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv) {
   *so++ = ':'; /* a missing value returns ':' */
   int n = 0;
   for (int i = 0; lo && (o = nth(cmd, i)) && n < SBO_MAX_OPTS; i++, n++) {
-    lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
+    lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL, key_of(o, i)};
     if (o->key > 0 && o->key < 128) {
       *so++ = (char)o->key;
       if (o->arg) *so++ = ':';
@@ -220,6 +225,10 @@ int sbo_no_args(const sbo_parser *p) {
 int sbo_bad_value(const sbo_parser *p, int key, const char *val) {
   const sbo_opt *o = by_key(p->cmd, key);
   return sbo_usage_error(p, "bad value '%s' for --%s", val ? val : "", o ? o->name : "?");
+}
+
+int sbo_opt_bad_value(const sbo_parser *p, const sbo_opt *o, const char *val) {
+  return sbo_usage_error(p, "bad value '%s' for --%s", val ? val : "", o->name);
 }
 
 int sbo_check_choice(const sbo_parser *p, int key, const char *val, const char *const *choices) {

@@ -34,15 +34,25 @@ bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, 
   return sbc_ctx_apply(ctx, key, val) || sbr_shard_apply(&o->shard, key, val);
 }
 
+typedef struct {
+  sbc_ctx *ctx;
+  sbr_run_opts *run;
+  sbr_option_fn option;
+  void *opts;
+} run_keys;
+
+/* A key of the shared groups (into ctx and run), else the command's own callback's. */
+static int run_key(sbo_parser *p, void *arg, int key, const char *val) {
+  run_keys *r = arg;
+  int rc = 0;
+  if (sbr_run_apply(p, r->ctx, r->run, key, val, &rc)) return rc;
+  return r->option ? r->option(p, r->opts, key, val) : 0;
+}
+
 int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx *ctx, sbr_run_opts *run,
               sbr_option_fn option, void *opts) {
-  sbo_init(p, cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(p, &v)) > 0)
-    if (!sbr_run_apply(p, ctx, run, k, v, &rc)) rc = option(p, opts, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p->status ? p->status : -1;
-  return rc;
+  run_keys r = {ctx, run, option, opts};
+  return sbo_parse(p, cmd, argc, argv, opts, run_key, &r);
 }
 
 int sbr_run_jobs(int jobs) {

@@ -56,10 +56,12 @@ bool sbr_run_apply(const sbo_parser *p, sbc_ctx *ctx, sbr_run_opts *o, int key, 
 /* A command's own options: one key into opts; 0, or the exit status of a
  * mistake it reported through p. */
 typedef int (*sbr_option_fn)(sbo_parser *p, void *opts, int key, const char *val);
-/* A benchmark command's parse loop, written once: sbo_init, then each key
- * to sbr_run_apply (into ctx and run) or else to option, until the options
- * end. 0; -1 after --help; else the exit status of a mistake. The caller
- * then checks the positionals (p->pos) and its own rules, and calls sbo_done. */
+/* A benchmark command's parse loop, written once (sbo_parse): each option
+ * the command's tables declare stored into opts where its row says, each
+ * key of the shared groups to sbr_run_apply (into ctx and run), any other
+ * key to option (NULL: none), until the options end. 0; -1 after --help;
+ * else the exit status of a mistake. The caller then checks the
+ * positionals (p->pos) and its own rules, and calls sbo_done. */
 int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx *ctx, sbr_run_opts *run,
               sbr_option_fn option, void *opts);
 /* A command's entry point from its parse (0 parsed, -1 after --help, else

@@ -105,18 +105,20 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return v < 0;
 }
 
-enum { O_BENCH = 256, O_MODE, O_GENS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT, O_WARM };
+enum { O_MODE = 256 };
+#define AT(F) SBO_AT(sbx_verify_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", O_BENCH, "cruxeval", "this benchmark (surgebox verify's dispatch)"},
-    {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)"},
-    {"generations", O_GENS, "GENS.json", "the model's generations (required)"},
-    {"out", O_OUT, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress"},
-    {"data", O_DATA, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
-    {"samples", O_SAMPLES, "0,1,2", "a smoke test: only these samples (indices or ids; pass@k over them only)"},
-    {"limit", O_LIMIT, "N", "a smoke test: only the first N samples (pass@k over them only)"},
-    {"warm", O_WARM, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")"},
+    {"benchmark", 0, "cruxeval", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)", SBO_STR, AT(mode)},
+    {"generations", 0, "GENS.json", "the model's generations (required)", SBO_STR, AT(gens)},
+    {"out", 0, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress", SBO_STR, AT(out)},
+    {"data", 0, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBX_SUBSET_OPTS(sbx_verify_opts, "a smoke test: only these samples (indices or ids; pass@k over them only)",
+                    "a smoke test: only the first N samples (pass@k over them only)"),
+    {"warm", 0, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")", SBO_FLAG, AT(warm)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mode output|input --generations GENS.json [options]",
                                    "Run CRUXEval generations sandboxed and score them as its authors do.",
                                    verify_opts, NULL,
@@ -124,34 +126,18 @@ static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark cruxeval --mo
                                    "program: nothing scored, no verdict kept for it), 130 interrupted\n",
                                    false, sbr_run_groups};
 
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  sbx_verify_opts *o = arg;
-  switch (k) {
-  case O_BENCH: break; /* the dispatcher's */
-  case O_MODE: o->mode = v; break;
-  case O_GENS: o->gens = v; break;
-  case O_OUT: o->out = v; break;
-  case O_DATA: o->data = v; break;
-  case O_CACHE: o->cache_dir = v; break;
-  case O_WARM: o->warm = true; break;
-  case O_SAMPLES:
-  case O_LIMIT: return sbx_subset_option(p, k, k == O_LIMIT, v, &o->samples, &o->limit);
-  }
-  return 0;
-}
-
 /* 0 parsed; -1 after --help; else the exit status of a mistake. */
 static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   memset(o, 0, sizeof *o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, option, o);
+  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, NULL, o);
   if (rc == 0) rc = sbo_no_args(&p);
   static const char *const modes[] = {"output", "input", NULL};
   if (rc == 0 && o->mode) rc = sbo_check_choice(&p, O_MODE, o->mode, modes);
   if (rc == 0 && (!o->mode || !o->gens))
     rc = sbo_usage_error(&p, "%s is required", !o->mode ? "--mode output|input" : "--generations FILE");
-  if (rc == 0 && o->samples && o->limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
+  if (rc == 0) rc = sbx_subset_given(&p, o->samples, o->limit);
   if (rc == 0 && (o->samples || o->limit) && (run.shard.shard || run.shard.shards))
     rc = sbo_usage_error(&p, "--samples and --limit are for a smoke test on one machine, not with --shard");
   sbo_done(&p);

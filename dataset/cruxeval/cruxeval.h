@@ -80,10 +80,16 @@ int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out);
  * the data to those samples and gens (taken over, replaced) to their keys.
  * Nothing asked: unchanged. 0, or -1 with a message naming the bad item. */
 int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit, char *err, size_t err_len);
-/* The two options' values as every command that cuts CRUXEval reads them
- * (verify, trace-dataset): --samples (is_limit false) a non-empty list,
- * --limit 1..10^9. 0, or sbo_bad_value's status naming option key. */
-int sbx_subset_option(const sbo_parser *p, int key, bool is_limit, const char *v, const char **samples, long *limit);
+/* --samples LIST and --limit N as every command that cuts CRUXEval declares
+ * them (verify, trace-dataset): two rows of an sbo_opt table storing into
+ * T's samples (a non-empty list) and limit (1..10^9); then
+ * sbx_subset_given checks that one of them at most was given. */
+#define SBX_SUBSET_OPTS(T, SAMPLES_HELP, LIMIT_HELP)                                          \
+  {"samples", 0, "0,1,2", SAMPLES_HELP, SBO_CALL, SBO_AT(T, samples), .call = sbx_samples_option},           \
+  {"limit", 0, "N", LIMIT_HELP, SBO_INT, SBO_AT(T, limit), .min = 1, .max = 1000000000}
+int sbx_samples_option(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts);
+/* 0, or the usage error "--samples and --limit: give one of them". */
+int sbx_subset_given(const sbo_parser *p, const char *samples, long limit);
 
 /* ---- cli.c ---- */
 typedef struct {

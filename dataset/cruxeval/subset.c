@@ -58,9 +58,12 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
   return 0;
 }
 
-int sbx_subset_option(const sbo_parser *p, int key, bool is_limit, const char *v, const char **samples, long *limit) {
-  if (is_limit) return sbo_parse_long(v, 1, 1000000000, limit) < 0 ? sbo_bad_value(p, key, v) : 0;
-  if (!*v || strspn(v, ",") == strlen(v)) return sbo_bad_value(p, key, v);
-  *samples = v;
+int sbx_samples_option(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts) {
+  if (!*v || strspn(v, ",") == strlen(v)) return sbo_opt_bad_value(p, o, v);
+  memcpy((char *)opts + o->at, &v, sizeof v);
   return 0;
+}
+
+int sbx_subset_given(const sbo_parser *p, const char *samples, long limit) {
+  return samples && limit ? sbo_usage_error(p, "--samples and --limit: give one of them") : 0;
 }

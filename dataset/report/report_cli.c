@@ -11,16 +11,17 @@
 #include <errno.h>
 #include <string.h>
 
-enum { O_OUT = 256, O_DATA, O_VERIFY, O_MAX_ITEMS, O_MAX_BYTES };
+#define AT(F) SBO_AT(sbrp_opts, F)
 static const sbo_opt report_opts[] = {
-    {"out", O_OUT, "FILE.html", "where the page goes (default OUT/report.html)"},
-    {"data", O_DATA, "DIR", "SURGE's published data, for items whose record lacks gt_published"},
-    {"verify", O_VERIFY, "FILE",
+    {"out", 0, "FILE.html", "where the page goes (default OUT/report.html)"},
+    {"data", 0, "DIR", "SURGE's published data, for items whose record lacks gt_published", SBO_STR, AT(data)},
+    {"verify", 0, "FILE",
      "verify's scores to include: a `verify --benchmark surge --json` document or a CRUXEval scored file "
-     "(repeatable; OUT/verify*.json are included too)"},
-    {"max-items", O_MAX_ITEMS, "N", "diffs shown, the first N mismatched items that ran (default 40)"},
-    {"max-bytes", O_MAX_BYTES, "N", "bytes shown per side of a diff (default 4096)"},
+     "(repeatable; OUT/verify*.json are included too)", SBO_LIST, SBO_LIST_AT(sbrp_opts, verify, n_verify)},
+    {"max-items", 0, "N", "diffs shown, the first N mismatched items that ran (default 40)", SBO_INT, AT(max_items), .min = 0, .max = 100000},
+    {"max-bytes", 0, "N", "bytes shown per side of a diff (default 4096)", SBO_INT, AT(max_bytes), .min = 16, .max = 1 << 24},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd report_cmd = {
     "surgebox report", "OUT [--out FILE.html] [--data DIR] [--verify FILE]... [--max-items N] [--max-bytes N]",
     "One self-contained HTML page (no network, no script) of a regen --out directory: the fidelity table with\n"
@@ -29,29 +30,16 @@ static const sbo_cmd report_cmd = {
     report_opts, NULL, "exit: 0 written, 1 bad arguments, 2 OUT (or a --data, --verify file) unreadable or the page not written\n", false,
     NULL};
 
+/* --out is the command's own (the page, not a field of sbrp_opts) */
+static int html_out(sbo_parser *p, void *html, int key, const char *v) {
+  *(const char **)html = v;
+  return 0;
+}
+
 static int parse(int argc, char **argv, sbrp_opts *o, const char **html) {
   *o = (sbrp_opts){.max_items = 40, .max_bytes = 4096};
   sbo_parser p;
-  sbo_init(&p, &report_cmd, argc, argv);
-  int k, rc = 0;
-  const char *v;
-  while (!rc && (k = sbo_next(&p, &v)) > 0) {
-    switch (k) {
-    case O_OUT: *html = v; break;
-    case O_DATA: o->data = v; break;
-    case O_VERIFY:
-      if (o->n_verify == SBRP_MAX_VERIFY) rc = sbo_usage_error(&p, "--verify given more than %d times", SBRP_MAX_VERIFY);
-      else o->verify[o->n_verify++] = v;
-      break;
-    case O_MAX_ITEMS:
-      if (sbo_parse_long(v, 0, 100000, &o->max_items) < 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    case O_MAX_BYTES:
-      if (sbo_parse_long(v, 16, 1 << 24, &o->max_bytes) < 0) rc = sbo_bad_value(&p, k, v);
-      break;
-    }
-  }
-  if (!rc && k == SBO_STOP) rc = p.status ? p.status : -1; /* -1: --help */
+  int rc = sbo_parse(&p, &report_cmd, argc, argv, o, html_out, html); /* -1: --help */
   if (!rc && p.n_pos != 1)
     rc = sbo_usage_error(&p, p.n_pos ? "one OUT directory, not %d" : "OUT (a regen --out directory) is required", p.n_pos);
   if (!rc) o->dir = p.pos[0];

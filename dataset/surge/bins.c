@@ -40,13 +40,20 @@ sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double
   return SBR_BIN_DIFFERENT;
 }
 
-enum { O_DATA = 256, O_EDGES, O_JSON, O_SCALE };
+typedef struct {
+  const char *file, *edges;
+  double scale;
+  bool json;
+} bins_args;
+
+#define AT(F) SBO_AT(bins_args, F)
 static const sbo_opt bins_opts[] = {
-    {"data", O_DATA, "FILE", "a regenerated subset (regen --out DIR's <subset>.json; required)"},
-    {"edges", O_EDGES, "LIST", "increasing bin edges in seconds (default 0.001,0.01,0.1,1)"},
-    {"time-scale", O_SCALE, "X", "multiply every time measured here by X (a machine X times slower; default 1)"},
-    {"json", O_JSON, NULL, "the histogram, calibration and every item as JSON"},
+    {"data", 0, "FILE", "a regenerated subset (regen --out DIR's <subset>.json; required)", SBO_STR, AT(file)},
+    {"edges", 0, "LIST", "increasing bin edges in seconds (default 0.001,0.01,0.1,1)", SBO_STR, AT(edges)},
+    {"time-scale", 0, "X", "multiply every time measured here by X (a machine X times slower; default 1)", SBO_DOUBLE, AT(scale)},
+    {"json", 0, NULL, "the histogram, calibration and every item as JSON", SBO_FLAG, AT(json)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd bins_cmd = {"surgebox bins", "--data FILE [--edges LIST] [--time-scale X] [--json]",
                                  "CPU-time histogram of a regenerated subset (SURGE's Figure 4), calibrated to SURGE's machine.",
                                  bins_opts, NULL, NULL, false, NULL};
@@ -66,28 +73,17 @@ static int parse_edges(const char *arg, double *edges, int *ne) {
 
 int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
   (void)ctx;
-  const char *file = NULL, *edges_arg = "0.001,0.01,0.1,1";
-  double scale = 1;
-  bool json = false;
+  bins_args a = {.edges = "0.001,0.01,0.1,1", .scale = 1};
   sbo_parser cl;
-  sbo_init(&cl, &bins_cmd, argc, argv);
-  int k, rc = 0;
-  const char *v;
-  while ((k = sbo_next(&cl, &v)) > 0) {
-    if (k == O_DATA) file = v;
-    else if (k == O_EDGES) edges_arg = v;
-    else if (k == O_SCALE) {
-      char *end;
-      scale = strtod(v, &end);
-      if (end == v || *end || !(scale > 0) || !isfinite(scale)) rc = sbo_usage_error(&cl, "--time-scale must be a positive number");
-    } else json = true;
-  }
-  if (!rc) rc = k == SBO_STOP ? cl.status : sbo_no_args(&cl);
-  if (k != SBO_STOP && rc == 0 && !file) rc = sbo_usage_error(&cl, "--data FILE is required");
+  int rc = sbo_parse(&cl, &bins_cmd, argc, argv, &a, NULL, NULL);
+  if (!rc) rc = sbo_no_args(&cl);
+  if (!rc && !a.file) rc = sbo_usage_error(&cl, "--data FILE is required");
   sbo_done(&cl);
-  if (rc || k == SBO_STOP) return rc;
-  sbr_bins b = {.scale = scale};
-  if (parse_edges(edges_arg, b.edges, &b.ne) < 0) {
+  if (rc) return rc < 0 ? 0 : rc;
+  const char *file = a.file;
+  bool json = a.json;
+  sbr_bins b = {.scale = a.scale};
+  if (parse_edges(a.edges, b.edges, &b.ne) < 0) {
     fprintf(stderr, "bins: --edges must be up to %d increasing positive numbers separated by commas\n", SBR_BINS_MAX_EDGES);
     return 1;
   }

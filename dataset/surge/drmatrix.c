@@ -335,15 +335,16 @@ int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
 }
 
 /* ---- the command line ---- */
-enum { O_DATA = 256, O_OUT, O_COMPILERS, O_STDS, O_OPTS, O_ONLY };
+#define AT(F) SBO_AT(sbr_drmatrix_opts, F)
 static const sbo_opt drmatrix_opts[] = {
-    {"data", O_DATA, "DIR", "SURGE's data (dr.json; required)"},
-    {"compilers", O_COMPILERS, "LIST", "toolchains (default g++,clang++)"},
-    {"stds", O_STDS, "LIST", "C++ standards (default 03,11,14,17)"},
-    {"opts", O_OPTS, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)"},
-    {"out", O_OUT, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)"},
-    {"only", O_ONLY, "I,J,...", "only these item indices"},
+    {"data", 0, "DIR", "SURGE's data (dr.json; required)", SBO_STR, AT(data)},
+    {"compilers", 0, "LIST", "toolchains (default g++,clang++)", SBO_STR, AT(compilers)},
+    {"stds", 0, "LIST", "C++ standards (default 03,11,14,17)", SBO_STR, AT(stds)},
+    {"opts", 0, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)", SBO_STR, AT(opts)},
+    {"out", 0, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)", SBO_STR, AT(out)},
+    {"only", 0, "I,J,...", "only these item indices", SBO_STR, AT(only)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
                                      "Every DR snippet under every compiler, standard and optimisation level.",
                                      drmatrix_opts, NULL,
@@ -358,26 +359,13 @@ void sbr_drmatrix_opts_init(sbr_drmatrix_opts *o) {
   o->opts = "O0,O1,O2,O3,Os";
 }
 
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  sbr_drmatrix_opts *o = arg;
-  switch (k) {
-  case O_DATA: o->data = v; break;
-  case O_OUT: o->out = v; break;
-  case O_COMPILERS: o->compilers = v; break;
-  case O_STDS: o->stds = v; break;
-  case O_OPTS: o->opts = v; break;
-  case O_ONLY: o->only = v; break;
-  }
-  return 0;
-}
-
 int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbc_ctx c = *ctx;
   sbr_drmatrix_opts o;
   sbr_drmatrix_opts_init(&o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &drmatrix_cmd, argc, argv, &c, &run, option, &o);
+  int rc = sbr_parse(&p, &drmatrix_cmd, argc, argv, &c, &run, NULL, &o);
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o.data) rc = sbo_usage_error(&p, "--data DIR is required");
   sbo_done(&p);

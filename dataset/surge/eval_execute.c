@@ -31,27 +31,33 @@ enum { O_BENCHMARK = 0x7100 };
  * are regenerated), --out, and the daemon's and shard groups. eval --execute
  * also takes --execute (its own flag) and --references (refused with why);
  * neither is listed in verify's --help. */
+static int no_references(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+  return sbo_usage_error(p, "--references is not for --execute (the references are regenerated)");
+}
+
+#define AT(F) SBO_AT(sbr_vs_opts, F)
 static const sbo_opt vs_opts[] = {
-    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json: the SURGE data to run"},
+    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json: the SURGE data to run", SBO_PATH, AT(data)},
     {"predictions", SBE_O_PREDS, "FILE", "JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}, "
-     "or SURGE's layout (items with one extra key per model)"},
-    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}"},
-    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table"},
-    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)"},
-    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)"},
-    {"subset", SBE_O_SUBSET, "LIST", "the subsets to run (default all)"},
-    {"jobs", SBE_O_JOBS, "N", "jobs in flight"},
+     "or SURGE's layout (items with one extra key per model)", SBO_PATH, AT(preds)},
+    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}", SBO_STR, AT(items)},
+    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table", SBO_FLAG, AT(json)},
+    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)", SBO_STR, AT(by)},
+    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)", SBO_FLAG, AT(fl_extract)},
+    {"subset", SBE_O_SUBSET, "LIST", "the subsets to run (default all)", SBO_STR, AT(subsets)},
+    {"jobs", SBE_O_JOBS, "N", "jobs in flight", SBO_INT, AT(jobs), .min = 1, .max = 4096},
     {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
-     "excluded: an item not regenerated) or nothing was"},
-    {"out", 'o', "DIR", "keep the regenerated <subset>.json there; a second run reuses them"},
+     "excluded: an item not regenerated) or nothing was", SBO_FLAG, AT(strict)},
+    {"out", 'o', "DIR", "keep the regenerated <subset>.json there; a second run reuses them", SBO_PATH, AT(out)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_opt vs_verify_more[] = {
-    {"benchmark", O_BENCHMARK, "surge", NULL}, /* surgebox verify's dispatch */
-    {"references", SBE_O_REFS, "FILE...", NULL},
+    {"benchmark", O_BENCHMARK, "surge", NULL, SBO_SKIP}, /* surgebox verify's dispatch */
+    {"references", SBE_O_REFS, "FILE...", NULL, SBO_CALL, .call = no_references},
     {NULL, 0, NULL, NULL}};
 static const sbo_opt vs_eval_more[] = {
-    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)"},
-    {"references", SBE_O_REFS, "FILE...", NULL},
+    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)", SBO_SKIP},
+    {"references", SBE_O_REFS, "FILE...", NULL, SBO_CALL, .call = no_references},
     {NULL, 0, NULL, NULL}};
 #define VS_ABOUT                                                                                                       \
   "Run only the SURGE items that have a prediction, in the sandbox, and score the\n"                                   \
@@ -95,47 +101,17 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o, bool via_e
   memset(o, 0, sizeof *o);
   o->via_eval = via_eval;
   sbr_run_opts run = {0};
-  const char *subsets = "all";
   sbo_parser p;
-  sbo_init(&p, via_eval ? &ee_cmd : &vs_cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  long n = 0;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    if (sbr_run_apply(&p, ctx, &run, k, v, &rc)) continue;
-    switch (k) {
-    case SBE_O_EXECUTE: break; /* eval --execute's own flag */
-    case O_BENCHMARK: break;
-    case SBE_O_JSON: o->json = true; break;
-    case SBE_O_FL: o->fl_extract = true; break;
-    case SBE_O_STRICT: o->strict = true; break;
-    case SBE_O_DATA: o->data = v; break;
-    case SBE_O_PREDS: o->preds = v; break;
-    case 'o': o->out = v; break;
-    case SBE_O_ITEMS: o->items = v; break;
-    case SBE_O_BY: o->by = v; break;
-    case SBE_O_SUBSET: subsets = v; break;
-    case SBE_O_JOBS:
-      if (sbo_parse_long(v, 1, 4096, &n) < 0) rc = sbo_bad_value(&p, k, v);
-      else o->jobs = (int)n;
-      break;
-    case SBE_O_REFS: rc = sbo_usage_error(&p, "--references is not for --execute (the references are regenerated)"); break;
-    default: rc = sbo_usage_error(&p, "unexpected option");
-    }
-  }
-  if (k == SBO_STOP) {
-    rc = p.status;
+  int rc = sbr_parse(&p, via_eval ? &ee_cmd : &vs_cmd, argc, argv, ctx, &run, NULL, o);
+  if (rc) {
     sbo_done(&p);
-    return rc == 0 ? -1 : rc;
+    return rc;
   }
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && (!o->data || !o->preds)) rc = sbo_usage_error(&p, "--data DIR and --predictions FILE are required");
   if (rc == 0 && o->by && strcmp(o->by, "language") && strcmp(o->by, "difficulty") && strcmp(o->by, "config"))
     rc = sbo_bad_value(&p, SBE_O_BY, o->by);
-  if (rc == 0 && (o->data && !*o->data)) rc = sbo_bad_value(&p, SBE_O_DATA, o->data);
-  if (rc == 0 && (o->preds && !*o->preds)) rc = sbo_bad_value(&p, SBE_O_PREDS, o->preds);
-  if (rc == 0 && (o->out && !*o->out)) rc = sbo_bad_value(&p, 'o', o->out);
-  if (rc == 0) rc = want_subsets(&p, subsets, o);
+  if (rc == 0) rc = want_subsets(&p, o->subsets ? o->subsets : "all", o);
   sbo_done(&p);
   if (rc == 0 && sbr_shard_from_args(who(o), run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
   if (rc == 0 && o->shard.count && !o->out) {

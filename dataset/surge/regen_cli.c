@@ -21,23 +21,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_DATA = 256, O_SUBSET, O_OUT, O_SUMMARY, O_ONLY, O_REPEAT, O_DETERMINISM, O_NO_INPROC,
-       O_NO_MIMIC, O_RETRY, O_PLAN, O_PLAN_JSON, O_STRICT };
+static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
+static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
+static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
+static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
+#define AT(F) SBO_AT(sbr_regen_opts, F)
 static const sbo_opt regen_opts[] = {
-    {"data", O_DATA, "DIR", "SURGE's <subset>.json files (required)"},
-    {"subset", O_SUBSET, "LIST", "comma-separated subsets, or all (default dr,bg,tc)"},
-    {"out", O_OUT, "DIR", "write <subset>.json there (an interrupted run resumes)"},
-    {"summary", O_SUMMARY, "FILE", "the fidelity report as JSON"},
-    {"repeat", O_REPEAT, "K", "run every item K times"},
-    {"check-determinism", O_DETERMINISM, NULL, "run every item at least twice and compare"},
-    {"only", O_ONLY, "I,J,...", "only these item indices"},
-    {"retry-failed", O_RETRY, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed"},
-    {"no-inproc-time", O_NO_INPROC, NULL, "do not use the in-process timers of timed items"},
-    {"no-gcc9-mimic", O_NO_MIMIC, NULL, "do not mimic gcc 9's diagnostics"},
-    {"strict", O_STRICT, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)"},
-    {"plan", O_PLAN, NULL, "print every shard's item count and expected cost, run nothing (no daemon)"},
-    {"plan-json", O_PLAN_JSON, NULL, "like --plan, as JSON naming every shard's items (subset: indices)"},
+    {"data", 0, "DIR", "SURGE's <subset>.json files (required)", SBO_STR, AT(data)},
+    {"subset", 0, "LIST", "comma-separated subsets, or all (default dr,bg,tc)", SBO_CALL, .call = subsets},
+    {"out", 0, "DIR", "write <subset>.json there (an interrupted run resumes)", SBO_STR, AT(out)},
+    {"summary", 0, "FILE", "the fidelity report as JSON", SBO_STR, AT(summary)},
+    {"repeat", 0, "K", "run every item K times", SBO_INT, AT(repeat), .min = 1, .max = 1000},
+    {"check-determinism", 0, NULL, "run every item at least twice and compare", SBO_CALL, .call = determinism},
+    {"only", 0, "I,J,...", "only these item indices", SBO_CALL, .call = only},
+    {"retry-failed", 0, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed", SBO_FLAG, AT(retry_failed)},
+    {"no-inproc-time", 0, NULL, "do not use the in-process timers of timed items", SBO_CLEAR, AT(inproc)},
+    {"no-gcc9-mimic", 0, NULL, "do not mimic gcc 9's diagnostics", SBO_CLEAR, AT(mimic)},
+    {"strict", 0, NULL, "run nothing when a toolchain is not SURGE's (Python 3.8, GCC 9, JDK 11, ...)", SBO_FLAG, AT(strict)},
+    {"plan", 0, NULL, "print every shard's item count and expected cost, run nothing (no daemon)", SBO_FLAG, AT(plan)},
+    {"plan-json", 0, NULL, "like --plan, as JSON naming every shard's items (subset: indices)", SBO_CALL, .call = plan_json},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
                                   "Regenerate SURGE's references by running every item; a fidelity report.",
                                   regen_opts, NULL,
@@ -70,44 +74,38 @@ static int subsets_of(const char *arg, sbr_regen_opts *o, char *bad, size_t n) {
   return o->n_subsets ? 0 : -1;
 }
 
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  sbr_regen_opts *o = arg;
-  long n;
+static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
   char bad[128] = "";
-  switch (k) {
-  case O_DATA: o->data = v; break;
-  case O_SUBSET:
-    if (subsets_of(v, o, bad, sizeof bad) < 0)
-      return sbo_usage_error(p, "unknown subset '%s' (ml cl rl sc tc bg dr fl, or all)", bad[0] ? bad : v);
-    break;
-  case O_OUT: o->out = v; break;
-  case O_SUMMARY: o->summary = v; break;
-  case O_ONLY: { /* non-negative indices separated by commas, checked here (0,abc ran item 0 alone) */
-    const char *q = v;
-    while (*q) {
-      char *end;
-      errno = 0;
-      long i = strtol(q, &end, 10);
-      if (end == q || i < 0 || errno || (*end && *end != ',') || (*end == ',' && !end[1]))
-        return sbo_usage_error(p, "bad value '%s' for --only: item indices separated by commas (0,1,2)", v);
-      q = *end ? end + 1 : end;
-    }
-    if (!*v) return sbo_bad_value(p, k, v);
-    o->only = v;
-    break;
+  if (subsets_of(v, arg, bad, sizeof bad) < 0)
+    return sbo_usage_error(p, "unknown subset '%s' (ml cl rl sc tc bg dr fl, or all)", bad[0] ? bad : v);
+  return 0;
+}
+
+/* non-negative indices separated by commas, checked here (0,abc ran item 0 alone) */
+static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+  const char *q = v;
+  while (*q) {
+    char *end;
+    errno = 0;
+    long i = strtol(q, &end, 10);
+    if (end == q || i < 0 || errno || (*end && *end != ',') || (*end == ',' && !end[1]))
+      return sbo_usage_error(p, "bad value '%s' for --only: item indices separated by commas (0,1,2)", v);
+    q = *end ? end + 1 : end;
   }
-  case O_REPEAT:
-    if (sbo_parse_long(v, 1, 1000, &n) < 0) return sbo_bad_value(p, k, v);
-    o->repeat = (int)n;
-    break;
-  case O_DETERMINISM: o->repeat = o->repeat < 2 ? 2 : o->repeat; break;
-  case O_NO_INPROC: o->inproc = false; break;
-  case O_NO_MIMIC: o->mimic = false; break;
-  case O_RETRY: o->retry_failed = true; break;
-  case O_PLAN: o->plan = true; break;
-  case O_PLAN_JSON: o->plan = o->plan_json = true; break;
-  case O_STRICT: o->strict = true; break;
-  }
+  if (!*v) return sbo_opt_bad_value(p, o, v);
+  ((sbr_regen_opts *)arg)->only = v;
+  return 0;
+}
+
+static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+  sbr_regen_opts *r = arg;
+  r->repeat = r->repeat < 2 ? 2 : r->repeat;
+  return 0;
+}
+
+static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+  sbr_regen_opts *r = arg;
+  r->plan = r->plan_json = true;
   return 0;
 }
 
@@ -116,7 +114,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   sbr_regen_opts_init(o);
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &regen_cmd, argc, argv, ctx, &run, option, o);
+  int rc = sbr_parse(&p, &regen_cmd, argc, argv, ctx, &run, NULL, o);
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o->data) rc = sbo_usage_error(&p, "--data DIR is required (SURGE's <subset>.json files)");
   sbo_done(&p);

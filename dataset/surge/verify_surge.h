@@ -13,6 +13,7 @@
 
 typedef struct {
   const char *data, *preds, *out, *items, *by;
+  const char *subsets; /* --subset LIST as given (NULL: all) */
   int jobs;        /* 0: the CPUs */
   sbr_shard shard; /* count 0: not sharded */
   bool json, fl_extract, subsets_given, strict;

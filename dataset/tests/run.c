@@ -179,19 +179,21 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
   return false;
 }
 
-enum { O_BENCH = 256, O_PROBLEMS, O_SOLUTIONS, O_OUT, O_K, O_STOP, O_LANGUAGE, O_TIME, O_CACHE, O_WARM };
+enum { O_STOP = 256 };
+#define AT(F) SBO_AT(sbtb_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", O_BENCH, "tests", "this benchmark (surgebox verify's dispatch)"},
-    {"problems", O_PROBLEMS, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)"},
-    {"solutions", O_SOLUTIONS, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)"},
-    {"out", O_OUT, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress"},
-    {"k", O_K, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)"},
-    {"stop", O_STOP, "never|first_failure", "run every case of a solution (default), or stop at its first failing one"},
-    {"language", O_LANGUAGE, "LANG", "the language of problems that do not say (APPS, TACO: python)"},
-    {"time-limit", O_TIME, "S", "each case's time limit in seconds (default: the daemon's)"},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
-    {"warm", O_WARM, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)"},
+    {"benchmark", 0, "tests", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"problems", 0, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)", SBO_STR, AT(problems)},
+    {"solutions", 0, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)", SBO_STR, AT(solutions)},
+    {"out", 0, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress", SBO_STR, AT(out)},
+    {"k", 0, "1,10", "pass@k for these k (default 1,10, each where every problem has at least k solutions)", SBO_STR, AT(k)},
+    {"stop", O_STOP, "never|first_failure", "run every case of a solution (default), or stop at its first failing one", SBO_STR, AT(stop)},
+    {"language", 0, "LANG", "the language of problems that do not say (APPS, TACO: python)", SBO_STR, AT(language)},
+    {"time-limit", 0, "S", "each case's time limit in seconds (default: the daemon's)", SBO_DOUBLE, AT(time_limit)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    {"warm", 0, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)", SBO_FLAG, AT(warm)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark tests --problems P.jsonl --solutions S.jsonl [options]",
                                    "Run every solution against its problem's tests (one job each, the build once) and "
                                    "report pass@k.",
@@ -200,31 +202,12 @@ static const sbo_cmd verify_cmd = {"surgebox verify", "--benchmark tests --probl
                                    "of surgebox (counted and said; those solutions are not scored), 130 interrupted\n",
                                    false, sbr_run_groups};
 
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  sbtb_opts *o = arg;
-  switch (k) {
-  case O_BENCH: break;
-  case O_PROBLEMS: o->problems = v; break;
-  case O_SOLUTIONS: o->solutions = v; break;
-  case O_OUT: o->out = v; break;
-  case O_K: o->k = v; break;
-  case O_STOP: o->stop = v; break;
-  case O_LANGUAGE: o->language = v; break;
-  case O_CACHE: o->cache_dir = v; break;
-  case O_WARM: o->warm = true; break;
-  case O_TIME:
-    if (sbo_parse_double(v, &o->time_limit) < 0) return sbo_bad_value(p, k, v);
-    break;
-  }
-  return 0;
-}
-
 static int parse(int argc, char **argv, sbc_ctx *ctx, sbtb_opts *o) {
   memset(o, 0, sizeof *o);
   o->stop = "never";
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, option, o);
+  int rc = sbr_parse(&p, &verify_cmd, argc, argv, ctx, &run, NULL, o);
   if (rc == 0) rc = sbo_no_args(&p);
   static const char *const stops[] = {"never", "first_failure", NULL};
   if (rc == 0) rc = sbo_check_choice(&p, O_STOP, o->stop, stops);

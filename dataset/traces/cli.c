@@ -1,5 +1,6 @@
 /* surgebox trace-dataset: the command line (traces.h; docs/cli.md). */
 #include "traces.h"
+#include "cli.h"
 #include "cliopt.h"
 #include "cruxeval.h"
 #include "driver.h"
@@ -13,20 +14,22 @@
 #define SBX_DEFAULT_DATA "../shared/cruxeval/cruxeval.jsonl"
 #endif
 
-enum { O_BENCH = 256, O_PROGRAMS, O_OUT, O_DATA, O_CACHE, O_SAMPLES, O_LIMIT, O_EVENTS, O_BYTES, O_VCHARS, O_DEPTH };
+static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
+#define TRACE_LIMIT(NAME, HELP, MIN, MAX) SBC_TRACE_LIMIT(NAME, HELP, MIN, MAX, SBO_AT(sbtd_opts, trace))
+#define AT(F) SBO_AT(sbtd_opts, F)
 static const sbo_opt opts[] = {
-    {"benchmark", O_BENCH, "cruxeval", "trace CRUXEval's reference checks (the function, then assert <output> == f(<input>))"},
-    {"programs", O_PROGRAMS, "FILE.jsonl", "trace these programs instead (one JSON object a line: docs/cli.md)"},
-    {"out", O_OUT, "DIR", "traces, records, index.jsonl and summary.json go here (default ./traces); a run resumes from it"},
-    {"data", O_DATA, "CRUXEVAL.jsonl", "CRUXEval's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")"},
-    {"cache-dir", O_CACHE, "DIR", "the private daemon's compile cache"},
-    {"samples", O_SAMPLES, "0,1,2", "cruxeval: only these samples (indices or ids)"},
-    {"limit", O_LIMIT, "N", "cruxeval: only the first N samples"},
-    {"events", O_EVENTS, "N", "the tracer's event cap (its default: 1000000)"},
-    {"bytes", O_BYTES, "N", "each trace's byte cap (4096 ... 268435456; default 16777216)"},
-    {"value-chars", O_VCHARS, "N", "characters of a string value recorded (default 256)"},
-    {"depth", O_DEPTH, "N", "traced call depth (default 256)"},
+    {"benchmark", 0, "cruxeval", "trace CRUXEval's reference checks (the function, then assert <output> == f(<input>))", SBO_CALL, .call = benchmark},
+    {"programs", 0, "FILE.jsonl", "trace these programs instead (one JSON object a line: docs/cli.md)", SBO_STR, AT(programs)},
+    {"out", 0, "DIR", "traces, records, index.jsonl and summary.json go here (default ./traces); a run resumes from it", SBO_STR, AT(out)},
+    {"data", 0, "CRUXEVAL.jsonl", "CRUXEval's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
+    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBX_SUBSET_OPTS(sbtd_opts, "cruxeval: only these samples (indices or ids)", "cruxeval: only the first N samples"),
+    TRACE_LIMIT("events", "the tracer's event cap (its default: 1000000)", 1, __LONG_MAX__),
+    TRACE_LIMIT("bytes", "each trace's byte cap (4096 ... 268435456; default 16777216)", (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES),
+    TRACE_LIMIT("value-chars", "characters of a string value recorded (default 256)", 1, __LONG_MAX__),
+    TRACE_LIMIT("depth", "traced call depth (default 256)", 1, __LONG_MAX__),
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd cmd = {
     "surgebox trace-dataset", "--benchmark cruxeval | --programs FILE.jsonl [--out DIR] [options]",
     "Trace every program through the daemon (the trace option with check: each also runs untraced and\n"
@@ -39,31 +42,9 @@ static const sbo_cmd cmd = {
     "untraced run's, or a failure of surgebox (counted and said), 130 interrupted\n",
     false, sbr_run_groups};
 
-static int count(sbo_parser *p, json_object *t, int k, const char *key, const char *v, long lo, long hi) {
-  long n;
-  if (sbo_parse_long(v, lo, hi, &n) < 0) return sbo_bad_value(p, k, v);
-  json_object_object_add(t, key, json_object_new_int64(n));
-  return 0;
-}
-
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  sbtd_opts *o = arg;
-  switch (k) {
-  case O_BENCH:
-    if (strcmp(v, "cruxeval")) return sbo_usage_error(p, "--benchmark: only cruxeval is known (or give --programs FILE)");
-    o->benchmark = v;
-    break;
-  case O_PROGRAMS: o->programs = v; break;
-  case O_OUT: o->out = v; break;
-  case O_DATA: o->data = v; break;
-  case O_CACHE: o->cache_dir = v; break;
-  case O_SAMPLES:
-  case O_LIMIT: return sbx_subset_option(p, k, k == O_LIMIT, v, &o->samples, &o->limit);
-  case O_EVENTS: return count(p, o->trace, k, "events", v, 1, __LONG_MAX__);
-  case O_BYTES: return count(p, o->trace, k, "bytes", v, (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES);
-  case O_VCHARS: return count(p, o->trace, k, "value_chars", v, 1, __LONG_MAX__);
-  case O_DEPTH: return count(p, o->trace, k, "depth", v, 1, __LONG_MAX__);
-  }
+static int benchmark(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+  if (strcmp(v, "cruxeval")) return sbo_usage_error(p, "--benchmark: only cruxeval is known (or give --programs FILE)");
+  ((sbtd_opts *)arg)->benchmark = v;
   return 0;
 }
 
@@ -72,12 +53,12 @@ int sbtd_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbtd_opts o = {.trace = json_object_new_object()};
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &cmd, argc, argv, &c, &run, option, &o);
+  int rc = sbr_parse(&p, &cmd, argc, argv, &c, &run, NULL, &o);
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !o.benchmark == !o.programs) rc = sbo_usage_error(&p, "give --benchmark cruxeval or --programs FILE.jsonl");
   if (rc == 0 && o.programs && (o.samples || o.limit || o.data))
     rc = sbo_usage_error(&p, "--samples, --limit and --data are for --benchmark cruxeval");
-  if (rc == 0 && o.samples && o.limit) rc = sbo_usage_error(&p, "--samples and --limit: give one of them");
+  if (rc == 0) rc = sbx_subset_given(&p, o.samples, o.limit);
   sbo_done(&p);
   o.jobs = run.jobs;
   o.dump = run.dump;

@@ -12,14 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { O_BENCH = 256, O_PRED, O_REFS, O_OUT, O_GOLD };
+typedef struct {
+  const char *pred, *refs, *out, *gold;
+} verify_args;
+
+#define AT(F) SBO_AT(verify_args, F)
 static const sbo_opt opts[] = {
-    {"benchmark", O_BENCH, "traces", "this benchmark (surgebox verify's dispatch)"},
-    {"predictions", O_PRED, "P.jsonl", "predicted traces or answers, one JSON object a line (docs/verify.md)"},
-    {"references", O_REFS, "DIR", "the --out of surgebox trace-dataset (index.jsonl, traces/)"},
-    {"out", O_OUT, "REPORT.json", "the report with every item's scores"},
-    {"gold-out", O_GOLD, "ANSWERS.jsonl", "write the default questions with the recorded answers instead of scoring"},
+    {"benchmark", 0, "traces", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    {"predictions", 0, "P.jsonl", "predicted traces or answers, one JSON object a line (docs/verify.md)", SBO_STR, AT(pred)},
+    {"references", 0, "DIR", "the --out of surgebox trace-dataset (index.jsonl, traces/)", SBO_STR, AT(refs)},
+    {"out", 0, "REPORT.json", "the report with every item's scores", SBO_STR, AT(out)},
+    {"gold-out", 0, "ANSWERS.jsonl", "write the default questions with the recorded answers instead of scoring", SBO_STR, AT(gold)},
     {NULL, 0, NULL, NULL}};
+#undef AT
 static const sbo_cmd cmd = {
     "surgebox verify", "--benchmark traces --references DIR (--predictions P.jsonl [--out REPORT.json] | --gold-out FILE)",
     "Score predicted execution traces (surgebox's JSON Lines or CWM's format) or per-question answers\n"
@@ -35,19 +40,10 @@ int sbtd_verify_cmdline(const sbc_ctx *ctx, int argc, char **argv) {
     fprintf(stderr, "surgebox verify: %s does not apply to --benchmark traces (it runs nothing); drop it\n", bad);
     return SBO_EXIT_USAGE;
   }
-  const char *pred = NULL, *refs = NULL, *out = NULL, *gold = NULL;
+  verify_args a = {0};
   sbo_parser p;
-  sbo_init(&p, &cmd, argc, argv);
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    if (k == O_BENCH) continue;
-    if (k == O_PRED) pred = v;
-    else if (k == O_REFS) refs = v;
-    else if (k == O_OUT) out = v;
-    else if (k == O_GOLD) gold = v;
-  }
-  if (rc == 0 && k == SBO_STOP) rc = p.status ? p.status : -1;
+  int rc = sbo_parse(&p, &cmd, argc, argv, &a, NULL, NULL);
+  const char *pred = a.pred, *refs = a.refs, *out = a.out, *gold = a.gold;
   if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0 && !refs) rc = sbo_usage_error(&p, "--references DIR is required (the --out of surgebox trace-dataset)");
   if (rc == 0 && !pred == !gold) rc = sbo_usage_error(&p, "give --predictions P.jsonl, or --gold-out FILE");
