@@ -477,16 +477,20 @@ def case_parallel_order(d):
 
 
 def case_parallel_first_failure(d):
-    """stop: first_failure with cases running on two slots: the lowest
+    """stop: first_failure with cases running on three slots: the lowest
     failing index is reported and every case after it skipped, as the
     sequential run says, though later cases (one of them failing, one
     accepted) ended first; the case still running past it (sleep 120) is
-    killed: the answer comes long before it could end."""
+    killed: the answer comes long before it could end. Every case that is
+    to overlap another sleeps (0.4 s and more), so the overlap shows in
+    status at any machine's speed: with echo alone the lent cases ended
+    between two polls on a quiet machine, and a failure at 3 cut the run
+    before the sleep 120 started."""
     cases = [{"args": ["-c", "echo a"], "expected": "a"},                       # 0 accepted
-             {"args": ["-c", "sleep 1.5; exit 1"], "expected": ""},            # 1 runtime_error, late
-             {"args": ["-c", "echo c"], "expected": "c"},                       # 2 accepted, early
-             {"args": ["-c", "echo d"], "expected": "x"},                       # 3 wrong_answer, early
-             {"args": ["-c", "sleep 120"], "expected": ""},                     # 4 killed
+             {"args": ["-c", "sleep 1.5; exit 1"], "expected": ""},            # 1 runtime_error, late (main)
+             {"args": ["-c", "sleep 0.4; echo c"], "expected": "c"},            # 2 accepted, early (lent A)
+             {"args": ["-c", "sleep 120"], "expected": ""},                     # 3 killed at the cut (lent B)
+             {"args": ["-c", "sleep 0.4; echo d"], "expected": "x"},            # 4 wrong_answer, early (lent A)
              {"args": ["-c", "echo f"], "expected": "f"}]
     c = td.Client(d.sock)
     c.send({"id": "ff", "type": "exec", "steps": [{"name": "run", "argv": ["sh"], "cases": cases,
@@ -494,7 +498,7 @@ def case_parallel_first_failure(d):
     most, r = poll_until_answer(d, c, timeout=60)
     c.close()
     s = cases_step(r)
-    check(most == 2, "both slots ran cases: most running %d" % most)
+    check(most == 3, "all three slots ran cases: most running %d" % most)
     check(verdicts(s) == ["accepted", "runtime_error", "skipped", "skipped", "skipped", "skipped"],
           "the sequential answer: %s" % verdicts(s))
     check(s.get("first_failure") == 1, "first_failure 1: %s" % s.get("first_failure"))
@@ -726,7 +730,7 @@ CASES = {
     "fn_calls": (case_fn_calls, NO_TOOLCHAINS),
     "parallel_slots": (case_parallel_slots, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_order": (case_parallel_order, NO_TOOLCHAINS + ["--jobs", "2"]),
-    "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "2"]),
+    "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "3"]),
     "parallel_cancel": (case_parallel_cancel, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_warm": (case_parallel_warm, ["--jobs", "2"]),
     "parallel_queued_first": (case_parallel_queued_first, NO_TOOLCHAINS + ["--jobs", "2"]),
