@@ -403,8 +403,9 @@ typedef struct {
  * What the init (or a zygote, or pool.c's template builder) is and does, in
  * the order child.c applies it, as nsjail's containProc() and minijail's
  * builder read. Built by its user (proc.c, pool.c, warm.c), carried to the
- * spawner by sb_plan_marshal/sb_plan_unmarshal (the descriptors beside it, by
- * SCM_RIGHTS), applied by child.c and program.c. A new field or descriptor
+ * spawner, and a warm job's to its zygote's child, by
+ * sb_plan_marshal/sb_plan_unmarshal in a memfd (the descriptors beside it, by
+ * SCM_RIGHTS), applied by child.c and program.c (warm: warm_lib.c). A new field or descriptor
  * is a line here and the code that uses it: the marshal pair carries
  * scalars whole, the strings it lists (plan.c plan_strings), and every
  * descriptor of fds[]; the init keeps exactly those (child.c). */
