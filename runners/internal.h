@@ -403,8 +403,9 @@ typedef struct {
  * What the init (or a zygote, or pool.c's template builder) is and does, in
  * the order child.c applies it, as nsjail's containProc() and minijail's
  * builder read. Built by its user (proc.c, pool.c, warm.c), carried to the
- * spawner by sb_plan_marshal/sb_plan_unmarshal (the descriptors beside it, by
- * SCM_RIGHTS), applied by child.c and program.c. A new field or descriptor
+ * spawner, and a warm job's to its zygote's child, by
+ * sb_plan_marshal/sb_plan_unmarshal in a memfd (the descriptors beside it, by
+ * SCM_RIGHTS), applied by child.c and program.c (warm: warm_lib.c). A new field or descriptor
  * is a line here and the code that uses it: the marshal pair carries
  * scalars whole, the strings it lists (plan.c plan_strings), and every
  * descriptor of fds[]; the init keeps exactly those (child.c). */
@@ -460,6 +461,18 @@ int sb_plan_marshal(const sb_plan *p, void **blob, size_t *len);
  * Every count and length is checked against len (the blob is the daemon's,
  * but the spawner is root): 0 or -EINVAL. */
 int sb_plan_unmarshal(void *blob, size_t len, sb_plan *p);
+/* The blob in a memfd of that name (close-on-exec; *len its bytes): the fd
+ * or -errno. */
+int sb_plan_memfd(const sb_plan *p, const char *name, size_t *len);
+/* The plan from such a memfd, of len bytes (0: whatever its size, up to
+ * the plan's cap), mapped private and writable and unmarshalled: 0 and
+ * *map (*map_len bytes, for munmap once the plan is no longer used), or
+ * -errno (nothing mapped). */
+int sb_plan_map(int fd, size_t len, sb_plan *p, void **map, size_t *map_len);
+/* Only the plan's mode from such a memfd, nothing of its words: 1
+ * user-namespace mode, 0 not, -EINVAL not a plan (a warm zygote, which must
+ * not parse a job: issue 35). */
+int sb_plan_read_userns(int fd);
 
 __attribute__((noreturn)) void sb_child_main(const sb_plan *a);
 
@@ -488,18 +501,6 @@ typedef struct {
   sb_start_failure fail;  /* FAIL: else one of the program's steps, reported as for a cold program */
   struct rusage ru;
 } sb_warm_msg;
-/* What the child needs for sb_program_setup, in a memfd: this header, then
- * bpf_len seccomp instructions. */
-#define SB_WARM_JOB_MAGIC 0x5342574au
-typedef struct {
-  uint32_t magic, bpf_len;
-  bool userns;
-  uid_t uid;
-  gid_t gid;
-  sb_limits limits;
-  sb_rlimit_plan rlimits;
-  char cwd[PATH_MAX];
-} sb_warm_job;
 /* A zygote serves this many jobs, then a fresh one (with a fresh hash seed
  * and address-space layout) takes its place: what one job can learn of the
  * layout for the next is bounded by it. */
@@ -524,17 +525,21 @@ typedef struct {
  * note ("cold (warm refused: ...)"); note is the result's enforced.start. */
 void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
                      char note[SB_ERR_MAX]);
-/* After it: the job to the zygote (a's stdio, argv, envp, cwd, ids,
- * limits, filter; pair[1]; the init's pidfd). 0, or -errno: internal error. */
+/* After it: the job to the zygote (a's stdio; pair[1]; the init's pidfd;
+ * the plan a, its program's part, marshalled in a memfd: only the zygote's
+ * fork maps it, sbwarm_plan). 0, or -errno: internal error. */
 int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]);
 void sb_warm_run_close(sb_warm_run *w);
 void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
 /* libsbwarm.so's entry points (warm_lib.c), called by the zygote's ctypes */
 int sbwarm_await_go(int job_fd);
-int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside);
-int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd);
+int sbwarm_enter(int job_fd, int init_pidfd, int plan_fd, int born_inside);
+int sbwarm_enter_pid(int job_fd, int init_pidfd, int plan_fd);
 int sbwarm_leave_pid(void);
-int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
+int sbwarm_plan(int job_fd, int plan_fd);
+const char *sbwarm_arg(int i);
+const char *sbwarm_env(int i);
+int sbwarm_program(int job_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg);
 int sbwarm_reap(int job_fd, int pid);
 void sbwarm_refuse(int job_fd);
 void sbwarm_fail(int job_fd);

@@ -10,12 +10,17 @@
  *   strings                   NUL-terminated: the present ones of
  *                             plan_strings, argv, envp, per extra mount its
  *                             source, target and "w" or "r", the submounts
- * Descriptors travel beside it (SCM_RIGHTS, spawner.c). */
+ * Descriptors travel beside it (SCM_RIGHTS, spawner.c). The blob travels
+ * in a memfd (sb_plan_memfd), mapped by its reader (sb_plan_map): the
+ * spawner's request, a warm job's (warm.c, warm_lib.c); a zygote reads no
+ * more than its mode (sb_plan_read_userns). */
 #include "internal.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 _Static_assert(offsetof(sb_plan, procs_fd) + sizeof(int[SB_PLAN_PROCS]) == offsetof(sb_plan, fds) + sizeof(int[SB_PLAN_NFD]),
                "a descriptor of sb_plan goes before procs_fd, and SB_PLAN_NFD counts it");
@@ -199,4 +204,56 @@ int sb_plan_unmarshal(void *blob, size_t len, sb_plan *p) {
   p->argv = argv;
   p->envp = envp;
   return 0;
+}
+
+int sb_plan_memfd(const sb_plan *p, const char *name, size_t *len) {
+  void *buf;
+  int rc = sb_plan_marshal(p, &buf, len);
+  if (rc) return rc;
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  rc = fd < 0 ? -errno : 0;
+  for (size_t off = 0; !rc && off < *len;) {
+    ssize_t n = write(fd, (char *)buf + off, *len - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) rc = n < 0 ? -errno : -EIO;
+    else off += (size_t)n;
+  }
+  free(buf);
+  if (rc) {
+    if (fd >= 0) close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+int sb_plan_map(int fd, size_t len, sb_plan *p, void **map, size_t *map_len) {
+  sb_plan_init(p);
+  *map = NULL;
+  *map_len = 0;
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 || (uint64_t)st.st_size > PLAN_MAX_BYTES ||
+      (len && (uint64_t)st.st_size != len))
+    return -EINVAL;
+  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  if (m == MAP_FAILED) return -errno;
+  int rc = sb_plan_unmarshal(m, (size_t)st.st_size, p);
+  if (rc) {
+    munmap(m, (size_t)st.st_size);
+    sb_plan_init(p);
+    return rc;
+  }
+  *map = m;
+  *map_len = (size_t)st.st_size;
+  return 0;
+}
+
+/* Two reads, so that nothing but the magic and the mode reaches the
+ * caller's memory (a zygote's stack is copied into its next job's fork). */
+int sb_plan_read_userns(int fd) {
+  uint32_t magic = 0;
+  uint8_t userns = 0;
+  if (pread(fd, &magic, sizeof magic, offsetof(plan_wire, magic)) != (ssize_t)sizeof magic || magic != PLAN_MAGIC ||
+      pread(fd, &userns, sizeof userns, offsetof(plan_wire, userns)) != (ssize_t)sizeof userns)
+    return -EINVAL;
+  return userns != 0;
 }

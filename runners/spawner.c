@@ -145,24 +145,9 @@ static int build_request(int kind, const sb_plan *a, unsigned long ns_flags, boo
   r->kind = (uint32_t)kind;
   r->clone_flags = ns_flags;
   r->into_cgroup = into;
-  void *buf;
   size_t len;
-  int rc = sb_plan_marshal(a, &buf, &len);
-  if (rc) return rc;
+  int fd = sb_plan_memfd(a, "surgebox-spawn", &len);
   r->payload_len = len;
-  int fd = memfd_create("surgebox-spawn", MFD_CLOEXEC);
-  rc = fd < 0 ? -errno : 0;
-  for (size_t off = 0; !rc && off < len;) {
-    ssize_t n = write(fd, (char *)buf + off, len - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) rc = n < 0 ? -errno : -EIO;
-    else off += (size_t)n;
-  }
-  free(buf);
-  if (rc) {
-    if (fd >= 0) close(fd);
-    return rc;
-  }
   return fd;
 }
 

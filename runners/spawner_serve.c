@@ -53,16 +53,8 @@ static void req_mem_free(req_mem *m) {
 
 /* The plan from the request's payload: its pointers point into the mapping. */
 static int rebuild(const sb_spawn_req *r, int payload_fd, req_mem *m, sb_plan *a) {
-  if (payload_fd < 0 || r->payload_len == 0 || r->payload_len > ((uint64_t)1 << 34)) return -EINVAL;
-  struct stat st;
-  if (fstat(payload_fd, &st) < 0 || (uint64_t)st.st_size != r->payload_len) return -EINVAL;
-  m->payload_len = r->payload_len;
-  m->payload = mmap(NULL, m->payload_len, PROT_READ | PROT_WRITE, MAP_PRIVATE, payload_fd, 0);
-  if (m->payload == MAP_FAILED) {
-    m->payload = NULL;
-    return -errno;
-  }
-  int rc = sb_plan_unmarshal(m->payload, m->payload_len, a);
+  if (r->payload_len == 0 || r->payload_len > SIZE_MAX) return -EINVAL;
+  int rc = sb_plan_map(payload_fd, (size_t)r->payload_len, a, &m->payload, &m->payload_len);
   if (!rc && (r->kind == SB_SPAWN_INIT || r->kind == SB_SPAWN_ZYGOTE) && !a->argv[0]) rc = -EINVAL;
   return rc;
 }

@@ -6,8 +6,8 @@
  * SB_WARM_JOBS_PER_ZYGOTE jobs (its address-space layout is shared by its
  * children). A warm run's init is cloned exactly as a cold one's; the job
  * goes to the zygote with the init's pidfd, its stdio, its cgroup.procs
- * descriptors and the program's steps (sb_warm_job + the seccomp program,
- * in a memfd); the job's socket joins the zygote and the init
+ * descriptors and the init's plan (plan.c's marshal pair, in a memfd),
+ * which only the zygote's fork reads; the job's socket joins the zygote and the init
  * (internal.h, "warm.c"). What cannot run warm runs cold, the reason in
  * the result's enforced.start. */
 #include "internal.h"
@@ -532,62 +532,26 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
                 spec->warm_lang->seed_var ? spec->warm_lang->seed_var : "environment");
 }
 
-static char *put(char *p, const char *s) {
-  size_t n = strlen(s) + 1;
-  memcpy(p, s, n);
-  return p + n;
-}
-
-/* The program's steps for sbwarm_program (warm_lib.c), in a memfd. */
-static int job_blob(const sb_plan *a) {
-  sb_warm_job j;
-  memset(&j, 0, sizeof j);
-  j.magic = SB_WARM_JOB_MAGIC;
-  j.bpf_len = a->filter->len;
-  j.userns = a->userns;
-  j.uid = a->uid;
-  j.gid = a->gid;
-  j.limits = *a->limits;
-  j.rlimits = a->rlimits;
-  snprintf(j.cwd, sizeof j.cwd, "%s", a->cwd);
-  int fd = memfd_create("surgebox-warm-job", MFD_CLOEXEC);
-  if (fd < 0) return -errno;
-  size_t bytes = (size_t)j.bpf_len * sizeof(struct sock_filter);
-  if (pwrite(fd, &j, sizeof j, 0) != (ssize_t)sizeof j || pwrite(fd, a->filter->insns, bytes, sizeof j) != (ssize_t)bytes) {
-    close(fd);
-    return -EIO;
-  }
-  return fd;
-}
-
+/* The job to the zygote: "SBX" (the only bytes of it the zygote reads),
+ * and by SCM_RIGHTS its stdio, the job's socket, the init's pidfd, the plan
+ * in a memfd and the job's cgroup.procs. The plan is the init's (plan.c,
+ * the one marshal pair), its program's part: the zygote reads its mode
+ * alone, and only the forked child maps and applies it (warm_lib.c). */
 int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]) {
-  uint32_t argc, envc;
-  size_t len = 64 + strlen(a->cwd) + strv_bytes(a->argv, &argc) + strv_bytes(a->envp, &envc);
-  char *msg = malloc(len), *p = msg;
-  int blob = job_blob(a);
-  if (!msg || blob < 0) {
-    free(msg);
-    if (blob >= 0) close(blob);
-    sb_err(err, "warm: out of memory");
-    return -ENOMEM;
+  sb_plan job = *a;
+  job.mounts = (sb_mount_plan){.root = "", .newroot = "", .empty_file = ""}; /* the init's, not the child's */
+  size_t len;
+  int plan = sb_plan_memfd(&job, "surgebox-warm-job", &len);
+  if (plan < 0) {
+    sb_err(err, "warm: the job's plan: %s", strerror(-plan));
+    return plan;
   }
-  char num[16];
-  p = put(p, "SBX");
-  p = put(p, a->cwd);
-  snprintf(num, sizeof num, "%u", argc);
-  p = put(p, num);
-  for (uint32_t i = 0; i < argc; i++) p = put(p, a->argv[i]);
-  snprintf(num, sizeof num, "%u", envc);
-  p = put(p, num);
-  for (uint32_t i = 0; i < envc; i++) p = put(p, a->envp[i]);
-  int fds[10] = {a->stdin_fd, a->stdout_fd, a->stderr_fd, w->pair[1], init_pidfd, blob};
+  int fds[6 + sizeof w->cg / sizeof *w->cg] = {a->stdin_fd, a->stdout_fd, a->stderr_fd, w->pair[1], init_pidfd, plan};
   int nfds = 6;
   for (int i = 0; i < w->n_cg; i++) fds[nfds++] = w->cg[i];
-  /* no trailing NUL: fields split on it */
-  ssize_t n = sb_sendmsg_fds(w->z->sock, msg, (size_t)(p - msg) - 1, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT);
+  ssize_t n = sb_sendmsg_fds(w->z->sock, "SBX", 4, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT);
   int e = errno;
-  free(msg);
-  close(blob);
+  close(plan);
   if (n < 0) {
     sb_err(err, "warm: the job could not reach the slot's zygote (pid %d): %s", (int)w->z->pid, strerror(e));
     return -e;

@@ -5,11 +5,16 @@
  * socket are internal.h's ("warm.c"). Per job:
  *
  *   zygote  sbwarm_await_go   the init made the job's cgroup namespace
- *   zygote  sbwarm_enter_pid  its children's pid namespace: the init's
+ *   zygote  sbwarm_enter_pid  its children's pid namespace: the init's (the
+ *                             plan's mode read, nothing else of it)
  *   fork    sbwarm_enter      setns into the init's other namespaces (pidfd)
+ *           sbwarm_plan       the job's plan mapped and checked (plan.c's
+ *                             reader); Python checks its argv and environment
+ *                             (sbwarm_arg, sbwarm_env)
  *           sbwarm_program    the job's cgroup, a session, sb_program_setup,
- *                             every descriptor above 2 closed; then Python
- *                             runs the program (nothing of the job before)
+ *                             the plan unmapped, every descriptor above 2
+ *                             closed; then Python runs the program (nothing
+ *                             of the job before)
  *   zygote  sbwarm_reap       its wait status and rusage to the init
  *
  * In user-namespace mode (an unprivileged daemon) sbwarm_enter_pid cannot,
@@ -31,6 +36,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -63,16 +69,14 @@ SBWARM_API int sbwarm_await_go(int job_fd) {
   }
 }
 
-/* The job's steps' fixed part (the blob's head), or FAIL sent and -1.
- * The zygote itself (sbwarm_enter_pid) reads only its first `bytes`: the
- * magic and the mode, never the job's words (its directory), which would
- * stay in the zygote's stack for the next job's fork (issue 35). */
-static int read_head(int job_fd, int blob_fd, sb_warm_job *job, size_t bytes) {
-  if (pread(blob_fd, job, bytes, 0) == (ssize_t)bytes && job->magic == SB_WARM_JOB_MAGIC) return 0;
-  send_fail(job_fd, "warm job", EINVAL, true);
-  return -1;
+/* The job's mode from its plan (plan.c: its magic and user-namespace
+ * flag, nothing of the job's words, which would stay in the zygote's stack
+ * for the next job's fork: issue 35): 0 or 1, or FAIL sent and -1. */
+static int plan_userns(int job_fd, int plan_fd) {
+  int userns = sb_plan_read_userns(plan_fd);
+  if (userns < 0) send_fail(job_fd, "warm job", EINVAL, true);
+  return userns;
 }
-#define SB_WARM_JOB_MODE_BYTES offsetof(sb_warm_job, uid) /* magic, bpf_len, userns */
 
 /* Every namespace of the job's init at once (pidfd setns, 5.8+); the pid
  * namespace applies to our children. User-namespace mode (the job's steps
@@ -80,12 +84,12 @@ static int read_head(int job_fd, int blob_fd, sb_warm_job *job, size_t bytes) {
  * others are checked against our capabilities in it (full: its owner, the
  * daemon's uid, is ours, and it is a child of ours: setns(2)). 0, or FAIL
  * sent and -errno. */
-SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int blob_fd, int born_inside) {
+SBWARM_API int sbwarm_enter(int job_fd, int init_pidfd, int plan_fd, int born_inside) {
   int flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP;
-  sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job, sizeof job) != 0) return -EINVAL;
+  int userns = plan_userns(job_fd, plan_fd);
+  if (userns < 0) return -EINVAL;
   if (!born_inside) flags |= CLONE_NEWPID;
-  if (job.userns) flags |= CLONE_NEWUSER;
+  if (userns) flags |= CLONE_NEWUSER;
   if (setns(init_pidfd, flags) == 0) return 0;
   int e = errno;
   send_fail(job_fd, "setns", e, true);
@@ -102,10 +106,10 @@ static int own_pidns = -1; /* the zygote's own pid namespace, opened at its firs
  * again). In user-namespace mode the zygote has no CAP_SYS_ADMIN in its own
  * user namespace, which pidns_install also asks for: 1, and the job takes
  * two forks. 0, or FAIL sent and -errno; sbwarm_leave_pid undoes it. */
-SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int blob_fd) {
-  sb_warm_job job;
-  if (read_head(job_fd, blob_fd, &job, SB_WARM_JOB_MODE_BYTES) != 0) return -EINVAL;
-  if (job.userns) return 1;
+SBWARM_API int sbwarm_enter_pid(int job_fd, int init_pidfd, int plan_fd) {
+  int userns = plan_userns(job_fd, plan_fd);
+  if (userns < 0) return -EINVAL;
+  if (userns) return 1;
   if (own_pidns < 0) own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
   if (own_pidns >= 0 && setns(init_pidfd, CLONE_NEWPID) == 0) return 0;
   int e = errno;
@@ -132,51 +136,59 @@ static int join_cgroups(const int *fds, int n, const char **what) {
   return 0;
 }
 
-static int read_job(int blob_fd, sb_warm_job *job, sb_bpf *bpf) {
-  if (pread(blob_fd, job, sizeof *job, 0) != (ssize_t)sizeof *job || job->magic != SB_WARM_JOB_MAGIC) return -EINVAL;
-  job->cwd[sizeof job->cwd - 1] = '\0';
-  size_t bytes = (size_t)job->bpf_len * sizeof(struct sock_filter);
-  bpf->insns = malloc(bytes ? bytes : 1); /* a plain process (Python's fork): malloc is fine here */
-  bpf->len = (unsigned short)job->bpf_len;
-  if (!bpf->insns || pread(blob_fd, bpf->insns, bytes, sizeof *job) != (ssize_t)bytes) return -EINVAL;
+/* The job's plan, in the program's process only (sbwarm_plan), mapped
+ * until its steps are taken (sbwarm_program). */
+static sb_plan job;
+static void *job_map;
+static size_t job_map_len;
+static int job_argc, job_envc;
+
+/* In the program's process, before anything of the job is taken: its plan
+ * mapped and checked (plan.c's one reader: every count and length against
+ * the memfd's size), for sbwarm_arg, sbwarm_env and sbwarm_program. 0, or
+ * FAIL sent and -errno. */
+SBWARM_API int sbwarm_plan(int job_fd, int plan_fd) {
+  int rc = sb_plan_map(plan_fd, 0, &job, &job_map, &job_map_len);
+  if (!rc && !job.argv[0]) rc = -EINVAL;
+  if (rc) {
+    send_fail(job_fd, "warm job", -rc, true);
+    return rc;
+  }
+  for (job_argc = 0; job.argv[job_argc]; job_argc++) {
+  }
+  for (job_envc = 0; job.envp[job_envc]; job_envc++) {
+  }
   return 0;
 }
 
+/* The plan's argv[i] and envp[i] (sbzygote_body.py checks them against the
+ * zygote's start-up), NULL past the last. */
+SBWARM_API const char *sbwarm_arg(int i) { return job_map && i >= 0 && i < job_argc ? job.argv[i] : NULL; }
+SBWARM_API const char *sbwarm_env(int i) { return job_map && i >= 0 && i < job_envc ? job.envp[i] : NULL; }
+
 /* In the program's process (the second fork, pid ~2 of the job's pid
- * namespace): 0 once it is the job's (nothing but 0-2 open), else FAIL sent
- * and _exit(127). */
-SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds,
-                              int n_cg) {
-  static sb_warm_job job;
-  sb_bpf bpf = {0};
+ * namespace), its plan mapped (sbwarm_plan): 0 once it is the job's
+ * (nothing but 0-2 open, the plan unmapped), else FAIL sent and _exit(127). */
+SBWARM_API int sbwarm_program(int job_fd, int in_fd, int out_fd, int err_fd, const int *cg_fds, int n_cg) {
   const char *what = "warm job";
-  int rc = read_job(blob_fd, &job, &bpf);
-  if (!rc) rc = join_cgroups(cg_fds, n_cg, &what);
+  int rc = job_map ? join_cgroups(cg_fds, n_cg, &what) : -EINVAL;
   if (!rc && setsid() < 0) {
     what = "setsid";
     rc = -errno;
   }
-  sb_plan a;
-  sb_plan_init(&a);
-  a.stdin_fd = in_fd;
-  a.stdout_fd = out_fd;
-  a.stderr_fd = err_fd;
-  a.userns = job.userns;
-  a.cwd = job.cwd;
-  a.filter = &bpf;
-  a.limits = &job.limits;
-  a.rlimits = job.rlimits;
-  a.uid = job.uid;
-  a.gid = job.gid;
-  a.empty_caps = cap_init();
-  if (!rc && !a.empty_caps) rc = -ENOMEM;
+  sb_plan *a = &job;
+  a->stdin_fd = in_fd;
+  a->stdout_fd = out_fd;
+  a->stderr_fd = err_fd;
+  a->empty_caps = cap_init();
+  if (!rc && !a->empty_caps) rc = -ENOMEM;
   /* The steps reset every signal to its default, as before a cold exec;
    * python3's start-up then ignores SIGPIPE and SIGXFSZ and handles SIGINT.
    * The zygote's dispositions are exactly those (it was started with
    * defaults, spawner_serve.c): put them back. */
   static struct sigaction started[NSIG];
   for (int s = 1; s < NSIG; s++) sigaction(s, NULL, &started[s]);
-  if (!rc) rc = sb_program_setup(&a, &job_fd, &what);
+  if (!rc) rc = sb_program_setup(a, &job_fd, &what);
   if (rc) {
     send_fail(job_fd, what, -rc, false);
     _exit(127);
@@ -193,6 +205,11 @@ SBWARM_API int sbwarm_program(int job_fd, int blob_fd, int in_fd, int out_fd, in
     send_fail(job_fd, "PR_SET_DUMPABLE", errno, true);
     _exit(127);
   }
+  /* the plan's words are the program's own now (Python's copies); its
+   * mapping goes, as an init's plan goes at a cold program's exec */
+  munmap(job_map, job_map_len);
+  job_map = NULL;
+  sb_plan_init(&job);
   /* No exec closes what is close-on-exec: close it now (under the filter) */
   syscall(SYS_close_range, 3, ~0u, 0);
   return 0;

@@ -8,9 +8,11 @@
 # with three descriptors by SCM_RIGHTS: the job's stdin, stdout, stderr.
 # The zygote reads only its first four bytes (RUN/SBX): the forked child
 # parses and checks it (_Z_INBOX), and a refusal comes after that fork.
-# Or, from surgebox's daemon (runners/warm.c), a sandboxed job: the same
-# fields after SBX, with the descriptors stdin, stdout, stderr, the job's
-# socket, the sandbox init's pidfd, the job's steps (a memfd) and the job's
+# Or, from surgebox's daemon (runners/warm.c), a sandboxed job: b"SBX\0"
+# alone, with the descriptors stdin, stdout, stderr, the job's socket, the
+# sandbox init's pidfd, the job's plan (a memfd: the init's plan, packed by
+# runners/plan.c's marshal pair, of which the zygote reads the mode only and
+# the forked child maps and checks the rest, sbwarm_plan) and the job's
 # cgroup.procs files; no reply on this socket (only READY, once, at start):
 # the init hears GO/FAIL/EXIT
 # on the job's socket (libsbwarm.so, SURGEBOX_ZYGOTE_LIB, loaded once here;
@@ -59,7 +61,7 @@ _Z_SITE_AT = [0]  # where start-up's sys.path reaches the site-packages (the use
 # second message read by the child: the zygote reads every message, so a
 # child that died before reading its own would leave it to be read as the
 # next request; the inbox leaves nothing behind whatever the child does.
-_Z_INBOX_MAX = 1 << 20  # a request's bytes at most (the daemon's are 64 KiB at most: warm.c)
+_Z_INBOX_MAX = 1 << 20  # a request's bytes at most (the daemon's are 4: its job is in the plan's memfd)
 _Z_INBOX = [None]
 _Z_CHECK = [None]  # what _parse checks a request against: (me, start_env, seed or None, added)
 
@@ -230,9 +232,11 @@ def _load_lib(path):
     for name, args in (("sbwarm_await_go", [ctypes.c_int]), ("sbwarm_enter", [ctypes.c_int] * 4),
                        ("sbwarm_enter_pid", [ctypes.c_int] * 3), ("sbwarm_leave_pid", []),
                        ("sbwarm_reap", [ctypes.c_int] * 2), ("sbwarm_refuse", [ctypes.c_int]),
-                       ("sbwarm_fail", [ctypes.c_int]),
-                       ("sbwarm_program", [ctypes.c_int] * 5 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
+                       ("sbwarm_fail", [ctypes.c_int]), ("sbwarm_plan", [ctypes.c_int] * 2),
+                       ("sbwarm_arg", [ctypes.c_int]), ("sbwarm_env", [ctypes.c_int]),
+                       ("sbwarm_program", [ctypes.c_int] * 4 + [ctypes.POINTER(ctypes.c_int), ctypes.c_int])):
         getattr(lib, name).argtypes = args
+    lib.sbwarm_arg.restype = lib.sbwarm_env.restype = ctypes.c_char_p  # bytes, None past the last
     # the cgroup.procs descriptors' array types, made here: a ctypes type
     # made in a child leaves a weak proxy (no short exit, _quiet_end)
     _Z_INT_ARRAYS[:] = [ctypes.c_int * n for n in range(17)]
@@ -247,8 +251,8 @@ def _load_lib(path):
 
 def _sandboxed(ctl, lib, fds, n):
     """A job of surgebox's daemon: fds = stdin, stdout, stderr, the job's
-    socket, the init's pidfd, the steps, cgroup.procs...; its request is the
-    inbox's n bytes (-1: malformed), read by the program's process only;
+    socket, the init's pidfd, the plan, cgroup.procs...; n: the inbox's
+    bytes (-1: malformed); the plan is read by the program's process only;
     returns the (source, module dict) in that process only."""
     lib, ctypes = lib
     if len(fds) < 6:  # malformed: nobody to tell but the init, if its socket came
@@ -271,7 +275,7 @@ def _sandboxed(ctl, lib, fds, n):
             if pid == 0:
                 if lib.sbwarm_enter(jfd, pidfd, blob, 1) != 0:
                     os._exit(127)
-                return _program(ctl, lib, ctypes, fds, cg, n)
+                return _program(ctl, lib, ctypes, fds, cg)
             if lib.sbwarm_leave_pid() != 0:  # cannot happen (its own namespace): never serve again
                 os._exit(1)
             fds = _keep_job_socket(fds)
@@ -280,7 +284,7 @@ def _sandboxed(ctl, lib, fds, n):
             else:
                 lib.sbwarm_reap(jfd, pid)
         elif born == 1:  # user-namespace mode: two forks
-            became = _twice(ctl, lib, ctypes, fds, cg, n)
+            became = _twice(ctl, lib, ctypes, fds, cg)
             if became:
                 return became
             fds = [jfd]
@@ -291,19 +295,32 @@ def _sandboxed(ctl, lib, fds, n):
     return None
 
 
-def _program(ctl, lib, ctypes, fds, cg, n):
-    """In the program's process: its request parsed and checked (a refusal
-    is FAIL to the init, then exit 127, as sbwarm_refuse), the job's steps
-    (libsbwarm), then _become."""
+def _program(ctl, lib, ctypes, fds, cg):
+    """In the program's process: its plan mapped and checked (libsbwarm's
+    sbwarm_plan, plan.c's reader), its argv and environment checked (a
+    refusal is FAIL to the init, then exit 127, as sbwarm_refuse), the
+    plan's steps taken (sbwarm_program), then _become."""
     ctl.close()
-    why, job = _parse(b"RUN" + _Z_INBOX[0][3:n], fds[:3])
+    if lib.sbwarm_plan(fds[3], fds[5]) != 0:  # FAIL said
+        os._exit(127)
+    why, job = _check(None, _plan_words(lib.sbwarm_arg), _plan_words(lib.sbwarm_env))
     if why:
         lib.sbwarm_fail(fds[3])
         os._exit(127)
     arrays = _Z_INT_ARRAYS
     cgs = (arrays[len(cg)] if 0 < len(cg) < len(arrays) else ctypes.c_int * max(1, len(cg)))(*cg)
-    lib.sbwarm_program(fds[3], fds[5], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
+    lib.sbwarm_program(fds[3], fds[0], fds[1], fds[2], cgs, len(cg))  # or _exit
     return _become(None, None, *job)
+
+
+def _plan_words(get):
+    """The plan's argv or envp (sbwarm_arg, sbwarm_env), as bytes."""
+    words = []
+    while True:
+        w = get(len(words))
+        if w is None:
+            return words
+        words.append(w)
 
 
 def _keep_job_socket(fds):
@@ -314,7 +331,7 @@ def _keep_job_socket(fds):
     return fds[3:4]
 
 
-def _twice(ctl, lib, ctypes, fds, cg, n):
+def _twice(ctl, lib, ctypes, fds, cg):
     """User-namespace mode: a first fork enters every namespace (the user
     namespace first) and forks the program's process; the zygote, its
     subreaper, reaps that one. Closes fds but the job's socket; returns
@@ -334,7 +351,7 @@ def _twice(ctl, lib, ctypes, fds, cg, n):
             os._exit(127)
         if pid == 0:
             os.close(w)
-            return _program(ctl, lib, ctypes, fds, cg, n)
+            return _program(ctl, lib, ctypes, fds, cg)
         os.write(w, b"%d" % pid)
         os._exit(0)
     os.close(w)
@@ -525,20 +542,31 @@ def _ended():
 
 
 def _parse(msg, fds):
-    """In the forked child only (the zygote never reads a request): why the
-    request is refused, or None and (cwd, argv, env), env with what start-up
-    added to the zygote's environment."""
-    me, start_env, seed, added = _Z_CHECK[0]
+    """In the forked child only (the zygote never reads a request): a plain
+    request's fields, _check'ed."""
     f = msg.split(b"\0")
     try:
         if f[0] != b"RUN" or len(fds) != 3:
             return "malformed request", None
-        cwd = os.fsdecode(f[1])
         argc = int(f[2])
-        argv = [os.fsdecode(a) for a in f[3:3 + argc]]
+        argv = f[3:3 + argc]
         envc = int(f[3 + argc])
-        env = dict(os.fsdecode(e).split("=", 1) for e in f[4 + argc:4 + argc + envc])
+        env = f[4 + argc:4 + argc + envc]
     except (IndexError, ValueError):
+        return "malformed request", None
+    return _check(f[1], argv, env)
+
+
+def _check(cwd, argv, env):
+    """In the forked child only: why the job (cwd, argv, env as bytes; cwd
+    None from a plan, whose steps take it) is refused, or None and (cwd,
+    argv, env), env with what start-up added to the zygote's environment."""
+    me, start_env, seed, added = _Z_CHECK[0]
+    try:
+        cwd = None if cwd is None else os.fsdecode(cwd)
+        argv = [os.fsdecode(a) for a in argv]
+        env = dict(os.fsdecode(e).split("=", 1) for e in env)
+    except ValueError:
         return "malformed request", None
     if len(argv) < 2 or argv[0] not in me:
         return "argv[0] is not this zygote's interpreter", None
