@@ -289,7 +289,7 @@ for k in range(20):
 stop.append(1)
 t.join()
 def late():
-    time.sleep(0.3)
+    threading.main_thread().join()  # returns once the module has ended (threading._shutdown)
     y = 1
 threading.Thread(target=late).start()
 print("forked 20")
@@ -339,9 +339,12 @@ def threads(label, py, mon):
     try:
         recs = tracerun.records(trace)
         evs = tracerun.events(recs)
-        ok = (recs[-1]["status"] in ("complete", "truncated") and not [e for e in evs if e["fn"] == "late"
-                                                                      and e["k"] == "line" and e["ln"] == 21]
-              and [e for e in evs if e["fn"] == "busy"] and not [e for e in evs if e["fn"] == "<module>" and e["ln"] in (14, 15)])
+        why = [w for w, bad in (
+            ("status %s" % recs[-1].get("status"), recs[-1]["status"] not in ("complete", "truncated")),
+            ("late's line 21 traced", [e for e in evs if e["fn"] == "late" and e["k"] == "line" and e["ln"] == 21]),
+            ("no event of busy", not [e for e in evs if e["fn"] == "busy"]),
+            ("a child's lines 14/15", [e for e in evs if e["fn"] == "<module>" and e["ln"] in (14, 15)])) if bad]
+        ok = True if not why else "; ".join(why)
     except Exception as e:
         ok = "bad trace %r" % e
     check(same and traced.stdout == b"forked 20\n" and ok is True,
