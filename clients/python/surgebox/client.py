@@ -53,7 +53,7 @@ class Client:
                  endpoints: Any = None, fleet: bool = False) -> None:
         self.daemon = None
         self._sock = None
-        self._buf = b""
+        self._buf = bytearray()
         self._stash = {}
         self._dropped = set()
         self._next_id = 0
@@ -118,19 +118,31 @@ class Client:
     def _read_one(self, wait):
         """One response, or None when `wait` seconds passed first (None: wait forever)."""
         end = None if wait is None else time.monotonic() + wait
-        while b"\n" not in self._buf:
-            if end is not None and not self._buf:  # a partial line: its rest is on its way
+        # A bytearray grows in place and only the new bytes are searched: a
+        # 100 MB answer arrives in thousands of recv()s (bytes += and a search
+        # from the start each time made it quadratic: minutes of CPU).
+        buf = self._buf
+        nl = buf.find(b"\n")
+        while nl < 0:
+            if end is not None and not buf:  # a partial line: its rest is on its way
                 left = max(0.0, end - time.monotonic())
                 if not select.select([self._sock], [], [], left)[0]:
+                    self._buf = buf
                     return None
             try:
                 chunk = self._sock.recv(1 << 20)
             except OSError as e:
+                self._buf = buf
                 raise ConnectionLost("reading from the daemon: %s" % e)
             if not chunk:
+                self._buf = buf
                 raise ConnectionLost("the daemon closed the connection")
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
+            start = len(buf)
+            buf += chunk
+            nl = buf.find(b"\n", start)
+        line = bytes(buf[:nl])
+        del buf[:nl + 1]
+        self._buf = buf
         try:
             return json.loads(line)
         except ValueError as e:

@@ -146,7 +146,7 @@ class _Link:
 
     def __init__(self, ep: Endpoint, timeout: float) -> None:
         self.ep = ep
-        self.buf = b""
+        self.buf = bytearray()  # grows in place; only new bytes are searched (client.py's _read_one)
         if ep.kind == "unix":
             s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             s.settimeout(timeout)
@@ -179,12 +179,16 @@ class _Link:
         try:
             if self.http is None:
                 self.sock.sendall(_conn.encode(req))
-                while b"\n" not in self.buf:
+                nl = self.buf.find(b"\n")
+                while nl < 0:
                     chunk = self.sock.recv(1 << 20)
                     if not chunk:
                         raise _Infra("the daemon closed the connection before answering")
+                    start = len(self.buf)
                     self.buf += chunk
-                line, _, self.buf = self.buf.partition(b"\n")
+                    nl = self.buf.find(b"\n", start)
+                line = bytes(self.buf[:nl])
+                del self.buf[:nl + 1]
                 return json.loads(line)
             headers = {"Content-Type": "application/json"}
             if self.ep.token:
