@@ -276,137 +276,128 @@ static int listen_socket(sbd_server *srv) {
   return 0;
 }
 
-int sbd_run(sbd_config *cfg) {
-  sbd_server *srv = calloc(1, sizeof *srv);
-  if (!srv) return 2;
-  srv->cfg = cfg;
-  if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
-  else sbu_default_socket(sb_host_euid(), srv->socket_path, sizeof srv->socket_path);
-  /* systemd's socket first, before anything else opens descriptors */
-  char lerr[256] = "";
-  int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);
-  if (cfg->jobs <= 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->jobs = n > 0 ? (int)n : 1;
-  }
-  /* Before libuv exists: the runtime unshares a mount namespace, which a
-   * threaded process cannot. */
+/* The runtime (before libuv exists: it unshares a mount namespace, which a
+ * threaded process cannot), its self-proof, and enough uids for the
+ * workers. 0, or -1 after saying why (nothing left open). */
+static int open_runtime(sbd_server *srv, sbd_config *cfg) {
   cfg->runtime.netns_slots = cfg->jobs;
-  /* the same runtime-dir rules as the socket's: an inherited $XDG_RUNTIME_DIR
-   * we cannot write must not stop the daemon */
-  char state_dir[4096];
-  if (!cfg->runtime.state_dir) {
-    sbd_default_state_dir(state_dir, sizeof state_dir);
-    cfg->runtime.state_dir = state_dir;
-  }
   char err[SB_ERR_MAX] = "";
   if (sb_runtime_open(&cfg->runtime, &srv->rt, err) < 0) {
     fprintf(stderr, "surgeboxd: %s\n", err);
-    free(srv);
-    return 2;
-  }
-  if (sbd_prove(srv) < 0) {
-    sb_runtime_close(srv->rt);
-    free(srv);
-    return 2;
+    return -1;
   }
   uid_t uid_first;
   uint32_t uid_count, uid_in_use;
+  if (sbd_prove(srv) < 0) {
+    sb_runtime_close(srv->rt);
+    return -1;
+  }
   if (sb_runtime_uid_range(srv->rt, &uid_first, &uid_count, &uid_in_use) && (uint32_t)cfg->jobs > uid_count) {
     /* every running job holds a uid: more workers than uids would fail jobs */
     fprintf(stderr, "surgeboxd: --jobs %d needs at least as many uids, --uid-range has %u\n", cfg->jobs,
             (unsigned)uid_count);
     sb_runtime_close(srv->rt);
-    free(srv);
-    return 2;
+    return -1;
   }
-  uv_loop_init(&srv->loop);
-  srv->start_ns = uv_hrtime();
-  sbd_toolchains_reload(srv);
-  if (!cfg->no_cache) {
-    char cache_dir[4096], compile_dir[4200], cerr[512];
-    if (cfg->cache_dir) snprintf(cache_dir, sizeof cache_dir, "%s", cfg->cache_dir);
-    else sbd_default_cache_dir(cache_dir, sizeof cache_dir);
-    snprintf(compile_dir, sizeof compile_dir, "%s/compile", cache_dir);
-    if (sbd_cache_open(&srv->cache, &srv->loop, compile_dir, cfg->cache_max_mib << 20, cerr, sizeof cerr) < 0)
-      sbd_log(srv, "warn", "no compile cache: %s", cerr);
+  return 0;
+}
+
+static void open_cache(sbd_server *srv, const sbd_config *cfg) {
+  if (cfg->no_cache) return;
+  char cache_dir[4096], compile_dir[4200], cerr[512];
+  if (cfg->cache_dir) snprintf(cache_dir, sizeof cache_dir, "%s", cfg->cache_dir);
+  else sbd_default_cache_dir(cache_dir, sizeof cache_dir);
+  snprintf(compile_dir, sizeof compile_dir, "%s/compile", cache_dir);
+  if (sbd_cache_open(&srv->cache, &srv->loop, compile_dir, cfg->cache_max_mib << 20, cerr, sizeof cerr) < 0)
+    sbd_log(srv, "warn", "no compile cache: %s", cerr);
+}
+
+static bool alloc_slots(sbd_server *srv, int jobs) {
+  srv->n_slots = jobs;
+  srv->slot_busy = calloc((size_t)jobs, sizeof(bool));
+  srv->slot_waiter = calloc((size_t)jobs, sizeof *srv->slot_waiter);
+  srv->slot_last_conn = calloc((size_t)jobs, sizeof *srv->slot_last_conn);
+  return srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
+}
+
+static void start_handles(sbd_server *srv, const sbd_config *cfg) {
+  sbd_sched_start(srv, (sbd_sched_calls){.start = sbd_job_start, .slot_ready = sbd_job_slot_ready});
+  sbd_loopstat_start(srv);
+  uv_signal_init(&srv->loop, &srv->sig_term);
+  uv_signal_init(&srv->loop, &srv->sig_int);
+  uv_signal_init(&srv->loop, &srv->sig_hup);
+  srv->sig_term.data = srv->sig_int.data = srv->sig_hup.data = srv;
+  uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
+  uv_signal_start(&srv->sig_int, on_signal, SIGINT);
+  uv_signal_start(&srv->sig_hup, on_signal, SIGHUP);
+  uv_timer_init(&srv->loop, &srv->grace);
+  srv->grace.data = srv;
+  uv_timer_init(&srv->loop, &srv->hangups);
+  srv->hangups.data = srv;
+  uv_timer_start(&srv->hangups, on_hangup_check, 1000, 1000);
+  uv_unref((uv_handle_t *)&srv->hangups);
+  uv_timer_init(&srv->loop, &srv->idle);
+  srv->idle.data = srv;
+  uv_timer_init(&srv->loop, &srv->uid_wait);
+  srv->uid_wait.data = srv;
+  if (cfg->idle_timeout_s > 0) {
+    double period = cfg->idle_timeout_s * 1000 / 4;
+    uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;
+    uv_timer_start(&srv->idle, on_idle_check, ms, ms);
+    uv_unref((uv_handle_t *)&srv->idle);
   }
-  srv->n_slots = cfg->jobs;
-  srv->slot_busy = calloc((size_t)cfg->jobs, sizeof(bool));
-  srv->slot_waiter = calloc((size_t)cfg->jobs, sizeof *srv->slot_waiter);
-  srv->slot_last_conn = calloc((size_t)cfg->jobs, sizeof *srv->slot_last_conn);
-  int code = 0;
-  if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
-  bool slots_ok = srv->slot_busy && srv->slot_waiter && srv->slot_last_conn;
-  srv->conn_calls = (sbd_conn_calls){.request = sbd_dispatch, .free_job = sbd_job_free,
-                                     .cancel_job = sbd_job_cancel_running};
-  srv->job_ended = (sbd_call){job_ended, srv};
-  if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
-    code = 2;
-  } else if (sbd_front_start(srv) < 0) {
-    code = 2;
-    close_all(srv);
-  } else {
-    const char *w = sb_runtime_warning(srv->rt);
-    if (w) sbd_log(srv, "warn", "%s", w);
-    sbd_prove_log(srv);
-    sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
-            cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
-    sbd_sched_start(srv, (sbd_sched_calls){.start = sbd_job_start, .slot_ready = sbd_job_slot_ready});
-    sbd_loopstat_start(srv);
-    uv_signal_init(&srv->loop, &srv->sig_term);
-    uv_signal_init(&srv->loop, &srv->sig_int);
-    uv_signal_init(&srv->loop, &srv->sig_hup);
-    srv->sig_term.data = srv->sig_int.data = srv->sig_hup.data = srv;
-    uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
-    uv_signal_start(&srv->sig_int, on_signal, SIGINT);
-    uv_signal_start(&srv->sig_hup, on_signal, SIGHUP);
-    uv_timer_init(&srv->loop, &srv->grace);
-    srv->grace.data = srv;
-    uv_timer_init(&srv->loop, &srv->hangups);
-    srv->hangups.data = srv;
-    uv_timer_start(&srv->hangups, on_hangup_check, 1000, 1000);
-    uv_unref((uv_handle_t *)&srv->hangups);
-    uv_timer_init(&srv->loop, &srv->idle);
-    srv->idle.data = srv;
-    uv_timer_init(&srv->loop, &srv->uid_wait);
-    srv->uid_wait.data = srv;
-    if (cfg->idle_timeout_s > 0) {
-      double period = cfg->idle_timeout_s * 1000 / 4;
-      uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;
-      uv_timer_start(&srv->idle, on_idle_check, ms, ms);
-      uv_unref((uv_handle_t *)&srv->idle);
+}
+
+static void stop_handles(sbd_server *srv) {
+  uv_close((uv_handle_t *)&srv->sig_term, NULL);
+  uv_close((uv_handle_t *)&srv->sig_int, NULL);
+  uv_close((uv_handle_t *)&srv->sig_hup, NULL);
+  uv_close((uv_handle_t *)&srv->grace, NULL);
+  uv_close((uv_handle_t *)&srv->hangups, NULL);
+  uv_close((uv_handle_t *)&srv->idle, NULL);
+  uv_close((uv_handle_t *)&srv->uid_wait, NULL);
+  sbd_sched_stop(srv);
+  sbd_loopstat_stop(srv);
+  sbd_cache_close(srv->cache);
+  srv->cache = NULL;
+}
+
+/* The log file takes over stderr, the service manager and --ready-fd hear
+ * that the socket listens. */
+static void announce_ready(sbd_server *srv, const sbd_config *cfg) {
+  if (cfg->log_file) { /* from now on (a lingering private daemon): its client's stderr is left alone */
+    int lf = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lf >= 0) {
+      dup2(lf, STDERR_FILENO);
+      close(lf);
     }
-    if (cfg->log_file) { /* from now on (a lingering private daemon): its client's stderr is left alone */
-      int lf = open(cfg->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-      if (lf >= 0) {
-        dup2(lf, STDERR_FILENO);
-        close(lf);
-      }
-    }
-    char st[4300];
-    snprintf(st, sizeof st, "READY=1\nSTATUS=listening on %s, %d workers", srv->socket_path, srv->n_slots);
-    sbd_notify(st);
-    if (cfg->ready_fd >= 0) {
-      if (write(cfg->ready_fd, "ready\n", 6) < 0) {
-      }
-      close(cfg->ready_fd);
-    }
-    uv_run(&srv->loop, UV_RUN_DEFAULT);
-    uv_close((uv_handle_t *)&srv->sig_term, NULL);
-    uv_close((uv_handle_t *)&srv->sig_int, NULL);
-    uv_close((uv_handle_t *)&srv->sig_hup, NULL);
-    uv_close((uv_handle_t *)&srv->grace, NULL);
-    uv_close((uv_handle_t *)&srv->hangups, NULL);
-    uv_close((uv_handle_t *)&srv->idle, NULL);
-    uv_close((uv_handle_t *)&srv->uid_wait, NULL);
-    sbd_sched_stop(srv);
-    sbd_loopstat_stop(srv);
-    sbd_cache_close(srv->cache);
-    srv->cache = NULL;
-    uv_run(&srv->loop, UV_RUN_DEFAULT);
-    sbd_log(srv, "info", "stopped after %llu job(s)", (unsigned long long)srv->jobs_done);
   }
+  char st[4300];
+  snprintf(st, sizeof st, "READY=1\nSTATUS=listening on %s, %d workers", srv->socket_path, srv->n_slots);
+  sbd_notify(st);
+  if (cfg->ready_fd >= 0) {
+    if (write(cfg->ready_fd, "ready\n", 6) < 0) {
+    }
+    close(cfg->ready_fd);
+  }
+}
+
+/* Listening: the loop runs until the last handle closes. */
+static void serve(sbd_server *srv, const sbd_config *cfg) {
+  const char *w = sb_runtime_warning(srv->rt);
+  if (w) sbd_log(srv, "warn", "%s", w);
+  sbd_prove_log(srv);
+  sbd_log(srv, "info", "listening on %s (%d workers, queue %zu, cgroup %s)", srv->socket_path, srv->n_slots,
+          cfg->max_queue, sb_cgroup_kind_name(sb_runtime_cgroup(srv->rt)));
+  start_handles(srv, cfg);
+  announce_ready(srv, cfg);
+  uv_run(&srv->loop, UV_RUN_DEFAULT);
+  stop_handles(srv);
+  uv_run(&srv->loop, UV_RUN_DEFAULT);
+  sbd_log(srv, "info", "stopped after %llu job(s)", (unsigned long long)srv->jobs_done);
+}
+
+static void server_free(sbd_server *srv) {
   uv_run(&srv->loop, UV_RUN_NOWAIT); /* pending close callbacks */
   sbd_front_free(srv);
   if (uv_loop_close(&srv->loop) == UV_EBUSY) sbd_log(srv, "warn", "handles left open at exit");
@@ -420,5 +411,50 @@ int sbd_run(sbd_config *cfg) {
   free(srv->slot_waiter);
   free(srv->slot_last_conn);
   free(srv);
+}
+
+int sbd_run(sbd_config *cfg) {
+  sbd_server *srv = calloc(1, sizeof *srv);
+  if (!srv) return 2;
+  srv->cfg = cfg;
+  if (cfg->socket_path) snprintf(srv->socket_path, sizeof srv->socket_path, "%s", cfg->socket_path);
+  else sbu_default_socket(sb_host_euid(), srv->socket_path, sizeof srv->socket_path);
+  /* systemd's socket first, before anything else opens descriptors */
+  char lerr[256] = "";
+  int afd = sbd_listen_fd(srv->socket_path, sizeof srv->socket_path, lerr, sizeof lerr);
+  if (cfg->jobs <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->jobs = n > 0 ? (int)n : 1;
+  }
+  /* the same runtime-dir rules as the socket's: an inherited $XDG_RUNTIME_DIR
+   * we cannot write must not stop the daemon */
+  char state_dir[4096];
+  if (!cfg->runtime.state_dir) {
+    sbd_default_state_dir(state_dir, sizeof state_dir);
+    cfg->runtime.state_dir = state_dir;
+  }
+  if (open_runtime(srv, cfg) < 0) {
+    free(srv);
+    return 2;
+  }
+  uv_loop_init(&srv->loop);
+  srv->start_ns = uv_hrtime();
+  sbd_toolchains_reload(srv);
+  open_cache(srv, cfg);
+  bool slots_ok = alloc_slots(srv, cfg->jobs);
+  int code = 0;
+  if (lerr[0]) sbd_log(srv, afd == -2 ? "error" : "warn", "%s", lerr);
+  srv->conn_calls = (sbd_conn_calls){.request = sbd_dispatch, .free_job = sbd_job_free,
+                                     .cancel_job = sbd_job_cancel_running};
+  srv->job_ended = (sbd_call){job_ended, srv};
+  if (!slots_ok || afd == -2 || (afd >= 0 ? adopt_socket(srv, afd) : listen_socket(srv)) < 0) {
+    code = 2;
+  } else if (sbd_front_start(srv) < 0) {
+    code = 2;
+    close_all(srv);
+  } else {
+    serve(srv, cfg);
+  }
+  server_free(srv);
   return code;
 }

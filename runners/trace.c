@@ -71,124 +71,142 @@ static bool value_start(scan *sc, unsigned char c) {
 
 /* Scans p..e, bytes of one line without its newline; false at the first
  * byte that cannot continue a JSON value (the state is then J_BAD). */
+/* Each feed_* takes the bytes from p in its kind of state and returns where
+ * it stopped, or NULL for a byte JSON does not allow there. */
+
+/* J_STR (a run of plain bytes at once), J_ESC, J_HEX, J_LIT */
+static const unsigned char *feed_text(scan *sc, const unsigned char *p, const unsigned char *e) {
+  unsigned char c = *p;
+  switch (sc->js) {
+  case J_STR:
+    while (p < e && plain_byte[*p]) p++;
+    if (p == e) return p;
+    if (*p == '"') sc->js = sc->js_key ? J_COLON : J_AFTER;
+    else if (*p == '\\') sc->js = J_ESC;
+    else return NULL; /* a control character */
+    return p + 1;
+  case J_ESC:
+    if (c == 'u') {
+      sc->js = J_HEX;
+      sc->js_hex = 4;
+    } else if (c && strchr("\"\\/bfnrt", c)) {
+      sc->js = J_STR;
+    } else {
+      return NULL;
+    }
+    return p + 1;
+  case J_HEX:
+    if (!isxdigit(c)) return NULL;
+    if (--sc->js_hex == 0) sc->js = J_STR;
+    return p + 1;
+  default: /* J_LIT */
+    if (c != (unsigned char)*sc->js_lit) return NULL;
+    if (!*++sc->js_lit) sc->js = J_AFTER;
+    return p + 1;
+  }
+}
+
+/* J_NUM_*: one byte; a byte that ends the number is left for J_AFTER */
+static const unsigned char *feed_number(scan *sc, const unsigned char *p) {
+  unsigned char c = *p;
+  switch (sc->js) {
+  case J_NUM_MINUS:
+    if (!is_digit(c)) return NULL;
+    sc->js = J_NUM_INT;
+    return p + 1;
+  case J_NUM_INT:
+  case J_NUM_FRAC:
+    if (is_digit(c)) return p + 1;
+    if (c == '.' && sc->js == J_NUM_INT) sc->js = J_NUM_DOT;
+    else if (c == 'e' || c == 'E') sc->js = J_NUM_E;
+    else return sc->js = J_AFTER, p; /* the number ended: c is what follows it */
+    return p + 1;
+  case J_NUM_DOT:
+    if (!is_digit(c)) return NULL;
+    sc->js = J_NUM_FRAC;
+    return p + 1;
+  case J_NUM_E:
+    if (c == '+' || c == '-') sc->js = J_NUM_ESIGN;
+    else if (is_digit(c)) sc->js = J_NUM_EXP;
+    else return NULL;
+    return p + 1;
+  case J_NUM_ESIGN:
+    if (!is_digit(c)) return NULL;
+    sc->js = J_NUM_EXP;
+    return p + 1;
+  default: /* J_NUM_EXP */
+    if (is_digit(c)) return p + 1;
+    sc->js = J_AFTER;
+    return p;
+  }
+}
+
+/* J_VALUE*, J_KEY*, J_COLON, J_AFTER: one byte */
+static const unsigned char *feed_structure(scan *sc, const unsigned char *p) {
+  unsigned char c = *p;
+  switch (sc->js) {
+  case J_VALUE_OR_CLOSE:
+    if (c == ']') {
+      sc->js_depth--;
+      sc->js = J_AFTER;
+      return p + 1;
+    }
+    /* fall through */
+  case J_VALUE:
+    return (is_ws(c) && sc->js_depth) || value_start(sc, c) ? p + 1 : NULL;
+  case J_KEY_OR_CLOSE:
+    if (c == '}') {
+      sc->js_depth--;
+      sc->js = J_AFTER;
+      return p + 1;
+    }
+    /* fall through */
+  case J_KEY:
+    if (c == '"') sc->js = J_STR, sc->js_key = true;
+    else if (!is_ws(c)) return NULL;
+    return p + 1;
+  case J_COLON:
+    if (c == ':') sc->js = J_VALUE;
+    else if (!is_ws(c)) return NULL;
+    return p + 1;
+  case J_AFTER:
+    if (!sc->js_depth) return NULL; /* the line's value is whole: nothing may follow it */
+    if (c == ',') sc->js = sc->js_stack[sc->js_depth - 1] == '}' ? J_KEY : J_VALUE;
+    else if (c == (unsigned char)sc->js_stack[sc->js_depth - 1]) sc->js_depth--;
+    else if (!is_ws(c)) return NULL;
+    return p + 1;
+  default:
+    return NULL;
+  }
+}
+
 static bool json_feed(scan *sc, const unsigned char *p, const unsigned char *e) {
   while (p < e) {
-    unsigned char c = *p;
     switch (sc->js) {
     case J_STR:
-      while (p < e && plain_byte[*p]) p++;
-      if (p == e) return true;
-      if (*p == '"') sc->js = sc->js_key ? J_COLON : J_AFTER;
-      else if (*p == '\\') sc->js = J_ESC;
-      else goto bad; /* a control character */
-      p++;
-      continue;
     case J_ESC:
-      if (c == 'u') {
-        sc->js = J_HEX;
-        sc->js_hex = 4;
-      } else if (c && strchr("\"\\/bfnrt", c)) {
-        sc->js = J_STR;
-      } else {
-        goto bad;
-      }
-      p++;
-      continue;
     case J_HEX:
-      if (!isxdigit(c)) goto bad;
-      if (--sc->js_hex == 0) sc->js = J_STR;
-      p++;
-      continue;
     case J_LIT:
-      if (c != (unsigned char)*sc->js_lit) goto bad;
-      if (!*++sc->js_lit) sc->js = J_AFTER;
-      p++;
-      continue;
+      p = feed_text(sc, p, e);
+      break;
     case J_NUM_MINUS:
-      if (!is_digit(c)) goto bad;
-      sc->js = J_NUM_INT;
-      p++;
-      continue;
     case J_NUM_INT:
     case J_NUM_FRAC:
-      if (is_digit(c)) p++;
-      else if (c == '.' && sc->js == J_NUM_INT) sc->js = J_NUM_DOT, p++;
-      else if (c == 'e' || c == 'E') sc->js = J_NUM_E, p++;
-      else sc->js = J_AFTER; /* the number ended: c is what follows it */
-      continue;
     case J_NUM_DOT:
-      if (!is_digit(c)) goto bad;
-      sc->js = J_NUM_FRAC;
-      p++;
-      continue;
     case J_NUM_E:
-      if (c == '+' || c == '-') sc->js = J_NUM_ESIGN;
-      else if (is_digit(c)) sc->js = J_NUM_EXP;
-      else goto bad;
-      p++;
-      continue;
     case J_NUM_ESIGN:
-      if (!is_digit(c)) goto bad;
-      sc->js = J_NUM_EXP;
-      p++;
-      continue;
     case J_NUM_EXP:
-      if (is_digit(c)) p++;
-      else sc->js = J_AFTER;
-      continue;
-    case J_VALUE_OR_CLOSE:
-      if (c == ']') {
-        sc->js_depth--;
-        sc->js = J_AFTER;
-        p++;
-        continue;
-      }
-      /* fall through */
-    case J_VALUE:
-      if (is_ws(c) && sc->js_depth) p++;
-      else if (value_start(sc, c)) p++;
-      else goto bad;
-      continue;
-    case J_KEY_OR_CLOSE:
-      if (c == '}') {
-        sc->js_depth--;
-        sc->js = J_AFTER;
-        p++;
-        continue;
-      }
-      /* fall through */
-    case J_KEY:
-      if (is_ws(c)) p++;
-      else if (c == '"') sc->js = J_STR, sc->js_key = true, p++;
-      else goto bad;
-      continue;
-    case J_COLON:
-      if (is_ws(c)) p++;
-      else if (c == ':') sc->js = J_VALUE, p++;
-      else goto bad;
-      continue;
-    case J_AFTER:
-      if (!sc->js_depth) goto bad; /* the line's value is whole: nothing may follow it */
-      if (is_ws(c)) {
-        p++;
-      } else if (c == ',') {
-        sc->js = sc->js_stack[sc->js_depth - 1] == '}' ? J_KEY : J_VALUE;
-        p++;
-      } else if (c == (unsigned char)sc->js_stack[sc->js_depth - 1]) {
-        sc->js_depth--;
-        p++;
-      } else {
-        goto bad;
-      }
-      continue;
+      p = feed_number(sc, p);
+      break;
     default:
-      goto bad;
+      p = feed_structure(sc, p);
+    }
+    if (!p) {
+      sc->js = J_BAD;
+      return false;
     }
   }
   return true;
-bad:
-  sc->js = J_BAD;
-  return false;
 }
 
 /* At the line's newline: one whole value, nothing after it. */
