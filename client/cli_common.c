@@ -80,6 +80,12 @@ bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   }
 }
 
+int sbc_ctx_key(sbo_parser *p, void *ctx, int key, const char *val) {
+  (void)p;
+  sbc_ctx_apply(ctx, key, val);
+  return 0;
+}
+
 json_object *sbc_request_new(const char *type) {
   static unsigned seq;
   char id[64];

@@ -67,5 +67,7 @@ int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned f
 void sbc_ctx_init(sbc_ctx *ctx);
 /* Apply one of sbc_daemon_opts; false if key is not one of them. */
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val);
+/* The same as sbo_parse's key callback (ctx: the sbc_ctx). */
+int sbc_ctx_key(sbo_parser *p, void *ctx, int key, const char *val);
 
 #endif
