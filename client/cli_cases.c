@@ -52,7 +52,6 @@ static const sbo_opt cases_opts[] = {
     {"warm", 0, NULL, "start Python cases from the slot's warm interpreter (else cold, saying why)", SBO_FLAG, AT(warm)},
     {"json", 0, NULL, "print the step's record (every case, its line) as JSON on stdout", SBO_FLAG, AT(json)},
     {NULL, 0, NULL, NULL}};
-static const sbo_opt *const cases_groups[] = {sbc_daemon_opts, NULL};
 
 static const sbo_cmd cases_cmd = {
     "surgebox cases", "PROGRAM [FILE|DIR...] --tests TESTS.jsonl [options]",
@@ -64,7 +63,7 @@ static const sbo_cmd cases_cmd = {
     "stdin_b64, expected_b64; a function call: {\"fn_name\": \"add\", \"arguments\": [1, 2], \"expected\": 3}.\n"
     "Exit status: 0 every case accepted, 3 a case was not (a build failure too), 1 usage error,\n"
     "2 bad input (TESTS.jsonl, a FILE), a refused request or a failure of surgebox (never a verdict).\n",
-    false, cases_groups};
+    false, sbc_daemon_groups};
 
 /* The exec request in the toolchain form, the cases at its top level. */
 static json_object *build_request(const sbc_ctx *g, const cases_opts_t *o, const char *toolchain, json_object *files,

@@ -36,7 +36,6 @@ static const sbo_opt exec_opts[] = {
      AT(exit_program), .words = (const char *const[]){"program", "job"}},
     {"toolchain", 0, "NAME", "let the daemon compile and run FILEs (see surgebox toolchains)", SBO_STR, AT(toolchain)},
     {NULL, 0, NULL, NULL}};
-static const sbo_opt *const exec_groups[] = {sbc_daemon_opts, NULL};
 
 static const sbo_cmd exec_cmd = {
     "surgebox exec",
@@ -49,7 +48,7 @@ static const sbo_cmd exec_cmd = {
     "stdout and stderr. Exit status: 0 the job ran (whatever the program did), 1 usage error,\n"
     "2 daemon or sandbox failure; with --exit-code program, the program's own status\n"
     "(128+N when signal N killed it; the failed step's status when it never ran).\n",
-    false, exec_groups};
+    false, sbc_daemon_groups};
 
 static void put(const sbc_stream *s, FILE *f) { fwrite(s->data, 1, s->len, f); }
 

@@ -3,6 +3,7 @@
 #include "cliopt.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -63,10 +64,13 @@ static int put(const sbo_parser *p, const sbo_opt *o, const char *val, void *opt
     /* fall through */
   case SBO_STR: memcpy(field, &val, sizeof val); return STORED;
   case SBO_INT:
-    if (!val || sbo_parse_long(val, o->min, o->max, &n) < 0)
-      return snprintf(what, cap, "give an integer from %ld to %ld", o->min, o->max), BAD;
-    put_integer(field, o->size, n);
-    return STORED;
+    if (val && sbo_parse_long(val, o->min, o->max, &n) == 0) {
+      put_integer(field, o->size, n);
+      return STORED;
+    }
+    if (o->max == LONG_MAX) snprintf(what, cap, "give an integer of at least %ld", o->min);
+    else snprintf(what, cap, "give an integer from %ld to %ld", o->min, o->max);
+    return BAD;
   case SBO_DOUBLE:
   case SBO_NONNEG:
     if (!read_double(o, val, &d)) {

@@ -3,6 +3,7 @@
 #include "../check.h"
 #include "cliopt.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,7 @@ static const sbo_opt table[] = {
     {"wait", 0, "S", "above 0, at most 9", SBO_DOUBLE, SBO_AT(opts, wait), .max = 9},
     {"pick", 0, "x", "x only", SBO_CALL, .call = pick},
     {"switch", 0, "on|off", "a word", SBO_WORD, SBO_AT(opts, on), .words = (const char *const[]){"on", "off"}},
+    {"big", 0, "N", "from 2, no bound", SBO_INT, SBO_AT(opts, max_bytes), .min = 2, .max = LONG_MAX},
     {"benchmark", O_BENCH, "x", NULL, SBO_SKIP},
     {"own", O_OWN, "V", "the command's own code's"},
     {NULL, 0, NULL, NULL}};
@@ -200,6 +202,9 @@ int main(void) {
   r = parse("t --switch maybe");
   CHECK_STR(r.err, "surgebox t: bad value 'maybe' for --switch: give on or off (see surgebox t --help)\n");
   CHECK(r.rc == 1 && !r.o.on);
+  /* an integer without an upper bound says so */
+  r = parse("t --big 1");
+  CHECK_STR(r.err, "surgebox t: bad value '1' for --big: give an integer of at least 2 (see surgebox t --help)\n");
   /* a terse command: the same mistakes without what was wanted */
   use = &terse;
   r = parse("t --repeat 0");
