@@ -32,12 +32,14 @@ static const sbo_opt doctor_opts[] = {
     {"json", 0, NULL, "print the checks as JSON on stdout", SBO_FLAG, .at = 0, .size = sizeof(bool)}, /* a bool alone */
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd doctor_cmd = {
-    "surgebox doctor", "[--json]",
-    "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool,\n"
+    .name = "surgebox doctor",
+    .synopsis = "[--json]",
+    .about = "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool,\n"
     "cgroup backend, uid range), a trivial job, toolchains and profiles. One line each, with the fix; exit 0\n"
     "only when a job ran. Without --socket or $SURGEBOX_SOCKET and no daemon at the default socket, a private\n"
     "daemon is started for the check; with --profile, the job and the toolchains are that profile's.",
-    doctor_opts, NULL, NULL, false, sbc_daemon_groups};
+    .opts = doctor_opts,
+    .groups = sbc_daemon_groups};
 
 typedef struct {
   json_object *checks;
