@@ -16,50 +16,61 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { O_DIR = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_FSIZE, O_TMP, O_NOFILE, O_STDIN, O_MERGE, O_CG, O_ENV, O_CWD,
-       O_ROOT, O_JSON, O_UIDRANGE, O_B64, O_VERSION };
+/* What the command line sets: the run's spec and runtime, and its own. */
+typedef struct {
+  sb_spec spec;
+  sb_runtime_options ro;
+  const char *dir, *stdin_path;
+  bool json, version;
+  const char **env; /* argc + 1 entries */
+  size_t n_env;
+} run_args;
+
+static int add_env(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  run_args *a = opts;
+  if (!strchr(val, '=')) return -1;
+  a->env[a->n_env++] = val;
+  return 0;
+}
+static int cgroup_kind(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  return sb_cgroup_kind_parse(val, &((run_args *)opts)->ro.cgroup) < 0 ? -1 : 0;
+}
+static int uid_range(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  run_args *a = opts;
+  return sb_uid_range_parse(val, &a->ro.uid_first, &a->ro.uid_count) < 0 ? -1 : 0;
+}
+
+#define LIMIT(F) SBO_AT(run_args, spec.limits.F), .min = 1, .max = __LONG_MAX__
 static const sbo_opt run_opts[] = {
-    {"dir", O_DIR, "DIR", "copy DIR's contents to /app (not written back)"},
-    {"time-limit", O_TIME, "S", "wall-clock limit in seconds (default 30)"},
-    {"cpu-limit", O_CPU, "S", "CPU-time limit of the whole tree (default 30)"},
-    {"memory-limit", O_MEM, "MIB", "memory limit (default 2048)"},
-    {"pids-limit", O_PIDS, "N", "processes/threads (default 128)"},
-    {"output-limit", O_OUT, "BYTES", "per stream (default 8388608)"},
-    {"file-size-limit", O_FSIZE, "MIB", "largest file a program may write (default 256)"},
-    {"tmp-size", O_TMP, "MIB", "size of /tmp and of /app (default 512)"},
-    {"open-files", O_NOFILE, "N", "RLIMIT_NOFILE (default 256)"},
-    {"stdin", O_STDIN, "FILE", "feed FILE on standard input (default /dev/null)"},
-    {"merge-output", O_MERGE, NULL, "stderr into the same pipe as stdout"},
-    {"cgroup", O_CG, "auto|v2|v1|none", "backend (default auto)"},
-    {"env", O_ENV, "K=V", "set a variable (repeatable; replaces the default PATH/HOME set)"},
-    {"cwd", O_CWD, "PATH", "working directory inside (default /app)"},
-    {"root", O_ROOT, "DIR", "take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host"},
-    {"uid-range", O_UIDRANGE, "F-L", "as root, take this run's uid from F-L (default 1879048192-1879052287)"},
-    {"output-base64", O_B64, NULL, "stdout_b64/stderr_b64 in the result document even when the text is exact"},
-    {"json", O_JSON, NULL, "print the result document instead of the output"},
-    {"version", O_VERSION, NULL, "print the version and exit"},
+    {"dir", 0, "DIR", "copy DIR's contents to /app (not written back)", SBO_STR, SBO_AT(run_args, dir)},
+    {"time-limit", 0, "S", "wall-clock limit in seconds (default 30)", SBO_DOUBLE, SBO_AT(run_args, spec.limits.wall_time_s)},
+    {"cpu-limit", 0, "S", "CPU-time limit of the whole tree (default 30)", SBO_DOUBLE, SBO_AT(run_args, spec.limits.cpu_time_s)},
+    {"memory-limit", 0, "MIB", "memory limit (default 2048)", SBO_INT, LIMIT(memory_mib)},
+    {"pids-limit", 0, "N", "processes/threads (default 128)", SBO_INT, LIMIT(pids)},
+    {"output-limit", 0, "BYTES", "per stream (default 8388608)", SBO_INT, LIMIT(output_bytes)},
+    {"file-size-limit", 0, "MIB", "largest file a program may write (default 256)", SBO_INT, LIMIT(file_size_mib)},
+    {"tmp-size", 0, "MIB", "size of /tmp and of /app (default 512)", SBO_INT, LIMIT(tmp_mib)},
+    {"open-files", 0, "N", "RLIMIT_NOFILE (default 256)", SBO_INT, LIMIT(open_files)},
+    {"stdin", 0, "FILE", "feed FILE on standard input (default /dev/null)", SBO_STR, SBO_AT(run_args, stdin_path)},
+    {"merge-output", 0, NULL, "stderr into the same pipe as stdout", SBO_FLAG, SBO_AT(run_args, spec.merge_output)},
+    {"cgroup", 0, "auto|v2|v1|none", "backend (default auto)", SBO_CALL, .call = cgroup_kind},
+    {"env", 0, "K=V", "set a variable (repeatable; replaces the default PATH/HOME set)", SBO_CALL, .call = add_env},
+    {"cwd", 0, "PATH", "working directory inside (default /app)", SBO_STR, SBO_AT(run_args, spec.cwd)},
+    {"root", 0, "DIR", "take /usr, /lib*, /bin, /sbin, /etc from DIR (a profile) instead of the host", SBO_STR,
+     SBO_AT(run_args, spec.root)},
+    {"uid-range", 0, "F-L", "as root, take this run's uid from F-L (default 1879048192-1879052287)", SBO_CALL,
+     .call = uid_range},
+    {"output-base64", 0, NULL, "stdout_b64/stderr_b64 in the result document even when the text is exact", SBO_FLAG,
+     SBO_AT(run_args, spec.output_base64)},
+    {"json", 0, NULL, "print the result document instead of the output", SBO_FLAG, SBO_AT(run_args, json)},
+    {"version", 0, NULL, "print the version and exit", SBO_FLAG, SBO_AT(run_args, version)},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd run_cmd = {
     "surgebox-run", "[options] -- PROGRAM [ARGS...]", "Run one program in the sandbox (a debugging tool).", run_opts,
     NULL, "exit status: 0 the sandbox worked (whatever the program did), 1 usage error, 2 sandbox failure\n", true, NULL};
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !(v > 0)) return -1;
-  *out = v;
-  return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || v == 0 || s[0] == '-') return -1;
-  *out = v;
-  return 0;
-}
 
 static unsigned char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -84,60 +95,27 @@ static unsigned char *read_all(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-  sb_spec spec;
-  sb_spec_init(&spec);
-  sb_runtime_options ro;
-  sb_runtime_options_default(&ro);
-  const char *dir = NULL, *stdin_path = NULL;
-  bool json = false;
-  const char **env = calloc((size_t)argc + 1, sizeof *env);
-  size_t n_env = 0;
+  run_args a = {.env = calloc((size_t)argc + 1, sizeof *a.env)};
+  sb_spec_init(&a.spec);
+  sb_runtime_options_default(&a.ro);
+  if (!a.env) return sbo_fail(run_cmd.name, false, SBO_EXIT_FAILURE, "out of memory");
   sbo_parser p;
-  sbo_init(&p, &run_cmd, argc, argv);
-  int c;
-  const char *oval;
-  bool bad = false;
-  while (!bad && (c = sbo_next(&p, &oval)) > 0) {
-    switch (c) {
-    case O_DIR: dir = oval; break;
-    case O_TIME: bad = parse_double(oval, &spec.limits.wall_time_s) < 0; break;
-    case O_CPU: bad = parse_double(oval, &spec.limits.cpu_time_s) < 0; break;
-    case O_MEM: bad = parse_u64(oval, &spec.limits.memory_mib) < 0; break;
-    case O_PIDS: bad = parse_u64(oval, &spec.limits.pids) < 0; break;
-    case O_OUT: bad = parse_u64(oval, &spec.limits.output_bytes) < 0; break;
-    case O_FSIZE: bad = parse_u64(oval, &spec.limits.file_size_mib) < 0; break;
-    case O_TMP: bad = parse_u64(oval, &spec.limits.tmp_mib) < 0; break;
-    case O_NOFILE: bad = parse_u64(oval, &spec.limits.open_files) < 0; break;
-    case O_STDIN: stdin_path = oval; break;
-    case O_MERGE: spec.merge_output = true; break;
-    case O_CG: bad = sb_cgroup_kind_parse(oval, &ro.cgroup) < 0; break;
-    case O_ENV:
-      bad = !strchr(oval, '=');
-      env[n_env++] = oval;
-      break;
-    case O_CWD: spec.cwd = oval; break;
-    case O_ROOT: spec.root = oval; break;
-    case O_JSON: json = true; break;
-    case O_UIDRANGE: bad = sb_uid_range_parse(oval, &ro.uid_first, &ro.uid_count) < 0; break;
-    case O_B64: spec.output_base64 = true; break;
-    case O_VERSION:
-      printf("surgebox-run %s\n", SURGEBOX_VERSION);
-      sbo_done(&p);
-      free(env);
-      return 0;
-    }
-    if (bad) sbo_bad_value(&p, c, oval);
-  }
+  int rc = sbo_parse(&p, &run_cmd, argc, argv, &a, NULL, NULL);
   sbo_done(&p);
   /* in order: PROGRAM is the first positional, or what follows "--" */
   char **prog = p.n_pos ? p.pos : p.rest;
-  if (bad || c == SBO_STOP || (!p.n_pos && !p.n_rest)) {
-    int rc = bad ? 1 : c == SBO_STOP ? p.status : sbo_usage_error(&p, "no PROGRAM given");
-    free(env);
-    return rc;
+  if (rc == 0 && a.version) printf("surgebox-run %s\n", SURGEBOX_VERSION);
+  else if (rc == 0 && !p.n_pos && !p.n_rest) rc = sbo_usage_error(&p, "no PROGRAM given");
+  if (rc != 0 || a.version) {
+    free(a.env);
+    return rc < 0 ? 0 : rc;
   }
+  sb_spec spec = a.spec;
+  sb_runtime_options ro = a.ro;
+  const char *dir = a.dir, *stdin_path = a.stdin_path, **env = a.env;
+  bool json = a.json;
   spec.argv = (const char *const *)prog;
-  if (n_env) spec.envp = env;
+  if (a.n_env) spec.envp = env;
 
   unsigned char *stdin_data = NULL;
   if (stdin_path) {
@@ -157,7 +135,7 @@ int main(int argc, char **argv) {
   }
   if (sb_runtime_warning(rt) && !json) fprintf(stderr, "surgebox-run: warning: %s\n", sb_runtime_warning(rt));
   sb_workspace *ws = NULL;
-  int rc = sb_workspace_create(rt, spec.limits.tmp_mib, &ws, err);
+  rc = sb_workspace_create(rt, spec.limits.tmp_mib, &ws, err);
   if (rc == 0 && dir) rc = sb_workspace_copy_in(ws, dir, err);
   if (rc < 0) {
     fprintf(stderr, "surgebox-run: %s\n", err);

@@ -23,8 +23,19 @@ int sbc_cases_main(const sbc_ctx *g, int argc, char **argv);  /* cli_cases.c */
 /* The toolchain a file's extension names (".py" python3, ".c" gcc, ".cpp"
  * g++, ...): exec's hint, cases' choice; NULL when none. */
 const char *sbc_toolchain_of(const char *file);
-/* A limit option's value into limits[key] (an integer >= 1 or a number > 0): 0 or -1. */
-int sbc_add_limit(json_object *limits, const char *key, const char *val, bool integer);
+
+/* --- job_opts.c: the options exec and cases share --- */
+/* What they store: a command's options struct begins with this. */
+typedef struct {
+  json_object *options, *args, *cargs, *limits;
+} sbc_job_fields;
+/* --option, --std, --opt, --arg, --compile-arg and the five limits,
+ * declared into sbc_job_fields: a command's sbo_cmd.more. */
+extern const sbo_opt sbc_job_opts[];
+void sbc_job_fields_init(sbc_job_fields *j);
+void sbc_job_fields_free(sbc_job_fields *j);
+/* An SBO_CALL: "K=V" into the JSON object at the row's .at (-1: no '=' or an empty K). */
+int sbc_opt_kv(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts);
 
 /* --- cli_common.c --- */
 /* A request object with a fresh id ("exec-<pid>-<n>": distinct per request,

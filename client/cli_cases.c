@@ -21,28 +21,36 @@
 
 enum { SBC_EXIT_CASES_FAILED = 3 };
 
-enum { O_TESTS = 256, O_TC, O_OPTION, O_STD, O_OPT, O_ARG, O_CARG, O_COMPARE, O_STOP, O_BUDGET, O_FN, O_TIME, O_CPU,
-       O_MEM, O_PIDS, O_OUT, O_WARM, O_JSON };
+typedef struct {
+  sbc_job_fields job; /* first: sbc_job_opts store here */
+  const char *tests, *toolchain, *compare, *stop, *fn_name;
+  double budget;
+  bool json, warm;
+} cases_opts_t;
 
+enum { O_COMPARE = 256, O_STOP };
+/* --compare, --stop: one of their words */
+static int choice(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  static const char *const compares[] = {"exact", "lines", "tokens", "numbers", NULL};
+  static const char *const stops[] = {"first_failure", "never", NULL};
+  cases_opts_t *c = opts;
+  *(o->key == O_COMPARE ? &c->compare : &c->stop) = val;
+  return sbo_check_choice(p, o->key, val, o->key == O_COMPARE ? compares : stops);
+}
+
+#define AT(F) SBO_AT(cases_opts_t, F)
 static const sbo_opt cases_opts[] = {
-    {"tests", O_TESTS, "TESTS.jsonl", "the cases, one JSON object a line (stdin, args, expected, compare, ...)"},
-    {"toolchain", O_TC, "NAME", "build and run with this toolchain (default: the one PROGRAM's extension names)"},
-    {"option", O_OPTION, "K=V", "a toolchain option, e.g. std=c++20 (repeatable)"},
-    {"std", O_STD, "STD", "the same as --option std=STD"},
-    {"opt", O_OPT, "LEVEL", "the same as --option opt=LEVEL"},
-    {"arg", O_ARG, "A", "an argument before each case's own (repeatable)"},
-    {"compile-arg", O_CARG, "A", "add A to the compile step's arguments (repeatable)"},
-    {"compare", O_COMPARE, "MODE", "exact|lines|tokens|numbers, for cases that do not say (default lines)"},
-    {"stop", O_STOP, "WHEN", "first_failure|never (default never: every case runs)"},
-    {"budget", O_BUDGET, "S", "wall-clock seconds for all the cases together; the rest are skipped"},
-    {"fn-name", O_FN, "NAME", "call this Python function with each case's arguments (or fn_name on the lines)"},
-    {"time-limit", O_TIME, "S", "wall-clock limit of each case, in seconds"},
-    {"cpu-limit", O_CPU, "S", "CPU-time limit of each case, in seconds"},
-    {"memory-limit", O_MEM, "MIB", "memory limit of each case"},
-    {"pids-limit", O_PIDS, "N", "processes and threads"},
-    {"output-limit", O_OUT, "BYTES", "per output stream"},
-    {"warm", O_WARM, NULL, "start Python cases from the slot's warm interpreter (else cold, saying why)"},
-    {"json", O_JSON, NULL, "print the step's record (every case, its line) as JSON on stdout"},
+    {"tests", 0, "TESTS.jsonl", "the cases, one JSON object a line (stdin, args, expected, compare, ...)", SBO_STR, AT(tests)},
+    {"toolchain", 0, "NAME", "build and run with this toolchain (default: the one PROGRAM's extension names)", SBO_STR,
+     AT(toolchain)},
+    {"compare", O_COMPARE, "MODE", "exact|lines|tokens|numbers, for cases that do not say (default lines)", SBO_CALL,
+     .call = choice},
+    {"stop", O_STOP, "WHEN", "first_failure|never (default never: every case runs)", SBO_CALL, .call = choice},
+    {"budget", 0, "S", "wall-clock seconds for all the cases together; the rest are skipped", SBO_DOUBLE, AT(budget)},
+    {"fn-name", 0, "NAME", "call this Python function with each case's arguments (or fn_name on the lines)", SBO_STR,
+     AT(fn_name)},
+    {"warm", 0, NULL, "start Python cases from the slot's warm interpreter (else cold, saying why)", SBO_FLAG, AT(warm)},
+    {"json", 0, NULL, "print the step's record (every case, its line) as JSON on stdout", SBO_FLAG, AT(json)},
     {NULL, 0, NULL, NULL}};
 
 static const sbo_cmd cases_cmd = {
@@ -50,56 +58,12 @@ static const sbo_cmd cases_cmd = {
     "Build PROGRAM once and run it against every case of TESTS.jsonl, each case in a sandbox of its own;\n"
     "the daemon judges each output (PROTOCOL.md, \"Test cases\"). The toolchain is the one PROGRAM's\n"
     "extension names (.c gcc, .cpp g++, .py python3, ...) unless --toolchain says.",
-    cases_opts, sbc_daemon_opts,
+    cases_opts, sbc_job_opts,
     "A line of TESTS.jsonl: {\"stdin\": \"1 2\\n\", \"expected\": \"3\\n\"}; also args, files, compare, limits,\n"
     "stdin_b64, expected_b64; a function call: {\"fn_name\": \"add\", \"arguments\": [1, 2], \"expected\": 3}.\n"
     "Exit status: 0 every case accepted, 3 a case was not (a build failure too), 1 usage error,\n"
     "2 bad input (TESTS.jsonl, a FILE), a refused request or a failure of surgebox (never a verdict).\n",
-    false, NULL};
-
-typedef struct {
-  const char *tests, *toolchain, *compare, *stop, *fn_name;
-  json_object *options, *args, *cargs, *limits;
-  double budget;
-  bool json, warm;
-} cases_opts_t;
-
-static int add_kv(json_object *obj, const char *kv) {
-  const char *eq = strchr(kv, '=');
-  if (!eq || eq == kv) return -1;
-  char key[256];
-  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-  json_object_object_add(obj, key, json_object_new_string(eq + 1));
-  return 0;
-}
-
-static int option(sbo_parser *p, sbc_ctx *g, cases_opts_t *o, int k, const char *v) {
-  static const char *const compares[] = {"exact", "lines", "tokens", "numbers", NULL};
-  static const char *const stops[] = {"first_failure", "never", NULL};
-  int bad = 0;
-  switch (k) {
-  case O_TESTS: o->tests = v; break;
-  case O_TC: o->toolchain = v; break;
-  case O_OPTION: bad = add_kv(o->options, v); break;
-  case O_STD: json_object_object_add(o->options, "std", json_object_new_string(v)); break;
-  case O_OPT: json_object_object_add(o->options, "opt", json_object_new_string(v)); break;
-  case O_ARG: json_object_array_add(o->args, json_object_new_string(v)); break;
-  case O_CARG: json_object_array_add(o->cargs, json_object_new_string(v)); break;
-  case O_COMPARE: o->compare = v; return sbo_check_choice(p, k, v, compares);
-  case O_STOP: o->stop = v; return sbo_check_choice(p, k, v, stops);
-  case O_BUDGET: bad = sbo_parse_double(v, &o->budget); break;
-  case O_FN: o->fn_name = v; break;
-  case O_TIME: bad = sbc_add_limit(o->limits, "time_s", v, false); break;
-  case O_CPU: bad = sbc_add_limit(o->limits, "cpu_time_s", v, false); break;
-  case O_MEM: bad = sbc_add_limit(o->limits, "memory_mib", v, true); break;
-  case O_PIDS: bad = sbc_add_limit(o->limits, "pids", v, true); break;
-  case O_OUT: bad = sbc_add_limit(o->limits, "output_bytes", v, true); break;
-  case O_WARM: o->warm = true; break;
-  case O_JSON: o->json = true; break;
-  default: sbc_ctx_apply(g, k, v);
-  }
-  return bad ? sbo_bad_value(p, k, v) : 0;
-}
+    false, sbc_daemon_groups};
 
 /* The exec request in the toolchain form, the cases at its top level. */
 static json_object *build_request(const sbc_ctx *g, const cases_opts_t *o, const char *toolchain, json_object *files,
@@ -109,10 +73,10 @@ static json_object *build_request(const sbc_ctx *g, const cases_opts_t *o, const
   json_object_object_add(req, "files", json_object_get(files));
   if (g->profile) json_object_object_add(req, "profile", json_object_new_string(g->profile));
   if (o->warm) json_object_object_add(req, "warm", json_object_new_boolean(true));
-  if (json_object_object_length(o->options)) json_object_object_add(req, "options", json_object_get(o->options));
-  if (json_object_array_length(o->args)) json_object_object_add(req, "args", json_object_get(o->args));
-  if (json_object_array_length(o->cargs)) json_object_object_add(req, "compile_args", json_object_get(o->cargs));
-  if (json_object_object_length(o->limits)) json_object_object_add(req, "limits", json_object_get(o->limits));
+  if (json_object_object_length(o->job.options)) json_object_object_add(req, "options", json_object_get(o->job.options));
+  if (json_object_array_length(o->job.args)) json_object_object_add(req, "args", json_object_get(o->job.args));
+  if (json_object_array_length(o->job.cargs)) json_object_object_add(req, "compile_args", json_object_get(o->job.cargs));
+  if (json_object_object_length(o->job.limits)) json_object_object_add(req, "limits", json_object_get(o->job.limits));
   if (o->compare)
     for (size_t i = 0; i < t->n; i++) {
       json_object *c = json_object_array_get_idx(t->cases, i);
@@ -336,18 +300,15 @@ static int report(json_object *resp, const cases_opts_t *o, const sbc_cases_test
 
 int sbc_cases_main(const sbc_ctx *g0, int argc, char **argv) {
   sbc_ctx g = *g0;
-  cases_opts_t o = {.options = json_object_new_object(), .args = json_object_new_array(),
-                    .cargs = json_object_new_array(), .limits = json_object_new_object()};
+  cases_opts_t o = {0};
+  sbc_job_fields_init(&o.job);
   sbc_files files = {json_object_new_array(), 0};
   sbc_cases_tests t = {0};
   sbo_parser p;
-  sbo_init(&p, &cases_cmd, argc, argv);
-  o.json = p.json;
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) rc = option(&p, &g, &o, k, v);
-  if (rc == 0 && k == SBO_STOP) rc = p.status;
-  bool done = rc != 0 || k == SBO_STOP;
+  int rc = sbo_parse(&p, &cases_cmd, argc, argv, &o, sbc_ctx_key, &g);
+  o.json = o.json || p.json;
+  bool done = rc != 0;
+  if (rc < 0) rc = 0; /* --help */
   const char *toolchain = o.toolchain;
   if (!done && p.n_pos == 0) rc = sbo_usage_error(&p, "PROGRAM is required (the source file to build and run)");
   else if (!done && !o.tests) rc = sbo_usage_error(&p, "--tests TESTS.jsonl is required (one case a line)");
@@ -371,10 +332,7 @@ int sbc_cases_main(const sbc_ctx *g0, int argc, char **argv) {
   json_object_put(req);
   sbc_cases_tests_free(&t);
   json_object_put(files.files);
-  json_object_put(o.options);
-  json_object_put(o.args);
-  json_object_put(o.cargs);
-  json_object_put(o.limits);
+  sbc_job_fields_free(&o.job);
   sbo_done(&p);
   return rc;
 }

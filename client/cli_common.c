@@ -14,6 +14,7 @@ const sbo_opt sbc_daemon_opts[] = {
     {"no-autostart", SBC_O_NO_AUTOSTART, NULL, "fail instead of starting a private daemon when none listens"},
     {"profile", SBC_O_PROFILE, "NAME", "run jobs in this root file system (surgebox profile)"},
     {NULL, 0, NULL, NULL}};
+const sbo_opt *const sbc_daemon_groups[] = {sbc_daemon_opts, NULL};
 const sbo_opt sbc_endpoints_opts[] = {
     {"endpoints", SBC_O_ENDPOINTS, "FILE|LIST",
      "run the jobs on a fleet of daemons (default: $SURGEBOX_ENDPOINTS unless --socket; docs/clusters.md)"},
@@ -78,6 +79,12 @@ bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   case SBC_O_PROBE_TIMEOUT: ctx->probe_timeout = val; return true;
   default: return false;
   }
+}
+
+int sbc_ctx_key(sbo_parser *p, void *ctx, int key, const char *val) {
+  (void)p;
+  sbc_ctx_apply(ctx, key, val);
+  return 0;
 }
 
 json_object *sbc_request_new(const char *type) {

@@ -28,16 +28,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { O_JSON = 256 };
-static const sbo_opt doctor_opts[] = {{"json", O_JSON, NULL, "print the checks as JSON on stdout"},
-                                      {NULL, 0, NULL, NULL}};
+static const sbo_opt doctor_opts[] = {
+    {"json", 0, NULL, "print the checks as JSON on stdout", SBO_FLAG, .at = 0, .size = sizeof(bool)}, /* a bool alone */
+    {NULL, 0, NULL, NULL}};
 static const sbo_cmd doctor_cmd = {
-    "surgebox doctor", "[--json]",
-    "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool,\n"
+    .name = "surgebox doctor",
+    .synopsis = "[--json]",
+    .about = "Check whether a job can run here: user namespaces, cgroups, openat2, the daemon's self-proof (pool,\n"
     "cgroup backend, uid range), a trivial job, toolchains and profiles. One line each, with the fix; exit 0\n"
     "only when a job ran. Without --socket or $SURGEBOX_SOCKET and no daemon at the default socket, a private\n"
     "daemon is started for the check; with --profile, the job and the toolchains are that profile's.",
-    doctor_opts, sbc_daemon_opts, NULL, false, NULL};
+    .opts = doctor_opts,
+    .groups = sbc_daemon_groups};
 
 typedef struct {
   json_object *checks;
@@ -305,13 +307,11 @@ static int run_doctor(const sbc_ctx *g, bool json) {
 int sbc_doctor_main(const sbc_ctx *g0, int argc, char **argv) {
   sbc_ctx g = *g0;
   sbo_parser p;
-  sbo_init(&p, &doctor_cmd, argc, argv);
-  bool json = p.json;
-  int k;
-  const char *v;
-  while ((k = sbo_next(&p, &v)) > 0)
-    if (k != O_JSON) sbc_ctx_apply(&g, k, v);
-  int rc = k == SBO_STOP ? p.status : p.n_pos || p.dashdash ? sbo_usage_error(&p, "takes no arguments") : -1;
+  bool json = false;
+  int rc = sbo_parse(&p, &doctor_cmd, argc, argv, &json, sbc_ctx_key, &g);
+  json = json || p.json;
+  if (rc == 0) rc = p.n_pos || p.dashdash ? sbo_usage_error(&p, "takes no arguments") : -1;
+  else if (rc < 0) rc = 0; /* --help */
   sbo_done(&p);
   return rc >= 0 ? rc : run_doctor(&g, json);
 }

@@ -15,27 +15,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { O_STDIN = 256, O_TIME, O_CPU, O_MEM, O_PIDS, O_OUT, O_MERGE, O_ENV, O_JSON, O_TC, O_STD, O_OPT, O_OPTION,
-       O_ARG, O_EXIT, O_CARG, O_WARM };
+typedef struct {
+  sbc_job_fields job; /* first: sbc_job_opts store here */
+  json_object *req, *env;
+  sbc_files files;
+  const char *toolchain, *stdin_path;
+  bool json, merge, exit_program, warm;
+} exec_req;
 
+#define AT(F) SBO_AT(exec_req, F)
 static const sbo_opt exec_opts[] = {
-    {"stdin", O_STDIN, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)"},
-    {"time-limit", O_TIME, "S", "wall-clock limit in seconds"},
-    {"cpu-limit", O_CPU, "S", "CPU-time limit in seconds"},
-    {"memory-limit", O_MEM, "MIB", "memory limit"},
-    {"pids-limit", O_PIDS, "N", "processes and threads"},
-    {"output-limit", O_OUT, "BYTES", "per output stream"},
-    {"merge-output", O_MERGE, NULL, "stderr into stdout, in write order (not with --toolchain)"},
-    {"warm", O_WARM, NULL, "start a Python program from the slot's warm interpreter, same isolation (else cold, saying why)"},
-    {"env", O_ENV, "K=V", "set a variable (repeatable; not with --toolchain)"},
-    {"json", O_JSON, NULL, "print the daemon's answer (and errors) as JSON on stdout"},
-    {"exit-code", O_EXIT, "MODE", "'job' (default): 0 the job ran, 2 it could not; 'program': the program's status"},
-    {"toolchain", O_TC, "NAME", "let the daemon compile and run FILEs (see surgebox toolchains)"},
-    {"option", O_OPTION, "K=V", "a toolchain option, e.g. std=c++20, edition=2018 (repeatable)"},
-    {"std", O_STD, "STD", "the same as --option std=STD"},
-    {"opt", O_OPT, "LEVEL", "the same as --option opt=LEVEL"},
-    {"arg", O_ARG, "A", "an argument for the compiled program (repeatable; or after --)"},
-    {"compile-arg", O_CARG, "A", "add A to the compile step's arguments, e.g. -Wall, -DN=3 (repeatable)"},
+    {"stdin", 0, "FILE", "the program's standard input; '-' is ours (default: ours when it is a pipe or a file)", SBO_STR,
+     AT(stdin_path)},
+    {"merge-output", 0, NULL, "stderr into stdout, in write order (not with --toolchain)", SBO_FLAG, AT(merge)},
+    {"warm", 0, NULL, "start a Python program from the slot's warm interpreter, same isolation (else cold, saying why)",
+     SBO_FLAG, AT(warm)},
+    {"env", 0, "K=V", "set a variable (repeatable; not with --toolchain)", SBO_CALL, AT(env), .call = sbc_opt_kv},
+    {"json", 0, NULL, "print the daemon's answer (and errors) as JSON on stdout", SBO_FLAG, AT(json)},
+    {"exit-code", 0, "MODE", "'job' (default): 0 the job ran, 2 it could not; 'program': the program's status", SBO_WORD,
+     AT(exit_program), .words = (const char *const[]){"program", "job"}},
+    {"toolchain", 0, "NAME", "let the daemon compile and run FILEs (see surgebox toolchains)", SBO_STR, AT(toolchain)},
     {NULL, 0, NULL, NULL}};
 
 static const sbo_cmd exec_cmd = {
@@ -44,35 +43,12 @@ static const sbo_cmd exec_cmd = {
     "Run PROGRAM in /app holding FILEs, or compile and run them with a toolchain.\n"
     "A relative path keeps its directories (src/a.c is /app/src/a.c); an absolute one, or one with '..',\n"
     "goes under its last component; a directory is uploaded whole (symlinks leaving it are refused).",
-    exec_opts, sbc_daemon_opts,
+    exec_opts, sbc_job_opts,
     "Plain output: every other step's output (a compile's warnings) on stderr, then the program's\n"
     "stdout and stderr. Exit status: 0 the job ran (whatever the program did), 1 usage error,\n"
     "2 daemon or sandbox failure; with --exit-code program, the program's own status\n"
     "(128+N when signal N killed it; the failed step's status when it never ran).\n",
-    false, NULL};
-
-int sbc_add_limit(json_object *limits, const char *key, const char *val, bool integer) {
-  if (integer) {
-    long v;
-    if (sbo_parse_long(val, 1, __LONG_MAX__, &v) < 0) return -1;
-    json_object_object_add(limits, key, json_object_new_int64(v));
-  } else {
-    double v;
-    if (sbo_parse_double(val, &v) < 0) return -1;
-    json_object_object_add(limits, key, json_object_new_double(v));
-  }
-  return 0;
-}
-
-/* "K=V" into obj; -1 without '=' or with an empty K. */
-static int add_kv(json_object *obj, const char *kv) {
-  const char *eq = strchr(kv, '=');
-  if (!eq || eq == kv) return -1;
-  char key[256];
-  snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-  json_object_object_add(obj, key, json_object_new_string(eq + 1));
-  return 0;
-}
+    false, sbc_daemon_groups};
 
 static void put(const sbc_stream *s, FILE *f) { fwrite(s->data, 1, s->len, f); }
 
@@ -126,20 +102,10 @@ const char *sbc_toolchain_of(const char *file) {
   return NULL;
 }
 
-typedef struct {
-  json_object *req, *limits, *options, *args, *env, *cargs;
-  sbc_files files;
-  const char *toolchain, *stdin_path;
-  bool json, merge, exit_program, warm;
-} exec_req;
-
 static void exec_req_free(exec_req *e) {
+  sbc_job_fields_free(&e->job);
   json_object_put(e->req);
-  json_object_put(e->limits);
-  json_object_put(e->options);
-  json_object_put(e->args);
   json_object_put(e->env);
-  json_object_put(e->cargs);
   json_object_put(e->files.files);
 }
 
@@ -224,48 +190,15 @@ int sbc_read_job_stdin(const char *stdin_path, json_object *holder, char *err, s
 
 int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
   sbc_ctx g = *g0;
-  exec_req e = {json_object_new_object(), json_object_new_object(), json_object_new_object(), json_object_new_array(),
-                NULL, json_object_new_array(), {json_object_new_array(), 0}, NULL, NULL, false, false, false, false};
+  exec_req e = {.req = json_object_new_object(), .env = json_object_new_object(), .files = {json_object_new_array(), 0}};
+  sbc_job_fields_init(&e.job);
   sbo_parser p;
-  sbo_init(&p, &exec_cmd, argc, argv);
-  e.json = p.json;
-  int k = SBO_END, rc = 0;
-  const char *v;
-  while (rc == 0 && (k = sbo_next(&p, &v)) > 0) {
-    int bad = 0;
-    switch (k) {
-    case O_STDIN: e.stdin_path = v; break;
-    case O_TIME: bad = sbc_add_limit(e.limits, "time_s", v, false); break;
-    case O_CPU: bad = sbc_add_limit(e.limits, "cpu_time_s", v, false); break;
-    case O_MEM: bad = sbc_add_limit(e.limits, "memory_mib", v, true); break;
-    case O_PIDS: bad = sbc_add_limit(e.limits, "pids", v, true); break;
-    case O_OUT: bad = sbc_add_limit(e.limits, "output_bytes", v, true); break;
-    case O_MERGE: e.merge = true; break;
-    case O_WARM: e.warm = true; break;
-    case O_ENV:
-      if (!e.env) e.env = json_object_new_object();
-      bad = add_kv(e.env, v);
-      break;
-    case O_JSON: e.json = true; break;
-    case O_EXIT:
-      e.exit_program = !strcmp(v, "program");
-      bad = !e.exit_program && strcmp(v, "job") != 0;
-      break;
-    case O_TC: e.toolchain = v; break;
-    case O_OPTION: bad = add_kv(e.options, v); break;
-    case O_STD: json_object_object_add(e.options, "std", json_object_new_string(v)); break;
-    case O_OPT: json_object_object_add(e.options, "opt", json_object_new_string(v)); break;
-    case O_ARG: json_object_array_add(e.args, json_object_new_string(v)); break;
-    case O_CARG: json_object_array_add(e.cargs, json_object_new_string(v)); break;
-    default: sbc_ctx_apply(&g, k, v);
-    }
-    if (bad) rc = sbo_bad_value(&p, k, v);
-  }
-  if (rc == 0 && k == SBO_STOP) rc = p.status;
-  if (rc != 0 || k == SBO_STOP) {
+  int rc = sbo_parse(&p, &exec_cmd, argc, argv, &e, sbc_ctx_key, &g);
+  e.json = e.json || p.json;
+  if (rc != 0) {
     sbo_done(&p);
     exec_req_free(&e);
-    return rc;
+    return rc < 0 ? 0 : rc;
   }
   char err[PATH_MAX + 256] = "";
   const char *name = exec_cmd.name;
@@ -276,11 +209,12 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
                            p.pos[0]);
     else rc = sbo_usage_error(&p, "needs -- PROGRAM [ARGS...] or --toolchain NAME");
   }
-  else if (e.toolchain && (e.env || e.merge))
+  else if (e.toolchain && (json_object_object_length(e.env) || e.merge))
     rc = sbo_usage_error(&p, "--%s is not available with --toolchain (the toolchain sets the environment and streams)",
-                         e.env ? "env" : "merge-output");
+                         json_object_object_length(e.env) ? "env" : "merge-output");
   else if (!e.toolchain &&
-           (json_object_object_length(e.options) || json_object_array_length(e.args) || json_object_array_length(e.cargs)))
+           (json_object_object_length(e.job.options) || json_object_array_length(e.job.args) ||
+            json_object_array_length(e.job.cargs)))
     rc = sbo_usage_error(&p, "--option, --std, --opt, --arg and --compile-arg need --toolchain");
   for (int i = 0, fr; rc == 0 && i < p.n_pos; i++)
     if ((fr = sbc_files_add(&e.files, p.pos[i], err, sizeof err)) < 0)
@@ -295,20 +229,20 @@ int sbc_exec_main(const sbc_ctx *g0, int argc, char **argv) {
       rc = sbo_fail(name, e.json, SBO_EXIT_FAILURE, "%s", err); /* an input that cannot be read */
   }
   if (rc == 0 && e.toolchain) {
-    for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.args, json_object_new_string(p.rest[i]));
+    for (int i = 0; i < p.n_rest; i++) json_object_array_add(e.job.args, json_object_new_string(p.rest[i]));
     json_object_object_add(req, "toolchain", json_object_new_string(e.toolchain));
-    json_object_object_add(req, "options", json_object_get(e.options));
-    json_object_object_add(req, "args", json_object_get(e.args));
-    if (json_object_array_length(e.cargs)) json_object_object_add(req, "compile_args", json_object_get(e.cargs));
-    json_object_object_add(req, "limits", json_object_get(e.limits));
+    json_object_object_add(req, "options", json_object_get(e.job.options));
+    json_object_object_add(req, "args", json_object_get(e.job.args));
+    if (json_object_array_length(e.job.cargs)) json_object_object_add(req, "compile_args", json_object_get(e.job.cargs));
+    json_object_object_add(req, "limits", json_object_get(e.job.limits));
   } else if (rc == 0) {
     json_object *prog = json_object_new_array();
     for (int i = 0; i < p.n_rest; i++) json_object_array_add(prog, json_object_new_string(p.rest[i]));
     json_object_object_add(step, "name", json_object_new_string("run"));
     json_object_object_add(step, "argv", prog);
-    if (e.env) json_object_object_add(step, "env", json_object_get(e.env));
+    if (json_object_object_length(e.env)) json_object_object_add(step, "env", json_object_get(e.env));
     if (e.merge) json_object_object_add(step, "merge_output", json_object_new_boolean(true));
-    json_object_object_add(step, "limits", json_object_get(e.limits));
+    json_object_object_add(step, "limits", json_object_get(e.job.limits));
     json_object *steps = json_object_new_array();
     json_object_array_add(steps, json_object_get(step));
     json_object_object_add(req, "steps", steps);

@@ -47,6 +47,8 @@ typedef struct {
 enum { SBC_O_SOCKET = 0x7000, SBC_O_NO_AUTOSTART, SBC_O_PROFILE, SBC_O_ENDPOINTS, SBC_O_ANSWER_MARGIN,
        SBC_O_PROBE_TIMEOUT };
 extern const sbo_opt sbc_daemon_opts[];
+/* That group alone as an sbo_cmd.groups (its keys: sbc_ctx_key). */
+extern const sbo_opt *const sbc_daemon_groups[];
 /* --endpoints FILE|LIST (issue 39), its own group: only the commands that
  * may run on a fleet (SBC_CMD_FLEET: the benchmark driver's) list it; its key
  * goes to sbc_ctx_apply too. */
@@ -67,5 +69,7 @@ int sbc_refuse(const sbo_parser *p, const char *opt, const char *cmd, unsigned f
 void sbc_ctx_init(sbc_ctx *ctx);
 /* Apply one of sbc_daemon_opts; false if key is not one of them. */
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val);
+/* The same as sbo_parse's key callback (ctx: the sbc_ctx). */
+int sbc_ctx_key(sbo_parser *p, void *ctx, int key, const char *val);
 
 #endif

@@ -27,16 +27,19 @@ typedef enum {
   SBO_STR,     /* const char *: the value as given */
   SBO_PATH,    /* const char *: a value that is not empty */
   SBO_INT,     /* int or long (by .size): an integer from .min to .max */
-  SBO_DOUBLE,  /* double: a finite number above 0 */
+  SBO_DOUBLE,  /* double: a finite number above 0 (at most .max when it is set) */
+  SBO_NONNEG,  /* double: a finite number from 0 (at most .max when it is set) */
   SBO_FLAG,    /* bool: true (no value) */
   SBO_CLEAR,   /* bool: false (no value; a --no-X) */
   SBO_LIST,    /* const char *[.max] at .at, its count (int or size_t, by .size) at .count_at: appended */
-  SBO_CALL,    /* .call(p, o, value, opts): the odd ones */
+  SBO_WORD,    /* bool: true for .words[0], false for .words[1]; no other word */
+  SBO_CALL,    /* .call(p, o, value, opts): the odd ones; -1 from it: "bad value" said for it */
 } sbo_kind;
 
 struct sbo_parser;
 struct sbo_opt;
-/* An SBO_CALL option: 0, or the exit status of a mistake it reported. */
+/* An SBO_CALL option: 0, the exit status of a mistake it reported, or -1
+ * for a bad value it leaves to its caller to say (p may be NULL: sbo_check). */
 typedef int (*sbo_call_fn)(const struct sbo_parser *p, const struct sbo_opt *o, const char *val, void *opts);
 
 typedef struct sbo_opt {
@@ -51,6 +54,7 @@ typedef struct sbo_opt {
   unsigned char size;  /* sizeof the field (SBO_INT) or of the count (SBO_LIST) */
   long min, max;       /* SBO_INT's range; SBO_LIST's capacity */
   sbo_call_fn call;    /* SBO_CALL */
+  const char *const *words; /* SBO_WORD: {yes, no} */
 } sbo_opt;
 
 /* The field F of options struct T: .at and .size of a declared row,
@@ -72,6 +76,7 @@ typedef struct {
   /* option groups several commands share, declared once each (the daemon's
    * --socket/--no-autostart/--profile, --shard/--shards, ...): NULL-terminated */
   const sbo_opt *const *groups;
+  bool terse; /* a declared bad value is said as "bad value 'V' for --NAME" alone (surgeboxd's words) */
 } sbo_cmd;
 
 #define SBO_MAX_OPTS 64
@@ -137,6 +142,10 @@ int sbo_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, void *op
 /* One declared option's value into opts: 0, or a usage error said through
  * p ("bad value 'x' for --repeat: an integer from 1 to 1000 (see ... --help)"). */
 int sbo_store(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts);
+
+/* The same without a word said (p may be NULL; a config file's keys):
+ * 0, or -1 for a bad value or a full list. */
+int sbo_check(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts);
 
 /* Strict numbers for option values: 0 or -1. */
 int sbo_parse_long(const char *s, long min, long max, long *out);

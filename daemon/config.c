@@ -93,15 +93,6 @@ static int parse_ul(const char *s, unsigned long max, unsigned long *out) {
   return 0;
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !(v >= 0) || v > 1e9) return -1;
-  *out = v;
-  return 0;
-}
-
 static int parse_group(const char *s, gid_t *out) {
   unsigned long v;
   if (parse_ul(s, 0xfffffffe, &v) == 0) {
@@ -114,52 +105,98 @@ static int parse_group(const char *s, gid_t *out) {
   return 0;
 }
 
-/* The options, with their help: the usage is generated from this table (the
- * order here is the order of --help). Config file keys are the same long
- * names, except the command line's own (cli_only). */
-enum { O_SOCKET = 256, O_JOBS, O_QUEUE, O_UID, O_GID, O_LOGJSON, O_GRACE, O_MAXLINE, O_CGROUP, O_STATE, O_READY,
-       O_QUIET, O_TCDIR, O_CACHEDIR, O_CACHEMAX, O_NOCACHE, O_PROFDIR, O_PROFILE, O_UIDRANGE, O_IDLE, O_SGROUP,
-       O_SMODE, O_LOGFILE, O_CONFIG, O_VERSION, O_POOL, O_HTTP, O_HTTP_TOKEN, O_HTTP_LANGS, O_HTTP_WARM,
-       O_HTTP_CONNS, O_HTTP_QUEUE, O_HTTP_BODY, O_HTTP_HEADER, O_HTTP_HTIME, O_HTTP_BTIME, O_HTTP_ITIME, O_HTTP_REQS,
-       O_HTTP_MARGIN };
+/* The odd values (SBO_CALL): -1 for a bad one, said by the caller. */
+static int allow(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p;
+  sbd_config *c = opts;
+  unsigned long v;
+  bool uid = !strcmp(o->name, "allow-uid");
+  size_t *n = uid ? &c->n_allow_uid : &c->n_allow_gid;
+  if (parse_ul(val, 0xfffffffe, &v) < 0 || *n >= SBD_MAX_ALLOW) return -1;
+  if (uid) c->allow_uid[(*n)++] = (uid_t)v;
+  else c->allow_gid[(*n)++] = (gid_t)v;
+  return 0;
+}
+static int socket_group(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  sbd_config *c = opts;
+  c->has_socket_gid = parse_group(val, &c->socket_gid) == 0;
+  c->socket_group = val;
+  return c->has_socket_gid ? 0 : -1;
+}
+static int socket_mode(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  char *end;
+  errno = 0;
+  long m = strtol(val, &end, 8);
+  ((sbd_config *)opts)->socket_mode = (int)m;
+  return errno || end == val || *end || m < 0 || m > 0777 ? -1 : 0;
+}
+static int cgroup_kind(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  return sb_cgroup_kind_parse(val, &((sbd_config *)opts)->runtime.cgroup) < 0 ? -1 : 0;
+}
+static int uid_range(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  sb_runtime_options *r = &((sbd_config *)opts)->runtime;
+  return sb_uid_range_parse(val, &r->uid_first, &r->uid_count) < 0 ? -1 : 0;
+}
+
+/* The options, with their help and where each value goes: the usage is
+ * generated from this table (the order here is the order of --help), the
+ * command line and the config file store through it. Config file keys are
+ * the same long names, except the command line's own (cli_only). */
+enum { O_READY = 256, O_CONFIG, O_VERSION };
+#define AT(F) SBO_AT(sbd_config, F)
+#define SECONDS(F) AT(F), .max = 1000000000
 static const sbo_opt opts[] = {
-    {"socket", O_SOCKET, "PATH", "default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock"},
-    {"socket-group", O_SGROUP, "NAME", "group of the socket file (name or number); its members may connect"},
-    {"socket-mode", O_SMODE, "OCTAL", "mode of the socket file (default 0660; 0666 with --allow-uid/--allow-gid)"},
-    {"jobs", O_JOBS, "N", "sandboxes at once (default: number of CPUs)"},
-    {"max-queue", O_QUEUE, "N", "queued jobs beyond the running ones before 'busy' (default 10000)"},
-    {"allow-uid", O_UID, "UID", "a peer allowed besides the daemon's own uid and root (repeatable)"},
-    {"allow-gid", O_GID, "GID", "peers whose primary group is GID are allowed (repeatable)"},
-    {"log-json", O_LOGJSON, NULL, "log as JSON Lines"},
-    {"log-file", O_LOGFILE, "FILE", "once listening, log to FILE instead of stderr"},
-    {"quiet", O_QUIET, NULL, "warnings and errors only"},
-    {"grace", O_GRACE, "S", "on SIGTERM, how long running jobs may finish (default 30)"},
-    {"idle-timeout", O_IDLE, "S", "exit after S seconds with no client and no job (default 0: never)"},
-    {"max-line", O_MAXLINE, "BYTES", "longest request line"},
-    {"cgroup", O_CGROUP, "KIND", "auto|v2|v1|none"},
-    {"state-dir", O_STATE, "DIR", "leases and state shared with other daemons"},
-    {"toolchains", O_TCDIR, "DIR", "toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)"},
-    {"cache-dir", O_CACHEDIR, "DIR", "compile and detection cache (default /var/cache/surgebox as root)"},
-    {"cache-max-mib", O_CACHEMAX, "N", "compile cache bound (default 4096)"},
-    {"no-cache", O_NOCACHE, NULL, "no compile cache"},
-    {"profiles-dir", O_PROFDIR, "DIR", "where profiles live"},
-    {"profile", O_PROFILE, "NAME", "default root file system of jobs (default host; see surgebox profile)"},
-    {"uid-range", O_UIDRANGE, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)"},
-    {"pool", O_POOL, "N", "prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)"},
-    {"http", O_HTTP, "ADDR:PORT", "also serve HTTP (SandboxFusion's /run_code, /v1/jobs, /metrics) on ADDR:PORT (repeatable; off by default; a non-loopback ADDR needs --http-token-file)"},
-    {"http-token-file", O_HTTP_TOKEN, "FILE", "bearer token HTTP clients must send (mode 600; required for a non-loopback --http)"},
-    {"http-languages", O_HTTP_LANGS, "FILE", "SandboxFusion language values -> toolchains (default: the installed http/languages.json)"},
-    {"http-warm", O_HTTP_WARM, "on|off", "/run_code's Python starts warm where the request allows it (default on)"},
-    {"http-max-connections", O_HTTP_CONNS, "N", "open HTTP connections (default 1024; more are closed at accept)"},
-    {"http-max-queue", O_HTTP_QUEUE, "N", "HTTP requests waiting or running before 503 + Retry-After (default 1024)"},
-    {"http-max-body-bytes", O_HTTP_BODY, "BYTES", "largest HTTP request body (default 67108864; larger: 413)"},
-    {"http-max-header-bytes", O_HTTP_HEADER, "BYTES", "largest request line + headers (default 32768; larger: 431)"},
-    {"http-header-timeout", O_HTTP_HTIME, "S", "a request's headers must arrive within S seconds (default 10)"},
-    {"http-body-timeout", O_HTTP_BTIME, "S", "a request's body must arrive within S seconds (default 60)"},
-    {"http-idle-timeout", O_HTTP_ITIME, "S", "an idle keep-alive HTTP connection is closed after S seconds (default 75)"},
-    {"http-max-requests", O_HTTP_REQS, "N", "requests per HTTP connection, then Connection: close (default 10000)"},
-    {"http-start-margin", O_HTTP_MARGIN, "S", "/run_code not started within compile + run timeouts + S: 504 (default 30)"},
-    {"ready-fd", O_READY, "FD", "write \"ready\\n\" to FD once listening (not in a config file)"},
+    {"socket", 0, "PATH", "default /run/surgebox/surgebox.sock as root, else $XDG_RUNTIME_DIR/surgebox.sock", SBO_STR, AT(socket_path)},
+    {"socket-group", 0, "NAME", "group of the socket file (name or number); its members may connect", SBO_CALL, .call = socket_group},
+    {"socket-mode", 0, "OCTAL", "mode of the socket file (default 0660; 0666 with --allow-uid/--allow-gid)", SBO_CALL, .call = socket_mode},
+    {"jobs", 0, "N", "sandboxes at once (default: number of CPUs)", SBO_INT, AT(jobs), .min = 1, .max = 4096},
+    {"max-queue", 0, "N", "queued jobs beyond the running ones before 'busy' (default 10000)", SBO_INT, AT(max_queue), .max = 100000000},
+    {"allow-uid", 0, "UID", "a peer allowed besides the daemon's own uid and root (repeatable)", SBO_CALL, .call = allow},
+    {"allow-gid", 0, "GID", "peers whose primary group is GID are allowed (repeatable)", SBO_CALL, .call = allow},
+    {"log-json", 0, NULL, "log as JSON Lines", SBO_FLAG, AT(log_json)},
+    {"log-file", 0, "FILE", "once listening, log to FILE instead of stderr", SBO_STR, AT(log_file)},
+    {"quiet", 0, NULL, "warnings and errors only", SBO_FLAG, AT(quiet)},
+    {"grace", 0, "S", "on SIGTERM, how long running jobs may finish (default 30)", SBO_NONNEG, SECONDS(grace_s)},
+    {"idle-timeout", 0, "S", "exit after S seconds with no client and no job (default 0: never)", SBO_NONNEG, SECONDS(idle_timeout_s)},
+    {"max-line", 0, "BYTES", "longest request line", SBO_INT, AT(max_line), .min = 1024, .max = (long)(SBP_DEFAULT_MAX_LINE * 16)},
+    {"cgroup", 0, "KIND", "auto|v2|v1|none", SBO_CALL, .call = cgroup_kind},
+    {"state-dir", 0, "DIR", "leases and state shared with other daemons", SBO_STR, AT(runtime.state_dir)},
+    {"toolchains", 0, "DIR", "toolchain files (default $SURGEBOX_TOOLCHAINS, else the installed ones)", SBO_STR, AT(toolchains_dir)},
+    {"cache-dir", 0, "DIR", "compile and detection cache (default /var/cache/surgebox as root)", SBO_STR, AT(cache_dir)},
+    {"cache-max-mib", 0, "N", "compile cache bound (default 4096)", SBO_INT, AT(cache_max_mib), .min = 1, .max = 1L << 30},
+    {"no-cache", 0, NULL, "no compile cache", SBO_FLAG, AT(no_cache)},
+    {"profiles-dir", 0, "DIR", "where profiles live", SBO_STR, AT(profiles_dir)},
+    {"profile", 0, "NAME", "default root file system of jobs (default host; see surgebox profile)", SBO_STR, AT(profile)},
+    {"uid-range", 0, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)", SBO_CALL, .call = uid_range},
+    {"pool", 0, "N", "prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)",
+     SBO_INT, AT(runtime.pool), .max = 1024},
+    {"http", 0, "ADDR:PORT", "also serve HTTP (SandboxFusion's /run_code, /v1/jobs, /metrics) on ADDR:PORT (repeatable; off by default; a non-loopback ADDR needs --http-token-file)",
+     SBO_LIST, SBO_LIST_AT(sbd_config, http.listen, http.n_listen)},
+    {"http-token-file", 0, "FILE", "bearer token HTTP clients must send (mode 600; required for a non-loopback --http)", SBO_STR, AT(http.token_file)},
+    {"http-languages", 0, "FILE", "SandboxFusion language values -> toolchains (default: the installed http/languages.json)", SBO_STR, AT(http.languages_file)},
+    {"http-warm", 0, "on|off", "/run_code's Python starts warm where the request allows it (default on)", SBO_WORD,
+     AT(http.warm), .words = (const char *const[]){"on", "off"}},
+    {"http-max-connections", 0, "N", "open HTTP connections (default 1024; more are closed at accept)", SBO_INT,
+     AT(http.limits.max_connections), .min = 1, .max = 1000000},
+    {"http-max-queue", 0, "N", "HTTP requests waiting or running before 503 + Retry-After (default 1024)", SBO_INT,
+     AT(http.limits.max_queue), .min = 1, .max = 100000000},
+    {"http-max-body-bytes", 0, "BYTES", "largest HTTP request body (default 67108864; larger: 413)", SBO_INT,
+     AT(http.limits.max_body_bytes), .min = 1024, .max = 1L << 30},
+    {"http-max-header-bytes", 0, "BYTES", "largest request line + headers (default 32768; larger: 431)", SBO_INT,
+     AT(http.limits.max_header_bytes), .min = 1024, .max = 1L << 20},
+    {"http-header-timeout", 0, "S", "a request's headers must arrive within S seconds (default 10)", SBO_DOUBLE, SECONDS(http.limits.header_timeout_s)},
+    {"http-body-timeout", 0, "S", "a request's body must arrive within S seconds (default 60)", SBO_DOUBLE, SECONDS(http.limits.body_timeout_s)},
+    {"http-idle-timeout", 0, "S", "an idle keep-alive HTTP connection is closed after S seconds (default 75)", SBO_DOUBLE,
+     SECONDS(http.limits.idle_timeout_s)},
+    {"http-max-requests", 0, "N", "requests per HTTP connection, then Connection: close (default 10000)", SBO_INT,
+     AT(http.limits.max_requests_per_conn), .min = 1, .max = 100000000},
+    {"http-start-margin", 0, "S", "/run_code not started within compile + run timeouts + S: 504 (default 30)", SBO_NONNEG,
+     SECONDS(http.limits.start_margin_s)},
+    {"ready-fd", O_READY, "FD", "write \"ready\\n\" to FD once listening (not in a config file)", SBO_INT, AT(ready_fd), .max = 65535},
     {"config", O_CONFIG, "FILE", "read settings from FILE (default " SBD_SYSTEM_CONFIG " if it exists)"},
     {"version", O_VERSION, NULL, "print the version and exit"},
     {NULL, 0, NULL, NULL}};
@@ -172,78 +209,8 @@ static const sbo_cmd cmd = {
               "true or false); flags given on the command line override it.\n"
               "Signals: SIGHUP detects toolchains again; SIGTERM/SIGINT drain and exit.\n"
               "Exit status: 0 stopped cleanly, 1 usage error, 2 could not start.\n",
+    .terse = true,
 };
-
-/* One option's value into c: 0, or 1 for a bad value. */
-static int apply(sbd_config *c, int o, const char *arg) {
-  unsigned long v = 0;
-  bool bad = false;
-  switch (o) {
-  case O_SOCKET: c->socket_path = arg; break;
-  case O_JOBS: bad = parse_ul(arg, 4096, &v) < 0 || v == 0; c->jobs = (int)v; break;
-  case O_QUEUE: bad = parse_ul(arg, 100000000, &v) < 0; c->max_queue = v; break;
-  case O_UID:
-    bad = parse_ul(arg, 0xfffffffe, &v) < 0 || c->n_allow_uid >= SBD_MAX_ALLOW;
-    if (!bad) c->allow_uid[c->n_allow_uid++] = (uid_t)v;
-    break;
-  case O_GID:
-    bad = parse_ul(arg, 0xfffffffe, &v) < 0 || c->n_allow_gid >= SBD_MAX_ALLOW;
-    if (!bad) c->allow_gid[c->n_allow_gid++] = (gid_t)v;
-    break;
-  case O_LOGJSON: c->log_json = true; break;
-  case O_GRACE: bad = parse_double(arg, &c->grace_s) < 0; break;
-  case O_MAXLINE: bad = parse_ul(arg, (unsigned long)SBP_DEFAULT_MAX_LINE * 16, &v) < 0 || v < 1024; c->max_line = v; break;
-  case O_CGROUP: bad = sb_cgroup_kind_parse(arg, &c->runtime.cgroup) < 0; break;
-  case O_STATE: c->runtime.state_dir = arg; break;
-  case O_READY: bad = parse_ul(arg, 65535, &v) < 0; c->ready_fd = (int)v; break;
-  case O_QUIET: c->quiet = true; break;
-  case O_TCDIR: c->toolchains_dir = arg; break;
-  case O_CACHEDIR: c->cache_dir = arg; break;
-  case O_CACHEMAX: bad = parse_ul(arg, 1ul << 30, &v) < 0 || v == 0; c->cache_max_mib = v; break;
-  case O_NOCACHE: c->no_cache = true; break;
-  case O_PROFDIR: c->profiles_dir = arg; break;
-  case O_PROFILE: c->profile = arg; break;
-  case O_UIDRANGE: bad = sb_uid_range_parse(arg, &c->runtime.uid_first, &c->runtime.uid_count) < 0; break;
-  case O_IDLE: bad = parse_double(arg, &c->idle_timeout_s) < 0; break;
-  case O_SGROUP:
-    bad = parse_group(arg, &c->socket_gid) < 0;
-    c->has_socket_gid = !bad;
-    c->socket_group = arg;
-    break;
-  case O_SMODE: {
-    char *end;
-    errno = 0;
-    long m = strtol(arg, &end, 8);
-    bad = errno || end == arg || *end || m < 0 || m > 0777;
-    c->socket_mode = (int)m;
-    break;
-  }
-  case O_LOGFILE: c->log_file = arg; break;
-  case O_POOL: bad = parse_ul(arg, 1024, &v) < 0; c->runtime.pool = (int)v; break;
-  case O_HTTP:
-    bad = c->http.n_listen >= SBH_MAX_LISTEN;
-    if (!bad) c->http.listen[c->http.n_listen++] = arg;
-    break;
-  case O_HTTP_TOKEN: c->http.token_file = arg; break;
-  case O_HTTP_LANGS: c->http.languages_file = arg; break;
-  case O_HTTP_WARM:
-    bad = strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0;
-    c->http.warm = strcmp(arg, "on") == 0;
-    break;
-  case O_HTTP_CONNS: bad = parse_ul(arg, 1000000, &v) < 0 || v == 0; c->http.limits.max_connections = v; break;
-  case O_HTTP_QUEUE: bad = parse_ul(arg, 100000000, &v) < 0 || v == 0; c->http.limits.max_queue = v; break;
-  case O_HTTP_BODY: bad = parse_ul(arg, 1ul << 30, &v) < 0 || v < 1024; c->http.limits.max_body_bytes = v; break;
-  case O_HTTP_HEADER: bad = parse_ul(arg, 1ul << 20, &v) < 0 || v < 1024; c->http.limits.max_header_bytes = v; break;
-  case O_HTTP_HTIME: bad = parse_double(arg, &c->http.limits.header_timeout_s) < 0 || !(c->http.limits.header_timeout_s > 0); break;
-  case O_HTTP_BTIME: bad = parse_double(arg, &c->http.limits.body_timeout_s) < 0 || !(c->http.limits.body_timeout_s > 0); break;
-  case O_HTTP_ITIME: bad = parse_double(arg, &c->http.limits.idle_timeout_s) < 0 || !(c->http.limits.idle_timeout_s > 0); break;
-  case O_HTTP_REQS: bad = parse_ul(arg, 100000000, &v) < 0 || v == 0; c->http.limits.max_requests_per_conn = v; break;
-  case O_HTTP_MARGIN: bad = parse_double(arg, &c->http.limits.start_margin_s) < 0; break;
-  case O_CONFIG: break; /* read before everything else */
-  case O_VERSION: break; /* answered while the command line is read */
-  }
-  return bad ? 1 : 0;
-}
 
 static bool cli_only(int key) { return key == O_CONFIG || key == O_VERSION || key == O_READY; }
 
@@ -302,7 +269,7 @@ static int read_config(sbd_config *c, const sbo_parser *p, const char *path, boo
       bool on = !val || !strcmp(val, "true") || !strcmp(val, "yes") || !strcmp(val, "1");
       bool off = val && (!strcmp(val, "false") || !strcmp(val, "no") || !strcmp(val, "0"));
       if (!on && !off) rc = sbo_usage_error(p, "%s:%d: %s takes true or false, not '%s'", path, lineno, key, val);
-      else if (on) apply(c, o->key, NULL);
+      else if (on) sbo_check(p, o, NULL, c);
       continue;
     }
     if (!val || !*val) {
@@ -312,7 +279,7 @@ static int read_config(sbd_config *c, const sbo_parser *p, const char *path, boo
     char *keep = conf_text + len;
     memcpy(keep, val, strlen(val) + 1);
     len += strlen(val) + 1;
-    if (apply(c, o->key, keep) != 0) rc = sbo_usage_error(p, "%s:%d: bad value '%s' for %s", path, lineno, val, key);
+    if (sbo_check(p, o, keep, c) != 0) rc = sbo_usage_error(p, "%s:%d: bad value '%s' for %s", path, lineno, val, key);
   }
   fclose(f);
   if (!conf_text) return sbo_fail(cmd.name, false, SBO_EXIT_FAILURE, "out of memory reading %s", path);
@@ -320,39 +287,31 @@ static int read_config(sbd_config *c, const sbo_parser *p, const char *path, boo
   return rc;
 }
 
-/* The command line is read first (--help, --version and mistakes answered
- * before any file is opened), then the config file, then the flags applied
- * over it in their order. */
+/* --config and --version: the command line's own. */
+static int own_key(sbo_parser *p, void *arg, int key, const char *val) {
+  (void)p;
+  if (key == O_CONFIG) *(const char **)arg = val;
+  if (key == O_VERSION) printf("surgeboxd %s\n", SURGEBOX_VERSION);
+  return key == O_VERSION ? -1 : 0;
+}
+
+/* The command line is read first, into a scratch copy (--help, --version
+ * and mistakes answered before any file is opened), then the config file,
+ * then the flags applied over it in their order. */
 int sbd_config_parse(sbd_config *c, int argc, char **argv) {
   /* The daemon's own uid and root are always allowed. */
   c->allow_uid[c->n_allow_uid++] = geteuid();
   if (geteuid() != 0) c->allow_uid[c->n_allow_uid++] = 0;
-  int *keys = calloc((size_t)argc + 1, sizeof *keys);
-  const char **vals = calloc((size_t)argc + 1, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    return sbo_fail(cmd.name, false, SBO_EXIT_FAILURE, "out of memory");
-  }
+  sbd_config scratch = *c;
+  const char *conf = NULL;
   sbo_parser p;
-  sbo_init(&p, &cmd, argc, argv);
-  int n = 0, k, rc = 0;
-  const char *val, *conf = NULL;
-  while ((k = sbo_next(&p, &val)) > 0) {
-    if (k == O_VERSION) {
-      printf("surgeboxd %s\n", SURGEBOX_VERSION);
-      break;
-    }
-    if (k == O_CONFIG) conf = val;
-    keys[n] = k;
-    vals[n++] = val;
-  }
-  if (k == SBO_STOP) rc = p.status == SBO_EXIT_OK ? -1 : p.status;
-  else if (k == O_VERSION) rc = -1;
-  else rc = sbo_no_args(&p);
+  int rc = sbo_parse(&p, &cmd, argc, argv, &scratch, own_key, &conf);
+  if (rc == 0) rc = sbo_no_args(&p);
   if (rc == 0) rc = read_config(c, &p, conf ? conf : SBD_SYSTEM_CONFIG, conf != NULL);
-  for (int i = 0; rc == 0 && i < n; i++)
-    if (apply(c, keys[i], vals[i]) != 0) rc = sbo_bad_value(&p, keys[i], vals[i]);
+  if (rc == 0) {
+    sbo_done(&p);
+    rc = sbo_parse(&p, &cmd, argc, argv, c, NULL, NULL); /* checked above: only a list the file filled can be full */
+  }
   /* Checked before the daemon opens anything: a descriptor it did not
    * inherit would be one of its own by the time it writes "ready" and
    * closes it (a slot's cgroup.procs: jobs then failed to join it). */
@@ -364,7 +323,5 @@ int sbd_config_parse(sbd_config *c, int argc, char **argv) {
       (void)fcntl(c->ready_fd, F_SETFD, FD_CLOEXEC); /* not the spawner's, the zygote's or a job's */
   }
   sbo_done(&p);
-  free(keys);
-  free(vals);
   return rc;
 }

@@ -483,16 +483,37 @@ static int shard_filter(const sbr_shard *sh, const char *in, const char *out, ba
   return rc;
 }
 
-enum { O_OUT = 256, O_CONCURRENCY, O_INTERVAL, O_ORDER, O_RETRY, O_BRIEF, O_FIELDS, O_WARM };
+typedef struct {
+  const char *in, *out;
+  long concurrency;
+  double interval;
+  bool retry_failed, by_input, warm;
+  sbr_shard shard;
+  sbr_batch_shape shape;
+} batch_opts_t;
+
+/* --fields LIST, once */
+static int fields(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)o;
+  batch_opts_t *b = opts;
+  char err[300];
+  if (b->shape.fields) return sbo_usage_error(p, "--fields once, with every field in it");
+  if (sbr_batch_shape_fields(&b->shape, val, err, sizeof err) < 0) return sbo_usage_error(p, "%s", err);
+  return 0;
+}
+
+#define AT(F) SBO_AT(batch_opts_t, F)
 static const sbo_opt batch_opts[] = {
-    {"out", O_OUT, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes"},
-    {"concurrency", O_CONCURRENCY, "N", "requests in flight, 1-4096 (default: the CPUs)"},
-    {"order", O_ORDER, "input|completion", "order of the answers (default completion)"},
-    {"retry-failed", O_RETRY, NULL, "rerun requests a resumed run answered with a failure"},
-    {"brief", O_BRIEF, NULL, "steps without `enforced` and `limits` (the same on every line)"},
-    {"fields", O_FIELDS, "LIST", "only these answer fields (NAME or steps.NAME; id, line, type, status always)"},
-    {"warm", O_WARM, NULL, "\"warm\": true in every request that does not say (Python from warm interpreters)"},
-    {"progress-interval", O_INTERVAL, "S", NULL}, /* hidden: for tests */
+    {"out", 0, "OUT.jsonl", "answers there (default stdout); an interrupted run resumes", SBO_STR, AT(out)},
+    {"concurrency", 0, "N", "requests in flight, 1-4096 (default: the CPUs)", SBO_INT, AT(concurrency), .min = 1, .max = 4096},
+    {"order", 0, "input|completion", "order of the answers (default completion)", SBO_WORD, AT(by_input),
+     .words = (const char *const[]){"input", "completion"}},
+    {"retry-failed", 0, NULL, "rerun requests a resumed run answered with a failure", SBO_FLAG, AT(retry_failed)},
+    {"brief", 0, NULL, "steps without `enforced` and `limits` (the same on every line)", SBO_FLAG, AT(shape.brief)},
+    {"fields", 0, "LIST", "only these answer fields (NAME or steps.NAME; id, line, type, status always)", SBO_CALL,
+     .call = fields},
+    {"warm", 0, NULL, "\"warm\": true in every request that does not say (Python from warm interpreters)", SBO_FLAG, AT(warm)},
+    {"progress-interval", 0, "S", NULL, SBO_DOUBLE, AT(interval)}, /* hidden: for tests */
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd batch_cmd = {
     "surgebox batch", "IN.jsonl [options]",
@@ -503,49 +524,13 @@ static const sbo_cmd batch_cmd = {
     "internal_error, toolchain_missing, the daemon's own error), 130 interrupted\n",
     false, sbr_shardable_groups};
 
-typedef struct {
-  const char *in, *out;
-  long concurrency;
-  double interval;
-  bool retry_failed, by_input, warm;
-  sbr_shard shard;
-  sbr_batch_shape shape;
-} batch_opts_t;
-
-static int option(sbo_parser *p, void *arg, int k, const char *v) {
-  batch_opts_t *o = arg;
-  switch (k) {
-  case O_OUT: o->out = v; break;
-  case O_CONCURRENCY:
-    if (sbo_parse_long(v, 1, 4096, &o->concurrency) < 0) return sbo_bad_value(p, k, v);
-    break;
-  case O_INTERVAL:
-    if (sbo_parse_double(v, &o->interval) < 0) return sbo_bad_value(p, k, v);
-    break;
-  case O_ORDER:
-    o->by_input = !strcmp(v, "input");
-    if (!o->by_input && strcmp(v, "completion") != 0) return sbo_bad_value(p, k, v);
-    break;
-  case O_RETRY: o->retry_failed = true; break;
-  case O_WARM: o->warm = true; break;
-  case O_BRIEF: o->shape.brief = true; break;
-  case O_FIELDS: {
-    char err[300];
-    if (o->shape.fields) return sbo_usage_error(p, "--fields once, with every field in it");
-    if (sbr_batch_shape_fields(&o->shape, v, err, sizeof err) < 0) return sbo_usage_error(p, "%s", err);
-    break;
-  }
-  }
-  return 0;
-}
-
 /* 0 parsed; -1 after --help; else the exit status of a mistake. */
 static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
   memset(o, 0, sizeof *o);
   o->concurrency = sysconf(_SC_NPROCESSORS_ONLN);
   sbr_run_opts run = {0};
   sbo_parser p;
-  int rc = sbr_parse(&p, &batch_cmd, argc, argv, ctx, &run, option, o);
+  int rc = sbr_parse(&p, &batch_cmd, argc, argv, ctx, &run, NULL, o);
   if (rc == 0 && (p.n_pos != 1 || p.dashdash))
     rc = sbo_usage_error(&p, p.n_pos ? "one IN.jsonl, not several" : "IN.jsonl is required");
   if (rc == 0) o->in = p.pos[0];

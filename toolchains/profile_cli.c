@@ -16,19 +16,40 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { O_DIR = 1000, O_MIRROR, O_DEFS, O_FORCE, O_QUIET, O_JSON, O_QUICK, O_G_SOCKET, O_G_NO_AUTOSTART, O_G_PROFILE };
+/* What the options set. */
+typedef struct {
+  const char *dir, *mirror, *defs;
+  bool force, quiet, json, quick;
+} profile_args;
+
+static int refuse_global(const char *opt) {
+  fprintf(stderr,
+          "surgebox profile: %s does not apply to 'profile' (it works on local root file systems and talks to no "
+          "daemon); drop it\n",
+          opt);
+  return 1;
+}
+/* A global option: refused with the reason (the parse stops). */
+static int refuse_row(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)val, (void)opts;
+  char opt[32];
+  snprintf(opt, sizeof opt, "--%s", o->name);
+  return refuse_global(opt);
+}
+
+#define AT(F) SBO_AT(profile_args, F)
 static const sbo_opt profile_opts[] = {
-    {"dir", O_DIR, "PATH", "where profiles live (default below)"},
-    {"mirror", O_MIRROR, "URL", "create: the package mirror (default: the machine's apt configuration)"},
-    {"defs", O_DEFS, "DIR", "create: where definitions (NAME.json) are read (default below)"},
-    {"force", O_FORCE, NULL, "create: replace an existing profile"},
-    {"quiet", O_QUIET, NULL, "create: no progress"},
-    {"json", O_JSON, NULL, "list: as JSON"},
-    {"quick", O_QUICK, NULL, "verify: sizes and modes only, not every file's hash"},
+    {"dir", 0, "PATH", "where profiles live (default below)", SBO_STR, AT(dir)},
+    {"mirror", 0, "URL", "create: the package mirror (default: the machine's apt configuration)", SBO_STR, AT(mirror)},
+    {"defs", 0, "DIR", "create: where definitions (NAME.json) are read (default below)", SBO_STR, AT(defs)},
+    {"force", 0, NULL, "create: replace an existing profile", SBO_FLAG, AT(force)},
+    {"quiet", 0, NULL, "create: no progress", SBO_FLAG, AT(quiet)},
+    {"json", 0, NULL, "list: as JSON", SBO_FLAG, AT(json)},
+    {"quick", 0, NULL, "verify: sizes and modes only, not every file's hash", SBO_FLAG, AT(quick)},
     /* the global options, hidden: refused with the reason (profile talks to no daemon) */
-    {"socket", O_G_SOCKET, "PATH", NULL},
-    {"no-autostart", O_G_NO_AUTOSTART, NULL, NULL},
-    {"profile", O_G_PROFILE, "NAME", NULL},
+    {"socket", 0, "PATH", NULL, SBO_CALL, .call = refuse_row},
+    {"no-autostart", 0, NULL, NULL, SBO_CALL, .call = refuse_row},
+    {"profile", 0, "NAME", NULL, SBO_CALL, .call = refuse_row},
     {NULL, 0, NULL, NULL}};
 
 /* "--socket" when arg is one of the global options (--socket, --socket=P, ...), else NULL. */
@@ -41,13 +62,6 @@ static const char *global_option(const char *arg) {
   return NULL;
 }
 
-static int refuse_global(const char *opt) {
-  fprintf(stderr,
-          "surgebox profile: %s does not apply to 'profile' (it works on local root file systems and talks to no "
-          "daemon); drop it\n",
-          opt);
-  return 1;
-}
 static char profile_footer[1024];
 static const sbo_cmd profile_cmd = {
     "surgebox profile",
@@ -245,32 +259,14 @@ int sbf_profile_main(int argc, char **argv) {
   }
   if (global_option(argv[1])) return refuse_global(global_option(argv[1]));
   const char *cmd = argv[1];
-  const char *dir = NULL, *mirror = NULL, *defs = NULL;
-  bool force = false, quiet = false, json = false, quick = false;
+  profile_args o = {0};
   /* the subcommand plays argv[0] */
   sbo_parser p;
   fill_footer();
-  sbo_init(&p, &profile_cmd, argc - 1, argv + 1);
-  int c;
-  const char *v;
-  const char *refused = NULL;
-  while (!refused && (c = sbo_next(&p, &v)) > 0) {
-    switch (c) {
-    case O_G_SOCKET: refused = "--socket"; break;
-    case O_G_NO_AUTOSTART: refused = "--no-autostart"; break;
-    case O_G_PROFILE: refused = "--profile"; break;
-    case O_DIR: dir = v; break;
-    case O_MIRROR: mirror = v; break;
-    case O_DEFS: defs = v; break;
-    case O_FORCE: force = true; break;
-    case O_QUIET: quiet = true; break;
-    case O_JSON: json = true; break;
-    case O_QUICK: quick = true; break;
-    }
-  }
+  int rc = sbo_parse(&p, &profile_cmd, argc - 1, argv + 1, &o, NULL, NULL);
   sbo_done(&p);
-  if (refused) return refuse_global(refused);
-  if (c == SBO_STOP) return p.status;
+  if (rc) return rc < 0 ? 0 : rc;
+  const char *dir = o.dir, *defs = o.defs;
   /* run NAME -- COMMAND...: the command after "--" (or the positionals after NAME) */
   int rest = p.n_pos;
   char **args = p.pos;
@@ -286,7 +282,7 @@ int sbf_profile_main(int argc, char **argv) {
   }
   if (strcmp(cmd, "list") == 0) {
     if (rest != 0) return sbo_usage_error(&p, "list takes no NAME");
-    return cmd_list(dir, json);
+    return cmd_list(dir, o.json);
   }
   if (strcmp(cmd, "create") && strcmp(cmd, "show") && strcmp(cmd, "delete") && strcmp(cmd, "verify")) {
     static const char *const subs[] = {"create", "list", "show", "verify", "delete", "run"};
@@ -297,14 +293,14 @@ int sbf_profile_main(int argc, char **argv) {
   if (rest != 1) return sbo_usage_error(&p, "%s takes one NAME", cmd);
   const char *name = args[0];
   if (strcmp(cmd, "create") == 0) {
-    sbf_create_opts o = {.dir = dir, .defs = defs, .mirror = mirror, .force = force, .quiet = quiet};
+    sbf_create_opts co = {.dir = dir, .defs = defs, .mirror = o.mirror, .force = o.force, .quiet = o.quiet};
     char err[SBF_ERR_MAX * 2];
-    int rc = sbf_profile_create(name, &o, err, sizeof err);
+    rc = sbf_profile_create(name, &co, err, sizeof err);
     if (rc) fprintf(stderr, "surgebox profile create: %s\n", err);
     return rc ? 2 : 0;
   }
   if (strcmp(cmd, "show") == 0) return cmd_show(dir, name);
   if (strcmp(cmd, "delete") == 0) return cmd_delete(dir, name);
-  if (strcmp(cmd, "verify") == 0) return cmd_verify(dir, name, quick);
+  if (strcmp(cmd, "verify") == 0) return cmd_verify(dir, name, o.quick);
   return sbo_usage_error(&p, "unknown subcommand '%s'", cmd);
 }

@@ -8,20 +8,45 @@
 
 #include "eval_run.h"
 
+/* What the options set (--execute's are eval_execute.c's). */
+typedef struct {
+  const char *data, *preds, *items, *by;
+  bool json, strict, fl_extract, refs_given;
+  const char **refs; /* argc + 1 entries */
+  int nrefs;
+} eval_args;
+
+static int add_reference(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)p, (void)o;
+  eval_args *a = opts;
+  a->refs[a->nrefs++] = val;
+  a->refs_given = true;
+  return 0;
+}
+/* --execute, --subset, --jobs: eval --execute's (cli/surgebox.c sends it there) */
+static int not_here(const sbo_parser *p, const sbo_opt *o, const char *val, void *opts) {
+  (void)o, (void)val, (void)opts;
+  return sbo_usage_error(p, "--execute, --subset and --jobs go together");
+}
+
+#define AT(F) SBO_AT(eval_args, F)
 const sbo_opt sbe_eval_opts[] = {
-    {"references", SBE_O_REFS, "FILE...", "SURGE dataset files (lists of items; subset from each item's category)"},
-    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json (with --execute: the data to run)"},
+    {"references", SBE_O_REFS, "FILE...", "SURGE dataset files (lists of items; subset from each item's category)", SBO_CALL,
+     .call = add_reference},
+    {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json (with --execute: the data to run)", SBO_STR, AT(data)},
     {"predictions", SBE_O_PREDS, "FILE", "JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}, "
-     "or SURGE's layout (items with one extra key per model)"},
-    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}"},
-    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table"},
-    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)"},
-    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)"},
-    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)"},
-    {"subset", SBE_O_SUBSET, "LIST", "with --execute: the subsets to run (default all)"},
-    {"jobs", SBE_O_JOBS, "N", "with --execute: jobs in flight"},
+     "or SURGE's layout (items with one extra key per model)", SBO_STR, AT(preds)},
+    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}", SBO_STR, AT(items)},
+    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table", SBO_FLAG, AT(json)},
+    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)", SBO_STR, AT(by)},
+    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)", SBO_FLAG,
+     AT(fl_extract)},
+    {"execute", SBE_O_EXECUTE, NULL, "score against references regenerated right then (runs the items)", SBO_CALL,
+     .call = not_here},
+    {"subset", SBE_O_SUBSET, "LIST", "with --execute: the subsets to run (default all)", SBO_CALL, .call = not_here},
+    {"jobs", SBE_O_JOBS, "N", "with --execute: jobs in flight", SBO_CALL, .call = not_here},
     {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
-     "excluded: with --execute, an item not regenerated) or nothing was"},
+     "excluded: with --execute, an item not regenerated) or nothing was", SBO_FLAG, AT(strict)},
     {NULL, 0, NULL, NULL}};
 const sbo_cmd sbe_eval_cmd = {"surgebox eval",
                               "(--references FILE... | --data DIR) --predictions FILE [options]\n"
@@ -30,37 +55,22 @@ const sbo_cmd sbe_eval_cmd = {"surgebox eval",
                               sbe_eval_opts, NULL, NULL, false, NULL};
 
 int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
+  (void)ctx;
   sbe_run run = {0};
-  const char *data = NULL, *preds = NULL, *items = NULL, *by = NULL;
-  int json = 0, strict = 0, nrefs = 0, status = 1; /* usage error until the arguments are good */
-  const char **refs = calloc((size_t)argc + 1, sizeof *refs);
-  if (!refs) return 2;
+  eval_args a = {.refs = calloc((size_t)argc + 1, sizeof *a.refs)};
+  if (!a.refs) return 2;
   sbo_parser p;
-  sbo_init(&p, &sbe_eval_cmd, argc, argv);
-  int k;
-  const char *v;
-  bool refs_given = false;
-  while ((k = sbo_next(&p, &v)) > 0) {
-    switch (k) {
-    case SBE_O_REFS: refs[nrefs++] = v, refs_given = true; break;
-    case SBE_O_DATA: data = v; break;
-    case SBE_O_PREDS: preds = v; break;
-    case SBE_O_ITEMS: items = v; break;
-    case SBE_O_BY: by = v; break;
-    case SBE_O_JSON: json = 1; break;
-    case SBE_O_STRICT: strict = 1; break;
-    case SBE_O_FL: run.options |= SBE_SCORE_FL_EXTRACT; break;
-    default: k = SBO_STOP, p.status = sbo_usage_error(&p, "--execute, --subset and --jobs go together"); break;
-    }
-    if (k == SBO_STOP) break;
-  }
+  int rc = sbo_parse(&p, &sbe_eval_cmd, argc, argv, &a, NULL, NULL);
   /* --references A B C: the files after the first are positionals */
-  if (k != SBO_STOP && p.n_pos && !refs_given) p.status = sbo_usage_error(&p, "unexpected argument '%s'", p.pos[0]);
-  else if (k != SBO_STOP && p.dashdash) p.status = sbo_usage_error(&p, "unexpected '--'");
-  for (int i = 0; k != SBO_STOP && i < p.n_pos; i++) refs[nrefs++] = p.pos[i];
-  status = p.status;
+  if (rc == 0 && p.n_pos && !a.refs_given) rc = sbo_usage_error(&p, "unexpected argument '%s'", p.pos[0]);
+  else if (rc == 0 && p.dashdash) rc = sbo_usage_error(&p, "unexpected '--'");
+  for (int i = 0; rc == 0 && i < p.n_pos; i++) a.refs[a.nrefs++] = p.pos[i];
   sbo_done(&p);
-  if (k == SBO_STOP || status) goto out;
+  const char *data = a.data, *preds = a.preds, *items = a.items, *by = a.by, **refs = a.refs;
+  int nrefs = a.nrefs, status = rc < 0 ? 0 : rc; /* -1: after --help */
+  bool json = a.json, strict = a.strict;
+  if (a.fl_extract) run.options |= SBE_SCORE_FL_EXTRACT;
+  if (rc != 0) goto out;
   status = 1;
   if ((nrefs == 0) == (data == NULL) || !preds || (items && !*items) || (data && !*data) || !*preds) {
     fprintf(stderr, "surgebox eval: give --references FILE... or --data DIR, and --predictions FILE (see surgebox eval --help)\n");
@@ -86,7 +96,7 @@ int sbe_eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   status = fflush(stdout) == 0 ? 0 : 2;
   if (!status && strict) status = sbe_strict_status(&run, "eval", stderr);
 out:
-  free(refs);
+  free(a.refs);
   sbe_run_free(&run);
   return status;
 }

@@ -3,6 +3,7 @@
 #include "../check.h"
 #include "cliopt.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,8 @@ typedef struct {
   const char *out, *data;
   int repeat;
   long max_bytes;
-  double limit;
-  bool warm, mimic;
+  double limit, grace, wait;
+  bool warm, mimic, on;
   const char *verify[2];
   size_t n_verify;
   const char *files[3];
@@ -32,6 +33,12 @@ static int set_mode(const sbo_parser *p, const sbo_opt *o, const char *val, void
   return 0;
 }
 
+/* SBO_CALL: "x" only; -1 leaves the words to the parser */
+static int pick(const sbo_parser *p, const sbo_opt *o, const char *val, void *arg) {
+  (void)p, (void)o, (void)arg;
+  return strcmp(val, "x") ? -1 : 0;
+}
+
 enum { O_OUT = 256, O_DATA, O_REPEAT, O_BYTES, O_LIMIT, O_WARM, O_NO_MIMIC, O_VERIFY, O_FILE, O_MODE, O_BENCH, O_OWN };
 static const sbo_opt table[] = {
     {"out", O_OUT, "FILE", "where", SBO_STR, SBO_AT(opts, out)},
@@ -44,10 +51,18 @@ static const sbo_opt table[] = {
     {"verify", O_VERIFY, "FILE", "repeatable", SBO_LIST, SBO_LIST_AT(opts, verify, n_verify)},
     {"file", 0, "F", "repeatable", SBO_LIST, SBO_LIST_AT(opts, files, n_files)},
     {"mode", O_MODE, "a|b", "a mode", SBO_CALL, .call = set_mode},
+    {"grace", 0, "S", "from 0", SBO_NONNEG, SBO_AT(opts, grace), .max = 100},
+    {"wait", 0, "S", "above 0, at most 9", SBO_DOUBLE, SBO_AT(opts, wait), .max = 9},
+    {"pick", 0, "x", "x only", SBO_CALL, .call = pick},
+    {"switch", 0, "on|off", "a word", SBO_WORD, SBO_AT(opts, on), .words = (const char *const[]){"on", "off"}},
+    {"big", 0, "N", "from 2, no bound", SBO_INT, SBO_AT(opts, max_bytes), .min = 2, .max = LONG_MAX},
     {"benchmark", O_BENCH, "x", NULL, SBO_SKIP},
     {"own", O_OWN, "V", "the command's own code's"},
     {NULL, 0, NULL, NULL}};
 static const sbo_cmd cmd = {"surgebox t", "[options]", "a test", table, NULL, NULL, false, NULL};
+/* the same table in surgeboxd's terse words */
+static const sbo_cmd terse = {"surgebox t", "[options]", "a test", table, NULL, NULL, false, NULL, .terse = true};
+static const sbo_cmd *use = &cmd;
 
 typedef struct {
   opts o;
@@ -78,7 +93,7 @@ static parsed parse(const char *line) {
   int saved = dup(2);
   dup2(fileno(cap), 2);
   sbo_parser p;
-  r.rc = sbo_parse(&p, &cmd, argc, argv, &r.o, on_key, &r);
+  r.rc = sbo_parse(&p, use, argc, argv, &r.o, on_key, &r);
   sbo_done(&p);
   fflush(stderr);
   dup2(saved, 2);
@@ -161,6 +176,50 @@ int main(void) {
   /* the first mistake ends the parse: what follows is not stored */
   r = parse("t --repeat 0 --out late");
   CHECK(r.rc == 1 && r.o.out == NULL);
+  /* SBO_NONNEG: 0 is taken, below is not; .max bounds both double kinds */
+  r = parse("t --grace 0");
+  CHECK(r.rc == 0 && r.o.grace == 0);
+  r = parse("t --grace 100 --wait 9");
+  CHECK(r.rc == 0 && r.o.grace == 100 && r.o.wait == 9);
+  r = parse("t --grace -0.5");
+  CHECK_STR(r.err, "surgebox t: bad value '-0.5' for --grace: give a number from 0 to 100 (see surgebox t --help)\n");
+  r = parse("t --grace 101");
+  CHECK(r.rc == 1 && r.o.grace == 0);
+  r = parse("t --wait 0");
+  CHECK_STR(r.err, "surgebox t: bad value '0' for --wait: give a number above 0, at most 9 (see surgebox t --help)\n");
+  r = parse("t --wait 9.5");
+  CHECK(r.rc == 1 && r.o.wait == 0);
+  /* a callback's -1: the parser says "bad value" for it */
+  r = parse("t --pick y");
+  CHECK(r.rc == 1);
+  CHECK_STR(r.err, "surgebox t: bad value 'y' for --pick (see surgebox t --help)\n");
+  CHECK(parse("t --pick x").rc == 0);
+  /* SBO_WORD: the first word true, the second false, no third */
+  r = parse("t --switch on");
+  CHECK(r.rc == 0 && r.o.on);
+  r = parse("t --switch on --switch off");
+  CHECK(r.rc == 0 && !r.o.on);
+  r = parse("t --switch maybe");
+  CHECK_STR(r.err, "surgebox t: bad value 'maybe' for --switch: give on or off (see surgebox t --help)\n");
+  CHECK(r.rc == 1 && !r.o.on);
+  /* an integer without an upper bound says so */
+  r = parse("t --big 1");
+  CHECK_STR(r.err, "surgebox t: bad value '1' for --big: give an integer of at least 2 (see surgebox t --help)\n");
+  /* a terse command: the same mistakes without what was wanted */
+  use = &terse;
+  r = parse("t --repeat 0");
+  CHECK_STR(r.err, "surgebox t: bad value '0' for --repeat (see surgebox t --help)\n");
+  r = parse("t --verify a --verify b --verify c");
+  CHECK_STR(r.err, "surgebox t: --verify given more than 2 times (see surgebox t --help)\n");
+  use = &cmd;
+  /* sbo_check: the same checks, nothing said (a config file's keys) */
+  opts o = {0};
+  const sbo_opt *rep = &table[2], *verify = &table[7];
+  CHECK(sbo_check(NULL, rep, "5", &o) == 0 && o.repeat == 5);
+  CHECK(sbo_check(NULL, rep, "0", &o) == -1 && o.repeat == 5);
+  CHECK(sbo_check(NULL, verify, "a", &o) == 0 && sbo_check(NULL, verify, "b", &o) == 0);
+  CHECK(sbo_check(NULL, verify, "c", &o) == -1 && o.n_verify == 2);
+  CHECK(sbo_check(NULL, &table[12], "y", &o) == -1); /* pick */
   /* --help: -1, the usage on stdout */
   fflush(stdout);
   r = parse("t --help");
