@@ -31,6 +31,7 @@
  * readable response line. */
 #define SHOWN_MAX_BYTES ((uint64_t)16 << 20)
 #define WHY_MAX 256
+#define WARM_WAIT_MS 5 /* a lent slot's zygote starting: asked again after this */
 
 /* The verdicts, in the order case_counts lists them. */
 enum {
@@ -704,13 +705,21 @@ static bool take_slot(void *arg, int slot) {
     update_borrow(c);
     return false;
   }
-  /* A warm step takes a slot whose zygote is up: a lent case never waits
-   * for an interpreter's start-up on its own wall clock (the sequential
-   * run's slot had its zygote after the first case). */
+  /* A warm step takes a slot whose zygote for its interpreter and
+   * environment is up: a lent case never waits for an interpreter's
+   * start-up on its own wall clock. A slot without one starts one (its
+   * start-up runs in the zygote) and stays free meanwhile, for a queued job
+   * too; the scheduler asks again shortly. One that cannot be warm runs its
+   * case cold, as the job's own slot does. */
   sb_spec spec;
   sb_spec_init(&spec);
   c->calls.job_spec(c->job, &spec);
-  if (spec.warm && spec.warm_lang && !sb_runtime_warm_slot_ready(c->job->srv->rt, slot, spec.argv[0])) return false;
+  spec.netns_slot = slot;
+  char why[SB_ERR_MAX];
+  if (spec.warm && spec.warm_lang && sb_runtime_warm_slot_start(c->job->srv->rt, &spec, why) == 0) {
+    sbd_sched_pump_soon(c->job->srv, WARM_WAIT_MS);
+    return false;
+  }
   lane *l = calloc(1, sizeof *l);
   if (!l) return false;
   l->c = c;

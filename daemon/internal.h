@@ -336,6 +336,7 @@ typedef struct sbd_borrower {
 void sbd_sched_borrow(sbd_server *srv, sbd_borrower *b); /* linked at the tail; the caller pumps */
 void sbd_sched_unborrow(sbd_server *srv, sbd_borrower *b);
 void sbd_sched_give_back(sbd_server *srv, int slot);      /* release, then pump */
+void sbd_sched_pump_soon(sbd_server *srv, uint64_t ms);   /* a pump in ms (a lent slot's zygote starting) */
 
 /* ---- log.c ---- */
 void sbd_log(sbd_server *srv, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -82,6 +82,12 @@ static sbd_conn *next_conn(sbd_server *srv, int *slot) {
 
 static void on_uid_wait(uv_timer_t *t) { sbd_sched_pump(t->data); }
 
+/* A pump in ms, unless one is already due (the same timer as the uids'
+ * wait): a borrower waiting for what a lent slot is getting ready. */
+void sbd_sched_pump_soon(sbd_server *srv, uint64_t ms) {
+  if (!srv->draining && !uv_is_active((uv_handle_t *)&srv->uid_wait)) uv_timer_start(&srv->uid_wait, on_uid_wait, ms, 0);
+}
+
 /* Idle slots lent to running jobs that asked (a cases step's next case,
  * issue 38), only while nothing is queued: a queued job keeps its claim on
  * every slot. A slot is lent for one case and given back when it ends, so a

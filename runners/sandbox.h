@@ -107,11 +107,6 @@ uint64_t sb_runtime_spawner(const sb_runtime *rt, pid_t *pid, const char **last_
 /* Warm starts (warm.c): {"zygotes": running, "restarts": found dead,
  * "off": the interpreters warm is refused for from now on and why, or null}. */
 struct json_object *sb_runtime_warm_json(const sb_runtime *rt);
-/* The slot's serving zygote for interpreter argv0 is up and said READY: a
- * warm run there waits for no interpreter's start-up (a slot lent to a warm
- * cases step must be such a slot: the start-up would count on the case's
- * wall clock). */
-bool sb_runtime_warm_slot_ready(sb_runtime *rt, int slot, const char *argv0);
 /* What each limit is enforced by under this runtime, e.g. "cgroup v1 memory.limit_in_bytes". */
 struct json_object;
 struct json_object *sb_runtime_enforcement(const sb_runtime *rt);
@@ -236,6 +231,12 @@ typedef struct {
    * client (a start-up's early deaths); 0 for a caller of its own. */
   uid_t client;
 } sb_spec;
+/* The zygote of slot spec->netns_slot for spec's warm run (its interpreter
+ * and environment), started when none is (no job sent: its start-up runs
+ * meanwhile, off the caller's thread): 1 up and READY (a warm run there
+ * waits for no interpreter's start-up), 0 starting (ask again later), -1
+ * spec cannot run warm there (err says why; the run goes cold). */
+int sb_runtime_warm_slot_start(sb_runtime *rt, const sb_spec *spec, char err[SB_ERR_MAX]);
 
 #define SB_TRACE_FD 3
 #define SB_TRACE_BYTES_DEFAULT ((uint64_t)16 << 20)

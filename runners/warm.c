@@ -430,7 +430,8 @@ static uint64_t start_key(const sb_warm_lang *lang, const char *argv0, const cha
  * does not wait for an interpreter's start-up (20-30 ms every 100 jobs, on
  * that job's wall clock). The successor serves nothing until it takes over. */
 static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_warm_lang *lang, const char *argv0,
-                             const char *const *envp, const char *script, const char *lib, char err[SB_ERR_MAX]) {
+                             const char *const *envp, const char *script, const char *lib, bool for_job,
+                             char err[SB_ERR_MAX]) {
   if (2 * slot + 1 >= rt->n_zygotes) {
     sb_zygote *nz = realloc(rt->zygotes, (size_t)(2 * slot + 2) * sizeof *nz);
     if (!nz) return NULL;
@@ -477,7 +478,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_wa
   }
   /* this job is z's (jobs + 1)th: its successor starts now if the swap is
    * near (not started: the swap starts one, as without a successor) */
-  if (next->sock < 0 && z->jobs + 1 + SB_WARM_SPARE_AHEAD >= SB_WARM_JOBS_PER_ZYGOTE) {
+  if (for_job && next->sock < 0 && z->jobs + 1 + SB_WARM_SPARE_AHEAD >= SB_WARM_JOBS_PER_ZYGOTE) {
     char ignored[SB_ERR_MAX];
     if (zygote_start(rt, next, lang, argv0, envp, key, script, lib, ignored) == 0) {
       next->start_key = skey;
@@ -487,11 +488,29 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_wa
   return z;
 }
 
-bool sb_runtime_warm_slot_ready(sb_runtime *rt, int slot, const char *argv0) {
-  if (!argv0 || slot < 0 || 2 * slot >= rt->n_zygotes) return false;
-  sb_zygote *z = &rt->zygotes[2 * slot];
-  if (z->sock < 0 || strcmp(z->argv0, argv0) != 0) return false;
-  return !zygote_dead(z) && z->ready; /* zygote_dead reads its READY */
+/* The slot's zygote for a warm run of spec, started (no job sent) when none
+ * of its interpreter and environment is up: a slot lent to a warm cases
+ * step gets one of its own while it stays free for queued jobs. The
+ * start-up runs in the zygote, as every zygote's (the loop waits for none);
+ * the same checks as a job's (refusal: the interpreter vetted, the
+ * start-up variables checked). */
+int sb_runtime_warm_slot_start(sb_runtime *rt, const sb_spec *spec, char err[SB_ERR_MAX]) {
+  err[0] = '\0';
+  const char *why = !spec->warm ? "not a warm run" : !spec->envp ? "no environment" : refusal(rt, spec, spec->envp);
+  if (why) {
+    snprintf(err, SB_ERR_MAX, "%s", why);
+    return -1;
+  }
+  warm_files(rt);
+  char script[PATH_MAX];
+  snprintf(script, sizeof script, "%s/%s", rt->warm_script, spec->warm_lang->zygote);
+  sb_zygote *z = zygote_for(rt, spec->netns_slot, spec->client, spec->warm_lang, spec->argv[0], spec->envp, script,
+                            rt->warm_lib, false, err);
+  if (!z) {
+    if (!err[0]) snprintf(err, SB_ERR_MAX, "the zygote cannot be started");
+    return -1;
+  }
+  return !zygote_dead(z) && z->ready ? 1 : 0; /* dead: the next call buries it and starts another */
 }
 
 void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, const char *const *envp, sb_warm_run *w,
@@ -516,7 +535,7 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
     why = "the job's cgroup.procs cannot be opened";
   }
   if (!why && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, w->pair) < 0) why = "socketpair failed";
-  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->client, spec->warm_lang, spec->argv[0], envp, script, lib, err)))
+  if (!why && !(w->z = zygote_for(rt, spec->netns_slot, spec->client, spec->warm_lang, spec->argv[0], envp, script, lib, true, err)))
     why = err[0] ? err : "the zygote cannot be started";
   if (why) {
     snprintf(note, SB_ERR_MAX, "cold (warm refused: %s)", why);

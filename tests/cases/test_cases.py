@@ -606,6 +606,33 @@ def case_parallel_warm(d):
     check(most == 2, "both slots ran cases: most running %d" % most)
 
 
+N_LENT = 20
+
+
+def case_parallel_warm_lent(d):
+    """Warm function-call cases on a fresh 2-slot daemon, no warm job run
+    before: the lent slot has no zygote, so it starts one of its own and
+    runs cases on it once it is up (the old daemon lent only slots whose
+    zygote was already up: every case ran on the job's own slot, one hash
+    seed). Each case warm, two hash seeds (two zygotes) among them, status
+    counting a zygote on each slot, answers in order."""
+    cases = [{"args": [k], "expected": 2 * k} for k in range(N_LENT)]  # ~10 s on one lane: time for a start-up
+    c = td.Client(d.sock)
+    c.send({"id": "pwl", "type": "exec", "warm": True, "files": [{"path": "sol.py", "content": SLOW_FN}],
+            "steps": [{"name": "run", "argv": ["python3", "sol.py"], "fn_name": "slow", "cases": cases}]})
+    r = c.recv(300)
+    c.close()
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted"] * N_LENT, "warm cases accepted: %s %s" % (verdicts(s), [x.get("stderr") for x in s.get("cases", [])]))
+    check([x.get("index") for x in s.get("cases", [])] == list(range(N_LENT)), "indexes in order")
+    starts = [x.get("start", "") for x in s.get("cases", [])]
+    check(len(starts) == N_LENT and all(x.startswith("warm (zygote, hash seed ") for x in starts), "all warm: %s" % starts)
+    check(len(set(starts)) == 2, "the lent slot's own zygote served cases too: %s" % sorted(set(starts)))
+    st = status_of(d)
+    check((st.get("warm") or {}).get("zygotes") == 2, "a zygote on each slot: %s" % st.get("warm"))
+    check(st.get("running") == 0 and st.get("queued") == 0, "all slots back: %s" % st)
+
+
 def case_pyclient(d):
     """Client.run_cases (clients/python): the steps form puts the cases on
     the last step; bytes stdin and expected go as base64."""
@@ -733,6 +760,7 @@ CASES = {
     "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "3"]),
     "parallel_cancel": (case_parallel_cancel, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_warm": (case_parallel_warm, ["--jobs", "2"]),
+    "parallel_warm_lent": (case_parallel_warm_lent, ["--jobs", "2"]),
     "parallel_queued_first": (case_parallel_queued_first, NO_TOOLCHAINS + ["--jobs", "2"]),
     "bad_requests": (case_bad_requests, NO_TOOLCHAINS + ["--max-line", str(80 << 20)]),
 }
