@@ -58,15 +58,36 @@ static void daemon_binary(char *out, size_t cap) {
   snprintf(out, cap, "surgeboxd");
 }
 
-/* Wait for "ready\n" on the pipe the daemon got as --ready-fd. */
+/* Wait for "ready\n" on the pipe the daemon got as --ready-fd. Only the
+ * daemon holds its write end: EOF means it exited. While it lives it is
+ * waited for: a first toolchain detection on a loaded machine took over
+ * 3 minutes of wall time for 11 s of CPU (it says so on stderr), and a
+ * fixed deadline turned that into "did not start". READY_CEILING_S bounds
+ * a daemon that hangs; after READY_NOTE_S the user hears why nothing moves. */
+#define READY_NOTE_S 60
+#define READY_CEILING_S 1800
 static int wait_ready(int fd, const char *bin, char *err, size_t err_len) {
   char buf[16] = "";
   struct pollfd p = {.fd = fd, .events = POLLIN};
-  /* a first toolchain detection may take long on a loaded machine (it says so on stderr) */
-  ssize_t got = poll(&p, 1, 120000) == 1 ? read(fd, buf, sizeof buf - 1) : -1;
+  ssize_t got = -1;
+  for (int waited = 0; waited < READY_CEILING_S; waited += READY_NOTE_S) {
+    int r = poll(&p, 1, READY_NOTE_S * 1000);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 1) {
+      got = read(fd, buf, sizeof buf - 1);
+      break;
+    }
+    if (r < 0) break;
+    fprintf(stderr, "surgebox: still waiting for the embedded daemon (%s) to say it is ready (%d s so far)\n", bin,
+            waited + READY_NOTE_S);
+  }
   close(fd);
   if (got < 6 || strncmp(buf, "ready\n", 6) != 0) {
-    snprintf(err, err_len, "the embedded daemon (%s) did not start; see its messages above", bin);
+    if (got < 0)
+      snprintf(err, err_len, "the embedded daemon (%s) did not say it was ready within %d s; see its messages above",
+               bin, READY_CEILING_S);
+    else
+      snprintf(err, err_len, "the embedded daemon (%s) did not start; see its messages above", bin);
     return -1;
   }
   return 0;

@@ -106,7 +106,7 @@ def _die_with_parent(prctl):
 class PrivateDaemon:
     """A surgeboxd of our own on a private socket, stopped by stop()."""
 
-    def __init__(self, surgeboxd: Optional[str] = None, args: Sequence[str] = (), start_timeout: float = 120.0,
+    def __init__(self, surgeboxd: Optional[str] = None, args: Sequence[str] = (), start_timeout: float = 1800.0,
                  wait: bool = True) -> None:
         self.binary = find_surgeboxd(surgeboxd)
         base = runtime_dir()  # as the C client's embedded daemon (start_embedded)
@@ -134,14 +134,18 @@ class PrivateDaemon:
             self.wait_ready()
 
     def wait_ready(self) -> None:
-        """Block until the daemon says "ready" (its toolchain detection can take a while)."""
+        """Block until the daemon says "ready" or exits (EOF: only it holds the pipe's write end).
+        Its first toolchain detection can take minutes of wall time on a loaded machine, so
+        start_timeout only bounds a daemon that hangs."""
         rfd = self._ready_fd
+        timed_out = False
         try:
             got = b""
             deadline = time.monotonic() + self.start_timeout
             while not got.endswith(b"\n"):
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([rfd], [], [], left)[0]:
+                    timed_out = True
                     break
                 chunk = os.read(rfd, 64)
                 if not chunk:
@@ -151,6 +155,9 @@ class PrivateDaemon:
             os.close(rfd)
         if got != b"ready\n":
             self.stop()
+            if timed_out:
+                raise RuntimeError("the private daemon (%s) did not say it was ready within %g s; see its messages "
+                                   "above" % (self.binary, self.start_timeout))
             raise RuntimeError("the private daemon (%s) did not start; see its messages above" % self.binary)
 
     @property
