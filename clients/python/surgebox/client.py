@@ -4,7 +4,6 @@ Not thread-safe: one thread drives a Client (use one Client per thread).
 """
 from __future__ import annotations
 
-import json
 import select
 import socket as _socket
 import time
@@ -53,7 +52,7 @@ class Client:
                  endpoints: Any = None, fleet: bool = False) -> None:
         self.daemon = None
         self._sock = None
-        self._buf = b""
+        self._lines = None
         self._stash = {}
         self._dropped = set()
         self._next_id = 0
@@ -84,6 +83,7 @@ class Client:
             s.close()
             raise
         self._sock = s
+        self._lines = _conn.Lines(s)
         self.socket_path = path
 
     # --- life cycle -------------------------------------------------------
@@ -117,22 +117,21 @@ class Client:
 
     def _read_one(self, wait):
         """One response, or None when `wait` seconds passed first (None: wait forever)."""
+        lines = self._lines
         end = None if wait is None else time.monotonic() + wait
-        while b"\n" not in self._buf:
-            if end is not None and not self._buf:  # a partial line: its rest is on its way
+        while not lines.ready:
+            if end is not None and not lines.part:  # a partial line: its rest is on its way
                 left = max(0.0, end - time.monotonic())
                 if not select.select([self._sock], [], [], left)[0]:
                     return None
             try:
-                chunk = self._sock.recv(1 << 20)
+                more = lines.fill()
             except OSError as e:
                 raise ConnectionLost("reading from the daemon: %s" % e)
-            if not chunk:
+            if not more:
                 raise ConnectionLost("the daemon closed the connection")
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
         try:
-            return json.loads(line)
+            return _conn.decode(lines.ready.popleft())
         except ValueError as e:
             raise ConnectionLost("the daemon sent a line that is not JSON: %s" % e)
 
@@ -293,6 +292,7 @@ class Client:
     def _pump(self, it, concurrency, cancel_after, inflight, cancels):
         index = 0
         exhausted = False
+        timed = {}  # the jobs of inflight with a deadline or a busy retry: the only ones a turn looks at
         while True:
             while not exhausted and len(inflight) < concurrency:
                 try:
@@ -303,12 +303,14 @@ class Client:
                 j = self._submit(item, index, cancel_after)
                 index += 1
                 inflight[j.req["id"]] = j
+                if j.deadline is not None:
+                    timed[j.req["id"]] = j
             if not inflight:
                 return
             now = time.monotonic()
             wake = None
             finished = None
-            for wid, j in inflight.items():
+            for wid, j in timed.items():
                 if j.retry_at is not None:
                     if j.deadline is not None and now >= j.deadline:
                         finished = (wid, _conn.timeout_result(j.user_id, "client timeout while the daemon was busy"))
@@ -333,9 +335,11 @@ class Client:
                         wake = j.deadline if wake is None else min(wake, j.deadline)
             if finished is not None:
                 del inflight[finished[0]]
+                timed.pop(finished[0], None)
                 yield finished[1]
                 continue
-            resp = self._next_response(set(inflight) | cancels, None if wake is None else max(0.0, wake - now))
+            resp = self._next_response(set(inflight) | cancels if cancels else inflight,
+                                       None if wake is None else max(0.0, wake - now))
             if resp is None:
                 continue
             rid = resp["id"]
@@ -348,8 +352,10 @@ class Client:
                     j.busy_since = time.monotonic()
                 j.retry_at = time.monotonic() + _conn.backoff(j.attempt, *self.busy_backoff)
                 j.attempt += 1
+                timed[rid] = j
                 continue
             del inflight[rid]
+            timed.pop(rid, None)
             yield self._result(j, resp)
 
     def _submit(self, item, index, default_cancel_after):

@@ -146,7 +146,7 @@ class _Link:
 
     def __init__(self, ep: Endpoint, timeout: float) -> None:
         self.ep = ep
-        self.buf = b""
+        self.timeout = timeout  # the unix socket's, set again only when a wait differs (an ioctl each)
         if ep.kind == "unix":
             s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             s.settimeout(timeout)
@@ -156,6 +156,7 @@ class _Link:
                 s.close()
                 raise _Infra("connecting: %s" % e)
             self.sock = s
+            self.lines = _conn.Lines(s)
             self.http = None
         else:
             self.http = http.client.HTTPConnection(ep.host, ep.port, timeout=timeout)
@@ -175,17 +176,17 @@ class _Link:
             pass
 
     def ask(self, req: Dict[str, Any], wait: float) -> Dict[str, Any]:
-        self.sock.settimeout(wait)
+        if self.http is not None or wait != self.timeout:
+            self.sock.settimeout(wait)
+            self.timeout = wait
         try:
             if self.http is None:
                 self.sock.sendall(_conn.encode(req))
-                while b"\n" not in self.buf:
-                    chunk = self.sock.recv(1 << 20)
-                    if not chunk:
+                lines = self.lines
+                while not lines.ready:
+                    if not lines.fill():
                         raise _Infra("the daemon closed the connection before answering")
-                    self.buf += chunk
-                line, _, self.buf = self.buf.partition(b"\n")
-                return json.loads(line)
+                return _conn.decode(lines.ready.popleft())
             headers = {"Content-Type": "application/json"}
             if self.ep.token:
                 headers["Authorization"] = "Bearer " + self.ep.token
@@ -486,38 +487,38 @@ class Fleet:
         A Result's "id" is the job's "id" if it had one, else its index."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        todo: "queue.Queue" = queue.Queue(maxsize=concurrency)
-        done: "queue.Queue" = queue.Queue()
+        done: "queue.SimpleQueue" = queue.SimpleQueue()
         stop = threading.Event()
+        source = enumerate(jobs)
+        taking = threading.Lock()
+        exhausted = [False]
 
-        def feed():
-            try:
-                for i, item in enumerate(jobs):
+        def next_job():
+            """(user id, job) of the next job, read by the worker that is free (the jobs are read
+            lazily, one per free worker; no thread in between), or None when there is none left."""
+            with taking:
+                if exhausted[0] or stop.is_set():
+                    return None
+                try:
+                    i, item = next(source)
                     job = _conn.as_job(item)
-                    while not stop.is_set():
-                        try:
-                            todo.put((job.get("id", i), job), timeout=0.2)
-                            break
-                        except queue.Full:
-                            continue
-                    if stop.is_set():
-                        return
-            except BaseException as e:  # a bad job: said, in order
-                done.put(("raise", e))
-            finally:
-                for _ in range(concurrency):
-                    while not stop.is_set():
-                        try:
-                            todo.put(None, timeout=0.2)
-                            break
-                        except queue.Full:
-                            continue
+                except StopIteration:
+                    exhausted[0] = True
+                    return None
+                except BaseException:  # a bad job: said, in order, and no job read after it
+                    exhausted[0] = True
+                    raise
+                return job.get("id", i), job
 
         def work():
             links: Dict[str, _Link] = {}
             try:
                 while not stop.is_set():
-                    item = todo.get()
+                    try:
+                        item = next_job()
+                    except BaseException as e:
+                        done.put(("raise", e))
+                        return
                     if item is None:
                         return
                     try:
@@ -529,8 +530,7 @@ class Fleet:
                     link.close()
                 done.put(("worker_done", None))
 
-        threads = [threading.Thread(target=feed, daemon=True)]
-        threads += [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
         for t in threads:
             t.start()
         running = concurrency
