@@ -61,6 +61,15 @@ class Lines:
         return True
 
 
+def single_or_fleet(cls, single, fleet_class, endpoints, fleet):
+    """Client's and AsyncClient's __new__: `single` itself called with endpoints (or fleet=True) is
+    fleet_client.py's `fleet_class` (FleetClient, AsyncFleet); else, and for a subclass, cls."""
+    if cls is single and (endpoints is not None or fleet):
+        from . import fleet_client
+        return object.__new__(getattr(fleet_client, fleet_class))
+    return object.__new__(cls)
+
+
 def plan_socket(socket_path, private):
     """(path to try first or None, how it was named: "argument", "environment",
     or None for the default socket, the only one a private daemon may replace)."""

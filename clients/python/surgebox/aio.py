@@ -11,17 +11,22 @@ from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, S
                     cancel_after_of, error_of, warned_rename)
 
 
+async def cancel_task(task: "asyncio.Future[Any]") -> None:
+    """Cancel an asyncio task and wait for its end, whatever it raises."""
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):
+        pass
+
+
 class AsyncClient:
     """As surgebox.Client, for asyncio. Use `async with AsyncClient(...) as c`
     (or `await AsyncClient(...).open()` and `await c.close()`)."""
 
     def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "AsyncClient":
-        """AsyncClient(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a AsyncFleet: the same
-        methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
-        if cls is AsyncClient and (endpoints is not None or fleet):
-            from .fleet_client import AsyncFleet
-            return object.__new__(AsyncFleet)
-        return object.__new__(cls)
+        """As Client's: with endpoints (or fleet=True) an AsyncFleet (fleet_client.py)."""
+        return _conn.single_or_fleet(cls, AsyncClient, "AsyncFleet", endpoints, fleet)
 
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
@@ -79,11 +84,7 @@ class AsyncClient:
                 pass
             self._writer = None
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_task(self._task)
             self._task = None
         if self.daemon is not None:
             d, self.daemon = self.daemon, None

@@ -41,10 +41,7 @@ class Client:
     def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "Client":
         """Client(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a FleetClient: the same
         methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
-        if cls is Client and (endpoints is not None or fleet):
-            from .fleet_client import FleetClient
-            return object.__new__(FleetClient)
-        return object.__new__(cls)
+        return _conn.single_or_fleet(cls, Client, "FleetClient", endpoints, fleet)
 
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),

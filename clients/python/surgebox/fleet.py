@@ -255,6 +255,16 @@ def job_request(fleet: Any, job: Mapping[str, Any]) -> Tuple[Dict[str, Any], flo
     return req, time.monotonic() + _limits_seconds(req) + fleet.answer_margin
 
 
+def sends(fleet: Any) -> Iterator[Tuple[int, float]]:
+    """(attempt, seconds to pause before it) of each send a fleet's (Fleet's or AsyncFleet's) job may
+    make, at most fleet.attempts: the first at once, each later one after a back-off and counted
+    in fleet.retries."""
+    yield 0, 0.0
+    for attempt in range(1, fleet.attempts):
+        fleet.retries += 1
+        yield attempt, _conn.backoff(attempt - 1, *fleet.backoff)
+
+
 def take_or_wait(fleet: Any, avoid: Optional[Endpoint], give_up_at: float) -> Tuple[Optional[Endpoint], Optional[float]]:
     """A fleet's (Fleet's or AsyncFleet's) pick: choose()'s daemon with its count taken and the turn
     moved on, and None; or no daemon and how long to wait for one to come up (None: give up)."""
@@ -550,10 +560,9 @@ class Fleet:
         req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
-        for attempt in range(self.attempts):
-            if attempt:
-                self.retries += 1
-                time.sleep(_conn.backoff(attempt - 1, *self.backoff))
+        for attempt, pause in sends(self):
+            if pause:
+                time.sleep(pause)
             ep = self._pick(last_ep, give_up_at)
             if ep is None:
                 break
