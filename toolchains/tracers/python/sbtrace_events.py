@@ -435,26 +435,6 @@ class TracerCore:
         if st.caller is not None:
             st.caller.snapshot_next = True
 
-    def line(self, frame, st, ln):
-        """A traced frame's line event at ln, an exception pending in it resolved first."""
-        if st.pending_exc is not None:
-            self.resolve(frame, st, ln, False)
-        self.ev(frame, st, "line", ln, "")
-
-    def returned(self, frame, st, k, ln, val, gone):
-        """A traced frame's "return" (gone: it ends) or "yield" of val at
-        line ln: an exception pending in it resolved first, the frame left."""
-        if st.pending_exc is not None:
-            self.resolve(frame, st, ln, gone)
-        self.ev(frame, st, k, ln, ',"val":' + self.R.value(val))
-        self.leave(frame, st, gone)
-
-    def raised(self, frame, st, exc):
-        """exc raised in a traced frame: pending until its next event says whether it is handled."""
-        st.pending_exc = exc
-        st.exc_line = frame.f_lineno
-        self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
-
 
 def _key(name, _cache={}):
     """'"name":' of a local's name (a str), cached."""

@@ -86,12 +86,10 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
             self.crash(e)
         return None
 
-    def _m_state(self, code, up=2):
-        """(the program's frame `up` calls above this one, its state) when code is traced and the
-        frame is the one its state was made for; (frame, None) when not; (None, None) when tracing ended."""
+    def _m_state(self, code):
         if self.status is not None or self.codes.get(code, -1) < 0:
             return None, None
-        frame = _getframe(up)
+        frame = _getframe(2)
         st = self.states.get(id(frame))
         if st is None or st.code is not code:
             return frame, None
@@ -115,44 +113,57 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
             self.crash(e)
         return None
 
-    def _m_event(self, code, k, arg):
-        """The one body of the callbacks of LINE ("line", its line), PY_RETURN
-        ("return", the value), PY_YIELD ("yield"), PY_UNWIND ("unwind", the
-        exception) and RAISE ("exception"), which call it: the program's
-        frame is three calls up."""
+    def _m_line(self, code, ln):
         try:
             with self.lock:
-                frame, st = self._m_state(code, 3)
-                if st is None:
-                    return None
-                if k == "line":
-                    self.line(frame, st, arg)
-                elif k == "exception":
-                    self.raised(frame, st, arg)
-                elif k == "unwind":
-                    st.pending_exc = None
-                    self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(arg))
-                    self.leave(frame, st, True)
-                else:
-                    self.returned(frame, st, k, frame.f_lineno, arg, k == "return")
+                frame, st = self._m_state(code)
+                if st is not None:
+                    if st.pending_exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "line", ln, "")
         except Exception as e:
             self.crash(e)
         return None
 
-    def _m_line(self, code, ln):
-        return self._m_event(code, "line", ln)
-
     def _m_return(self, code, offset, val):
-        return self._m_event(code, "return", val)
+        try:
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    ln = frame.f_lineno
+                    if st.pending_exc is not None:
+                        self.resolve(frame, st, ln, True)
+                    self.ev(frame, st, "return", ln, ',"val":' + self.R.value(val))
+                    self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
 
     def _m_yield(self, code, offset, val):
-        return self._m_event(code, "yield", val)
+        try:
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    ln = frame.f_lineno
+                    if st.pending_exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(val))
+                    self.leave(frame, st, False)
+        except Exception as e:
+            self.crash(e)
+        return None
 
     def _m_unwind(self, code, offset, exc):
-        return self._m_event(code, "unwind", exc)
-
-    def _m_raise(self, code, offset, exc):
-        return self._m_event(code, "exception", exc)
+        try:
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    st.pending_exc = None
+                    self.ev(frame, st, "unwind", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+                    self.leave(frame, st, True)
+        except Exception as e:
+            self.crash(e)
+        return None
 
     def _line_at(self, code, offset):
         ranges = self.lines.get(code)
@@ -173,7 +184,9 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
                     return self.DISABLE  # the LINE event of the target says it
                 frame, st = self._m_state(code)
                 if st is not None:
-                    self.line(frame, st, line)
+                    if st.pending_exc is not None:
+                        self.resolve(frame, st, line, False)
+                    self.ev(frame, st, "line", line, "")
         except Exception as e:
             self.crash(e)
         return None
@@ -185,4 +198,16 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
                     self.flush()
             except Exception as e:
                 self.crash(e)
+        return None
+
+    def _m_raise(self, code, offset, exc):
+        try:
+            with self.lock:
+                frame, st = self._m_state(code)
+                if st is not None:
+                    st.pending_exc = exc
+                    st.exc_line = frame.f_lineno
+                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(exc))
+        except Exception as e:
+            self.crash(e)
         return None

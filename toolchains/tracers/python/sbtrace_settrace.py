@@ -86,7 +86,10 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
                 if st is None:
                     return None
                 if event == "line":
-                    self.line(frame, st, frame.f_lineno)
+                    ln = frame.f_lineno
+                    if st.pending_exc is not None:
+                        self.resolve(frame, st, ln, False)
+                    self.ev(frame, st, "line", ln, "")
                 elif event == "return":
                     code = frame.f_code
                     cc = self.co_code(code)
@@ -94,10 +97,16 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
                     op = cc[lasti] if 0 <= lasti < len(cc) else -1
                     ln = frame.f_lineno
                     if op == _RETURN_VALUE:
-                        self.returned(frame, st, "return", ln, arg, True)
+                        if st.pending_exc is not None:
+                            self.resolve(frame, st, ln, True)
+                        self.ev(frame, st, "return", ln, ',"val":' + self.R.value(arg))
+                        self.leave(frame, st, True)
                     elif op == _YIELD_VALUE or op == _YIELD_FROM or (
                             _V < (3, 11) and lasti + 2 < len(cc) and cc[lasti + 2] == _YIELD_FROM):
-                        self.returned(frame, st, "yield", ln, arg, False)
+                        if st.pending_exc is not None:
+                            self.resolve(frame, st, ln, False)
+                        self.ev(frame, st, "yield", ln, ',"val":' + self.R.value(arg))
+                        self.leave(frame, st, False)
                     else:
                         exc = st.pending_exc
                         st.pending_exc = None
@@ -106,7 +115,9 @@ class Tracer(TracerCore):  # (the tracer's type is named Tracer whichever engine
                         self.leave(frame, st, True)
                     return None
                 elif event == "exception":
-                    self.raised(frame, st, arg[1])
+                    st.pending_exc = arg[1]
+                    st.exc_line = frame.f_lineno
+                    self.ev(frame, st, "exception", frame.f_lineno, ',"exc":' + self.exc_json(arg[1]))
                 return self.l
         except Exception as e:
             self.crash(e)
