@@ -1,4 +1,5 @@
-"""What the blocking and asyncio clients share: opening, ids, busy back-off."""
+"""What the blocking and asyncio clients share: opening, the wire's lines, ids, busy back-off."""
+import collections
 import errno
 import json
 import os
@@ -10,9 +11,63 @@ from ._jobs import NoDaemon, Result, job_of
 _AUTOSTART_ERRNOS = (errno.ENOENT, errno.ECONNREFUSED)
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # once: json.dumps with separators= makes one a call
+_DECODE = json.JSONDecoder().decode
+# a recv's size: under malloc's mmap threshold (a 1 MiB recv cost an mmap,
+# an mremap and a munmap an answer); answers that arrive together are split
+CHUNK = 1 << 16
+
+
 def encode(obj):
     # ASCII JSON: no lone surrogate or odd code point can make an invalid line
-    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+    return (_ENCODER.encode(obj) + "\n").encode("ascii")
+
+
+def decode(line):
+    """One answer line (bytes) as json.loads reads it: UTF-8, ValueError when it is not JSON."""
+    return _DECODE(line.decode("utf-8", "surrogatepass"))
+
+
+class Lines:
+    """The lines a stream socket receives (without their newlines): a recv
+    of up to CHUNK bytes at a time, split at newlines; a line longer than
+    a recv is joined once, when its end arrives. `ready`: whole lines not
+    taken yet (popleft); `part`: the pieces of the line still arriving."""
+    __slots__ = ("sock", "ready", "part")
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.ready = collections.deque()
+        self.part = []
+
+    def fill(self):
+        """One recv, its whole lines added to `ready`; False when the peer
+        closed the connection (a socket error is raised as it is)."""
+        chunk = self.sock.recv(CHUNK)
+        if not chunk:
+            return False
+        if b"\n" not in chunk:
+            self.part.append(chunk)
+            return True
+        lines = chunk.split(b"\n")
+        if self.part:
+            self.part.append(lines[0])
+            lines[0] = b"".join(self.part)
+            self.part = []
+        rest = lines.pop()
+        if rest:
+            self.part.append(rest)
+        self.ready.extend(lines)
+        return True
+
+
+def single_or_fleet(cls, single, fleet_class, endpoints, fleet):
+    """Client's and AsyncClient's __new__: `single` itself called with endpoints (or fleet=True) is
+    fleet_client.py's `fleet_class` (FleetClient, AsyncFleet); else, and for a subclass, cls."""
+    if cls is single and (endpoints is not None or fleet):
+        from . import fleet_client
+        return object.__new__(getattr(fleet_client, fleet_class))
+    return object.__new__(cls)
 
 
 def plan_socket(socket_path, private):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
@@ -12,17 +11,22 @@ from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, S
                     cancel_after_of, error_of, warned_rename)
 
 
+async def cancel_task(task: "asyncio.Future[Any]") -> None:
+    """Cancel an asyncio task and wait for its end, whatever it raises."""
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):
+        pass
+
+
 class AsyncClient:
     """As surgebox.Client, for asyncio. Use `async with AsyncClient(...) as c`
     (or `await AsyncClient(...).open()` and `await c.close()`)."""
 
     def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "AsyncClient":
-        """AsyncClient(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a AsyncFleet: the same
-        methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
-        if cls is AsyncClient and (endpoints is not None or fleet):
-            from .fleet_client import AsyncFleet
-            return object.__new__(AsyncFleet)
-        return object.__new__(cls)
+        """As Client's: with endpoints (or fleet=True) an AsyncFleet (fleet_client.py)."""
+        return _conn.single_or_fleet(cls, AsyncClient, "AsyncFleet", endpoints, fleet)
 
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
@@ -33,7 +37,7 @@ class AsyncClient:
         self.busy_timeout = busy_timeout
         self.busy_retries = 0
         self.daemon = None
-        self._reader = self._writer = self._task = None
+        self._reader = self._writer = self._task = self._loop = None
         self._waiters = {}
         self._next_id = 0
         self._lost = None
@@ -65,6 +69,9 @@ class AsyncClient:
     async def _connect(self, path):
         # responses can be large (outputs, 8 MiB streams in base64): no line cap of our own
         self._reader, self._writer = await asyncio.open_unix_connection(path, limit=1 << 30)
+        if hasattr(self._writer.transport, "max_size"):  # asyncio's recv size (256 KiB): under malloc's
+            self._writer.transport.max_size = _conn.CHUNK    # mmap threshold, no mmap/munmap an answer
+        self._loop = asyncio.get_event_loop()
         self.socket_path = path
 
     async def close(self) -> None:
@@ -77,11 +84,7 @@ class AsyncClient:
                 pass
             self._writer = None
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_task(self._task)
             self._task = None
         if self.daemon is not None:
             d, self.daemon = self.daemon, None
@@ -102,7 +105,7 @@ class AsyncClient:
                 if not line.endswith(b"\n"):
                     raise ConnectionLost("the connection ended inside a line")
                 try:
-                    resp = json.loads(line)
+                    resp = _conn.decode(line)
                 except ValueError as e:
                     raise ConnectionLost("the daemon sent a line that is not JSON: %s" % e)
                 rid = resp.get("id") if isinstance(resp, dict) else None
@@ -135,7 +138,7 @@ class AsyncClient:
             raise self._lost
         if self._writer is None:
             raise ConnectionLost("the client is not open")
-        fut = asyncio.get_event_loop().create_future()
+        fut = self._loop.create_future()
         self._waiters[obj["id"]] = fut
         self._writer.write(_conn.encode(obj))
         await self._writer.drain()
@@ -195,15 +198,17 @@ class AsyncClient:
         user_id = job.get("id", index)
         cancel_after = cancel_after_of(job, default_cancel_after)
         req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
-        loop = asyncio.get_event_loop()
+        loop = self._loop
         deadline = None if cancel_after is None else loop.time() + cancel_after
         attempt = 0
         busy_since = None
         while True:
             fut = await self._call(req)
-            left = None if deadline is None else max(0.0, deadline - loop.time())
             try:
-                resp = await asyncio.wait_for(asyncio.shield(fut), left)
+                if deadline is None:  # a cancel of this task cancels fut too: its waiter is popped below
+                    resp = await fut
+                else:
+                    resp = await asyncio.wait_for(asyncio.shield(fut), max(0.0, deadline - loop.time()))
             except asyncio.TimeoutError:
                 cancel = {"id": "cancel-%d" % self._new_id(), "type": "cancel", "target": req["id"]}
                 cfut = await self._call(cancel)

@@ -21,10 +21,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
 from ._jobs import Result, SurgeboxError, error_of
-from .aio import AsyncClient
+from .aio import AsyncClient, cancel_task
 from .fleet import (_ANSWER_MARGIN_S, Endpoint, EndpointSpec, FleetUnsupported, _Infra, _limits_seconds, _metric_p99,
-                    answered, job_request, parse_endpoints, queue_p99_of, retry_why, status_of, take_or_wait,
-                    unavailable)
+                    answered, job_request, parse_endpoints, queue_p99_of, retry_why, sends, status_of,
+                    take_or_wait, unavailable)
 
 _HTTP_ERRORS = (OSError, EOFError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
 
@@ -67,11 +67,7 @@ class AioFleet:
         """Stop the prober and close every connection (the daemons cancel jobs still running on them)."""
         self._closed = True
         if self._prober is not None:
-            self._prober.cancel()
-            try:
-                await self._prober
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_task(self._prober)
         for cl in list(self._unix.values()):
             await cl.close()
         self._unix.clear()
@@ -199,10 +195,9 @@ class AioFleet:
         req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
-        for attempt in range(self.attempts):
-            if attempt:
-                self.retries += 1
-                await asyncio.sleep(_conn.backoff(attempt - 1, *self.backoff))
+        for attempt, pause in sends(self):
+            if pause:
+                await asyncio.sleep(pause)
             ep = await self._pick(last_ep, give_up_at)
             if ep is None:
                 break

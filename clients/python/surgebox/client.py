@@ -4,7 +4,6 @@ Not thread-safe: one thread drives a Client (use one Client per thread).
 """
 from __future__ import annotations
 
-import json
 import select
 import socket as _socket
 import time
@@ -42,10 +41,7 @@ class Client:
     def __new__(cls, *args: Any, endpoints: Any = None, fleet: bool = False, **kw: Any) -> "Client":
         """Client(endpoints=[...]) (or fleet=True: $SURGEBOX_ENDPOINTS) is a FleetClient: the same
         methods on a fleet of daemons (fleet_client.py); without them, one daemon as before."""
-        if cls is Client and (endpoints is not None or fleet):
-            from .fleet_client import FleetClient
-            return object.__new__(FleetClient)
-        return object.__new__(cls)
+        return _conn.single_or_fleet(cls, Client, "FleetClient", endpoints, fleet)
 
     def __init__(self, socket: Optional[str] = None, *, private: bool = False, autostart: bool = True,
                  surgeboxd: Optional[str] = None, daemon_args: Sequence[str] = (),
@@ -53,7 +49,7 @@ class Client:
                  endpoints: Any = None, fleet: bool = False) -> None:
         self.daemon = None
         self._sock = None
-        self._buf = bytearray()
+        self._lines = None
         self._stash = {}
         self._dropped = set()
         self._next_id = 0
@@ -84,6 +80,7 @@ class Client:
             s.close()
             raise
         self._sock = s
+        self._lines = _conn.Lines(s)
         self.socket_path = path
 
     # --- life cycle -------------------------------------------------------
@@ -117,34 +114,21 @@ class Client:
 
     def _read_one(self, wait):
         """One response, or None when `wait` seconds passed first (None: wait forever)."""
+        lines = self._lines
         end = None if wait is None else time.monotonic() + wait
-        # A bytearray grows in place and only the new bytes are searched: a
-        # 100 MB answer arrives in thousands of recv()s (bytes += and a search
-        # from the start each time made it quadratic: minutes of CPU).
-        buf = self._buf
-        nl = buf.find(b"\n")
-        while nl < 0:
-            if end is not None and not buf:  # a partial line: its rest is on its way
+        while not lines.ready:
+            if end is not None and not lines.part:  # a partial line: its rest is on its way
                 left = max(0.0, end - time.monotonic())
                 if not select.select([self._sock], [], [], left)[0]:
-                    self._buf = buf
                     return None
             try:
-                chunk = self._sock.recv(1 << 20)
+                more = lines.fill()
             except OSError as e:
-                self._buf = buf
                 raise ConnectionLost("reading from the daemon: %s" % e)
-            if not chunk:
-                self._buf = buf
+            if not more:
                 raise ConnectionLost("the daemon closed the connection")
-            start = len(buf)
-            buf += chunk
-            nl = buf.find(b"\n", start)
-        line = bytes(buf[:nl])
-        del buf[:nl + 1]
-        self._buf = buf
         try:
-            return json.loads(line)
+            return _conn.decode(lines.ready.popleft())
         except ValueError as e:
             raise ConnectionLost("the daemon sent a line that is not JSON: %s" % e)
 
@@ -305,6 +289,7 @@ class Client:
     def _pump(self, it, concurrency, cancel_after, inflight, cancels):
         index = 0
         exhausted = False
+        timed = {}  # the jobs of inflight with a deadline or a busy retry: the only ones a turn looks at
         while True:
             while not exhausted and len(inflight) < concurrency:
                 try:
@@ -315,12 +300,14 @@ class Client:
                 j = self._submit(item, index, cancel_after)
                 index += 1
                 inflight[j.req["id"]] = j
+                if j.deadline is not None:
+                    timed[j.req["id"]] = j
             if not inflight:
                 return
             now = time.monotonic()
             wake = None
             finished = None
-            for wid, j in inflight.items():
+            for wid, j in timed.items():
                 if j.retry_at is not None:
                     if j.deadline is not None and now >= j.deadline:
                         finished = (wid, _conn.timeout_result(j.user_id, "client timeout while the daemon was busy"))
@@ -345,9 +332,11 @@ class Client:
                         wake = j.deadline if wake is None else min(wake, j.deadline)
             if finished is not None:
                 del inflight[finished[0]]
+                timed.pop(finished[0], None)
                 yield finished[1]
                 continue
-            resp = self._next_response(set(inflight) | cancels, None if wake is None else max(0.0, wake - now))
+            resp = self._next_response(set(inflight) | cancels if cancels else inflight,
+                                       None if wake is None else max(0.0, wake - now))
             if resp is None:
                 continue
             rid = resp["id"]
@@ -360,8 +349,10 @@ class Client:
                     j.busy_since = time.monotonic()
                 j.retry_at = time.monotonic() + _conn.backoff(j.attempt, *self.busy_backoff)
                 j.attempt += 1
+                timed[rid] = j
                 continue
             del inflight[rid]
+            timed.pop(rid, None)
             yield self._result(j, resp)
 
     def _submit(self, item, index, default_cancel_after):

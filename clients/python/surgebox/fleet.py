@@ -146,7 +146,7 @@ class _Link:
 
     def __init__(self, ep: Endpoint, timeout: float) -> None:
         self.ep = ep
-        self.buf = bytearray()  # grows in place; only new bytes are searched (client.py's _read_one)
+        self.timeout = timeout  # the unix socket's, set again only when a wait differs (an ioctl each)
         if ep.kind == "unix":
             s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
             s.settimeout(timeout)
@@ -156,6 +156,7 @@ class _Link:
                 s.close()
                 raise _Infra("connecting: %s" % e)
             self.sock = s
+            self.lines = _conn.Lines(s)
             self.http = None
         else:
             self.http = http.client.HTTPConnection(ep.host, ep.port, timeout=timeout)
@@ -175,21 +176,17 @@ class _Link:
             pass
 
     def ask(self, req: Dict[str, Any], wait: float) -> Dict[str, Any]:
-        self.sock.settimeout(wait)
+        if self.http is not None or wait != self.timeout:
+            self.sock.settimeout(wait)
+            self.timeout = wait
         try:
             if self.http is None:
                 self.sock.sendall(_conn.encode(req))
-                nl = self.buf.find(b"\n")
-                while nl < 0:
-                    chunk = self.sock.recv(1 << 20)
-                    if not chunk:
+                lines = self.lines
+                while not lines.ready:
+                    if not lines.fill():
                         raise _Infra("the daemon closed the connection before answering")
-                    start = len(self.buf)
-                    self.buf += chunk
-                    nl = self.buf.find(b"\n", start)
-                line = bytes(self.buf[:nl])
-                del self.buf[:nl + 1]
-                return json.loads(line)
+                return _conn.decode(lines.ready.popleft())
             headers = {"Content-Type": "application/json"}
             if self.ep.token:
                 headers["Authorization"] = "Bearer " + self.ep.token
@@ -256,6 +253,16 @@ def job_request(fleet: Any, job: Mapping[str, Any]) -> Tuple[Dict[str, Any], flo
     as long as its answer would take."""
     req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
     return req, time.monotonic() + _limits_seconds(req) + fleet.answer_margin
+
+
+def sends(fleet: Any) -> Iterator[Tuple[int, float]]:
+    """(attempt, seconds to pause before it) of each send a fleet's (Fleet's or AsyncFleet's) job may
+    make, at most fleet.attempts: the first at once, each later one after a back-off and counted
+    in fleet.retries."""
+    yield 0, 0.0
+    for attempt in range(1, fleet.attempts):
+        fleet.retries += 1
+        yield attempt, _conn.backoff(attempt - 1, *fleet.backoff)
 
 
 def take_or_wait(fleet: Any, avoid: Optional[Endpoint], give_up_at: float) -> Tuple[Optional[Endpoint], Optional[float]]:
@@ -490,38 +497,38 @@ class Fleet:
         A Result's "id" is the job's "id" if it had one, else its index."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        todo: "queue.Queue" = queue.Queue(maxsize=concurrency)
-        done: "queue.Queue" = queue.Queue()
+        done: "queue.SimpleQueue" = queue.SimpleQueue()
         stop = threading.Event()
+        source = enumerate(jobs)
+        taking = threading.Lock()
+        exhausted = [False]
 
-        def feed():
-            try:
-                for i, item in enumerate(jobs):
+        def next_job():
+            """(user id, job) of the next job, read by the worker that is free (the jobs are read
+            lazily, one per free worker; no thread in between), or None when there is none left."""
+            with taking:
+                if exhausted[0] or stop.is_set():
+                    return None
+                try:
+                    i, item = next(source)
                     job = _conn.as_job(item)
-                    while not stop.is_set():
-                        try:
-                            todo.put((job.get("id", i), job), timeout=0.2)
-                            break
-                        except queue.Full:
-                            continue
-                    if stop.is_set():
-                        return
-            except BaseException as e:  # a bad job: said, in order
-                done.put(("raise", e))
-            finally:
-                for _ in range(concurrency):
-                    while not stop.is_set():
-                        try:
-                            todo.put(None, timeout=0.2)
-                            break
-                        except queue.Full:
-                            continue
+                except StopIteration:
+                    exhausted[0] = True
+                    return None
+                except BaseException:  # a bad job: said, in order, and no job read after it
+                    exhausted[0] = True
+                    raise
+                return job.get("id", i), job
 
         def work():
             links: Dict[str, _Link] = {}
             try:
                 while not stop.is_set():
-                    item = todo.get()
+                    try:
+                        item = next_job()
+                    except BaseException as e:
+                        done.put(("raise", e))
+                        return
                     if item is None:
                         return
                     try:
@@ -533,8 +540,7 @@ class Fleet:
                     link.close()
                 done.put(("worker_done", None))
 
-        threads = [threading.Thread(target=feed, daemon=True)]
-        threads += [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(concurrency)]
         for t in threads:
             t.start()
         running = concurrency
@@ -554,10 +560,9 @@ class Fleet:
         req, give_up_at = job_request(self, job)
         last_ep: Optional[Endpoint] = None
         why = "no daemon of the fleet answers"
-        for attempt in range(self.attempts):
-            if attempt:
-                self.retries += 1
-                time.sleep(_conn.backoff(attempt - 1, *self.backoff))
+        for attempt, pause in sends(self):
+            if pause:
+                time.sleep(pause)
             ep = self._pick(last_ep, give_up_at)
             if ep is None:
                 break

@@ -321,11 +321,7 @@ class Tracer:
             top_gf = newest
         else:
             chain = self.chain()
-            keep = 0
-            while keep < len(chain) and keep < len(self.stack) and self.stack[keep].gf == chain[keep]:
-                keep += 1
-            while len(self.stack) > keep:
-                self.pop(self.stack[-1], None)
+            keep = self.pop_to(chain)
             for gf in chain[keep:]:
                 self.push(gf)
                 if self.status is not None:
@@ -448,17 +444,22 @@ class Tracer:
             ty = "?"
         return {"ty": ty, "msg": ""}
 
-    def caught(self):
-        """The first line stop after a throw: frames gone were unwound, the frame it stops in caught it."""
-        if self.throwing is None:
-            return
-        exc, thrower = self.throwing, self.thrower
-        chain = self.chain()
+    def pop_to(self, chain):
+        """Pop the stack's frames from the first that `chain` (self.chain(): the traced frames
+        now, outermost first) no longer holds (unwound, or left by a longjmp); how many stay."""
         keep = 0
         while keep < len(chain) and keep < len(self.stack) and self.stack[keep].gf == chain[keep]:
             keep += 1
         while len(self.stack) > keep:
             self.pop(self.stack[-1], None)
+        return keep
+
+    def caught(self):
+        """The first line stop after a throw: frames gone were unwound, the frame it stops in caught it."""
+        if self.throwing is None:
+            return
+        exc, thrower = self.throwing, self.thrower
+        self.pop_to(self.chain())
         self.throwing = self.thrower = None
         if self.stack and self.stack[-1] is not thrower:
             self.event("exception", self.stack[-1], self.stack[-1].ln, exc=exc)

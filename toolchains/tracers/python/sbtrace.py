@@ -7,11 +7,11 @@
 # to descriptor SURGEBOX_TRACE_FD. This file stays small: its own code is
 # compiled on every run (a __main__ script has no cached bytecode). Its parts
 # come from __pycache__ through the loader Python already has:
+#   sbexcepthook.py        _main_module and _strip_hook, shared with the warm zygote
 #   sbtrace_values.py      the names bound before the program runs, JSON, values
 #   sbtrace_events.py      what both engines share: records, limits, _prepare
 #   sbtrace_settrace.py    the sys.settrace engine (3.8 ... 3.11), or
 #   sbtrace_monitoring.py  the sys.monitoring engine (3.12+): only one is loaded
-#   sbexcepthook.py        _strip_hook, shared with the warm zygote
 # Each part is a module of its own that imports what it uses from the ones
 # before it by name; they are in sys.modules only while they load (so that
 # those imports find them, never a file on sys.path) and taken out before
@@ -21,7 +21,7 @@ import sys
 import os
 
 _ENGINE_MODULE = "sbtrace_monitoring" if sys.version_info >= (3, 12) else "sbtrace_settrace"
-_PARTS = ("sbtrace_values", "sbtrace_events", _ENGINE_MODULE, "sbexcepthook")
+_PARTS = ("sbexcepthook", "sbtrace_values", "sbtrace_events", _ENGINE_MODULE)
 _modules = []  # kept: the parts' functions run with their modules' globals
 for _name in _PARTS:
     _path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _name + ".py")

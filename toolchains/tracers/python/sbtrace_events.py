@@ -16,6 +16,7 @@ from sbtrace_values import (
     _j, _kind, _mod_dict, _os_close, _os_open, _os_read, _os_write, _parse_json_object,
     _self_module, _sys_modules, _t_dict, _t_mro, _t_name, _type_name, all, bool, compile, dict,
     frozenset, getattr, id, int, len, list, object, range, set, str, tuple, type)
+from sbexcepthook import _main_module
 
 _CO_OPTIMIZED = 0x1
 _CO_GENLIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
@@ -653,9 +654,6 @@ def _prepare(engine):
     limits = _limits_from_env()
     roots_text = os.environ.pop("SURGEBOX_TRACE_PATHS", None)
     script = sys.argv[1]
-    # what `python3 main.py` would set: __file__ absolute from 3.9 (joined
-    # to the cwd, not normalised), sys.path[0] the real directory
-    file_value = script if _V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
     entry = os.path.normpath(os.path.abspath(script))
     roots = roots_text.split(os.pathsep) if roots_text else [os.path.dirname(entry)]
     roots = [os.path.abspath(r) for r in roots if r]
@@ -663,8 +661,6 @@ def _prepare(engine):
     tracer = engine(fd, limits, roots, entry, sys.argv[1:], hash_seed, seal)
     tracer.head()
 
-    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
     sys.argv = sys.argv[1:]
     orig = getattr(sys, "orig_argv", None)
     if orig is not None:
@@ -672,14 +668,8 @@ def _prepare(engine):
         if 0 <= at < len(orig):
             sys.orig_argv = orig[:at] + orig[at + 1:]
 
-    mod = type(sys)("__main__")
-    g = mod.__dict__
-    g["__annotations__"] = {}
-    g["__builtins__"] = sys.modules["builtins"]
-    g["__file__"] = file_value
-    g["__cached__"] = None
-    g["__loader__"] = type(_self_module.__loader__)("__main__", file_value)
-    sys.modules["__main__"] = mod
+    g = _main_module(script, type(_self_module.__loader__))
+    file_value = g["__file__"]
     try:
         with open(script, "rb") as f:
             source = f.read()

@@ -1,7 +1,7 @@
 # surgebox's Python tracer, its first part: the names it binds before the
 # program runs, JSON text and values rendered without running the program's
-# code. sbtrace.py, the entry, loads it (then sbtrace_events.py, the engine,
-# sbexcepthook.py) as a module of its own from its cached bytecode; the
+# code. sbtrace.py, the entry, loads it (after sbexcepthook.py; then
+# sbtrace_events.py, the engine) as a module of its own from its cached bytecode; the
 # other parts import what they use of it by name, and no part is left in
 # sys.modules when the program runs.
 #
@@ -299,32 +299,31 @@ def _r_complex(R, v, t, d):
     return complex.__repr__(v)
 
 
-def _r_str(R, v, t, d):
-    n = str.__len__(v)
+def _clipped(R, v, n, rep, getitem, unit):
+    """rep(v) of a str or bytes v of n items (its type's own methods: no
+    program code), or of its first R.chars with "…" inside the quotes and
+    the count of the rest after them."""
     if n <= R.chars:
-        return str.__repr__(v)
-    r = str.__repr__(str.__getitem__(v, slice(0, R.chars)))
-    return r[:-1] + "…" + r[-1] + "…(+%d chars)" % (n - R.chars)
+        return rep(v)
+    r = rep(getitem(v, slice(0, R.chars)))
+    return r[:-1] + "…" + r[-1] + "…(+%d %s)" % (n - R.chars, unit)
+
+
+def _r_str(R, v, t, d):
+    return _clipped(R, v, str.__len__(v), str.__repr__, str.__getitem__, "chars")
 
 
 def _r_bytes(R, v, t, d):
-    n = bytes.__len__(v)
-    if n <= R.chars:
-        return bytes.__repr__(v)
-    r = bytes.__repr__(bytes.__getitem__(v, slice(0, R.chars)))
-    return r[:-1] + "…" + r[-1] + "…(+%d bytes)" % (n - R.chars)
+    return _clipped(R, v, bytes.__len__(v), bytes.__repr__, bytes.__getitem__, "bytes")
 
 
 def _r_bytearray(R, v, t, d):
     p = R.num(v, t)
     if id(v) in R.active:
         return p
-    n = bytearray.__len__(v)
-    b = bytes(bytearray.__getitem__(v, slice(0, R.chars)))  # an exact bytearray: no program code
-    r = bytes.__repr__(b)
-    if n > R.chars:
-        r = r[:-1] + "…" + r[-1] + "…(+%d bytes)" % (n - R.chars)
-    return p + "bytearray(" + r + ")"
+    head = bytes(bytearray.__getitem__(v, slice(0, R.chars)))  # an exact bytearray: no program code
+    return p + "bytearray(" + _clipped(R, head, bytearray.__len__(v), bytes.__repr__, bytes.__getitem__,
+                                       "bytes") + ")"
 
 
 def _r_none(R, v, t, d):
@@ -346,14 +345,21 @@ def _r_list(R, v, t, d):
     return R.seq(v, t, d, list.__iter__(v), list.__len__(v), "[", "]", prefix=p)
 
 
-def _r_tuple(R, v, t, d):
-    if id(v) in R.active:  # only through a mutable member: (l,) with l = [t]
-        return "(…)"
+def _unnumbered_seq(R, v, t, d, it, n, opn, cls, tuple1=False):
+    """An immutable container's items (it has no number): opn + "…" + cls
+    where it holds itself, which it can only through a mutable member:
+    (l,) with l = [t]."""
+    if id(v) in R.active:
+        return opn + "…" + cls
     R.active.add(id(v))
     try:
-        return R.seq(v, t, d, tuple.__iter__(v), tuple.__len__(v), "(", ")", tuple1=True)
+        return R.seq(v, t, d, it, n, opn, cls, tuple1=tuple1)
     finally:
         R.active.discard(id(v))
+
+
+def _r_tuple(R, v, t, d):
+    return _unnumbered_seq(R, v, t, d, tuple.__iter__(v), tuple.__len__(v), "(", ")", tuple1=True)
 
 
 def _r_set(R, v, t, d):
@@ -370,13 +376,7 @@ def _r_frozenset(R, v, t, d):
     n = frozenset.__len__(v)
     if n == 0:
         return "frozenset()"
-    if id(v) in R.active:
-        return "frozenset({…})"
-    R.active.add(id(v))
-    try:
-        return "frozenset(" + R.seq(v, t, d, frozenset.__iter__(v), n, "{", "}") + ")"
-    finally:
-        R.active.discard(id(v))
+    return "frozenset(" + _unnumbered_seq(R, v, t, d, frozenset.__iter__(v), n, "{", "}") + ")"
 
 
 def _r_dict(R, v, t, d):

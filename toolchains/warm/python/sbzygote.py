@@ -7,7 +7,8 @@
 # `python3 main.py ARGS` would, and reports the child's pid and wait status
 # (sbzygote_body.py: the request format). Only a forked child returns from
 # _serve(): it runs the program here, in its own module frame right under
-# this one, cut from tracebacks by the tracer's own _strip_hook
+# this one (its __main__ made by the tracer's _main_module), cut from
+# tracebacks by the tracer's own _strip_hook
 # (toolchains/tracers/python/sbexcepthook.py),
 # so that Python's own main ends the run (SystemExit, the excepthook, atexit,
 # the final flush and its exit status 120) exactly as for a cold start.
@@ -19,7 +20,7 @@
 import sys
 import os
 
-# _strip_hook is the tracer's (one copy for both, compiled here the same way)
+# _main_module and _strip_hook are the tracer's (one copy for both, compiled here the same way)
 for _path in ("sbzygote_body.py", "../../tracers/python/sbexcepthook.py"):
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), _path), "rb") as _f:
         exec(compile(_f.read(), _f.name, "exec", dont_inherit=True), globals())

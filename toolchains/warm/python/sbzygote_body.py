@@ -608,20 +608,11 @@ def _become(ctl, fds, cwd, argv, env):
         site.getusersitepackages()
         _user_site(site)
     script = argv[1]
-    file_value = script if _Z_V < (3, 9) or os.path.isabs(script) else os.path.join(os.getcwd(), script)
-    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
     sys.argv = argv[1:]
     if hasattr(sys, "orig_argv"):
         sys.orig_argv = list(argv)
-    mod = type(sys)("__main__")
-    g = mod.__dict__
-    g["__annotations__"] = {}
-    g["__builtins__"] = sys.modules["builtins"]
-    g["__file__"] = file_value
-    g["__cached__"] = None
-    g["__loader__"] = type(sys.modules["__main__"].__loader__)("__main__", file_value)
-    sys.modules["__main__"] = mod
+    g = _main_module(script, type(sys.modules["__main__"].__loader__))  # sbexcepthook.py's
+    file_value = g["__file__"]
     try:
         with open(script, "rb") as fh:
             source = fh.read()
