@@ -18,6 +18,13 @@ int sbr_progress_write(const char *path, const char *benchmark, const char *fiel
   return rc;
 }
 
+void sbr_progress_save(const char *path, const char *benchmark, const char *field, json_object *values, time_t *saved) {
+  if (sbr_progress_write(path, benchmark, field, values, JSON_C_TO_STRING_PLAIN) < 0)
+    fprintf(stderr, "verify: cannot write %s\n", path);
+  json_object_put(values);
+  *saved = time(NULL);
+}
+
 json_object *sbr_progress_read(const char *path, const char *field) {
   json_object *o = path ? json_object_from_file(path) : NULL, *v = NULL;
   if (!o) return NULL;
@@ -84,11 +91,10 @@ static int join_shard(const sbr_merge_shard *sh, const sbr_progress_kind *kind, 
   return rc;
 }
 
-int sbr_progress_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *const *files,
-                       const sbr_progress_kind *kind, sbr_progress_score_fn score) {
+int sbr_progress_merge(const sbr_merge_shard *sh, size_t n, const char *out, const sbr_progress_kind *kind) {
   json_object *m = sh[0].manifest;
-  for (size_t i = 0; files[i]; i++)
-    if (!unchanged(m, files[i])) return 2;
+  for (size_t i = 0; kind->files[i]; i++)
+    if (!unchanged(m, kind->files[i])) return 2;
   json_object *all = json_object_new_object();
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) rc = join_shard(&sh[i], kind, all);
@@ -103,7 +109,7 @@ int sbr_progress_merge(const sbr_merge_shard *sh, size_t n, const char *out, con
   sbc_ctx ctx;
   sbc_ctx_init(&ctx);
   ctx.autostart = false; /* every value is known: no daemon */
-  rc = score(&ctx, m, out);
+  rc = kind->score(&ctx, m, out);
   if (rc) unlink(progress);
   return rc ? 2 : 0;
 }

@@ -26,8 +26,7 @@ static int score(const sbc_ctx *ctx, json_object *m, const char *out) {
   return sbx_verify_run(ctx, &o);
 }
 
-int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
-  static const char *const files[] = {"data", "generations", NULL};
-  static const sbr_progress_kind kind = {"cruxeval", "verdicts", json_type_boolean, "verdict"};
-  return sbr_progress_merge(sh, n, out, files, &kind, score);
-}
+static const char *const inputs[] = {"data", "generations", NULL};
+static const sbr_progress_kind progress = {"cruxeval", "verdicts", json_type_boolean, "verdict", inputs, score};
+
+int sbx_merge(const sbr_merge_shard *sh, size_t n, const char *out) { return sbr_progress_merge(sh, n, out, &progress); }

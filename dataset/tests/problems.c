@@ -446,8 +446,7 @@ int sbtb_problems_load(const char *path, const char *language_default, sbtb_prob
                        char *err, size_t err_len) {
   memset(ps, 0, sizeof *ps);
   problems_load l = {path, language_default, ps, 0};
-  int rc = sbr_jsonl_each(path, problem_line, &l, unreadable, err, err_len);
-  if (rc == 0 && !ps->n) snprintf(err, err_len, "%s: no problems", path), rc = -1;
+  int rc = sbr_jsonl_each(path, "problems", problem_line, &l, unreadable, err, err_len);
   if (rc) sbtb_problems_free(ps);
   return rc;
 }

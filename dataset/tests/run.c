@@ -58,10 +58,7 @@ static void save_progress(void *ctx) {
   json_object *v = json_object_new_object();
   for (size_t i = 0; i < rs->n; i++)
     if (rs->progs[i].record && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_get(rs->progs[i].record));
-  if (sbr_progress_write(rs->progress_path, "tests", "records", v, JSON_C_TO_STRING_PLAIN) < 0)
-    fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
-  json_object_put(v);
-  rs->last_save = time(NULL);
+  sbr_progress_save(rs->progress_path, "tests", "records", v, &rs->last_save);
 }
 
 static void load_progress(run_state *rs) {

@@ -31,8 +31,7 @@ static int score(const sbc_ctx *ctx, json_object *m, const char *out) {
   return sbtb_verify_run(ctx, &o);
 }
 
-int sbtb_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
-  static const char *const files[] = {"problems", "solutions", NULL};
-  static const sbr_progress_kind kind = {"tests", "records", json_type_object, "result"};
-  return sbr_progress_merge(sh, n, out, files, &kind, score);
-}
+static const char *const inputs[] = {"problems", "solutions", NULL};
+static const sbr_progress_kind progress = {"tests", "records", json_type_object, "result", inputs, score};
+
+int sbtb_merge(const sbr_merge_shard *sh, size_t n, const char *out) { return sbr_progress_merge(sh, n, out, &progress); }

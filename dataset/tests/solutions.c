@@ -65,8 +65,7 @@ int sbtb_solutions_load(const char *path, const sbtb_problems *p, sbtb_solutions
                         size_t err_len) {
   memset(s, 0, sizeof *s);
   solutions_load l = {path, p, s, 0};
-  int rc = sbr_jsonl_each(path, solution_line, &l, unreadable, err, err_len);
-  if (rc == 0 && !s->n) snprintf(err, err_len, "%s: no solutions", path), rc = -1;
+  int rc = sbr_jsonl_each(path, "solutions", solution_line, &l, unreadable, err, err_len);
   if (rc) sbtb_solutions_free(s);
   return rc;
 }

@@ -165,8 +165,7 @@ static int program_line(void *arg, json_object *o, size_t lineno, char *err, siz
 int sbtd_programs_load(const char *path, sbtd_items *items, char *err, size_t err_len) {
   memset(items, 0, sizeof *items);
   programs_load l = {path, items};
-  int rc = sbr_jsonl_each(path, program_line, &l, NULL, err, err_len);
-  if (rc == 0 && items->n == 0) snprintf(err, err_len, "%s: no programs", path), rc = -1;
+  int rc = sbr_jsonl_each(path, "programs", program_line, &l, NULL, err, err_len);
   if (rc == 0) rc = distinct(items, err, err_len);
   if (rc) sbtd_items_free(items);
   return rc;
