@@ -646,13 +646,7 @@ static void start_lent(sbd_cases_run *c, lane *l) {
   sbd_spawner_check(job->srv);
   if (rc < 0) {
     sb_result r;
-    memset(&r, 0, sizeof r);
-    r.status = SB_INTERNAL_ERROR;
-    r.exit_code = -1;
-    r.uid = -1;
-    r.limits = spec.limits;
-    r.cgroup = sb_runtime_cgroup(job->srv->rt);
-    snprintf(r.error, sizeof r.error, "%s", err);
+    sbd_step_start_failed(job->srv, &spec, err, &r);
     l->run = NULL;
     lane_result(c, l, &r);
   }

@@ -261,30 +261,23 @@ sbd_job *sbd_conn_find(sbd_conn *c, const char *id_key, bool *running) {
   return NULL;
 }
 
-void sbd_conn_link_parked(sbd_conn *c, sbd_job *j) {
+/* A connection's parked and running jobs are doubly linked lists, a job
+ * at the head of one at a time. */
+static void list_push(sbd_job **head, sbd_job *j) {
   j->prev = NULL;
-  j->next = c->parked;
-  if (c->parked) c->parked->prev = j;
-  c->parked = j;
+  j->next = *head;
+  if (*head) (*head)->prev = j;
+  *head = j;
 }
 
-void sbd_conn_unlink_parked(sbd_conn *c, sbd_job *j) {
+static void list_remove(sbd_job **head, sbd_job *j) {
   if (j->prev) j->prev->next = j->next;
-  else c->parked = j->next;
+  else *head = j->next;
   if (j->next) j->next->prev = j->prev;
   j->prev = j->next = NULL;
 }
 
-void sbd_conn_link_running(sbd_conn *c, sbd_job *j) {
-  j->prev = NULL;
-  j->next = c->running;
-  if (c->running) c->running->prev = j;
-  c->running = j;
-}
-
-void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j) {
-  if (j->prev) j->prev->next = j->next;
-  else c->running = j->next;
-  if (j->next) j->next->prev = j->prev;
-  j->prev = j->next = NULL;
-}
+void sbd_conn_link_parked(sbd_conn *c, sbd_job *j) { list_push(&c->parked, j); }
+void sbd_conn_unlink_parked(sbd_conn *c, sbd_job *j) { list_remove(&c->parked, j); }
+void sbd_conn_link_running(sbd_conn *c, sbd_job *j) { list_push(&c->running, j); }
+void sbd_conn_unlink_running(sbd_conn *c, sbd_job *j) { list_remove(&c->running, j); }

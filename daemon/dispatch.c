@@ -222,19 +222,14 @@ static void do_exec(sbd_conn *c, sbp_request *req) {
   const char *pname = req->exec.profile ? req->exec.profile : srv->cfg->profile;
   char perr[512] = "";
   sbd_profile *prof = NULL;
-  switch (sbd_profile_want(srv, pname, (sbd_profile_wait){exec_resume, job}, &prof, perr, sizeof perr)) {
-  case SBD_PROFILE_LOADING:
+  sbd_profile_state st = sbd_profile_want(srv, pname, (sbd_profile_wait){exec_resume, job}, &prof, perr, sizeof perr);
+  if (st == SBD_PROFILE_LOADING) {
     job->parked = true;
     sbd_conn_link_parked(c, job);
     c->n_parked++;
     return;
-  case SBD_PROFILE_ERROR:
-    exec_in_profile(c, job, NULL, perr);
-    return;
-  case SBD_PROFILE_READY:
-    exec_in_profile(c, job, prof, NULL);
-    return;
   }
+  exec_in_profile(c, job, prof, st == SBD_PROFILE_ERROR ? perr : NULL); /* prof NULL on an error */
 }
 
 /* The toolchains of a profile (NULL: the host's), or the load's error. */
@@ -281,19 +276,14 @@ static int do_toolchains(sbd_conn *c, sbp_request *req) {
     return 0;
   }
   *w = (toolchains_wait){c, req};
-  switch (sbd_profile_want(c->srv, req->exec.profile, (sbd_profile_wait){toolchains_resume, w}, &prof, perr,
-                           sizeof perr)) {
-  case SBD_PROFILE_LOADING:
+  sbd_profile_state st =
+      sbd_profile_want(c->srv, req->exec.profile, (sbd_profile_wait){toolchains_resume, w}, &prof, perr, sizeof perr);
+  if (st == SBD_PROFILE_LOADING) {
     sbd_conn_ref(c);
     c->n_parked++;
     return 1;
-  case SBD_PROFILE_ERROR:
-    toolchains_answer(c, req, NULL, perr);
-    break;
-  case SBD_PROFILE_READY:
-    toolchains_answer(c, req, prof, NULL);
-    break;
   }
+  toolchains_answer(c, req, prof, st == SBD_PROFILE_ERROR ? perr : NULL); /* prof NULL on an error */
   free(w);
   return 0;
 }

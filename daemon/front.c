@@ -76,12 +76,18 @@ static uint64_t front_submit(void *arg, json_object *req, sbh_answer_fn answer, 
   return id;
 }
 
-static bool front_withdraw(void *arg, uint64_t ticket) {
-  sbd_server *srv = arg;
+/* The front's job of a ticket (NULL: none); *running whether it started. */
+static sbd_job *ticket_job(sbd_server *srv, uint64_t ticket, bool *running) {
   char key[32];
   snprintf(key, sizeof key, "%llu", (unsigned long long)ticket);
-  bool running = false;
-  sbd_job *job = srv->front ? sbd_conn_find(srv->front, key, &running) : NULL;
+  *running = false;
+  return srv->front ? sbd_conn_find(srv->front, key, running) : NULL;
+}
+
+static bool front_withdraw(void *arg, uint64_t ticket) {
+  sbd_server *srv = arg;
+  bool running;
+  sbd_job *job = ticket_job(srv, ticket, &running);
   if (!job || running) return false;
   sbd_job_unqueue(job);
   free(ticket_take(srv, ticket));
@@ -91,11 +97,8 @@ static bool front_withdraw(void *arg, uint64_t ticket) {
 }
 
 static void front_cancel(void *arg, uint64_t ticket) {
-  sbd_server *srv = arg;
-  char key[32];
-  snprintf(key, sizeof key, "%llu", (unsigned long long)ticket);
-  bool running = false;
-  sbd_job *job = srv->front ? sbd_conn_find(srv->front, key, &running) : NULL;
+  bool running;
+  sbd_job *job = ticket_job(arg, ticket, &running);
   if (!job) return;
   if (running) {
     sbd_job_cancel_running(job, "cancelled: the HTTP client went away");

@@ -235,6 +235,9 @@ struct sbd_step_run {
  * a negative errno with err (nothing started, done never called). */
 int sbd_step_start(sbd_server *srv, const sb_spec *spec, sbd_step_done done, sbd_step_run **out,
                    char err[SB_ERR_MAX]);
+/* The result of a run sbd_step_start could not start: an internal error
+ * under spec's limits that says why (err). */
+void sbd_step_start_failed(sbd_server *srv, const sb_spec *spec, const char *err, sb_result *r);
 void sbd_step_kill(sbd_step_run *run, const char *why);
 
 /* ---- conn.c: a client connection ---- */

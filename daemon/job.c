@@ -359,13 +359,7 @@ static void start_sandbox(sbd_job *job) {
   if (rc < 0) {
     /* The sandbox could not start: a result document that says why. */
     sb_result r;
-    memset(&r, 0, sizeof r);
-    r.status = SB_INTERNAL_ERROR;
-    r.exit_code = -1;
-    r.uid = -1;
-    r.limits = spec.limits;
-    r.cgroup = sb_runtime_cgroup(job->srv->rt);
-    snprintf(r.error, sizeof r.error, "%s", err);
+    sbd_step_start_failed(job->srv, &spec, err, &r);
     sbd_log(job->srv, "error", "job %s: %s", job->req->id_key, err);
     step_done(job, &r);
   }

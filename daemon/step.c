@@ -144,6 +144,16 @@ int sbd_step_start(sbd_server *srv, const sb_spec *spec, sbd_step_done done, sbd
   return 0;
 }
 
+void sbd_step_start_failed(sbd_server *srv, const sb_spec *spec, const char *err, sb_result *r) {
+  memset(r, 0, sizeof *r);
+  r->status = SB_INTERNAL_ERROR;
+  r->exit_code = -1;
+  r->uid = -1;
+  r->limits = spec->limits;
+  r->cgroup = sb_runtime_cgroup(srv->rt);
+  snprintf(r->error, sizeof r->error, "%s", err);
+}
+
 void sbd_step_kill(sbd_step_run *run, const char *why) {
   if (run && !run->finished) sb_proc_kill(run->proc, why);
 }

@@ -14,8 +14,10 @@
  * (sbx_verify_run again, with every verdict known and no daemon). */
 #include "protocol.h"
 #include "cliopt.h"
+#include "verify.h"
 #include "cruxeval.h"
 #include "driver.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,28 +62,21 @@ static program *find_prog(run_state *rs, const char *hash) {
 static void save_progress(void *ctx) {
   run_state *rs = ctx;
   if (!rs->progress_path) return;
-  json_object *o = json_object_new_object(), *v = json_object_new_object();
-  json_object_object_add(o, "benchmark", json_object_new_string("cruxeval"));
+  json_object *v = json_object_new_object();
   for (size_t i = 0; i < rs->n; i++)
     if (rs->progs[i].verdict >= 0 && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_new_boolean(rs->progs[i].verdict));
-  json_object_object_add(o, "verdicts", v);
-  if (sbr_write_json_atomic_ext(rs->progress_path, o, JSON_C_TO_STRING_PLAIN) < 0)
-    fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
-  json_object_put(o);
-  rs->last_save = time(NULL);
+  sbr_progress_save(rs->progress_path, "cruxeval", "verdicts", v, &rs->last_save);
 }
 
 static void load_progress(run_state *rs) {
-  json_object *o = rs->progress_path ? json_object_from_file(rs->progress_path) : NULL, *v;
-  if (!o) return;
+  json_object *v = sbr_progress_read(rs->progress_path, "verdicts");
+  if (!v) return;
   size_t reused = 0;
-  if (json_object_object_get_ex(o, "verdicts", &v) && json_object_is_type(v, json_type_object)) {
-    json_object_object_foreach(v, hash, val) {
-      program *p = json_object_is_type(val, json_type_boolean) ? find_prog(rs, hash) : NULL;
-      if (p) p->verdict = json_object_get_boolean(val), reused++;
-    }
+  json_object_object_foreach(v, hash, val) {
+    program *p = json_object_is_type(val, json_type_boolean) ? find_prog(rs, hash) : NULL;
+    if (p) p->verdict = json_object_get_boolean(val), reused++;
   }
-  json_object_put(o);
+  json_object_put(v);
   fprintf(stderr, "verify: %zu verdicts from an earlier run (%s)\n", reused, rs->progress_path);
 }
 
@@ -108,7 +103,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
 enum { O_MODE = 256 };
 #define AT(F) SBO_AT(sbx_verify_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", 0, "cruxeval", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    SBR_VERIFY_BENCHMARK_OPT("cruxeval"),
     {"mode", O_MODE, "output|input", "which CRUXEval task the generations answer (required)", SBO_STR, AT(mode)},
     {"generations", 0, "GENS.json", "the model's generations (required)", SBO_STR, AT(gens)},
     {"out", 0, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress", SBO_STR, AT(out)},

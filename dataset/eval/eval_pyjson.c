@@ -175,52 +175,51 @@ static int after_member(scanner *p, char close) {
   return 0;
 }
 
-static int scan_array(scanner *p, json_object **out) {
-  json_object *arr = json_object_new_array();
+/* A container c (taken over) up to its close: member(p, c) for each member,
+ * commas between; *out = c, or -1 with c freed. */
+static int scan_container(scanner *p, json_object *c, char close, int (*member)(scanner *p, json_object *c),
+                          json_object **out) {
   skip_ws(p);
-  int end = eat(p, ']');
+  int end = eat(p, close);
   while (!end) {
-    json_object *v;
-    if (scan_value(p, &v) != 0) goto bad;
-    json_object_array_add(arr, v);
-    if ((end = after_member(p, ']')) < 0) goto bad;
+    if (member(p, c) != 0 || (end = after_member(p, close)) < 0) {
+      json_object_put(c);
+      return -1;
+    }
   }
-  *out = arr;
+  *out = c;
   return 0;
-bad:
-  json_object_put(arr);
-  return -1;
+}
+
+static int array_member(scanner *p, json_object *arr) {
+  json_object *v;
+  if (scan_value(p, &v) != 0) return -1;
+  json_object_array_add(arr, v);
+  return 0;
+}
+
+static int object_member(scanner *p, json_object *obj) {
+  char *key;
+  size_t klen;
+  json_object *v;
+  if (!eat(p, '"')) return -1; /* also rejects a trailing comma */
+  if (scan_string(p, &key, &klen) != 0) return -1;
+  skip_ws(p);
+  int rc = -1;
+  if (eat(p, ':')) {
+    skip_ws(p);
+    if ((rc = scan_value(p, &v)) == 0) json_object_object_add(obj, key, v); /* a repeated key: the last one wins */
+  }
+  free(key);
+  return rc;
+}
+
+static int scan_array(scanner *p, json_object **out) {
+  return scan_container(p, json_object_new_array(), ']', array_member, out);
 }
 
 static int scan_object(scanner *p, json_object **out) {
-  json_object *obj = json_object_new_object();
-  skip_ws(p);
-  int end = eat(p, '}');
-  while (!end) {
-    char *key;
-    size_t klen;
-    json_object *v;
-    if (!eat(p, '"')) goto bad; /* also rejects a trailing comma */
-    if (scan_string(p, &key, &klen) != 0) goto bad;
-    skip_ws(p);
-    if (!eat(p, ':')) {
-      free(key);
-      goto bad;
-    }
-    skip_ws(p);
-    if (scan_value(p, &v) != 0) {
-      free(key);
-      goto bad;
-    }
-    json_object_object_add(obj, key, v); /* a repeated key: the last one wins */
-    free(key);
-    if ((end = after_member(p, '}')) < 0) goto bad;
-  }
-  *out = obj;
-  return 0;
-bad:
-  json_object_put(obj);
-  return -1;
+  return scan_container(p, json_object_new_object(), '}', object_member, out);
 }
 
 static int scan_value(scanner *p, json_object **out) {

@@ -18,10 +18,10 @@ int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_obje
   t->item = item;
   t->wanted = repeat;
   t->refs = calloc((size_t)repeat, sizeof *t->refs);
-  t->cpu = calloc((size_t)repeat, sizeof(double));
-  t->wall = calloc((size_t)repeat, sizeof(double));
-  t->inproc = calloc((size_t)repeat, sizeof(double));
-  if (!t->refs || !t->cpu || !t->wall || !t->inproc) return -1;
+  t->cpu = calloc(3 * (size_t)repeat, sizeof(double)); /* the three figures of every repeat, one block */
+  if (!t->refs || !t->cpu) return -1;
+  t->wall = t->cpu + repeat;
+  t->inproc = t->wall + repeat;
   if (sbr_adapt(s, index, item, env, &t->job, t->error, sizeof t->error) < 0) t->wanted = 0;
   if (t->job.missing[0]) t->wanted = 0;
   return 0;
@@ -30,9 +30,7 @@ int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_obje
 void sbr_regen_task_free(sbr_regen_task *t) {
   for (int r = 0; t->refs && r < t->got; r++) free(t->refs[r]);
   free(t->refs);
-  free(t->cpu);
-  free(t->wall);
-  free(t->inproc);
+  free(t->cpu); /* wall's and inproc's too */
   json_object_put(t->toolchain);
   json_object_put(t->profile);
   sbr_job_free(&t->job);

@@ -11,7 +11,7 @@ typedef struct {
   sbr_job job;
   int got, wanted;
   char **refs; /* per repeat */
-  double *cpu, *wall, *inproc;
+  double *cpu, *wall, *inproc; /* per repeat, one block (cpu's) */
   int64_t rss;
   char status[32];
   bool compile_failed;

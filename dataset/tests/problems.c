@@ -18,7 +18,7 @@
  * docs/verify.md says how each field becomes a case. */
 #include "tests_bench.h"
 #include "sha256.h"
-#include "lines.h"
+#include "jsonl.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,45 +408,45 @@ static void problem_free(sbtb_problem *p) {
   json_object_put(p->cases);
 }
 
+typedef struct {
+  const char *path, *language_default;
+  sbtb_problems *ps;
+  size_t alloc;
+} problems_load;
+
+static int problem_line(void *arg, json_object *o, size_t lineno, char *err, size_t err_len) {
+  problems_load *l = arg;
+  sbtb_problems *ps = l->ps;
+  sbtb_problem p = {.line = lineno};
+  const char *why = o ? problem_of(o, l->language_default, &p) : "not JSON";
+  p.toolchain = strdup(p.toolchain ? p.toolchain : "");
+  int rc = 0;
+  for (size_t i = 0; !why && i < ps->n; i++)
+    if (!strcmp(ps->v[i].id, p.id)) {
+      snprintf(err, err_len, "%s line %zu: the id \"%s\" is also on line %zu: one line per problem", l->path, lineno,
+               p.id, ps->v[i].line);
+      rc = -1;
+    }
+  if (why) {
+    snprintf(err, err_len, "%s line %zu%s%s%s: %s", l->path, lineno, p.id ? " (problem \"" : "", p.id ? p.id : "",
+             p.id ? "\")" : "", why);
+    rc = -1;
+  }
+  if (rc) {
+    problem_free(&p);
+    return rc;
+  }
+  hash_problem(&p);
+  if (ps->n == l->alloc) ps->v = realloc(ps->v, (l->alloc = l->alloc ? l->alloc * 2 : 64) * sizeof *ps->v);
+  ps->v[ps->n++] = p;
+  return 0;
+}
+
 int sbtb_problems_load(const char *path, const char *language_default, sbtb_problems *ps, bool *unreadable,
                        char *err, size_t err_len) {
   memset(ps, 0, sizeof *ps);
-  *unreadable = false;
-  sbu_lines r;
-  if (sbu_lines_open(&r, path, err, err_len) < 0) {
-    *unreadable = true;
-    return -1;
-  }
-  size_t lineno = 0, alloc = 0;
-  int rc = 0;
-  while (rc == 0 && sbu_lines_next(&r)) {
-    lineno = r.lineno;
-    json_object *o = json_tokener_parse(r.line);
-    sbtb_problem p = {.line = lineno};
-    const char *why = o ? problem_of(o, language_default, &p) : "not JSON";
-    p.toolchain = strdup(p.toolchain ? p.toolchain : "");
-    for (size_t i = 0; !why && i < ps->n; i++)
-      if (!strcmp(ps->v[i].id, p.id)) {
-        snprintf(err, err_len, "%s line %zu: the id \"%s\" is also on line %zu: one line per problem", path, lineno, p.id,
-                 ps->v[i].line);
-        rc = -1;
-      }
-    if (why) {
-      snprintf(err, err_len, "%s line %zu%s%s%s: %s", path, lineno, p.id ? " (problem \"" : "", p.id ? p.id : "",
-               p.id ? "\")" : "", why);
-      rc = -1;
-    }
-    json_object_put(o);
-    if (rc) {
-      problem_free(&p);
-      break;
-    }
-    hash_problem(&p);
-    if (ps->n == alloc) ps->v = realloc(ps->v, (alloc = alloc ? alloc * 2 : 64) * sizeof *ps->v);
-    ps->v[ps->n++] = p;
-  }
-  sbu_lines_close(&r);
-  if (rc == 0 && !ps->n) snprintf(err, err_len, "%s: no problems", path), rc = -1;
+  problems_load l = {path, language_default, ps, 0};
+  int rc = sbr_jsonl_each(path, "problems", problem_line, &l, unreadable, err, err_len);
   if (rc) sbtb_problems_free(ps);
   return rc;
 }

@@ -12,7 +12,9 @@
  * the records and scores them here, with nothing left to run. */
 #include "tests_bench.h"
 #include "cliopt.h"
+#include "verify.h"
 #include "driver.h"
+#include "progress.h"
 #include "passk.h"
 
 #include <errno.h>
@@ -53,28 +55,21 @@ static program *find_prog(run_state *rs, const char *hash) {
 static void save_progress(void *ctx) {
   run_state *rs = ctx;
   if (!rs->progress_path) return;
-  json_object *o = json_object_new_object(), *v = json_object_new_object();
-  json_object_object_add(o, "benchmark", json_object_new_string("tests"));
+  json_object *v = json_object_new_object();
   for (size_t i = 0; i < rs->n; i++)
     if (rs->progs[i].record && !rs->progs[i].other) json_object_object_add(v, rs->progs[i].hash, json_object_get(rs->progs[i].record));
-  json_object_object_add(o, "records", v);
-  if (sbr_write_json_atomic_ext(rs->progress_path, o, JSON_C_TO_STRING_PLAIN) < 0)
-    fprintf(stderr, "verify: cannot write %s\n", rs->progress_path);
-  json_object_put(o);
-  rs->last_save = time(NULL);
+  sbr_progress_save(rs->progress_path, "tests", "records", v, &rs->last_save);
 }
 
 static void load_progress(run_state *rs) {
-  json_object *o = rs->progress_path ? json_object_from_file(rs->progress_path) : NULL, *v;
-  if (!o) return;
+  json_object *v = sbr_progress_read(rs->progress_path, "records");
+  if (!v) return;
   size_t reused = 0;
-  if (json_object_object_get_ex(o, "records", &v) && json_object_is_type(v, json_type_object)) {
-    json_object_object_foreach(v, hash, rec) {
-      program *p = json_object_is_type(rec, json_type_object) ? find_prog(rs, hash) : NULL;
-      if (p && !p->record) p->record = json_object_get(rec), reused++;
-    }
+  json_object_object_foreach(v, hash, rec) {
+    program *p = json_object_is_type(rec, json_type_object) ? find_prog(rs, hash) : NULL;
+    if (p && !p->record) p->record = json_object_get(rec), reused++;
   }
-  json_object_put(o);
+  json_object_put(v);
   fprintf(stderr, "verify: %zu programs' results from an earlier run (%s)\n", reused, rs->progress_path);
 }
 
@@ -182,7 +177,7 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
 enum { O_STOP = 256 };
 #define AT(F) SBO_AT(sbtb_opts, F)
 static const sbo_opt verify_opts[] = {
-    {"benchmark", 0, "tests", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    SBR_VERIFY_BENCHMARK_OPT("tests"),
     {"problems", 0, "P.jsonl", "the problems: {id, language, tests | input_output | test_cases | public_test_cases | test | test_list} a line (required)", SBO_STR, AT(problems)},
     {"solutions", 0, "S.jsonl", "the solutions: {id, code} a line, many per problem (required)", SBO_STR, AT(solutions)},
     {"out", 0, "RESULT.json", "every solution's result and the summary; an interrupted run resumes from RESULT.json.progress", SBO_STR, AT(out)},

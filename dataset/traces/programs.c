@@ -5,7 +5,7 @@
 #include "cleanup.h"
 #include "cruxeval.h"
 #include "sha256.h"
-#include "lines.h"
+#include "jsonl.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,30 +141,31 @@ static json_object *line_request(json_object *o, json_object **info, const char 
   return req;
 }
 
+typedef struct {
+  const char *path;
+  sbtd_items *items;
+} programs_load;
+
+static int program_line(void *arg, json_object *o, size_t lineno, char *err, size_t err_len) {
+  programs_load *l = arg;
+  json_object *id, *info = NULL, *req = NULL;
+  const char *why = NULL;
+  if (!o || !json_object_is_type(o, json_type_object)) why = "not a JSON object";
+  else if (!json_object_object_get_ex(o, "id", &id) || !json_object_is_type(id, json_type_string) || !id_ok(json_object_get_string(id)))
+    why = "\"id\" is not a string of 1-128 of [A-Za-z0-9._-] (not starting with '.'): it names the item's files";
+  else req = line_request(o, &info, &why);
+  if (why) {
+    snprintf(err, err_len, "%s line %zu: %s", l->path, lineno, why);
+    return -1;
+  }
+  add(l->items, json_object_get_string(id), req, info);
+  return 0;
+}
+
 int sbtd_programs_load(const char *path, sbtd_items *items, char *err, size_t err_len) {
   memset(items, 0, sizeof *items);
-  sbu_lines r;
-  if (sbu_lines_open(&r, path, err, err_len) < 0) return -1;
-  size_t lineno = 0;
-  int rc = 0;
-  while (rc == 0 && sbu_lines_next(&r)) {
-    lineno = r.lineno;
-    json_object *o = json_tokener_parse(r.line), *id, *info = NULL, *req = NULL;
-    const char *why = NULL;
-    if (!o || !json_object_is_type(o, json_type_object)) why = "not a JSON object";
-    else if (!json_object_object_get_ex(o, "id", &id) || !json_object_is_type(id, json_type_string) || !id_ok(json_object_get_string(id)))
-      why = "\"id\" is not a string of 1-128 of [A-Za-z0-9._-] (not starting with '.'): it names the item's files";
-    else req = line_request(o, &info, &why);
-    if (why) {
-      snprintf(err, err_len, "%s line %zu: %s", path, lineno, why);
-      rc = -1;
-    } else {
-      add(items, json_object_get_string(id), req, info);
-    }
-    json_object_put(o);
-  }
-  sbu_lines_close(&r);
-  if (rc == 0 && items->n == 0) snprintf(err, err_len, "%s: no programs", path), rc = -1;
+  programs_load l = {path, items};
+  int rc = sbr_jsonl_each(path, "programs", program_line, &l, NULL, err, err_len);
   if (rc == 0) rc = distinct(items, err, err_len);
   if (rc) sbtd_items_free(items);
   return rc;

@@ -7,6 +7,7 @@
  * no daemon is asked for. */
 #include "traces.h"
 #include "cliopt.h"
+#include "verify.h"
 #include "pyclient.h"
 
 #include <stdio.h>
@@ -18,7 +19,7 @@ typedef struct {
 
 #define AT(F) SBO_AT(verify_args, F)
 static const sbo_opt opts[] = {
-    {"benchmark", 0, "traces", "this benchmark (surgebox verify's dispatch)", SBO_SKIP},
+    SBR_VERIFY_BENCHMARK_OPT("traces"),
     {"predictions", 0, "P.jsonl", "predicted traces or answers, one JSON object a line (docs/verify.md)", SBO_STR, AT(pred)},
     {"references", 0, "DIR", "the --out of surgebox trace-dataset (index.jsonl, traces/)", SBO_STR, AT(refs)},
     {"out", 0, "REPORT.json", "the report with every item's scores", SBO_STR, AT(out)},

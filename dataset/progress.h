@@ -1,0 +1,54 @@
+/* A resumable verify run's progress (cruxeval, tests; prefix sbr_progress):
+ * OUT.progress is {"benchmark": NAME, FIELD: {program's SHA-256: what it
+ * gave}} (cruxeval's verdicts, tests' records), written as programs
+ * finish, read back to resume, joined by the merge of shards. The unit is
+ * the distinct program: keyed by its hash, shards balanced by count. */
+#ifndef SURGEBOX_PROGRESS_H
+#define SURGEBOX_PROGRESS_H
+
+#include "merge.h"
+#include "shard.h"
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+/* {"benchmark", field: values} to path, atomically, as json-c's flags say
+ * (values is not taken over). 0, or -1. */
+int sbr_progress_write(const char *path, const char *benchmark, const char *field, json_object *values, int flags);
+/* A run's progress as it goes: values ({hash: value}, taken over) written
+ * plainly to path, a failure said ("verify: cannot write PATH");
+ * *saved = now. */
+void sbr_progress_save(const char *path, const char *benchmark, const char *field, json_object *values, time_t *saved);
+/* path's field object (a reference of the caller's), or NULL: no readable
+ * file, or no such object in it. */
+json_object *sbr_progress_read(const char *path, const char *field);
+
+/* A shard's manifest m (sbr_shard_manifest_new and the run's own fields,
+ * taken over): mine[i] = program i (hex SHA-256 hashes[i]) is this shard's,
+ * the manifest written to <out>.shard.json. 0, or -1 with a message. */
+int sbr_progress_shard_plan(const sbr_shard *sh, json_object *m, const char *const *hashes, size_t n, bool *mine,
+                            const char *out);
+
+/* A benchmark's scoring of a merged run: the single run's own, with every
+ * program's value known (ctx starts no daemon): 0, or its exit status. */
+typedef int (*sbr_progress_score_fn)(const sbc_ctx *ctx, json_object *manifest, const char *out);
+/* What a benchmark's progress holds and how its shards merge: its name,
+ * the field, the json type of a program's value, what a message calls it
+ * ("verdict"), the files its shards hashed (NULL-terminated names of
+ * sbr_shard_add_file) and its scoring. */
+typedef struct {
+  const char *benchmark, *field;
+  json_type type;
+  const char *what;
+  const char *const *files;
+  sbr_progress_score_fn score;
+} sbr_progress_kind;
+/* The merge of verify shards: the files the shards hashed unchanged, each
+ * program's value from the shard that owns it joined into <out>.progress,
+ * then the scoring: 0, or 2 with a message (<out>.progress removed when
+ * the scoring failed). */
+int sbr_progress_merge(const sbr_merge_shard *sh, size_t n, const char *out, const sbr_progress_kind *kind);
+
+#endif
