@@ -75,6 +75,13 @@ json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t
   return e;
 }
 
+bool sbh_not_run(json_object *native, char *m, size_t m_len) {
+  const char *st = get_str(native, "status"), *e = get_str(native, "error");
+  if (!st || (strcmp(st, "toolchain_missing") && strcmp(st, "unsupported") && strcmp(st, "cancelled"))) return false;
+  snprintf(m, m_len, "%s: %s", st, e ? e : "");
+  return true;
+}
+
 json_object *sbh_detail_answer(const char *m, json_object *sb) {
   json_object *o = json_object_new_object();
   json_object_object_add(o, "detail", json_object_new_string(m));
@@ -181,13 +188,8 @@ static json_object *job_record(const sbh_server *s, json_object *native, json_ob
                            sbu_json_seconds((double)(uv_hrtime() - (uint64_t)json_object_get_int64(t_arr)) / 1e9));
   json_object *tc = get(native, "toolchain");
   if (tc) json_object_object_add(sb, "toolchain", json_object_get(tc));
-  if (!nstatus || (strcmp(nstatus, "toolchain_missing") && strcmp(nstatus, "unsupported") &&
-                   strcmp(nstatus, "cancelled")))
-    return NULL;
-  const char *e = get_str(native, "error");
   char m[SBH_ERR_MAX];
-  snprintf(m, sizeof m, "%s: %s", nstatus, e ? e : "");
-  return sbh_sandbox_error(s, m, sb);
+  return sbh_not_run(native, m, sizeof m) ? sbh_sandbox_error(s, m, sb) : NULL;
 }
 
 /* Each step's CommandRunResult into a, its record into sb; the run step

@@ -559,13 +559,8 @@ static json_object *not_run_answer(const sbh_server *s, json_object *native, jso
   static const char *const keep[] = {"queue_time_s", "toolchain", NULL};
   for (size_t i = 0; keep[i]; i++)
     if (get(native, keep[i])) json_object_object_add(sb, keep[i], json_object_get(get(native, keep[i])));
-  if (!nstatus || (strcmp(nstatus, "toolchain_missing") && strcmp(nstatus, "unsupported") &&
-                   strcmp(nstatus, "cancelled")))
-    return NULL;
-  const char *e = get_str(native, "error");
   char m[SBH_ERR_MAX];
-  snprintf(m, sizeof m, "%s: %s", nstatus, e ? e : "");
-  return all_sandbox_error(s, ctx, m, sb);
+  return sbh_not_run(native, m, sizeof m) ? all_sandbox_error(s, ctx, m, sb) : NULL;
 }
 
 /* Each step's record (less its cases and output) into sb; the compile step

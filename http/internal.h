@@ -195,6 +195,9 @@ int sbh_signal_number(const char *name);
  * object (borrowed), *code (may be NULL) and "code: message" in m; NULL
  * when native is not one. */
 json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t m_len);
+/* The job did not run (toolchain_missing, unsupported, cancelled): true and
+ * "status: error" in m. */
+bool sbh_not_run(json_object *native, char *m, size_t m_len);
 /* A {"detail": m} answer (a 503 or a 400), sb (the surgebox record) dropped. */
 json_object *sbh_detail_answer(const char *m, json_object *sb);
 /* A SandboxError answer with message, no results. */
