@@ -181,19 +181,34 @@ def target_cpp(d, a, work):
              "config": {"language": "cpp", "provided_data": {"test_cases": {
                  "type": "stdin_stdout", "input": cases, "output": ["%d\n" % (3 * i) for i in range(a.cpp)]}},
                  "extra": {"run_all_cases": True}}}
-    batch_t, batch_ok = [], True
-    for r in range(a.rounds):
+    # The code extracted from the completion lacks CPP's last newline, so the
+    # batch's source is not /run_code's and its first round builds it (the
+    # compile cache's key covers the bytes): that round is timed apart, as
+    # cases_vs_jobs.py compiles before it times (issue 37: the build was half
+    # of the 2-round median, build time / 200 per case: the gap to native cases).
+    def one_batch():
         c = d.conn(timeout=600)
         t0 = time.monotonic()
         c.request("POST", "/common_evaluate_batch", body=json.dumps(batch), headers={"Content-Type": "application/json"})
         ans = json.loads(c.getresponse().read())
-        batch_t.append(time.monotonic() - t0)
+        dt = time.monotonic() - t0
         c.close()
-        batch_ok &= ans.get("accepted") is True and len(ans.get("tests", [])) == a.cpp
+        steps = (ans.get("surgebox") or {}).get("steps") or []
+        built = any(s.get("name") == "compile" and not s.get("cached") for s in steps)
+        return dt, ans.get("accepted") is True and len(ans.get("tests", [])) == a.cpp, built
+    first, batch_ok, first_built = one_batch()
+    batch_t, built = [], 0
+    for r in range(a.rounds):
+        dt, good, b_built = one_batch()
+        batch_t.append(dt)
+        batch_ok &= good
+        built += b_built
     per = statistics.median(batch_t) / a.cpp * 1e3
-    print("2b. the same %d cases as one /common_evaluate_batch x %d rounds: %.2f ms per case (median request / %d), "
-          "%.2f x the binary's median, or binary x 1.5 + %.2f ms; verdicts %s" % (
-              a.cpp, a.rounds, per, a.cpp, per / b, per - 1.5 * b, "all accepted" if batch_ok else "WRONG"))
+    print("2b. the same %d cases as one /common_evaluate_batch x %d rounds after an untimed first (%.2f ms per case, "
+          "%s): %.2f ms per case (median request / %d; %d timed round(s) built), %.2f x the binary's median, "
+          "or binary x 1.5 + %.2f ms; verdicts %s" % (
+              a.cpp, a.rounds, first / a.cpp * 1e3, "built main.cpp" if first_built else "compile cached",
+              per, a.cpp, built, per / b, per - 1.5 * b, "all accepted" if batch_ok else "WRONG"))
     return ok and batch_ok
 
 

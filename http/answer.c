@@ -75,6 +75,13 @@ json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t
   return e;
 }
 
+bool sbh_not_run(json_object *native, char *m, size_t m_len) {
+  const char *st = get_str(native, "status"), *e = get_str(native, "error");
+  if (!st || (strcmp(st, "toolchain_missing") && strcmp(st, "unsupported") && strcmp(st, "cancelled"))) return false;
+  snprintf(m, m_len, "%s: %s", st, e ? e : "");
+  return true;
+}
+
 json_object *sbh_detail_answer(const char *m, json_object *sb) {
   json_object *o = json_object_new_object();
   json_object_object_add(o, "detail", json_object_new_string(m));
@@ -131,28 +138,46 @@ json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_ob
   return a;
 }
 
-json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status) {
-  *http_status = 200;
+json_object *sbh_answer_bounded(const sbh_server *s, json_object *a, json_object *ctx, sbh_answer_error error) {
+  size_t len = 0;
+  json_object_to_json_string_length(a, JSON_C_TO_STRING_PLAIN, &len);
+  if (len <= s->opt.limits.max_answer_bytes) return a;
+  ((sbh_server *)s)->counters[SBH_C_ANSWER_TOO_LARGE]++;
+  json_object_put(a);
   json_object *sb = json_object_new_object();
-  json_object *lang = get(ctx, "language");
-  if (lang) json_object_object_add(sb, "language", json_object_get(lang));
-  if (!native) return sbh_sandbox_error(s, "the daemon is shutting down", sb);
+  json_object_object_add(sb, "answer_bytes", json_object_new_int64((int64_t)len));
+  return error(s, ctx, "the answer is larger than the front's max_answer_bytes (--http-max-answer-bytes)", sb);
+}
+
+static json_object *run_code_error(const sbh_server *s, json_object *ctx, const char *message, json_object *sb) {
+  (void)ctx;
+  return sbh_sandbox_error(s, message, sb);
+}
+
+/* The daemon refused the request (NULL: it did not): a 503 when busy, a 400
+ * for the request's own fault (a bad base64 file, a limit out of range: not
+ * a verdict), else a SandboxError (unknown_toolchain, internal). */
+static json_object *refused_answer(const sbh_server *s, json_object *native, json_object *sb, int *http_status) {
   const char *code;
   char refused[SBH_ERR_MAX];
   json_object *refusal = sbh_refusal(native, &code, refused, sizeof refused);
-  if (refusal) { /* the daemon refused the request */
-    json_object_object_add(sb, "error", json_object_get(refusal));
-    if (code && !strcmp(code, "busy")) {
-      *http_status = 503;
-      return sbh_detail_answer(refused, sb);
-    }
-    if (code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_limits") || !strcmp(code, "unknown_field") ||
-                 !strcmp(code, "too_large") || !strcmp(code, "bad_json"))) {
-      *http_status = 400; /* the request's own fault (a bad base64 file, a limit out of range): not a verdict */
-      return sbh_detail_answer(refused, sb);
-    }
-    return sbh_sandbox_error(s, refused, sb); /* unknown_toolchain, internal */
+  if (!refusal) return NULL;
+  json_object_object_add(sb, "error", json_object_get(refusal));
+  if (code && !strcmp(code, "busy")) {
+    *http_status = 503;
+    return sbh_detail_answer(refused, sb);
   }
+  if (code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_limits") || !strcmp(code, "unknown_field") ||
+               !strcmp(code, "too_large") || !strcmp(code, "bad_json"))) {
+    *http_status = 400;
+    return sbh_detail_answer(refused, sb);
+  }
+  return sbh_sandbox_error(s, refused, sb);
+}
+
+/* The job's own record: status, queue and front time, toolchain; a job that
+ * did not run (no toolchain, unsupported, cancelled) a SandboxError, else NULL. */
+static json_object *job_record(const sbh_server *s, json_object *native, json_object *ctx, json_object *sb) {
   const char *nstatus = get_str(native, "status");
   json_object_object_add(sb, "status", json_object_new_string(nstatus ? nstatus : "?"));
   json_object *q = get(native, "queue_time_s");
@@ -163,18 +188,15 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
                            sbu_json_seconds((double)(uv_hrtime() - (uint64_t)json_object_get_int64(t_arr)) / 1e9));
   json_object *tc = get(native, "toolchain");
   if (tc) json_object_object_add(sb, "toolchain", json_object_get(tc));
-  if (nstatus && (!strcmp(nstatus, "toolchain_missing") || !strcmp(nstatus, "unsupported") ||
-                  !strcmp(nstatus, "cancelled"))) {
-    const char *e = get_str(native, "error");
-    char m[SBH_ERR_MAX];
-    snprintf(m, sizeof m, "%s: %s", nstatus, e ? e : "");
-    return sbh_sandbox_error(s, m, sb);
-  }
-  json_object *a = sbh_run_code_answer_new(s);
-  json_object *steps = get(native, "steps"), *recs = json_object_new_array();
-  const char *err = NULL;
-  bool failed = false, error = false;
-  json_object *run = NULL;
+  char m[SBH_ERR_MAX];
+  return sbh_not_run(native, m, sizeof m) ? sbh_sandbox_error(s, m, sb) : NULL;
+}
+
+/* Each step's CommandRunResult into a, its record into sb; the run step
+ * returned, *error and *failed as SandboxFusion's top status reads them. */
+static json_object *step_results(json_object *native, json_object *a, json_object *sb, bool *error, bool *failed,
+                                 const char **err) {
+  json_object *steps = get(native, "steps"), *recs = json_object_new_array(), *run = NULL;
   for (size_t i = 0; steps && i < json_object_array_length(steps); i++) {
     json_object *st = json_object_array_get_idx(steps, i);
     const char *name = get_str(st, "name");
@@ -183,70 +205,79 @@ json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_
     json_object *cr = sbh_command_result(st, &e);
     const char *crs = get_str(cr, "status");
     json_object *rcv = get(cr, "return_code");
-    error |= !strcmp(crs, "Error");
-    failed |= !strcmp(crs, "TimeLimitExceeded") || (rcv && json_object_get_int64(rcv) != 0);
-    if (e && !err) err = e;
+    *error |= !strcmp(crs, "Error");
+    *failed |= !strcmp(crs, "TimeLimitExceeded") || (rcv && json_object_get_int64(rcv) != 0);
+    if (e && !*err) *err = e;
     json_object_object_add(a, compile ? "compile_result" : "run_result", cr);
     if (!compile) run = st;
     json_object_array_add(recs, step_record(st));
   }
   json_object_object_add(sb, "steps", recs);
   if (!steps || !json_object_array_length(steps)) {
-    error = true;
-    err = get_str(native, "error") ? get_str(native, "error") : "no step ran";
+    *error = true;
+    *err = get_str(native, "error") ? get_str(native, "error") : "no step ran";
   }
-  /* warm or cold, and why */
+  return run;
+}
+
+/* Warm or cold, and why: asked, how the run step started (the daemon's
+ * word); not asked, why not. */
+static json_object *warm_record(json_object *ctx, json_object *run) {
   json_object *warm = json_object_new_object();
   json_object_object_add(warm, "asked", json_object_get(get(ctx, "warm_asked")));
-  json_object *enf = run ? get(run, "enforced") : NULL;
-  const char *start = get_str(enf, "start");
+  const char *start = get_str(run ? get(run, "enforced") : NULL, "start");
   const char *why = get_str(ctx, "warm_why");
-  /* asked: how the run step started (the daemon's word); not asked: why not */
   json_object_object_add(warm, "start", json_object_new_string(why ? why : start ? start : "cold"));
-  json_object_object_add(sb, "warm", warm);
-  /* files back, named as the client asked */
-  json_object *outs = run ? get(run, "outputs") : NULL, *files = get(a, "files"), *ferr = json_object_new_array();
-  json_object *fmap = get(ctx, "fetch");
+  return warm;
+}
+
+static void fetch_error(json_object *ferr, const char *asked, json_object *error) {
+  json_object *fe = json_object_new_object();
+  json_object_object_add(fe, "path", json_object_new_string(asked));
+  json_object_object_add(fe, "error", error);
+  json_object_array_add(ferr, fe);
+}
+
+/* fetch_files back into files, named as the client asked; the errors listed. */
+static json_object *files_back(json_object *ctx, json_object *run, json_object *files) {
+  json_object *outs = run ? get(run, "outputs") : NULL, *ferr = json_object_new_array(), *fmap = get(ctx, "fetch");
   for (size_t i = 0; fmap && i < json_object_array_length(fmap); i++) {
     json_object *pair = json_object_array_get_idx(fmap, i);
     const char *asked = json_object_get_string(json_object_array_get_idx(pair, 0));
     const char *inner = json_object_get_string(json_object_array_get_idx(pair, 1));
-    bool found = false;
-    for (size_t k = 0; outs && k < json_object_array_length(outs); k++) {
-      json_object *o = json_object_array_get_idx(outs, k);
-      const char *p = get_str(o, "path");
-      if (!p || strcmp(p, inner)) continue;
-      found = true;
-      if (get(o, "content_b64")) json_object_object_add(files, asked, json_object_get(get(o, "content_b64")));
-      else {
-        json_object *fe = json_object_new_object();
-        json_object_object_add(fe, "path", json_object_new_string(asked));
-        json_object_object_add(fe, "error", json_object_get(get(o, "error")));
-        json_object_array_add(ferr, fe);
-      }
-      break;
+    json_object *o = NULL;
+    for (size_t k = 0; outs && !o && k < json_object_array_length(outs); k++) {
+      const char *p = get_str(json_object_array_get_idx(outs, k), "path");
+      if (p && !strcmp(p, inner)) o = json_object_array_get_idx(outs, k);
     }
-    if (!found) {
-      json_object *fe = json_object_new_object();
-      json_object_object_add(fe, "path", json_object_new_string(asked));
-      json_object_object_add(fe, "error", json_object_new_string(run ? "not returned" : "not fetched: the program did not run"));
-      json_object_array_add(ferr, fe);
-    }
+    if (!o)
+      fetch_error(ferr, asked, json_object_new_string(run ? "not returned" : "not fetched: the program did not run"));
+    else if (get(o, "content_b64"))
+      json_object_object_add(files, asked, json_object_get(get(o, "content_b64")));
+    else
+      fetch_error(ferr, asked, json_object_get(get(o, "error")));
   }
-  json_object_object_add(sb, "fetch_errors", ferr);
+  return ferr;
+}
+
+json_object *sbh_run_code_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status) {
+  *http_status = 200;
+  json_object *sb = json_object_new_object();
+  json_object *lang = get(ctx, "language");
+  if (lang) json_object_object_add(sb, "language", json_object_get(lang));
+  if (!native) return sbh_sandbox_error(s, "the daemon is shutting down", sb);
+  json_object *early = refused_answer(s, native, sb, http_status);
+  if (!early) early = job_record(s, native, ctx, sb);
+  if (early) return early;
+  json_object *a = sbh_run_code_answer_new(s);
+  const char *err = NULL;
+  bool failed = false, error = false;
+  json_object *run = step_results(native, a, sb, &error, &failed, &err);
+  json_object_object_add(sb, "warm", warm_record(ctx, run));
+  json_object_object_add(sb, "fetch_errors", files_back(ctx, run, get(a, "files")));
   const char *top = error ? "SandboxError" : failed ? "Failed" : "Success";
   json_object_object_add(a, "status", json_object_new_string(top));
   json_object_object_add(a, "message", json_object_new_string(error && err ? err : ""));
   json_object_object_add(a, "surgebox", sb);
-  /* bounded: never more than max_answer_bytes, never cut silently */
-  size_t len = 0;
-  json_object_to_json_string_length(a, JSON_C_TO_STRING_PLAIN, &len);
-  if (len > s->opt.limits.max_answer_bytes) {
-    ((sbh_server *)s)->counters[SBH_C_ANSWER_TOO_LARGE]++;
-    json_object_put(a);
-    json_object *sb2 = json_object_new_object();
-    json_object_object_add(sb2, "answer_bytes", json_object_new_int64((int64_t)len));
-    return sbh_sandbox_error(s, "the answer is larger than the front's max_answer_bytes (--http-max-answer-bytes)", sb2);
-  }
-  return a;
+  return sbh_answer_bounded(s, a, ctx, run_code_error);
 }

@@ -106,11 +106,9 @@ static int fenced(const char *s, size_t len, const char *language, size_t *start
   return have_first;
 }
 
-/* Python's heuristic block (priority 10): the text without blank lines,
- * then the first def/class line at column 0 followed by indented lines,
- * with the run of import/from/# lines right above it. */
-static char *python_heuristic(const char *s, size_t len) {
-  /* the lines that are not blank, each ending in \n */
+/* The lines of s that are not blank, each ending in \n; "\n" when there
+ * is none (Python's "\n".join([...]) + "\n"). malloc'd (*out_len bytes), or NULL. */
+static char *nonblank_lines(const char *s, size_t len, size_t *out_len) {
   char *code = malloc(len + 2);
   if (!code) return NULL;
   size_t m = 0;
@@ -126,8 +124,19 @@ static char *python_heuristic(const char *s, size_t len) {
     }
     i = e + 1;
   }
-  if (!m) code[m++] = '\n'; /* "\n".join([]) + "\n" */
+  if (!m) code[m++] = '\n';
   code[m] = '\0';
+  *out_len = m;
+  return code;
+}
+
+/* Python's heuristic block (priority 10): the text without blank lines,
+ * then the first def/class line at column 0 followed by indented lines,
+ * with the run of import/from/# lines right above it. */
+static char *python_heuristic(const char *s, size_t len) {
+  size_t m;
+  char *code = nonblank_lines(s, len, &m);
+  if (!code) return NULL;
   size_t run = SIZE_MAX; /* where the current run of import/from/# lines began */
   for (size_t i = 0; i < m;) {
     size_t e = (size_t)((char *)memchr(code + i, '\n', m - i) - code);
@@ -173,25 +182,10 @@ char *sbh_extract_code(const char *s, size_t len, const char *language, const ch
       *type = "heuristic";
       return c;
     }
-  } else if (language && !strcmp(language, "bash")) {
-    char *c = malloc(len + 2);
-    if (!c) return NULL;
-    size_t m = 0;
-    for (size_t i = 0; i < len;) {
-      const char *nl = memchr(s + i, '\n', len - i);
-      size_t e = nl ? (size_t)(nl - s) : len;
-      bool blank = true;
-      for (size_t k = i; k < e; k++) blank &= is_space(s[k]);
-      if (!blank) {
-        if (m) c[m++] = '\n';
-        memcpy(c + m, s + i, e - i);
-        m += e - i;
-      }
-      i = e + 1;
-    }
-    c[m++] = '\n';
-    c[m] = '\0';
-    *type = "heuristic";
+  } else if (language && !strcmp(language, "bash")) { /* its heuristic: the lines that are not blank */
+    size_t m;
+    char *c = nonblank_lines(s, len, &m);
+    if (c) *type = "heuristic";
     return c;
   }
   *type = "empty";

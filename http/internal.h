@@ -69,10 +69,20 @@ bool sbh_token_ok(const char *token, const char *header, size_t header_len);
 char *sbh_app_path(const char *path, size_t len, char *why, size_t n);
 
 /* ---- server.c ---- */
+/* What server.c calls for a connection's request: it includes nothing of its
+ * users (routes.c, submit.c); listen.c hands it these, as libuv is handed
+ * its callbacks. */
+typedef struct {
+  void (*request)(sbh_conn *c);                      /* a whole request read: answer it */
+  bool (*is_public)(const sbh_conn *c, bool has_body); /* served without the token */
+  void (*orphan)(sbh_req *r);                        /* the connection goes with r unanswered */
+} sbh_conn_calls;
+
 struct sbh_server {
   uv_loop_t *loop;
   sbh_options opt;
   sbh_daemon d;
+  sbh_conn_calls calls;
   uv_tcp_t listeners[SBH_MAX_LISTEN];
   size_t n_listeners;
   bool listening;
@@ -129,34 +139,37 @@ struct sbh_conn {
 void sbh_send(sbh_conn *c, int status, const char *ctype, char *body, size_t len, const char *extra_headers);
 void sbh_send_json(sbh_conn *c, int status, json_object *o, const char *extra_headers); /* takes o */
 void sbh_send_error(sbh_conn *c, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A listener's connection callback (listen.c binds, server.c serves). */
+void sbh_on_connection(uv_stream_t *l, int status);
+/* The request's answer written; the connection may read the next. */
+void sbh_conn_next(sbh_conn *c);
 
 /* ---- routes.c: one complete request ---- */
 void sbh_route(sbh_conn *c);
 bool sbh_route_is_public(const sbh_conn *c, bool has_body);
 
-/* A submitted request (run_code.c, routes.c). */
-typedef enum { SBH_KIND_RUN_CODE, SBH_KIND_JOBS, SBH_KIND_EVAL_BATCH } sbh_kind;
+/* ---- submit.c: a request handed to the daemon ---- */
+/* The endpoint's answer from the native one (borrowed; NULL: the daemon
+ * went away) and ctx: a new object and *http_status (200, 503: the daemon
+ * busy, 4xx/500: it refused). */
+typedef json_object *(*sbh_answer_make)(const sbh_server *s, json_object *native, json_object *ctx, int *http_status);
 struct sbh_req {
   sbh_server *srv;
   sbh_conn *conn;          /* NULL once the client is gone */
-  sbh_kind kind;
+  sbh_answer_make make;    /* the endpoint's answer */
   uint64_t ticket;
   bool in_submit, answered;
   json_object *answer;     /* the native answer while in_submit */
-  uv_timer_t start_timer;  /* /run_code: 504 when not started in time */
+  uv_timer_t start_timer;  /* 504 when not started in time */
   bool timer_on;
-  uint64_t t_arrived;
-  json_object *client_id;  /* /v1/jobs: the client's id, given back */
-  json_object *ctx;        /* /run_code: what the answer needs (run_code.c) */
+  json_object *ctx;        /* what the answer needs (the endpoint's) */
 };
-/* Submit native (borrowed); budget_s > 0: withdraw with 504 when the job has
- * not started then. The answer comes to sbh_req_answered. */
-void sbh_req_submit(sbh_conn *c, sbh_kind kind, json_object *native, json_object *ctx, json_object *client_id,
-                    double budget_s);
+/* Submit native (borrowed); make turns its answer into the endpoint's, with
+ * ctx (taken). budget_s > 0: withdraw with 504 when the job has not started
+ * then. */
+void sbh_req_submit(sbh_conn *c, json_object *native, sbh_answer_make make, json_object *ctx, double budget_s);
 /* The connection is going away: its request is cancelled, answered to nobody. */
 void sbh_req_orphan(sbh_req *r);
-/* The request's answer written; the connection may read the next. */
-void sbh_conn_next(sbh_conn *c);
 
 /* ---- run_code.c: a /run_code body into a native request ---- */
 /* 0 and *native, *ctx (the answer's needs) and *budget; or an answer was
@@ -182,10 +195,18 @@ int sbh_signal_number(const char *name);
  * object (borrowed), *code (may be NULL) and "code: message" in m; NULL
  * when native is not one. */
 json_object *sbh_refusal(json_object *native, const char **code, char *m, size_t m_len);
+/* The job did not run (toolchain_missing, unsupported, cancelled): true and
+ * "status: error" in m. */
+bool sbh_not_run(json_object *native, char *m, size_t m_len);
 /* A {"detail": m} answer (a 503 or a 400), sb (the surgebox record) dropped. */
 json_object *sbh_detail_answer(const char *m, json_object *sb);
 /* A SandboxError answer with message, no results. */
 json_object *sbh_sandbox_error(const sbh_server *s, const char *message, json_object *surgebox);
+/* The endpoint's all-SandboxError answer with message and sb (taken). */
+typedef json_object *(*sbh_answer_error)(const sbh_server *s, json_object *ctx, const char *message, json_object *sb);
+/* a bounded by max_answer_bytes, never cut silently: a, or (a freed) what
+ * error makes of a message giving its size. */
+json_object *sbh_answer_bounded(const sbh_server *s, json_object *a, json_object *ctx, sbh_answer_error error);
 
 /* ---- evaluate_batch.c: SandboxFusion's /common_evaluate_batch ---- */
 /* The body into one native exec request with cases, submitted; or an

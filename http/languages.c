@@ -116,15 +116,10 @@ int sbh_languages_load(sbh_languages *l, const char *file, char *err, size_t n) 
 void sbh_languages_free(sbh_languages *l) {
   for (size_t i = 0; l->v && i < l->n; i++) {
     sbh_language *x = &l->v[i];
-    free(x->name);
-    free(x->toolchain);
-    free(x->source);
-    free(x->profile);
-    free(x->missing);
-    if (x->options) json_object_put(x->options);
-    if (x->compile_args) json_object_put(x->compile_args);
-    if (x->args) json_object_put(x->args);
-    if (x->files) json_object_put(x->files);
+    char *strings[] = {x->name, x->toolchain, x->source, x->profile, x->missing};
+    json_object *values[] = {x->options, x->compile_args, x->args, x->files};
+    for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++) free(strings[k]);
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) json_object_put(values[k]); /* NULL: nothing */
   }
   free(l->v);
   l->v = NULL;

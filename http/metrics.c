@@ -2,7 +2,6 @@
  * text: one counter per limit, so an operator sees which one fires. */
 #include "internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,69 +27,54 @@ const char *const sbh_counter_names[SBH_N_COUNTERS][2] = {
     [SBH_C_CLIENT_GONE] = {"surgebox_http_clients_gone", "Clients that closed with a request unanswered (its job cancelled)."},
 };
 
-typedef struct {
-  char *buf;
-  size_t len, cap;
-  bool oom;
-} sink;
-
-__attribute__((format(printf, 2, 3))) static void put(sink *s, const char *fmt, ...) {
-  if (s->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      s->oom = true;
-      return;
-    }
-    if ((size_t)n < s->cap - s->len) {
-      s->len += (size_t)n;
-      return;
-    }
-    size_t cap = s->cap * 2 + (size_t)n + 256;
-    char *b = realloc(s->buf, cap);
-    if (!b) {
-      s->oom = true;
-      return;
-    }
-    s->buf = b;
-    s->cap = cap;
-  }
-}
-
+/* The families are written to a memory stream (stdio grows it), then
+ * appended to the daemon's text. */
 int sbh_metrics_append(const sbh_server *srv, char **buf, size_t *len) {
-  sink s = {*buf, *len, *buf ? *len + 1 : 0, false};
   if (!srv) return 0;
+  char *text = NULL;
+  size_t text_len = 0;
+  FILE *s = open_memstream(&text, &text_len);
+  if (!s) return -1;
   for (int i = 0; i < SBH_N_COUNTERS; i++) {
-    put(&s, "# TYPE %s counter\n# HELP %s %s\n%s_total %llu\n", sbh_counter_names[i][0], sbh_counter_names[i][0],
+    fprintf(s, "# TYPE %s counter\n# HELP %s %s\n%s_total %llu\n", sbh_counter_names[i][0], sbh_counter_names[i][0],
         sbh_counter_names[i][1], sbh_counter_names[i][0], (unsigned long long)srv->counters[i]);
   }
-  put(&s, "# TYPE surgebox_http_answers counter\n# HELP surgebox_http_answers HTTP answers by status class.\n");
+  fprintf(s, "# TYPE surgebox_http_answers counter\n# HELP surgebox_http_answers HTTP answers by status class.\n");
   static const char *const cls[6] = {"other", "1xx", "2xx", "3xx", "4xx", "5xx"};
   for (int i = 0; i < 6; i++)
-    put(&s, "surgebox_http_answers_total{class=\"%s\"} %llu\n", cls[i], (unsigned long long)srv->answers[i]);
+    fprintf(s, "surgebox_http_answers_total{class=\"%s\"} %llu\n", cls[i], (unsigned long long)srv->answers[i]);
   const sbh_limits *l = &srv->opt.limits;
-  put(&s, "# TYPE surgebox_http_open_connections gauge\n# HELP surgebox_http_open_connections HTTP connections open now.\n"
+  fprintf(s, "# TYPE surgebox_http_open_connections gauge\n# HELP surgebox_http_open_connections HTTP connections open now.\n"
           "surgebox_http_open_connections %zu\n", srv->n_conns);
-  put(&s, "# TYPE surgebox_http_in_flight gauge\n# HELP surgebox_http_in_flight Requests submitted and not answered.\n"
+  fprintf(s, "# TYPE surgebox_http_in_flight gauge\n# HELP surgebox_http_in_flight Requests submitted and not answered.\n"
           "surgebox_http_in_flight %zu\n", srv->in_flight);
-  put(&s, "# TYPE surgebox_http_body_bytes gauge\n# HELP surgebox_http_body_bytes Bytes held for request bodies being read.\n"
+  fprintf(s, "# TYPE surgebox_http_body_bytes gauge\n# HELP surgebox_http_body_bytes Bytes held for request bodies being read.\n"
           "surgebox_http_body_bytes %zu\n", srv->body_bytes);
-  put(&s, "# TYPE surgebox_http_limit gauge\n# HELP surgebox_http_limit The front's limits (bytes, counts, seconds).\n");
-  put(&s, "surgebox_http_limit{name=\"max_header_bytes\"} %zu\n", l->max_header_bytes);
-  put(&s, "surgebox_http_limit{name=\"max_body_bytes\"} %zu\n", l->max_body_bytes);
-  put(&s, "surgebox_http_limit{name=\"max_connections\"} %zu\n", l->max_connections);
-  put(&s, "surgebox_http_limit{name=\"max_requests_per_conn\"} %zu\n", l->max_requests_per_conn);
-  put(&s, "surgebox_http_limit{name=\"header_timeout_s\"} %g\n", l->header_timeout_s);
-  put(&s, "surgebox_http_limit{name=\"body_timeout_s\"} %g\n", l->body_timeout_s);
-  put(&s, "surgebox_http_limit{name=\"idle_timeout_s\"} %g\n", l->idle_timeout_s);
-  put(&s, "surgebox_http_limit{name=\"max_queue\"} %zu\n", l->max_queue);
-  put(&s, "surgebox_http_limit{name=\"max_body_total\"} %zu\n", l->max_body_total);
-  put(&s, "surgebox_http_limit{name=\"max_answer_bytes\"} %zu\n", l->max_answer_bytes);
-  put(&s, "surgebox_http_limit{name=\"start_margin_s\"} %g\n", l->start_margin_s);
-  *buf = s.buf;
-  *len = s.len;
-  return s.oom ? -1 : 0;
+  fprintf(s, "# TYPE surgebox_http_limit gauge\n# HELP surgebox_http_limit The front's limits (bytes, counts, seconds).\n");
+  fprintf(s, "surgebox_http_limit{name=\"max_header_bytes\"} %zu\n", l->max_header_bytes);
+  fprintf(s, "surgebox_http_limit{name=\"max_body_bytes\"} %zu\n", l->max_body_bytes);
+  fprintf(s, "surgebox_http_limit{name=\"max_connections\"} %zu\n", l->max_connections);
+  fprintf(s, "surgebox_http_limit{name=\"max_requests_per_conn\"} %zu\n", l->max_requests_per_conn);
+  fprintf(s, "surgebox_http_limit{name=\"header_timeout_s\"} %g\n", l->header_timeout_s);
+  fprintf(s, "surgebox_http_limit{name=\"body_timeout_s\"} %g\n", l->body_timeout_s);
+  fprintf(s, "surgebox_http_limit{name=\"idle_timeout_s\"} %g\n", l->idle_timeout_s);
+  fprintf(s, "surgebox_http_limit{name=\"max_queue\"} %zu\n", l->max_queue);
+  fprintf(s, "surgebox_http_limit{name=\"max_body_total\"} %zu\n", l->max_body_total);
+  fprintf(s, "surgebox_http_limit{name=\"max_answer_bytes\"} %zu\n", l->max_answer_bytes);
+  fprintf(s, "surgebox_http_limit{name=\"start_margin_s\"} %g\n", l->start_margin_s);
+  bool failed = ferror(s) != 0;
+  if (fclose(s) != 0 || failed) {
+    free(text);
+    return -1;
+  }
+  char *b = realloc(*buf, *len + text_len + 1);
+  if (!b) {
+    free(text);
+    return -1;
+  }
+  memcpy(b + *len, text, text_len + 1);
+  *buf = b;
+  *len += text_len;
+  free(text);
+  return 0;
 }

@@ -14,7 +14,6 @@ static bool path_is(const sbh_conn *c, const char *path) {
   return c->url_len == n || c->url[n] == '?';
 }
 
-/* The body as one JSON object, or an answer was sent (NULL). */
 /* GET /v1/health without a body: the only request served without the
  * token (Kubernetes probes cannot send one). Its answer says "ok" and
  * nothing else, so it tells an unauthenticated client no more than that
@@ -23,6 +22,7 @@ bool sbh_route_is_public(const sbh_conn *c, bool has_body) {
   return (enum http_method)c->parser.method == HTTP_GET && !has_body && path_is(c, "/v1/health");
 }
 
+/* The body as one JSON object, or an answer was sent (NULL). */
 static json_object *body_object(sbh_conn *c) {
   if (!c->body_len) {
     sbh_send_error(c, 422, "the body must be a JSON object");
@@ -53,24 +53,46 @@ static void run_code(sbh_conn *c) {
   json_object *native = NULL, *ctx = NULL;
   double budget = 0;
   if (sbh_run_code_request(c, body, &native, &ctx, &budget) == 0) {
-    sbh_req_submit(c, SBH_KIND_RUN_CODE, native, ctx, NULL, budget);
+    sbh_req_submit(c, native, sbh_run_code_answer, ctx, budget);
     json_object_put(native);
   }
   json_object_put(body);
 }
 
+/* /v1/jobs: the native answer as it is, the client's id given back; the
+ * daemon's refusal as its HTTP status. */
+static json_object *jobs_answer(const sbh_server *s, json_object *native, json_object *ctx, int *http_status) {
+  (void)s;
+  *http_status = 200;
+  if (!native) {
+    *http_status = 503;
+    return sbh_detail_answer("the daemon is shutting down", NULL);
+  }
+  const char *code = NULL;
+  char m[SBH_ERR_MAX];
+  if (sbh_refusal(native, &code, m, sizeof m) && code)
+    *http_status = !strcmp(code, "busy") ? 503 : !strcmp(code, "internal") ? 500 : 400;
+  json_object *id = NULL;
+  json_object_object_get_ex(ctx, "id", &id);
+  json_object_object_add(native, "id", json_object_get(id));
+  return json_object_get(native);
+}
+
 static void jobs(sbh_conn *c) {
   json_object *body = body_object(c);
   if (!body) return;
-  json_object *id = NULL, *t = NULL;
-  json_object_object_get_ex(body, "id", &id);
+  json_object *t = NULL, *ctx = json_object_new_object();
   if (json_object_object_get_ex(body, "type", &t) && strcmp(json_object_get_string(t), "exec") != 0) {
     sbh_send_error(c, 400, "/v1/jobs takes exec requests only (\"type\": \"exec\" or no type)");
     json_object_put(body);
+    json_object_put(ctx);
     return;
   }
+  json_object *id = NULL;
+  json_object_object_get_ex(body, "id", &id);
+  json_object_object_add(ctx, "id", json_object_get(id));
   json_object_object_add(body, "type", json_object_new_string("exec"));
-  sbh_req_submit(c, SBH_KIND_JOBS, body, NULL, id ? json_object_get(id) : NULL, 0);
+  sbh_req_submit(c, body, jobs_answer, ctx, 0);
   json_object_put(body);
 }
 
@@ -90,31 +112,31 @@ static void metrics(sbh_conn *c) {
   sbh_send(c, 200, "application/openmetrics-text; version=1.0.0; charset=utf-8", text, strlen(text), NULL);
 }
 
+static void ping(sbh_conn *c) { sbh_send(c, 200, "application/json", strdup("\"pong\""), 6, NULL); }
+static void health(sbh_conn *c) { sbh_send(c, 200, "application/json", strdup("\"ok\""), 4, NULL); }
+
+static const struct {
+  const char *path;
+  enum http_method method;
+  void (*serve)(sbh_conn *c);
+} routes[] = {
+    {"/v1/ping", HTTP_GET, ping},
+    {"/v1/health", HTTP_GET, health},
+    {"/metrics", HTTP_GET, metrics},
+    {"/run_code", HTTP_POST, run_code},
+    {"/common_evaluate_batch", HTTP_POST, evaluate_batch},
+    {"/v1/jobs", HTTP_POST, jobs},
+};
+
 void sbh_route(sbh_conn *c) {
-  enum http_method m = (enum http_method)c->parser.method;
-  bool get = m == HTTP_GET, post = m == HTTP_POST;
-  if (path_is(c, "/v1/ping")) {
-    if (!get) goto not_allowed;
-    sbh_send(c, 200, "application/json", strdup("\"pong\""), 6, NULL);
-  } else if (path_is(c, "/v1/health")) {
-    if (!get) goto not_allowed;
-    sbh_send(c, 200, "application/json", strdup("\"ok\""), 4, NULL);
-  } else if (path_is(c, "/metrics")) {
-    if (!get) goto not_allowed;
-    metrics(c);
-  } else if (path_is(c, "/run_code")) {
-    if (!post) goto not_allowed;
-    run_code(c);
-  } else if (path_is(c, "/common_evaluate_batch")) {
-    if (!post) goto not_allowed;
-    evaluate_batch(c);
-  } else if (path_is(c, "/v1/jobs")) {
-    if (!post) goto not_allowed;
-    jobs(c);
-  } else {
-    sbh_send_error(c, 404, "no such path: try POST /run_code, POST /common_evaluate_batch, GET /v1/ping, GET /v1/health, POST /v1/jobs or GET /metrics");
+  for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+    if (!path_is(c, routes[i].path)) continue;
+    if ((enum http_method)c->parser.method != routes[i].method)
+      sbh_send_error(c, 405, "method not allowed on this path");
+    else
+      routes[i].serve(c);
+    return;
   }
-  return;
-not_allowed:
-  sbh_send_error(c, 405, "method not allowed on this path");
+  sbh_send_error(c, 404, "no such path: try POST /run_code, POST /common_evaluate_batch, GET /v1/ping, GET /v1/health, "
+                         "POST /v1/jobs or GET /metrics");
 }

@@ -1,9 +1,11 @@
-/* Listening sockets and connections: the bytes of each request through
+/* Connections (listen.c binds the sockets): the bytes of each request through
  * http_parser, with nginx's limits (header size and time, body size and
  * time, idle keep-alive time, requests per connection, connections), and
  * the answers written back. One request per connection is worked on at a
  * time: a pipelined request waits, unparsed, until the answer before it is
- * written, so a connection holds at most one body and one answer. */
+ * written, so a connection holds at most one body and one answer. A whole
+ * request goes to s->calls (listen.c hands it routes.c's and submit.c's
+ * functions): this file includes nothing of its users. */
 #include "internal.h"
 
 #include "runtime_paths.h"
@@ -22,17 +24,10 @@
 #define READ_AHEAD_MAX (256 * 1024)
 
 void sbh_limits_default(sbh_limits *l) {
-  l->max_header_bytes = 32 * 1024;
-  l->max_body_bytes = 64u << 20;
-  l->max_connections = 1024;
-  l->max_requests_per_conn = 10000;
-  l->header_timeout_s = 10;
-  l->body_timeout_s = 60;
-  l->idle_timeout_s = 75;
-  l->max_queue = 1024;
-  l->max_body_total = 512u << 20;
-  l->max_answer_bytes = 256u << 20;
-  l->start_margin_s = 30;
+  *l = (sbh_limits){.max_header_bytes = 32 * 1024, .max_body_bytes = 64u << 20, .max_connections = 1024,
+                    .max_requests_per_conn = 10000, .header_timeout_s = 10, .body_timeout_s = 60,
+                    .idle_timeout_s = 75, .max_queue = 1024, .max_body_total = 512u << 20,
+                    .max_answer_bytes = 256u << 20, .start_margin_s = 30};
 }
 
 static void conn_close(sbh_conn *c);
@@ -76,7 +71,7 @@ static void conn_close(sbh_conn *c) {
   sbh_server *s = c->srv;
   if (c->req) {
     s->counters[SBH_C_CLIENT_GONE]++;
-    sbh_req_orphan(c->req);
+    s->calls.orphan(c->req);
     c->req = NULL;
   }
   if (c->prev) c->prev->next = c->next;
@@ -108,7 +103,7 @@ static void on_linger_shutdown(uv_shutdown_t *r, int status) {
 static void linger_close(sbh_conn *c) {
   c->state = SBH_LINGER;
   if (c->req) { /* nothing to answer any more */
-    sbh_req_orphan(c->req);
+    c->srv->calls.orphan(c->req);
     c->req = NULL;
   }
   c->shutdown.data = c;
@@ -215,16 +210,20 @@ void sbh_send_json(sbh_conn *c, int status, json_object *o, const char *extra_he
 }
 
 /* FastAPI's shape for errors, which SandboxFusion's clients already read. */
+static json_object *detail(const char *msg) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "detail", json_object_new_string(msg));
+  return o;
+}
+
 void sbh_send_error(sbh_conn *c, int status, const char *fmt, ...) {
   char msg[SBH_ERR_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  json_object *o = json_object_new_object();
-  json_object_object_add(o, "detail", json_object_new_string(msg));
   const char *extra = status == 401 ? "WWW-Authenticate: Bearer\r\n" : status == 503 ? "Retry-After: 1\r\n" : NULL;
-  sbh_send_json(c, status, o, extra);
+  sbh_send_json(c, status, detail(msg), extra);
 }
 
 /* ---- timeouts ------------------------------------------------------------ */
@@ -334,7 +333,7 @@ static int on_headers_complete(http_parser *p) {
   if (c->saw_cl && p->content_length > s->opt.limits.max_body_bytes)
     return fail(c, 413, SBH_C_BODY_TOO_LARGE, "body larger than the limit");
   bool has_body = (p->flags & F_CHUNKED) || (c->saw_cl && p->content_length > 0);
-  if (s->token && !sbh_route_is_public(c, has_body) && !sbh_token_ok(s->token, c->auth, c->auth ? c->auth_len : 0))
+  if (s->token && !s->calls.is_public(c, has_body) && !sbh_token_ok(s->token, c->auth, c->auth ? c->auth_len : 0))
     return fail(c, 401, SBH_C_UNAUTHORIZED, "a valid bearer token is required (Authorization: Bearer TOKEN)");
   if (has_body) {
     c->state = SBH_BODY;
@@ -348,25 +347,32 @@ static int on_headers_complete(http_parser *p) {
   return 0;
 }
 
+/* Room for n more body bytes and a NUL: grown by doubling, within
+ * max_body_bytes and, over all connections, max_body_total. */
+static int body_room(sbh_conn *c, size_t n) {
+  sbh_server *s = c->srv;
+  size_t need = c->body_len + n + 1;
+  if (need <= c->body_cap) return 0;
+  size_t cap = c->body_cap ? c->body_cap : 4096;
+  while (cap < need) cap *= 2;
+  if (cap > s->opt.limits.max_body_bytes + 1) cap = s->opt.limits.max_body_bytes + 1;
+  if (s->body_bytes - c->body_cap + cap > s->opt.limits.max_body_total)
+    return fail(c, 503, SBH_C_BODY_BYTES_FULL, "too many request bodies being read: retry later");
+  char *b = realloc(c->body, cap);
+  if (!b) return fail(c, 500, -1, "out of memory");
+  s->body_bytes += cap - c->body_cap;
+  c->body = b;
+  c->body_cap = cap;
+  return 0;
+}
+
 static int on_body(http_parser *p, const char *at, size_t n) {
   sbh_conn *c = p->data;
-  sbh_server *s = c->srv;
-  if (c->body_len + n > s->opt.limits.max_body_bytes) return fail(c, 413, SBH_C_BODY_TOO_LARGE, "body larger than the limit");
-  if (c->body_len + n + 1 > c->body_cap) {
-    size_t cap = c->body_cap ? c->body_cap : 4096;
-    while (cap < c->body_len + n + 1) cap *= 2;
-    if (cap > s->opt.limits.max_body_bytes + 1) cap = s->opt.limits.max_body_bytes + 1;
-    if (s->body_bytes - c->body_cap + cap > s->opt.limits.max_body_total)
-      return fail(c, 503, SBH_C_BODY_BYTES_FULL, "too many request bodies being read: retry later");
-    char *b = realloc(c->body, cap);
-    if (!b) return fail(c, 500, -1, "out of memory");
-    s->body_bytes += cap - c->body_cap;
-    c->body = b;
-    c->body_cap = cap;
-  }
+  if (c->body_len + n > c->srv->opt.limits.max_body_bytes)
+    return fail(c, 413, SBH_C_BODY_TOO_LARGE, "body larger than the limit");
+  if (body_room(c, n) < 0) return -1;
   memcpy(c->body + c->body_len, at, n);
-  c->body_len += n;
-  c->body[c->body_len] = '\0';
+  c->body[c->body_len += n] = '\0';
   return 0;
 }
 
@@ -404,7 +410,7 @@ static void conn_process(sbh_conn *c) {
       http_parser_pause(&c->parser, 0);
       c->state = SBH_BUSY;
       uv_timer_stop(&c->timer);
-      sbh_route(c);
+      c->srv->calls.request(c);
       break;
     }
     if (e != HPE_OK) {
@@ -497,7 +503,7 @@ static void start_reading(sbh_conn *c) {
 
 static void on_reject_closed(uv_handle_t *h) { free(h); }
 
-static void on_connection(uv_stream_t *l, int status) {
+void sbh_on_connection(uv_stream_t *l, int status) {
   sbh_server *s = l->data;
   if (status < 0 || s->stopping) return;
   if (s->n_conns >= s->opt.limits.max_connections) { /* accepted to be closed: the backlog must not fill */
@@ -536,111 +542,6 @@ static void on_connection(uv_stream_t *l, int status) {
 
 /* ---- the server ---------------------------------------------------------- */
 
-int sbh_parse_addr(const char *str, struct sockaddr_storage *out, bool *loopback) {
-  char host[128];
-  const char *colon = strrchr(str, ':');
-  if (!colon || colon == str) return -1;
-  const char *h = str;
-  size_t hl = (size_t)(colon - str);
-  if (*h == '[') {
-    if (hl < 2 || h[hl - 1] != ']') return -1;
-    h++;
-    hl -= 2;
-  }
-  if (hl == 0 || hl >= sizeof host) return -1;
-  memcpy(host, h, hl);
-  host[hl] = '\0';
-  char *end;
-  errno = 0;
-  long port = strtol(colon + 1, &end, 10);
-  if (errno || end == colon + 1 || *end || port < 0 || port > 65535) return -1;
-  memset(out, 0, sizeof *out);
-  if (str[0] == '[') {
-    if (uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)out) != 0) return -1;
-    const struct in6_addr *a = &((struct sockaddr_in6 *)out)->sin6_addr;
-    *loopback = IN6_IS_ADDR_LOOPBACK(a);
-  } else {
-    if (uv_ip4_addr(host, (int)port, (struct sockaddr_in *)out) != 0) return -1;
-    *loopback = (ntohl(((struct sockaddr_in *)out)->sin_addr.s_addr) >> 24) == 127;
-  }
-  return 0;
-}
-
-int sbh_start(sbh_server **out, uv_loop_t *loop, const sbh_options *opt, const sbh_daemon *d, char *err, size_t n) {
-  *out = NULL;
-  sbh_server *s = calloc(1, sizeof *s);
-  if (!s) {
-    snprintf(err, n, "out of memory");
-    return -1;
-  }
-  s->loop = loop;
-  s->opt = *opt;
-  s->d = *d;
-  if (gethostname(s->hostname, sizeof s->hostname) < 0) snprintf(s->hostname, sizeof s->hostname, "localhost");
-  s->hostname[sizeof s->hostname - 1] = '\0';
-  struct sockaddr_storage addrs[SBH_MAX_LISTEN];
-  bool any_remote = false;
-  for (size_t i = 0; i < opt->n_listen; i++) {
-    bool lo = false;
-    if (sbh_parse_addr(opt->listen[i], &addrs[i], &lo) < 0) {
-      snprintf(err, n, "--http %s: not ADDR:PORT (an IPv4 address or [IPv6], then a port): e.g. 127.0.0.1:8080",
-               opt->listen[i]);
-      goto fail;
-    }
-    any_remote |= !lo;
-  }
-  if (opt->token_file && sbh_token_load(opt->token_file, &s->token, err, n) < 0) goto fail;
-  if (any_remote && !s->token) {
-    snprintf(err, n,
-             "--http on a non-loopback address needs --http-token-file FILE (a bearer token clients send): "
-             "refusing to serve sandboxes to the network without one");
-    goto fail;
-  }
-  char lpath[4096];
-  if (opt->languages_file) snprintf(lpath, sizeof lpath, "%s", opt->languages_file);
-  else sbh_languages_default_path(lpath, sizeof lpath);
-  if (sbh_languages_load(&s->langs, lpath, err, n) < 0) goto fail;
-  /* http_parser's own cap (process-wide) is ours, so both agree */
-  http_parser_set_max_header_size((uint32_t)opt->limits.max_header_bytes);
-  for (size_t i = 0; i < opt->n_listen; i++) {
-    uv_tcp_t *t = &s->listeners[i];
-    uv_tcp_init(loop, t);
-    t->data = s;
-    s->n_listeners++;
-    int rc = uv_tcp_bind(t, (const struct sockaddr *)&addrs[i], 0);
-    if (rc == 0) rc = uv_listen((uv_stream_t *)t, 511, on_connection);
-    if (rc < 0) {
-      snprintf(err, n, "--http %s: %s", opt->listen[i], uv_strerror(rc));
-      goto fail;
-    }
-    struct sockaddr_storage got;
-    int gl = sizeof got;
-    char host[64] = "?";
-    int port = 0;
-    if (uv_tcp_getsockname(t, (struct sockaddr *)&got, &gl) == 0) {
-      if (got.ss_family == AF_INET6) {
-        uv_ip6_name((struct sockaddr_in6 *)&got, host, sizeof host);
-        port = ntohs(((struct sockaddr_in6 *)&got)->sin6_port);
-      } else {
-        uv_ip4_name((struct sockaddr_in *)&got, host, sizeof host);
-        port = ntohs(((struct sockaddr_in *)&got)->sin_port);
-      }
-    }
-    size_t bl = strlen(s->bound);
-    snprintf(s->bound + bl, sizeof s->bound - bl, "%s%s%s%s:%d", bl ? " " : "", got.ss_family == AF_INET6 ? "[" : "",
-             host, got.ss_family == AF_INET6 ? "]" : "", port);
-  }
-  s->listening = true;
-  *out = s;
-  return 0;
-fail:
-  for (size_t i = 0; i < s->n_listeners; i++) uv_close((uv_handle_t *)&s->listeners[i], NULL);
-  s->n_listeners = 0;
-  s->stopping = true;
-  *out = s; /* freed by sbh_free once the loop closed the listeners */
-  return -1;
-}
-
 void sbh_drain(sbh_server *s) {
   if (!s || !s->listening) return;
   for (size_t i = 0; i < s->n_listeners; i++) uv_close((uv_handle_t *)&s->listeners[i], NULL);
@@ -654,11 +555,3 @@ void sbh_stop(sbh_server *s) {
   while (s->conns) conn_close(s->conns);
 }
 
-void sbh_free(sbh_server *s) {
-  if (!s) return;
-  free(s->token);
-  sbh_languages_free(&s->langs);
-  free(s);
-}
-
-const char *sbh_bound(const sbh_server *s) { return s->bound; }

@@ -11,7 +11,6 @@
 static void req_free_closed(uv_handle_t *h) {
   sbh_req *r = h->data;
   if (r->ctx) json_object_put(r->ctx);
-  if (r->client_id) json_object_put(r->client_id);
   if (r->answer) json_object_put(r->answer);
   free(r);
 }
@@ -28,32 +27,10 @@ static void deliver(sbh_req *r, json_object *native) {
   r->answered = true;
   if (c) {
     c->req = NULL;
-    if (r->kind == SBH_KIND_RUN_CODE) {
-      int status = 200;
-      json_object *a = sbh_run_code_answer(r->srv, native, r->ctx, &status);
-      if (status == 503) r->srv->counters[SBH_C_QUEUE_FULL]++;
-      sbh_send_json(c, status, a, status == 503 ? "Retry-After: 1\r\n" : NULL);
-    } else if (r->kind == SBH_KIND_EVAL_BATCH) {
-      int status = 200;
-      json_object *a = sbh_evaluate_batch_answer(r->srv, native, r->ctx, &status);
-      if (status == 503) r->srv->counters[SBH_C_QUEUE_FULL]++;
-      sbh_send_json(c, status, a, status == 503 ? "Retry-After: 1\r\n" : NULL);
-    } else if (!native) {
-      sbh_send_error(c, 503, "the daemon is shutting down");
-    } else {
-      json_object *t = NULL;
-      json_object_object_get_ex(native, "type", &t);
-      int status = 200;
-      json_object *err, *code;
-      if (t && !strcmp(json_object_get_string(t), "error") && json_object_object_get_ex(native, "error", &err) &&
-          json_object_object_get_ex(err, "code", &code)) {
-        const char *cs = json_object_get_string(code);
-        status = !strcmp(cs, "busy") ? 503 : !strcmp(cs, "internal") ? 500 : 400;
-        if (status == 503) r->srv->counters[SBH_C_QUEUE_FULL]++;
-      }
-      json_object_object_add(native, "id", r->client_id ? json_object_get(r->client_id) : NULL);
-      sbh_send_json(c, status, json_object_get(native), status == 503 ? "Retry-After: 1\r\n" : NULL);
-    }
+    int status = 200;
+    json_object *a = r->make(r->srv, native, r->ctx, &status);
+    if (status == 503 && native) r->srv->counters[SBH_C_QUEUE_FULL]++; /* the daemon busy */
+    sbh_send_json(c, status, a, status == 503 ? "Retry-After: 1\r\n" : NULL);
   }
   req_free(r);
 }
@@ -84,13 +61,11 @@ static void on_start_timeout(uv_timer_t *t) {
   req_free(r);
 }
 
-void sbh_req_submit(sbh_conn *c, sbh_kind kind, json_object *native, json_object *ctx, json_object *client_id,
-                    double budget_s) {
+void sbh_req_submit(sbh_conn *c, json_object *native, sbh_answer_make make, json_object *ctx, double budget_s) {
   sbh_server *s = c->srv;
   if (s->in_flight >= s->opt.limits.max_queue) {
     s->counters[SBH_C_QUEUE_FULL]++;
     if (ctx) json_object_put(ctx);
-    if (client_id) json_object_put(client_id);
     sbh_send_error(c, 503, "%zu requests are waiting for a sandbox (the front's max_queue): retry later",
                    s->in_flight);
     return;
@@ -98,16 +73,13 @@ void sbh_req_submit(sbh_conn *c, sbh_kind kind, json_object *native, json_object
   sbh_req *r = calloc(1, sizeof *r);
   if (!r) {
     if (ctx) json_object_put(ctx);
-    if (client_id) json_object_put(client_id);
     sbh_send_error(c, 500, "out of memory");
     return;
   }
   r->srv = s;
   r->conn = c;
-  r->kind = kind;
+  r->make = make;
   r->ctx = ctx;
-  r->client_id = client_id;
-  r->t_arrived = uv_hrtime();
   uv_timer_init(s->loop, &r->start_timer);
   r->start_timer.data = r;
   s->in_flight++;
