@@ -21,6 +21,7 @@
  * The thread only calls write, clock_gettime and pthread_cond_timedwait: it
  * never holds a lock a forked or cloned child could need (sandbox inits are
  * the spawner's clones now, but a process may still fork the daemon). */
+#include "thread.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -91,7 +92,7 @@ void sb_attach_warm_poke(sb_attach_warm *w) {
     w->until_ns = sbu_now_ns() + (uint64_t)SB_WARM_IDLE_MS * 1000000ull;
     /* started on the first job, so that a runtime that never runs one
      * (a client, a test) never has a second thread */
-    if (!w->started && pthread_create(&w->thread, NULL, warm_thread, w) == 0) w->started = true;
+    if (!w->started && sbu_thread_start(&w->thread, warm_thread, w) == 0) w->started = true;
     pthread_cond_signal(&w->cv);
   }
   pthread_mutex_unlock(&w->mu);

@@ -15,6 +15,7 @@
  * load: the detached mqueue mount's release waits for RCU), the uid held
  * (uids.c) until it is done. setns(CLONE_NEWIPC) acts on the calling thread
  * only and is allowed in a threaded process. */
+#include "thread.h"
 #include "internal.h"
 
 #include <dirent.h>
@@ -134,7 +135,7 @@ static void *ipc_main(void *arg) {
 void sb_ipc_init(sb_runtime *rt) {
   rt->ipc_pipe[0] = rt->ipc_pipe[1] = -1;
   if (pipe2(rt->ipc_pipe, O_CLOEXEC) < 0) return;
-  if (pthread_create(&rt->ipc_thread, NULL, ipc_main, rt) != 0) {
+  if (sbu_thread_start(&rt->ipc_thread, ipc_main, rt) != 0) {
     sbu_closep(&rt->ipc_pipe[0]);
     sbu_closep(&rt->ipc_pipe[1]);
     return;

@@ -8,6 +8,7 @@
  * neighbour's 100k-dentry teardown). The pool has one queue for what no slot waits on (dropped
  * templates, jobs in a cgroup of their own), and each slot one of its own,
  * so that one slot's long teardown never delays another's. */
+#include "thread.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ int sb_teardown_start(sb_teardown *t) {
   sb_teardown_init(t);
   if (pipe2(t->pipe, O_CLOEXEC) < 0) return -errno;
   fcntl(t->pipe[1], F_SETPIPE_SZ, 1 << 20); /* best effort: room for ~900 items before a push waits */
-  int rc = pthread_create(&t->thread, NULL, teardown_main, t);
+  int rc = sbu_thread_start(&t->thread, teardown_main, t);
   if (rc != 0) {
     sbu_closep(&t->pipe[0]);
     sbu_closep(&t->pipe[1]);
