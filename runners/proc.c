@@ -1,6 +1,7 @@
 /* One sandboxed run, parent side: start it, react to its fds, enforce the
  * time limits, and turn what happened into an sb_result. Nothing here blocks,
  * so a libuv loop can drive it (sb_run() drives it with poll()). */
+#include "thread.h"
 #include "proc_internal.h"
 #include "strv.h"
 
@@ -411,6 +412,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   const sb_bpf *filter = &rt->filter;
   if (!rc) rc = seccomp_phase(p, spec, &filter, err);
   proc_pipes pp = {.ctl = {-1, -1}, .out = {-1, -1}, .err = {-1, -1}, .trace = {-1, -1}, .in = -1};
+  sbu_fork_guard_enter(); /* the init's ends exist here only until take_our_ends (common/thread.h) */
   if (!rc) rc = pipes_phase(p, spec, &pp, err);
   if (!rc) rc = cgroup_phase(p, spec, err);
   sb_plan a;
@@ -418,6 +420,7 @@ int sb_proc_start(sb_runtime *rt, const sb_spec *spec, sb_proc **out, char err[S
   if (!rc) pool_and_warm_phase(p, spec, &a);
   if (!rc) rc = clone_phase(p, &a, err);
   take_our_ends(p, spec, &pp, &a);
+  sbu_fork_guard_leave();
   if (!rc) rc = id_map_phase(p, err);
   if (rc) {
     sb_cg_job_destroy(&rt->cg, &p->cg);

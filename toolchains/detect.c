@@ -3,6 +3,7 @@
  * binaries are trusted: they run here without a sandbox, only to print a
  * version or to compile /dev/null. Results are cached in a JSON file keyed
  * by path, real path, mtime and size, so a restart costs nothing. */
+#include "thread.h"
 #include "atomic_write.h"
 #include "cleanup.h"
 #include "clock.h"
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -671,18 +671,12 @@ int sbt_registry_detect_in_root(sbt_registry *r, const char *root, const char *c
     return -1;
   }
   unlink(tmp);
-  pid_t pid = fork();
+  /* This child never execs and runs as long as the probes: forked outside
+   * any sandbox's start, it holds no job's pipe (daemon.profile_load.sighup:
+   * a host job answered only when the load ended). Closing its descriptors
+   * instead lost a toolchain now and then under load. */
+  pid_t pid = sbu_fork_guarded();
   if (pid == 0) {
-    /* This child runs for as long as the probes (seconds, or a probe's
-     * whole timeout) and never execs: it would hold every descriptor the
-     * daemon had open at the fork, among them the pipes of a job starting
-     * on the loop at that moment, whose end the daemon then never saw
-     * (daemon.profile_load.sighup: a host job answered only when the load
-     * ended). It keeps its result file and stdio only. */
-    if (fd != 3 && dup2(fd, 3) < 0) _exit(3);
-    fd = 3;
-    if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
-      for (int k = 4; k < 1024; k++) close(k);
     /* a private mount namespace with the root read-only, a fresh /proc and
      * a tmpfs /tmp: javac needs /proc, and probes must not write into it */
     char eerr[SBF_ERR_MAX];
