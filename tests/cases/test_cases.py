@@ -394,6 +394,42 @@ def status_of(d):
         c.close()
 
 
+# Prints CLOCK_MONOTONIC (one clock for every namespace here: no time
+# namespace) when it starts and when it ends, 0.1 s apart.
+TURNS_C = r"""
+#include <stdio.h>
+#include <time.h>
+static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+int main(void) {
+  long long a = now();
+  struct timespec d = {0, 100000000};
+  nanosleep(&d, NULL);
+  printf("%lld %lld\n", a, now());
+  return 0;
+}
+"""
+
+
+def case_turns(d):
+    """One slot (--jobs 1): each case's sandbox may be set up while the case
+    before it runs (its next, held), but no case's program starts before the
+    one before it ended: the programs' own clocks never overlap."""
+    r = run(d, prog_req("t", [{} for _ in range(8)], compile_src=TURNS_C))
+    s = cases_step(r)
+    check(verdicts(s) == ["accepted"] * 8, "turns verdicts %s" % verdicts(s))
+    spans = []
+    for x in s.get("cases", []):
+        try:
+            a, b = (int(v) for v in x.get("stdout", "").split())
+            spans.append((a, b))
+        except ValueError:
+            check(False, "case %s printed %r" % (x.get("index"), x.get("stdout")))
+    check(len(spans) == 8, "8 spans: %d" % len(spans))
+    for k in range(1, len(spans)):
+        check(spans[k][0] >= spans[k - 1][1],
+              "case %d started %.1f ms before case %d ended" % (k, (spans[k - 1][1] - spans[k][0]) / 1e6, k - 1))
+
+
 def case_parallel_slots(d):
     """One cases job on a 2-slot daemon, nothing else queued: a second slot
     is lent, so status shows 2 running with one job (the old daemon ran its
@@ -755,6 +791,7 @@ CASES = {
     "cancel": (case_cancel, NO_TOOLCHAINS),
     "pyclient": (case_pyclient, NO_TOOLCHAINS),
     "fn_calls": (case_fn_calls, NO_TOOLCHAINS),
+    "turns": (case_turns, NO_TOOLCHAINS + ["--jobs", "1"]),
     "parallel_slots": (case_parallel_slots, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_order": (case_parallel_order, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_first_failure": (case_parallel_first_failure, NO_TOOLCHAINS + ["--jobs", "3"]),
