@@ -32,11 +32,23 @@ const sbo_opt sbc_socket_opts[] = {
     {"profile", SBC_O_PROFILE, "NAME", NULL}, /* hidden: refused with the reason (sbc_refuse) */
     {NULL, 0, NULL, NULL}};
 
+/* The global options only some commands take: the bit in sbc_ctx.given that
+ * says the user wrote one, and the commands it applies to (SBC_CMD_*). */
+static const struct {
+  int key;
+  unsigned given, applies;
+  const char *name;
+} scoped_opts[] = {
+    {SBC_O_SOCKET, SBC_GIVEN_SOCKET, SBC_CMD_DAEMON, "--socket"},
+    {SBC_O_NO_AUTOSTART, SBC_GIVEN_NO_AUTOSTART, SBC_CMD_DAEMON, "--no-autostart"},
+    {SBC_O_PROFILE, SBC_GIVEN_PROFILE, SBC_CMD_PROFILE, "--profile"},
+    {SBC_O_ENDPOINTS, SBC_GIVEN_ENDPOINTS, SBC_CMD_FLEET, "--endpoints"},
+};
+#define N_SCOPED (sizeof scoped_opts / sizeof scoped_opts[0])
+
 const char *sbc_refused_option(unsigned given, unsigned flags) {
-  if ((given & SBC_GIVEN_SOCKET) && !(flags & SBC_CMD_DAEMON)) return "--socket";
-  if ((given & SBC_GIVEN_NO_AUTOSTART) && !(flags & SBC_CMD_DAEMON)) return "--no-autostart";
-  if ((given & SBC_GIVEN_PROFILE) && !(flags & SBC_CMD_PROFILE)) return "--profile";
-  if ((given & SBC_GIVEN_ENDPOINTS) && !(flags & SBC_CMD_FLEET)) return "--endpoints";
+  for (size_t i = 0; i < N_SCOPED; i++)
+    if ((given & scoped_opts[i].given) && !(flags & scoped_opts[i].applies)) return scoped_opts[i].name;
   return NULL;
 }
 
@@ -59,26 +71,17 @@ void sbc_ctx_init(sbc_ctx *ctx) {
 
 bool sbc_ctx_apply(sbc_ctx *ctx, int key, const char *val) {
   switch (key) {
-  case SBC_O_SOCKET:
-    ctx->socket = val;
-    ctx->given |= SBC_GIVEN_SOCKET;
-    return true;
-  case SBC_O_NO_AUTOSTART:
-    ctx->autostart = false;
-    ctx->given |= SBC_GIVEN_NO_AUTOSTART;
-    return true;
-  case SBC_O_PROFILE:
-    ctx->profile = val;
-    ctx->given |= SBC_GIVEN_PROFILE;
-    return true;
-  case SBC_O_ENDPOINTS:
-    ctx->endpoints = val;
-    ctx->given |= SBC_GIVEN_ENDPOINTS;
-    return true;
-  case SBC_O_ANSWER_MARGIN: ctx->answer_margin = val; return true;
-  case SBC_O_PROBE_TIMEOUT: ctx->probe_timeout = val; return true;
+  case SBC_O_SOCKET: ctx->socket = val; break;
+  case SBC_O_NO_AUTOSTART: ctx->autostart = false; break;
+  case SBC_O_PROFILE: ctx->profile = val; break;
+  case SBC_O_ENDPOINTS: ctx->endpoints = val; break;
+  case SBC_O_ANSWER_MARGIN: ctx->answer_margin = val; break;
+  case SBC_O_PROBE_TIMEOUT: ctx->probe_timeout = val; break;
   default: return false;
   }
+  for (size_t i = 0; i < N_SCOPED; i++)
+    if (scoped_opts[i].key == key) ctx->given |= scoped_opts[i].given;
+  return true;
 }
 
 int sbc_ctx_key(sbo_parser *p, void *ctx, int key, const char *val) {

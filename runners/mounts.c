@@ -181,6 +181,24 @@ static int mask_secrets(ctx *c, const sb_mount_plan *p) {
   return 0;
 }
 
+/* An identity file: text written to a new file at stage (create: O_TRUNC
+ * or O_EXCL), bound read-only over target, then stage unlinked (the bind
+ * keeps the inode). name is target as the job will see it, for errors. */
+static int bind_text(ctx *c, const char *text, const char *stage, int create, const char *target,
+                     const char *name) {
+  int fd = open(stage, O_WRONLY | O_CREAT | create | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return fail(c, "create", stage);
+  size_t len = strlen(text);
+  ssize_t n = write(fd, text, len);
+  close(fd);
+  if (n != (ssize_t)len) return fail(c, "write", stage);
+  if (mount(stage, target, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", name);
+  if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false) < 0)
+    return fail(c, "remount", target);
+  if (unlink(stage) < 0) return fail(c, "unlink", stage);
+  return 0;
+}
+
 /* The job's own /etc/passwd and /etc/group: files on the root tmpfs bound
  * read-only over the host's, so getpwuid() names the job's uid and an flock
  * on them locks the sandbox's inode, never the host's (a read-only bind
@@ -192,17 +210,7 @@ static int private_identity(ctx *c, const sb_mount_plan *p, const char *name, co
   if (!text || join(target, sizeof target, p->newroot, name) < 0 || lstat(target, &st) < 0 || !S_ISREG(st.st_mode))
     return 0; /* no such file in this root: nothing to replace */
   if (join(src, sizeof src, p->newroot, "/.identity") < 0) return fail(c, "path", name);
-  int fd = open(src, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return fail(c, "create", src);
-  size_t len = strlen(text);
-  ssize_t n = write(fd, text, len);
-  close(fd);
-  if (n != (ssize_t)len) return fail(c, "write", src);
-  if (mount(src, target, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", name);
-  if (set_attrs(target, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false) < 0)
-    return fail(c, "remount", target);
-  if (unlink(src) < 0) return fail(c, "unlink", src);
-  return 0;
+  return bind_text(c, text, src, O_TRUNC, target, name);
 }
 
 static int build_dev(ctx *c, const sb_mount_plan *p) {
@@ -385,17 +393,7 @@ int sb_mounts_build_root(const sb_mount_plan *p, char *what, size_t what_len) {
 static int job_identity(ctx *c, const char *name, const char *stage, const char *text) {
   struct stat st;
   if (!text || lstat(name, &st) < 0 || !S_ISREG(st.st_mode)) return 0;
-  int fd = open(stage, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return fail(c, "create", stage);
-  size_t len = strlen(text);
-  ssize_t n = write(fd, text, len);
-  close(fd);
-  if (n != (ssize_t)len) return fail(c, "write", stage);
-  if (mount(stage, name, NULL, MS_BIND, NULL) < 0) return fail(c, "bind", name);
-  if (set_attrs(name, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false) < 0)
-    return fail(c, "remount", name);
-  if (unlink(stage) < 0) return fail(c, "unlink", stage);
-  return 0;
+  return bind_text(c, text, stage, O_EXCL, name, name);
 }
 
 int sb_mounts_enter_template(const sb_mount_plan *p, int tmpl_fd, int app_tree_fd, char *what, size_t what_len) {

@@ -141,25 +141,25 @@ static const unsigned char *feed_number(scan *sc, const unsigned char *p) {
   }
 }
 
+/* Whether c closes the innermost array or object (which is then done: J_AFTER). */
+static bool closes(scan *sc, unsigned char c) {
+  if (c != (unsigned char)sc->js_stack[sc->js_depth - 1]) return false;
+  sc->js_depth--;
+  sc->js = J_AFTER;
+  return true;
+}
+
 /* J_VALUE*, J_KEY*, J_COLON, J_AFTER: one byte */
 static const unsigned char *feed_structure(scan *sc, const unsigned char *p) {
   unsigned char c = *p;
   switch (sc->js) {
-  case J_VALUE_OR_CLOSE:
-    if (c == ']') {
-      sc->js_depth--;
-      sc->js = J_AFTER;
-      return p + 1;
-    }
+  case J_VALUE_OR_CLOSE: /* right after '[': ']' closes it empty */
+    if (closes(sc, c)) return p + 1;
     /* fall through */
   case J_VALUE:
     return (is_ws(c) && sc->js_depth) || value_start(sc, c) ? p + 1 : NULL;
-  case J_KEY_OR_CLOSE:
-    if (c == '}') {
-      sc->js_depth--;
-      sc->js = J_AFTER;
-      return p + 1;
-    }
+  case J_KEY_OR_CLOSE: /* right after '{': '}' closes it empty */
+    if (closes(sc, c)) return p + 1;
     /* fall through */
   case J_KEY:
     if (c == '"') sc->js = J_STR, sc->js_key = true;
@@ -172,8 +172,7 @@ static const unsigned char *feed_structure(scan *sc, const unsigned char *p) {
   case J_AFTER:
     if (!sc->js_depth) return NULL; /* the line's value is whole: nothing may follow it */
     if (c == ',') sc->js = sc->js_stack[sc->js_depth - 1] == '}' ? J_KEY : J_VALUE;
-    else if (c == (unsigned char)sc->js_stack[sc->js_depth - 1]) sc->js_depth--;
-    else if (!is_ws(c)) return NULL;
+    else if (!closes(sc, c) && !is_ws(c)) return NULL;
     return p + 1;
   default:
     return NULL;

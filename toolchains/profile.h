@@ -22,18 +22,8 @@
  *   files, size_bytes entries in rootfs and the sum of their sizes
  *   imports, toolchains, timings, definition, notes: informational
  *
- * Listing (content_hash): one line per entry of rootfs except rootfs itself,
- * sorted by strcmp() of the relative path, never crossing a mount:
- *     "<sha256 hex> <st_mode octal, 6 digits> <size> <path>\n"
- * sha256 of the content (regular files), of the link target (symlinks), of
- * "<major>:<minor>" (devices) or of nothing (directories, fifos, sockets);
- * size is st_size for files, the target's length for symlinks, else 0; path
- * is relative ("usr/bin/g++-9") with '\\' and '\n' escaped as "\\\\" and
- * "\\n". content_hash is the SHA-256 of the concatenated lines, i.e.
- * `sha256sum rootfs.sha256`.
- * Quick listing (quick_hash): "<st_mode octal> <size> <mtime s>.<9-digit ns>
- * <path>\n" per entry, same order; no file is read, so it catches anything
- * that touched the tree but not a change that restored size and mtime. */
+ * content_hash and quick_hash are the SHA-256 of the two listings that
+ * profile_hash.h describes. */
 #ifndef SURGEBOX_PROFILE_H
 #define SURGEBOX_PROFILE_H
 
@@ -41,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "profile_hash.h"
 
 #define SBF_ERR_MAX 512
 #define SBF_NAME_MAX 64
@@ -106,19 +98,6 @@ int sbf_enter_root(const char *root, char *err, size_t n);
  * run by chroot rewrote rootfs/tmp/hsperfdata_root). -EBADMSG when the
  * content does not verify. */
 int sbf_profile_refresh_quick(sbf_profile *p, char *err, size_t n);
-
-/* ---- tree hashing (exposed for tests and for the create command) ---- */
-typedef struct {
-  char content_hash[72]; /* "sha256:<64 hex>", "" when not computed */
-  char quick_hash[72];
-  uint64_t files, size_bytes;
-  double seconds;
-} sbf_tree_hash;
-
-/* Hash root as described above. listing_path: where to write the listing
- * (NULL: nowhere); content false: only the quick hash. */
-int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_tree_hash *out, char *err,
-                  size_t n);
 
 /* Seal a profile whose rootfs/ and toolchains/ are in place: hash rootfs,
  * write rootfs.sha256 and, last, manifest.json with origin, package_versions,

@@ -1,11 +1,10 @@
-/* Hashing a profile's root file system (see profile.h for the listing
+/* Hashing a profile's root file system (see profile_hash.h for the listing
  * format). The tree is walked with openat()/fstatat() so no path is ever
  * followed through a symlink, entries are sorted by their relative path, and
  * regular files are read (content mode) by two threads. */
 #include "atomic_write.h"
 #include "clock.h"
-#include "profile.h"
-#include "profile_internal.h"
+#include "profile_hash.h"
 #include "sha256.h"
 
 #include <dirent.h>

@@ -39,50 +39,59 @@ static const char *var(const sbt_vars *v, const char *name, size_t n) {
   return NULL;
 }
 
-char *sbt_expand_string(const char *tmpl, const sbt_vars *v) {
+/* What a placeholder stands for, put into b; ph is the whole placeholder
+ * ("{name}", "${name:-default}"), len bytes with its braces. */
+typedef void put_value(sbuf *b, const char *ph, size_t len, const void *ctx);
+
+/* s with each placeholder (from opener to the next '}') replaced by what
+ * value puts for it; text after an opener with no '}' is copied as is. */
+static char *expand(const char *s, const char *opener, put_value *value, const void *ctx) {
   sbuf b = {0};
   put(&b, "", 0);
-  for (const char *p = tmpl; *p;) {
-    const char *open = strchr(p, '{');
+  for (const char *p = s; *p;) {
+    const char *open = strstr(p, opener);
     const char *close = open ? strchr(open, '}') : NULL;
     if (!open || !close) {
       put(&b, p, strlen(p));
       break;
     }
     put(&b, p, (size_t)(open - p));
-    const char *val = var(v, open + 1, (size_t)(close - open - 1));
-    if (val) put(&b, val, strlen(val));
-    else put(&b, open, (size_t)(close - open + 1)); /* unknown: kept as written */
+    value(&b, open, (size_t)(close - open + 1), ctx);
     p = close + 1;
   }
   return b.s;
 }
 
-char *sbt_expand_env(const char *s) {
-  sbuf b = {0};
-  put(&b, "", 0);
-  for (const char *p = s; *p;) {
-    const char *open = strstr(p, "${");
-    const char *close = open ? strchr(open, '}') : NULL;
-    if (!open || !close) {
-      put(&b, p, strlen(p));
-      break;
-    }
-    put(&b, p, (size_t)(open - p));
-    char name[256];
-    size_t n = (size_t)(close - open - 2);
-    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), open + 2);
-    char *dflt = strstr(name, ":-");
-    if (dflt) {
-      *dflt = '\0';
-      dflt += 2;
-    }
-    const char *val = getenv(name);
-    if (!val || !*val) val = dflt ? dflt : "";
-    put(&b, val, strlen(val));
-    p = close + 1;
+/* "{name}": the variable's value; an unknown name is kept as written. */
+static void put_var(sbuf *b, const char *ph, size_t len, const void *ctx) {
+  const char *val = var(ctx, ph + 1, len - 2);
+  if (val) put(b, val, strlen(val));
+  else put(b, ph, len);
+}
+
+char *sbt_expand_string(const char *tmpl, const sbt_vars *v) {
+  return expand(tmpl, "{", put_var, v);
+}
+
+/* "${NAME:-default}": the environment's NAME when set and not empty, else
+ * the default ("" without one). */
+static void put_env(sbuf *b, const char *ph, size_t len, const void *ctx) {
+  (void)ctx;
+  char name[256];
+  size_t n = len - 3;
+  snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), ph + 2);
+  char *dflt = strstr(name, ":-");
+  if (dflt) {
+    *dflt = '\0';
+    dflt += 2;
   }
-  return b.s;
+  const char *val = getenv(name);
+  if (!val || !*val) val = dflt ? dflt : "";
+  put(b, val, strlen(val));
+}
+
+char *sbt_expand_env(const char *s) {
+  return expand(s, "${", put_env, NULL);
 }
 
 char *sbt_version_part(const char *version, int parts) {
