@@ -372,10 +372,6 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   o.jobs = run.jobs;
   o.dump = run.dump;
-  if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;
-  if (o.shard.count && !o.out) {
-    fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");
-    return 1;
-  }
+  if (sbr_run_shard("dr-matrix", &run, o.out != NULL, "--out FILE (what surgebox merge reads)", &o.shard)) return 1;
   return sbr_drmatrix_run(&c, &o);
 }

@@ -120,11 +120,8 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   sbo_done(&p);
   o->jobs = run.jobs;
   o->dump = run.dump;
-  if (rc == 0 && sbr_shard_from_args("regen", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out && !o->dump && !o->plan) {
-    fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
-    rc = 1;
-  }
+  if (rc == 0)
+    rc = sbr_run_shard("regen", &run, o->out || o->dump || o->plan, "--out DIR (what surgebox merge reads)", &o->shard);
   if (rc == 0 && o->plan && !o->shard.count) {
     fprintf(stderr, "regen: --plan needs --shard I/N (or --shard auto --shards N)\n");
     rc = 1;
