@@ -540,11 +540,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, batch_opts_t *o) {
     fprintf(stderr, "batch: --out %s is the input file: answers would replace the requests\n", o->out);
     rc = 1;
   }
-  if (rc == 0 && sbr_shard_from_args("batch", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out) {
-    fprintf(stderr, "batch: --shard needs --out (what surgebox merge reads)\n");
-    rc = 1;
-  }
+  if (rc == 0) rc = sbr_run_shard("batch", &run, o->out != NULL, "--out (what surgebox merge reads)", &o->shard);
   return rc;
 }
 

@@ -55,6 +55,15 @@ int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx 
   return sbo_parse(p, cmd, argc, argv, opts, run_key, &r);
 }
 
+int sbr_run_shard(const char *prog, const sbr_run_opts *run, bool has_out, const char *needs, sbr_shard *shard) {
+  if (sbr_shard_from_args(prog, run->shard.shard, run->shard.shards, shard) < 0) return 1;
+  if (shard->count && !has_out) {
+    fprintf(stderr, "%s: --shard needs %s\n", prog, needs);
+    return 1;
+  }
+  return 0;
+}
+
 int sbr_run_jobs(int jobs) {
   long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : (int)n;

@@ -49,6 +49,9 @@ extern const sbo_opt sbr_jobs_opts[];
  * --jobs). */
 extern const sbo_opt *const sbr_run_groups[];
 extern const sbo_opt *const sbr_shardable_groups[];
+/* --cache-dir DIR, declared once: into T's cache_dir, for the driver's
+ * cache_dir (the private daemon's compile cache) */
+#define SBR_CACHE_DIR_OPT(T) {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, SBO_AT(T, cache_dir)}
 /* A key of the daemon group (into ctx), of the shard or jobs group (into
  * o): true if it was one; a bad --jobs value is reported through p and
  * *rc set to the exit status. */
@@ -64,6 +67,11 @@ typedef int (*sbr_option_fn)(sbo_parser *p, void *opts, int key, const char *val
  * positionals (p->pos) and its own rules, and calls sbo_done. */
 int sbr_parse(sbo_parser *p, const sbo_cmd *cmd, int argc, char **argv, sbc_ctx *ctx, sbr_run_opts *run,
               sbr_option_fn option, void *opts);
+/* The run's shard from the shard group as given (sbr_shard_from_args, its
+ * errors said as prog's) into *shard. A shard's part is what it writes for
+ * surgebox merge, so a sharded run without its output (has_out false) is
+ * refused: "PROG: --shard needs NEEDS". 0, or 1 (the exit status). */
+int sbr_run_shard(const char *prog, const sbr_run_opts *run, bool has_out, const char *needs, sbr_shard *shard);
 /* A command's entry point from its parse (0 parsed, -1 after --help, else
  * the exit status of a mistake) and its run on what was parsed:
  * int NAME(const sbc_ctx *ctx, int argc, char **argv). */

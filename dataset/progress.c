@@ -34,6 +34,22 @@ json_object *sbr_progress_read(const char *path, const char *field) {
   return v;
 }
 
+int sbr_progress_by_hash(const void *a, const void *b) { return strcmp(a, b); }
+
+void *sbr_progress_find(void *progs, size_t n, size_t size, const char *hash) {
+  return bsearch(hash, progs, n, size, sbr_progress_by_hash);
+}
+
+void sbr_progress_resume(const char *path, const char *field, json_type type, const char *what, sbr_progress_take_fn take,
+                         void *arg) {
+  json_object *v = sbr_progress_read(path, field);
+  if (!v) return;
+  size_t reused = 0;
+  json_object_object_foreach(v, hash, val) reused += json_object_is_type(val, type) && take(arg, hash, val);
+  json_object_put(v);
+  fprintf(stderr, "verify: %zu %s from an earlier run (%s)\n", reused, what, path);
+}
+
 /* the first 64 bits of a program's SHA-256 (hex) */
 static uint64_t key_of(const char *hex) {
   char head[17];
@@ -53,10 +69,9 @@ int sbr_progress_shard_plan(const sbr_shard *sh, json_object *m, const char *con
 
 /* the file the shards hashed as name still has that hash */
 static bool unchanged(json_object *m, const char *name) {
-  char pk[64], hk[64], hex[65];
-  snprintf(pk, sizeof pk, "%s_path", name);
+  char hk[64], hex[65];
   snprintf(hk, sizeof hk, "%s_sha256", name);
-  const char *path = json_object_get_string(json_object_object_get(m, pk));
+  const char *path = sbr_shard_file_path(m, name);
   if (!path || sbu_sha256_file_hex(path, hex) < 0) {
     fprintf(stderr, "merge: cannot read %s (the shards' %s)\n", path ? path : "?", name);
     return false;

@@ -25,6 +25,18 @@ void sbr_progress_save(const char *path, const char *benchmark, const char *fiel
  * file, or no such object in it. */
 json_object *sbr_progress_read(const char *path, const char *field);
 
+/* A run's programs are structs whose first member is the program's hex
+ * SHA-256 (char hash[65]): sorted by it (qsort with sbr_progress_by_hash),
+ * one found by it in n of size bytes each (NULL: none). */
+int sbr_progress_by_hash(const void *a, const void *b);
+void *sbr_progress_find(void *progs, size_t n, size_t size, const char *hash);
+/* Resume a run: each value of path's field (sbr_progress_read) that is of
+ * type is offered to take(arg, its hash, it), true when kept (a reference
+ * of take's own); then "verify: N WHAT from an earlier run (PATH)". */
+typedef bool (*sbr_progress_take_fn)(void *arg, const char *hash, json_object *value);
+void sbr_progress_resume(const char *path, const char *field, json_type type, const char *what, sbr_progress_take_fn take,
+                         void *arg);
+
 /* A shard's manifest m (sbr_shard_manifest_new and the run's own fields,
  * taken over): mine[i] = program i (hex SHA-256 hashes[i]) is this shard's,
  * the manifest written to <out>.shard.json. 0, or -1 with a message. */

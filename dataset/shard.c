@@ -206,6 +206,12 @@ void sbr_shard_add_file(json_object *m, const char *name, const char *path) {
   free(abs);
 }
 
+const char *sbr_shard_file_path(json_object *m, const char *name) {
+  char key[128];
+  snprintf(key, sizeof key, "%s_path", name);
+  return json_object_get_string(json_object_object_get(m, key));
+}
+
 json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh) {
   json_object *m = json_object_new_object();
   json_object_object_add(m, "surgebox_shard", json_object_new_int(1));

@@ -67,6 +67,9 @@ void sbr_shard_add_file(json_object *m, const char *name, const char *path);
 
 /* {"surgebox_shard": 1, "command", "shard", "shards"}: add the run's own
  * fields, then sbr_shard_finish_by_count. */
+/* m["<name>_path"]: where a file sbr_shard_add_file hashed was (NULL: none) */
+const char *sbr_shard_file_path(json_object *m, const char *name);
+
 json_object *sbr_shard_manifest_new(const char *command, const sbr_shard *sh);
 /* Items of equal cost: mine[i] = item i (keys[i], named names[i]) is this
  * shard's; m["items"][part] = the names of this shard's items; m (taken

@@ -49,14 +49,8 @@ typedef struct {
 
 
 
-static int cmp_prog(const void *a, const void *b) {
-  return strcmp(((const program *)a)->hash, ((const program *)b)->hash);
-}
-
 static program *find_prog(run_state *rs, const char *hash) {
-  program key;
-  snprintf(key.hash, sizeof key.hash, "%s", hash);
-  return bsearch(&key, rs->progs, rs->n, sizeof key, cmp_prog);
+  return sbr_progress_find(rs->progs, rs->n, sizeof *rs->progs, hash);
 }
 
 static void save_progress(void *ctx) {
@@ -68,16 +62,11 @@ static void save_progress(void *ctx) {
   sbr_progress_save(rs->progress_path, "cruxeval", "verdicts", v, &rs->last_save);
 }
 
-static void load_progress(run_state *rs) {
-  json_object *v = sbr_progress_read(rs->progress_path, "verdicts");
-  if (!v) return;
-  size_t reused = 0;
-  json_object_object_foreach(v, hash, val) {
-    program *p = json_object_is_type(val, json_type_boolean) ? find_prog(rs, hash) : NULL;
-    if (p) p->verdict = json_object_get_boolean(val), reused++;
-  }
-  json_object_put(v);
-  fprintf(stderr, "verify: %zu verdicts from an earlier run (%s)\n", reused, rs->progress_path);
+/* an earlier run's verdict of a program (sbr_progress_resume) */
+static bool take_verdict(void *ctx, const char *hash, json_object *val) {
+  program *p = find_prog(ctx, hash);
+  if (p) p->verdict = json_object_get_boolean(val);
+  return p != NULL;
 }
 
 static json_object *make_request(size_t i, void *ctx) {
@@ -108,7 +97,7 @@ static const sbo_opt verify_opts[] = {
     {"generations", 0, "GENS.json", "the model's generations (required)", SBO_STR, AT(gens)},
     {"out", 0, "SCORED.json", "CRUXEval's scored file; an interrupted run resumes from SCORED.json.progress", SBO_STR, AT(out)},
     {"data", 0, "CRUXEVAL.jsonl", "the benchmark's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
-    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBR_CACHE_DIR_OPT(sbx_verify_opts),
     SBX_SUBSET_OPTS(sbx_verify_opts, "a smoke test: only these samples (indices or ids; pass@k over them only)",
                     "a smoke test: only the first N samples (pass@k over them only)"),
     {"warm", 0, NULL, "each check from a warm Python interpreter, same isolation (PROTOCOL.md \"Warm starts\")", SBO_FLAG, AT(warm)},
@@ -138,11 +127,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbx_verify_opts *o) {
   sbo_done(&p);
   o->jobs = run.jobs;
   o->dump = run.dump;
-  if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out) {
-    fprintf(stderr, "verify: --shard needs --out (the shard's verdicts go to OUT.progress)\n");
-    rc = 1;
-  }
+  if (rc == 0) rc = sbr_run_shard("verify", &run, o->out != NULL, "--out (the shard's verdicts go to OUT.progress)", &o->shard);
   if (rc == 0 && !o->data) o->data = getenv("CRUXEVAL_DATA") ? getenv("CRUXEVAL_DATA") : SBX_DEFAULT_DATA;
   return rc;
 }
@@ -170,7 +155,7 @@ static void build_programs(json_object *gens, const sbx_data *d, sbx_mode m, run
       p->other = false;
     }
   }
-  qsort(rs->progs, rs->n, sizeof *rs->progs, cmp_prog);
+  qsort(rs->progs, rs->n, sizeof *rs->progs, sbr_progress_by_hash);
   size_t w = 0;
   for (size_t r = 0; r < rs->n; r++) {
     if (w && !strcmp(rs->progs[w - 1].hash, rs->progs[r].hash)) {
@@ -307,7 +292,7 @@ int sbx_verify_run(const sbc_ctx *ctx, const sbx_verify_opts *o) {
   if (o->out) {
     snprintf(progress, sizeof progress, "%s.progress", o->out);
     rs.progress_path = progress;
-    load_progress(&rs);
+    sbr_progress_resume(progress, "verdicts", json_type_boolean, "verdicts", take_verdict, &rs);
   }
   if (o->shard.count && shard_begin(&o->shard, o, &rs) < 0) {
     rc = 2;

@@ -20,8 +20,8 @@ int sbx_shard_plan(const sbr_shard *sh, const char *out, const char *mode, const
 /* the single run's own scoring, with every verdict known */
 static int score(const sbc_ctx *ctx, json_object *m, const char *out) {
   sbx_verify_opts o = {.mode = json_object_get_string(json_object_object_get(m, "mode")),
-                       .gens = json_object_get_string(json_object_object_get(m, "generations_path")),
-                       .data = json_object_get_string(json_object_object_get(m, "data_path")),
+                       .gens = sbr_shard_file_path(m, "generations"),
+                       .data = sbr_shard_file_path(m, "data"),
                        .out = out};
   return sbx_verify_run(ctx, &o);
 }

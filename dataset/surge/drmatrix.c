@@ -342,7 +342,7 @@ static const sbo_opt drmatrix_opts[] = {
     {"stds", 0, "LIST", "C++ standards (default 03,11,14,17)", SBO_STR, AT(stds)},
     {"opts", 0, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)", SBO_STR, AT(opts)},
     {"out", 0, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)", SBO_STR, AT(out)},
-    {"only", 0, "I,J,...", "only these item indices", SBO_STR, AT(only)},
+    SBR_ONLY_OPT(sbr_drmatrix_opts),
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
@@ -372,10 +372,6 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   o.jobs = run.jobs;
   o.dump = run.dump;
-  if (sbr_shard_from_args("dr-matrix", run.shard.shard, run.shard.shards, &o.shard) < 0) return 1;
-  if (o.shard.count && !o.out) {
-    fprintf(stderr, "dr-matrix: --shard needs --out FILE (what surgebox merge reads)\n");
-    return 1;
-  }
+  if (sbr_run_shard("dr-matrix", &run, o.out != NULL, "--out FILE (what surgebox merge reads)", &o.shard)) return 1;
   return sbr_drmatrix_run(&c, &o);
 }

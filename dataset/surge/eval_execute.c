@@ -38,12 +38,7 @@ static int no_references(const sbo_parser *p, const sbo_opt *o, const char *v, v
 #define AT(F) SBO_AT(sbr_vs_opts, F)
 static const sbo_opt vs_opts[] = {
     {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json: the SURGE data to run", SBO_PATH, AT(data)},
-    {"predictions", SBE_O_PREDS, "FILE", "JSON Lines {\"subset\",\"index\"|\"question\",\"model\"?,\"prediction\"}, "
-     "or SURGE's layout (items with one extra key per model)", SBO_PATH, AT(preds)},
-    {"items", SBE_O_ITEMS, "FILE", "per-item scores as JSON Lines {\"subset\",\"index\",\"model\",\"score\"}", SBO_STR, AT(items)},
-    {"json", SBE_O_JSON, NULL, "aggregate as JSON instead of a table", SBO_FLAG, AT(json)},
-    {"by", SBE_O_BY, "KEY", "breakdown: language (ML/CL/BG), difficulty (CL), config (DR)", SBO_STR, AT(by)},
-    {"fl-extract", SBE_O_FL, NULL, "apply SURGE's extract_code() to FL predictions (not the published scoring)", SBO_FLAG, AT(fl_extract)},
+    SBE_SCORING_OPTS(sbr_vs_opts, SBO_PATH),
     {"subset", SBE_O_SUBSET, "LIST", "the subsets to run (default all)", SBO_STR, AT(subsets)},
     {"jobs", SBE_O_JOBS, "N", "jobs in flight", SBO_INT, AT(jobs), .min = 1, .max = 4096},
     {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
@@ -113,11 +108,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o, bool via_e
     rc = sbo_bad_value(&p, SBE_O_BY, o->by);
   if (rc == 0) rc = want_subsets(&p, o->subsets ? o->subsets : "all", o);
   sbo_done(&p);
-  if (rc == 0 && sbr_shard_from_args(who(o), run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out) {
-    fprintf(stderr, "%s: --shard needs --out DIR (what surgebox merge reads)\n", who(o));
-    rc = 1;
-  }
+  if (rc == 0) rc = sbr_run_shard(who(o), &run, o->out != NULL, "--out DIR (what surgebox merge reads)", &o->shard);
   if (rc == 0 && o->shard.count && o->items) { /* a shard scores nothing; the merge writes the report alone */
     fprintf(stderr, "%s: --items is not for --shard (surgebox merge writes the scored report only)\n", who(o));
     rc = 1;

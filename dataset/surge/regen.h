@@ -199,6 +199,11 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv);
 int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv); /* eval --execute */
 bool sbr_in_only(const char *only, size_t index); /* --only I,J,... (NULL: every index) */
+/* --only I,J,... (regen's, dr-matrix's), declared once: item indices
+ * separated by commas, checked by sbr_only_parse (a usage error) and kept
+ * as given in T's only for sbr_in_only. */
+int sbr_only_parse(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts);
+#define SBR_ONLY_OPT(T) {"only", 0, "I,J,...", "only these item indices", SBO_CALL, SBO_AT(T, only), .call = sbr_only_parse}
 /* regen's summary of --out's items (fidelity.h's sbr_summary) with the
  * failures of surgebox in a class of their own: per subset
  * "internal_error": count and mismatches.internal_error: [indices]; their

@@ -22,7 +22,6 @@
 #include <string.h>
 
 static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
-static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 #define AT(F) SBO_AT(sbr_regen_opts, F)
@@ -33,7 +32,7 @@ static const sbo_opt regen_opts[] = {
     {"summary", 0, "FILE", "the fidelity report as JSON", SBO_STR, AT(summary)},
     {"repeat", 0, "K", "run every item K times", SBO_INT, AT(repeat), .min = 1, .max = 1000},
     {"check-determinism", 0, NULL, "run every item at least twice and compare", SBO_CALL, .call = determinism},
-    {"only", 0, "I,J,...", "only these item indices", SBO_CALL, .call = only},
+    SBR_ONLY_OPT(sbr_regen_opts),
     {"retry-failed", 0, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed", SBO_FLAG, AT(retry_failed)},
     {"no-inproc-time", 0, NULL, "do not use the in-process timers of timed items", SBO_CLEAR, AT(inproc)},
     {"no-gcc9-mimic", 0, NULL, "do not mimic gcc 9's diagnostics", SBO_CLEAR, AT(mimic)},
@@ -82,7 +81,7 @@ static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *a
 }
 
 /* non-negative indices separated by commas, checked here (0,abc ran item 0 alone) */
-static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
+int sbr_only_parse(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts) {
   const char *q = v;
   while (*q) {
     char *end;
@@ -93,7 +92,7 @@ static int only(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg)
     q = *end ? end + 1 : end;
   }
   if (!*v) return sbo_opt_bad_value(p, o, v);
-  ((sbr_regen_opts *)arg)->only = v;
+  *(const char **)((char *)opts + o->at) = v;
   return 0;
 }
 
@@ -120,11 +119,8 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   sbo_done(&p);
   o->jobs = run.jobs;
   o->dump = run.dump;
-  if (rc == 0 && sbr_shard_from_args("regen", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out && !o->dump && !o->plan) {
-    fprintf(stderr, "regen: --shard needs --out DIR (what surgebox merge reads)\n");
-    rc = 1;
-  }
+  if (rc == 0)
+    rc = sbr_run_shard("regen", &run, o->out || o->dump || o->plan, "--out DIR (what surgebox merge reads)", &o->shard);
   if (rc == 0 && o->plan && !o->shard.count) {
     fprintf(stderr, "regen: --plan needs --shard I/N (or --shard auto --shards N)\n");
     rc = 1;

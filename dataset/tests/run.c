@@ -44,12 +44,8 @@ typedef struct {
   time_t last_save;
 } run_state;
 
-static int cmp_prog(const void *a, const void *b) { return strcmp(((const program *)a)->hash, ((const program *)b)->hash); }
-
 static program *find_prog(run_state *rs, const char *hash) {
-  program key;
-  snprintf(key.hash, sizeof key.hash, "%s", hash);
-  return bsearch(&key, rs->progs, rs->n, sizeof key, cmp_prog);
+  return sbr_progress_find(rs->progs, rs->n, sizeof *rs->progs, hash);
 }
 
 static void save_progress(void *ctx) {
@@ -61,16 +57,12 @@ static void save_progress(void *ctx) {
   sbr_progress_save(rs->progress_path, "tests", "records", v, &rs->last_save);
 }
 
-static void load_progress(run_state *rs) {
-  json_object *v = sbr_progress_read(rs->progress_path, "records");
-  if (!v) return;
-  size_t reused = 0;
-  json_object_object_foreach(v, hash, rec) {
-    program *p = json_object_is_type(rec, json_type_object) ? find_prog(rs, hash) : NULL;
-    if (p && !p->record) p->record = json_object_get(rec), reused++;
-  }
-  json_object_put(v);
-  fprintf(stderr, "verify: %zu programs' results from an earlier run (%s)\n", reused, rs->progress_path);
+/* an earlier run's record of a program (sbr_progress_resume) */
+static bool take_record(void *ctx, const char *hash, json_object *rec) {
+  program *p = find_prog(ctx, hash);
+  if (!p || p->record) return false;
+  p->record = json_object_get(rec);
+  return true;
 }
 
 /* at most max bytes of s, cut at a UTF-8 boundary: its head, or its tail
@@ -185,7 +177,7 @@ static const sbo_opt verify_opts[] = {
     {"stop", O_STOP, "never|first_failure", "run every case of a solution (default), or stop at its first failing one", SBO_STR, AT(stop)},
     {"language", 0, "LANG", "the language of problems that do not say (APPS, TACO: python)", SBO_STR, AT(language)},
     {"time-limit", 0, "S", "each case's time limit in seconds (default: the daemon's)", SBO_DOUBLE, AT(time_limit)},
-    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBR_CACHE_DIR_OPT(sbtb_opts),
     {"warm", 0, NULL, "start Python solutions' cases from the slots' warm interpreters (else cold, saying why)", SBO_FLAG, AT(warm)},
     {NULL, 0, NULL, NULL}};
 #undef AT
@@ -211,11 +203,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbtb_opts *o) {
   sbo_done(&p);
   o->jobs = run.jobs;
   o->dump = run.dump;
-  if (rc == 0 && sbr_shard_from_args("verify", run.shard.shard, run.shard.shards, &o->shard) < 0) rc = 1;
-  if (rc == 0 && o->shard.count && !o->out) {
-    fprintf(stderr, "verify: --shard needs --out (the shard's results go to OUT.progress)\n");
-    rc = 1;
-  }
+  if (rc == 0) rc = sbr_run_shard("verify", &run, o->out != NULL, "--out (the shard's results go to OUT.progress)", &o->shard);
   return rc;
 }
 
@@ -365,7 +353,7 @@ static void build_programs(run_state *rs) {
     snprintf(rs->progs[i].hash, sizeof rs->progs[i].hash, "%s", rs->ss->v[i].hash);
     rs->progs[i].sol = i;
   }
-  qsort(rs->progs, rs->ss->n, sizeof *rs->progs, cmp_prog);
+  qsort(rs->progs, rs->ss->n, sizeof *rs->progs, sbr_progress_by_hash);
   size_t w = 0;
   for (size_t r = 0; r < rs->ss->n; r++)
     if (!w || strcmp(rs->progs[w - 1].hash, rs->progs[r].hash)) rs->progs[w++] = rs->progs[r];
@@ -419,7 +407,7 @@ int sbtb_verify_run(const sbc_ctx *ctx, const sbtb_opts *o) {
   if (o->out) {
     snprintf(progress, sizeof progress, "%s.progress", o->out);
     rs.progress_path = progress;
-    load_progress(&rs);
+    sbr_progress_resume(progress, "records", json_type_object, "programs' results", take_record, &rs);
   }
   if (o->shard.count && shard_begin(o, &rs) < 0) {
     rc = 2;

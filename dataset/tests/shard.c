@@ -21,8 +21,8 @@ int sbtb_shard_plan(const sbr_shard *sh, const sbtb_opts *o, const char *const *
 
 /* the single run's own scoring, with every record known */
 static int score(const sbc_ctx *ctx, json_object *m, const char *out) {
-  sbtb_opts o = {.problems = json_object_get_string(json_object_object_get(m, "problems_path")),
-                 .solutions = json_object_get_string(json_object_object_get(m, "solutions_path")),
+  sbtb_opts o = {.problems = sbr_shard_file_path(m, "problems"),
+                 .solutions = sbr_shard_file_path(m, "solutions"),
                  .stop = json_object_get_string(json_object_object_get(m, "stop")),
                  .k = json_object_get_string(json_object_object_get(m, "k")),
                  .language = json_object_get_string(json_object_object_get(m, "language")),

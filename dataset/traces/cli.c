@@ -22,7 +22,7 @@ static const sbo_opt opts[] = {
     {"programs", 0, "FILE.jsonl", "trace these programs instead (one JSON object a line: docs/cli.md)", SBO_STR, AT(programs)},
     {"out", 0, "DIR", "traces, records, index.jsonl and summary.json go here (default ./traces); a run resumes from it", SBO_STR, AT(out)},
     {"data", 0, "CRUXEVAL.jsonl", "CRUXEval's data (default $CRUXEVAL_DATA, else " SBX_DEFAULT_DATA ")", SBO_STR, AT(data)},
-    {"cache-dir", 0, "DIR", "the private daemon's compile cache", SBO_STR, AT(cache_dir)},
+    SBR_CACHE_DIR_OPT(sbtd_opts),
     SBX_SUBSET_OPTS(sbtd_opts, "cruxeval: only these samples (indices or ids)", "cruxeval: only the first N samples"),
     TRACE_LIMIT("events", "the tracer's event cap (its default: 1000000)", 1, __LONG_MAX__),
     TRACE_LIMIT("bytes", "each trace's byte cap (4096 ... 268435456; default 16777216)", (long)SBP_TRACE_MIN_BYTES, (long)SBP_TRACE_MAX_BYTES),

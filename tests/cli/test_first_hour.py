@@ -162,7 +162,8 @@ def case_status_started():
 
 def case_regen_only():
     """10, 27: regen --only with an index no subset has, or not a number, is
-    refused and runs nothing; a refused run leaves no --out behind."""
+    refused and runs nothing; a refused run leaves no --out behind.
+    dr-matrix's --only is the same option (it took "0,abc" and ran)."""
     need_surge()
     t = tmpdir()
     env = dict(os.environ, SURGEBOX_SOCKET=os.path.join(t, "none.sock"))
@@ -172,6 +173,8 @@ def case_regen_only():
           f"--only 500 on DR: {p.returncode} {err(p)!r}")
     p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0,abc", "--out", out], env=env)
     check(one_line(p, 1, "'0,abc'", "--only"), f"--only 0,abc: {p.returncode} {err(p)!r}")
+    p = run(["dr-matrix", "--data", SURGE, "--only", "0,abc"], env=env)
+    check(one_line(p, 1, "'0,abc'", "--only"), f"dr-matrix --only 0,abc: {p.returncode} {err(p)!r}")
     p = run(["regen", "--data", SURGE, "--subset", "dr", "--only", "0", "--out", out], env=env)
     check(p.returncode == 2 and "none.sock" in err(p) and not os.path.exists(out),
           f"a run refused (no daemon) leaves no --out: {p.returncode} {os.path.exists(out)} {err(p)!r}")
