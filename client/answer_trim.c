@@ -41,6 +41,47 @@ static size_t object_end(const char *s, size_t n, size_t i) {
 
 static bool key_is(const char *k, size_t len, const char *name) { return len == strlen(name) && !memcmp(k, name, len); }
 
+/* What sbc_result_parse never reads of a step, dropped with its value (json-c
+ * makes an object of each value and a table of each object: most of the
+ * parse's cost), and of the answer itself. */
+static const char *const step_dropped[] = {"stdout_sha256", "stderr_sha256", "user_time_s", "sys_time_s",
+                                           "setup_time_s",  "cgroup_peak_kb", "cpu_source",  "limits",
+                                           "cgroup",        "uid",            "warnings",    "argv"};
+static const char *const top_dropped[] = {"profile"};
+
+static bool listed(const char *k, size_t len, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (key_is(k, len, names[i])) return true;
+  return false;
+}
+
+/* s[i] starts a value (after spaces): the index after it, or 0 */
+static size_t value_end(const char *s, size_t n, size_t i) {
+  while (i < n && is_space(s[i])) i++;
+  if (i == n) return 0;
+  if (s[i] == '"') return string_end(s, n, i);
+  if (s[i] == '{' || s[i] == '[') return object_end(s, n, i);
+  size_t start = i;
+  while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && !is_space(s[i])) i++;
+  return i > start ? i : 0;
+}
+
+/* The pair whose key starts at out[o_key] and whose value ends at s[ve]
+ * left out: with the comma after it, or the one before it when it is the
+ * object's last. The output's new end; *i where the walk goes on. */
+static size_t drop_pair(const char *s, size_t n, size_t ve, const char *out, size_t o_key, size_t *i) {
+  size_t k = ve;
+  while (k < n && is_space(s[k])) k++;
+  if (k < n && s[k] == ',') {
+    *i = k + 1;
+    return o_key;
+  }
+  *i = k;
+  size_t p = o_key;
+  while (p > 0 && is_space(out[p - 1])) p--;
+  return p > 0 && out[p - 1] == ',' ? p - 1 : o_key;
+}
+
 size_t sbc_answer_trim(const char *s, size_t n, char *out) {
   char kind[MAX_DEPTH];
   int depth = 0, steps_depth = -1; /* steps_depth: 2 while inside the top-level "steps" array */
@@ -54,16 +95,23 @@ size_t sbc_answer_trim(const char *s, size_t n, char *out) {
       size_t e = string_end(s, n, i), j;
       if (!e) return 0;
       const char *key = s + i + 1; /* its text, if it is a key */
-      size_t klen = e - i - 2;
+      size_t klen = e - i - 2, o_key = o;
       memcpy(out + o, s + i, e - i);
       o += e - i;
       for (j = e; j < n && is_space(s[j]); j++) out[o++] = s[j];
       i = j;
       if (!depth || kind[depth - 1] != '{' || j == n || s[j] != ':') continue; /* a value, not a key */
       if (depth == 1) steps_key = key_is(key, klen, "steps");
-      if (depth != steps_depth + 1 || steps_depth < 0 || !(key_is(key, klen, "enforced") || key_is(key, klen, "limits")))
+      bool in_step = steps_depth >= 0 && depth == steps_depth + 1;
+      if ((in_step && listed(key, klen, step_dropped, sizeof step_dropped / sizeof *step_dropped)) ||
+          (depth == 1 && listed(key, klen, top_dropped, sizeof top_dropped / sizeof *top_dropped))) {
+        size_t ve = value_end(s, n, j + 1);
+        if (!ve) return 0;
+        o = drop_pair(s, n, ve, out, o_key, &i);
         continue;
-      out[o++] = ':'; /* a step's "enforced" or "limits": an object's value becomes {} */
+      }
+      if (!in_step || !key_is(key, klen, "enforced")) continue;
+      out[o++] = ':'; /* a step's "enforced": an object's value becomes {} */
       for (i = j + 1; i < n && is_space(s[i]); i++) out[o++] = s[i];
       if (i < n && s[i] == '{') {
         size_t ve = object_end(s, n, i);

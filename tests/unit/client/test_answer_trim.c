@@ -1,7 +1,9 @@
 /* client/answer_trim.c on hand-written answer lines: each step's "enforced"
- * and "limits" objects become {}, nothing else changes (the same keys
- * elsewhere, text that looks like them inside strings, escapes), and a line
- * not of the shape is refused (0: the caller parses it whole). */
+ * object becomes {}, the pairs it lists (a step's hashes, times, limits,
+ * cgroup, uid, warnings, argv; the answer's profile) are left out with their
+ * commas wherever they stand, nothing else changes (the same keys elsewhere,
+ * text that looks like them inside strings, escapes), and a line not of the
+ * shape is refused (0: the caller parses it whole). */
 #include "answer_trim.h"
 #include "check.h"
 
@@ -18,22 +20,37 @@ static const char *trim(const char *in) {
 }
 
 int main(void) {
-  /* two steps, both keys in each, nested objects and arrays in them */
+  /* two steps, both keys in each, nested objects and arrays in them: limits goes with its comma */
   CHECK_STR(trim("{\"id\":\"1\",\"steps\":[{\"status\":\"ok\",\"limits\":{\"time_s\":30.0,\"pids\":128},"
                  "\"enforced\":{\"wall_time\":\"a } ] { [\",\"x\":{\"y\":[1,{\"z\":2}]}},\"name\":\"run\"},"
                  "{\"enforced\":{},\"limits\":{\"a\":1}}],\"queue_time_s\":0.1}"),
-            "{\"id\":\"1\",\"steps\":[{\"status\":\"ok\",\"limits\":{},\"enforced\":{},\"name\":\"run\"},"
-            "{\"enforced\":{},\"limits\":{}}],\"queue_time_s\":0.1}");
-  /* the same names elsewhere stay: at the top, in a request's echo beneath a step, in cases */
-  CHECK_STR(trim("{\"limits\":{\"a\":1},\"steps\":[{\"cases\":[{\"limits\":{\"b\":2},\"enforced\":{\"c\":3}}]}],"
-                 "\"enforced\":{\"d\":4}}"),
-            "{\"limits\":{\"a\":1},\"steps\":[{\"cases\":[{\"limits\":{\"b\":2},\"enforced\":{\"c\":3}}]}],"
-            "\"enforced\":{\"d\":4}}");
+            "{\"id\":\"1\",\"steps\":[{\"status\":\"ok\",\"enforced\":{},\"name\":\"run\"},"
+            "{\"enforced\":{}}],\"queue_time_s\":0.1}");
+  /* a step as the daemon writes it: what is read stays, in order; first, middle and last pairs dropped */
+  CHECK_STR(trim("{\"id\":\"7\",\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"uid\":17,\"status\":\"ok\","
+                 "\"exit_code\":0,\"stdout\":\"\",\"stdout_sha256\":\"e3b0\",\"cpu_time_s\":0.008,\"user_time_s\":0.004,"
+                 "\"sys_time_s\":0.004,\"setup_time_s\":0.004,\"cgroup_peak_kb\":256,\"cpu_source\":\"cgroup v1\","
+                 "\"cgroup\":\"v1\",\"warnings\":[\"w\",[1]],\"error\":null,\"argv\":[\"true\"]}],"
+                 "\"profile\":{\"name\":\"host\",\"manifest_hash\":null},\"queue_time_s\":0.000005}"),
+            "{\"id\":\"7\",\"type\":\"exec\",\"status\":\"ok\",\"steps\":[{\"status\":\"ok\",\"exit_code\":0,"
+            "\"stdout\":\"\",\"cpu_time_s\":0.008,\"error\":null}],\"queue_time_s\":0.000005}");
+  /* spaces around the separators (any JSON writer's), a step of dropped pairs only, profile last */
+  CHECK_STR(trim("{ \"steps\" : [ { \"uid\" : 1 , \"argv\" : [ ] } , { \"name\" : \"b\" , \"cgroup\" : null } ] , "
+                 "\"profile\" : { } }"),
+            "{ \"steps\" : [ {  } , { \"name\" : \"b\" } ] }");
+  /* the same names elsewhere stay: at the top, in a request's echo beneath a step, in cases, profile in a step */
+  CHECK_STR(trim("{\"limits\":{\"a\":1},\"uid\":3,\"steps\":[{\"cases\":[{\"limits\":{\"b\":2},\"enforced\":{\"c\":3},"
+                 "\"uid\":4}],\"profile\":1}],\"enforced\":{\"d\":4}}"),
+            "{\"limits\":{\"a\":1},\"uid\":3,\"steps\":[{\"cases\":[{\"limits\":{\"b\":2},\"enforced\":{\"c\":3},"
+            "\"uid\":4}],\"profile\":1}],\"enforced\":{\"d\":4}}");
   /* a program's output that looks like the keys, with escaped quotes and backslashes, is text */
   CHECK_STR(trim("{\"steps\":[{\"stdout\":\"\\\",\\\"enforced\\\":{\\\"k\\\":1} \\\\\",\"limits\":{\"t\":1}}]}"),
-            "{\"steps\":[{\"stdout\":\"\\\",\\\"enforced\\\":{\\\"k\\\":1} \\\\\",\"limits\":{}}]}");
-  /* a value that is not an object stays as it is */
-  CHECK_STR(trim("{\"steps\":[{\"enforced\":null,\"limits\":[1,2]}]}"), "{\"steps\":[{\"enforced\":null,\"limits\":[1,2]}]}");
+            "{\"steps\":[{\"stdout\":\"\\\",\\\"enforced\\\":{\\\"k\\\":1} \\\\\"}]}");
+  /* enforced that is not an object stays as it is; a dropped key goes whatever its value */
+  CHECK_STR(trim("{\"steps\":[{\"enforced\":null,\"limits\":[1,2]}]}"), "{\"steps\":[{\"enforced\":null}]}");
+  /* a dropped pair whose value is cut short: refused */
+  CHECK_STR(trim("{\"steps\":[{\"uid\":}]}"), "<0>");
+  CHECK_STR(trim("{\"steps\":[{\"argv\":[\"a\"}]}"), "<0>");
   /* "steps" not an array, no steps: unchanged */
   CHECK_STR(trim("{\"steps\":{\"enforced\":{\"a\":1}}}"), "{\"steps\":{\"enforced\":{\"a\":1}}}");
   CHECK_STR(trim("{\"id\":null,\"type\":\"error\",\"error\":{\"code\":\"busy\"}}"),
