@@ -446,6 +446,7 @@ struct sbd_server {
   gid_t socket_gid;
   uv_timer_t idle;          /* --idle-timeout: checks for an idle daemon */
   uv_timer_t uid_wait;      /* sched.c: every uid held (sb_uids_waiting): pump again shortly */
+  uv_timer_t trim;          /* idle a second: malloc_trim */
   struct sbd_borrower *borrowers; /* sched.c: running jobs that would take an idle slot */
   bool pumping, repump;     /* sched.c: a pump running; another asked for meanwhile */
   uint64_t logged_netns_rebuilds, logged_template_rebuilds; /* job.c: the slot rebuilds said so far */

@@ -79,14 +79,21 @@ static void stop_everything(sbd_server *srv) {
   uv_timer_stop(&srv->hangups);
   uv_timer_stop(&srv->idle);
   uv_timer_stop(&srv->uid_wait);
+  uv_timer_stop(&srv->trim);
+}
+
+/* Idle for a second: the heap's free memory back to the kernel (a burst's
+ * queue and answers). Not at every idle moment: one client's jobs one after
+ * another would each give the heap back and fault it in again. */
+static void on_trim(uv_timer_t *t) {
+  sbd_server *srv = t->data;
+  if (srv->running == 0 && srv->queued == 0) malloc_trim(0);
 }
 
 /* A job ended (srv->job_ended, handed to job.c). */
 static void job_ended(void *arg) {
   sbd_server *srv = arg;
-  /* Idle again: hand the queue's memory back (glibc keeps freed heap, and
-   * a big daemon makes every clone() slower: page tables to copy). */
-  if (srv->running == 0 && srv->queued == 0) malloc_trim(0);
+  if (srv->running == 0 && srv->queued == 0 && !srv->draining) uv_timer_start(&srv->trim, on_trim, 1000, 0);
   if (srv->draining && srv->running == 0) stop_everything(srv);
 }
 
@@ -340,6 +347,9 @@ static void start_handles(sbd_server *srv, const sbd_config *cfg) {
   srv->idle.data = srv;
   uv_timer_init(&srv->loop, &srv->uid_wait);
   srv->uid_wait.data = srv;
+  uv_timer_init(&srv->loop, &srv->trim);
+  srv->trim.data = srv;
+  uv_unref((uv_handle_t *)&srv->trim);
   if (cfg->idle_timeout_s > 0) {
     double period = cfg->idle_timeout_s * 1000 / 4;
     uint64_t ms = period < 50 ? 50 : period > 1000 ? 1000 : (uint64_t)period;
@@ -356,6 +366,7 @@ static void stop_handles(sbd_server *srv) {
   uv_close((uv_handle_t *)&srv->hangups, NULL);
   uv_close((uv_handle_t *)&srv->idle, NULL);
   uv_close((uv_handle_t *)&srv->uid_wait, NULL);
+  uv_close((uv_handle_t *)&srv->trim, NULL);
   sbd_sched_stop(srv);
   sbd_loopstat_stop(srv);
   sbd_cache_close(srv->cache);
