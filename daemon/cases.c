@@ -67,11 +67,6 @@ typedef struct lane {
   sbd_server *srv;
   int slot;
   bool lent;
-  bool ahead;              /* on the job's own slot, set up while the case there ran (start_ahead) */
-  bool held;               /* ... its GO held until that case ended (slot_next) */
-  bool discard;            /* a held case not to run after all (a stop, a cut, a cancel): not recorded */
-  bool ended_held;         /* its run ended while held (its init gone): the result in early */
-  sb_result early;
   long idx;                /* the case running, -1: idle */
   sb_workspace *ws;        /* the case's */
   char **argv_case;        /* step argv + case args (strings borrowed) */
@@ -93,8 +88,7 @@ struct sbd_cases_run {
   sb_limits base;          /* the step's limits, each case's over them */
   sbd_job *job;
   lane main;
-  lane *lent;              /* lent lanes, and ahead lanes (on the job's slot) */
-  lane *held;              /* the ahead lane whose GO is held, at most one */
+  lane *lent;
   size_t next;             /* the next case to start (cases start in index order) */
   size_t ended;            /* cases that ended */
   json_object **by_index;  /* each ended case's document, n of them */
@@ -176,12 +170,6 @@ static void free_run(sbd_cases_run *c) {
   while (c->lent) {
     lane *l = c->lent;
     c->lent = l->next;
-    if (l->ended_held) { /* no run left to end it */
-      sb_result_free(&l->early);
-      lane_clear(l);
-      free(l);
-      continue;
-    }
     l->c = NULL;
     if (l->run) sbd_step_kill(l->run, "cancel");
   }
@@ -300,15 +288,12 @@ json_object *sbd_cases_unrun_doc(const char *name, const sbp_cases *cs, bool bui
  * reported skipped, the ones still running there killed. */
 static void case_end(sbd_cases_run *c, lane *l);
 static void start_case(sbd_cases_run *c, lane *l);
-static void lane_result(sbd_cases_run *c, lane *l, sb_result *r);
 
 static bool lanes_idle(const sbd_cases_run *c) { return c->main.idx < 0 && !c->lent; }
 
 static bool can_start(const sbd_cases_run *c) {
   return !c->stopping && !c->job->cancelled && c->next < c->cs->n;
 }
-
-static void discard_held(sbd_cases_run *c);
 
 static void finish(sbd_job *job) {
   sbd_cases_run *c = job->cases;
@@ -367,14 +352,13 @@ static void check_budget(sbd_cases_run *c) {
   if (!c->stopping && c->next < c->cs->n && c->cs->budget_s > 0 &&
       (double)(sbu_now_ns() - c->t0) / 1e9 >= c->cs->budget_s) {
     snprintf(c->error, sizeof c->error, "budget_s %g spent after %zu cases: the rest skipped", c->cs->budget_s,
-             c->next - (c->held ? 1 : 0)); /* a held case did not run */
+             c->next);
     c->stopping = true;
   }
 }
 
 /* Kill the cases running past the cut: their results will not be shown. */
 static void kill_past(sbd_cases_run *c) {
-  if (c->held && (size_t)c->held->idx > c->cut) discard_held(c);
   if (c->main.idx >= 0 && (size_t)c->main.idx > c->cut && c->job->run && !c->checking)
     sbd_step_kill(c->job->run, "cancel");
   for (lane *l = c->lent; l; l = l->next)
@@ -395,89 +379,12 @@ static void main_next(sbd_cases_run *c) {
   else if (lanes_idle(c)) finish(c->job);
 }
 
-/* ---- cases ahead (issue 38) ----
- * On the job's own slot the next case's sandbox is set up while the case
- * there runs (spec.ahead: a cgroup and a network namespace of its own), and
- * its program starts (GO) once that case ended: the set-up leaves the
- * cases' critical path for the machine's idle time. One is held at a time;
- * a held case that is not to run after all is killed, never recorded. */
-static void unlink_lane(sbd_cases_run *c, lane *l) {
-  lane **p = &c->lent;
-  while (*p && *p != l) p = &(*p)->next;
-  if (*p) *p = l->next;
-}
-
-static bool ahead_wanted(sbd_cases_run *c) {
-  if (c->held || !can_start(c) || c->chk || c->solo) return false;
-  sb_spec spec;
-  sb_spec_init(&spec);
-  c->calls.job_spec(c->job, &spec);
-  return !spec.warm; /* warm cases start from the slot's zygote, one after another */
-}
-
-static void start_ahead(sbd_cases_run *c) {
-  if (!ahead_wanted(c)) return;
-  lane *l = calloc(1, sizeof *l);
-  if (!l) return;
-  l->c = c;
-  l->srv = c->job->srv;
-  l->slot = c->job->slot;
-  l->ahead = l->held = true;
-  l->idx = -1;
-  l->next = c->lent;
-  c->lent = l;
-  c->held = l;
-  start_case(c, l);
-}
-
-static void discard_held(sbd_cases_run *c) {
-  lane *h = c->held;
-  if (!h) return;
-  c->held = NULL;
-  h->held = false;
-  h->discard = true;
-  if (h->run) {
-    sbd_step_kill(h->run, "cancel"); /* lane_done frees it */
-    return;
-  }
-  unlink_lane(c, h); /* its run ended while held */
-  sb_result_free(&h->early);
-  lane_clear(h);
-  free(h);
-}
-
-/* The job's slot is free (its case ended): the case held ahead runs now,
- * the one after it is set up meanwhile; or the next starts there. */
-static void slot_next(sbd_cases_run *c) {
-  lane *h = c->held;
-  if (h && (c->stopping || c->job->cancelled || (size_t)h->idx > c->cut)) {
-    discard_held(c);
-    h = NULL;
-  }
-  if (!h) {
-    main_next(c);
-    return;
-  }
-  c->held = NULL;
-  h->held = false;
-  if (h->ended_held) { /* its init ended before its turn: that result, now */
-    sb_result r = h->early;
-    h->early = (sb_result){0};
-    h->ended_held = false;
-    lane_result(c, h, &r);
-    return;
-  }
-  sbd_step_release(h->run);
-  start_ahead(c);
-}
-
 /* Case l->idx ended (its document recorded): the lane is free. */
 static void case_end(sbd_cases_run *c, lane *l) {
   sbd_server *srv = c->job->srv;
   long idx = l->idx;
-  bool lent = l->lent, ahead = l->ahead, was_held = c->held == l;
+  bool lent = l->lent;
   int slot = l->slot;
-  if (was_held) c->held = NULL; /* it could not start: recorded as it ended */
   lane_clear(l);
   c->ended++;
   int v = c->verdict[idx];
@@ -497,15 +404,7 @@ static void case_end(sbd_cases_run *c, lane *l) {
     sbd_sched_give_back(srv, slot); /* c may be gone: only srv */
     return;
   }
-  if (ahead) {
-    unlink_lane(c, l);
-    free(l);
-    if (was_held) { /* the case on the job's slot still runs */
-      if (lanes_idle(c)) finish(c->job);
-      return;
-    }
-  }
-  slot_next(c);
+  main_next(c);
   sbd_sched_pump(srv); /* slots to lend, now that this run borrows */
 }
 
@@ -739,7 +638,6 @@ static void start_lent(sbd_cases_run *c, lane *l) {
   c->calls.job_spec(job, &spec);
   case_spec(c, l, &spec);
   spec.netns_slot = l->slot;
-  spec.ahead = l->held;
   spec.warm = spec.warm && !l->warm_refused[0];
   spec.warm_refused = l->warm_refused[0] ? l->warm_refused : NULL;
   if (!spec.warm) spec.warm_lang = NULL;
@@ -759,21 +657,13 @@ static void lane_done(void *arg, sb_result *r) {
   lane *l = arg;
   l->run = NULL;
   sbd_cases_run *c = l->c;
-  if (!c || l->discard) { /* its run went meanwhile, or it was not to run: only the slot back, if lent */
+  if (!c) { /* its run went meanwhile: only the slot back */
     sb_result_free(r);
     sbd_server *srv = l->srv;
     int slot = l->slot;
-    bool lent = l->lent;
-    if (c) unlink_lane(c, l);
     lane_clear(l);
     free(l);
-    if (lent) sbd_sched_give_back(srv, slot);
-    else if (c && lanes_idle(c)) finish(c->job);
-    return;
-  }
-  if (l->held) { /* ended before its turn: kept for it (slot_next) */
-    l->early = *r;
-    l->ended_held = true;
+    sbd_sched_give_back(srv, slot);
     return;
   }
   if (r->warm_lost && !c->job->cancelled && !l->warm_refused[0]) {
@@ -797,12 +687,8 @@ static void start_case(sbd_cases_run *c, lane *l) {
     record_end(c, l, d, V_INTERNAL_ERROR, NULL);
     return;
   }
-  if (l->lent || l->ahead) {
-    start_lent(c, l);
-    return;
-  }
-  start_ahead(c); /* the next case set up meanwhile, its GO after this one's end */
-  c->calls.start_sandbox(job);
+  if (l->lent) start_lent(c, l);
+  else c->calls.start_sandbox(job);
 }
 
 /* The scheduler lends a slot (sched.c's take): the next case on it. */
@@ -853,13 +739,12 @@ void sbd_cases_spec(const sbd_job *job, sb_spec *spec) {
 bool sbd_cases_cancel(sbd_job *job) {
   sbd_cases_run *c = job->cases;
   if (!c) return false;
-  discard_held(c);
   /* the sequential answer: the lowest case not ended is the one killed, the
    * ones after it skipped */
   size_t low = c->next;
   if (c->main.idx >= 0) low = (size_t)c->main.idx;
   for (lane *l = c->lent; l; l = l->next)
-    if (l->idx >= 0 && !l->discard && (size_t)l->idx < low) low = (size_t)l->idx;
+    if (l->idx >= 0 && (size_t)l->idx < low) low = (size_t)l->idx;
   size_t cut = low < c->next ? low : c->next - 1; /* nothing running: every case started ended */
   if (c->next == 0) cut = 0;
   if (cut < c->cut) c->cut = cut;

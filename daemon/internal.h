@@ -239,9 +239,6 @@ int sbd_step_start(sbd_server *srv, const sb_spec *spec, sbd_step_done done, sbd
  * under spec's limits that says why (err). */
 void sbd_step_start_failed(sbd_server *srv, const sb_spec *spec, const char *err, sb_result *r);
 void sbd_step_kill(sbd_step_run *run, const char *why);
-/* A run started with spec.ahead: its program may start (sb_proc_release);
- * nothing of it ends within this call. */
-void sbd_step_release(sbd_step_run *run);
 
 /* ---- conn.c: a client connection ---- */
 struct sbd_conn {

@@ -154,12 +154,6 @@ void sbd_step_start_failed(sbd_server *srv, const sb_spec *spec, const char *err
   snprintf(r->error, sizeof r->error, "%s", err);
 }
 
-void sbd_step_release(sbd_step_run *run) {
-  if (!run || run->finished) return;
-  sb_proc_release(run->proc);
-  uv_timer_start(&run->timer, on_timer, 0, 0); /* the wall limit's deadline, on the next turn: nothing ends here */
-}
-
 void sbd_step_kill(sbd_step_run *run, const char *why) {
   if (run && !run->finished) sb_proc_kill(run->proc, why);
 }

@@ -210,7 +210,6 @@ static sb_proc *proc_new(sb_runtime *rt, const sb_spec *spec) {
   p->t_start = sbu_now_ns();
   snprintf(p->argv0, sizeof p->argv0, "%s", spec->argv[0]);
   p->output_base64 = spec->output_base64;
-  p->ahead = p->held = spec->ahead;
   return p;
 }
 
@@ -252,7 +251,7 @@ static int cgroup_phase(sb_proc *p, const sb_spec *spec, char err[SB_ERR_MAX]) {
   sb_runtime *rt = p->rt;
   char name[64];
   snprintf(name, sizeof name, "job%llu", (unsigned long long)++rt->counter);
-  if (spec->ahead || sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) {
+  if (sb_cg_slot_take(rt, spec->netns_slot, &spec->limits, &p->cg) < 0) {
     int rc = sb_cg_job_create(&rt->cg, name, &spec->limits, &p->cg, err);
     if (rc) return rc;
   }
@@ -266,7 +265,7 @@ static void plan_fill(sb_proc *p, const sb_spec *spec, const proc_pipes *pp, con
   sb_plan_init(a);
   /* namespaces */
   a->userns = rt->userns;
-  a->netns_fd = spec->ahead ? -1 : sb_netns_slot_take(rt, spec->netns_slot); /* ahead: a fresh one */
+  a->netns_fd = sb_netns_slot_take(rt, spec->netns_slot);
   if (a->netns_fd >= 0) p->netns_slot = spec->netns_slot;
   /* descriptors */
   a->ctl_fd = pp->ctl[1];
@@ -484,12 +483,6 @@ static void go(sb_proc *p) {
   p->next_cpu_check = p->t_go;
 }
 
-void sb_proc_release(sb_proc *p) {
-  if (!p->held) return;
-  p->held = false;
-  if (p->ready_held && p->phase == PHASE_SETUP && !p->killed && !p->reaped) go(p);
-}
-
 void sb_proc_on_control(sb_proc *p) {
   for (;;) {
     sb_msg m;
@@ -501,11 +494,7 @@ void sb_proc_on_control(sb_proc *p) {
       return;
     }
     if (n != (ssize_t)sizeof m) continue;
-    if (m.type == SB_MSG_READY && p->phase == PHASE_SETUP && !p->killed) {
-      p->t_ready = sbu_now_ns();
-      if (p->held) p->ready_held = true;
-      else go(p);
-    }
+    if (m.type == SB_MSG_READY && p->phase == PHASE_SETUP && !p->killed) go(p);
     else if (m.type == SB_MSG_ERROR) {
       p->warm_lost = p->warm.on && m.warm_lost;
       internal_error(p, m.text);
@@ -573,7 +562,6 @@ int sb_proc_tick(sb_proc *p) {
   if (p->reaped) return -1;
   uint64_t now = sbu_now_ns();
   if (p->phase == PHASE_SETUP) {
-    if (p->held && p->ready_held) return 1000; /* set up, waiting for its turn: no set-up deadline */
     if (now >= p->setup_deadline) {
       internal_error(p, "sandbox set-up timed out");
       return -1;

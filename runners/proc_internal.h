@@ -34,9 +34,6 @@ struct sb_proc {
   uint64_t trace_cap;     /* bytes kept of the trace; past them the pipe is closed */
   bool pooled;   /* the init entered a prepared root (pool.c) */
   bool init_joins; /* the init joins its cgroup itself before READY (child.c), not attached at GO */
-  bool ahead;      /* set up ahead of its slot's running run (sb_spec.ahead) */
-  bool held;       /* ... and not released yet: READY waits (ready_held) for sb_proc_release */
-  bool ready_held;
   char pool_note[SB_ERR_MAX]; /* the result's enforced.pool (sb_pool_prepare) */
   char start_note[SB_ERR_MAX]; /* the result's enforced.start (sb_warm_prepare) */
   sb_warm_run warm;            /* a warm run: its zygote and descriptors (warm.c) */
@@ -45,7 +42,7 @@ struct sb_proc {
   int netns_slot; /* the slot whose network namespace it entered, or -1 (namespaces.c) */
   sb_cg_job cg;
   sb_bpf own_filter; /* when the spec extends the runtime's policy */
-  uint64_t t_start, t_ready, t_go, setup_deadline, wall_deadline, next_cpu_check;
+  uint64_t t_start, t_go, setup_deadline, wall_deadline, next_cpu_check;
   sb_buf out, err, trace;
   sb_trace_scan trace_scan; /* how far the trace was checked (trace.c) */
   const char *kill_reason; /* limit_hit, or "cancel" */

@@ -230,12 +230,6 @@ typedef struct {
   /* Who asked (the daemon: its peer's uid), for what warm.c counts per
    * client (a start-up's early deaths); 0 for a caller of its own. */
   uid_t client;
-  /* Set up ahead, while another run on its slot still runs (a step's next
-   * case, issue 38): it takes neither the slot's cgroup nor its network
-   * namespace (the running one's: a namespace shared with it could carry
-   * what that one leaves), and once READY it waits, GO held, until
-   * sb_proc_release(). Its setup_time_s ends at READY. */
-  bool ahead;
 } sb_spec;
 /* The zygote of slot spec->netns_slot for spec's warm run (its interpreter
  * and environment), started when none is (no job sent: its start-up runs
@@ -329,10 +323,6 @@ void sb_proc_on_stdin(sb_proc *p);
 int sb_proc_tick(sb_proc *p);
 /* Kill the whole sandbox now (cancel); the result says why. */
 void sb_proc_kill(sb_proc *p, const char *why);
-/* A run started ahead (sb_spec.ahead): its program may start now (GO at
- * once if its init is READY, else when it is). Call sb_proc_tick after:
- * the wall limit's deadline is new. */
-void sb_proc_release(sb_proc *p);
 /* True once the sandbox init was reaped (pidfd readable → call sb_proc_on_exit). */
 void sb_proc_on_exit(sb_proc *p);
 bool sb_proc_done(const sb_proc *p);

@@ -411,9 +411,10 @@ int main(void) {
 
 
 def case_turns(d):
-    """One slot (--jobs 1): each case's sandbox may be set up while the case
-    before it runs (its next, held), but no case's program starts before the
-    one before it ended: the programs' own clocks never overlap."""
+    """One slot (--jobs 1): a step's cases run one after another there, so
+    no case's program starts before the one before it ended: the programs'
+    own clocks never overlap (a set-up ahead of its turn that started its
+    program early, or a second program on one slot, would fail this)."""
     r = run(d, prog_req("t", [{} for _ in range(8)], compile_src=TURNS_C))
     s = cases_step(r)
     check(verdicts(s) == ["accepted"] * 8, "turns verdicts %s" % verdicts(s))
