@@ -66,7 +66,7 @@ struct sbc_fleet {
   char fatal[600];
   /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
   json_tokener *tok;
-  bool trim;          /* answers parsed without their steps' enforced and limits (sbc_fleet_trim) */
+  bool trim;          /* answers parsed without what sbc_result never reads (answer_trim.h; sbc_fleet_trim) */
   char *trimmed;      /* the trimmed copy of a line */
   size_t cap_trimmed;
   struct pollfd *pfds;

@@ -63,7 +63,7 @@ typedef struct {
   const sbr_failures *failures; /* the driver's: lines a failure of surgebox answered (pump.c counts them) */
   const sbr_batch_shape *shape; /* --brief / --fields */
   bool warm;                    /* --warm: "warm": true where a request does not say */
-  bool trim;                    /* answers parsed without their steps' enforced and limits (pump.h) */
+  bool trim;                    /* answers parsed without what sbc_result never reads (answer_trim.h, pump.h) */
   sbr_batch_cases cases;        /* lines with test cases: their verdicts counted */
 } batch;
 
