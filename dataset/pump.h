@@ -37,9 +37,9 @@ typedef struct {
    * sent it (without its newline; borrowed), or NULL when it did not come as
    * one line of its own (a fleet's answers) */
   bool (*done_line)(size_t i, const sbc_result *r, json_object *resp, const char *line, size_t len, void *ctx);
-  /* parse each answer without its steps' "enforced" and "limits"
+  /* parse each answer without what sbc_result never reads
    * (client/answer_trim.h): for a done_line that writes the line as received
-   * and reads neither; resp is then that smaller object (a fleet's HTTP
+   * and reads none of it; resp is then that smaller object (a fleet's HTTP
    * answers are parsed whole) */
   bool trim;
   /* optional: the pump waited SBR_PUMP_IDLE_MS after an answer and no other
