@@ -2,6 +2,7 @@
 #include "answer_trim.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_DEPTH = 64 };
@@ -135,4 +136,21 @@ size_t sbc_answer_trim(const char *s, size_t n, char *out) {
     i++;
   }
   return depth == 0 ? o : 0;
+}
+
+json_object *sbc_trimmer_parse(sbc_trimmer *t, const char *line, size_t len, bool trim) {
+  if (!t->tok && !(t->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) return NULL;
+  json_tokener_reset(t->tok);
+  if (trim && t->cap < len + 1) {
+    char *nb = realloc(t->buf, len + 1);
+    if (nb) t->buf = nb, t->cap = len + 1;
+  }
+  size_t n = trim && t->cap >= len + 1 ? sbc_answer_trim(line, len, t->buf) : 0;
+  return n ? json_tokener_parse_ex(t->tok, t->buf, (int)n) : json_tokener_parse_ex(t->tok, line, (int)len);
+}
+
+void sbc_trimmer_free(sbc_trimmer *t) {
+  free(t->buf);
+  if (t->tok) json_tokener_free(t->tok);
+  *t = (sbc_trimmer){0};
 }

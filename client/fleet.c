@@ -65,10 +65,8 @@ struct sbc_fleet {
   unsigned turn;
   char fatal[600];
   /* reused each turn (a client's CPU per job, bench/fleet_client_cpu.py) */
-  json_tokener *tok;
   bool trim;          /* answers parsed without what sbc_result never reads (answer_trim.h; sbc_fleet_trim) */
-  char *trimmed;      /* the trimmed copy of a line */
-  size_t cap_trimmed;
+  sbc_trimmer parser; /* the answers' tokener and trimmed copy */
   struct pollfd *pfds;
   void **who;
   int *kind;
@@ -438,14 +436,7 @@ static void unix_readable(sbc_fleet *f, int k) {
   /* the answers that arrived before the connection ended are answers */
   char *start = e->in, *nl;
   while ((nl = memchr(start, '\n', e->in_len - (size_t)(start - e->in)))) {
-    json_tokener_reset(f->tok);
-    size_t len = (size_t)(nl - start), tn = 0;
-    if (f->trim && f->cap_trimmed < len + 1) {
-      char *nb = realloc(f->trimmed, len + 1);
-      if (nb) f->trimmed = nb, f->cap_trimmed = len + 1;
-    }
-    if (f->trim && f->cap_trimmed >= len + 1) tn = sbc_answer_trim(start, len, f->trimmed);
-    json_object *resp = tn ? json_tokener_parse_ex(f->tok, f->trimmed, (int)tn) : json_tokener_parse_ex(f->tok, start, (int)len);
+    json_object *resp = sbc_trimmer_parse(&f->parser, start, (size_t)(nl - start), f->trim);
     const char *raw = start;
     start = nl + 1;
     json_object *id = resp ? json_object_object_get(resp, "id") : NULL;
@@ -702,14 +693,8 @@ sbc_fleet *sbc_fleet_open(const char *spec, const sbc_fleet_opts *o, char *err, 
   if (f->o.answer_margin_s <= 0) f->o.answer_margin_s = 60;
   if (f->o.wait_s <= 0) f->o.wait_s = 60;
   if (!f->o.label) f->o.label = "surgebox";
-  if (!(f->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) {
-    free(f);
-    snprintf(err, err_len, "out of memory");
-    return NULL;
-  }
   if (sbc_endpoints_parse(spec, &f->eps, err, err_len) < 0 || !(f->e = calloc(f->eps.n, sizeof *f->e))) {
     sbc_endpoints_free(&f->eps);
-    json_tokener_free(f->tok);
     free(f);
     return NULL;
   }
@@ -783,8 +768,7 @@ void sbc_fleet_close(sbc_fleet *f) {
   free(f->done_line);
   free(f->done_len);
   free(f->jobs);
-  json_tokener_free(f->tok);
-  free(f->trimmed);
+  sbc_trimmer_free(&f->parser);
   free(f->pfds);
   free(f->who);
   free(f->kind);

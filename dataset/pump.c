@@ -66,24 +66,9 @@ static void went_idle(const sbr_pump *p, bool *dirty) {
 }
 
 /* p->trim: the answer's line, and its parse without what the caller does not read */
-typedef struct {
-  char *buf;
-  size_t cap;
-  json_tokener *tok;
-} trimmer;
-
-static json_object *recv_trimmed(sbc_conn *c, trimmer *t, const char **line, size_t *len) {
+static json_object *recv_trimmed(sbc_conn *c, sbc_trimmer *t, const char **line, size_t *len) {
   if (!sbc_recv_raw(c, line, len)) return NULL;
-  if (t->cap < *len + 1) {
-    char *nb = realloc(t->buf, *len + 1);
-    if (!nb) return NULL;
-    t->buf = nb;
-    t->cap = *len + 1;
-  }
-  if (!t->tok && !(t->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH))) return NULL;
-  json_tokener_reset(t->tok);
-  size_t n = sbc_answer_trim(*line, *len, t->buf);
-  return n ? json_tokener_parse_ex(t->tok, t->buf, (int)n) : json_tokener_parse_ex(t->tok, *line, (int)*len);
+  return sbc_trimmer_parse(t, *line, *len, true);
 }
 
 static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) {
@@ -116,7 +101,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   bool tty = isatty(2);
   int rc = 0;
   plan_cost pc = {0, 0, 0};
-  trimmer trim = {NULL, 0, NULL};
+  sbc_trimmer trim = {0};
   if (p->fleet) sbc_fleet_trim(p->fleet, p->trim);
   bool said = false, dirty = false; /* dirty: an answer was handed on since idle was last called */
   char fatal[700] = "";
@@ -209,8 +194,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     progress(p, &pc, done, inflight, failed, t0, tty, &last);
   }
   went_idle(p, &dirty);
-  free(trim.buf);
-  if (trim.tok) json_tokener_free(trim.tok);
+  sbc_trimmer_free(&trim);
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc && !p->fleet) fprintf(stderr, "%s: the daemon went away\n", p->label);
   if (rc && p->failures)

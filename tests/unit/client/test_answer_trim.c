@@ -7,8 +7,18 @@
 #include "answer_trim.h"
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the parse of in through t (trim as given), printed plain; "<null>" when it is not JSON */
+static const char *parsed(sbc_trimmer *t, const char *in, bool trim) {
+  static char out[4096];
+  json_object *o = sbc_trimmer_parse(t, in, strlen(in), trim);
+  snprintf(out, sizeof out, "%s", o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : "<null>");
+  json_object_put(o);
+  return out;
+}
 
 /* the trimmed text of in, or "<0>" when refused */
 static const char *trim(const char *in) {
@@ -63,5 +73,19 @@ int main(void) {
   CHECK_STR(trim("{\"steps\":[{\"limits\":{\"a\":\"1}}]}"), "<0>");
   CHECK_STR(trim("{\"a\":1"), "<0>");
   CHECK_STR(trim("{\"a\":1]"), "<0>");
+
+  /* one trimmer over many lines: short then longer (its copy grows), a line
+   * the trim refuses (parsed whole), not JSON, trim off (nothing dropped) */
+  sbc_trimmer t = {0};
+  CHECK_STR(parsed(&t, "{\"steps\":[{\"uid\":1}]}", true), "{\"steps\":[{}]}");
+  CHECK_STR(parsed(&t, "{\"id\":\"2\",\"steps\":[{\"status\":\"ok\",\"limits\":{\"t\":1},\"argv\":[\"a\",\"b\"]}],"
+                       "\"profile\":{\"name\":\"host\"}}", true),
+            "{\"id\":\"2\",\"steps\":[{\"status\":\"ok\"}]}");
+  CHECK_STR(parsed(&t, "[1,2]", true), "[1,2]");
+  CHECK_STR(parsed(&t, "{\"a\":", true), "<null>");
+  CHECK_STR(parsed(&t, "{\"steps\":[{\"uid\":1}]}", true), "{\"steps\":[{}]}"); /* the tokener reset after a failure */
+  CHECK_STR(parsed(&t, "{\"steps\":[{\"uid\":1}]}", false), "{\"steps\":[{\"uid\":1}]}");
+  sbc_trimmer_free(&t);
+  CHECK(t.buf == NULL && t.tok == NULL);
   return check_exit();
 }
