@@ -23,7 +23,7 @@
  * verify --benchmark surge): without it no global option applies. */
 static int eval_main(const sbc_ctx *ctx, int argc, char **argv) {
   for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
-    if (!strcmp(argv[k], "--execute")) return sbr_eval_execute_main(ctx, argc, argv);
+    if (!strcmp(argv[k], "--execute")) return sbs_eval_execute_main(ctx, argc, argv);
   const char *bad = sbc_refused_option(ctx->given, 0);
   if (bad) {
     fprintf(stderr, "surgebox eval: %s does not apply to 'eval' without --execute (it talks to no daemon); drop it\n", bad);
@@ -49,11 +49,11 @@ static const sbc_command commands[] = {
     {"doctor", "can a job run here? each mechanism checked, one line each with the fix", D | A | P, sbc_doctor_main},
     {"batch", "run a file of exec requests (JSON Lines), answers as JSON Lines; resumable", D | A | P | S | F, sbr_batch_main},
     {"metrics", "the daemon's counters as OpenMetrics text (never starts a daemon)", D, sbc_metrics_main},
-    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S | F, sbr_regen_main},
-    {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbr_bins_main},
+    {"regen", "regenerate SURGE's references by running every item; fidelity report", D | A | P | S | F, sbs_regen_main},
+    {"bins", "CPU-time histogram of a regenerated subset (SURGE's Figure 4)", 0, sbs_bins_main},
     {"report", "one self-contained HTML page of a regen --out directory: fidelity, diffs, bins, scores", 0,
      sbrp_report_main},
-    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S | F, sbr_drmatrix_main},
+    {"dr-matrix", "every DR snippet under every compiler configuration", D | A | P | S | F, sbs_drmatrix_main},
     {"eval", "score LLM predictions with SURGE's metrics (--execute: against fresh references)", D | A | P | S | F, eval_main},
     {"merge", "join the --out of each regen, batch or verify run made with --shard I/N into one run's output", 0,
      sbr_merge_main},

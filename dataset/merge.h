@@ -17,16 +17,16 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv);
 
 /* Shards already checked to be one run, complete and disjoint. Writes out
  * (and summary when not NULL); 0, or 2 with a message. */
-int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary);
+int sbs_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary);
 
 /* One <subset>.json of every shard's --out joined: each item the shard's
  * that owns it (manifest "items": {"<subset>": [indices]}, each complete),
  * the rest shard 0's. NULL with a message (unreadable, unfinished). Used by
  * regen's merge and verify --benchmark surge's (surge/verify_shard.c). */
-json_object *sbr_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const char *name);
+json_object *sbs_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const char *name);
 
 /* verify --benchmark surge shards: the scored report (verify --json's) into the file out. */
-int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out);
+int sbs_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out);
 
 /* Batch shards: every answer, in input order, into the file out. */
 int sbr_batch_merge(const sbr_merge_shard *sh, size_t n, const char *out);

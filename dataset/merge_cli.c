@@ -167,12 +167,12 @@ int sbr_merge_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (!rc && check_disjoint(sh, n) < 0) rc = 2;
   if (!rc) {
     const char *cmd = json_object_get_string(json_object_object_get(sh[0].manifest, "command"));
-    if (cmd && !strcmp(cmd, "regen")) rc = sbr_regen_merge(sh, n, out, summary);
+    if (cmd && !strcmp(cmd, "regen")) rc = sbs_regen_merge(sh, n, out, summary);
     else if (cmd && !strcmp(cmd, "verify-cruxeval")) rc = sbx_merge(sh, n, out);
-    else if (cmd && !strcmp(cmd, "verify-surge")) rc = sbr_vs_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "verify-surge")) rc = sbs_vs_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "verify-tests")) rc = sbtb_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "batch")) rc = sbr_batch_merge(sh, n, out);
-    else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbr_drmatrix_merge(sh, n, out);
+    else if (cmd && !strcmp(cmd, "dr-matrix")) rc = sbs_drmatrix_merge(sh, n, out);
     else if (cmd && !strcmp(cmd, "trace-dataset")) rc = sbtd_merge(sh, n, out);
     else {
       fprintf(stderr, "merge: %s: shards of \"%s\" cannot be merged\n", sh[0].dir, cmd ? cmd : "?");

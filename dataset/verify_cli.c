@@ -22,7 +22,7 @@ typedef struct {
 static const benchmark benchmarks[] = {
     {"cruxeval", "CRUXEval's generations run sandboxed, scored as its authors do (pass@1, pass@5)", sbx_verify_cmdline},
     {"surge", "SURGE predictions scored against references regenerated here (= eval --execute)",
-     sbr_verify_surge_cmdline},
+     sbs_verify_surge_cmdline},
     {"traces", "predicted traces or per-question answers scored against trace-dataset's recordings",
      sbtd_verify_cmdline},
     {"tests", "solutions run against their problems' test cases (one job each, the build once), pass@k",

@@ -29,11 +29,11 @@ typedef struct {
 
 typedef struct {
   const sbrp_opts *o;
-  sbr_subset subsets[SBR_N_SUBSETS];
-  json_object *items[SBR_N_SUBSETS];     /* OUT/<subset>.json (owned) */
-  json_object *published[SBR_N_SUBSETS]; /* --data's (owned; NULL without) */
+  sbs_subset subsets[SBS_N_SUBSETS];
+  json_object *items[SBS_N_SUBSETS];     /* OUT/<subset>.json (owned) */
+  json_object *published[SBS_N_SUBSETS]; /* --data's (owned; NULL without) */
   size_t n;
-  json_object *summary;     /* sbr_regen_summary of the items (owned) */
+  json_object *summary;     /* sbs_regen_summary of the items (owned) */
   size_t failed;            /* items in class internal_error */
   bool summary_file;        /* OUT/summary.json exists (regen --summary) */
   sbrp_verify verify[SBRP_MAX_VERIFY];

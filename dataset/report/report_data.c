@@ -1,5 +1,5 @@
 /* surgebox report: what the page is made of, read from OUT. The figures
- * are regen's own (sbr_regen_summary over the items, the function regen
+ * are regen's own (sbs_regen_summary over the items, the function regen
  * --summary writes with), never derived a second time here. */
 #include "protocol.h"
 #include "report.h"
@@ -65,9 +65,9 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
     fprintf(stderr, "report: %s is not a directory: give the --out DIR of surgebox regen (or verify --benchmark surge)\n", o->dir);
     return 1;
   }
-  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+  for (int s = 0; s < SBS_N_SUBSETS; s++) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", o->dir, sbr_subset_name((sbr_subset)s));
+    snprintf(path, sizeof path, "%s/%s.json", o->dir, sbs_subset_name((sbs_subset)s));
     if (access(path, F_OK) != 0) continue;
     char why[600] = "not a list";
     json_object *items = sbp_json_file(path, why, sizeof why);
@@ -76,15 +76,15 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
       json_object_put(items);
       return 1;
     }
-    r->subsets[r->n] = (sbr_subset)s;
+    r->subsets[r->n] = (sbs_subset)s;
     r->items[r->n] = items;
     if (o->data) {
-      snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name((sbr_subset)s));
+      snprintf(path, sizeof path, "%s/%s.json", o->data, sbs_subset_name((sbs_subset)s));
       r->published[r->n] = json_object_from_file(path);
       if (!r->published[r->n] || !json_object_is_type(r->published[r->n], json_type_array) ||
           json_object_array_length(r->published[r->n]) != json_object_array_length(items)) {
         fprintf(stderr, "report: %s is not the published subset of %s/%s.json (--data must be SURGE's data directory)\n",
-                path, o->dir, sbr_subset_name((sbr_subset)s));
+                path, o->dir, sbs_subset_name((sbs_subset)s));
         return 1;
       }
     }
@@ -106,7 +106,7 @@ int sbrp_gather(sbrp_report *r, const sbrp_opts *o) {
                     "give the --out DIR of surgebox regen\n", o->dir);
     return 1;
   }
-  r->summary = sbr_regen_summary(r->items, r->subsets, r->n, &r->failed);
+  r->summary = sbs_regen_summary(r->items, r->subsets, r->n, &r->failed);
   char path[4200];
   snprintf(path, sizeof path, "%s/summary.json", o->dir);
   r->summary_file = access(path, F_OK) == 0;

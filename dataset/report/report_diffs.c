@@ -75,7 +75,7 @@ static void side(FILE *f, const char *title, const char *s, size_t n, size_t dif
 }
 
 static void item(const sbrp_report *r, size_t k, size_t i, FILE *f) {
-  const char *sn = sbr_subset_name(r->subsets[k]);
+  const char *sn = sbs_subset_name(r->subsets[k]);
   json_object *it = json_object_array_get_idx(r->items[k], i), *e = json_object_object_get(it, "exec");
   json_object *gt = json_object_object_get(it, "gt"), *tc = json_object_object_get(e, "toolchain");
   size_t np = 0, nr = gt ? (size_t)json_object_get_string_len(gt) : 0;

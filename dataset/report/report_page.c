@@ -26,7 +26,7 @@ static const char css[] =
     "svg .edge{stroke:#c33;stroke-dasharray:4 3}svg .tick{font-size:11px;fill:#555}svg text{font-size:12px}"
     "svg .charttitle{font-weight:600;font-size:13px}.warn{color:#a40;font-weight:600}";
 
-/* from fidelity.c, regen_task.c and failure.h: the order sbr_classify tries */
+/* from fidelity.c, regen_task.c and failure.h: the order sbs_classify tries */
 static const struct {
   const char *name, *def;
 } classes[] = {
@@ -104,7 +104,7 @@ static void fidelity(const sbrp_report *r, FILE *f) {
     json_object *by = json_object_object_get(o, "by");
     if (json_object_object_length(by) < 2) continue;
     const char *names[256]; /* sorted, as regen's text table (not in order of first appearance) */
-    size_t ng = sbr_sorted_groups(by, names, 256);
+    size_t ng = sbs_sorted_groups(by, names, 256);
     for (size_t i = 0; i < ng; i++) row(f, "group", names[i], json_object_object_get(by, names[i]), false);
   }
   fputs("</table>\n", f);
@@ -119,7 +119,7 @@ static void fidelity(const sbrp_report *r, FILE *f) {
         f);
   bool any = false;
   for (size_t k = 0; k < r->n; k++) {
-    const char *sn = sbr_subset_name(r->subsets[k]);
+    const char *sn = sbs_subset_name(r->subsets[k]);
     json_object *so = json_object_object_get(r->summary, sn), *mm = json_object_object_get(so, "mismatches");
     json_object_object_foreach(mm, cls, arr) {
       size_t n = json_object_array_length(arr);
@@ -169,7 +169,7 @@ static void environment(const sbrp_report *r, FILE *f) {
     json_object *by = json_object_object_get(o, "by");
     if (json_object_object_length(by) < 2) continue;
     const char *names[256];
-    size_t ng = sbr_sorted_groups(by, names, 256);
+    size_t ng = sbs_sorted_groups(by, names, 256);
     for (size_t i = 0; i < ng; i++) env_row(f, "group", names[i], json_object_object_get(by, names[i]));
   }
   fputs("</table>\n", f);
@@ -196,7 +196,7 @@ int sbrp_write_page(const sbrp_report *r, FILE *f) {
   fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>surgebox report: ", css);
   sbh_text(f, r->o->dir);
   fprintf(f, "</h1>\n<p class=\"note\">surgebox %s, written %s from ", SURGEBOX_VERSION, when);
-  for (size_t k = 0; k < r->n; k++) fprintf(f, "%s%s.json", k ? ", " : "", sbr_subset_name(r->subsets[k]));
+  for (size_t k = 0; k < r->n; k++) fprintf(f, "%s%s.json", k ? ", " : "", sbs_subset_name(r->subsets[k]));
   fputs(r->summary_file ? " (and summary.json beside them: the figures below are recomputed from the items with the same "
                           "function regen --summary uses)"
                         : "",

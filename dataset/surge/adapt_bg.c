@@ -28,7 +28,7 @@ static char *match_group(const char *pattern, const char *src, int g, regoff_t b
   return out;
 }
 
-char *sbr_java_class(const char *src) {
+char *sbs_java_class(const char *src) {
   char *pub = match_group("public[[:space:]]+(final[[:space:]]+|abstract[[:space:]]+)?class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)",
                           src, 2, -1);
   if (pub) return pub;
@@ -41,15 +41,15 @@ char *sbr_java_class(const char *src) {
   return found ? match_group("class[[:space:]]+([A-Za-z_][A-Za-z0-9_]*)", src, 1, m[0].rm_so) : NULL;
 }
 
-int sbr_adapt_bg(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+int sbs_adapt_bg(size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err, size_t n) {
   (void)index;
-  const char *lang = sbr_feature_str(item, "language"), *q = sbr_item_str(item, "question");
+  const char *lang = sbs_feature_str(item, "language"), *q = sbs_item_str(item, "question");
   if (!lang || !q) {
     snprintf(err, n, "BG item without language or question");
     return -1;
   }
   snprintf(out->group, sizeof out->group, "%s", lang);
-  out->mode = SBR_OUT_BG;
+  out->mode = SBS_OUT_BG;
   out->is_compile_prefixed = true;
   if (strcmp(lang, "cpp") == 0) {
     if (!env->gxx[0]) {
@@ -62,32 +62,32 @@ int sbr_adapt_bg(size_t index, json_object *item, const sbr_env *env, sbr_job *o
      * (bg_mimic_gcc9) so columns and warnings line up with SURGE's. */
     snprintf(cmd, sizeof cmd, "exec -a g++ %s -std=c++11%s /app/test.cpp -o /app/test", env->gxx,
              env->bg_mimic_gcc9 ? " -ftabstop=1 -Wno-vexing-parse" : "");
-    json_object *req = sbr_req_new();
-    sbr_req_file(req, "test.cpp", q, strlen(q), 0);
+    json_object *req = sbs_req_new();
+    sbs_req_file(req, "test.cpp", q, strlen(q), 0);
     const char *compile[] = {"bash", "-c", cmd, NULL}, *run[] = {"/app/test", NULL};
-    sbr_req_step(req, "compile", compile, SBR_DEFAULT_TIME_S);
-    sbr_req_step(req, "run", run, SBR_DEFAULT_TIME_S);
+    sbs_req_step(req, "compile", compile, SBS_DEFAULT_TIME_S);
+    sbs_req_step(req, "run", run, SBS_DEFAULT_TIME_S);
     out->request = req;
     return 0;
   }
   if (strcmp(lang, "java") == 0) {
-    if (!sbr_env_has(env, "java")) {
+    if (!sbs_env_has(env, "java")) {
       snprintf(out->missing, sizeof out->missing, "java");
       return 0;
     }
-    char *cls = sbr_java_class(q);
+    char *cls = sbs_java_class(q);
     char path[300];
     snprintf(path, sizeof path, "%s.java", cls ? cls : "Main");
     free(cls);
-    json_object *req = sbr_req_toolchain("java", SBR_DEFAULT_TIME_S);
-    sbr_req_file(req, path, q, strlen(q), 0);
+    json_object *req = sbs_req_toolchain("java", SBS_DEFAULT_TIME_S);
+    sbs_req_file(req, path, q, strlen(q), 0);
     snprintf(out->toolchain, sizeof out->toolchain, "java");
     out->request = req;
     return 0;
   }
   if (strcmp(lang, "python3") == 0) {
-    json_object *req = sbr_req_toolchain(env->bg_python, SBR_DEFAULT_TIME_S);
-    sbr_req_file(req, "test.py", q, strlen(q), 0);
+    json_object *req = sbs_req_toolchain(env->bg_python, SBS_DEFAULT_TIME_S);
+    sbs_req_file(req, "test.py", q, strlen(q), 0);
     snprintf(out->toolchain, sizeof out->toolchain, "%s", env->bg_python);
     out->request = req;
     return 0;

@@ -9,20 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const subset_names[SBR_N_SUBSETS] = {"ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl"};
+static const char *const subset_names[SBS_N_SUBSETS] = {"ml", "cl", "rl", "sc", "tc", "bg", "dr", "fl"};
 
-const char *sbr_subset_name(sbr_subset s) { return (unsigned)s < SBR_N_SUBSETS ? subset_names[s] : "?"; }
+const char *sbs_subset_name(sbs_subset s) { return (unsigned)s < SBS_N_SUBSETS ? subset_names[s] : "?"; }
 
-int sbr_subset_parse(const char *s, sbr_subset *out) {
-  for (int i = 0; i < SBR_N_SUBSETS; i++)
+int sbs_subset_parse(const char *s, sbs_subset *out) {
+  for (int i = 0; i < SBS_N_SUBSETS; i++)
     if (strcmp(s, subset_names[i]) == 0) {
-      *out = (sbr_subset)i;
+      *out = (sbs_subset)i;
       return 0;
     }
   return -1;
 }
 
-json_object *sbr_tc_find(json_object *list, const char *name) {
+json_object *sbs_tc_find(json_object *list, const char *name) {
   for (size_t i = 0; list && i < json_object_array_length(list); i++) {
     json_object *t = json_object_array_get_idx(list, i), *v;
     if (json_object_object_get_ex(t, "name", &v) && strcmp(json_object_get_string(v), name) == 0) return t;
@@ -30,7 +30,7 @@ json_object *sbr_tc_find(json_object *list, const char *name) {
   return NULL;
 }
 
-static json_object *find_tc(const sbr_env *e, const char *name) { return sbr_tc_find(e->toolchains, name); }
+static json_object *find_tc(const sbs_env *e, const char *name) { return sbs_tc_find(e->toolchains, name); }
 
 static const char *tc_field(json_object *t, const char *key) {
   json_object *v;
@@ -42,37 +42,37 @@ static bool available(json_object *t) {
   return t && json_object_object_get_ex(t, "available", &v) && json_object_get_boolean(v);
 }
 
-bool sbr_env_has(const sbr_env *e, const char *toolchain) { return available(find_tc(e, toolchain)); }
+bool sbs_env_has(const sbs_env *e, const char *toolchain) { return available(find_tc(e, toolchain)); }
 
-bool sbr_env_best_has(const sbr_env *e, const char *toolchain) {
-  return e->best_profile[0] && available(sbr_tc_find(e->best_toolchains, toolchain));
+bool sbs_env_best_has(const sbs_env *e, const char *toolchain) {
+  return e->best_profile[0] && available(sbs_tc_find(e->best_toolchains, toolchain));
 }
 
-void sbr_env_timed_python(const sbr_env *e, char *path, size_t n, char *profile, size_t pn) {
+void sbs_env_timed_python(const sbs_env *e, char *path, size_t n, char *profile, size_t pn) {
   /* on the host, pyenv's 3.8 lies under /root, which a raw step does not see */
   json_object *t = e->run_profile[0] ? find_tc(e, "python3.8") : NULL;
   profile[0] = '\0';
-  if (!available(t) && sbr_env_best_has(e, "python3.8")) {
-    t = sbr_tc_find(e->best_toolchains, "python3.8");
+  if (!available(t) && sbs_env_best_has(e, "python3.8")) {
+    t = sbs_tc_find(e->best_toolchains, "python3.8");
     snprintf(profile, pn, "%s", e->best_profile);
   }
   snprintf(path, n, "%s", available(t) ? tc_field(t, "path") : e->python);
 }
 
-static void alt_free(sbr_env *e) {
+static void alt_free(sbs_env *e) {
   if (!e->alt) return;
-  sbr_env_free(e->alt);
+  sbs_env_free(e->alt);
   free(e->alt);
   e->alt = NULL;
 }
 
-void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains) {
+void sbs_env_set_best(sbs_env *e, const char *name, json_object *toolchains) {
   if (e->best_toolchains) json_object_put(e->best_toolchains);
   e->best_toolchains = json_object_get(toolchains);
   snprintf(e->best_profile, sizeof e->best_profile, "%s", toolchains && name ? name : "");
   alt_free(e);
   char err[128];
-  if (toolchains && name && (e->alt = calloc(1, sizeof *e->alt)) && sbr_env_init(e->alt, toolchains, err, sizeof err) == 0) {
+  if (toolchains && name && (e->alt = calloc(1, sizeof *e->alt)) && sbs_env_init(e->alt, toolchains, err, sizeof err) == 0) {
     snprintf(e->alt->run_profile, sizeof e->alt->run_profile, "%s", name);
     e->alt->inproc_time = e->inproc_time;
     e->alt->bg_mimic_gcc9 = e->alt->bg_mimic_gcc9 && e->bg_mimic_gcc9;
@@ -80,22 +80,22 @@ void sbr_env_set_best(sbr_env *e, const char *name, json_object *toolchains) {
     free(e->alt);
     e->alt = NULL;
   }
-  sbr_env_fill_subs(e); /* roles closer to SURGE's there run there now */
+  sbs_env_fill_subs(e); /* roles closer to SURGE's there run there now */
 }
 
-void sbr_env_options(sbr_env *e, bool inproc_time, bool mimic) {
+void sbs_env_options(sbs_env *e, bool inproc_time, bool mimic) {
   e->inproc_time = inproc_time;
   e->bg_mimic_gcc9 = e->bg_mimic_gcc9 && mimic; /* never for a real GCC 9 */
-  if (e->alt) sbr_env_options(e->alt, inproc_time, mimic);
+  if (e->alt) sbs_env_options(e->alt, inproc_time, mimic);
 }
 
-const char *sbr_env_version(const sbr_env *e, const char *toolchain) {
+const char *sbs_env_version(const sbs_env *e, const char *toolchain) {
   json_object *t = find_tc(e, toolchain), *v;
   return t && json_object_object_get_ex(t, "version", &v) && v ? json_object_get_string(v) : NULL;
 }
 
 
-int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len) {
+int sbs_env_init(sbs_env *e, json_object *toolchains, char *err, size_t err_len) {
   memset(e, 0, sizeof *e);
   e->toolchains = json_object_get(toolchains);
   e->bg_mimic_gcc9 = true;
@@ -122,7 +122,7 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
       snprintf(e->clang_name, sizeof e->clang_name, "%s", name);
     }
   }
-  if (!e->gxx[0] && sbr_env_has(e, "g++")) {
+  if (!e->gxx[0] && sbs_env_has(e, "g++")) {
     snprintf(e->gxx, sizeof e->gxx, "%s", tc_field(find_tc(e, "g++"), "path"));
     snprintf(e->gxx_name, sizeof e->gxx_name, "g++");
     best_gxx = atoi(tc_field(find_tc(e, "g++"), "version"));
@@ -133,18 +133,18 @@ int sbr_env_init(sbr_env *e, json_object *toolchains, char *err, size_t err_len)
     snprintf(e->gcc_install_dir, sizeof e->gcc_install_dir, "/usr/lib/gcc/x86_64-linux-gnu/%d", best_gxx);
     if (access(e->gcc_install_dir, F_OK) != 0) e->gcc_install_dir[0] = '\0';
   }
-  snprintf(e->bg_python, sizeof e->bg_python, "%s", sbr_env_has(e, "python3.8") ? "python3.8" : "python3");
-  snprintf(e->python, sizeof e->python, "%s", sbr_env_has(e, "python3") ? tc_field(find_tc(e, "python3"), "path") : "python3");
-  e->subs = calloc(SBR_N_ENV, sizeof *e->subs);
+  snprintf(e->bg_python, sizeof e->bg_python, "%s", sbs_env_has(e, "python3.8") ? "python3.8" : "python3");
+  snprintf(e->python, sizeof e->python, "%s", sbs_env_has(e, "python3") ? tc_field(find_tc(e, "python3"), "path") : "python3");
+  e->subs = calloc(SBS_N_ENV, sizeof *e->subs);
   if (!e->subs) {
     snprintf(err, err_len, "out of memory");
     return -1;
   }
-  sbr_env_fill_subs(e);
+  sbs_env_fill_subs(e);
   return 0;
 }
 
-void sbr_env_free(sbr_env *e) {
+void sbs_env_free(sbs_env *e) {
   alt_free(e);
   if (e->toolchains) json_object_put(e->toolchains);
   if (e->best_toolchains) json_object_put(e->best_toolchains);
@@ -153,20 +153,20 @@ void sbr_env_free(sbr_env *e) {
   e->subs = NULL;
 }
 
-void sbr_job_free(sbr_job *j) {
+void sbs_job_free(sbs_job *j) {
   if (j->request) json_object_put(j->request);
   memset(j, 0, sizeof *j);
 }
 
 /* ---- request builders ---- */
-json_object *sbr_req_new(void) {
+json_object *sbs_req_new(void) {
   json_object *r = json_object_new_object();
   json_object_object_add(r, "type", json_object_new_string("exec"));
   json_object_object_add(r, "files", json_object_new_array());
   return r;
 }
 
-void sbr_req_file(json_object *req, const char *path, const char *content, size_t len, int mode) {
+void sbs_req_file(json_object *req, const char *path, const char *content, size_t len, int mode) {
   json_object *files = json_object_object_get(req, "files");
   json_object *f = json_object_new_object();
   json_object_object_add(f, "path", json_object_new_string(path));
@@ -176,14 +176,14 @@ void sbr_req_file(json_object *req, const char *path, const char *content, size_
 }
 
 /* SURGE ran in the POSIX locale (g++ prints ASCII quotes there). */
-json_object *sbr_posix_env(const char *path) {
+json_object *sbs_posix_env(const char *path) {
   json_object *env = json_object_new_object();
   json_object_object_add(env, "PATH", json_object_new_string(path ? path : "/usr/local/bin:/usr/bin:/bin"));
   json_object_object_add(env, "HOME", json_object_new_string("/tmp"));
   return env;
 }
 
-json_object *sbr_req_step(json_object *req, const char *name, const char *const *argv, double time_s) {
+json_object *sbs_req_step(json_object *req, const char *name, const char *const *argv, double time_s) {
   json_object *steps;
   if (!json_object_object_get_ex(req, "steps", &steps)) {
     steps = json_object_new_array();
@@ -193,7 +193,7 @@ json_object *sbr_req_step(json_object *req, const char *name, const char *const 
   json_object_object_add(s, "name", json_object_new_string(name));
   for (const char *const *p = argv; *p; p++) json_object_array_add(a, json_object_new_string(*p));
   json_object_object_add(s, "argv", a);
-  json_object_object_add(s, "env", sbr_posix_env(NULL));
+  json_object_object_add(s, "env", sbs_posix_env(NULL));
   if (time_s > 0) {
     json_object *l = json_object_new_object();
     json_object_object_add(l, "time_s", json_object_new_double(time_s));
@@ -203,8 +203,8 @@ json_object *sbr_req_step(json_object *req, const char *name, const char *const 
   return s;
 }
 
-json_object *sbr_req_toolchain(const char *toolchain, double time_s) {
-  json_object *r = sbr_req_new();
+json_object *sbs_req_toolchain(const char *toolchain, double time_s) {
+  json_object *r = sbs_req_new();
   json_object_object_add(r, "toolchain", json_object_new_string(toolchain));
   json_object_object_add(r, "options", json_object_new_object());
   if (time_s > 0) {
@@ -216,7 +216,7 @@ json_object *sbr_req_toolchain(const char *toolchain, double time_s) {
 }
 
 /* ---- shlex.split (POSIX mode) ---- */
-char **sbr_shell_split(const char *s, size_t *n_out) {
+char **sbs_shell_split(const char *s, size_t *n_out) {
   size_t cap = 8, n = 0;
   char **out = calloc(cap, sizeof *out);
   size_t len = strlen(s);
@@ -265,7 +265,7 @@ char **sbr_shell_split(const char *s, size_t *n_out) {
   return out;
 }
 
-void sbr_strv_free(char **v) {
+void sbs_strv_free(char **v) {
   for (char **p = v; p && *p; p++) free(*p);
   free(v);
 }

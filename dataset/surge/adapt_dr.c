@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbr_dr_parse_key(const char *key, char *compiler, size_t clen, char *std, size_t slen, char *opt, size_t olen);
-int sbr_dr_parse_key(const char *key, char *compiler, size_t clen, char *std, size_t slen, char *opt, size_t olen) {
+int sbs_dr_parse_key(const char *key, char *compiler, size_t clen, char *std, size_t slen, char *opt, size_t olen);
+int sbs_dr_parse_key(const char *key, char *compiler, size_t clen, char *std, size_t slen, char *opt, size_t olen) {
   regex_t re;
   regmatch_t m[4];
   if (regcomp(&re, "^(clang\\+\\+|g\\+\\+)-C\\+\\+(03|11|14|17)--(O[0-3s])$", REG_EXTENDED) != 0) return -1;
@@ -34,9 +34,9 @@ int sbr_dr_parse_key(const char *key, char *compiler, size_t clen, char *std, si
 }
 
 /* The bash command for one configuration: shared with dr-matrix. */
-int sbr_dr_command(const sbr_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
+int sbs_dr_command(const sbs_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
                    char *path, size_t pcap, char *tc_name, size_t tlen);
-int sbr_dr_command(const sbr_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
+int sbs_dr_command(const sbs_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
                    char *path, size_t pcap, char *tc_name, size_t tlen) {
   if (strcmp(compiler, "g++") == 0) {
     if (!env->gxx[0]) return -1;
@@ -57,32 +57,32 @@ int sbr_dr_command(const sbr_env *env, const char *compiler, const char *std, co
   return 0;
 }
 
-int sbr_adapt_dr(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+int sbs_adapt_dr(size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err, size_t n) {
   (void)index;
-  const char *key = sbr_feature_str(item, "key"), *q = sbr_item_str(item, "question");
+  const char *key = sbs_feature_str(item, "key"), *q = sbs_item_str(item, "question");
   char compiler[16], std[16], opt[8];
-  if (!key || !q || sbr_dr_parse_key(key, compiler, sizeof compiler, std, sizeof std, opt, sizeof opt) < 0) {
+  if (!key || !q || sbs_dr_parse_key(key, compiler, sizeof compiler, std, sizeof std, opt, sizeof opt) < 0) {
     snprintf(err, n, "DR item without a valid custom_features.key");
     return -1;
   }
   snprintf(out->group, sizeof out->group, "%s", key);
   char cmd[1024], path[512];
-  if (sbr_dr_command(env, compiler, std, opt, cmd, sizeof cmd, path, sizeof path, out->toolchain, sizeof out->toolchain) < 0) {
+  if (sbs_dr_command(env, compiler, std, opt, cmd, sizeof cmd, path, sizeof path, out->toolchain, sizeof out->toolchain) < 0) {
     snprintf(out->missing, sizeof out->missing, "%s", compiler);
     return 0;
   }
-  json_object *req = sbr_req_new();
-  sbr_req_file(req, "test.cpp", q, strlen(q), 0);
+  json_object *req = sbs_req_new();
+  sbs_req_file(req, "test.cpp", q, strlen(q), 0);
   const char *compile[] = {"bash", "-c", cmd, NULL}, *run[] = {"./test", NULL};
-  json_object *step = sbr_req_step(req, "compile", compile, SBR_DEFAULT_TIME_S);
+  json_object *step = sbs_req_step(req, "compile", compile, SBS_DEFAULT_TIME_S);
   json_object_object_add(step, "merge_output", json_object_new_boolean(true));
-  json_object_object_add(step, "env", sbr_posix_env(path));
+  json_object_object_add(step, "env", sbs_posix_env(path));
   json_object_object_add(step, "cache", json_object_new_boolean(true));
-  step = sbr_req_step(req, "run", run, SBR_DEFAULT_TIME_S);
+  step = sbs_req_step(req, "run", run, SBS_DEFAULT_TIME_S);
   json_object_object_add(step, "merge_output", json_object_new_boolean(true));
-  json_object_object_add(step, "env", sbr_posix_env(path));
+  json_object_object_add(step, "env", sbs_posix_env(path));
   out->request = req;
-  out->mode = SBR_OUT_CONCAT;
+  out->mode = SBS_OUT_CONCAT;
   out->strip = false; /* raw bytes, trailing newline included */
   return 0;
 }

@@ -10,12 +10,12 @@
 
 static const struct {
   const char *items, *surge;
-} surge_env[SBR_N_ENV] = {
-    [SBR_ENV_BG_PYTHON] = {"BG python3", "Python 3.8"},
-    [SBR_ENV_GXX] = {"DR g++ and BG cpp", "GCC 9"},
-    [SBR_ENV_CLANG] = {"DR clang++", "clang 17-20 on GCC 9's libstdc++"},
-    [SBR_ENV_JAVA] = {"BG java", "JDK 11-15"},
-    [SBR_ENV_JULIA] = {"ML Julia", "Julia 1.5"},
+} surge_env[SBS_N_ENV] = {
+    [SBS_ENV_BG_PYTHON] = {"BG python3", "Python 3.8"},
+    [SBS_ENV_GXX] = {"DR g++ and BG cpp", "GCC 9"},
+    [SBS_ENV_CLANG] = {"DR clang++", "clang 17-20 on GCC 9's libstdc++"},
+    [SBS_ENV_JAVA] = {"BG java", "JDK 11-15"},
+    [SBS_ENV_JULIA] = {"ML Julia", "Julia 1.5"},
 };
 
 /* "3.8.18" is 3.8, "3.80" is not */
@@ -31,7 +31,7 @@ static int java_major(const char *v) { /* "17.0.15" -> 17, "1.8.0" -> 8 */
 }
 
 /* used = "<name> <version>", or "" when the toolchain is not there at all. */
-static bool set_used(sbr_env_sub *r, const char *name, const char *version) {
+static bool set_used(sbs_env_sub *r, const char *name, const char *version) {
   if (!name || !name[0] || !version) {
     r->used[0] = '\0';
     return false;
@@ -42,25 +42,25 @@ static bool set_used(sbr_env_sub *r, const char *name, const char *version) {
 
 /* Role k as environment e would run it: r->used and r->substituted, and how
  * far its version is from SURGE's (0: SURGE's). */
-static int candidate(const sbr_env *e, int k, sbr_env_sub *r) {
+static int candidate(const sbs_env *e, int k, sbs_env_sub *r) {
   const char *v = NULL;
   int dist = 0;
   r->used[0] = '\0';
   r->substituted = false;
   switch (k) {
-  case SBR_ENV_BG_PYTHON:
-    v = sbr_env_has(e, e->bg_python) ? sbr_env_version(e, e->bg_python) : NULL;
+  case SBS_ENV_BG_PYTHON:
+    v = sbs_env_has(e, e->bg_python) ? sbs_env_version(e, e->bg_python) : NULL;
     r->substituted = set_used(r, e->bg_python, v) && !has_prefix_version(v, "3.8");
     /* 3.9's tracebacks have 3.8's shape; 3.11's carry ^^^ markers */
     if (r->substituted) dist = atoi(v) == 3 && strchr(v, '.') ? abs(atoi(strchr(v, '.') + 1) - 8) : 100;
     break;
-  case SBR_ENV_GXX:
-    v = e->gxx_name[0] ? sbr_env_version(e, e->gxx_name) : NULL;
+  case SBS_ENV_GXX:
+    v = e->gxx_name[0] ? sbs_env_version(e, e->gxx_name) : NULL;
     r->substituted = set_used(r, e->gxx_name, v) && atoi(v) != 9;
     if (r->substituted) dist = abs(atoi(v) - 9);
     break;
-  case SBR_ENV_CLANG:
-    v = e->clang_name[0] ? sbr_env_version(e, e->clang_name) : NULL;
+  case SBS_ENV_CLANG:
+    v = e->clang_name[0] ? sbs_env_version(e, e->clang_name) : NULL;
     if (set_used(r, e->clang_name, v)) {
       int major = atoi(v);
       /* the libstdc++ it compiles against: the GCC given by --gcc-install-dir
@@ -75,15 +75,15 @@ static int candidate(const sbr_env *e, int k, sbr_env_sub *r) {
       dist = (major < 17 ? 17 - major : major > 20 ? major - 20 : 0) + other_gcc;
     }
     break;
-  case SBR_ENV_JAVA: {
-    v = sbr_env_has(e, "java") ? sbr_env_version(e, "java") : NULL;
+  case SBS_ENV_JAVA: {
+    v = sbs_env_has(e, "java") ? sbs_env_version(e, "java") : NULL;
     int m = java_major(v);
     r->substituted = set_used(r, "java", v) && (m < 11 || m > 15);
     dist = m < 11 ? 11 - m : m > 15 ? m - 15 : 0;
     break;
   }
-  case SBR_ENV_JULIA:
-    v = sbr_env_has(e, "julia") ? sbr_env_version(e, "julia") : NULL;
+  case SBS_ENV_JULIA:
+    v = sbs_env_has(e, "julia") ? sbs_env_version(e, "julia") : NULL;
     r->substituted = set_used(r, "julia", v) && !has_prefix_version(v, "1.5");
     if (r->substituted) dist = atoi(v) == 1 && strchr(v, '.') ? abs(atoi(strchr(v, '.') + 1) - 5) : 100;
     break;
@@ -91,16 +91,16 @@ static int candidate(const sbr_env *e, int k, sbr_env_sub *r) {
   return dist;
 }
 
-void sbr_env_fill_subs(sbr_env *e) {
+void sbs_env_fill_subs(sbs_env *e) {
   if (!e->subs) return;
-  for (int k = 0; k < SBR_N_ENV; k++) {
-    sbr_env_sub host = {.items = surge_env[k].items, .surge = surge_env[k].surge}, alt = host;
+  for (int k = 0; k < SBS_N_ENV; k++) {
+    sbs_env_sub host = {.items = surge_env[k].items, .surge = surge_env[k].surge}, alt = host;
     int dh = candidate(e, k, &host), da = e->alt ? candidate(e->alt, k, &alt) : 0;
     /* the profile when it has the role and the host has not, or when it is
      * closer to SURGE's; a tie stays here */
     bool use_alt = e->alt && alt.used[0] &&
                    (!host.used[0] || (host.substituted && (!alt.substituted || da < dh)));
-    sbr_env_sub *r = &e->subs[k];
+    sbs_env_sub *r = &e->subs[k];
     size_t jobs = r->jobs;
     *r = use_alt ? alt : host;
     r->jobs = jobs;
@@ -109,20 +109,20 @@ void sbr_env_fill_subs(sbr_env *e) {
   }
 }
 
-bool sbr_env_role_in(int k, const sbr_subset *subsets, size_t n) {
+bool sbs_env_role_in(int k, const sbs_subset *subsets, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    sbr_subset s = subsets[i];
-    if ((s == SBR_BG && (k == SBR_ENV_BG_PYTHON || k == SBR_ENV_GXX || k == SBR_ENV_JAVA)) ||
-        (s == SBR_DR && (k == SBR_ENV_GXX || k == SBR_ENV_CLANG)) || (s == SBR_ML && k == SBR_ENV_JULIA))
+    sbs_subset s = subsets[i];
+    if ((s == SBS_BG && (k == SBS_ENV_BG_PYTHON || k == SBS_ENV_GXX || k == SBS_ENV_JAVA)) ||
+        (s == SBS_DR && (k == SBS_ENV_GXX || k == SBS_ENV_CLANG)) || (s == SBS_ML && k == SBS_ENV_JULIA))
       return true;
   }
   return false;
 }
 
-void sbr_env_say_choices(const sbr_env *e, const char *cmd, const sbr_subset *subsets, size_t n, FILE *f) {
-  for (int k = 0; e->subs && k < SBR_N_ENV; k++) {
-    const sbr_env_sub *r = &e->subs[k];
-    if (!sbr_env_role_in(k, subsets, n)) continue; /* a group this run does not touch */
+void sbs_env_say_choices(const sbs_env *e, const char *cmd, const sbs_subset *subsets, size_t n, FILE *f) {
+  for (int k = 0; e->subs && k < SBS_N_ENV; k++) {
+    const sbs_env_sub *r = &e->subs[k];
+    if (!sbs_env_role_in(k, subsets, n)) continue; /* a group this run does not touch */
     fprintf(f, "%s: %s: %s%s%s%s (SURGE: %s)%s\n", cmd, r->items, r->used[0] ? r->used : "none here",
             r->profile[0] ? " in profile " : "", r->profile,
             !r->profile[0] && r->used[0] ? (e->run_profile[0] ? " in the run's profile" : " on the host") : "", r->surge,
@@ -130,33 +130,33 @@ void sbr_env_say_choices(const sbr_env *e, const char *cmd, const sbr_subset *su
   }
 }
 
-int sbr_env_role_of(sbr_subset s, const sbr_job *j) {
+int sbs_env_role_of(sbs_subset s, const sbs_job *j) {
   switch (s) {
-  case SBR_BG:
-    if (!strcmp(j->group, "python3")) return SBR_ENV_BG_PYTHON;
-    if (!strcmp(j->group, "cpp")) return SBR_ENV_GXX;
-    if (!strcmp(j->group, "java")) return SBR_ENV_JAVA;
+  case SBS_BG:
+    if (!strcmp(j->group, "python3")) return SBS_ENV_BG_PYTHON;
+    if (!strcmp(j->group, "cpp")) return SBS_ENV_GXX;
+    if (!strcmp(j->group, "java")) return SBS_ENV_JAVA;
     return -1;
-  case SBR_DR: /* the group is the key: "clang++-C++11--O1" */
-    if (!strncmp(j->group, "clang++-", 8)) return SBR_ENV_CLANG;
-    if (!strncmp(j->group, "g++-", 4)) return SBR_ENV_GXX;
+  case SBS_DR: /* the group is the key: "clang++-C++11--O1" */
+    if (!strncmp(j->group, "clang++-", 8)) return SBS_ENV_CLANG;
+    if (!strncmp(j->group, "g++-", 4)) return SBS_ENV_GXX;
     return -1;
-  case SBR_ML: return !strcmp(j->group, "Julia") ? SBR_ENV_JULIA : -1;
+  case SBS_ML: return !strcmp(j->group, "Julia") ? SBS_ENV_JULIA : -1;
   default: return -1;
   }
 }
 
-const sbr_env_sub *sbr_env_tag(const sbr_env *e, sbr_subset s, const sbr_job *j) {
-  int k = j->request && e->subs ? sbr_env_role_of(s, j) : -1;
+const sbs_env_sub *sbs_env_tag(const sbs_env *e, sbs_subset s, const sbs_job *j) {
+  int k = j->request && e->subs ? sbs_env_role_of(s, j) : -1;
   if (k < 0 || !e->subs[k].substituted) return NULL;
   e->subs[k].jobs++;
   return &e->subs[k];
 }
 
-int sbr_env_say_substitutions(const sbr_env *e, const char *cmd, bool strict, FILE *f) {
+int sbs_env_say_substitutions(const sbs_env *e, const char *cmd, bool strict, FILE *f) {
   size_t n = 0;
-  for (int k = 0; e->subs && k < SBR_N_ENV; k++) {
-    const sbr_env_sub *r = &e->subs[k];
+  for (int k = 0; e->subs && k < SBS_N_ENV; k++) {
+    const sbs_env_sub *r = &e->subs[k];
     if (!r->substituted || !r->jobs) continue;
     n++;
     if (strict)
@@ -168,12 +168,12 @@ int sbr_env_say_substitutions(const sbr_env *e, const char *cmd, bool strict, FI
   }
   if (!n) return 0;
   /* how to get SURGE's: the profile (its Python 3.8 is pyenv's, imported when present at create time) */
-  bool in_best = !strcmp(e->run_profile, SBR_BEST_PROFILE);
-  for (int k = 0; e->subs && k < SBR_N_ENV; k++)
-    if (e->subs[k].substituted && e->subs[k].jobs && !strcmp(e->subs[k].profile, SBR_BEST_PROFILE)) in_best = true;
+  bool in_best = !strcmp(e->run_profile, SBS_BEST_PROFILE);
+  for (int k = 0; e->subs && k < SBS_N_ENV; k++)
+    if (e->subs[k].substituted && e->subs[k].jobs && !strcmp(e->subs[k].profile, SBS_BEST_PROFILE)) in_best = true;
   fprintf(f, "%s: %s%s%s\n", cmd, strict ? "nothing ran; " : "",
-          in_best ? "profile " SBR_BEST_PROFILE " lacks these: surgebox profile create --force " SBR_BEST_PROFILE
-                  : "SURGE's environment: surgebox profile create " SBR_BEST_PROFILE ", then --profile " SBR_BEST_PROFILE,
+          in_best ? "profile " SBS_BEST_PROFILE " lacks these: surgebox profile create --force " SBS_BEST_PROFILE
+                  : "SURGE's environment: surgebox profile create " SBS_BEST_PROFILE ", then --profile " SBS_BEST_PROFILE,
           strict ? "" : " (--strict refuses to run instead)");
   return strict ? -1 : 0;
 }

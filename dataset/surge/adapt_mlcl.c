@@ -5,8 +5,8 @@
  * stripped. Quirk: ML item 43 (Java) printed dates in Chinese: its JVM ran
  * with the zh_CN locale.
  * Where: each language runs in the run's environment; Julia, whose version
- * shows in the references, in SBR_BEST_PROFILE when that is closer to
- * SURGE's 1.5 (sbr_adapt, adapt_env.c: bullseye's 1.5.3 reproduced all 26
+ * shows in the references, in SBS_BEST_PROFILE when that is closer to
+ * SURGE's 1.5 (sbs_adapt, adapt_env.c: bullseye's 1.5.3 reproduced all 26
  * ML Julia items; Debian 12 has no Julia at all). */
 #include "adapt_internal.h"
 
@@ -29,27 +29,27 @@ static const lang_map langs[] = {
     {"JavaScript", "node", "main.js", {NULL, NULL}, {NULL, NULL}},
 };
 
-int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+int sbs_adapt_mlcl(sbs_subset s, size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err,
                    size_t n) {
-  const char *lang = sbr_feature_str(item, "language"), *q = sbr_item_str(item, "question");
+  const char *lang = sbs_feature_str(item, "language"), *q = sbs_item_str(item, "question");
   if (!lang || !q) {
-    snprintf(err, n, "%s item without language or question", sbr_subset_name(s));
+    snprintf(err, n, "%s item without language or question", sbs_subset_name(s));
     return -1;
   }
   const lang_map *m = NULL;
   for (size_t i = 0; i < sizeof langs / sizeof langs[0]; i++)
     if (strcmp(langs[i].language, lang) == 0) m = &langs[i];
   if (!m) {
-    snprintf(err, n, "%s language %s has no toolchain", sbr_subset_name(s), lang);
+    snprintf(err, n, "%s language %s has no toolchain", sbs_subset_name(s), lang);
     return -1;
   }
   snprintf(out->group, sizeof out->group, "%s", lang);
   snprintf(out->toolchain, sizeof out->toolchain, "%s", m->toolchain);
-  if (!sbr_env_has(env, m->toolchain)) {
+  if (!sbs_env_has(env, m->toolchain)) {
     snprintf(out->missing, sizeof out->missing, "%s", m->toolchain);
     return 0;
   }
-  json_object *req = sbr_req_toolchain(m->toolchain, SBR_DEFAULT_TIME_S);
+  json_object *req = sbs_req_toolchain(m->toolchain, SBS_DEFAULT_TIME_S);
   json_object *opts = json_object_object_get(req, "options");
   for (int k = 0; k < 2; k++)
     if (m->opt_key[k]) json_object_object_add(opts, m->opt_key[k], json_object_new_string(m->opt_val[k]));
@@ -57,35 +57,35 @@ int sbr_adapt_mlcl(sbr_subset s, size_t index, json_object *item, const sbr_env 
   if (m->file) {
     snprintf(path, sizeof path, "%s", m->file);
   } else {
-    char *cls = sbr_java_class(q);
+    char *cls = sbs_java_class(q);
     snprintf(path, sizeof path, "%s.java", cls ? cls : "Main");
     free(cls);
-    if (s == SBR_ML && index == 43) json_object_object_add(opts, "locale", json_object_new_string("zh_CN"));
+    if (s == SBS_ML && index == 43) json_object_object_add(opts, "locale", json_object_new_string("zh_CN"));
   }
-  sbr_req_file(req, path, q, strlen(q), 0);
+  sbs_req_file(req, path, q, strlen(q), 0);
   out->request = req;
-  out->mode = SBR_OUT_STDOUT;
+  out->mode = SBS_OUT_STDOUT;
   out->strip = true;
   return 0;
 }
 
-int sbr_adapt_fl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+int sbs_adapt_fl(size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err, size_t n) {
   (void)index;
-  const char *q = sbr_item_str(item, "question");
+  const char *q = sbs_item_str(item, "question");
   if (!q) {
     snprintf(err, n, "FL item without question");
     return -1;
   }
   snprintf(out->group, sizeof out->group, "lean4");
   snprintf(out->toolchain, sizeof out->toolchain, "lean4");
-  if (!sbr_env_has(env, "lean4")) {
+  if (!sbs_env_has(env, "lean4")) {
     snprintf(out->missing, sizeof out->missing, "lean4");
     return 0;
   }
-  json_object *req = sbr_req_toolchain("lean4", 600);
-  sbr_req_file(req, "Main.lean", q, strlen(q), 0);
+  json_object *req = sbs_req_toolchain("lean4", 600);
+  sbs_req_file(req, "Main.lean", q, strlen(q), 0);
   out->request = req;
-  out->mode = SBR_OUT_STDOUT; /* Lean's JSON messages; sbr_reference turns them into SURGE's FL object */
+  out->mode = SBS_OUT_STDOUT; /* Lean's JSON messages; sbs_reference turns them into SURGE's FL object */
   out->strip = false;
   return 0;
 }

@@ -53,7 +53,7 @@ static const char *find_file(packed_file *f, size_t n, const char *prefix) {
   return NULL;
 }
 
-static int plotneuralnet(const char *q, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+static int plotneuralnet(const char *q, const sbs_env *env, sbs_job *out, char *err, size_t n) {
   const char *a = strstr(q, "repo:\n```\n"), *b = a ? strstr(a, "```function:\n") : NULL;
   if (!a || !b) {
     snprintf(err, n, "PlotNeuralNet item: cannot unpack module and function");
@@ -87,11 +87,11 @@ static int plotneuralnet(const char *q, const sbr_env *env, sbr_job *out, char *
     p += len;
   }
   k += (size_t)snprintf(script + k, cap - k, "\n%s\n\nto_generate(%s(), \"architecture.tex\")\n", fn, name);
-  json_object *req = sbr_req_new();
-  sbr_req_file(req, "generate.py", script, k, 0);
+  json_object *req = sbs_req_new();
+  sbs_req_file(req, "generate.py", script, k, 0);
   const char *run[] = {env->python, "generate.py", NULL}, *collect[] = {"cat", "architecture.tex", NULL};
-  sbr_req_step(req, "run", run, SBR_DEFAULT_TIME_S);
-  sbr_req_step(req, "collect", collect, SBR_DEFAULT_TIME_S);
+  sbs_req_step(req, "run", run, SBS_DEFAULT_TIME_S);
+  sbs_req_step(req, "collect", collect, SBS_DEFAULT_TIME_S);
   free(script);
   out->request = req;
   out->out_step = "collect";
@@ -101,15 +101,15 @@ static int plotneuralnet(const char *q, const sbr_env *env, sbr_job *out, char *
   return 0;
 }
 
-int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err, size_t n) {
+int sbs_adapt_rl(size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err, size_t n) {
   (void)index;
-  const char *q = sbr_item_str(item, "question"), *repo = sbr_feature_str(item, "repo");
-  const char *run_instr = sbr_feature_str(item, "run_instruction"), *task = sbr_feature_str(item, "task");
+  const char *q = sbs_item_str(item, "question"), *repo = sbs_feature_str(item, "repo");
+  const char *run_instr = sbs_feature_str(item, "run_instruction"), *task = sbs_feature_str(item, "task");
   if (!q) {
     snprintf(err, n, "RL item without question");
     return -1;
   }
-  out->mode = SBR_OUT_STDOUT;
+  out->mode = SBS_OUT_STDOUT;
   if (repo && strcmp(repo, "PlotNeuralNet") == 0) return plotneuralnet(q, env, out, err, n);
   packed_file files[64];
   size_t nf = unpack(q, files, 64);
@@ -117,8 +117,8 @@ int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *o
     snprintf(err, n, "RL item: no packed files or no run instruction");
     return -1;
   }
-  json_object *req = sbr_req_new();
-  for (size_t i = 0; i < nf; i++) sbr_req_file(req, files[i].path, files[i].content, strlen(files[i].content), 0);
+  json_object *req = sbs_req_new();
+  for (size_t i = 0; i < nf; i++) sbs_req_file(req, files[i].path, files[i].content, strlen(files[i].content), 0);
   const char *input = find_file(files, nf, "input/");
   char build[1024] = "", run[512] = "";
   bool is_sudoku = task && strcmp(task, "sudoku") == 0;
@@ -129,7 +129,7 @@ int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *o
     snprintf(out->group, sizeof out->group, "sudoku");
   } else if (strcmp(run_instr, "make") == 0) {
     for (size_t i = 0; i < nf; i++)
-      if (strcmp(files[i].path, "main.cpp") == 0) sbr_req_file(req, "main-3.cpp", files[i].content, strlen(files[i].content), 0);
+      if (strcmp(files[i].path, "main.cpp") == 0) sbs_req_file(req, "main-3.cpp", files[i].content, strlen(files[i].content), 0);
     snprintf(build, sizeof build, "make");
     snprintf(run, sizeof run, "./main < %s", input ? input : "/dev/null");
     snprintf(out->group, sizeof out->group, "cow");
@@ -149,13 +149,13 @@ int sbr_adapt_rl(size_t index, json_object *item, const sbr_env *env, sbr_job *o
   }
   if (build[0]) {
     const char *argv[] = {"bash", "-c", build, NULL};
-    sbr_req_step(req, "compile", argv, 120);
+    sbs_req_step(req, "compile", argv, 120);
   }
   const char *argv[] = {"bash", "-c", run, NULL};
-  sbr_req_step(req, "run", argv, SBR_DEFAULT_TIME_S);
+  sbs_req_step(req, "run", argv, SBS_DEFAULT_TIME_S);
   if (is_sudoku) {
     const char *collect[] = {"cat", "sudoku.txt", NULL};
-    sbr_req_step(req, "collect", collect, SBR_DEFAULT_TIME_S);
+    sbs_req_step(req, "collect", collect, SBS_DEFAULT_TIME_S);
     out->out_step = "collect";
   }
   out->request = req;

@@ -62,7 +62,7 @@ static const char inproc_wrapper[] =
     "    sys.stdout.flush()\n"
     "    sys.stderr.write('\\nSURGEBOX_INPROC_CPU=%.6f\\n' % (acc[0] if span else t1 - t0))\n";
 
-const char *sbr_tc_timed_span(const char *fid) {
+const char *sbs_tc_timed_span(const char *fid) {
   static const char *const spans[][2] = {{"tsp.py", "tsp_bruteforce"}};
   for (size_t i = 0; fid && i < sizeof spans / sizeof spans[0]; i++)
     if (!strcmp(fid, spans[i][0])) return spans[i][1];
@@ -75,8 +75,8 @@ static bool whole_matrix_arg(const char *fid) {
 }
 
 /* Split the packed question into script and command. */
-int sbr_tcsc_unpack(const char *q, char **script, char **command);
-int sbr_tcsc_unpack(const char *q, char **script, char **command) {
+int sbs_tcsc_unpack(const char *q, char **script, char **command);
+int sbs_tcsc_unpack(const char *q, char **script, char **command) {
   const char *a = strstr(q, "code:```\n"), *b = a ? strstr(a, "```\ncommand:```\n") : NULL;
   if (!a || !b) return -1;
   a += strlen("code:```\n");
@@ -88,13 +88,13 @@ int sbr_tcsc_unpack(const char *q, char **script, char **command) {
   return *script && *command ? 0 : -1;
 }
 
-int sbr_adapt_tcsc(sbr_subset s, size_t index, json_object *item, const sbr_env *env, sbr_job *out, char *err,
+int sbs_adapt_tcsc(sbs_subset s, size_t index, json_object *item, const sbs_env *env, sbs_job *out, char *err,
                    size_t n) {
   (void)index;
-  const char *fid = sbr_feature_str(item, "fid"), *q = sbr_item_str(item, "question");
+  const char *fid = sbs_feature_str(item, "fid"), *q = sbs_item_str(item, "question");
   char *script = NULL, *command = NULL;
-  if (!fid || !q || sbr_tcsc_unpack(q, &script, &command) < 0) {
-    snprintf(err, n, "%s item: cannot unpack code and command", sbr_subset_name(s));
+  if (!fid || !q || sbs_tcsc_unpack(q, &script, &command) < 0) {
+    snprintf(err, n, "%s item: cannot unpack code and command", sbs_subset_name(s));
     free(script);
     free(command);
     return -1;
@@ -110,15 +110,15 @@ int sbr_adapt_tcsc(sbr_subset s, size_t index, json_object *item, const sbr_env 
     for (size_t k = strlen(tail); k > 0 && strchr(" \t\r\n", tail[k - 1]); k--) tail[k - 1] = '\0';
   }
   size_t argc = 0;
-  char **words = sbr_shell_split(command, &argc);
+  char **words = sbs_shell_split(command, &argc);
   const char **argv = calloc(argc + 7, sizeof *argv);
   size_t k = 0;
-  bool inproc = s == SBR_TC && env->inproc_time;
+  bool inproc = s == SBS_TC && env->inproc_time;
   /* timed items: SURGE's Python 3.8 where reachable (3.11 runs the solver
    * ~1.5x faster, which moves 1.1 s items across the 1 s edge) */
   char python[256];
-  bool timed = s == SBR_TC && sbr_tc_timed_span(fid)[0];
-  if (timed) sbr_env_timed_python(env, python, sizeof python, out->profile, sizeof out->profile);
+  bool timed = s == SBS_TC && sbs_tc_timed_span(fid)[0];
+  if (timed) sbs_env_timed_python(env, python, sizeof python, out->profile, sizeof out->profile);
   else snprintf(python, sizeof python, "%s", env->python);
   if (strcmp(python, env->python)) snprintf(out->toolchain, sizeof out->toolchain, "python3.8");
   for (size_t i = 0; i < argc; i++) {
@@ -127,7 +127,7 @@ int sbr_adapt_tcsc(sbr_subset s, size_t index, json_object *item, const sbr_env 
       if (inproc) {
         argv[k++] = "-c";
         argv[k++] = inproc_wrapper;
-        argv[k++] = sbr_tc_timed_span(fid);
+        argv[k++] = sbs_tc_timed_span(fid);
       }
       continue;
     }
@@ -135,19 +135,19 @@ int sbr_adapt_tcsc(sbr_subset s, size_t index, json_object *item, const sbr_env 
   }
   if (tail) argv[k++] = tail;
   argv[k] = NULL;
-  json_object *req = sbr_req_new();
+  json_object *req = sbs_req_new();
   if (out->profile[0]) json_object_object_add(req, "profile", json_object_new_string(out->profile));
-  sbr_req_file(req, fid, script, strlen(script), 0);
-  json_object *step = sbr_req_step(req, "run", argv, SBR_LONG_TIME_S * 3);
+  sbs_req_file(req, fid, script, strlen(script), 0);
+  json_object *step = sbs_req_step(req, "run", argv, SBS_LONG_TIME_S * 3);
   /* 300 s of CPU; the wall clock may run longer on a loaded machine */
-  json_object_object_add(json_object_object_get(step, "limits"), "cpu_time_s", json_object_new_double(SBR_LONG_TIME_S));
+  json_object_object_add(json_object_object_get(step, "limits"), "cpu_time_s", json_object_new_double(SBS_LONG_TIME_S));
   out->request = req;
-  out->mode = SBR_OUT_STDOUT;
+  out->mode = SBS_OUT_STDOUT;
   out->strip = true;
-  out->whitespace_free = s == SBR_SC;
+  out->whitespace_free = s == SBS_SC;
   out->inproc_marker = inproc;
   free(argv);
-  sbr_strv_free(words);
+  sbs_strv_free(words);
   free(tail);
   free(script);
   free(command);

@@ -24,20 +24,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbr_bin_of(double t, const double *edges, int n) {
+int sbs_bin_of(double t, const double *edges, int n) {
   int b = 0;
   while (b < n && t >= edges[b]) b++;
   return b;
 }
 
-sbr_bin_agreement sbr_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n) {
-  int bp = sbr_bin_of(published, edges, n), bo = sbr_bin_of(ours, edges, n);
-  if (bp == bo) return SBR_BIN_SAME;
+sbs_bin_agreement sbs_bin_agree(double published, double ours, double lo, double hi, const double *edges, int n) {
+  int bp = sbs_bin_of(published, edges, n), bo = sbs_bin_of(ours, edges, n);
+  if (bp == bo) return SBS_BIN_SAME;
   double spread = ours > 0 ? (hi - lo) / ours : 0;
   /* the edges separating the two bins: edges[min(bp,bo)] .. edges[max(bp,bo)-1] */
   for (int e = bp < bo ? bp : bo; e < (bp < bo ? bo : bp); e++)
-    if ((lo <= edges[e] && edges[e] <= hi) || fabs(published - edges[e]) <= published * spread) return SBR_BIN_FLAGGED;
-  return SBR_BIN_DIFFERENT;
+    if ((lo <= edges[e] && edges[e] <= hi) || fabs(published - edges[e]) <= published * spread) return SBS_BIN_FLAGGED;
+  return SBS_BIN_DIFFERENT;
 }
 
 typedef struct {
@@ -62,7 +62,7 @@ static int parse_edges(const char *arg, double *edges, int *ne) {
   *ne = 0;
   for (const char *p = arg; *p;) {
     char *end;
-    if (*ne == SBR_BINS_MAX_EDGES) return -1;
+    if (*ne == SBS_BINS_MAX_EDGES) return -1;
     edges[*ne] = strtod(p, &end);
     if (end == p || (*end && *end != ',') || !(edges[*ne] > 0) || (*ne && edges[*ne] <= edges[*ne - 1])) return -1;
     (*ne)++;
@@ -71,7 +71,7 @@ static int parse_edges(const char *arg, double *edges, int *ne) {
   return *ne ? 0 : -1;
 }
 
-int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
+int sbs_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
   (void)ctx;
   bins_args a = {.edges = "0.001,0.01,0.1,1", .scale = 1};
   sbo_parser cl;
@@ -82,9 +82,9 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const char *file = a.file;
   bool json = a.json;
-  sbr_bins b = {.scale = a.scale};
+  sbs_bins b = {.scale = a.scale};
   if (parse_edges(a.edges, b.edges, &b.ne) < 0) {
-    fprintf(stderr, "bins: --edges must be up to %d increasing positive numbers separated by commas\n", SBR_BINS_MAX_EDGES);
+    fprintf(stderr, "bins: --edges must be up to %d increasing positive numbers separated by commas\n", SBS_BINS_MAX_EDGES);
     return 1;
   }
   char why[600] = "not a list";
@@ -94,14 +94,14 @@ int sbr_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
     json_object_put(items);
     return 2; /* an unreadable input, as for every command (cli.failure_status) */
   }
-  rc = sbr_bins_compute(&b, items);
+  rc = sbs_bins_compute(&b, items);
   if (rc == 0) {
-    if (json) sbr_bins_print_json(&b, stdout);
-    else sbr_bins_print_text(&b, stdout);
+    if (json) sbs_bins_print_json(&b, stdout);
+    else sbs_bins_print_text(&b, stdout);
   } else {
     fprintf(stderr, "bins: out of memory\n");
   }
-  sbr_bins_free(&b);
+  sbs_bins_free(&b);
   json_object_put(items);
   return rc ? 2 : 0;
 }

@@ -25,16 +25,16 @@ static double quantile(const double *sorted, size_t n, double q) {
   return sorted[i] + (pos - (double)i) * (sorted[i + 1] - sorted[i]);
 }
 
-int sbr_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
-                  sbr_calibration *out) {
-  *out = (sbr_calibration){.factor = NAN, .lo = NAN, .hi = NAN};
+int sbs_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
+                  sbs_calibration *out) {
+  *out = (sbs_calibration){.factor = NAN, .lo = NAN, .hi = NAN};
   double *r = malloc((n + 1) * sizeof *r);
   if (!r) return -1;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (i != skip && published[i] >= min_published && ours[i] > 0 && isfinite(ours[i])) r[k++] = ours[i] / published[i];
   out->used = k;
-  if (k < SBR_CALIBRATION_MIN_ITEMS) {
+  if (k < SBS_CALIBRATION_MIN_ITEMS) {
     free(r);
     return -1;
   }
@@ -46,7 +46,7 @@ int sbr_calibrate(const double *ours, const double *published, size_t n, double 
   return 0;
 }
 
-void sbr_calibrated(const sbr_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi) {
+void sbs_calibrated(const sbs_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi) {
   *t = ours / c->factor;
   /* the repeats' spread, widened by the calibration's own: an item whose
    * ratio sits at a quartile is as well explained as one at the median */

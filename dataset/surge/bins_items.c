@@ -47,7 +47,7 @@ static void spread_of(json_object *item, double t, double scale, double *lo, dou
   }
 }
 
-int sbr_bins_compute(sbr_bins *b, json_object *items) {
+int sbs_bins_compute(sbs_bins *b, json_object *items) {
   size_t n = json_object_array_length(items);
   b->items = calloc(n + 1, sizeof *b->items);
   double *ours = calloc(n + 1, sizeof *ours), *published = calloc(n + 1, sizeof *published);
@@ -69,23 +69,23 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
       json_object_object_add(why, nr, json_object_new_int(c ? json_object_get_int(c) + 1 : 1));
       b->excluded++;
     }
-    double t[SBR_N_SRC] = {published_time(it), exec_time(it, regen_output, "inproc_cpu_s") * b->scale,
+    double t[SBS_N_SRC] = {published_time(it), exec_time(it, regen_output, "inproc_cpu_s") * b->scale,
                            exec_time(it, regen_output, "cpu_time_s") * b->scale};
-    double o = !isnan(t[SBR_SRC_INPROC]) ? t[SBR_SRC_INPROC] : t[SBR_SRC_TREE];
-    bool surge = !isnan(t[SBR_SRC_PUBLISHED]), here = !isnan(o);
+    double o = !isnan(t[SBS_SRC_INPROC]) ? t[SBS_SRC_INPROC] : t[SBS_SRC_TREE];
+    bool surge = !isnan(t[SBS_SRC_PUBLISHED]), here = !isnan(o);
     b->surge_only += surge && !here;
     b->ours_only += here && !surge && b->set_both;
     if (!here || (b->set_both && !surge)) continue; /* outside the one item set every column counts */
     b->set_n++;
-    for (int s = 0; s < SBR_N_SRC; s++) {
+    for (int s = 0; s < SBS_N_SRC; s++) {
       if (isnan(t[s])) continue;
-      b->hist[s][sbr_bin_of(t[s], b->edges, b->ne)]++;
+      b->hist[s][sbs_bin_of(t[s], b->edges, b->ne)]++;
       b->have[s]++;
     }
     if (!surge) continue;
-    sbr_bin_item *x = &b->items[b->n];
+    sbs_bin_item *x = &b->items[b->n];
     x->index = (int)i;
-    x->published = published[b->n] = t[SBR_SRC_PUBLISHED];
+    x->published = published[b->n] = t[SBS_SRC_PUBLISHED];
     x->ours = ours[b->n] = o;
     spread_of(it, o, b->scale, &x->lo, &x->hi);
     b->n++;
@@ -98,39 +98,39 @@ int sbr_bins_compute(sbr_bins *b, json_object *items) {
     len += (size_t)w;
   }
   json_object_put(why);
-  for (int s = SBR_SRC_INPROC; s < SBR_N_SRC; s++) /* a column over fewer items than the others: left out, said */
+  for (int s = SBS_SRC_INPROC; s < SBS_N_SRC; s++) /* a column over fewer items than the others: left out, said */
     if (b->have[s] && (size_t)b->have[s] < b->set_n) {
       b->left_out[s] = (int)b->set_n - b->have[s];
       b->have[s] = 0;
       memset(b->hist[s], 0, sizeof b->hist[s]);
     }
-  b->calibrated = sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
+  b->calibrated = sbs_calibrate(ours, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
   b->raw_ratio = b->cal.factor;
   for (size_t i = 0; i < b->n; i++) {
-    sbr_bin_item *x = &b->items[i];
-    sbr_calibration own = b->cal; /* an item of the calibration set: by the others */
-    if (b->calibrated && x->published >= SBR_CALIBRATION_MIN_PUBLISHED &&
-        sbr_calibrate(ours, published, b->n, SBR_CALIBRATION_MIN_PUBLISHED, i, &own) < 0)
+    sbs_bin_item *x = &b->items[i];
+    sbs_calibration own = b->cal; /* an item of the calibration set: by the others */
+    if (b->calibrated && x->published >= SBS_CALIBRATION_MIN_PUBLISHED &&
+        sbs_calibrate(ours, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, i, &own) < 0)
       own = b->cal;
-    x->published_bin = sbr_bin_of(x->published, b->edges, b->ne);
-    x->raw_bin = sbr_bin_of(x->ours, b->edges, b->ne);
-    x->raw = sbr_bin_agree(x->published, x->ours, x->lo, x->hi, b->edges, b->ne);
+    x->published_bin = sbs_bin_of(x->published, b->edges, b->ne);
+    x->raw_bin = sbs_bin_of(x->ours, b->edges, b->ne);
+    x->raw = sbs_bin_agree(x->published, x->ours, x->lo, x->hi, b->edges, b->ne);
     x->cal = x->cal_lo = x->cal_hi = NAN;
     x->cal_bin = -1;
     x->calibrated = x->raw;
     if (!b->calibrated) continue;
-    sbr_calibrated(&own, x->ours, x->lo, x->hi, &x->cal, &x->cal_lo, &x->cal_hi);
-    x->cal_bin = sbr_bin_of(x->cal, b->edges, b->ne);
-    x->calibrated = sbr_bin_agree(x->published, x->cal, x->cal_lo, x->cal_hi, b->edges, b->ne);
-    b->hist[SBR_N_SRC][x->cal_bin]++;
-    b->have[SBR_N_SRC]++;
+    sbs_calibrated(&own, x->ours, x->lo, x->hi, &x->cal, &x->cal_lo, &x->cal_hi);
+    x->cal_bin = sbs_bin_of(x->cal, b->edges, b->ne);
+    x->calibrated = sbs_bin_agree(x->published, x->cal, x->cal_lo, x->cal_hi, b->edges, b->ne);
+    b->hist[SBS_N_SRC][x->cal_bin]++;
+    b->have[SBS_N_SRC]++;
   }
   free(ours);
   free(published);
   return 0;
 }
 
-void sbr_bins_free(sbr_bins *b) {
+void sbs_bins_free(sbs_bins *b) {
   free(b->items);
   b->items = NULL;
   b->n = 0;

@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#define SBR_BINS_MAX_EDGES 32
-enum { SBR_SRC_PUBLISHED, SBR_SRC_INPROC, SBR_SRC_TREE, SBR_N_SRC };
+#define SBS_BINS_MAX_EDGES 32
+enum { SBS_SRC_PUBLISHED, SBS_SRC_INPROC, SBS_SRC_TREE, SBS_N_SRC };
 
 typedef struct {
   int index;                 /* in the file */
@@ -17,19 +17,19 @@ typedef struct {
   double lo, hi;             /* the repeats' range (ours when one run) */
   double cal, cal_lo, cal_hi;/* calibrated (NAN without a calibration) */
   int published_bin, raw_bin, cal_bin;
-  sbr_bin_agreement raw, calibrated;
-} sbr_bin_item;
+  sbs_bin_agreement raw, calibrated;
+} sbs_bin_item;
 
 typedef struct {
-  double edges[SBR_BINS_MAX_EDGES];
+  double edges[SBS_BINS_MAX_EDGES];
   int ne;
   double scale;              /* --time-scale */
-  int hist[SBR_N_SRC + 1][SBR_BINS_MAX_EDGES + 1]; /* + calibrated */
-  int have[SBR_N_SRC + 1];
-  sbr_bin_item *items;       /* those both SURGE and we timed */
+  int hist[SBS_N_SRC + 1][SBS_BINS_MAX_EDGES + 1]; /* + calibrated */
+  int have[SBS_N_SRC + 1];
+  sbs_bin_item *items;       /* those both SURGE and we timed */
   size_t n;
   bool calibrated;
-  sbr_calibration cal;
+  sbs_calibration cal;
   double raw_ratio;          /* median ours / SURGE's over items >= the calibration minimum (= cal.factor) */
   /* Every column counts one item set: the items timed both by SURGE and here
    * when SURGE timed any (else those timed here); a column of ours that lacks
@@ -38,19 +38,19 @@ typedef struct {
   size_t set_n;              /* its size */
   size_t surge_only;         /* SURGE timed them, we did not (not regenerated, or no time of ours) */
   size_t ours_only;          /* timed here, SURGE did not: outside the set when SURGE timed others */
-  int left_out[SBR_N_SRC];
+  int left_out[SBS_N_SRC];
   size_t excluded;           /* items with no time of ours: not regenerated here (eval_regen.c's rule:
                               * unfinished runs, timeout, memory, host kill, are among them) */
   char excluded_why[200];    /* "not_run 146, memory_limit 2" */
-} sbr_bins;
+} sbs_bins;
 
-int sbr_bins_compute(sbr_bins *b, json_object *items); /* 0 or -ENOMEM */
-void sbr_bins_free(sbr_bins *b);
-void sbr_bins_print_text(const sbr_bins *b, FILE *f);
-void sbr_bins_print_json(const sbr_bins *b, FILE *f);
+int sbs_bins_compute(sbs_bins *b, json_object *items); /* 0 or -ENOMEM */
+void sbs_bins_free(sbs_bins *b);
+void sbs_bins_print_text(const sbs_bins *b, FILE *f);
+void sbs_bins_print_json(const sbs_bins *b, FILE *f);
 /* "same", "flagged", "different" */
-const char *sbr_bin_agreement_name(sbr_bin_agreement a);
+const char *sbs_bin_agreement_name(sbs_bin_agreement a);
 /* bin i of b as "< 0.001", "[0.001, 0.01)", ">= 1" */
-void sbr_bin_label(const sbr_bins *b, int i, char *out, size_t len);
+void sbs_bin_label(const sbs_bins *b, int i, char *out, size_t len);
 
 #endif

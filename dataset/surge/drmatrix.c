@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int sbr_dr_command(const sbr_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
+int sbs_dr_command(const sbs_env *env, const char *compiler, const char *std, const char *opt, char *cmd, size_t cap,
                    char *path, size_t pcap, char *tc_name, size_t tlen);
 
 #define MAXV 8
@@ -42,7 +42,7 @@ typedef struct {
   char comp[MAXV][16], std[MAXV][16], opt[MAXV][8];
   int nc, ns, no;
   char ***outputs; /* [snippet][config] */
-  const sbr_env *env;
+  const sbs_env *env;
   FILE *out;
   json_object *done; /* "snippet/config" -> output, from an earlier run */
   bool *mine;        /* [snippet * n_configs + config]: this shard's; NULL: all */
@@ -73,18 +73,18 @@ static json_object *make(size_t i, void *ctx) {
   char key[64], std[16], cmd[1024], path[512], tc[64];
   config_key(m, c, key, sizeof key);
   snprintf(std, sizeof std, "c++%s", m->std[si]);
-  if (sbr_dr_command(m->env, m->comp[ci], std, m->opt[oi], cmd, sizeof cmd, path, sizeof path, tc, sizeof tc) < 0)
+  if (sbs_dr_command(m->env, m->comp[ci], std, m->opt[oi], cmd, sizeof cmd, path, sizeof path, tc, sizeof tc) < 0)
     return NULL;
   /* the same request the DR adapter builds for this key */
   char item[128];
   snprintf(item, sizeof item, "{\"custom_features\":{\"key\":\"%s\"},\"question\":\"\"}", key);
   json_object *it = json_tokener_parse(item);
   json_object_object_add(it, "question", json_object_new_string(m->snips[s].question));
-  sbr_job job;
+  sbs_job job;
   char err[128];
   json_object *req = NULL;
-  if (sbr_adapt(SBR_DR, 0, it, m->env, &job, err, sizeof err) == 0 && job.request) req = json_object_get(job.request);
-  sbr_job_free(&job);
+  if (sbs_adapt(SBS_DR, 0, it, m->env, &job, err, sizeof err) == 0 && job.request) req = json_object_get(job.request);
+  sbs_job_free(&job);
   json_object_put(it);
   if (req) sbr_driver_profile(m->d, req);
   return req;
@@ -98,8 +98,8 @@ static bool done(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
     m->failed++;
     return true;
   }
-  sbr_job job = {.mode = SBR_OUT_CONCAT};
-  char *out = sbr_reference(&job, r, NULL);
+  sbs_job job = {.mode = SBS_OUT_CONCAT};
+  char *out = sbs_reference(&job, r, NULL);
   const char *status = r->status;
   m->outputs[s][c] = out ? out : strdup("");
   char key[64];
@@ -150,7 +150,7 @@ static bool factor_matters(const matrix *m, size_t s, int f) {
 
 /* The distinct snippets of dr.json (one question may carry several
  * configurations) and the configurations: 0, or 2 (said why). */
-static int load(const sbr_drmatrix_opts *o, matrix *m, json_object **dr) {
+static int load(const sbs_drmatrix_opts *o, matrix *m, json_object **dr) {
   m->nc = split_list(o->compilers, m->comp, MAXV, sizeof m->comp[0]);
   m->ns = split_list(o->stds, m->std, MAXV, sizeof m->std[0]);
   char ob[MAXV][16];
@@ -167,8 +167,8 @@ static int load(const sbr_drmatrix_opts *o, matrix *m, json_object **dr) {
   m->snips = calloc(n + 1, sizeof *m->snips);
   for (size_t i = 0; i < n; i++) {
     json_object *it = json_object_array_get_idx(*dr, i);
-    const char *q = sbr_item_str(it, "question");
-    if (!q || !sbr_in_only(o->only, i)) continue;
+    const char *q = sbs_item_str(it, "question");
+    if (!q || !sbs_in_only(o->only, i)) continue;
     size_t s = 0;
     while (s < m->n_snips && strcmp(m->snips[s].question, q)) s++;
     if (s == m->n_snips) {
@@ -210,7 +210,7 @@ static size_t resume(const char *out_path, matrix *m) {
 }
 
 /* --shard: this shard's cells, and its manifest before anything runs: 0 or 2. */
-static int shard_begin(const sbr_drmatrix_opts *o, matrix *m, json_object *toolchains) {
+static int shard_begin(const sbs_drmatrix_opts *o, matrix *m, json_object *toolchains) {
   size_t nc = n_configs(m);
   const char **qs = calloc(m->n_snips + 1, sizeof *qs), **cfgs = calloc(nc + 1, sizeof *cfgs);
   char(*keys)[64] = calloc(nc + 1, sizeof *keys);
@@ -222,14 +222,14 @@ static int shard_begin(const sbr_drmatrix_opts *o, matrix *m, json_object *toolc
     char cmd[1024], pth[512], tc[64];
     config_of(m, k, &ci, &si, &oi);
     config_key(m, k, keys[k], sizeof keys[k]);
-    cfgs[k] = sbr_dr_command(m->env, m->comp[ci], "c++11", m->opt[oi], cmd, sizeof cmd, pth, sizeof pth, tc, sizeof tc) < 0
+    cfgs[k] = sbs_dr_command(m->env, m->comp[ci], "c++11", m->opt[oi], cmd, sizeof cmd, pth, sizeof pth, tc, sizeof tc) < 0
                   ? NULL /* its compiler is missing: make() runs none of its cells */
                   : keys[k];
   }
   char path[4200];
   snprintf(path, sizeof path, "%s/dr.json", o->data);
-  sbr_drmatrix_plan_args run = {path, o->compilers, o->stds, o->opts, o->only, o->out};
-  int rc = sbr_drmatrix_shard_plan(&o->shard, &run, toolchains, qs, m->n_snips, cfgs, nc, m->mine);
+  sbs_drmatrix_plan_args run = {path, o->compilers, o->stds, o->opts, o->only, o->out};
+  int rc = sbs_drmatrix_shard_plan(&o->shard, &run, toolchains, qs, m->n_snips, cfgs, nc, m->mine);
   free(qs);
   free(cfgs);
   free(keys);
@@ -237,11 +237,11 @@ static int shard_begin(const sbr_drmatrix_opts *o, matrix *m, json_object *toolc
 }
 
 /* The cells without an output through the driver: 0, 2 or 130. */
-static int run_cells(sbr_driver *d, const sbr_drmatrix_opts *o, matrix *m, sbr_env *env, size_t resumed) {
+static int run_cells(sbr_driver *d, const sbs_drmatrix_opts *o, matrix *m, sbs_env *env, size_t resumed) {
   int rc = sbr_driver_connect(d);
   if (rc) return rc;
   char err[256];
-  sbr_env_init(env, d->toolchains, err, sizeof err);
+  sbs_env_init(env, d->toolchains, err, sizeof err);
   m->env = env;
   if (o->shard.count && (rc = shard_begin(o, m, d->toolchains))) return rc;
   fprintf(stderr, "dr-matrix: %zu snippets x %zu configurations (%zu resumed), g++ = %s, clang++ = %s\n", m->n_snips,
@@ -311,11 +311,11 @@ static void matrix_free(matrix *m) {
   free(m->mine);
 }
 
-int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
+int sbs_drmatrix_run(const sbc_ctx *ctx, const sbs_drmatrix_opts *o) {
   sbr_driver d;
   sbr_driver_init(&d, "dr-matrix", ctx, o->jobs);
   matrix m = {.d = &d};
-  sbr_env env = {0};
+  sbs_env env = {0};
   json_object *dr = NULL;
   int rc = load(o, &m, &dr);
   size_t resumed = rc ? 0 : resume(o->out, &m);
@@ -329,20 +329,20 @@ int sbr_drmatrix_run(const sbc_ctx *ctx, const sbr_drmatrix_opts *o) {
   else if (!rc && ctx->profile) rc = sbr_driver_connect(&d);
   if ((!rc || rc == 130) && !o->dump) report(&m);
   matrix_free(&m);
-  sbr_env_free(&env);
+  sbs_env_free(&env);
   json_object_put(dr);
   return sbr_driver_finish(&d, rc);
 }
 
 /* ---- the command line ---- */
-#define AT(F) SBO_AT(sbr_drmatrix_opts, F)
+#define AT(F) SBO_AT(sbs_drmatrix_opts, F)
 static const sbo_opt drmatrix_opts[] = {
     {"data", 0, "DIR", "SURGE's data (dr.json; required)", SBO_STR, AT(data)},
     {"compilers", 0, "LIST", "toolchains (default g++,clang++)", SBO_STR, AT(compilers)},
     {"stds", 0, "LIST", "C++ standards (default 03,11,14,17)", SBO_STR, AT(stds)},
     {"opts", 0, "LIST", "optimisation levels (default O0,O1,O2,O3,Os)", SBO_STR, AT(opts)},
     {"out", 0, "FILE", "the matrix as JSON Lines (an interrupted run resumes; --shard needs it)", SBO_STR, AT(out)},
-    SBR_ONLY_OPT(sbr_drmatrix_opts),
+    SBS_ONLY_OPT(sbs_drmatrix_opts),
     {NULL, 0, NULL, NULL}};
 #undef AT
 static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]",
@@ -352,17 +352,17 @@ static const sbo_cmd drmatrix_cmd = {"surgebox dr-matrix", "--data DIR [options]
                                      "cell: no output recorded for it), 130 interrupted\n",
                                      false, sbr_run_groups};
 
-void sbr_drmatrix_opts_init(sbr_drmatrix_opts *o) {
+void sbs_drmatrix_opts_init(sbs_drmatrix_opts *o) {
   memset(o, 0, sizeof *o);
   o->compilers = "g++,clang++";
   o->stds = "03,11,14,17";
   o->opts = "O0,O1,O2,O3,Os";
 }
 
-int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
+int sbs_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   sbc_ctx c = *ctx;
-  sbr_drmatrix_opts o;
-  sbr_drmatrix_opts_init(&o);
+  sbs_drmatrix_opts o;
+  sbs_drmatrix_opts_init(&o);
   sbr_run_opts run = {0};
   sbo_parser p;
   int rc = sbr_parse(&p, &drmatrix_cmd, argc, argv, &c, &run, NULL, &o);
@@ -373,5 +373,5 @@ int sbr_drmatrix_main(const sbc_ctx *ctx, int argc, char **argv) {
   o.jobs = run.jobs;
   o.dump = run.dump;
   if (sbr_run_shard("dr-matrix", &run, o.out != NULL, "--out FILE (what surgebox merge reads)", &o.shard)) return 1;
-  return sbr_drmatrix_run(&c, &o);
+  return sbs_drmatrix_run(&c, &o);
 }

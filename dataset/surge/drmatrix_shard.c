@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbr_drmatrix_shard_plan(const sbr_shard *sh, const sbr_drmatrix_plan_args *run, json_object *toolchains,
+int sbs_drmatrix_shard_plan(const sbr_shard *sh, const sbs_drmatrix_plan_args *run, json_object *toolchains,
                             const char *const *questions, size_t n_snips, const char *const *configs, size_t n_cfg,
                             bool *mine) {
   size_t n = 0, *where = calloc(n_snips * n_cfg + 1, sizeof *where);
@@ -43,7 +43,7 @@ int sbr_drmatrix_shard_plan(const sbr_shard *sh, const sbr_drmatrix_plan_args *r
   json_object_object_add(o, "only", run->only ? json_object_new_string(run->only) : NULL);
   json_object_object_add(m, "options", o);
   char hex[65];
-  sbr_toolchains_sha256(toolchains, hex);
+  sbs_toolchains_sha256(toolchains, hex);
   json_object_object_add(m, "toolchains_sha256", json_object_new_string(hex));
   int rc = sbr_shard_finish_by_count(sh, m, "cells", keys, (const char *const *)names, n, packed, run->out, "dr-matrix");
   for (size_t i = 0; i < n; i++) {
@@ -126,7 +126,7 @@ static int write_cells(const char *out, cell *cells, size_t n) {
   return sbu_atomic_commit(&a);
 }
 
-int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
+int sbs_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   json_object *m = sh[0].manifest, *opts = json_object_object_get(m, "options");
   const char *data = json_object_get_string(json_object_object_get(m, "data_path"));
   char hex[65];
@@ -172,8 +172,8 @@ int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
    * (offline: a cell missing fails rather than runs) */
   char dir[4200];
   snprintf(dir, sizeof dir, "%s", data);
-  sbr_drmatrix_opts o;
-  sbr_drmatrix_opts_init(&o);
+  sbs_drmatrix_opts o;
+  sbs_drmatrix_opts_init(&o);
   o.data = dirname(dir);
   o.out = out;
   o.only = json_object_get_string(json_object_object_get(opts, "only"));
@@ -186,5 +186,5 @@ int sbr_drmatrix_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   sbc_ctx ctx;
   sbc_ctx_init(&ctx);
   ctx.autostart = false;
-  return sbr_drmatrix_run(&ctx, &o) ? 2 : 0;
+  return sbs_drmatrix_run(&ctx, &o) ? 2 : 0;
 }

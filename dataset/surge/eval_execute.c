@@ -35,10 +35,10 @@ static int no_references(const sbo_parser *p, const sbo_opt *o, const char *v, v
   return sbo_usage_error(p, "--references is not for --execute (the references are regenerated)");
 }
 
-#define AT(F) SBO_AT(sbr_vs_opts, F)
+#define AT(F) SBO_AT(sbs_vs_opts, F)
 static const sbo_opt vs_opts[] = {
     {"data", SBE_O_DATA, "DIR", "DIR/ml.json ... DIR/fl.json: the SURGE data to run", SBO_PATH, AT(data)},
-    SBE_SCORING_OPTS(sbr_vs_opts, SBO_PATH),
+    SBE_SCORING_OPTS(sbs_vs_opts, SBO_PATH),
     {"subset", SBE_O_SUBSET, "LIST", "the subsets to run (default all)", SBO_STR, AT(subsets)},
     {"jobs", SBE_O_JOBS, "N", "jobs in flight", SBO_INT, AT(jobs), .min = 1, .max = 4096},
     {"strict", SBE_O_STRICT, NULL, "exit 2 when a prediction line was not scored (unmatched, malformed, duplicate, "
@@ -72,27 +72,27 @@ static const sbo_cmd ee_cmd = {"surgebox eval", "--execute --data DIR --predicti
                                VS_ABOUT, vs_opts, vs_eval_more, VS_FOOTER, false, sbr_shardable_groups};
 
 /* Who speaks in messages: the command the user typed. */
-static const char *who(const sbr_vs_opts *o) { return o->via_eval ? "eval" : "verify"; }
+static const char *who(const sbs_vs_opts *o) { return o->via_eval ? "eval" : "verify"; }
 
 /* --subset LIST (or all) into o->want: 0, or a usage error. */
-static int want_subsets(const sbo_parser *p, const char *subsets, sbr_vs_opts *o) {
+static int want_subsets(const sbo_parser *p, const char *subsets, sbs_vs_opts *o) {
   if (!strcmp(subsets, "all")) {
-    for (int s = 0; s < SBR_N_SUBSETS; s++) o->want[s] = true;
+    for (int s = 0; s < SBS_N_SUBSETS; s++) o->want[s] = true;
     return 0;
   }
   o->subsets_given = true;
   char buf[128];
   snprintf(buf, sizeof buf, "%s", subsets);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    sbr_subset s;
-    if (sbr_subset_parse(tok, &s) < 0) return sbo_usage_error(p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
+    sbs_subset s;
+    if (sbs_subset_parse(tok, &s) < 0) return sbo_usage_error(p, "unknown subset %s (ml cl rl sc tc bg dr fl, or all)", tok);
     o->want[s] = true;
   }
   return 0;
 }
 
 /* 0 parsed; otherwise the exit status (0 after --help is returned as -1). */
-static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o, bool via_eval) {
+static int parse(int argc, char **argv, sbc_ctx *ctx, sbs_vs_opts *o, bool via_eval) {
   memset(o, 0, sizeof *o);
   o->via_eval = via_eval;
   sbr_run_opts run = {0};
@@ -116,16 +116,16 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_vs_opts *o, bool via_e
   return rc;
 }
 
-static sbe_category cat_of(sbr_subset s) { return sbe_subset_category(sbr_subset_name(s)); }
+static sbe_category cat_of(sbs_subset s) { return sbe_subset_category(sbs_subset_name(s)); }
 
 /* The published data: every wanted <subset>.json of DIR into run->refs, its
  * items at their positions (regen's --only indices). 0 or -1 (said why). */
-static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published) {
+static int load_data(const sbs_vs_opts *o, sbe_run *run, json_object **published) {
   int found = 0;
-  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+  for (int s = 0; s < SBS_N_SUBSETS; s++) {
     if (!o->want[s]) continue;
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name((sbr_subset)s));
+    snprintf(path, sizeof path, "%s/%s.json", o->data, sbs_subset_name((sbs_subset)s));
     if (access(path, F_OK) != 0 && !o->subsets_given) continue;
     char why[600] = "not a list";
     published[s] = sbp_json_file(path, why, sizeof why);
@@ -133,12 +133,12 @@ static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published
       fprintf(stderr, "%s: %s: %s (SURGE's data is a JSON list of items)\n", who(o), path, why);
       return -1;
     }
-    sbe_category c = cat_of((sbr_subset)s);
+    sbe_category c = cat_of((sbs_subset)s);
     if (sbe_refs_load_file(&run->refs, path) != 0) return -1;
     if (run->refs.count[c] != json_object_array_length(published[s])) {
       fprintf(stderr, "%s: %s: %zu of its %zu items are not %s items\n", who(o), path,
               json_object_array_length(published[s]) - run->refs.count[c], json_object_array_length(published[s]),
-              sbr_subset_name((sbr_subset)s));
+              sbs_subset_name((sbs_subset)s));
       return -1;
     }
     found++;
@@ -150,7 +150,7 @@ static int load_data(const sbr_vs_opts *o, sbe_run *run, json_object **published
 /* The predictions, read and matched to the data by the evaluator; any line
  * it could not place is an error here (it would otherwise be run for nothing
  * or silently dropped). */
-static int check_predictions(const sbr_vs_opts *o, const char *path, sbe_run *run) {
+static int check_predictions(const sbs_vs_opts *o, const char *path, sbe_run *run) {
   if (sbe_run_predictions(run, path) != 0) return -1;
   const sbe_pred_stats *st = &run->stats;
   size_t bad = st->unknown_subset + st->bad_index + st->question_not_found + st->question_ambiguous + st->malformed +
@@ -173,37 +173,37 @@ static int check_predictions(const sbr_vs_opts *o, const char *path, sbe_run *ru
 }
 
 /* Arguments' data and predictions, checked: 0, or -1 (said why). */
-static int prepare(const sbr_vs_opts *o, sbe_run *check, sbr_vs_items *items, json_object **published) {
+static int prepare(const sbs_vs_opts *o, sbe_run *check, sbs_vs_items *items, json_object **published) {
   if (load_data(o, check, published) != 0 || check_predictions(o, o->preds, check) != 0) return -1;
-  return sbr_vs_items_init(items, check, published);
+  return sbs_vs_items_init(items, check, published);
 }
 
 /* The predictions scored against the references regenerated in out (the
  * excluded left out), printed to f as the options say: 0, or 2. */
-static int score(const sbr_vs_opts *o, sbr_vs_items *items, const char *out, FILE *f) {
+static int score(const sbs_vs_opts *o, sbs_vs_items *items, const char *out, FILE *f) {
   sbe_run run = {0};
   int status = 2;
-  if (sbr_vs_exclusions(items, out) != 0) goto done;
+  if (sbs_vs_exclusions(items, out) != 0) goto done;
   run.options = o->fl_extract ? SBE_SCORE_FL_EXTRACT : 0;
-  for (int s = 0; s < SBR_N_SUBSETS; s++) {
+  for (int s = 0; s < SBS_N_SUBSETS; s++) {
     if (!items->n_needed[s]) continue;
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name((sbr_subset)s));
+    snprintf(path, sizeof path, "%s/%s.json", out, sbs_subset_name((sbs_subset)s));
     if (sbe_refs_load_file(&run.refs, path) != 0) goto done;
-    run.exclude[cat_of((sbr_subset)s)] = items->excluded[s];
+    run.exclude[cat_of((sbs_subset)s)] = items->excluded[s];
   }
   if (sbe_run_predictions(&run, o->preds) != 0) goto done;
   if (o->items && sbe_write_items(&run, o->items) != 0) goto done;
   if (o->json) {
     json_object *root = sbe_json(&run, o->by);
     json_object_object_add(root, "benchmark", json_object_new_string("surge"));
-    sbr_vs_report_json(items, root, o->out);
+    sbs_vs_report_json(items, root, o->out);
     fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(root);
   } else {
     sbe_print_table(&run, f);
     if (o->by) sbe_print_by(&run, o->by, f);
-    sbr_vs_report_text(items, f, o->out);
+    sbs_vs_report_text(items, f, o->out);
   }
   status = fflush(f) == 0 ? 0 : 2;
   if (!status && o->strict) status = sbe_strict_status(&run, o->via_eval ? "eval" : "verify", stderr);
@@ -214,7 +214,7 @@ done:
 
 /* A shard's own report: what it owns and ran, not scores (a part of the
  * predictions would score differently from the whole). */
-static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_items *items, const char *out) {
+static int shard_report(const sbs_vs_opts *o, const sbr_shard *sh, const sbs_vs_items *items, const char *out) {
   if (o->json) {
     json_object *r = json_object_new_object();
     json_object_object_add(r, "benchmark", json_object_new_string("surge"));
@@ -237,14 +237,14 @@ static int shard_report(const sbr_vs_opts *o, const sbr_shard *sh, const sbr_vs_
 
 static int cmdline(const sbc_ctx *ctx, int argc, char **argv, bool via_eval) {
   sbc_ctx c = *ctx;
-  sbr_vs_opts o;
+  sbs_vs_opts o;
   int rc = parse(argc, argv, &c, &o, via_eval);
   if (rc) return rc < 0 ? 0 : rc;
-  return sbr_verify_surge_run(&c, &o);
+  return sbs_verify_surge_run(&c, &o);
 }
 
 /* The run's directory: --out (created), else a private one in tmp. 0 or -1. */
-static int out_dir(const sbr_vs_opts *o, char *tmp, const char **out) {
+static int out_dir(const sbs_vs_opts *o, char *tmp, const char **out) {
   *out = o->out;
   if (o->out && sb_mkdir_p(o->out, 0755) < 0) {
     fprintf(stderr, "%s: cannot create %s: %s\n", who(o), o->out, strerror(errno));
@@ -258,12 +258,12 @@ static int out_dir(const sbr_vs_opts *o, char *tmp, const char **out) {
   return 0;
 }
 
-int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o) {
+int sbs_verify_surge_run(const sbc_ctx *ctx, const sbs_vs_opts *o) {
   sbr_driver d;
   sbr_driver_init(&d, who(o), ctx, o->jobs);
   sbe_run check = {0};
-  sbr_vs_items items = {0};
-  json_object *published[SBR_N_SUBSETS] = {0};
+  sbs_vs_items items = {0};
+  json_object *published[SBS_N_SUBSETS] = {0};
   char tmp[] = "/tmp/surgebox-verify-XXXXXX";
   const char *out = NULL;
   int status = 1; /* bad input until everything is checked */
@@ -275,37 +275,37 @@ int sbr_verify_surge_run(const sbc_ctx *ctx, const sbr_vs_opts *o) {
     goto done;
   }
   if (prepare(o, &check, &items, published) != 0 || out_dir(o, tmp, &out) != 0) goto done;
-  if (o->shard.count && sbr_vs_shard_begin(&d, o, &items, published, out) != 0) goto done;
-  if (sbr_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
+  if (o->shard.count && sbs_vs_shard_begin(&d, o, &items, published, out) != 0) goto done;
+  if (sbs_vs_items_resume(&items, out, published) != 0) goto done; /* --out from another dataset */
   /* the profile is checked (and the daemon reached) before anything runs, even when nothing is left to run */
   if (ctx->profile && (status = sbr_driver_connect(&d))) goto done;
-  status = sbr_vs_regenerate(&d, o, &items, out);
+  status = sbs_vs_regenerate(&d, o, &items, out);
   /* failures of surgebox are excluded from the scores (the rest is scored) and make the exit status 2 */
   if (!status) status = o->shard.count ? shard_report(o, &o->shard, &items, out) : score(o, &items, out, stdout);
 done:
-  if (out == tmp) sbr_vs_remove_dir(tmp);
-  sbr_vs_items_free(&items);
-  for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
+  if (out == tmp) sbs_vs_remove_dir(tmp);
+  sbs_vs_items_free(&items);
+  for (int s = 0; s < SBS_N_SUBSETS; s++) json_object_put(published[s]);
   sbe_run_free(&check);
   return sbr_driver_finish(&d, status);
 }
 
-int sbr_vs_score_dir(const sbr_vs_opts *o, const char *dir, FILE *f) {
+int sbs_vs_score_dir(const sbs_vs_opts *o, const char *dir, FILE *f) {
   sbe_run check = {0};
-  sbr_vs_items items = {0};
-  json_object *published[SBR_N_SUBSETS] = {0};
+  sbs_vs_items items = {0};
+  json_object *published[SBS_N_SUBSETS] = {0};
   int status = 2;
-  if (prepare(o, &check, &items, published) == 0 && sbr_vs_items_resume(&items, dir, published) == 0) {
+  if (prepare(o, &check, &items, published) == 0 && sbs_vs_items_resume(&items, dir, published) == 0) {
     size_t missing = 0;
-    for (int s = 0; s < SBR_N_SUBSETS; s++) missing += items.n_to_run[s];
+    for (int s = 0; s < SBS_N_SUBSETS; s++) missing += items.n_to_run[s];
     if (missing) fprintf(stderr, "%s: %zu predicted item(s) have no regenerated record in %s\n", who(o), missing, dir);
     else status = score(o, &items, dir, f);
   }
-  sbr_vs_items_free(&items);
-  for (int s = 0; s < SBR_N_SUBSETS; s++) json_object_put(published[s]);
+  sbs_vs_items_free(&items);
+  for (int s = 0; s < SBS_N_SUBSETS; s++) json_object_put(published[s]);
   sbe_run_free(&check);
   return status;
 }
 
-int sbr_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, false); }
-int sbr_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, true); }
+int sbs_verify_surge_cmdline(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, false); }
+int sbs_eval_execute_main(const sbc_ctx *ctx, int argc, char **argv) { return cmdline(ctx, argc, argv, true); }

@@ -9,7 +9,7 @@
  * differ), toolchain_drift (equal once toolchain-controlled text is
  * normalised, or both sides are the same compile failure in another
  * compiler's words, or any miss of an item run on another toolchain than
- * SURGE's: sbr_exec_substitution), other. */
+ * SURGE's: sbs_exec_substitution), other. */
 #include "fidelity.h"
 #include "eval_metrics.h"
 
@@ -22,20 +22,20 @@ static bool looks_like_compile_failure(const char *s) {
          strstr(s, "error: ld returned") || strstr(s, "linker command failed");
 }
 
-void sbr_compare(const char *published, const char *regenerated, bool whitespace_free, bool compile_failed,
-                 sbr_compare_result *out) {
+void sbs_compare(const char *published, const char *regenerated, bool whitespace_free, bool compile_failed,
+                 sbs_compare_result *out) {
   memset(out, 0, sizeof *out);
   out->jaccard = sbe_jaccard(published ? published : "", regenerated ? regenerated : "");
   if (!published || !regenerated) return;
   out->exact = strcmp(published, regenerated) == 0;
-  char *a = sbr_normalize(published, whitespace_free), *b = sbr_normalize(regenerated, whitespace_free);
+  char *a = sbs_normalize(published, whitespace_free), *b = sbs_normalize(regenerated, whitespace_free);
   out->normalized = out->exact || (a && b && strcmp(a, b) == 0);
   free(a);
   free(b);
   out->drift = out->normalized || (compile_failed && looks_like_compile_failure(published));
 }
 
-const char *sbr_classify(const char *status, bool missing, bool deterministic, const sbr_compare_result *c) {
+const char *sbs_classify(const char *status, bool missing, bool deterministic, const sbs_compare_result *c) {
   if (missing) return "missing_toolchain";
   if (c->exact) return NULL;
   if (!deterministic) return "nondeterministic";
@@ -44,7 +44,7 @@ const char *sbr_classify(const char *status, bool missing, bool deterministic, c
   return "other";
 }
 
-void sbr_exec_substitution(json_object *exec, const sbr_job *j) {
+void sbs_exec_substitution(json_object *exec, const sbs_job *j) {
   if (!j->substituted) return;
   json_object *sub = json_object_new_object(), *v;
   json_object_object_add(sub, "used", json_object_new_string(j->substituted->used));
@@ -140,7 +140,7 @@ static json_object *counts_json(const counts *c) {
   return o;
 }
 
-json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *subsets, size_t n_subsets) {
+json_object *sbs_summary(json_object *const *items_by_subset, const sbs_subset *subsets, size_t n_subsets) {
   json_object *root = json_object_new_object();
   for (size_t s = 0; s < n_subsets; s++) {
     json_object *items = items_by_subset[s];
@@ -188,7 +188,7 @@ json_object *sbr_summary(json_object *const *items_by_subset, const sbr_subset *
         json_object_object_add(classes, "missing_toolchain", json_object_new_array());
     }
     json_object_object_add(o, "mismatches", classes);
-    json_object_object_add(root, sbr_subset_name(subsets[s]), o);
+    json_object_object_add(root, sbs_subset_name(subsets[s]), o);
     free(gnames);
     free(gcounts);
   }
@@ -223,7 +223,7 @@ static void print_row(FILE *f, const char *indent, int width, const char *name, 
  * ("g++-C++11--O1" before "g++-C++17--O0"), not by first appearance. */
 static int group_cmp(const void *a, const void *b) { return strverscmp(*(const char *const *)a, *(const char *const *)b); }
 
-size_t sbr_sorted_groups(json_object *by, const char **names, size_t max) {
+size_t sbs_sorted_groups(json_object *by, const char **names, size_t max) {
   size_t n = 0;
   json_object_object_foreach(by, g, go) {
     (void)go;
@@ -233,7 +233,7 @@ size_t sbr_sorted_groups(json_object *by, const char **names, size_t max) {
   return n;
 }
 
-void sbr_print_table(json_object *summary, FILE *f) {
+void sbs_print_table(json_object *summary, FILE *f) {
   char envbuf[512];
   fprintf(f, "\n%-22s %5s %5s %13s %13s %8s %8s %8s  %s\n", "subset / group", "n", "ran", "exact", "normalized",
           "jaccard", "missing", "nondet", "environment");
@@ -244,7 +244,7 @@ void sbr_print_table(json_object *summary, FILE *f) {
     const char *names[64];
     size_t groups = json_object_object_length(by);
     if (groups > 1 && groups <= 48) {
-      sbr_sorted_groups(by, names, 64);
+      sbs_sorted_groups(by, names, 64);
       for (size_t i = 0; i < groups; i++) {
         json_object *go = json_object_object_get(by, names[i]);
         print_row(f, "  ", 20, names[i], go, ENV(go));

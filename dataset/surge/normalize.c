@@ -56,18 +56,18 @@ static char *chain(char *s, const char *pattern, const char *repl) {
   return r;
 }
 
-char *sbr_n1_toolchain_paths(const char *s) {
+char *sbs_n1_toolchain_paths(const char *s) {
   char *r = replace_all(s, "include/c\\+\\+/[0-9]+", "include/c++/N"); /* also clang's ../../../../include/c++/9 */
   return chain(r, "/usr/lib/gcc/x86_64-linux-gnu/[0-9]+/", "/usr/lib/gcc/x86_64-linux-gnu/N/");
 }
 
-char *sbr_n2_link_noise(const char *s) {
+char *sbs_n2_link_noise(const char *s) {
   char *r = replace_all(s, "\\+0x[0-9a-fA-F]+", "+0x...");
   r = chain(r, "/tmp/cc[A-Za-z0-9]+\\.o", "/tmp/cc*.o");
   return chain(r, "/tmp/([A-Za-z0-9_]+)-[0-9a-f]+\\.o", "/tmp/\\1-*.o"); /* clang's temporaries */
 }
 
-char *sbr_n3_trailing_ws(const char *s) {
+char *sbs_n3_trailing_ws(const char *s) {
   char *r = replace_all(s, "[ \t\r]+$", "");
   size_t n = strlen(r);
   while (n && strchr(" \t\r\n", r[n - 1])) r[--n] = '\0';
@@ -77,7 +77,7 @@ char *sbr_n3_trailing_ws(const char *s) {
 /* The position of a diagnostic inside a system header, and the line-number
  * gutter of the source excerpt that follows it ("  298 | ..."), depend on
  * the header's version. Excerpts of the user's own file are left alone. */
-char *sbr_n4_system_header_pos(const char *s) {
+char *sbs_n4_system_header_pos(const char *s) {
   char *r = replace_all(s, "(/usr/[^: \t\n]+):[0-9]+(:[0-9]+)?", "\\1:L");
   size_t n = strlen(r);
   char *out = malloc(n + 1);
@@ -110,27 +110,27 @@ char *sbr_n4_system_header_pos(const char *s) {
   return out;
 }
 
-char *sbr_n5_warning_tags(const char *s) { return replace_all(s, " ?\\[-W[^] \n]*\\]", ""); }
+char *sbs_n5_warning_tags(const char *s) { return replace_all(s, " ?\\[-W[^] \n]*\\]", ""); }
 
-char *sbr_n6_whitespace_runs(const char *s) {
+char *sbs_n6_whitespace_runs(const char *s) {
   char *r = replace_all(s, "[ \t\r\n]+", " ");
-  char *t = sbr_strip(r);
+  char *t = sbs_strip(r);
   free(r);
   return t;
 }
 
-char *sbr_normalize(const char *s, bool whitespace_free) {
-  char *a = sbr_n1_toolchain_paths(s);
-  char *b = sbr_n2_link_noise(a);
+char *sbs_normalize(const char *s, bool whitespace_free) {
+  char *a = sbs_n1_toolchain_paths(s);
+  char *b = sbs_n2_link_noise(a);
   free(a);
-  a = sbr_n4_system_header_pos(b);
+  a = sbs_n4_system_header_pos(b);
   free(b);
-  b = sbr_n5_warning_tags(a);
+  b = sbs_n5_warning_tags(a);
   free(a);
-  a = sbr_n3_trailing_ws(b);
+  a = sbs_n3_trailing_ws(b);
   free(b);
   if (!whitespace_free) return a;
-  b = sbr_n6_whitespace_runs(a);
+  b = sbs_n6_whitespace_runs(a);
   free(a);
   return b;
 }

@@ -17,7 +17,7 @@ static char *concat(const char *a, const char *b) {
   return out;
 }
 
-char *sbr_strip(const char *s) {
+char *sbs_strip(const char *s) {
   const char *ws = " \t\n\r\v\f";
   while (*s && strchr(ws, *s)) s++;
   size_t n = strlen(s);
@@ -103,18 +103,18 @@ static char *fl_reference(const char *out) {
   return buf;
 }
 
-char *sbr_reference(const sbr_job *j, const sbc_result *r, double *inproc_cpu_s) {
+char *sbs_reference(const sbs_job *j, const sbc_result *r, double *inproc_cpu_s) {
   if (inproc_cpu_s) *inproc_cpu_s = -1;
   if (!r || r->n_steps == 0) return NULL;
   char *raw = NULL;
-  if (j->mode == SBR_OUT_BG) {
+  if (j->mode == SBS_OUT_BG) {
     if (sbc_result_compile_failed(r))
       raw = concat("Compilation Error: ", err_of(sbc_result_step(r, "compile")));
     else {
       const sbc_step *run = sbc_result_step(r, "run");
       raw = concat(out_of(run), err_of(run));
     }
-  } else if (j->mode == SBR_OUT_CONCAT) {
+  } else if (j->mode == SBS_OUT_CONCAT) {
     raw = strdup("");
     for (size_t i = 0; raw && i < r->n_steps; i++) {
       char *next = concat(raw, out_of(&r->steps[i]));
@@ -124,7 +124,7 @@ char *sbr_reference(const sbr_job *j, const sbc_result *r, double *inproc_cpu_s)
   } else {
     const sbc_step *s = sbc_result_step(r, j->out_step);
     if (!s) return NULL; /* the step did not run (an earlier one failed) */
-    raw = j->mode == SBR_OUT_STDOUT_STDERR ? concat(out_of(s), err_of(s)) : strdup(out_of(s));
+    raw = j->mode == SBS_OUT_STDOUT_STDERR ? concat(out_of(s), err_of(s)) : strdup(out_of(s));
     if (strcmp(j->toolchain, "lean4") == 0) {
       char *fl = fl_reference(raw);
       free(raw);
@@ -139,7 +139,7 @@ char *sbr_reference(const sbr_job *j, const sbc_result *r, double *inproc_cpu_s)
     }
   }
   if (raw && j->strip) {
-    char *s = sbr_strip(raw);
+    char *s = sbs_strip(raw);
     free(raw);
     raw = s;
   }

@@ -24,7 +24,7 @@
 static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
 static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg);
-#define AT(F) SBO_AT(sbr_regen_opts, F)
+#define AT(F) SBO_AT(sbs_regen_opts, F)
 static const sbo_opt regen_opts[] = {
     {"data", 0, "DIR", "SURGE's <subset>.json files (required)", SBO_STR, AT(data)},
     {"subset", 0, "LIST", "comma-separated subsets, or all (default dr,bg,tc)", SBO_CALL, .call = subsets},
@@ -32,7 +32,7 @@ static const sbo_opt regen_opts[] = {
     {"summary", 0, "FILE", "the fidelity report as JSON", SBO_STR, AT(summary)},
     {"repeat", 0, "K", "run every item K times", SBO_INT, AT(repeat), .min = 1, .max = 1000},
     {"check-determinism", 0, NULL, "run every item at least twice and compare", SBO_CALL, .call = determinism},
-    SBR_ONLY_OPT(sbr_regen_opts),
+    SBS_ONLY_OPT(sbs_regen_opts),
     {"retry-failed", 0, NULL, "rerun items a resumed run recorded as unfinished (timeout, memory_limit) or failed", SBO_FLAG, AT(retry_failed)},
     {"no-inproc-time", 0, NULL, "do not use the in-process timers of timed items", SBO_CLEAR, AT(inproc)},
     {"no-gcc9-mimic", 0, NULL, "do not mimic gcc 9's diagnostics", SBO_CLEAR, AT(mimic)},
@@ -48,25 +48,25 @@ static const sbo_cmd regen_cmd = {"surgebox regen", "--data DIR [options]",
                                   "counted as internal_error, never a reference), 130 interrupted\n",
                                   false, sbr_run_groups};
 
-void sbr_regen_opts_init(sbr_regen_opts *o) {
+void sbs_regen_opts_init(sbs_regen_opts *o) {
   memset(o, 0, sizeof *o);
-  o->subsets[0] = SBR_DR, o->subsets[1] = SBR_BG, o->subsets[2] = SBR_TC;
+  o->subsets[0] = SBS_DR, o->subsets[1] = SBS_BG, o->subsets[2] = SBS_TC;
   o->n_subsets = 3;
   o->repeat = 1;
   o->inproc = o->mimic = true;
 }
 
 /* "dr,bg" or "all" into o->subsets: 0, or -1 naming the bad one in *bad. */
-static int subsets_of(const char *arg, sbr_regen_opts *o, char *bad, size_t n) {
+static int subsets_of(const char *arg, sbs_regen_opts *o, char *bad, size_t n) {
   o->n_subsets = 0;
   if (!strcmp(arg, "all")) {
-    for (int s = 0; s < SBR_N_SUBSETS; s++) o->subsets[o->n_subsets++] = (sbr_subset)s;
+    for (int s = 0; s < SBS_N_SUBSETS; s++) o->subsets[o->n_subsets++] = (sbs_subset)s;
     return 0;
   }
   char buf[128];
   snprintf(buf, sizeof buf, "%s", arg);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-    if (o->n_subsets == SBR_N_SUBSETS || sbr_subset_parse(tok, &o->subsets[o->n_subsets++]) < 0) {
+    if (o->n_subsets == SBS_N_SUBSETS || sbs_subset_parse(tok, &o->subsets[o->n_subsets++]) < 0) {
       snprintf(bad, n, "%s", tok);
       return -1;
     }
@@ -81,7 +81,7 @@ static int subsets(const sbo_parser *p, const sbo_opt *o, const char *v, void *a
 }
 
 /* non-negative indices separated by commas, checked here (0,abc ran item 0 alone) */
-int sbr_only_parse(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts) {
+int sbs_only_parse(const sbo_parser *p, const sbo_opt *o, const char *v, void *opts) {
   const char *q = v;
   while (*q) {
     char *end;
@@ -97,20 +97,20 @@ int sbr_only_parse(const sbo_parser *p, const sbo_opt *o, const char *v, void *o
 }
 
 static int determinism(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
-  sbr_regen_opts *r = arg;
+  sbs_regen_opts *r = arg;
   r->repeat = r->repeat < 2 ? 2 : r->repeat;
   return 0;
 }
 
 static int plan_json(const sbo_parser *p, const sbo_opt *o, const char *v, void *arg) {
-  sbr_regen_opts *r = arg;
+  sbs_regen_opts *r = arg;
   r->plan = r->plan_json = true;
   return 0;
 }
 
 /* 0 parsed; -1 after --help; else the exit status of a mistake. */
-static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
-  sbr_regen_opts_init(o);
+static int parse(int argc, char **argv, sbc_ctx *ctx, sbs_regen_opts *o) {
+  sbs_regen_opts_init(o);
   sbr_run_opts run = {0};
   sbo_parser p;
   int rc = sbr_parse(&p, &regen_cmd, argc, argv, ctx, &run, NULL, o);
@@ -128,7 +128,7 @@ static int parse(int argc, char **argv, sbc_ctx *ctx, sbr_regen_opts *o) {
   return rc;
 }
 
-bool sbr_in_only(const char *only, size_t index) {
+bool sbs_in_only(const char *only, size_t index) {
   if (!only) return true;
   for (const char *p = only; *p;) {
     char *end;
@@ -140,4 +140,4 @@ bool sbr_in_only(const char *only, size_t index) {
   return false;
 }
 
-SBR_COMMAND(sbr_regen_main, sbr_regen_opts, parse, sbr_regen_run)
+SBR_COMMAND(sbs_regen_main, sbs_regen_opts, parse, sbs_regen_run)

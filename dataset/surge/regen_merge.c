@@ -17,7 +17,7 @@ static bool complete(json_object *item) {
          json_object_get_boolean(c);
 }
 
-json_object *sbr_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const char *name) {
+json_object *sbs_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const char *name) {
   json_object **arr = calloc(n, sizeof *arr), *merged = NULL;
   size_t len = 0;
   bool ok = true;
@@ -62,18 +62,18 @@ json_object *sbr_regen_merge_subset(const sbr_merge_shard *sh, size_t n, const c
   return merged;
 }
 
-int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary_path) {
+int sbs_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const char *summary_path) {
   json_object *names = json_object_object_get(sh[0].manifest, "subsets");
-  sbr_subset subsets[SBR_N_SUBSETS];
-  json_object *merged[SBR_N_SUBSETS] = {0};
+  sbs_subset subsets[SBS_N_SUBSETS];
+  json_object *merged[SBS_N_SUBSETS] = {0};
   size_t ns = 0;
   int rc = 0;
   for (size_t k = 0; k < json_object_array_length(names) && !rc; k++) {
     const char *name = json_object_get_string(json_object_array_get_idx(names, k));
-    if (ns == SBR_N_SUBSETS || !name || sbr_subset_parse(name, &subsets[ns]) < 0) {
+    if (ns == SBS_N_SUBSETS || !name || sbs_subset_parse(name, &subsets[ns]) < 0) {
       fprintf(stderr, "merge: %s/shard.json: unknown subset %s\n", sh[0].dir, name ? name : "?");
       rc = 2;
-    } else if (!(merged[ns++] = sbr_regen_merge_subset(sh, n, name))) {
+    } else if (!(merged[ns++] = sbs_regen_merge_subset(sh, n, name))) {
       rc = 2;
     }
   }
@@ -83,15 +83,15 @@ int sbr_regen_merge(const sbr_merge_shard *sh, size_t n, const char *out, const 
   }
   for (size_t s = 0; s < ns && !rc; s++) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", out, sbr_subset_name(subsets[s]));
+    snprintf(path, sizeof path, "%s/%s.json", out, sbs_subset_name(subsets[s]));
     if (sbr_write_json_atomic(path, merged[s]) < 0) {
       fprintf(stderr, "merge: cannot write %s: %s\n", path, strerror(errno));
       rc = 2;
     }
   }
   if (!rc) {
-    json_object *summary = sbr_regen_summary(merged, subsets, ns, NULL);
-    sbr_print_table(summary, stdout);
+    json_object *summary = sbs_regen_summary(merged, subsets, ns, NULL);
+    sbs_print_table(summary, stdout);
     printf("\n%zu shards merged into %s\n", n, out);
     if (summary_path && sbr_write_json_atomic(summary_path, summary) < 0) {
       fprintf(stderr, "merge: cannot write %s: %s\n", summary_path, strerror(errno));

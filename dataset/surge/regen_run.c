@@ -15,22 +15,22 @@
 #include <string.h>
 
 typedef struct {
-  const sbr_regen_opts *o;
+  const sbs_regen_opts *o;
   sbr_driver *d;
-  sbr_env env;
-  json_object *published[SBR_N_SUBSETS], *outs[SBR_N_SUBSETS];
-  bool *mine[SBR_N_SUBSETS]; /* --shard: this shard's items */
-  sbr_regen_task *tasks;
+  sbs_env env;
+  json_object *published[SBS_N_SUBSETS], *outs[SBS_N_SUBSETS];
+  bool *mine[SBS_N_SUBSETS]; /* --shard: this shard's items */
+  sbs_regen_task *tasks;
   size_t total;
 } regen_state;
 
 /* The published data, and what an earlier run left in --out: 0, 1 (an
  * --only index no subset has), or 2. */
 static int load(regen_state *rs) {
-  const sbr_regen_opts *o = rs->o;
+  const sbs_regen_opts *o = rs->o;
   for (size_t s = 0; s < o->n_subsets; s++) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", o->data, sbr_subset_name(o->subsets[s]));
+    snprintf(path, sizeof path, "%s/%s.json", o->data, sbs_subset_name(o->subsets[s]));
     char why[600] = "not a list of SURGE items";
     rs->published[s] = sbp_json_file(path, why, sizeof why);
     if (!rs->published[s] || !json_object_is_type(rs->published[s], json_type_array)) {
@@ -48,14 +48,14 @@ static int load(regen_state *rs) {
           in_some |= i < json_object_array_length(rs->published[k]);
         if (s + 1 == o->n_subsets && !in_some) {
           fprintf(stderr, "regen: --only %lu: %s has %zu items (0 to %zu); nothing ran\n", i,
-                  sbr_subset_name(o->subsets[s]), len, len ? len - 1 : 0);
+                  sbs_subset_name(o->subsets[s]), len, len ? len - 1 : 0);
           return 1;
         }
         q = *end ? end + 1 : end;
       }
     }
     if (o->out) {
-      snprintf(path, sizeof path, "%s/%s.json", o->out, sbr_subset_name(o->subsets[s]));
+      snprintf(path, sizeof path, "%s/%s.json", o->out, sbs_subset_name(o->subsets[s]));
       prev = json_object_from_file(path);
     }
     if (prev && json_object_is_type(prev, json_type_array) &&
@@ -69,28 +69,28 @@ static int load(regen_state *rs) {
   return 0;
 }
 
-/* The toolchains of SBR_BEST_PROFILE, when the daemon has that profile and
+/* The toolchains of SBS_BEST_PROFILE, when the daemon has that profile and
  * the run names none: each group whose version shows in the references runs
  * where it is closer to SURGE's (adapt_env.c). A run that names a profile
  * (`--profile host` included) runs everything there, as asked. */
 static void best_profile(regen_state *rs) {
   if (rs->d->ctx.profile) return;
   bool groups = false; /* a run that touches no such group (CL alone) needs no profile's word */
-  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  for (int k = 0; k < SBS_N_ENV; k++) groups |= sbs_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
   if (!groups) return;
   json_object *req = json_tokener_parse("{\"id\":\"regen-best-profile\",\"type\":\"toolchains\"}");
-  json_object_object_add(req, "profile", json_object_new_string(SBR_BEST_PROFILE));
+  json_object_object_add(req, "profile", json_object_new_string(SBS_BEST_PROFILE));
   json_object *resp = sbr_driver_ask(rs->d, req);
   json_object_put(req);
   if (resp && !sbp_response_error_code(resp))
-    sbr_env_set_best(&rs->env, SBR_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
+    sbs_env_set_best(&rs->env, SBS_BEST_PROFILE, json_object_object_get(resp, "toolchains"));
   else
     fprintf(stderr, "regen: profile %s not available (%s): every group runs here (`surgebox profile create %s` "
                     "gives GCC 9, JDK 11, Python 3.9 and Julia 1.5)\n",
-            SBR_BEST_PROFILE,
+            SBS_BEST_PROFILE,
             resp ? json_object_get_string(json_object_object_get(json_object_object_get(resp, "error"), "message"))
                  : "no answer",
-            SBR_BEST_PROFILE);
+            SBS_BEST_PROFILE);
   json_object_put(resp);
 }
 
@@ -100,33 +100,33 @@ static int environment(regen_state *rs) {
   if (rc) return rc;
   char err[256];
   const char *profile = rs->d->ctx.profile;
-  sbr_env_init(&rs->env, rs->d->toolchains, err, sizeof err);
+  sbs_env_init(&rs->env, rs->d->toolchains, err, sizeof err);
   snprintf(rs->env.run_profile, sizeof rs->env.run_profile, "%s", profile ? profile : "");
   best_profile(rs);
-  sbr_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
-  const sbr_env *e = &rs->env;
+  sbs_env_options(&rs->env, rs->o->inproc, rs->o->mimic);
+  const sbs_env *e = &rs->env;
   if (rs->o->quiet_environment) return 0;
   bool groups = false;
-  for (int k = 0; k < SBR_N_ENV; k++) groups |= sbr_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
+  for (int k = 0; k < SBS_N_ENV; k++) groups |= sbs_env_role_in(k, rs->o->subsets, rs->o->n_subsets);
   fprintf(stderr, "regen: environment %s (python %s)%s%s%s\n", profile ? profile : "host", e->python,
           groups && e->alt ? ", closer groups in profile " : "", groups && e->alt ? e->best_profile : "",
           groups ? "; per group whose version shows in the references:" : "");
-  sbr_env_say_choices(e, "regen", rs->o->subsets, rs->o->n_subsets, stderr);
+  sbs_env_say_choices(e, "regen", rs->o->subsets, rs->o->n_subsets, stderr);
   return 0;
 }
 
 /* --shard: this shard's items, and its manifest before anything runs: 0 or 2. */
 static int shard_begin(regen_state *rs) {
-  const sbr_regen_opts *o = rs->o;
+  const sbs_regen_opts *o = rs->o;
   json_object *owned;
   double share;
-  sbr_regen_shard_plan(&o->shard, rs->published, o->subsets, o->n_subsets, o->only, rs->mine, &owned, &share);
-  sbr_regen_manifest_opts mo = {o->only, rs->d->ctx.profile, o->repeat, o->inproc, o->mimic};
-  json_object *man = sbr_regen_manifest(&o->shard, o->data, o->subsets, o->n_subsets, &mo, rs->env.toolchains, owned, share);
+  sbs_regen_shard_plan(&o->shard, rs->published, o->subsets, o->n_subsets, o->only, rs->mine, &owned, &share);
+  sbs_regen_manifest_opts mo = {o->only, rs->d->ctx.profile, o->repeat, o->inproc, o->mimic};
+  json_object *man = sbs_regen_manifest(&o->shard, o->data, o->subsets, o->n_subsets, &mo, rs->env.toolchains, owned, share);
   char path[4200];
   snprintf(path, sizeof path, "%s/shard.json", o->out ? o->out : ".");
   int rc = 0;
-  if (o->out && sbr_regen_shard_check_resume(path, man) < 0) rc = 2;
+  if (o->out && sbs_regen_shard_check_resume(path, man) < 0) rc = 2;
   else if (o->out && sbr_write_json_atomic(path, man) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
   if (!rc) fprintf(stderr, "regen: shard %u/%u, %.1f%% of the expected cost\n", o->shard.index, o->shard.count, share * 100);
   json_object_put(man);
@@ -136,7 +136,7 @@ static int shard_begin(regen_state *rs) {
 
 /* finished by an earlier run; --retry-failed runs again what did not finish
  * (timeout, memory_limit; host_killed and failures are never complete) */
-static bool finished(const sbr_regen_opts *o, json_object *prev) {
+static bool finished(const sbs_regen_opts *o, json_object *prev) {
   json_object *exec, *complete;
   if (!json_object_object_get_ex(prev, "exec", &exec) || !json_object_object_get_ex(exec, "complete", &complete) ||
       !json_object_get_boolean(complete))
@@ -148,7 +148,7 @@ static bool finished(const sbr_regen_opts *o, json_object *prev) {
   return !(o->retry_failed && failed);
 }
 
-static json_object *out_item(const regen_state *rs, const sbr_regen_task *t) {
+static json_object *out_item(const regen_state *rs, const sbs_regen_task *t) {
   size_t s = 0;
   while (rs->o->subsets[s] != t->subset) s++;
   return json_object_array_get_idx(rs->outs[s], t->index);
@@ -157,21 +157,21 @@ static json_object *out_item(const regen_state *rs, const sbr_regen_task *t) {
 /* The items to run: 0, or 2 (out of memory). Says first how many of the
  * items asked for an earlier run already finished in --out. */
 static int make_tasks(regen_state *rs) {
-  const sbr_regen_opts *o = rs->o;
+  const sbs_regen_opts *o = rs->o;
   size_t cap = 0, asked = 0, resumed = 0;
   for (size_t s = 0; s < o->n_subsets; s++)
     for (size_t i = 0; i < json_object_array_length(rs->published[s]); i++) {
-      if (!sbr_in_only(o->only, i) || (o->shard.count && !rs->mine[s][i])) continue;
+      if (!sbs_in_only(o->only, i) || (o->shard.count && !rs->mine[s][i])) continue;
       asked++;
       if (finished(o, json_object_array_get_idx(rs->outs[s], i))) {
         resumed++;
         continue;
       }
       if (rs->total == cap && !(rs->tasks = realloc(rs->tasks, (cap = cap ? cap * 2 : 64) * sizeof *rs->tasks))) return 2;
-      sbr_regen_task *t = &rs->tasks[rs->total++];
-      if (sbr_regen_task_init(t, o->subsets[s], i, json_object_array_get_idx(rs->published[s], i), &rs->env, o->repeat) < 0)
+      sbs_regen_task *t = &rs->tasks[rs->total++];
+      if (sbs_regen_task_init(t, o->subsets[s], i, json_object_array_get_idx(rs->published[s], i), &rs->env, o->repeat) < 0)
         return 2;
-      if (t->wanted == 0) sbr_regen_task_record(t, out_item(rs, t)); /* nothing to run: recorded right away */
+      if (t->wanted == 0) sbs_regen_task_record(t, out_item(rs, t)); /* nothing to run: recorded right away */
     }
   if (resumed)
     fprintf(stderr, "regen: resuming: %zu of %zu already in %s (%zu to run%s)\n", resumed, asked, o->out,
@@ -182,7 +182,7 @@ static int make_tasks(regen_state *rs) {
 /* request i: task i % total, repeat i / total */
 static json_object *make_request(size_t i, void *ctx) {
   regen_state *rs = ctx;
-  sbr_regen_task *t = &rs->tasks[i % rs->total];
+  sbs_regen_task *t = &rs->tasks[i % rs->total];
   if ((int)(i / rs->total) >= t->wanted) return NULL;
   json_object *req = json_tokener_parse(json_object_to_json_string_ext(t->job.request, JSON_C_TO_STRING_PLAIN));
   if (!t->job.profile[0]) sbr_driver_profile(rs->d, req);
@@ -192,18 +192,18 @@ static json_object *make_request(size_t i, void *ctx) {
 /* request i's expected seconds: the plan's (regen_shard.c), for the ETA */
 static double request_cost(size_t i, void *ctx) {
   regen_state *rs = ctx;
-  const sbr_regen_task *t = &rs->tasks[i % rs->total];
+  const sbs_regen_task *t = &rs->tasks[i % rs->total];
   size_t s = 0;
   while (rs->o->subsets[s] != t->subset) s++;
-  return sbr_surge_item_cost(t->subset, json_object_array_get_idx(rs->published[s], t->index));
+  return sbs_surge_item_cost(t->subset, json_object_array_get_idx(rs->published[s], t->index));
 }
 
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   (void)resp;
   regen_state *rs = ctx;
-  sbr_regen_task *t = &rs->tasks[i % rs->total];
-  sbr_regen_task_answer(t, r, &rs->env);
-  if (t->got >= t->wanted) sbr_regen_task_record(t, out_item(rs, t));
+  sbs_regen_task *t = &rs->tasks[i % rs->total];
+  sbs_regen_task_answer(t, r, &rs->env);
+  if (t->got >= t->wanted) sbs_regen_task_record(t, out_item(rs, t));
   return t->failed; /* failures of the machinery, not of the programs (BG's are meant to fail) */
 }
 
@@ -211,20 +211,20 @@ static void save_outputs(void *ctx) {
   regen_state *rs = ctx;
   for (size_t s = 0; rs->o->out && s < rs->o->n_subsets; s++) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", rs->o->out, sbr_subset_name(rs->o->subsets[s]));
+    snprintf(path, sizeof path, "%s/%s.json", rs->o->out, sbs_subset_name(rs->o->subsets[s]));
     if (sbr_write_json_atomic(path, rs->outs[s]) < 0) fprintf(stderr, "regen: cannot write %s\n", path);
   }
 }
 
 /* The fidelity table (and --summary), failures of surgebox in a class of their own. */
 static void report(const regen_state *rs, double t0) {
-  const sbr_regen_opts *o = rs->o;
+  const sbs_regen_opts *o = rs->o;
   FILE *f = o->report ? o->report : stdout;
   size_t done = 0;
   for (size_t k = 0; k < rs->total; k++) done += rs->tasks[k].got >= rs->tasks[k].wanted;
   size_t failed;
-  json_object *summary = sbr_regen_summary(rs->outs, o->subsets, o->n_subsets, &failed);
-  sbr_print_table(summary, f);
+  json_object *summary = sbs_regen_summary(rs->outs, o->subsets, o->n_subsets, &failed);
+  sbs_print_table(summary, f);
   if (failed)
     fprintf(f, "\n%zu item(s) not regenerated: a failure of surgebox (class %s), the published reference kept\n", failed,
             SBR_FAILURE_CLASS);
@@ -235,21 +235,21 @@ static void report(const regen_state *rs, double t0) {
 }
 
 static void state_free(regen_state *rs) {
-  for (size_t k = 0; k < rs->total; k++) sbr_regen_task_free(&rs->tasks[k]);
+  for (size_t k = 0; k < rs->total; k++) sbs_regen_task_free(&rs->tasks[k]);
   free(rs->tasks);
-  for (size_t s = 0; s < SBR_N_SUBSETS; s++) {
+  for (size_t s = 0; s < SBS_N_SUBSETS; s++) {
     json_object_put(rs->published[s]);
     json_object_put(rs->outs[s]);
     free(rs->mine[s]);
   }
-  sbr_env_free(&rs->env);
+  sbs_env_free(&rs->env);
 }
 
-int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
+int sbs_regen_on(sbr_driver *d, const sbs_regen_opts *o) {
   regen_state rs = {.o = o, .d = d};
   int rc = load(&rs);
   if (!rc && o->plan)
-    rc = sbr_regen_shard_print_plan(o->shard.count, rs.published, o->subsets, o->n_subsets, o->only, o->plan_json, stdout);
+    rc = sbs_regen_shard_print_plan(o->shard.count, rs.published, o->subsets, o->n_subsets, o->only, o->plan_json, stdout);
   if (rc || o->plan) goto out;
   /* --out is made once the daemon answered and took the profile: a refused
    * run (no daemon, an unknown profile, --no-autostart) leaves nothing behind */
@@ -260,7 +260,7 @@ int sbr_regen_on(sbr_driver *d, const sbr_regen_opts *o) {
     goto out;
   }
   if ((o->shard.count && (rc = shard_begin(&rs))) || (rc = make_tasks(&rs))) goto out;
-  if (sbr_env_say_substitutions(&rs.env, "regen", o->strict, stderr) < 0) { /* --strict: nothing runs */
+  if (sbs_env_say_substitutions(&rs.env, "regen", o->strict, stderr) < 0) { /* --strict: nothing runs */
     rc = 2;
     goto out;
   }
@@ -278,8 +278,8 @@ out:
   return rc;
 }
 
-int sbr_regen_run(const sbc_ctx *ctx, const sbr_regen_opts *o) {
+int sbs_regen_run(const sbc_ctx *ctx, const sbs_regen_opts *o) {
   sbr_driver d;
   sbr_driver_init(&d, "regen", ctx, o->jobs);
-  return sbr_driver_finish(&d, sbr_regen_on(&d, o));
+  return sbr_driver_finish(&d, sbs_regen_on(&d, o));
 }

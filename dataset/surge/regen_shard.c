@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-double sbr_surge_item_cost(sbr_subset s, json_object *item) {
-  static const double typical[SBR_N_SUBSETS] = {
-      [SBR_ML] = 0.5, [SBR_CL] = 0.5, [SBR_RL] = 1.0, [SBR_SC] = 0.15,
-      [SBR_TC] = 0.15, [SBR_BG] = 0.4, [SBR_DR] = 0.2, [SBR_FL] = 0.5};
+double sbs_surge_item_cost(sbs_subset s, json_object *item) {
+  static const double typical[SBS_N_SUBSETS] = {
+      [SBS_ML] = 0.5, [SBS_CL] = 0.5, [SBS_RL] = 1.0, [SBS_SC] = 0.15,
+      [SBS_TC] = 0.15, [SBS_BG] = 0.4, [SBS_DR] = 0.2, [SBS_FL] = 0.5};
   double cost = typical[s];
   json_object *cf, *t;
   if (json_object_object_get_ex(item, "custom_features", &cf) && json_object_object_get_ex(cf, "time", &t) && t) {
@@ -28,13 +28,13 @@ double sbr_surge_item_cost(sbr_subset s, json_object *item) {
   return cost;
 }
 
-uint64_t sbr_surge_item_key(sbr_subset s, json_object *item) {
-  const char *name = sbr_subset_name(s);
+uint64_t sbs_surge_item_key(sbs_subset s, json_object *item) {
+  const char *name = sbs_subset_name(s);
   const char *text = json_object_to_json_string_ext(item, JSON_C_TO_STRING_PLAIN);
   return sbr_shard_key(name, strlen(name), text, strlen(text));
 }
 
-int sbr_regen_shard_plan(const sbr_shard *sh, json_object *const *published, const sbr_subset *subsets, size_t n_subsets,
+int sbs_regen_shard_plan(const sbr_shard *sh, json_object *const *published, const sbs_subset *subsets, size_t n_subsets,
                          const char *only, bool **mine, json_object **owned, double *share) {
   size_t n = 0;
   for (size_t s = 0; s < n_subsets; s++) n += json_object_array_length(published[s]);
@@ -47,9 +47,9 @@ int sbr_regen_shard_plan(const sbr_shard *sh, json_object *const *published, con
   double total = 0;
   for (size_t s = 0; s < n_subsets; s++)
     for (size_t i = 0; i < json_object_array_length(published[s]); i++) {
-      if (!sbr_in_only(only, i)) continue;
+      if (!sbs_in_only(only, i)) continue;
       json_object *it = json_object_array_get_idx(published[s], i);
-      items[k] = (sbr_shard_item){sbr_surge_item_key(subsets[s], it), sbr_surge_item_cost(subsets[s], it)};
+      items[k] = (sbr_shard_item){sbs_surge_item_key(subsets[s], it), sbs_surge_item_cost(subsets[s], it)};
       total += items[k].cost;
       where_s[k] = s;
       where_i[k++] = i;
@@ -58,12 +58,12 @@ int sbr_regen_shard_plan(const sbr_shard *sh, json_object *const *published, con
   *owned = json_object_new_object();
   for (size_t s = 0; s < n_subsets; s++) {
     mine[s] = calloc(json_object_array_length(published[s]) + 1, sizeof **mine);
-    json_object_object_add(*owned, sbr_subset_name(subsets[s]), json_object_new_array());
+    json_object_object_add(*owned, sbs_subset_name(subsets[s]), json_object_new_array());
   }
   for (size_t j = 0; j < k; j++)
     if (owner[j] == sh->index) {
       mine[where_s[j]][where_i[j]] = true;
-      json_object_array_add(json_object_object_get(*owned, sbr_subset_name(subsets[where_s[j]])),
+      json_object_array_add(json_object_object_get(*owned, sbs_subset_name(subsets[where_s[j]])),
                             json_object_new_int64((int64_t)where_i[j]));
     }
   *share = total > 0 ? load[sh->index] / total : 0;
@@ -77,7 +77,7 @@ int sbr_regen_shard_plan(const sbr_shard *sh, json_object *const *published, con
 
 /* SHA-256 over every toolchain's name, version and availability, in the
  * daemon's order: two machines with the same identity give the same hex. */
-void sbr_toolchains_sha256(json_object *toolchains, char hex[65]) {
+void sbs_toolchains_sha256(json_object *toolchains, char hex[65]) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -93,8 +93,8 @@ void sbr_toolchains_sha256(json_object *toolchains, char hex[65]) {
   free(buf);
 }
 
-json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const sbr_subset *subsets, size_t n_subsets,
-                                const sbr_regen_manifest_opts *o, json_object *toolchains, json_object *owned,
+json_object *sbs_regen_manifest(const sbr_shard *sh, const char *data_dir, const sbs_subset *subsets, size_t n_subsets,
+                                const sbs_regen_manifest_opts *o, json_object *toolchains, json_object *owned,
                                 double share) {
   json_object *m = json_object_new_object(), *data = json_object_new_object(), *subs = json_object_new_array();
   json_object_object_add(m, "surgebox_shard", json_object_new_int(1));
@@ -103,10 +103,10 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
   json_object_object_add(m, "shards", json_object_new_int((int)sh->count));
   for (size_t s = 0; s < n_subsets; s++) {
     char path[4200], hex[65];
-    snprintf(path, sizeof path, "%s/%s.json", data_dir, sbr_subset_name(subsets[s]));
+    snprintf(path, sizeof path, "%s/%s.json", data_dir, sbs_subset_name(subsets[s]));
     if (sbu_sha256_file_hex(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
-    json_object_object_add(data, sbr_subset_name(subsets[s]), json_object_new_string(hex));
-    json_object_array_add(subs, json_object_new_string(sbr_subset_name(subsets[s])));
+    json_object_object_add(data, sbs_subset_name(subsets[s]), json_object_new_string(hex));
+    json_object_array_add(subs, json_object_new_string(sbs_subset_name(subsets[s])));
   }
   json_object_object_add(m, "data_sha256", data);
   json_object_object_add(m, "subsets", subs);
@@ -118,7 +118,7 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
   json_object_object_add(m, "options", opts);
   json_object_object_add(m, "profile", json_object_new_string(o->profile ? o->profile : "host"));
   char hex[65];
-  sbr_toolchains_sha256(toolchains, hex);
+  sbs_toolchains_sha256(toolchains, hex);
   json_object_object_add(m, "toolchains_sha256", json_object_new_string(hex));
   char sh_s[32];
   snprintf(sh_s, sizeof sh_s, "%.6f", share);
@@ -127,7 +127,7 @@ json_object *sbr_regen_manifest(const sbr_shard *sh, const char *data_dir, const
   return m;
 }
 
-int sbr_regen_shard_check_resume(const char *path, json_object *manifest) {
+int sbs_regen_shard_check_resume(const char *path, json_object *manifest) {
   json_object *prev = json_object_from_file(path);
   if (!prev) return 0; /* a fresh --out */
   int rc = json_object_equal(prev, manifest) ? 0 : -1;
@@ -141,23 +141,23 @@ int sbr_regen_shard_check_resume(const char *path, json_object *manifest) {
   return rc;
 }
 
-int sbr_regen_shard_print_plan(unsigned count, json_object *const *published, const sbr_subset *subsets,
+int sbs_regen_shard_print_plan(unsigned count, json_object *const *published, const sbs_subset *subsets,
                                size_t n_subsets, const char *only, bool as_json, FILE *f) {
   double largest = 0, total = 0;
   json_object *doc = json_object_new_object(), *plan = json_object_new_array();
   if (!as_json) fprintf(f, "%-8s %6s %14s %8s\n", "shard", "items", "expected (s)", "share");
   for (unsigned k = 0; k < count; k++) {
     sbr_shard sh = {k, count};
-    bool *mine[SBR_N_SUBSETS] = {0};
+    bool *mine[SBS_N_SUBSETS] = {0};
     json_object *owned;
     double share, cost = 0;
     size_t items = 0;
-    sbr_regen_shard_plan(&sh, published, subsets, n_subsets, only, mine, &owned, &share);
+    sbs_regen_shard_plan(&sh, published, subsets, n_subsets, only, mine, &owned, &share);
     for (size_t s = 0; s < n_subsets; s++) {
       for (size_t i = 0; i < json_object_array_length(published[s]); i++)
         if (mine[s][i]) {
           items++;
-          cost += sbr_surge_item_cost(subsets[s], json_object_array_get_idx(published[s], i));
+          cost += sbs_surge_item_cost(subsets[s], json_object_array_get_idx(published[s], i));
         }
       free(mine[s]);
     }

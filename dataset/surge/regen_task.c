@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_object *item, const sbr_env *env,
+int sbs_regen_task_init(sbs_regen_task *t, sbs_subset s, size_t index, json_object *item, const sbs_env *env,
                         int repeat) {
   memset(t, 0, sizeof *t);
   t->subset = s;
@@ -22,24 +22,24 @@ int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_obje
   if (!t->refs || !t->cpu) return -1;
   t->wall = t->cpu + repeat;
   t->inproc = t->wall + repeat;
-  if (sbr_adapt(s, index, item, env, &t->job, t->error, sizeof t->error) < 0) t->wanted = 0;
+  if (sbs_adapt(s, index, item, env, &t->job, t->error, sizeof t->error) < 0) t->wanted = 0;
   if (t->job.missing[0]) t->wanted = 0;
   return 0;
 }
 
-void sbr_regen_task_free(sbr_regen_task *t) {
+void sbs_regen_task_free(sbs_regen_task *t) {
   for (int r = 0; t->refs && r < t->got; r++) free(t->refs[r]);
   free(t->refs);
   free(t->cpu); /* wall's and inproc's too */
   json_object_put(t->toolchain);
   json_object_put(t->profile);
-  sbr_job_free(&t->job);
+  sbs_job_free(&t->job);
 }
 
 /* A figure the daemon did not send is 0 here, as it always was in --out. */
 static double seconds(double v) { return v < 0 ? 0 : v; }
 
-static void read_steps(sbr_regen_task *t, const sbc_result *res, int r) {
+static void read_steps(sbs_regen_task *t, const sbc_result *res, int r) {
   t->compile_failed |= sbc_result_compile_failed(res);
   for (size_t si = 0; t->job.out_step && si < res->n_steps; si++) { /* the last step of that name */
     const sbc_step *sd = &res->steps[si];
@@ -50,7 +50,7 @@ static void read_steps(sbr_regen_task *t, const sbc_result *res, int r) {
   }
 }
 
-void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_env *env) {
+void sbs_regen_task_answer(sbs_regen_task *t, const sbc_result *res, const sbs_env *env) {
   snprintf(t->status, sizeof t->status, "%s", res->is_error ? "error" : res->status);
   if (!res->is_error && !strcmp(t->status, SBP_STATUS_TOOLCHAIN_MISSING)) { /* the daemon lacks what the adapter chose */
     snprintf(t->job.missing, sizeof t->job.missing, "%s", t->job.toolchain);
@@ -71,15 +71,15 @@ void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_e
     return;
   }
   int r = t->got++;
-  t->refs[r] = sbr_reference(&t->job, res, &t->inproc[r]);
+  t->refs[r] = sbs_reference(&t->job, res, &t->inproc[r]);
   read_steps(t, res, r);
   if (res->toolchain && !t->toolchain) t->toolchain = json_object_get(res->toolchain);
   if (res->profile && !t->profile) t->profile = json_object_get(res->profile);
   if (!t->toolchain && t->job.toolchain[0]) { /* raw steps: the chosen one, as the daemon lists it */
     json_object *id = json_object_new_object();
     json_object_object_add(id, "name", json_object_new_string(t->job.toolchain));
-    const sbr_env *where = t->job.profile[0] && env->alt ? env->alt : env; /* built in the best profile */
-    const char *ver = sbr_env_version(where, t->job.toolchain);
+    const sbs_env *where = t->job.profile[0] && env->alt ? env->alt : env; /* built in the best profile */
+    const char *ver = sbs_env_version(where, t->job.toolchain);
     json_object_object_add(id, "version", ver ? json_object_new_string(ver) : NULL);
     t->toolchain = id;
   }
@@ -108,7 +108,7 @@ static json_object *num(double v) {
   return json_object_new_double_s(strtod(s, NULL), s);
 }
 
-static void add_times(const sbr_regen_task *t, json_object *exec) {
+static void add_times(const sbs_regen_task *t, json_object *exec) {
   json_object_object_add(exec, "cpu_time_s", num(median(t->cpu, t->got)));
   json_object_object_add(exec, "wall_time_s", num(median(t->wall, t->got)));
   json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
@@ -124,7 +124,7 @@ static void add_times(const sbr_regen_task *t, json_object *exec) {
   json_object_object_add(exec, "inproc_cpu_s_runs", runs);
 }
 
-static json_object *toolchain_of(const sbr_regen_task *t, bool missing) {
+static json_object *toolchain_of(const sbs_regen_task *t, bool missing) {
   if (t->toolchain) return json_object_get(t->toolchain);
   json_object *tc = json_object_new_object();
   json_object_object_add(tc, "name", json_object_new_string(missing ? t->job.missing : t->job.toolchain));
@@ -132,17 +132,17 @@ static json_object *toolchain_of(const sbr_regen_task *t, bool missing) {
   return tc;
 }
 
-void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
-  const char *published = sbr_item_str(t->item, "gt");
+void sbs_regen_task_record(const sbs_regen_task *t, json_object *out_item) {
+  const char *published = sbs_item_str(t->item, "gt");
   json_object *exec = json_object_new_object();
   bool missing = t->job.missing[0] != '\0';
   bool ran = !missing && !t->failed && !t->unfinished[0] && t->got > 0 && t->refs[0];
   bool deterministic = true;
   for (int r = 1; ran && r < t->got; r++)
     if (!t->refs[r] || strcmp(t->refs[r], t->refs[0]) != 0) deterministic = false;
-  sbr_compare_result c = {0};
-  if (ran) sbr_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
-  const char *cls = sbr_classify(t->status, missing || !ran, deterministic, &c);
+  sbs_compare_result c = {0};
+  if (ran) sbs_compare(published, t->refs[0], t->job.whitespace_free, t->compile_failed, &c);
+  const char *cls = sbs_classify(t->status, missing || !ran, deterministic, &c);
   if (!ran && !missing) cls = t->unfinished[0] ? t->unfinished : t->failed ? SBR_FAILURE_CLASS : "other";
   json_object_object_add(exec, "status", json_object_new_string(missing ? "missing_toolchain" : t->status[0] ? t->status : "not_run"));
   json_object_object_add(exec, "regenerated", json_object_new_boolean(ran));
@@ -163,7 +163,7 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
     json_object_object_add(exec, "cpu_time_s_unfinished", num(t->cpu[0]));
     json_object_object_add(exec, "max_rss_kb", json_object_new_int64(t->rss));
   }
-  sbr_exec_substitution(exec, &t->job);
+  sbs_exec_substitution(exec, &t->job);
   json_object *final = json_object_object_get(exec, "class"); /* after a substitution's toolchain_drift */
   if (ran && final && !strcmp(json_object_get_string(final), "other") && t->got < 2) /* one run: not checked */
     json_object_object_add(exec, "class", json_object_new_string("unchecked"));
@@ -173,11 +173,11 @@ void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item) {
   json_object_object_add(out_item, "exec", exec);
 }
 
-json_object *sbr_regen_summary(json_object *const *outs, const sbr_subset *subsets, size_t n, size_t *failed) {
-  json_object *summary = sbr_summary(outs, subsets, n);
+json_object *sbs_regen_summary(json_object *const *outs, const sbs_subset *subsets, size_t n, size_t *failed) {
+  json_object *summary = sbs_summary(outs, subsets, n);
   size_t total = 0;
   for (size_t s = 0; s < n; s++) {
-    json_object *o = json_object_object_get(summary, sbr_subset_name(subsets[s])), *idx = json_object_new_array();
+    json_object *o = json_object_object_get(summary, sbs_subset_name(subsets[s])), *idx = json_object_new_array();
     for (size_t i = 0; i < json_object_array_length(outs[s]); i++) {
       json_object *exec = json_object_object_get(json_object_array_get_idx(outs[s], i), "exec");
       const char *cls = json_object_get_string(json_object_object_get(exec, "class"));

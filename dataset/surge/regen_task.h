@@ -5,10 +5,10 @@
 #include "regen.h"
 
 typedef struct {
-  sbr_subset subset;
+  sbs_subset subset;
   size_t index;
   json_object *item; /* the published item */
-  sbr_job job;
+  sbs_job job;
   int got, wanted;
   char **refs; /* per repeat */
   double *cpu, *wall, *inproc; /* per repeat, one block (cpu's) */
@@ -20,14 +20,14 @@ typedef struct {
   json_object *toolchain; /* identity from the response */
   json_object *profile;   /* {"name","manifest_hash"} from the response */
   char error[512];
-} sbr_regen_task;
+} sbs_regen_task;
 
 /* The task of item `index` (its job adapted for env): 0, or -1 (out of memory). */
-int sbr_regen_task_init(sbr_regen_task *t, sbr_subset s, size_t index, json_object *item, const sbr_env *env,
+int sbs_regen_task_init(sbs_regen_task *t, sbs_subset s, size_t index, json_object *item, const sbs_env *env,
                         int repeat);
-void sbr_regen_task_free(sbr_regen_task *t);
+void sbs_regen_task_free(sbs_regen_task *t);
 /* The answer to one repeat (typed: client/result.h). */
-void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_env *env);
+void sbs_regen_task_answer(sbs_regen_task *t, const sbc_result *res, const sbs_env *env);
 /* out_item (the item as written to --out) gets the published item's
  * fields, "gt" (regenerated, or the published one when nothing was) and
  * "exec" (what happened). A failure of surgebox is written as such:
@@ -36,7 +36,7 @@ void sbr_regen_task_answer(sbr_regen_task *t, const sbc_result *res, const sbr_e
  * "regenerated": false, its status as its class (timeout, memory_limit;
  * host_killed, the machine's failure, also not complete). One run: a miss
  * nothing explains is "unchecked" (determinism not checked), not "other". */
-void sbr_regen_task_record(const sbr_regen_task *t, json_object *out_item);
+void sbs_regen_task_record(const sbs_regen_task *t, json_object *out_item);
 
 
 #endif

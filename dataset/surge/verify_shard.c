@@ -27,7 +27,7 @@
  * as regen's shard.json records it. 0, or -1 (said why). */
 static int toolchains_identity(sbr_driver *d, char hex[65]) {
   if (sbr_driver_connect(d) != 0) return -1;
-  sbr_toolchains_sha256(d->toolchains, hex);
+  sbs_toolchains_sha256(d->toolchains, hex);
   return 0;
 }
 
@@ -48,18 +48,18 @@ static int check_resume(const char *path, json_object *m) {
   return rc;
 }
 
-int sbr_vs_shard_begin(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, json_object *const *published,
+int sbs_vs_shard_begin(sbr_driver *d, const sbs_vs_opts *o, sbs_vs_items *it, json_object *const *published,
                        const char *out) {
   const sbr_shard *sh = &o->shard;
-  sbr_subset subs[SBR_N_SUBSETS];
-  json_object *pubs[SBR_N_SUBSETS];
+  sbs_subset subs[SBS_N_SUBSETS];
+  json_object *pubs[SBS_N_SUBSETS];
   size_t ns = 0;
-  for (int s = 0; s < SBR_N_SUBSETS; s++)
-    if (published[s]) subs[ns] = (sbr_subset)s, pubs[ns++] = published[s];
-  bool *mine[SBR_N_SUBSETS] = {0};
+  for (int s = 0; s < SBS_N_SUBSETS; s++)
+    if (published[s]) subs[ns] = (sbs_subset)s, pubs[ns++] = published[s];
+  bool *mine[SBS_N_SUBSETS] = {0};
   json_object *all_owned;
   double share;
-  sbr_regen_shard_plan(sh, pubs, subs, ns, NULL, mine, &all_owned, &share);
+  sbs_regen_shard_plan(sh, pubs, subs, ns, NULL, mine, &all_owned, &share);
   json_object_put(all_owned);
 
   json_object *m = sbr_shard_manifest_new("verify-surge", sh), *data = json_object_new_object(),
@@ -67,7 +67,7 @@ int sbr_vs_shard_begin(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, js
   int rc = 0;
   for (size_t k = 0; k < ns; k++) {
     int s = subs[k];
-    const char *name = sbr_subset_name(subs[k]);
+    const char *name = sbs_subset_name(subs[k]);
     char path[4200], hex[65];
     snprintf(path, sizeof path, "%s/%s.json", o->data, name);
     if (sbu_sha256_file_hex(path, hex) < 0) snprintf(hex, sizeof hex, "unreadable");
@@ -111,8 +111,8 @@ int sbr_vs_shard_begin(sbr_driver *d, const sbr_vs_opts *o, sbr_vs_items *it, js
    * owns none of its items: the published items, as regen keeps them */
   for (size_t k = 0; k < ns && !rc; k++) {
     char sub[4200];
-    snprintf(sub, sizeof sub, "%s/%s.json", out, sbr_subset_name(subs[k]));
-    if (json_object_object_get_ex(owned, sbr_subset_name(subs[k]), NULL) && access(sub, F_OK) != 0 &&
+    snprintf(sub, sizeof sub, "%s/%s.json", out, sbs_subset_name(subs[k]));
+    if (json_object_object_get_ex(owned, sbs_subset_name(subs[k]), NULL) && access(sub, F_OK) != 0 &&
         sbr_write_json_atomic(sub, published[subs[k]]) < 0) {
       fprintf(stderr, "verify: cannot write %s: %s\n", sub, strerror(errno));
       rc = -1;
@@ -156,7 +156,7 @@ static bool inputs_unchanged(json_object *m, const char *shard_dir) {
   return ok;
 }
 
-int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
+int sbs_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   json_object *m = sh[0].manifest, *opts = json_object_object_get(m, "options");
   if (!inputs_unchanged(m, sh[0].dir)) return 2;
   const char *by = json_object_get_string(json_object_object_get(opts, "by"));
@@ -173,21 +173,21 @@ int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
   json_object *subsets = json_object_object_get(m, "subsets");
   for (size_t k = 0; k < json_object_array_length(subsets) && !rc; k++) {
     const char *name = json_object_get_string(json_object_array_get_idx(subsets, k));
-    sbr_subset s;
+    sbs_subset s;
     json_object *merged = NULL;
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", tmp, name ? name : "?");
-    if (!name || sbr_subset_parse(name, &s) < 0) {
+    if (!name || sbs_subset_parse(name, &s) < 0) {
       fprintf(stderr, "merge: %s/shard.json: unknown subset %s\n", sh[0].dir, name ? name : "?");
       rc = 2;
-    } else if (!(merged = sbr_regen_merge_subset(sh, n, name)) || sbr_write_json_atomic(path, merged) < 0) {
+    } else if (!(merged = sbs_regen_merge_subset(sh, n, name)) || sbr_write_json_atomic(path, merged) < 0) {
       if (merged) fprintf(stderr, "merge: cannot write %s: %s\n", path, strerror(errno));
       rc = 2;
     }
     json_object_put(merged);
   }
   /* the options of the shards' runs; the data's subsets as they loaded them */
-  sbr_vs_opts o = {.data = json_object_get_string(json_object_object_get(m, "data_path")),
+  sbs_vs_opts o = {.data = json_object_get_string(json_object_object_get(m, "data_path")),
                    .preds = json_object_get_string(json_object_object_get(m, "predictions_path")),
                    .by = by,
                    .json = true,
@@ -196,8 +196,8 @@ int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
                    .jobs = 1};
   json_object_object_foreach(json_object_object_get(m, "data_sha256"), name, v) { /* an object: checked above */
     (void)v;
-    sbr_subset s;
-    if (sbr_subset_parse(name, &s) == 0) o.want[s] = true;
+    sbs_subset s;
+    if (sbs_subset_parse(name, &s) == 0) o.want[s] = true;
   }
   sbu_atomic part;
   FILE *f = rc || sbu_atomic_open(&part, out, 0666) < 0 ? NULL : part.f;
@@ -206,14 +206,14 @@ int sbr_vs_merge(const sbr_merge_shard *sh, size_t n, const char *out) {
     rc = 2;
   }
   if (f) {
-    rc = sbr_vs_score_dir(&o, tmp, f);
+    rc = sbs_vs_score_dir(&o, tmp, f);
     if (rc) sbu_atomic_abort(&part);
     else if (sbu_atomic_commit(&part) < 0) {
       fprintf(stderr, "merge: cannot write %s: %s\n", out, strerror(errno));
       rc = 2;
     }
   }
-  sbr_vs_remove_dir(tmp);
+  sbs_vs_remove_dir(tmp);
   if (!rc) printf("%zu shards of verify --benchmark surge merged and scored into %s\n", n, out);
   return rc;
 }

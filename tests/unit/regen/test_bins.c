@@ -9,65 +9,65 @@
 #include <stdint.h>
 
 static const double edges[] = {0.001, 0.01, 0.1, 1};
-#define AGREE(pub, ours, lo, hi) sbr_bin_agree(pub, ours, lo, hi, edges, 4)
+#define AGREE(pub, ours, lo, hi) sbs_bin_agree(pub, ours, lo, hi, edges, 4)
 
 /* Calibration: ratios 0.9, 1.0, 1.1 (and a short item that must not count). */
 static void calibration(void) {
   const double published[] = {1.0, 2.0, 0.5, 0.0001, 1.1};
   double ours[] = {0.9, 2.0, 0.55, 0.004, 2.2};
-  sbr_calibration c;
-  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
+  sbs_calibration c;
+  CHECK(sbs_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
   CHECK(c.used == 3);
   CHECK(fabs(c.factor - 1.0) < 1e-12);
   CHECK(fabs(c.lo - 0.95) < 1e-12 && fabs(c.hi - 1.05) < 1e-12); /* numpy's quantiles of 0.9, 1.0, 1.1 */
   /* leave one out: without the 1.0 ratio, the median of 0.9 and 1.1 */
-  CHECK(sbr_calibrate(ours, published, 4, 0.1, 1, &c) < 0 && c.used == 2); /* 2 < SBR_CALIBRATION_MIN_ITEMS */
-  CHECK(sbr_calibrate(ours, published, 5, 0.1, 1, &c) == 0 && c.used == 3 && fabs(c.factor - 1.1) < 1e-12);
+  CHECK(sbs_calibrate(ours, published, 4, 0.1, 1, &c) < 0 && c.used == 2); /* 2 < SBS_CALIBRATION_MIN_ITEMS */
+  CHECK(sbs_calibrate(ours, published, 5, 0.1, 1, &c) == 0 && c.used == 3 && fabs(c.factor - 1.1) < 1e-12);
   /* too few long items */
-  CHECK(sbr_calibrate(ours, published, 2, 0.1, SIZE_MAX, &c) < 0 && c.used == 2 && isnan(c.factor));
+  CHECK(sbs_calibrate(ours, published, 2, 0.1, SIZE_MAX, &c) < 0 && c.used == 2 && isnan(c.factor));
   /* a machine twice as slow: the same calibrated time and range */
-  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
+  CHECK(sbs_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0);
   double t1, lo1, hi1, t2, lo2, hi2;
-  sbr_calibrated(&c, 0.95, 0.9, 1.0, &t1, &lo1, &hi1);
+  sbs_calibrated(&c, 0.95, 0.9, 1.0, &t1, &lo1, &hi1);
   for (int i = 0; i < 4; i++) ours[i] *= 2;
-  CHECK(sbr_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0 && fabs(c.factor - 2.0) < 1e-12);
-  sbr_calibrated(&c, 1.9, 1.8, 2.0, &t2, &lo2, &hi2);
+  CHECK(sbs_calibrate(ours, published, 4, 0.1, SIZE_MAX, &c) == 0 && fabs(c.factor - 2.0) < 1e-12);
+  sbs_calibrated(&c, 1.9, 1.8, 2.0, &t2, &lo2, &hi2);
   CHECK(fabs(t1 - 0.95) < 1e-12 && fabs(t1 - t2) < 1e-12 && fabs(lo1 - lo2) < 1e-12 && fabs(hi1 - hi2) < 1e-12);
   /* the range holds the repeats' spread widened by the quartiles: 0.9 / 1.05 .. 1.0 / 0.95 */
   CHECK(fabs(lo1 - 0.9 / 1.05) < 1e-12 && fabs(hi1 - 1.0 / 0.95) < 1e-12);
   /* SURGE's 1.1037 s against ours 0.98 on a machine 0.89x SURGE's: calibrated 1.101, the same bin */
   const double pub10[] = {1.1037, 1.1501, 1.0861, 1.1012};
   double ours10[] = {0.9799, 0.9931, 0.9843, 1.0047};
-  CHECK(sbr_calibrate(ours10, pub10, 4, 0.1, 0, &c) == 0);
-  sbr_calibrated(&c, ours10[0], ours10[0], ours10[0], &t1, &lo1, &hi1);
-  CHECK(AGREE(1.1037, ours10[0], ours10[0], ours10[0]) == SBR_BIN_DIFFERENT); /* raw: 0.98 < 1 */
-  CHECK(AGREE(1.1037, t1, lo1, hi1) == SBR_BIN_SAME);
+  CHECK(sbs_calibrate(ours10, pub10, 4, 0.1, 0, &c) == 0);
+  sbs_calibrated(&c, ours10[0], ours10[0], ours10[0], &t1, &lo1, &hi1);
+  CHECK(AGREE(1.1037, ours10[0], ours10[0], ours10[0]) == SBS_BIN_DIFFERENT); /* raw: 0.98 < 1 */
+  CHECK(AGREE(1.1037, t1, lo1, hi1) == SBS_BIN_SAME);
 }
 
 int main(void) {
   calibration();
-  CHECK(sbr_bin_of(0.0, edges, 4) == 0);
-  CHECK(sbr_bin_of(0.000075, edges, 4) == 0);
-  CHECK(sbr_bin_of(0.001, edges, 4) == 1); /* an edge belongs to the bin above it */
-  CHECK(sbr_bin_of(0.9999, edges, 4) == 3);
-  CHECK(sbr_bin_of(1.1037, edges, 4) == 4);
-  CHECK(sbr_bin_of(143.9, edges, 4) == 4);
+  CHECK(sbs_bin_of(0.0, edges, 4) == 0);
+  CHECK(sbs_bin_of(0.000075, edges, 4) == 0);
+  CHECK(sbs_bin_of(0.001, edges, 4) == 1); /* an edge belongs to the bin above it */
+  CHECK(sbs_bin_of(0.9999, edges, 4) == 3);
+  CHECK(sbs_bin_of(1.1037, edges, 4) == 4);
+  CHECK(sbs_bin_of(143.9, edges, 4) == 4);
   /* 3 cities: SURGE 0.0000, ours 75 us */
-  CHECK(AGREE(0.0, 0.000075, 0.00007, 0.00008) == SBR_BIN_SAME);
+  CHECK(AGREE(0.0, 0.000075, 0.00007, 0.00008) == SBS_BIN_SAME);
   /* 10 cities, SURGE 1.1037 s; ours 0.95 s with repeats 0.90..1.02: the 1 s edge is inside the spread */
-  CHECK(AGREE(1.1037, 0.95, 0.90, 1.02) == SBR_BIN_FLAGGED);
+  CHECK(AGREE(1.1037, 0.95, 0.90, 1.02) == SBS_BIN_FLAGGED);
   /* SURGE's figure far from the edge, ours straddling it: flagged by our repeats alone */
-  CHECK(AGREE(2.0, 0.99, 0.98, 1.01) == SBR_BIN_FLAGGED);
+  CHECK(AGREE(2.0, 0.99, 0.98, 1.01) == SBS_BIN_FLAGGED);
   /* ours 0.80 (0.78..0.82, 5 %): 1.1037 is 10 % above the edge, outside that spread */
-  CHECK(AGREE(1.1037, 0.80, 0.78, 0.82) == SBR_BIN_DIFFERENT);
+  CHECK(AGREE(1.1037, 0.80, 0.78, 0.82) == SBS_BIN_DIFFERENT);
   /* SURGE's 1.04 is 4 % above the edge, within our 5 % spread */
-  CHECK(AGREE(1.04, 0.80, 0.78, 0.82) == SBR_BIN_FLAGGED);
+  CHECK(AGREE(1.04, 0.80, 0.78, 0.82) == SBS_BIN_FLAGGED);
   /* one run only: no spread, no flag */
-  CHECK(AGREE(0.0001, 0.0015, 0.0015, 0.0015) == SBR_BIN_DIFFERENT);
+  CHECK(AGREE(0.0001, 0.0015, 0.0015, 0.0015) == SBS_BIN_DIFFERENT);
   /* two bins apart: either edge in between may be inside the spread */
-  CHECK(AGREE(0.005, 0.5, 0.05, 0.9) == SBR_BIN_FLAGGED);
-  CHECK(AGREE(0.005, 0.5, 0.45, 0.55) == SBR_BIN_DIFFERENT);
+  CHECK(AGREE(0.005, 0.5, 0.05, 0.9) == SBS_BIN_FLAGGED);
+  CHECK(AGREE(0.005, 0.5, 0.45, 0.55) == SBS_BIN_DIFFERENT);
   /* an edge outside the two bins never flags: 0.5 vs 0.6 is the same bin anyway; 0.02 vs 0.5 with 0.9..1.1 spread */
-  CHECK(AGREE(0.02, 0.5, 0.45, 1.1) == SBR_BIN_DIFFERENT);
+  CHECK(AGREE(0.02, 0.5, 0.45, 1.1) == SBS_BIN_DIFFERENT);
   return check_exit();
 }

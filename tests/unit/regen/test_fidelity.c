@@ -27,8 +27,8 @@ int main(void) {
   json_object *fl = json_tokener_parse("[" MISSING("lean4", "lean4") "," MISSING("lean4", "lean4") "," MISSING("lean4", "lean4") "]");
   CHECK(ml && fl);
   json_object *items[2] = {ml, fl};
-  sbr_subset subsets[2] = {SBR_ML, SBR_FL};
-  json_object *s = sbr_summary(items, subsets, 2);
+  sbs_subset subsets[2] = {SBS_ML, SBS_FL};
+  json_object *s = sbs_summary(items, subsets, 2);
   json_object *by = json_object_object_get(json_object_object_get(s, "ml"), "by");
   CHECK_STR(json_object_get_string(json_object_object_get(json_object_object_get(by, "Python"), "environment")), "host");
   CHECK_STR(json_object_get_string(json_object_object_get(json_object_object_get(by, "Julia"), "environment")), "surge-2025");
@@ -49,7 +49,7 @@ int main(void) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
-  sbr_print_table(s, f);
+  sbs_print_table(s, f);
   fclose(f);
   CHECK(strstr(text, "  fl   3 items, the whole subset (toolchain absent here: lean4)\n") != NULL);
   CHECK(strstr(text, "  ml   1 item (toolchain absent here: mono): 4\n") != NULL); /* issue 36: not "1 items" */
