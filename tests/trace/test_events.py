@@ -335,7 +335,7 @@ def threads(label, py, mon):
     check(same and all("th" not in e for e in tracerun.events(recs)),
           "%s no threads: threading not imported for the program, no th" % label)
 
-    _, traced, trace, same = run(py, FORKING, limits={"events": 200000})
+    plain, traced, trace, same = run(py, FORKING, limits={"events": 200000})
     try:
         recs = tracerun.records(trace)
         evs = tracerun.events(recs)
@@ -347,6 +347,10 @@ def threads(label, py, mon):
         ok = True if not why else "; ".join(why)
     except Exception as e:
         ok = "bad trace %r" % e
+    if not same or traced.stdout != b"forked 20\n":  # say which run said what (a flake in CI said only False)
+        ok = "%s; plain exit %s out %r err %r; traced exit %s out %r err %r" % (
+            ok, plain.returncode, plain.stdout[-200:], plain.stderr[-600:], traced.returncode, traced.stdout[-200:],
+            traced.stderr[-600:])
     check(same and traced.stdout == b"forked 20\n" and ok is True,
           "%s forks while a thread runs, a thread after the end: no hang, no child's events, nothing after the end (%s)"
           % (label, ok))
