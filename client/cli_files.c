@@ -2,6 +2,7 @@
  * relative paths, stdin. These are the user's own files on the host (no
  * workspace is involved), read by path. */
 #include "cli.h"
+#include "cleanup.h"
 #include "protocol.h"
 #include "utf8.h"
 
@@ -69,21 +70,18 @@ static int upload_name(const char *arg, char *out, size_t cap) {
 }
 
 static int add_file(sbc_files *f, const char *host, const char *name, char *err, size_t err_len) {
-  int fd = open(host, O_RDONLY | O_CLOEXEC);
+  SBU_AUTOCLOSE int fd = open(host, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0) {
     snprintf(err, err_len, "cannot read %s: %s", host, strerror(errno));
-    if (fd >= 0) close(fd);
     return -2;
   }
   if (!S_ISREG(st.st_mode)) {
-    close(fd);
     snprintf(err, err_len, "%s is not a regular file or directory", host);
     return -1;
   }
   size_t len;
-  unsigned char *data = sbc_read_fd(fd, &len);
-  close(fd);
+  SBU_AUTOFREE unsigned char *data = sbc_read_fd(fd, &len);
   if (!data) {
     snprintf(err, err_len, "cannot read %s: %s", host, strerror(errno));
     return -2;
@@ -94,7 +92,6 @@ static int add_file(sbc_files *f, const char *host, const char *name, char *err,
   json_object_object_add(o, "mode", json_object_new_int((int)(st.st_mode & 0777)));
   json_object_array_add(f->files, o);
   f->bytes += len;
-  free(data);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 /* A fleet of daemons behind one client: fleet.h. */
 #include "fleet.h"
+#include "cleanup.h"
 #include "answer_trim.h"
 
 #include "client.h"
@@ -348,26 +349,23 @@ static void send_job(sbc_fleet *f, job *j, int k) {
   j->attempts++;
   e->outstanding++;
   size_t len;
-  char *line = sbp_encode_line(j->req, &len), err[300];
+  SBU_AUTOFREE char *line = sbp_encode_line(j->req, &len);
+  char err[300];
   if (!line) {
     requeue(f, j, "out of memory", false);
     return;
   }
   if (e->spec->http) {
     j->http = sbc_http_start(e->spec, "POST", "/v1/jobs", line, len - 1, pool_take(e), err, sizeof err);
-    free(line);
     if (!j->http) take_out(f, k, err);
     return;
   }
   if (e->fd < 0 && (e->fd = unix_connect(e->spec->name)) < 0) {
     snprintf(err, sizeof err, "connecting: %s", strerror(errno));
-    free(line);
     take_out(f, k, err);
     return;
   }
-  int rc = append(&e->out, &e->out_len, &e->out_cap, line, len);
-  free(line);
-  if (rc < 0) requeue(f, j, "out of memory", false);
+  if (append(&e->out, &e->out_len, &e->out_cap, line, len) < 0) requeue(f, j, "out of memory", false);
 }
 
 static void dispatch(sbc_fleet *f) {

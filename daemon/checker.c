@@ -12,6 +12,7 @@
  * checker's as a file, read by the checker's uid only. The checker runs
  * with the host's toolchains (not a job's profile). */
 #include "internal.h"
+#include "cleanup.h"
 #include "json_seconds.h"
 #include "judge.h"
 #include "sha256.h"
@@ -77,11 +78,9 @@ int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, ch
              spec->toolchain);
     return -1;
   }
-  sbd_checker *k = calloc(1, sizeof *k);
-  sbt_file *files = calloc(spec->n_files + 1, sizeof *files);
+  SBU_AUTOFREE sbd_checker *k = calloc(1, sizeof *k);
+  SBU_AUTOFREE sbt_file *files = calloc(spec->n_files + 1, sizeof *files);
   if (!k || !files) {
-    free(k);
-    free(files);
     snprintf(err, SB_ERR_MAX, "out of memory");
     return -1;
   }
@@ -90,10 +89,8 @@ int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, ch
     files[i] = (sbt_file){spec->files[i].path, spec->files[i].data, spec->files[i].len};
   char msg[SBT_ERR_MAX] = "";
   sbt_plan_result pr = sbt_plan_make(tc, spec->options, files, spec->n_files, NULL, &spec->limits, &k->plan, msg);
-  free(files);
   if (pr != SBT_OK) {
     snprintf(err, SB_ERR_MAX, "checker: %s", msg[0] ? msg : "its toolchain cannot plan these files");
-    free(k);
     return -1;
   }
   k->has_plan = true;
@@ -104,7 +101,7 @@ int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, ch
   while (run->argv[n]) n++;
   k->argv = calloc(n + 4, sizeof *k->argv);
   if (!k->argv) {
-    sbd_checker_free(k, job->slot);
+    sbd_checker_free(sbu_take_ptr(&k), job->slot);
     snprintf(err, SB_ERR_MAX, "out of memory");
     return -1;
   }
@@ -114,7 +111,7 @@ int sbd_checker_new(sbd_job *job, const sbp_checker *spec, sbd_checker **out, ch
     snprintf(io_abs[i], sizeof io_abs[i], "/app/%s", io_names[i]);
     k->argv[n + i] = io_abs[i];
   }
-  *out = k;
+  *out = sbu_take_ptr(&k);
   return 0;
 }
 

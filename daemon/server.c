@@ -2,6 +2,7 @@
  * services below it what to call (the scheduler, a connection, a job's end:
  * sbd_run), so none of them calls back into this file. */
 #include "internal.h"
+#include "cleanup.h"
 #include "runtime_paths.h"
 
 #include <errno.h>
@@ -165,21 +166,17 @@ static void on_idle_check(uv_timer_t *t) {
   if ((double)(now - srv->idle_since) / 1e9 < srv->cfg->idle_timeout_s) return;
   char lock[4200];
   snprintf(lock, sizeof lock, "%s.lock", srv->socket_path);
-  int fd = srv->socket_adopted ? -1 : open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-    close(fd); /* a client is connecting: look again next time */
-    return;
-  }
+  SBU_AUTOCLOSE int fd = srv->socket_adopted ? -1 : open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) return; /* a client is connecting: look again next time */
   uv_os_fd_t lfd;
   struct pollfd p = {.fd = -1, .events = POLLIN};
   if (srv->listening && uv_fileno((uv_handle_t *)&srv->listener, &lfd) == 0) p.fd = lfd;
   if (p.fd >= 0 && poll(&p, 1, 0) == 1) { /* someone is in the backlog: serve them */
-    if (fd >= 0) close(fd);
     srv->idle_since = 0;
     return;
   }
   close_listener(srv);
-  if (fd >= 0) close(fd);
+  sbu_closep(&fd); /* the lock goes before the drain starts */
   char why[64];
   snprintf(why, sizeof why, "idle for %gs", srv->cfg->idle_timeout_s);
   drain(srv, why);

@@ -16,6 +16,7 @@
  * surgebox (an internal_error, a toolchain_missing, the daemon's own error)
  * is that line's answer and is counted apart; any makes the exit status 2. */
 #include "atomic_write.h"
+#include "cleanup.h"
 #include "batch.h"
 #include "cliopt.h"
 #include "clock.h"
@@ -104,18 +105,16 @@ static char *line_key(size_t line) {
 /* The line's request, or NULL with why. */
 static json_object *parse_line(const char *s, size_t n, char *why, size_t why_len, const char **code) {
   *code = "bad_json"; /* the daemon refuses non-UTF-8 with an id-less bad_json: say which line here */
-  json_object *o = sbp_json_line(s, n, why, why_len);
+  SBU_AUTOPUT json_object *o = sbp_json_line(s, n, why, why_len);
   if (!o) return NULL;
   *code = "bad_request";
   if (!json_object_is_type(o, json_type_object)) {
     snprintf(why, why_len, "not a JSON object");
-    json_object_put(o);
     return NULL;
   }
   json_object *type = json_object_object_get(o, "type");
   if (type && !(json_object_is_type(type, json_type_string) && !strcmp(json_object_get_string(type), "exec"))) {
     snprintf(why, why_len, "batch runs exec requests only (\"type\" must be \"exec\" or absent)");
-    json_object_put(o);
     return NULL;
   }
   json_object *id = json_object_object_get(o, "id");
@@ -125,10 +124,9 @@ static json_object *parse_line(const char *s, size_t n, char *why, size_t why_le
   if (json_object_object_get_ex(o, "id", NULL) &&
       !((idlen >= 1 && idlen <= 256) || (json_object_is_type(id, json_type_int) && idnum >= -max_int && idnum <= max_int))) {
     snprintf(why, why_len, "\"id\" must be a string of 1-256 bytes or an integer of at most 2^53-1 in magnitude");
-    json_object_put(o);
     return NULL;
   }
-  return o;
+  return sbu_take_ptr(&o);
 }
 
 static char *error_answer(size_t line, const char *code, const char *why) {
@@ -225,29 +223,24 @@ static void strlist_add(strlist *l, char *s) {
 }
 
 static size_t load_previous(const char *path, batch *b, const keytab *keys, bool retry_failed, strlist *foreign) {
-  FILE *f = fopen(path, "r");
+  SBU_AUTOFCLOSE FILE *f = fopen(path, "r");
   if (!f) return 0;
   size_t kept = 0, bufcap = 0;
-  char *buf = NULL;
+  SBU_AUTOFREE char *buf = NULL;
   ssize_t len;
   while ((len = getline(&buf, &bufcap, f)) >= 0) {
     if (len == 0 || buf[len - 1] != '\n') break; /* a partial last line: an interrupted write */
     buf[--len] = '\0';
-    json_object *a = memchr(buf, '\0', (size_t)len) ? NULL : json_tokener_parse(buf);
-    if (!a || !json_object_is_type(a, json_type_object)) {
-      json_object_put(a);
-      continue;
-    }
+    SBU_AUTOPUT json_object *a = memchr(buf, '\0', (size_t)len) ? NULL : json_tokener_parse(buf);
+    if (!a || !json_object_is_type(a, json_type_object)) continue;
     json_object *id = json_object_object_get(a, "id");
-    char *key = id ? strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
+    SBU_AUTOFREE char *key = id ? strdup(json_object_to_json_string_ext(id, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
                    : line_key((size_t)json_object_get_int64(json_object_object_get(a, "line")));
     sbc_result r; /* the earlier answer, read as the daemon's answers are */
     char err[256];
     bool ok = sbc_result_parse(a, &r, err, sizeof err) == 0 && !r.is_error && !strcmp(r.status, SBP_STATUS_OK);
     sbc_result_free(&r);
-    json_object_put(a);
     size_t s = keytab_slot(keys, key);
-    free(key);
     if (!keys->keys[s]) {
       strlist_add(foreign, strdup(buf));
       continue;
@@ -259,8 +252,6 @@ static size_t load_previous(const char *path, batch *b, const keytab *keys, bool
     it->kept = it->emitted = true;
     kept++;
   }
-  free(buf);
-  fclose(f);
   return kept;
 }
 

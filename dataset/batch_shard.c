@@ -6,6 +6,7 @@
  * OUT.shard.json its ids; the merge writes every answer in input order
  * (what `batch --order input` writes on one machine). */
 #include "atomic_write.h"
+#include "cleanup.h"
 #include "batch.h"
 #include "merge.h"
 #include "shard.h"
@@ -52,32 +53,31 @@ static char *answer_key(json_object *a, int64_t line) {
 static int read_shard(const sbr_merge_shard *s, answer **all, size_t *n, size_t *cap) {
   json_object *ids = json_object_object_get(json_object_object_get(s->manifest, "items"), "ids");
   size_t n_ids = json_object_array_length(ids), found = 0;
-  const char **owned = calloc(n_ids + 1, sizeof *owned);
-  bool *seen = calloc(n_ids + 1, sizeof *seen);
+  SBU_AUTOFREE const char **owned = calloc(n_ids + 1, sizeof *owned);
+  SBU_AUTOFREE bool *seen = calloc(n_ids + 1, sizeof *seen);
+  if (!owned || !seen) {
+    fprintf(stderr, "merge: out of memory reading shard %d/%d\n", s->index, s->count);
+    return -1;
+  }
   for (size_t k = 0; k < n_ids; k++) owned[k] = json_object_get_string(json_object_array_get_idx(ids, k));
   qsort(owned, n_ids, sizeof *owned, by_str);
-  FILE *f = fopen(s->dir, "r");
-  char *buf = NULL;
+  SBU_AUTOFCLOSE FILE *f = fopen(s->dir, "r");
+  SBU_AUTOFREE char *buf = NULL;
   size_t bufcap = 0;
   int rc = f ? 0 : -1;
   if (!f) fprintf(stderr, "merge: cannot read %s (shard %d/%d)\n", s->dir, s->index, s->count);
   while (!rc && getline(&buf, &bufcap, f) > 0) {
-    json_object *a = json_tokener_parse(buf), *l;
-    if (!a || !json_object_object_get_ex(a, "line", &l)) { /* a partial last line: unfinished */
-      if (a) json_object_put(a);
-      continue;
-    }
+    SBU_AUTOPUT json_object *a = json_tokener_parse(buf);
+    json_object *l;
+    if (!a || !json_object_object_get_ex(a, "line", &l)) continue; /* a partial last line: unfinished */
     int64_t line = json_object_get_int64(l);
-    char *key = answer_key(a, line);
+    SBU_AUTOFREE char *key = answer_key(a, line);
     const char **hit = bsearch(&key, owned, n_ids, sizeof *owned, by_str);
-    json_object_put(a);
     if (!hit) {
       fprintf(stderr, "merge: %s answers %s, which is not shard %d/%d's\n", s->dir, key, s->index, s->count);
-      free(key);
       rc = -1;
       break;
     }
-    free(key);
     if (seen[hit - owned]) continue;
     seen[hit - owned] = true;
     found++;
@@ -91,10 +91,6 @@ static int read_shard(const sbr_merge_shard *s, answer **all, size_t *n, size_t 
             s->index, s->count, s->dir, n_ids - found, n_ids);
     rc = -1;
   }
-  free(buf);
-  if (f) fclose(f);
-  free(owned);
-  free(seen);
   return rc;
 }
 

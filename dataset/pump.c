@@ -1,4 +1,5 @@
 #include "pump.h"
+#include "cleanup.h"
 #include "answer_trim.h"
 
 #include <poll.h>
@@ -129,9 +130,9 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       said = true;
     }
     /* wait in slices, so that Ctrl-C is noticed while long jobs run */
-    json_object *resp = NULL;
+    SBU_AUTOPUT json_object *resp = NULL;
     const char *line = NULL;
-    char *fleet_line = NULL; /* a fleet's answer's line (owned) */
+    SBU_AUTOFREE char *fleet_line = NULL; /* a fleet's answer's line */
     size_t line_len = 0;
     int wait_ms = dirty && p->idle ? SBR_PUMP_IDLE_MS : 200;
     if (p->fleet) {
@@ -165,8 +166,6 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     size_t i = r.id && r.id[0] ? strtoul(r.id, NULL, 10) : p->total; /* "": id null, an answer to no request */
     if (i < p->total && r.is_error && r.error_code && !strcmp(r.error_code, "busy")) { /* the queue was full: again, a bit later */
       sbc_result_free(&r);
-      json_object_put(resp);
-      free(fleet_line);
       usleep(100000);
       json_object *req = p->make(i, p->ctx);
       if (req && send_one(c, p, i, req) < 0) rc = -1;
@@ -185,8 +184,6 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
       done++;
     }
     sbc_result_free(&r);
-    json_object_put(resp);
-    free(fleet_line);
     if (p->checkpoint && sbu_now_s() - last_checkpoint > 10) {
       p->checkpoint(p->ctx);
       last_checkpoint = sbu_now_s();

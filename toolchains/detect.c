@@ -219,6 +219,22 @@ static bool cached_level(json_object *e, const sbt_def *d, json_object **v) {
          !strcmp(json_object_get_string(lr), d->level_regex);
 }
 
+/* what the detection cache keeps of one binary (probes are added later) */
+static json_object *new_cache_entry(const char *real, const struct stat *st, const char *version, const char *level_raw,
+                                    const sbt_def *d) {
+  json_object *ne = json_object_new_object();
+  json_object_object_add(ne, "real", json_object_new_string(real));
+  json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)((uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+                                                                          (uint64_t)st->st_mtim.tv_nsec)));
+  json_object_object_add(ne, "size", json_object_new_int64((int64_t)st->st_size));
+  json_object_object_add(ne, "version", json_object_new_string(version));
+  if (level_raw) {
+    json_object_object_add(ne, "level", json_object_new_string(level_raw));
+    json_object_object_add(ne, "level_regex", json_object_new_string(d->level_regex));
+  }
+  return ne;
+}
+
 static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b, const char *bin, json_object *cache,
                          json_object *new_cache, const prefetch *pf) {
   char real[PATH_MAX];
@@ -226,9 +242,10 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
   if (!realpath(bin, real) || stat(real, &st) < 0 || !S_ISREG(st.st_mode) || access(real, X_OK) < 0) return 0;
   json_object *e = cache_entry(cache, bin, real, &st), *v;
   const prefetched *got = prefetch_find(pf, d, bin);
-  char *version = NULL;
+  SBU_AUTOFREE char *version = NULL;
   if (e && json_object_object_get_ex(e, "version", &v)) version = strdup(json_object_get_string(v));
-  char *bin_dir = strdup(real);
+  SBU_AUTOFREE char *bin_dir = strdup(real);
+  if (!bin_dir) return -1;
   *strrchr(bin_dir, '/') = '\0';
   sbt_vars vars = {.bin = bin, .bin_real = real, .bin_dir = bin_dir};
   if (!version) {
@@ -236,63 +253,40 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
     if (got && got->run_version) version = got->version ? strdup(got->version) : NULL;
     else version = read_version(d, &vars);
   }
-  char *level_raw = NULL;
+  SBU_AUTOFREE char *level_raw = NULL;
   if (version && d->level_argv) {
     if (cached_level(e, d, &v)) level_raw = strdup(json_object_get_string(v));
     else if (got && got->run_level) level_raw = got->level ? strdup(got->level) : NULL;
     else level_raw = run_match(d->level_argv, d->level_regex, d->level_group, &vars);
   }
-  if (!version) {
-    free(bin_dir);
-    free(level_raw);
-    return 0; /* cannot run: not really installed */
-  }
-  char *name = name_for(b->name, bin, version);
+  if (!version) return 0; /* cannot run: not really installed */
+  SBU_AUTOFREE char *name = name_for(b->name, bin, version);
   for (size_t i = 0; i < r->n_tcs; i++)
     if (strcmp(r->tcs[i].name, name) == 0) { /* first declaration wins */
       /* but remember its version: else every start runs it again */
-      json_object *ne = json_object_new_object();
-      json_object_object_add(ne, "real", json_object_new_string(real));
-      json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)((uint64_t)st.st_mtim.tv_sec * 1000000000ull +
-                                                                              (uint64_t)st.st_mtim.tv_nsec)));
-      json_object_object_add(ne, "size", json_object_new_int64((int64_t)st.st_size));
-      json_object_object_add(ne, "version", json_object_new_string(version));
-      if (level_raw) {
-        json_object_object_add(ne, "level", json_object_new_string(level_raw));
-        json_object_object_add(ne, "level_regex", json_object_new_string(d->level_regex));
-      }
+      json_object *ne = new_cache_entry(real, &st, version, level_raw, d);
       if (!json_object_object_get_ex(new_cache, bin, NULL)) json_object_object_add(new_cache, bin, ne);
       else json_object_put(ne);
-      free(name);
-      free(version);
-      free(bin_dir);
-      free(level_raw);
       return 0;
     }
   sbt_toolchain *t = realloc(r->tcs, (r->n_tcs + 1) * sizeof *t);
-  if (!t) {
-    free(name);
-    free(version);
-    free(bin_dir);
-    free(level_raw);
-    return -1;
-  }
+  if (!t) return -1;
   r->tcs = t;
   t = &r->tcs[r->n_tcs++];
   memset(t, 0, sizeof *t);
-  t->name = name;
-  t->level_raw = level_raw;
+  t->name = sbu_take_ptr(&name);
+  t->level_raw = sbu_take_ptr(&level_raw);
   t->libraries = find_libraries(d); /* not cached: a stat per library */
   t->def = d;
   t->bin = strdup(bin);
   t->bin_real = strdup(real);
-  t->bin_dir = bin_dir;
-  t->version = version;
+  t->bin_dir = sbu_take_ptr(&bin_dir);
+  t->version = sbu_take_ptr(&version);
   t->bin_mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
   t->bin_size = (uint64_t)st.st_size;
   if (!under_default_binds(real)) {
     /* <prefix>/bin/<binary>: bind the whole installation (rustup, pyenv, /opt) */
-    char *prefix = strdup(bin_dir);
+    char *prefix = strdup(t->bin_dir);
     char *slash = strrchr(prefix, '/');
     if (slash && slash != prefix) *slash = '\0';
     t->prefix_mount = prefix;
@@ -303,15 +297,7 @@ static int add_toolchain(sbt_registry *r, const sbt_def *d, const sbt_binary *b,
     for (size_t k = 0; k < d->options[o].n_values; k++) t->value_ok[o][k] = true;
   }
   /* the cache entry; probes are filled in by probe_all */
-  json_object *ne = json_object_new_object();
-  json_object_object_add(ne, "real", json_object_new_string(real));
-  json_object_object_add(ne, "mtime_ns", json_object_new_int64((int64_t)t->bin_mtime_ns));
-  json_object_object_add(ne, "size", json_object_new_int64((int64_t)st.st_size));
-  json_object_object_add(ne, "version", json_object_new_string(version));
-  if (level_raw) {
-    json_object_object_add(ne, "level", json_object_new_string(level_raw));
-    json_object_object_add(ne, "level_regex", json_object_new_string(d->level_regex));
-  }
+  json_object *ne = new_cache_entry(real, &st, t->version, t->level_raw, d);
   json_object *probes = NULL;
   if (e && json_object_object_get_ex(e, "probes", &probes)) json_object_object_add(ne, "probes", json_object_get(probes));
   json_object_object_add(new_cache, bin, ne);

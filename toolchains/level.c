@@ -4,6 +4,7 @@
  * detection, formatted ("Java {1}"), or the runs of accepted values of an
  * option, probes included ("c++98..c++23, gnu++98..gnu++23"). */
 #include "toolchain.h"
+#include "cleanup.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ char *sbt_level(const sbt_toolchain *t) {
   const sbt_def *d = t->def;
   if (d->level_text) return strdup(d->level_text);
   if (!d->level_format && !d->level_option) return NULL; /* the file does not say */
-  char *value = NULL;
+  SBU_AUTOFREE char *value = NULL;
   if (d->level_option) {
     for (size_t o = 0; o < d->n_options && !value; o++)
       if (!strcmp(d->options[o].name, d->level_option)) value = accepted_runs(t, o);
@@ -76,11 +77,6 @@ char *sbt_level(const sbt_toolchain *t) {
   } else {
     value = t->version ? strdup(t->version) : NULL;
   }
-  if (!value || !value[0]) {
-    free(value);
-    return NULL;
-  }
-  char *out = format(d->level_format, value);
-  free(value);
-  return out;
+  if (!value || !value[0]) return NULL;
+  return format(d->level_format, value);
 }

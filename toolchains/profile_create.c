@@ -158,15 +158,11 @@ static int check_def(ctx *c) {
 
 /* ---- file helpers ---- */
 static int copy_file(const char *src, const char *dst, mode_t mode) {
-  int in = open(src, O_RDONLY | O_CLOEXEC);
+  SBU_AUTOCLOSE int in = open(src, O_RDONLY | O_CLOEXEC);
   if (in < 0) return -errno;
   unlink(dst);
   int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
-  if (out < 0) {
-    int e = errno;
-    close(in);
-    return -e;
-  }
+  if (out < 0) return -errno;
   char buf[1 << 16];
   int rc = 0;
   for (;;) {
@@ -188,8 +184,7 @@ static int copy_file(const char *src, const char *dst, mode_t mode) {
     }
     if (rc) break;
   }
-  close(in);
-  if (close(out) < 0 && !rc) rc = -errno;
+  if (close(out) < 0 && !rc) rc = -errno; /* by hand: a write error can show only here */
   if (!rc) chmod(dst, mode & 0777);
   return rc;
 }
@@ -313,11 +308,9 @@ static json_object *origin_of(ctx *c) {
 }
 
 static void log_tail(ctx *c, int lines) {
-  FILE *f = fopen(c->log, "re");
-  if (!f || c->o->quiet) {
-    if (f) fclose(f);
-    return;
-  }
+  if (c->o->quiet) return;
+  SBU_AUTOFCLOSE FILE *f = fopen(c->log, "re");
+  if (!f) return;
   char *ring[64] = {0}, buf[1024];
   int n = 0;
   while (fgets(buf, sizeof buf, f)) {
@@ -325,7 +318,6 @@ static void log_tail(ctx *c, int lines) {
     ring[n % 64] = strdup(buf);
     n++;
   }
-  fclose(f);
   int from = n > lines ? n - lines : 0;
   for (int i = from; i < n; i++) fprintf(stderr, "  | %s", ring[i % 64] ? ring[i % 64] : "\n");
   for (int i = 0; i < 64; i++) free(ring[i]);
@@ -462,12 +454,9 @@ typedef struct {
 
 static int closure_of(ctx *c, const char *elf, const char *libdir, closure_t *cl) {
   const char *argv[] = {"ldd", elf, NULL};
-  char *out = NULL;
+  SBU_AUTOFREE char *out = NULL;
   int rc = sbf_run(argv, -1, c->log_fd, &out);
-  if (rc != 0 || !out) {
-    free(out);
-    return 0; /* not a dynamic ELF (scripts, data): nothing to add */
-  }
+  if (rc != 0 || !out) return 0; /* not a dynamic ELF (scripts, data): nothing to add */
   char *save = NULL;
   for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     while (*line == ' ' || *line == '\t') line++;
@@ -492,13 +481,9 @@ static int closure_of(ctx *c, const char *elf, const char *libdir, closure_t *cl
     snprintf(dst, sizeof dst, "%s/%s", libdir, name);
     if (access(dst, F_OK) == 0) continue;
     int r = copy_file(from, dst, 0755);
-    if (r) {
-      free(out);
-      return fail(c, r, "copy %s: %s", from, strerror(-r));
-    }
+    if (r) return fail(c, r, "copy %s: %s", from, strerror(-r));
     cl->libs++;
   }
-  free(out);
   return 0;
 }
 

@@ -3,6 +3,7 @@
  * followed through a symlink, entries are sorted by their relative path, and
  * regular files are read (content mode) by two threads. */
 #include "atomic_write.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "profile_hash.h"
 #include "sha256.h"
@@ -115,7 +116,7 @@ typedef struct {
 
 static int hash_entry(pool *p, entry *e, uint8_t *buf, size_t cap) {
   if (S_ISREG(e->st.st_mode)) {
-    int fd = openat(p->rootfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+    SBU_AUTOCLOSE int fd = openat(p->rootfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
     if (fd < 0 && errno == EPERM) fd = openat(p->rootfd, e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -errno;
     struct sha256_ctx c;
@@ -123,15 +124,10 @@ static int hash_entry(pool *p, entry *e, uint8_t *buf, size_t cap) {
     for (;;) {
       ssize_t r = read(fd, buf, cap);
       if (r < 0 && errno == EINTR) continue;
-      if (r < 0) {
-        int err = errno;
-        close(fd);
-        return -err;
-      }
+      if (r < 0) return -errno;
       if (r == 0) break;
       sha256_update(&c, (size_t)r, buf);
     }
-    close(fd);
     sbu_sha256_digest_hex(&c, e->hex);
   } else if (S_ISLNK(e->st.st_mode)) {
     char target[4096];
@@ -201,12 +197,11 @@ int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_
   memset(out, 0, sizeof *out);
   double t0 = sbu_now_s();
   walk w = {.err = err, .errn = n};
-  int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  SBU_AUTOCLOSE int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
   if (rootfd < 0 || fstat(rootfd, &st) < 0) {
     int e = errno;
     snprintf(err, n, "cannot open %s: %s", root, strerror(e));
-    if (rootfd >= 0) close(rootfd);
     return -e;
   }
   w.dev = st.st_dev;
@@ -267,7 +262,6 @@ int sbf_hash_tree(const char *root, bool content, const char *listing_path, sbf_
     rc = -errno, snprintf(err, n, "cannot write %s: %s", listing_path, strerror(errno));
   for (size_t i = 0; i < w.n; i++) free(w.v[i].path);
   free(w.v);
-  close(rootfd);
   out->seconds = sbu_now_s() - t0;
   return rc;
 }

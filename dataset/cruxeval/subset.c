@@ -4,6 +4,7 @@
  * chosen sample, and may have the others (a full 800-sample file works).
  * pass@k is then over the chosen samples only (the run says so). */
 #include "cruxeval.h"
+#include "cleanup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,11 @@ static long item_index(const sbx_data *d, const char *s, size_t len) {
 
 int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit, char *err, size_t err_len) {
   if (!samples && limit <= 0) return 0;
-  bool *keep = calloc(d->n + 1, sizeof *keep);
+  SBU_AUTOFREE bool *keep = calloc(d->n + 1, sizeof *keep);
+  if (!keep) {
+    snprintf(err, err_len, "out of memory");
+    return -1;
+  }
   if (samples) {
     for (const char *p = samples; *p;) {
       size_t len = strcspn(p, ",");
@@ -33,7 +38,6 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
       if (i < 0) {
         snprintf(err, err_len, "--samples: %.*s is not a sample of the data (an index 0-%zu or an id such as sample_0)",
                  (int)len, p, d->n ? d->n - 1 : 0);
-        free(keep);
         return -1;
       }
       keep[i] = true;
@@ -51,7 +55,6 @@ int sbx_subset(sbx_data *d, json_object **gens, const char *samples, long limit,
       json_object_object_add(cut, d->v[i].id, json_object_get(l));
     d->v[w++] = d->v[i];
   }
-  free(keep);
   d->n = w;
   json_object_put(*gens);
   *gens = cut;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "protocol.h"
+#include "cleanup.h"
 #include "eval_run.h"
 #include "eval_unicode.h"
 
@@ -81,16 +82,12 @@ int sbe_refs_load_dir(sbe_refs *r, const char *dir) {
   int found = 0;
   for (int c = 1; c < SBE_CAT_COUNT; c++) {
     size_t n = strlen(dir) + 16;
-    char *path = sbe_xmalloc(n);
+    SBU_AUTOFREE char *path = sbe_xmalloc(n);
     snprintf(path, n, "%s/%s.json", dir, sbe_category_subset((sbe_category)c));
     if (access(path, R_OK) == 0) {
-      if (sbe_refs_load_file(r, path) != 0) {
-        free(path);
-        return -1;
-      }
+      if (sbe_refs_load_file(r, path) != 0) return -1;
       found++;
     }
-    free(path);
   }
   if (!found) fprintf(stderr, "eval: %s: no ml.json ... fl.json found\n", dir);
   return found ? 0 : -1;
@@ -278,12 +275,11 @@ static int surge_match(sbe_run *run, sbe_category c, json_object *item, unsigned
 
 static int load_surge(sbe_run *run, const char *path, const char *buf, size_t len) {
   json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-  json_object *root = json_tokener_parse_ex(tok, buf, (int)len);
+  SBU_AUTOPUT json_object *root = json_tokener_parse_ex(tok, buf, (int)len);
   int ok = root && json_tokener_get_error(tok) == json_tokener_success && json_object_is_type(root, json_type_array);
   json_tokener_free(tok);
   if (!ok) {
     fprintf(stderr, "eval: %s: not a JSON list\n", path);
-    json_object_put(root);
     return -1;
   }
   unsigned char *claimed[SBE_CAT_COUNT];
@@ -317,7 +313,6 @@ static int load_surge(sbe_run *run, const char *path, const char *buf, size_t le
     }
   }
   for (int c = 0; c < SBE_CAT_COUNT; c++) free(claimed[c]);
-  json_object_put(root);
   return 0;
 }
 

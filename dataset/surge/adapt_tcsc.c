@@ -24,6 +24,7 @@
  * single-threaded pure Python. Other scripts: the whole script's process
  * CPU time. */
 #include "adapt_internal.h"
+#include "cleanup.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,17 +93,15 @@ int sbs_adapt_tcsc(sbs_subset s, size_t index, json_object *item, const sbs_env 
                    size_t n) {
   (void)index;
   const char *fid = sbs_feature_str(item, "fid"), *q = sbs_item_str(item, "question");
-  char *script = NULL, *command = NULL;
+  SBU_AUTOFREE char *script = NULL, *command = NULL;
   if (!fid || !q || sbs_tcsc_unpack(q, &script, &command) < 0) {
     snprintf(err, n, "%s item: cannot unpack code and command", sbs_subset_name(s));
-    free(script);
-    free(command);
     return -1;
   }
   snprintf(out->group, sizeof out->group, "%s", fid);
   snprintf(out->toolchain, sizeof out->toolchain, "python3");
   /* argv: the head split like a shell, the matrix tail kept whole */
-  char *tail = NULL;
+  SBU_AUTOFREE char *tail = NULL;
   char *cut = whole_matrix_arg(fid) ? strstr(command, "--A ") : NULL;
   if (cut) {
     tail = strdup(cut + 4);
@@ -111,7 +110,12 @@ int sbs_adapt_tcsc(sbs_subset s, size_t index, json_object *item, const sbs_env 
   }
   size_t argc = 0;
   char **words = sbs_shell_split(command, &argc);
-  const char **argv = calloc(argc + 7, sizeof *argv);
+  SBU_AUTOFREE const char **argv = calloc(argc + 7, sizeof *argv);
+  if (!argv) {
+    sbs_strv_free(words);
+    snprintf(err, n, "out of memory");
+    return -1;
+  }
   size_t k = 0;
   bool inproc = s == SBS_TC && env->inproc_time;
   /* timed items: SURGE's Python 3.8 where reachable (3.11 runs the solver
@@ -146,10 +150,6 @@ int sbs_adapt_tcsc(sbs_subset s, size_t index, json_object *item, const sbs_env 
   out->strip = true;
   out->whitespace_free = s == SBS_SC;
   out->inproc_marker = inproc;
-  free(argv);
   sbs_strv_free(words);
-  free(tail);
-  free(script);
-  free(command);
   return 0;
 }

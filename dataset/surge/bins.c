@@ -16,6 +16,7 @@
  * --time-scale X multiplies every time measured here by X: a machine X times
  * slower, to check that calibration cancels it. */
 #include "protocol.h"
+#include "cleanup.h"
 #include "bins_items.h"
 #include "cliopt.h"
 
@@ -88,10 +89,9 @@ int sbs_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
     return 1;
   }
   char why[600] = "not a list";
-  json_object *items = sbp_json_file(file, why, sizeof why);
+  SBU_AUTOPUT json_object *items = sbp_json_file(file, why, sizeof why);
   if (!items || !json_object_is_type(items, json_type_array)) {
     fprintf(stderr, "bins: %s: %s; a regenerated subset (a JSON list) is what surgebox regen --out DIR writes\n", file, why);
-    json_object_put(items);
     return 2; /* an unreadable input, as for every command (cli.failure_status) */
   }
   rc = sbs_bins_compute(&b, items);
@@ -102,6 +102,5 @@ int sbs_bins_main(const sbc_ctx *ctx, int argc, char **argv) {
     fprintf(stderr, "bins: out of memory\n");
   }
   sbs_bins_free(&b);
-  json_object_put(items);
   return rc ? 2 : 0;
 }

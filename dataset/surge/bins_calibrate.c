@@ -8,6 +8,7 @@
  * An item of the calibration set is calibrated by the others (leave one
  * out): its own time never pulls its calibrated time towards SURGE's. */
 #include "regen.h"
+#include "cleanup.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,21 +29,17 @@ static double quantile(const double *sorted, size_t n, double q) {
 int sbs_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
                   sbs_calibration *out) {
   *out = (sbs_calibration){.factor = NAN, .lo = NAN, .hi = NAN};
-  double *r = malloc((n + 1) * sizeof *r);
+  SBU_AUTOFREE double *r = malloc((n + 1) * sizeof *r);
   if (!r) return -1;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (i != skip && published[i] >= min_published && ours[i] > 0 && isfinite(ours[i])) r[k++] = ours[i] / published[i];
   out->used = k;
-  if (k < SBS_CALIBRATION_MIN_ITEMS) {
-    free(r);
-    return -1;
-  }
+  if (k < SBS_CALIBRATION_MIN_ITEMS) return -1;
   qsort(r, k, sizeof *r, cmp_double);
   out->factor = quantile(r, k, 0.5);
   out->lo = quantile(r, k, 0.25);
   out->hi = quantile(r, k, 0.75);
-  free(r);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /* surgebox bins: reading the items' times, calibrating them to SURGE's
  * machine (bins_calibrate.c) and judging both bins. */
 #include "bins_items.h"
+#include "cleanup.h"
 #include "eval_run.h"
 
 #include <errno.h>
@@ -50,14 +51,10 @@ static void spread_of(json_object *item, double t, double scale, double *lo, dou
 int sbs_bins_compute(sbs_bins *b, json_object *items) {
   size_t n = json_object_array_length(items);
   b->items = calloc(n + 1, sizeof *b->items);
-  double *ours = calloc(n + 1, sizeof *ours), *published = calloc(n + 1, sizeof *published);
-  if (!b->items || !ours || !published) {
-    free(ours);
-    free(published);
-    return -ENOMEM;
-  }
+  SBU_AUTOFREE double *ours = calloc(n + 1, sizeof *ours), *published = calloc(n + 1, sizeof *published);
+  if (!b->items || !ours || !published) return -ENOMEM;
   bool regen_output = sbe_regen_output(items);
-  json_object *why = json_object_new_object(); /* reason -> count, in first-seen order */
+  SBU_AUTOPUT json_object *why = json_object_new_object(); /* reason -> count, in first-seen order */
   b->set_both = false;
   for (size_t i = 0; i < n && !b->set_both; i++) b->set_both = !isnan(published_time(json_object_array_get_idx(items, i)));
   for (size_t i = 0; i < n; i++) {
@@ -97,7 +94,6 @@ int sbs_bins_compute(sbs_bins *b, json_object *items) {
     if (w < 0 || (size_t)w >= sizeof b->excluded_why - len) break;
     len += (size_t)w;
   }
-  json_object_put(why);
   for (int s = SBS_SRC_INPROC; s < SBS_N_SRC; s++) /* a column over fewer items than the others: left out, said */
     if (b->have[s] && (size_t)b->have[s] < b->set_n) {
       b->left_out[s] = (int)b->set_n - b->have[s];
@@ -125,8 +121,6 @@ int sbs_bins_compute(sbs_bins *b, json_object *items) {
     b->hist[SBS_N_SRC][x->cal_bin]++;
     b->have[SBS_N_SRC]++;
   }
-  free(ours);
-  free(published);
   return 0;
 }
 

@@ -3,6 +3,7 @@
  * tags, header positions) or whitespace; never numbers or addresses in a
  * program's own output. */
 #include "regen.h"
+#include "cleanup.h"
 
 #include <regex.h>
 #include <stdlib.h>
@@ -120,17 +121,13 @@ char *sbs_n6_whitespace_runs(const char *s) {
 }
 
 char *sbs_normalize(const char *s, bool whitespace_free) {
-  char *a = sbs_n1_toolchain_paths(s);
-  char *b = sbs_n2_link_noise(a);
-  free(a);
-  a = sbs_n4_system_header_pos(b);
-  free(b);
-  b = sbs_n5_warning_tags(a);
-  free(a);
-  a = sbs_n3_trailing_ws(b);
-  free(b);
-  if (!whitespace_free) return a;
-  b = sbs_n6_whitespace_runs(a);
-  free(a);
-  return b;
+  /* the passes in their order (not their numbers'); n6 only for a whitespace-free comparison */
+  static char *(*const passes[])(const char *) = {sbs_n1_toolchain_paths, sbs_n2_link_noise, sbs_n4_system_header_pos,
+                                                 sbs_n5_warning_tags, sbs_n3_trailing_ws, sbs_n6_whitespace_runs};
+  char *out = passes[0](s);
+  for (size_t i = 1; out && i < (whitespace_free ? 6 : 5); i++) {
+    SBU_AUTOFREE char *in = out;
+    out = passes[i](in);
+  }
+  return out;
 }

@@ -1,5 +1,6 @@
 /* From an exec response to the reference string SURGE stored. */
 #include "adapt_internal.h"
+#include "cleanup.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -117,18 +118,16 @@ char *sbs_reference(const sbs_job *j, const sbc_result *r, double *inproc_cpu_s)
   } else if (j->mode == SBS_OUT_CONCAT) {
     raw = strdup("");
     for (size_t i = 0; raw && i < r->n_steps; i++) {
-      char *next = concat(raw, out_of(&r->steps[i]));
-      free(raw);
-      raw = next;
+      SBU_AUTOFREE char *prev = raw;
+      raw = concat(prev, out_of(&r->steps[i]));
     }
   } else {
     const sbc_step *s = sbc_result_step(r, j->out_step);
     if (!s) return NULL; /* the step did not run (an earlier one failed) */
     raw = j->mode == SBS_OUT_STDOUT_STDERR ? concat(out_of(s), err_of(s)) : strdup(out_of(s));
     if (strcmp(j->toolchain, "lean4") == 0) {
-      char *fl = fl_reference(raw);
-      free(raw);
-      raw = fl;
+      SBU_AUTOFREE char *whole = raw;
+      raw = fl_reference(whole);
     }
     if (j->inproc_marker && inproc_cpu_s) {
       /* the wrapper's line is the last one: the script may print look-alikes */
@@ -139,9 +138,8 @@ char *sbs_reference(const sbs_job *j, const sbc_result *r, double *inproc_cpu_s)
     }
   }
   if (raw && j->strip) {
-    char *s = sbs_strip(raw);
-    free(raw);
-    raw = s;
+    SBU_AUTOFREE char *unstripped = raw;
+    raw = sbs_strip(unstripped);
   }
   return raw;
 }

@@ -2,6 +2,7 @@
  * --out), running them through `surgebox regen --only`, and which are
  * excluded from the scores because no reference was regenerated here. */
 #include "verify_surge.h"
+#include "cleanup.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,12 +44,11 @@ int sbs_vs_items_resume(sbs_vs_items *it, const char *out, json_object *const *p
     if (!it->n_needed[s]) continue;
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", out, sbs_subset_name((sbs_subset)s));
-    json_object *prev = access(path, F_OK) == 0 ? json_object_from_file(path) : NULL;
+    SBU_AUTOPUT json_object *prev = access(path, F_OK) == 0 ? json_object_from_file(path) : NULL;
     if (access(path, F_OK) == 0 &&
         (!prev || !json_object_is_type(prev, json_type_array) || json_object_array_length(prev) != it->len[s])) {
       fprintf(stderr, "verify: %s is not a regeneration of %zu %s items; give another --out\n", path, it->len[s],
               sbs_subset_name((sbs_subset)s));
-      json_object_put(prev);
       return -1;
     }
     for (size_t i = 0; i < it->len[s]; i++) {
@@ -57,7 +57,6 @@ int sbs_vs_items_resume(sbs_vs_items *it, const char *out, json_object *const *p
       json_object *pub = json_object_array_get_idx(published[s], i);
       if (mine && !json_object_equal(get(mine, "question"), get(pub, "question"))) {
         fprintf(stderr, "verify: %s: item %zu is another program than --data's; give another --out\n", path, i);
-        json_object_put(prev);
         return -1;
       }
       if (mine && complete(mine)) {
@@ -67,7 +66,6 @@ int sbs_vs_items_resume(sbs_vs_items *it, const char *out, json_object *const *p
         it->n_to_run[s]++;
       }
     }
-    json_object_put(prev);
   }
   return 0;
 }

@@ -17,6 +17,7 @@
  *                 passes when the program exits 0
  * docs/verify.md says how each field becomes a case. */
 #include "tests_bench.h"
+#include "cleanup.h"
 #include "sha256.h"
 #include "jsonl.h"
 #include <errno.h>
@@ -65,7 +66,9 @@ static json_object *text_of(json_object *v) {
     if (!json_object_is_type(e, json_type_string)) return NULL;
     len += (size_t)json_object_get_string_len(e) + 1;
   }
-  char *buf = malloc(len + 1), *w = buf;
+  SBU_AUTOFREE char *buf = malloc(len + 1);
+  if (!buf) return NULL;
+  char *w = buf;
   for (size_t i = 0; i < n; i++) {
     json_object *e = json_object_array_get_idx(v, i);
     size_t l = (size_t)json_object_get_string_len(e);
@@ -73,9 +76,7 @@ static json_object *text_of(json_object *v) {
     w += l;
     if (i + 1 < n) *w++ = '\n';
   }
-  json_object *o = json_object_new_string_len(buf, (int)(w - buf));
-  free(buf);
-  return o;
+  return json_object_new_string_len(buf, (int)(w - buf));
 }
 
 /* a function call's arguments: an array as given; a string: one JSON value
@@ -83,22 +84,22 @@ static json_object *text_of(json_object *v) {
 static json_object *args_of(json_object *v) {
   if (json_object_is_type(v, json_type_array)) return json_object_get(v);
   if (!json_object_is_type(v, json_type_string)) return NULL;
-  json_object *args = json_object_new_array();
+  SBU_AUTOPUT json_object *args = json_object_new_array();
   const char *s = json_object_get_string(v);
   while (*s) {
     const char *nl = strchr(s, '\n');
     size_t l = nl ? (size_t)(nl - s) : strlen(s);
     if (strspn(s, " \t\r") < l) {
-      char *line = strndup(s, l);
+      SBU_AUTOFREE char *line = strndup(s, l);
+      if (!line) return NULL;
       enum json_tokener_error e;
       json_object *a = json_tokener_parse_verbose(line, &e);
-      free(line);
-      if (e != json_tokener_success) return json_object_put(args), NULL;
+      if (e != json_tokener_success) return NULL;
       json_object_array_add(args, a);
     }
     s += l + (nl != NULL);
   }
-  return args;
+  return sbu_take_ptr(&args);
 }
 
 /* an expected function value given as JSON text: the value */
@@ -139,13 +140,10 @@ static const char *from_lists(json_object *in, json_object *out, bool fn, bool a
       if (!ok) return "a function call's output is not JSON text";
       json_object_object_add(c, "expected", want ? want : NULL);
     } else {
-      json_object *stdin_ = text_of(a), *want = text_of(b);
-      if (!stdin_ || !want) {
-        json_object_put(stdin_), json_object_put(want);
-        return "a standard-input case's input and output are strings (or lists of lines)";
-      }
-      json_object_object_add(c, "stdin", stdin_);
-      json_object_object_add(c, "expected", want);
+      SBU_AUTOPUT json_object *stdin_ = text_of(a), *want = text_of(b);
+      if (!stdin_ || !want) return "a standard-input case's input and output are strings (or lists of lines)";
+      json_object_object_add(c, "stdin", sbu_take_ptr(&stdin_));
+      json_object_object_add(c, "expected", sbu_take_ptr(&want));
     }
   }
   return NULL;
@@ -160,18 +158,19 @@ static const char *fn_name_of(json_object *o, char **fn) {
 }
 
 static const char *adapt_input_output(json_object *v, char **fn, json_object *cases) {
-  json_object *io = object_or_json_string(v), *in = NULL, *out = NULL;
+  SBU_AUTOPUT json_object *io = object_or_json_string(v);
+  json_object *in = NULL, *out = NULL;
   if (!io) return "\"input_output\" is not an object or JSON text of one";
   const char *why = fn_name_of(io, fn);
   json_object_object_get_ex(io, "inputs", &in);
   json_object_object_get_ex(io, "outputs", &out);
   if (!why) why = from_lists(in, out, *fn != NULL, true, false, cases);
-  json_object_put(io);
   return why;
 }
 
 static const char *adapt_test_cases(json_object *v, char **fn, json_object *cases) {
-  json_object *tc = object_or_json_string(v), *type = NULL, *in = NULL, *out = NULL;
+  SBU_AUTOPUT json_object *tc = object_or_json_string(v);
+  json_object *type = NULL, *in = NULL, *out = NULL;
   if (!tc) return "\"test_cases\" is not an object or JSON text of one";
   const char *why = fn_name_of(tc, fn), *t = NULL;
   if (json_object_object_get_ex(tc, "type", &type)) t = json_object_get_string(type);
@@ -182,7 +181,6 @@ static const char *adapt_test_cases(json_object *v, char **fn, json_object *case
   json_object_object_get_ex(tc, "input", &in);
   json_object_object_get_ex(tc, "output", &out);
   if (!why) why = from_lists(in, out, *fn != NULL, false, true, cases);
-  json_object_put(tc);
   return why;
 }
 
@@ -190,7 +188,7 @@ static const char *adapt_test_cases(json_object *v, char **fn, json_object *case
  * Its release compresses private_test_cases (base64 of zlib of a pickle):
  * refused, a pickle is never read here. */
 static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, json_object *cases) {
-  json_object *list = json_object_get(v);
+  SBU_AUTOPUT json_object *list = json_object_get(v);
   if (json_object_is_type(v, json_type_string)) {
     const char *s = json_object_get_string(v);
     s += strspn(s, " \t\r\n");
@@ -200,7 +198,7 @@ static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, 
     json_object_put(list);
     list = json_tokener_parse(s);
   }
-  if (!json_object_is_type(list, json_type_array)) return json_object_put(list), "a LiveCodeBench test list is not a list";
+  if (!json_object_is_type(list, json_type_array)) return "a LiveCodeBench test list is not a list";
   const char *why = NULL;
   for (size_t i = 0; !why && i < json_object_array_length(list); i++) {
     json_object *t = json_object_array_get_idx(list, i), *in = NULL, *out = NULL, *type = NULL;
@@ -216,11 +214,11 @@ static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, 
       break;
     }
     if (functional && !*fn) {
-      json_object *m = meta ? object_or_json_string(meta) : NULL, *name = NULL;
+      SBU_AUTOPUT json_object *m = meta ? object_or_json_string(meta) : NULL;
+      json_object *name = NULL;
       if (m && json_object_object_get_ex(m, "func_name", &name) && json_object_is_type(name, json_type_string) &&
           json_object_get_string_len(name))
         *fn = strdup(json_object_get_string(name));
-      json_object_put(m);
       if (!*fn) {
         why = "a functional LiveCodeBench test needs \"metadata\".\"func_name\"";
         break;
@@ -230,14 +228,13 @@ static const char *adapt_lcb_list(json_object *v, json_object *meta, char **fn, 
       why = "a problem's LiveCodeBench tests are all stdin or all functional";
       break;
     }
-    json_object *ins = json_object_new_array(), *outs = json_object_new_array(), *tmp = json_object_new_array();
+    SBU_AUTOPUT json_object *ins = json_object_new_array(), *outs = json_object_new_array(),
+                            *tmp = json_object_new_array();
     json_object_array_add(ins, json_object_get(in));
     json_object_array_add(outs, json_object_get(out));
     why = from_lists(ins, outs, functional, false, true, tmp);
     if (!why) json_object_array_add(cases, json_object_get(json_object_array_get_idx(tmp, 0)));
-    json_object_put(ins), json_object_put(outs), json_object_put(tmp);
   }
-  json_object_put(list);
   return why;
 }
 
@@ -253,11 +250,14 @@ static const char *adapt_lcb(json_object *o, char **fn, json_object *cases) {
   return json_object_array_length(cases) ? NULL : "no test cases";
 }
 
-static char *cat(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  char *r = malloc(la + lb + 1);
-  if (r) memcpy(r, a, la), memcpy(r + la, b, lb + 1);
-  return r;
+/* *t grows by a, then b (NULL: nothing); false: no memory, *t as it was */
+static bool append(char **t, const char *a, const char *b) {
+  size_t lt = strlen(*t), la = strlen(a), lb = b ? strlen(b) : 0;
+  char *r = realloc(*t, lt + la + lb + 1);
+  if (!r) return false;
+  memcpy(r + lt, a, la), memcpy(r + lt + la, b ? b : "", lb + 1);
+  *t = r;
+  return true;
 }
 
 static bool python_name(const char *s) {
@@ -271,39 +271,37 @@ static bool python_name(const char *s) {
  * ("test_list" of assert lines, "test_setup_code", "test_imports"): the
  * code run after the solution's, and one case, passed when it exits 0. */
 static const char *adapt_asserts(json_object *o, char **tail, json_object *cases) {
+  static const char no_memory[] = "out of memory";
   json_object *v, *x;
-  char *t = strdup("\n");
+  SBU_AUTOFREE char *t = strdup("\n");
+  if (!t) return no_memory;
   if (json_object_object_get_ex(o, "test", &v)) {
-    if (!json_object_is_type(v, json_type_string)) return free(t), "\"test\" is not a string (Python test code)";
-    char *u = cat(t, json_object_get_string(v));
-    free(t), t = u;
+    if (!json_object_is_type(v, json_type_string)) return "\"test\" is not a string (Python test code)";
+    if (!append(&t, json_object_get_string(v), NULL)) return no_memory;
     if (json_object_object_get_ex(o, "entry_point", &x) && !json_object_is_type(x, json_type_null)) {
       if (!json_object_is_type(x, json_type_string) || !python_name(json_object_get_string(x)))
-        return free(t), "\"entry_point\" is not a Python name";
+        return "\"entry_point\" is not a Python name";
       char call[160];
       snprintf(call, sizeof call, "\ncheck(%s)\n", json_object_get_string(x));
-      u = cat(t, call), free(t), t = u;
+      if (!append(&t, call, NULL)) return no_memory;
     }
   } else {
     json_object *lists[2] = {NULL, NULL};
     json_object_object_get_ex(o, "test_imports", &lists[0]);
     json_object_object_get_ex(o, "test_list", &lists[1]);
-    if (json_object_object_get_ex(o, "test_setup_code", &x) && json_object_is_type(x, json_type_string)) {
-      char *u = cat(t, json_object_get_string(x));
-      free(t), t = cat(u, "\n"), free(u);
-    }
+    if (json_object_object_get_ex(o, "test_setup_code", &x) && json_object_is_type(x, json_type_string))
+      if (!append(&t, json_object_get_string(x), "\n")) return no_memory;
     if (!json_object_is_type(lists[1], json_type_array) || !json_object_array_length(lists[1]))
-      return free(t), "\"test_list\" is not a non-empty list of assert lines";
+      return "\"test_list\" is not a non-empty list of assert lines";
     for (int l = 0; l < 2; l++)
       for (size_t i = 0; lists[l] && i < json_object_array_length(lists[l]); i++) {
         json_object *e = json_object_array_get_idx(lists[l], i);
         if (!json_object_is_type(e, json_type_string))
-          return free(t), "\"test_list\" and \"test_imports\" hold strings (lines of Python)";
-        char *u = cat(t, json_object_get_string(e));
-        free(t), t = cat(u, "\n"), free(u);
+          return "\"test_list\" and \"test_imports\" hold strings (lines of Python)";
+        if (!append(&t, json_object_get_string(e), "\n")) return no_memory;
       }
   }
-  *tail = t;
+  *tail = sbu_take_ptr(&t);
   json_object_array_add(cases, json_object_new_object());
   return NULL;
 }
@@ -388,7 +386,7 @@ static const char *problem_of(json_object *o, const char *language_default, sbtb
 }
 
 static void hash_problem(sbtb_problem *p) {
-  json_object *h = json_object_new_object();
+  SBU_AUTOPUT json_object *h = json_object_new_object();
   json_object_object_add(h, "toolchain", str(p->toolchain));
   json_object_object_add(h, "source", str(p->source));
   if (p->fn_name) json_object_object_add(h, "fn_name", str(p->fn_name));
@@ -396,7 +394,6 @@ static void hash_problem(sbtb_problem *p) {
   json_object_object_add(h, "cases", json_object_get(p->cases));
   const char *s = json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN);
   sbu_sha256_hex(s, strlen(s), p->hash);
-  json_object_put(h);
 }
 
 static void problem_free(sbtb_problem *p) {
@@ -465,13 +462,12 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
   json_object_object_add(f, "path", str(p->source));
   if (p->assert_tail) { /* the solution, then its tests */
     size_t tl = strlen(p->assert_tail);
-    char *whole = malloc(code_len + tl + 1);
+    SBU_AUTOFREE char *whole = malloc(code_len + tl + 1);
     if (whole) {
       memcpy(whole, code, code_len);
       memcpy(whole + code_len, p->assert_tail, tl + 1);
     }
     json_object_object_add(f, "content", whole ? json_object_new_string_len(whole, (int)(code_len + tl)) : NULL);
-    free(whole);
   } else {
     json_object_object_add(f, "content", json_object_new_string_len(code, (int)code_len));
   }
@@ -480,11 +476,9 @@ json_object *sbtb_request(const sbtb_problem *p, const char *code, size_t code_l
   json_object *cases = NULL; /* json_object_deep_copy refuses a non-NULL destination */
   if (time_limit > 0 && json_object_deep_copy(p->cases, &cases, NULL) == 0) { /* each case's own limits win */
     for (size_t i = 0; i < json_object_array_length(cases); i++) {
-      json_object *c = json_object_array_get_idx(cases, i), *l = json_object_new_object();
-      if (json_object_object_get_ex(c, "limits", NULL)) {
-        json_object_put(l);
-        continue;
-      }
+      json_object *c = json_object_array_get_idx(cases, i);
+      if (json_object_object_get_ex(c, "limits", NULL)) continue;
+      json_object *l = json_object_new_object();
       json_object_object_add(l, "time_s", json_object_new_double(time_limit));
       json_object_object_add(c, "limits", l);
     }

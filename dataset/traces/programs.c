@@ -103,32 +103,31 @@ static json_object *line_request(json_object *o, json_object **info, const char 
     if (!ok) return *why = "an unknown field (known: id, code, files, entry, stdin, args, toolchain, time_s)", NULL;
   }
   const char *entry;
-  json_object *files = line_files(o, &entry, why), *v;
+  SBU_AUTOPUT json_object *files = line_files(o, &entry, why);
+  json_object *v;
   if (!files) return NULL;
   const char *tc = "python3";
   if (json_object_object_get_ex(o, "toolchain", &v) && !(tc = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL))
-    return json_object_put(files), *why = "\"toolchain\" is not a string", NULL;
-  json_object *req = json_object_new_object(), *args = json_object_new_array();
+    return *why = "\"toolchain\" is not a string", NULL;
+  SBU_AUTOPUT json_object *req = json_object_new_object(), *args = json_object_new_array();
   json_object_object_add(req, "type", json_object_new_string("exec"));
   json_object_object_add(req, "toolchain", json_object_new_string(tc));
-  json_object_object_add(req, "files", files);
+  json_object_object_add(req, "files", sbu_take_ptr(&files));
   if (json_object_object_get_ex(o, "args", &v)) {
     for (size_t i = 0; json_object_is_type(v, json_type_array) && i < json_object_array_length(v); i++)
       if (json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) json_object_array_add(args, json_object_get(json_object_array_get_idx(v, i)));
-    if (!json_object_is_type(v, json_type_array) || json_object_array_length(args) != json_object_array_length(v)) {
-      json_object_put(args), json_object_put(req);
+    if (!json_object_is_type(v, json_type_array) || json_object_array_length(args) != json_object_array_length(v))
       return *why = "\"args\" is not an array of strings", NULL;
-    }
   }
-  json_object_object_add(req, "args", args);
+  json_object_object_add(req, "args", sbu_take_ptr(&args));
   if (json_object_object_get_ex(o, "stdin", &v)) {
-    if (!json_object_is_type(v, json_type_string)) return json_object_put(req), *why = "\"stdin\" is not a string", NULL;
+    if (!json_object_is_type(v, json_type_string)) return *why = "\"stdin\" is not a string", NULL;
     json_object_object_add(req, "stdin", json_object_get(v));
   }
   if (json_object_object_get_ex(o, "time_s", &v)) {
     double s = json_object_get_double(v);
     if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) || !(s > 0))
-      return json_object_put(req), *why = "\"time_s\" is not a positive number", NULL;
+      return *why = "\"time_s\" is not a positive number", NULL;
     json_object *lim = json_object_new_object();
     json_object_object_add(lim, "time_s", json_object_new_double(s));
     json_object_object_add(req, "limits", lim);
@@ -138,7 +137,7 @@ static json_object *line_request(json_object *o, json_object **info, const char 
   json_object_object_add(*info, "entry", json_object_new_string(entry));
   json_object_object_foreach(req, rk, rv) if (!strcmp(rk, "files") || !strcmp(rk, "args") || !strcmp(rk, "stdin"))
     json_object_object_add(*info, rk, json_object_get(rv));
-  return req;
+  return sbu_take_ptr(&req);
 }
 
 typedef struct {
