@@ -370,17 +370,17 @@ int sbc_recv_raw(sbc_conn *c, const char **line, size_t *len) {
   }
 }
 
-json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len) {
+static json_object *recv_parsed(sbc_conn *c, const char **line, size_t *len, bool trim) {
   const char *from;
   size_t line_len;
   if (!sbc_recv_raw(c, &from, &line_len)) return NULL;
-  if (!c->tok) c->tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
-  else json_tokener_reset(c->tok); /* one parser for every answer: no allocation of its own per line */
-  json_object *o = c->tok ? json_tokener_parse_ex(c->tok, from, (int)line_len) : NULL;
   if (line) *line = from;
   if (len) *len = line_len;
-  return o;
+  return sbc_trimmer_parse(&c->parse, from, line_len, trim); /* one parser for every answer */
 }
+
+json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len) { return recv_parsed(c, line, len, false); }
+json_object *sbc_recv_trimmed(sbc_conn *c, const char **line, size_t *len) { return recv_parsed(c, line, len, true); }
 
 json_object *sbc_recv(sbc_conn *c) { return sbc_recv_line(c, NULL, NULL); }
 
@@ -407,8 +407,7 @@ void sbc_close(sbc_conn *c) {
   }
   free(c->buf);
   c->buf = NULL;
-  if (c->tok) json_tokener_free(c->tok);
-  c->tok = NULL;
+  sbc_trimmer_free(&c->parse);
   c->start = c->len = c->cap = 0;
 }
 

@@ -5,6 +5,7 @@
 #ifndef SURGEBOX_CLIENT_H
 #define SURGEBOX_CLIENT_H
 
+#include "answer_trim.h"
 #include "command.h"
 
 #include <json-c/json.h>
@@ -20,7 +21,7 @@ typedef struct {
   char socket_path[4096];
   char *buf;                  /* buf[start, len): bytes received but not yet returned */
   size_t start, len, cap;
-  json_tokener *tok;          /* the answers' parser, made once (NULL until the first) */
+  sbc_trimmer parse;          /* the answers' parser and trimmed copy, made once */
 } sbc_conn;
 
 /* socket_path NULL: $SURGEBOX_SOCKET, else the default socket. A socket
@@ -38,6 +39,9 @@ json_object *sbc_recv(sbc_conn *c);
 /* The same, and the line as received (without its newline) in line and len:
  * borrowed, valid until the next call on c (batch writes those bytes). */
 json_object *sbc_recv_line(sbc_conn *c, const char **line, size_t *len);
+/* The same, parsed trimmed (answer_trim.h: for a caller that reads the
+ * answer through sbc_result_parse and keeps the bytes as received). */
+json_object *sbc_recv_trimmed(sbc_conn *c, const char **line, size_t *len);
 /* The next line as received, not parsed (borrowed as sbc_recv_line's): 1,
  * or 0 on EOF or error. */
 int sbc_recv_raw(sbc_conn *c, const char **line, size_t *len);

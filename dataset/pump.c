@@ -1,6 +1,5 @@
 #include "pump.h"
 #include "cleanup.h"
-#include "answer_trim.h"
 
 #include <poll.h>
 #include <stdio.h>
@@ -66,12 +65,6 @@ static void went_idle(const sbr_pump *p, bool *dirty) {
   *dirty = false;
 }
 
-/* p->trim: the answer's line, and its parse without what the caller does not read */
-static json_object *recv_trimmed(sbc_conn *c, sbc_trimmer *t, const char **line, size_t *len) {
-  if (!sbc_recv_raw(c, line, len)) return NULL;
-  return sbc_trimmer_parse(t, *line, *len, true);
-}
-
 static int send_one(sbc_conn *c, const sbr_pump *p, size_t i, json_object *req) {
   char id[32];
   snprintf(id, sizeof id, "%zu", i);
@@ -102,7 +95,6 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
   bool tty = isatty(2);
   int rc = 0;
   plan_cost pc = {0, 0, 0};
-  sbc_trimmer trim = {0};
   if (p->fleet) sbc_fleet_trim(p->fleet, p->trim);
   bool said = false, dirty = false; /* dirty: an answer was handed on since idle was last called */
   char fatal[700] = "";
@@ -156,7 +148,7 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
         continue;
       }
     }
-    if (!p->fleet) resp = p->trim ? recv_trimmed(c, &trim, &line, &line_len) : sbc_recv_line(c, &line, &line_len);
+    if (!p->fleet) resp = p->trim ? sbc_recv_trimmed(c, &line, &line_len) : sbc_recv_line(c, &line, &line_len);
     if (!resp) {
       rc = -1;
       break;
@@ -191,7 +183,6 @@ int sbr_pump_run(sbc_conn *c, const sbr_pump *p) {
     progress(p, &pc, done, inflight, failed, t0, tty, &last);
   }
   went_idle(p, &dirty);
-  sbc_trimmer_free(&trim);
   if (p->checkpoint) p->checkpoint(p->ctx);
   if (rc && !p->fleet) fprintf(stderr, "%s: the daemon went away\n", p->label);
   if (rc && p->failures)
