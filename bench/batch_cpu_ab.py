@@ -12,7 +12,6 @@ mean user, system and total ms per job, and NEW/OLD. Nothing asserted.
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -23,21 +22,11 @@ CONC = 16
 
 def batch_cpu(cli, sock, jobs, n):
     """(user ms, system ms) per job of one `cli batch` run."""
-    with tempfile.TemporaryDirectory(prefix="sbab-") as tmp:
-        out = os.path.join(tmp, "out.jsonl")
-        env = dict(os.environ)
-        env.pop("SURGEBOX_SOCKET", None)
-        p = subprocess.Popen([cli, "batch", jobs, "--out", out, "--concurrency", str(CONC), "--progress-interval",
-                              "3600", "--socket", sock], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        err = p.stderr.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit("batch_cpu_ab: %s batch: %s" % (cli, err[-400:]))
-        with open(out) as f:
-            got = sum(1 for ln in f if json.loads(ln).get("status") == "ok")
-        if got != n:
-            raise SystemExit("batch_cpu_ab: %s: %d of %d jobs ok" % (cli, got, n))
-    return 1e3 * ru.ru_utime / n, 1e3 * ru.ru_stime / n
+    (user, system), answers = fc.batch_rusage(cli, jobs, ["--socket", sock], CONC)
+    got = sum(1 for a in answers if a.get("status") == "ok")
+    if got != n:
+        raise SystemExit("batch_cpu_ab: %s: %d of %d jobs ok" % (cli, got, n))
+    return user / n, system / n
 
 
 def main():

@@ -44,3 +44,27 @@ def tree_cpu(pid):
 
 def cpus_of_machine():
     return sorted(os.sched_getaffinity(0))
+
+
+def batch_rusage(cli, jobs, target, concurrency):
+    """One `cli batch JOBS` run over `target` (["--socket", A] or ["--endpoints", "A,B"]) with `concurrency`
+    in flight: (user ms, system ms) of the whole process from wait4 (it forks nothing), and its answers.
+    An exit other than 0 ends the bench with batch's last words."""
+    import json
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="sbcpu-") as tmp:
+        out = os.path.join(tmp, "out.jsonl")
+        env = dict(os.environ)
+        env.pop("SURGEBOX_SOCKET", None)
+        p = subprocess.Popen([cli, "batch", jobs, "--out", out, "--concurrency", str(concurrency),
+                              "--progress-interval", "3600"] + list(target),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        err = p.stderr.read()
+        _, status, ru = os.wait4(p.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit("%s batch %s: exit %d: %s" % (cli, target[0], os.waitstatus_to_exitcode(status),
+                                                           err[-400:]))
+        with open(out) as f:
+            answers = [json.loads(ln) for ln in f if ln.strip()]
+    return (1e3 * ru.ru_utime, 1e3 * ru.ru_stime), answers
