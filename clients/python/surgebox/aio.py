@@ -8,7 +8,7 @@ from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, List, Mapp
 from . import _conn
 from ._tracejob import trace_job_of, trace_of
 from .trace import Trace
-from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
+from ._jobs import (ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
                     cancel_after_of, error_of, warned_rename)
 
 
@@ -198,7 +198,7 @@ class AsyncClient:
         job = _conn.as_job(item)
         user_id = job.get("id", index)
         cancel_after = cancel_after_of(job, default_cancel_after)
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
+        req = build_exec(job, self._new_id())  # it sends none of CLIENT_FIELDS
         loop = self._loop
         deadline = None if cancel_after is None else loop.time() + cancel_after
         attempt = 0
