@@ -26,6 +26,8 @@ _JOB_FIELDS = ("steps", "toolchain", "options", "args", "files", "stdin", "stdin
 _CASES_FIELDS = ("cases", "stop", "budget_s", "case_output_bytes", "fn_name", "compare", "checker")
 # client-side only: never sent to the daemon ("timeout": the old name of cancel_after)
 CLIENT_FIELDS = ("id", "cancel_after", "timeout")
+_KNOWN_FIELDS = frozenset(_JOB_FIELDS + CLIENT_FIELDS)
+_CASES_SET = frozenset(_CASES_FIELDS)
 
 
 def job_of(steps: Optional[Sequence[Step]] = None, toolchain: Optional[str] = None, files: Optional[Files] = None,
@@ -192,8 +194,8 @@ def _case(case):
 
 def build_exec(job: Mapping[str, Any], req_id: Union[int, str]) -> Dict[str, Any]:
     """A job (dict of run()'s keywords) -> the exec request line's object."""
-    unknown = set(job) - set(_JOB_FIELDS) - set(CLIENT_FIELDS)
-    if unknown:
+    if not _KNOWN_FIELDS.issuperset(job):
+        unknown = set(job) - _KNOWN_FIELDS
         raise ValueError("unknown job field(s): %s" % ", ".join(sorted(unknown)))
     if (job.get("steps") is None) == (job.get("toolchain") is None):
         raise ValueError("a job has either steps or a toolchain")
@@ -216,7 +218,7 @@ def build_exec(job: Mapping[str, Any], req_id: Union[int, str]) -> Dict[str, Any
             req["cases"] = [_case(c) for c in v]
         else:
             req[k] = v
-    if "toolchain" not in req and any(k in req for k in _CASES_FIELDS):
+    if "toolchain" not in req and not _CASES_SET.isdisjoint(req):
         last = req["steps"][-1]
         for k in _CASES_FIELDS:
             if k in req:

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _conn
 from ._tracejob import trace_job_of, trace_of
 from .trace import Trace
-from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
+from ._jobs import (ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
                     cancel_after_of, error_of, warned_rename)
 
 
@@ -197,7 +198,7 @@ class AsyncClient:
         job = _conn.as_job(item)
         user_id = job.get("id", index)
         cancel_after = cancel_after_of(job, default_cancel_after)
-        req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
+        req = build_exec(job, self._new_id())  # it sends none of CLIENT_FIELDS
         loop = self._loop
         deadline = None if cancel_after is None else loop.time() + cancel_after
         attempt = 0
@@ -272,6 +273,17 @@ class AsyncClient:
                 except StopIteration:
                     return False, None
         pending = set()
+        # tasks in the order they finished, not yielded yet: each task's done callback appends it
+        # and wakes run_many (asyncio.wait would add and remove a callback on every pending task
+        # for each Result)
+        finished = collections.deque()
+        wake = [None]
+
+        def on_done(t):
+            finished.append(t)
+            if wake[0] is not None and not wake[0].done():
+                wake[0].set_result(None)
+        loop = asyncio.get_event_loop()
         index = 0
         exhausted = False
         try:
@@ -281,13 +293,21 @@ class AsyncClient:
                     if not more:
                         exhausted = True
                         break
-                    pending.add(asyncio.ensure_future(self._run_job(item, index, cancel_after)))
+                    t = loop.create_task(self._run_job(item, index, cancel_after))
+                    t.add_done_callback(on_done)
+                    pending.add(t)
                     index += 1
                 if not pending:
                     return
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for t in done:
-                    yield t.result()
+                if not finished:
+                    wake[0] = loop.create_future()
+                    try:
+                        await wake[0]
+                    finally:
+                        wake[0] = None
+                t = finished.popleft()
+                pending.discard(t)
+                yield t.result()
         finally:
             for t in pending:  # abandoned early: each task cancels its job
                 t.cancel()

@@ -259,7 +259,12 @@ class AioFleet:
         cl = await self._unix_client(ep)
         try:
             fut = await cl._call(req)
-            resp = await asyncio.wait_for(fut, wait)
+            # a timer that fails fut: asyncio.wait_for would add a future and a turn of the loop to each answer
+            timer = cl._loop.call_later(wait, _time_out, fut)
+            try:
+                resp = await fut
+            finally:
+                timer.cancel()
         except asyncio.TimeoutError:
             self._take_out(ep, "no answer in %.1f s" % wait)
             raise _Infra("no answer in %.1f s: the daemon is called hung" % wait)
@@ -324,6 +329,11 @@ class AioFleet:
             else:
                 idle.append((r, w))
             return status, answer
+
+
+def _time_out(fut: "asyncio.Future[Any]") -> None:
+    if not fut.done():
+        fut.set_exception(asyncio.TimeoutError())
 
 
 async def _read_head(r: asyncio.StreamReader, status_line: bytes) -> Tuple[int, int, bool]:

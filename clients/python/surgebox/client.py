@@ -10,7 +10,7 @@ import time
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import _conn
-from ._jobs import (CLIENT_FIELDS, ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
+from ._jobs import (ConnectionLost, Files, Result, Stdin, Step, SurgeboxError, build_exec,
                     cancel_after_of, error_of, job_of, warned_rename)
 from ._tracejob import trace_job_of, trace_of
 from .trace import Trace
@@ -134,9 +134,10 @@ class Client:
 
     def _next_response(self, wanted, wait):
         """A response whose id is in `wanted` (stashing others), or None after `wait` s."""
-        for wid in list(self._stash):
-            if wid in wanted:
-                return self._stash.pop(wid)
+        if self._stash:
+            for wid in list(self._stash):
+                if wid in wanted:
+                    return self._stash.pop(wid)
         end = None if wait is None else time.monotonic() + wait
         while True:
             left = None if end is None else max(0.0, end - time.monotonic())
@@ -360,7 +361,7 @@ class Client:
         j = _Job()
         j.user_id = job.get("id", index)
         j.cancel_after = cancel_after_of(job, default_cancel_after)
-        j.req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, self._new_id())
+        j.req = build_exec(job, self._new_id())  # it sends none of CLIENT_FIELDS
         j.cancel_sent = False
         j.retry_at = None
         j.attempt = 0

@@ -41,7 +41,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 from urllib.parse import urlsplit
 
 from . import _conn
-from ._jobs import CLIENT_FIELDS, Result, SurgeboxError, build_exec, error_of
+from ._jobs import Result, SurgeboxError, build_exec, error_of
 
 EndpointSpec = Union[str, Mapping[str, str]]
 
@@ -251,7 +251,7 @@ def choose(endpoints: Sequence[Endpoint], avoid: Optional[Endpoint], turn: int) 
 def job_request(fleet: Any, job: Mapping[str, Any]) -> Tuple[Dict[str, Any], float]:
     """A fleet job's exec request (a fresh id), and until when it waits for a daemon to be up:
     as long as its answer would take."""
-    req = build_exec({k: v for k, v in job.items() if k not in CLIENT_FIELDS}, "f%x" % random.getrandbits(64))
+    req = build_exec(job, "f%x" % random.getrandbits(64))  # it sends none of CLIENT_FIELDS
     return req, time.monotonic() + _limits_seconds(req) + fleet.answer_margin
 
 
