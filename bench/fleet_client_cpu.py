@@ -26,7 +26,6 @@ import json
 import os
 import pstats
 import socket
-import subprocess
 import tempfile
 import time
 
@@ -78,23 +77,11 @@ def c_batch(target, n):
     """(user ms, system ms) of one `surgebox batch` over n trivial jobs (target: ["--endpoints",
     A,B] or ["--socket", A]), and its answers (wait4's rusage of the process; it forks nothing)."""
     with tempfile.TemporaryDirectory(prefix="sbcpu-") as tmp:
-        jobs, out = os.path.join(tmp, "jobs.jsonl"), os.path.join(tmp, "out.jsonl")
+        jobs = os.path.join(tmp, "jobs.jsonl")
         with open(jobs, "w") as f:
             for i in range(n):
                 f.write(json.dumps(job(i)) + "\n")
-        env = dict(os.environ)
-        env.pop("SURGEBOX_SOCKET", None)
-        p = subprocess.Popen([surgebox_cli(), "batch", jobs, "--out", out, "--concurrency", str(CONC),
-                              "--progress-interval", "3600"] + target,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        err = p.stderr.read()
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        if p.returncode != 0:
-            raise SystemExit("fleet_client_cpu: surgebox batch %s: exit %d: %s" % (target[0], p.returncode, err[-400:]))
-        with open(out) as f:
-            answers = [json.loads(ln) for ln in f if ln.strip()]
-    return (1e3 * ru.ru_utime, 1e3 * ru.ru_stime), answers
+        return fc.batch_rusage(surgebox_cli(), jobs, target, CONC)
 
 
 def per_job_ms(f, n, *args):
