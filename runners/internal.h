@@ -589,7 +589,7 @@ typedef struct {
 typedef struct {
   int sock;                 /* ours; -1: not running */
   pid_t pid;
-  int exe_fd;               /* our binary, opened once: every restart execs the same file */
+  int exe_fd;               /* surgebox-spawner, opened once: every restart execs the same file */
   uint64_t restarts;
   char last_restart[SB_ERR_MAX];
   pthread_mutex_t mu;       /* one request at a time */
@@ -608,7 +608,8 @@ void sb_spawner_stop(sb_runtime *rt);
  * cgroup_fd's cgroup when >= 0. Either is our child (CLONE_PARENT). */
 int sb_spawner_clone(sb_runtime *rt, int kind, const sb_plan *a, unsigned long ns_flags, int cgroup_fd,
                      sb_spawned *out, char err[SB_ERR_MAX]);
-__attribute__((noreturn)) void sb_spawner_serve(int sock, pid_t ppid); /* the spawner process */
+int sb_spawner_exe_open(bool owners, char err[SB_ERR_MAX]); /* spawner_exe.c: surgebox-spawner, vetted */
+__attribute__((noreturn)) void sb_spawner_serve(int sock, pid_t ppid); /* the spawner process (spawner_main.c) */
 
 /* ---- workspace.c / wsfs.c (parent) ---- */
 struct sb_workspace {

@@ -3,11 +3,11 @@
  * format and why it exists are in internal.h ("spawner.c") and HACKING.md
  * ("The spawner").
  *
- * It is a fresh exec of our own binary (the file opened at the first start,
- * so an upgrade on disk does not mix binaries), marked by its argv[0] and
- * SB_SPAWNER_ENV; the constructor below turns that process into the
- * spawner before main() runs. Any binary that opens a runtime links this
- * file, so surgeboxd, surgebox, surgebox-run and the tests can all be one. */
+ * It is an exec of surgebox-spawner, a static program (spawner_main.c; the
+ * file found and vetted by spawner_exe.c and opened at the first start, so
+ * an upgrade on disk does not mix binaries), marked by its argv[0] and
+ * given its socket and our pid by SB_SPAWNER_ENV. Any binary that opens a
+ * runtime starts one: surgeboxd, surgebox, surgebox-run and the tests. */
 #include "internal.h"
 
 #include <errno.h>
@@ -17,33 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-
-__attribute__((constructor)) static void spawner_entry(int argc, char **argv, char **envp) {
-  if (argc != 1 || !argv || !argv[0] || strcmp(argv[0], SB_SPAWNER_ARGV0) != 0 || !envp) return;
-  static const char key[] = SB_SPAWNER_ENV "=";
-  for (char **e = envp; *e; e++) {
-    int fd, ppid;
-    if (strncmp(*e, key, sizeof key - 1) == 0 && sscanf(*e + sizeof key - 1, "%d:%d", &fd, &ppid) == 2 && fd >= 0)
-      sb_spawner_serve(fd, (pid_t)ppid);
-  }
-}
-
-/* Our binary: /proc/self/exe, else the path we were executed by (a chroot
- * without /proc; AT_EXECFN is relative to the cwd we started in). */
-static int open_exe(char err[SB_ERR_MAX]) {
-  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) return fd;
-  int e = errno;
-  const char *fn = (const char *)getauxval(AT_EXECFN);
-  if (fn && fn[0] == '/' && (fd = open(fn, O_RDONLY | O_CLOEXEC)) >= 0) return fd;
-  sb_err(err, "spawner: cannot open our own binary (/proc/self/exe: %s)", strerror(e));
-  return -e;
-}
 
 /* vfork + execveat: no copy of our page tables, and nothing of ours runs in
  * the child but the few calls below (signals blocked around it, handlers
@@ -86,7 +63,7 @@ static int spawn(sb_spawner *sp, char err[SB_ERR_MAX]) {
   if (pid > 0 && e) waitpid(pid, NULL, 0);
   if (pid < 0 || e) {
     close(sv[0]);
-    sb_err(err, "spawner: cannot start it (%s): %s", pid < 0 ? "vfork" : "execveat of our own binary", strerror(e));
+    sb_err(err, "spawner: cannot start it (%s): %s", pid < 0 ? "vfork" : "execveat of surgebox-spawner", strerror(e));
     return -e;
   }
   sp->sock = sv[0];
@@ -100,7 +77,7 @@ int sb_spawner_start(sb_runtime *rt, char err[SB_ERR_MAX]) {
   sp->exe_fd = -1;
   pthread_mutex_init(&sp->mu, NULL);
   sp->mu_init = true;
-  if ((sp->exe_fd = open_exe(err)) < 0) return sp->exe_fd;
+  if ((sp->exe_fd = sb_spawner_exe_open(!rt->userns, err)) < 0) return sp->exe_fd;
   return spawn(sp, err);
 }
 

@@ -1,5 +1,5 @@
-/* The spawner process (HACKING.md, "The spawner"): a fresh exec of our own
- * binary that clones sandbox inits on request. It holds its socket, an
+/* The spawner process (HACKING.md, "The spawner"): surgebox-spawner, a
+ * static program (spawner_main.c) that clones sandbox inits on request. It holds its socket, an
  * empty cap_t and, during one request, that request's descriptors and
  * payload; nothing of the daemon (no heap, no client buffers, no libuv, no
  * other descriptor). The payload is mapped for the clone and unmapped

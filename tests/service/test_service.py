@@ -625,7 +625,8 @@ def case_install():
               "share/surgebox/profiles/surge-2025.json", "lib/sysusers.d/surgebox.conf",
               "share/surgebox/tracers/python/sbtrace.py", "share/surgebox/tracers/python/sbtrace_events.py",
               "share/surgebox/python/surgebox/trace_convert.py", "share/surgebox/warm/python/sbzygote.py",
-              "share/surgebox/warm/python/sbzygote_body.py", "lib/surgebox/libsbwarm.so"):
+              "share/surgebox/warm/python/sbzygote_body.py", "lib/surgebox/libsbwarm.so",
+              "lib/surgebox/surgebox-spawner"):
         check(os.path.exists(os.path.join(P, f)), f"installed {f}")
     with open(os.path.join(P, "lib/systemd/system/surgeboxd.service")) as f:
         unit = f.read()
@@ -657,6 +658,11 @@ def case_install():
     p, sock = start_daemon(d, binary=os.path.join(P, "bin/surgeboxd"), env=env)
     r = run([os.path.join(P, "bin/surgebox"), "--socket", sock, "exec", "--", "/bin/echo", "installed"], env=env)
     check(r.returncode == 0 and r.stdout == b"installed\n", f"exec against P/bin/surgeboxd: {r.stdout!r} {r.stderr!r}")
+    # its spawner (every sandbox init's original) is the installed static program, not the build's
+    kids = [int(k) for t in os.listdir(f"/proc/{p.pid}/task")
+            for k in open(f"/proc/{p.pid}/task/{t}/children").read().split()]
+    exes = {os.readlink(f"/proc/{k}/exe") for k in kids if open(f"/proc/{k}/comm").read().strip() == "surgebox-spawn"}
+    check(exes == {os.path.realpath(os.path.join(P, "lib/surgebox/surgebox-spawner"))}, f"the installed daemon's spawner: {exes}")
     # a warm start finds the zygote and libsbwarm.so under P (issue 25)
     with open(os.path.join(d, "main.py"), "w") as f:
         f.write("print('warm')\n")
