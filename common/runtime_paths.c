@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,18 +78,30 @@ const char *sbu_profiles_dir(void) {
   return buf;
 }
 
-const char *sbu_installed_dir(const char *sub, char *buf, size_t cap) {
+const char *sbu_own_prefix(char *buf, size_t cap) {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return NULL;
-  self[n] = '\0';
-  char *slash = strrchr(self, '/');
-  if (!slash) return NULL;
-  *slash = '\0'; /* <prefix>/bin */
-  slash = strrchr(self, '/');
-  if (!slash) return NULL;
-  *slash = '\0'; /* <prefix> */
-  int len = snprintf(buf, cap, "%s/share/surgebox/%s", self, sub);
+  if (n > 0) self[n] = '\0';
+  /* in a chroot of bind mounts /proc/self/exe may name the file as the
+   * host sees it; without /proc there is none: the absolute path we were
+   * executed by */
+  if (n <= 0 || access(self, F_OK) != 0) {
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    if (!fn || fn[0] != '/' || snprintf(self, sizeof self, "%s", fn) >= (int)sizeof self) return NULL;
+  }
+  for (int i = 0; i < 2; i++) { /* <prefix>/bin/NAME: cut twice */
+    char *slash = strrchr(self, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+  }
+  int len = snprintf(buf, cap, "%s", self);
+  return len < 0 || (size_t)len >= cap ? NULL : buf;
+}
+
+const char *sbu_installed_dir(const char *sub, char *buf, size_t cap) {
+  char prefix[PATH_MAX];
+  if (!sbu_own_prefix(prefix, sizeof prefix)) return NULL;
+  int len = snprintf(buf, cap, "%s/share/surgebox/%s", prefix, sub);
   if (len < 0 || (size_t)len >= cap || access(buf, R_OK) != 0) return NULL;
   return buf;
 }

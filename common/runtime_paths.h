@@ -22,6 +22,11 @@ void sbu_default_socket(uid_t host_euid, char *out, size_t cap);
  * $SURGEBOX_PROFILES, else root's /var/lib/surgebox/profiles, else
  * $XDG_DATA_HOME/surgebox/profiles or ~/.local/share/surgebox/profiles. */
 const char *sbu_profiles_dir(void);
+/* <prefix> when this binary is <prefix>/bin/NAME (the directory above
+ * its own): /proc/self/exe, else (a chroot without /proc, or one whose
+ * /proc names the file as the host sees it) the absolute path it was
+ * executed by; NULL when neither says. */
+const char *sbu_own_prefix(char *buf, size_t cap);
 /* <prefix>/share/surgebox/<sub> when this binary is <prefix>/bin/... and that
  * directory exists (an installed surgebox), else NULL: data files found
  * relative to the binary, so any `cmake --install --prefix` works. */

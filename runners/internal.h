@@ -506,6 +506,34 @@ typedef struct {
  * layout for the next is bounded by it. */
 #define SB_WARM_JOBS_PER_ZYGOTE 100
 #define SB_WARM_SPARE_AHEAD 10 /* jobs before the swap its successor starts (warm.c zygote_for) */
+/* path_vet.c: a path root is about to execute, walked component by
+ * component from "/" (root's directories and links, no /proc, no FUSE;
+ * with SB_PATH_NO_NOSUID no nosuid mount) to a directory (SB_PATH_WANT_DIR)
+ * or a root's regular file. owners false (user-namespace mode): no owner
+ * checks. canon: the path with no link left; *fd_out (when not NULL and
+ * SB_PATH_OK): an O_PATH descriptor of the end. */
+typedef enum {
+  SB_PATH_OK,
+  SB_PATH_NOT_ABSOLUTE, /* or too long */
+  SB_PATH_UNEXAMINABLE,
+  SB_PATH_PROC,
+  SB_PATH_FUSE,
+  SB_PATH_NOSUID,
+  SB_PATH_NOT_DIR,       /* a component (not the end) that is not a directory */
+  SB_PATH_OPEN_DIR,      /* a directory on the way others may write */
+  SB_PATH_NOT_ROOTS,     /* the file: not root's, or others may write it */
+  SB_PATH_NAME_MAX,
+  SB_PATH_UNRESOLVED,
+  SB_PATH_LINKS,         /* an unreadable link, or too many */
+  SB_PATH_TOO_LONG,
+  SB_PATH_NOT_REGULAR,
+  SB_PATH_NOT_ENDING_DIR,
+  SB_PATH_N_FAULTS
+} sb_path_fault;
+#define SB_PATH_WANT_DIR 1u
+#define SB_PATH_NO_NOSUID 2u
+#define SB_PATH_STICKY_OK 4u /* a root's sticky directory (/tmp) may be passed */
+sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char canon[PATH_MAX], int *fd_out);
 /* interp_vet.c: why root may not run argv0 as a zygote (its path walked
  * component by component: root's directories and links, no /proc, no FUSE,
  * root's regular file; no pyvenv.cfg beside it), or NULL; canon: the path

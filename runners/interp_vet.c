@@ -3,15 +3,10 @@
  * vetting: it reads /proc/PID/root as "/" where the kernel's exec walks into
  * that process's root, and a venv's bin/python3 resolves to the system's
  * file while CPython's start-up still reads the venv's pyvenv.cfg and runs
- * its .pth files. So the path is walked here as the kernel will walk it,
- * one component at a time from "/" (openat O_PATH|O_NOFOLLOW):
- *  - every directory root's and writable by root only;
- *  - a symbolic link followed only from such a directory (only root can
- *    change or replace it), its target walked the same way;
- *  - no component on procfs (magic links, other processes' roots), FUSE
- *    (its owner decides the owners and modes it shows) or a nosuid mount
- *    (a user's removable media: its file system names the owners);
- *  - the file itself a regular file root's and writable by root only.
+ * its .pth files. So the path is walked as the kernel will walk it
+ * (path_vet.c: root's directories, links and regular file; no /proc, no
+ * FUSE, and here no nosuid mount either: a user's removable media, whose
+ * file system names the owners).
  * Why the spawner then execs the path as given (not the canonical path, nor
  * the vetted descriptor by execveat): CPython's start-up resolves argv[0]
  * itself (its prefix, pyvenv.cfg beside it), and argv[0] must be the path
@@ -28,168 +23,33 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
-#ifndef FUSE_SUPER_MAGIC
-#define FUSE_SUPER_MAGIC 0x65735546
-#endif
-#define SB_VET_MAX_LINKS 40 /* the kernel's own bound on links in one walk */
+/* path_vet.c's faults, as a zygote's refusal says them */
+static const char *const interp_why[SB_PATH_N_FAULTS] = {
+    [SB_PATH_NOT_ABSOLUTE] = "the interpreter's path is not absolute or too long",
+    [SB_PATH_UNEXAMINABLE] = "the interpreter's path cannot be examined",
+    [SB_PATH_PROC] = "the interpreter's path passes through /proc (magic links lead into other processes' roots)",
+    [SB_PATH_FUSE] = "the interpreter's path passes through a FUSE file system",
+    [SB_PATH_NOSUID] = "the interpreter's path passes through a file system mounted nosuid",
+    [SB_PATH_NOT_DIR] = "the interpreter's path has a component that is not a directory",
+    [SB_PATH_OPEN_DIR] = "the interpreter lies in a directory others may write",
+    [SB_PATH_NOT_ROOTS] = "the interpreter is not a file only root may write",
+    [SB_PATH_NAME_MAX] = "the interpreter's path has a component over NAME_MAX",
+    [SB_PATH_UNRESOLVED] = "the interpreter cannot be resolved on the host",
+    [SB_PATH_LINKS] = "the interpreter's path has an unreadable link or too many links",
+    [SB_PATH_TOO_LONG] = "the interpreter's path is too long",
+    [SB_PATH_NOT_REGULAR] = "the interpreter is not a regular file",
+    [SB_PATH_NOT_ENDING_DIR] = "the interpreter's path does not end on a directory",
+};
 
-static bool root_only(const struct stat *st) {
-  return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* What is wrong with the object fd names (a directory when dir), or NULL. */
-static const char dir_open[] = "the interpreter lies in a directory others may write";
-
-static const char *vet_object(int fd, bool owners, bool dir) {
-  struct statfs fs;
-  struct stat st;
-  if (fstatfs(fd, &fs) < 0 || fstat(fd, &st) < 0) return "the interpreter's path cannot be examined";
-  if (fs.f_type == PROC_SUPER_MAGIC)
-    return "the interpreter's path passes through /proc (magic links lead into other processes' roots)";
-  if (fs.f_type == FUSE_SUPER_MAGIC) return "the interpreter's path passes through a FUSE file system";
-  /* what a user may have mounted (udisks' removable media, nosuid, whose
-   * file system says which uid owns its files) */
-  if (owners && (fs.f_flags & ST_NOSUID)) return "the interpreter's path passes through a file system mounted nosuid";
-  if (dir && !S_ISDIR(st.st_mode)) return "the interpreter's path has a component that is not a directory";
-  if (!owners || root_only(&st)) return NULL;
-  return dir ? dir_open : "the interpreter is not a file only root may write";
-}
-
-/* Replace *dir by fd. */
-static void step_into(int *dir, int fd) {
-  close(*dir);
-  *dir = fd;
-}
-
-/* A directory others may write is not the end of the walk: the file's own
- * fault, when it has one, is the one said (its owner, its kind); a link
- * held by such a directory is never followed. */
-static const char *open_root(int *dir, bool owners, const char **open_dir) {
-  *dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (*dir < 0) return "the interpreter's path cannot be examined";
-  const char *why = vet_object(*dir, owners, true);
-  if (why == dir_open && !*open_dir) *open_dir = why, why = NULL;
-  return why;
-}
-
-/* Walks path (absolute) as described above. want_dir: it must end on a
- * directory, whose descriptor is left in *dir_out; else on a regular file.
- * canon: the path with no link, no "." or ".." left. NULL or why not. */
+/* path_vet.c's walk, nosuid mounts refused too */
 static const char *walk(const char *path, bool owners, bool want_dir, char canon[PATH_MAX], int *dir_out) {
-  char rest[2 * PATH_MAX], target[PATH_MAX];
-  size_t clen = 0;
-  int links = 0, dir = -1;
-  const char *open_dir = NULL; /* a directory on the way others may write */
-  canon[0] = 0;
-  if (path[0] != '/' || snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest)
-    return "the interpreter's path is not absolute or too long";
-  const char *why = open_root(&dir, owners, &open_dir);
-  for (char *p = rest; !why;) {
-    while (*p == '/') p++;
-    if (!*p) break;
-    char *end = strchrnul(p, '/');
-    char name[NAME_MAX + 1];
-    if ((size_t)(end - p) > NAME_MAX) {
-      why = "the interpreter's path has a component over NAME_MAX";
-      break;
-    }
-    memcpy(name, p, (size_t)(end - p));
-    name[end - p] = 0;
-    p = end;
-    bool last = !*p;
-    if (strcmp(name, ".") == 0) continue;
-    int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-      why = "the interpreter cannot be resolved on the host";
-      if (fd >= 0) close(fd);
-      break;
-    }
-    if (strcmp(name, "..") == 0) { /* the parent, physically, as the kernel's walk */
-      char *slash = strrchr(canon, '/');
-      clen = slash ? (size_t)(slash - canon) : 0;
-      canon[clen] = 0;
-    }
-    if (S_ISLNK(st.st_mode)) {
-      if (open_dir) { /* held by a directory others may write: never followed */
-        close(fd);
-        why = open_dir;
-        break;
-      }
-      /* dir, which holds the link, passed vet_object: only root can change it */
-      ssize_t n = readlinkat(fd, "", target, sizeof target);
-      close(fd);
-      if (n <= 0 || (size_t)n >= sizeof target || ++links > SB_VET_MAX_LINKS) {
-        why = "the interpreter's path has an unreadable link or too many links";
-        break;
-      }
-      target[n] = 0;
-      char joined[2 * PATH_MAX];
-      if (snprintf(joined, sizeof joined, "%s%s", target, p) >= (int)sizeof joined) { /* p: "" or "/..." */
-        why = "the interpreter's path is too long";
-        break;
-      }
-      memcpy(rest, joined, sizeof rest);
-      p = rest;
-      if (target[0] == '/') {
-        close(dir);
-        clen = 0;
-        canon[0] = 0;
-        why = open_root(&dir, owners, &open_dir);
-      }
-      continue;
-    }
-    bool is_dir = S_ISDIR(st.st_mode);
-    if (!is_dir && (!last || want_dir)) {
-      close(fd);
-      why = "the interpreter's path has a component that is not a directory";
-      break;
-    }
-    if (!is_dir && !S_ISREG(st.st_mode)) {
-      close(fd);
-      why = "the interpreter is not a regular file";
-      break;
-    }
-    if ((why = vet_object(fd, owners, is_dir)) == dir_open && !open_dir) open_dir = why, why = NULL;
-    if (why && why != open_dir) {
-      close(fd);
-      break;
-    }
-    why = NULL;
-    if (strcmp(name, "..") != 0) {
-      if (clen + 1 + strlen(name) >= PATH_MAX) {
-        close(fd);
-        why = "the interpreter's path is too long";
-        break;
-      }
-      clen += (size_t)snprintf(canon + clen, PATH_MAX - clen, "/%s", name);
-    }
-    step_into(&dir, fd);
-    if (!is_dir) break; /* the file: the walk is over */
-  }
-  if (!why && open_dir) why = open_dir;
-  if (!why && !clen) snprintf(canon, PATH_MAX, "/");
-  if (!why && want_dir) {
-    struct stat st;
-    if (fstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) why = "the interpreter's path does not end on a directory";
-  } else if (!why) {
-    struct stat st;
-    if (fstat(dir, &st) < 0 || !S_ISREG(st.st_mode)) why = "the interpreter is not a regular file";
-  }
-  if (why || !dir_out) {
-    if (dir >= 0) close(dir);
-  } else {
-    *dir_out = dir;
-  }
-  return why;
+  unsigned flags = SB_PATH_NO_NOSUID | (want_dir ? SB_PATH_WANT_DIR : 0);
+  return interp_why[sb_path_walk(path, owners, flags, canon, dir_out)];
 }
 
 /* The directory holding path, and that directory's own parent, textually

@@ -1,89 +1,127 @@
 /* surgebox-spawner's file (spawner_main.c), found and vetted at a
  * runtime's start: every sandbox init is a copy of that process, root's
  * where the daemon is root, so it must be a regular executable file that
- * only root can change, in a directory only root can change. It lies
- * beside our own binary's tree: <prefix>/lib/surgebox/surgebox-spawner for
- * <prefix>/bin/surgeboxd, installed or in the build tree (CMake puts it in
- * build/lib/surgebox); else (a test binary elsewhere in the build tree)
- * the one CMake built (SURGEBOX_SPAWNER_BUILT). No environment variable
- * names it: the daemon's environment is not a place to choose what root
- * runs. */
+ * only root can change, reached through directories and links only root
+ * can change (path_vet.c's walk from "/"). It lies beside our own binary's
+ * tree: <prefix>/lib/surgebox/surgebox-spawner for <prefix>/bin/surgeboxd,
+ * installed or in the build tree (CMake puts it in build/lib/surgebox).
+ * Only a binary that itself lies in the build tree (a test program in a
+ * subdirectory) falls back to the one CMake built (SURGEBOX_SPAWNER_BUILT):
+ * an installed daemon without its spawner is an error, never quietly the
+ * build's. No environment variable names it: the daemon's environment is
+ * not a place to choose what root runs. */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime_paths.h"
 
 #ifndef SURGEBOX_SPAWNER_BUILT
 #define SURGEBOX_SPAWNER_BUILT "/usr/lib/surgebox/surgebox-spawner"
 #endif
+#ifndef SURGEBOX_BUILD_TREE
+#define SURGEBOX_BUILD_TREE "/nonexistent"
+#endif
 #define SPAWNER_BESIDE "/lib/surgebox/surgebox-spawner"
 
-/* Owners are checked where the runtime is root (owners): an unprivileged
- * one (uid 0 of a user namespace of its own, where root's files show as
- * the overflow uid) runs it with no power it does not have itself, as
- * interp_vet.c's walk. */
-static bool owned_safely(const struct stat *st, bool owners) {
-  return !owners || (st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH)));
+/* path_vet.c's faults, as the refusal says them (after the file's path) */
+static const char *const spawner_why[SB_PATH_N_FAULTS] = {
+    [SB_PATH_NOT_ABSOLUTE] = "is not an absolute path",
+    [SB_PATH_UNEXAMINABLE] = "cannot be examined",
+    [SB_PATH_PROC] = "passes through /proc",
+    [SB_PATH_FUSE] = "passes through a FUSE file system (its owner decides the owners it shows)",
+    [SB_PATH_NOSUID] = "passes through a file system mounted nosuid",
+    [SB_PATH_NOT_DIR] = "has a component that is not a directory",
+    [SB_PATH_OPEN_DIR] = "is in a directory a user other than root may change",
+    [SB_PATH_NOT_ROOTS] = "may be changed by a user other than root",
+    [SB_PATH_NAME_MAX] = "has a component over NAME_MAX",
+    [SB_PATH_UNRESOLVED] = "cannot be resolved",
+    [SB_PATH_LINKS] = "has an unreadable link or too many links",
+    [SB_PATH_TOO_LONG] = "is too long",
+    [SB_PATH_NOT_REGULAR] = "is not a regular file",
+    [SB_PATH_NOT_ENDING_DIR] = "is not a regular file",
+};
+
+/* Our own binary's prefix lies inside the build tree (both resolved). */
+static bool in_build_tree(const char *prefix) {
+  char tree[PATH_MAX], ours[PATH_MAX];
+  if (!realpath(SURGEBOX_BUILD_TREE, tree) || !realpath(prefix, ours)) return false;
+  size_t n = strlen(tree);
+  return strncmp(ours, tree, n) == 0 && (ours[n] == '/' || ours[n] == '\0');
 }
 
-/* <prefix>/lib/surgebox/surgebox-spawner for <prefix>/bin/NAME, or "". Our
- * binary: /proc/self/exe, else the absolute path we were executed by (a
- * chroot without /proc). */
-static void beside_us(char out[PATH_MAX]) {
-  char self[PATH_MAX];
-  out[0] = '\0';
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-  } else {
-    const char *fn = (const char *)getauxval(AT_EXECFN);
-    if (!fn || fn[0] != '/') return;
-    snprintf(self, sizeof self, "%s", fn);
+/* Where to look: beside us; else, for a binary in the build tree, the
+ * build's. false: nowhere (path says where it should have been). */
+static bool locate(char path[PATH_MAX]) {
+  char prefix[PATH_MAX];
+  if (!sbu_own_prefix(prefix, sizeof prefix)) {
+    snprintf(path, PATH_MAX, "<prefix>%s (our own binary's path cannot be read)", SPAWNER_BESIDE);
+    return false;
   }
-  char *slash = strrchr(self, '/'); /* <prefix>/bin/NAME: cut twice */
-  if (slash) *slash = '\0';
-  slash = strrchr(self, '/');
-  if (!slash || (size_t)(slash - self) + sizeof SPAWNER_BESIDE > PATH_MAX) return;
-  snprintf(out, PATH_MAX, "%.*s%s", (int)(slash - self), self, SPAWNER_BESIDE);
+  if (snprintf(path, PATH_MAX, "%s%s", prefix, SPAWNER_BESIDE) >= PATH_MAX) return false;
+  if (access(path, F_OK) == 0 || errno != ENOENT || !in_build_tree(prefix)) return true;
+  snprintf(path, PATH_MAX, "%s", SURGEBOX_SPAWNER_BUILT);
+  return true;
 }
 
-static const char *vet(int fd, const char *path, bool owners) {
-  struct stat st, dst;
-  char parent[PATH_MAX];
-  snprintf(parent, sizeof parent, "%s", path);
-  char *slash = strrchr(parent, '/');
-  if (slash) *slash = '\0';
-  if (fstat(fd, &st) < 0) return "cannot be examined";
-  if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR)) return "is not an executable file";
-  if (!owned_safely(&st, owners)) return "may be changed by a user other than root";
-  if (stat(parent[0] ? parent : "/", &dst) < 0) return "is in a directory that cannot be examined";
-  if (!owned_safely(&dst, owners)) return "is in a directory a user other than root may change";
-  return NULL;
+/* The vetted file opened for exec: the walk's O_PATH descriptor names the
+ * inode vetted; the path it resolved to (no link, every directory root's)
+ * is opened and must be that inode. */
+static int open_vetted(const char *path, bool owners, const char **why) {
+  char canon[PATH_MAX];
+  int pfd = -1;
+  /* unprivileged (no owners), it runs with no power the user lacks: the
+   * path as it is (a rootless container's root may well be FUSE) */
+  sb_path_fault f = owners ? sb_path_walk(path, owners, SB_PATH_STICKY_OK, canon, &pfd) : SB_PATH_OK;
+  if (!owners) {
+    snprintf(canon, sizeof canon, "%s", path);
+    if ((pfd = open(path, O_PATH | O_CLOEXEC)) < 0) f = SB_PATH_UNRESOLVED;
+  }
+  if (f) {
+    *why = spawner_why[f];
+    return -EPERM;
+  }
+  struct stat vetted, opened;
+  int fd = open(canon, O_RDONLY | (owners ? O_NOFOLLOW : 0) | O_CLOEXEC);
+  int e = errno;
+  if (fstat(pfd, &vetted) < 0 || fd < 0 || fstat(fd, &opened) < 0 || vetted.st_dev != opened.st_dev ||
+      vetted.st_ino != opened.st_ino) {
+    *why = "changed while it was examined";
+    e = fd < 0 ? e : EPERM;
+  } else if (!S_ISREG(vetted.st_mode) || !(vetted.st_mode & S_IXUSR)) {
+    *why = "is not an executable file";
+    e = EPERM;
+  } else {
+    close(pfd);
+    return fd;
+  }
+  close(pfd);
+  if (fd >= 0) close(fd);
+  return -e;
 }
 
 int sb_spawner_exe_open(bool owners, char err[SB_ERR_MAX]) {
   char path[PATH_MAX];
-  beside_us(path);
-  int fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-  if (fd < 0) {
-    snprintf(path, sizeof path, "%s", SURGEBOX_SPAWNER_BUILT);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (!locate(path)) {
+    sb_err(err, "spawner: %s: not found; run surgebox from its build tree or install it again", path);
+    return -ENOENT;
   }
-  if (fd < 0) {
+  if (access(path, F_OK) != 0) {
     int e = errno;
     sb_err(err, "spawner: %s cannot be opened (%s): build surgebox (cmake --build) or install it again", path,
            strerror(e));
     return -e;
   }
-  const char *bad = vet(fd, path, owners);
-  if (bad) {
-    close(fd);
-    sb_err(err, "spawner: %s %s: refused (every sandbox starts as a copy of it); install surgebox again", path, bad);
-    return -EPERM;
-  }
+  const char *why = NULL;
+  int fd = open_vetted(path, owners, &why);
+  if (fd < 0)
+    sb_err(err, "spawner: %s %s: refused (every sandbox starts as a copy of it); install surgebox again", path, why);
   return fd;
 }

@@ -2,9 +2,12 @@
 """Every sandbox init is a copy of surgebox-spawner, so a root runtime runs
 it only when root alone can change it (runners/spawner_exe.c): a copy of
 surgebox-run beside a spawner that is group-writable, another user's, or
-in a directory others may write is refused at start with a line naming
-the file and what is wrong, and nothing runs; beside a sound copy the same
-binary runs a job, started from that copy. Root only (the rule is root's).
+in a directory others may write (its own or one further up the path) is
+refused at start with a line naming the file and what is wrong, and
+nothing runs; a copy outside the build tree with no spawner beside it is
+refused too (never quietly the build's spawner); beside a sound copy, in
+a sticky directory of root's like /tmp or not, the same binary runs a
+job, started from that copy. Root only (the rule is root's).
 
     spawner_vetted.py BUILD_DIR"""
 import os
@@ -22,13 +25,16 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def prefix(build, spawner_mode=0o755, owner=0, dir_mode=0o755):
+def prefix(build, spawner_mode=0o755, owner=0, dir_mode=0o755, lib_mode=0o755, top_mode=0o755, spawner=True):
     p = tempfile.mkdtemp(prefix="sbspawner-")
-    os.chmod(p, 0o755)
+    os.chmod(p, top_mode)
     os.makedirs(os.path.join(p, "bin"))
     os.makedirs(os.path.join(p, "lib", "surgebox"))
     shutil.copy(os.path.join(build, "bin", "surgebox-run"), os.path.join(p, "bin"))
     sp = os.path.join(p, "lib", "surgebox", "surgebox-spawner")
+    os.chmod(os.path.join(p, "lib"), lib_mode)
+    if not spawner:
+        return p, sp
     shutil.copy(os.path.join(build, "lib", "surgebox", "surgebox-spawner"), sp)
     os.chown(sp, owner, owner)
     os.chmod(sp, spawner_mode)
@@ -49,17 +55,22 @@ def main():
     for name, kw, want in (("group-writable", {"spawner_mode": 0o775}, "may be changed by a user other than root"),
                            ("another user's", {"owner": 4242}, "may be changed by a user other than root"),
                            ("in a world-writable directory", {"dir_mode": 0o777},
-                            "is in a directory a user other than root may change")):
+                            "is in a directory a user other than root may change"),
+                           ("below a world-writable directory", {"lib_mode": 0o777},
+                            "is in a directory a user other than root may change"),
+                           ("absent from a copy outside the build tree", {"spawner": False},
+                            "cannot be opened (No such file or directory)")):
         p, sp = prefix(build, **kw)
         r = run(p)
         check(r.returncode != 0 and "ran" not in r.stdout, f"{name}: a job ran ({r.returncode}, {r.stdout!r})")
-        check(sp in r.stderr and want in r.stderr and "refused" in r.stderr,
+        check(sp in r.stderr and want in r.stderr and ("refused" in r.stderr or not kw.get("spawner", True)),
               f"{name}: the error names the file and why: {r.stderr!r}")
         shutil.rmtree(p)
-    p, sp = prefix(build)
-    r = run(p)
-    check(r.returncode == 0 and r.stdout == "ran\n", f"a sound copy: {r.returncode} {r.stdout!r} {r.stderr!r}")
-    shutil.rmtree(p)
+    for name, kw in (("a sound copy", {}), ("a sound copy in a sticky directory of root's", {"top_mode": 0o1777})):
+        p, sp = prefix(build, **kw)
+        r = run(p)
+        check(r.returncode == 0 and r.stdout == "ran\n", f"{name}: {r.returncode} {r.stdout!r} {r.stderr!r}")
+        shutil.rmtree(p)
     print("FAILED: %d" % len(FAILS) if FAILS else "ok")
     return 1 if FAILS else 0
 
