@@ -240,7 +240,12 @@ def target_oversubscribed(d, a):
         rr = x.get("run_result") or {}
         return (x["status"], rr.get("status"), rr.get("stdout"))
 
-    alone = [verdict(call({}, p)) for p in progs]
+    def times(x):  # the run's wall (execution_time) and CPU seconds
+        rr, steps = x.get("run_result") or {}, (x.get("surgebox") or {}).get("steps") or [{}]
+        return rr.get("execution_time"), steps[-1].get("cpu_time_s")
+
+    alone_res = [call({}, p) for p in progs]
+    alone = [verdict(x) for x in alone_res]
     stop = threading.Event()
     filler = {"code": SPIN % int(rate * 0.5), "language": "python", "run_timeout": 10}
     load_done = [0]
@@ -264,6 +269,10 @@ def target_oversubscribed(d, a):
     for t in ts:
         t.join()
     changed = sum(x != y for x, y in zip(alone, busy))
+    for i, (x, y) in enumerate(zip(alone, busy)):
+        if x != y:  # what changed, and the run's wall and CPU seconds each time
+            print("   program %d (%.0f %% of run_timeout alone): alone %s %s, busy %s %s" % (
+                i, 100 * (0.4 + 0.5 * i / max(a.near - 1, 1)), x[:2], times(alone_res[i]), y[:2], times(busy_res[i])))
     print("3. %d CPU-bound programs at 40-90 %% of run_timeout %.1f s: alone %s; with %d load clients on %d slots "
           "(%d load requests served meanwhile): %d verdict(s) changed (target 0)" % (
               a.near, limit, ", ".join("%s %d" % (k, [v[0] for v in alone].count(k)) for k in sorted({v[0] for v in alone})),
