@@ -6,6 +6,7 @@
            (compile step through the compile cache, then the run).
   cpp      the same for a C++ program (target <= 0.8x), and per case against
            an unsandboxed run of the same binary (target <= 1.3x + 1 ms).
+           Each side twice, the order reversed the second time.
   pyfn     one Python function x N function-call cases, warm (each case in a
            sandbox of its own, started by the slot's warm zygote), against N
            fresh unsandboxed processes of the same interpreter (the path the
@@ -45,49 +46,59 @@ def load():
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def stdin_cases_vs_jobs(c, n, label, src_path, src, compile_step):
+def build_bare(src):
+    """The same C++ binary built here, to run with no sandbox: (its path, its directory)."""
+    tmp = tempfile.mkdtemp(prefix="sb-bench-")
+    with open(os.path.join(tmp, "prog.cpp"), "w") as f:
+        f.write(src)
+    subprocess.run(["g++", "-O1", "-o", os.path.join(tmp, "prog"), os.path.join(tmp, "prog.cpp")], check=True)
+    return os.path.join(tmp, "prog"), tmp
+
+
+def stdin_cases_vs_jobs(c, n, label, src_path, src, compile_step, rounds=2, bare=None):
+    """N cases in one job against N separate jobs (and, given bare, against
+    N unsandboxed runs of that binary), each side timed `rounds` times, the
+    sides' order reversed every other round so that the machine's drift
+    over a run cancels (this VM's speed moves by a third over minutes)."""
     files = [{"path": src_path, "content": src}]
     warm = c.call({"id": "w" + label, "type": "exec", "files": files, "steps": [compile_step]}, timeout=300)
     assert warm["status"] == "ok", warm
     cases = [{"stdin": "%d %d\n" % (k, k), "expected": "%d" % (2 * k)} for k in range(n)]
-    t0 = time.monotonic()
-    r = c.call({"id": "cases" + label, "type": "exec", "files": files,
-                "steps": [compile_step, {"name": "run", "argv": ["./prog"], "cases": cases}]}, timeout=3600)
-    t_cases = time.monotonic() - t0
-    assert r["status"] == "ok", r.get("status")
-    t0 = time.monotonic()
-    for k in range(n):
-        r = c.call({"id": "j%s%d" % (label, k), "type": "exec", "files": files,
-                    "steps": [compile_step, {"name": "run", "argv": ["./prog"], "stdin": "%d %d\n" % (k, k)}]},
-                   timeout=300)
-        assert r["status"] == "ok" and r["steps"][1]["stdout"] == "%d\n" % (2 * k), r
-    t_jobs = time.monotonic() - t0
-    print("%s: %d cases in one job: %.2f s (%.1f ms/case); %d separate jobs: %.2f s (%.1f ms/job); "
-          "ratio %.2f (target <= 0.8)" % (label, n, t_cases, 1e3 * t_cases / n, n, t_jobs, 1e3 * t_jobs / n,
-                                          t_cases / t_jobs))
-    print("  load: %s" % load())
-    return t_cases
 
+    def one_job():
+        r = c.call({"id": "cases" + label, "type": "exec", "files": files,
+                    "steps": [compile_step, {"name": "run", "argv": ["./prog"], "cases": cases}]}, timeout=3600)
+        assert r["status"] == "ok", r.get("status")
 
-def cpp_unsandboxed(n, t_cases):
-    """The same C++ binary built here and run N times with no sandbox."""
-    tmp = tempfile.mkdtemp(prefix="sb-bench-")
-    try:
-        with open(os.path.join(tmp, "prog.cpp"), "w") as f:
-            f.write(SRC_CPP)
-        subprocess.run(["g++", "-O1", "-o", os.path.join(tmp, "prog"), os.path.join(tmp, "prog.cpp")], check=True)
-        t0 = time.monotonic()
+    def jobs():
         for k in range(n):
-            out = subprocess.run([os.path.join(tmp, "prog")], input="%d %d\n" % (k, k), capture_output=True,
-                                 text=True).stdout
+            r = c.call({"id": "j%s%d" % (label, k), "type": "exec", "files": files,
+                        "steps": [compile_step, {"name": "run", "argv": ["./prog"], "stdin": "%d %d\n" % (k, k)}]},
+                       timeout=300)
+            assert r["status"] == "ok" and r["steps"][1]["stdout"] == "%d\n" % (2 * k), r
+
+    def unsandboxed():
+        for k in range(n):
+            out = subprocess.run([bare], input="%d %d\n" % (k, k), capture_output=True, text=True).stdout
             assert out == "%d\n" % (2 * k), out
-        t_bare = (time.monotonic() - t0) / n
-    finally:
-        shutil.rmtree(tmp)
-    per_case = t_cases / n
-    bound = 1.3 * t_bare + 0.001
-    print("cpp per case: %.2f ms sandboxed (in one job) vs %.2f ms unsandboxed: bound 1.3x + 1 ms = %.2f ms; "
-          "per case / bound %.2f (target <= 1)" % (1e3 * per_case, 1e3 * t_bare, 1e3 * bound, per_case / bound))
+    sides = [("cases", one_job), ("jobs", jobs)] + ([("bare", unsandboxed)] if bare else [])
+    t = dict.fromkeys([name for name, _ in sides], 0.0)
+    for r in range(rounds):
+        for name, fn in (sides if r % 2 == 0 else sides[::-1]):
+            t0 = time.monotonic()
+            fn()
+            t[name] += time.monotonic() - t0
+    m = n * rounds
+    print("%s: %d cases in one job: %.2f s (%.1f ms/case); %d separate jobs: %.2f s (%.1f ms/job); "
+          "ratio %.2f (target <= 0.8); %d rounds, alternating" % (label, n, t["cases"] / rounds, 1e3 * t["cases"] / m, n,
+                                                                    t["jobs"] / rounds, 1e3 * t["jobs"] / m,
+                                                                    t["cases"] / t["jobs"], rounds))
+    if bare:
+        per_case, t_bare = t["cases"] / m, t["bare"] / m
+        bound = 1.3 * t_bare + 0.001
+        print("%s per case: %.2f ms sandboxed (in one job) vs %.2f ms unsandboxed: bound 1.3x + 1 ms = %.2f ms; "
+              "per case / bound %.2f (target <= 1)" % (label, 1e3 * per_case, 1e3 * t_bare, 1e3 * bound,
+                                                       per_case / bound))
     print("  load: %s" % load())
 
 
@@ -147,8 +158,11 @@ def main():
         if "c" in which:
             stdin_cases_vs_jobs(c, n, "c", "prog.c", SRC, COMPILE)
         if "cpp" in which:
-            t = stdin_cases_vs_jobs(c, n, "cpp", "prog.cpp", SRC_CPP, COMPILE_CPP)
-            cpp_unsandboxed(n, t)
+            bare, tmp = build_bare(SRC_CPP)
+            try:
+                stdin_cases_vs_jobs(c, n, "cpp", "prog.cpp", SRC_CPP, COMPILE_CPP, bare=bare)
+            finally:
+                shutil.rmtree(tmp)
         if "pyfn" in which:
             pyfn(c, n)
     finally:
