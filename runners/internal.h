@@ -509,12 +509,14 @@ typedef struct {
 /* path_vet.c: a path root is about to execute, walked component by
  * component from "/" (root's directories and links, no /proc, no FUSE;
  * with SB_PATH_NO_NOSUID no nosuid mount) to a directory (SB_PATH_WANT_DIR)
- * or a root's regular file. owners false (user-namespace mode): no owner
- * checks. canon: the path with no link left; *fd_out (when not NULL and
- * SB_PATH_OK): an O_PATH descriptor of the end. */
+ * or a root's regular file; given an anchor (an absolute directory, not
+ * vetted), path is relative and walked from there. owners false
+ * (user-namespace mode): no owner checks. canon: the path with no link
+ * left; *fd_out (when not NULL and SB_PATH_OK): an O_PATH descriptor of the
+ * end. */
 typedef enum {
   SB_PATH_OK,
-  SB_PATH_NOT_ABSOLUTE, /* or too long */
+  SB_PATH_NOT_ABSOLUTE, /* or too long; or an absolute path given an anchor */
   SB_PATH_UNEXAMINABLE,
   SB_PATH_PROC,
   SB_PATH_FUSE,
@@ -532,8 +534,8 @@ typedef enum {
 } sb_path_fault;
 #define SB_PATH_WANT_DIR 1u
 #define SB_PATH_NO_NOSUID 2u
-#define SB_PATH_STICKY_OK 4u /* a root's sticky directory (/tmp) may be passed */
-sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char canon[PATH_MAX], int *fd_out);
+sb_path_fault sb_path_walk(const char *anchor, const char *path, bool owners, unsigned flags, char canon[PATH_MAX],
+                           int *fd_out);
 /* interp_vet.c: why root may not run argv0 as a zygote (its path walked
  * component by component: root's directories and links, no /proc, no FUSE,
  * root's regular file; no pyvenv.cfg beside it), or NULL; canon: the path

@@ -49,7 +49,7 @@ static const char *const interp_why[SB_PATH_N_FAULTS] = {
 /* path_vet.c's walk, nosuid mounts refused too */
 static const char *walk(const char *path, bool owners, bool want_dir, char canon[PATH_MAX], int *dir_out) {
   unsigned flags = SB_PATH_NO_NOSUID | (want_dir ? SB_PATH_WANT_DIR : 0);
-  return interp_why[sb_path_walk(path, owners, flags, canon, dir_out)];
+  return interp_why[sb_path_walk(NULL, path, owners, flags, canon, dir_out)];
 }
 
 /* The directory holding path, and that directory's own parent, textually

@@ -4,9 +4,7 @@
  * (surgebox-spawner). realpath() is not a vetting: it reads
  * /proc/PID/root as "/" where the kernel's exec walks into that process's
  * root. The rules (owners: where the runtime is root):
- *  - every directory root's and writable by root only (with
- *    SB_PATH_STICKY_OK, or root's and sticky, like /tmp: there only an
- *    entry's owner may rename or remove it, and each entry is vetted);
+ *  - every directory root's and writable by root only;
  *  - a symbolic link followed only from such a directory (only root can
  *    change or replace it), its target walked the same way;
  *  - no component on procfs (magic links, other processes' roots) or FUSE
@@ -14,7 +12,11 @@
  *    SB_PATH_NO_NOSUID none on a nosuid mount either (a user's removable
  *    media: its file system names the owners);
  *  - the end a directory (SB_PATH_WANT_DIR) or a regular file root's and
- *    writable by root only. */
+ *    writable by root only.
+ * Given an anchor, a relative path is walked from that directory, which is
+ * trusted as it is (surgebox-spawner's: the prefix our own binary lies
+ * in, as open to change as that binary); what lies beneath it, links'
+ * targets and ".." above it are vetted as above. */
 #include "internal.h"
 
 #include <errno.h>
@@ -37,9 +39,8 @@ static bool root_only(const struct stat *st) {
   return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* What is wrong with the object fd names (a directory when dir). *sticky:
- * a root's sticky directory others may write, passed (SB_PATH_STICKY_OK). */
-static sb_path_fault vet_object(int fd, bool owners, unsigned flags, bool dir, bool *sticky) {
+/* What is wrong with the object fd names (a directory when dir). */
+static sb_path_fault vet_object(int fd, bool owners, unsigned flags, bool dir) {
   struct statfs fs;
   struct stat st;
   if (fstatfs(fd, &fs) < 0 || fstat(fd, &st) < 0) return SB_PATH_UNEXAMINABLE;
@@ -47,21 +48,17 @@ static sb_path_fault vet_object(int fd, bool owners, unsigned flags, bool dir, b
   if (fs.f_type == FUSE_SUPER_MAGIC) return SB_PATH_FUSE;
   if (owners && (flags & SB_PATH_NO_NOSUID) && (fs.f_flags & ST_NOSUID)) return SB_PATH_NOSUID;
   if (dir && !S_ISDIR(st.st_mode)) return SB_PATH_NOT_DIR;
-  *sticky = false;
   if (!owners || root_only(&st)) return SB_PATH_OK;
-  /* others may add entries, but only an entry's owner may rename or remove
-   * it: each entry is checked in turn, and a link must be root's too */
-  if (dir && (flags & SB_PATH_STICKY_OK) && st.st_uid == 0 && (st.st_mode & S_ISVTX)) return *sticky = true, SB_PATH_OK;
   return dir ? SB_PATH_OPEN_DIR : SB_PATH_NOT_ROOTS;
 }
 
 /* A directory others may write is not the end of the walk: the file's own
  * fault, when it has one, is the one said (its owner, its kind); a link
  * held by such a directory is never followed. */
-static sb_path_fault open_root(int *dir, bool owners, unsigned flags, bool *open_dir, bool *sticky) {
+static sb_path_fault open_root(int *dir, bool owners, unsigned flags, bool *open_dir) {
   *dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (*dir < 0) return SB_PATH_UNEXAMINABLE;
-  sb_path_fault why = vet_object(*dir, owners, flags, true, sticky);
+  sb_path_fault why = vet_object(*dir, owners, flags, true);
   if (why == SB_PATH_OPEN_DIR) *open_dir = true, why = SB_PATH_OK;
   return why;
 }
@@ -76,15 +73,24 @@ static bool next_name(char **p, char name[NAME_MAX + 1]) {
   return true;
 }
 
-sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char canon[PATH_MAX], int *fd_out) {
+sb_path_fault sb_path_walk(const char *anchor, const char *path, bool owners, unsigned flags, char canon[PATH_MAX],
+                           int *fd_out) {
   char rest[2 * PATH_MAX], target[PATH_MAX];
   size_t clen = 0;
   int links = 0, dir = -1;
   bool want_dir = flags & SB_PATH_WANT_DIR, open_dir = false; /* a directory on the way others may write */
-  bool sticky = false; /* dir is a root's sticky directory others may write */
   canon[0] = 0;
-  if (path[0] != '/' || snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest) return SB_PATH_NOT_ABSOLUTE;
-  sb_path_fault why = open_root(&dir, owners, flags, &open_dir, &sticky);
+  if ((anchor ? anchor[0] != '/' || path[0] == '/' : path[0] != '/') ||
+      snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest)
+    return SB_PATH_NOT_ABSOLUTE;
+  sb_path_fault why = SB_PATH_OK;
+  if (anchor) { /* trusted as it is: not vetted */
+    if ((clen = (size_t)snprintf(canon, PATH_MAX, "%s", anchor)) >= PATH_MAX) return SB_PATH_TOO_LONG;
+    while (clen > 0 && canon[clen - 1] == '/') canon[--clen] = 0;
+    if ((dir = open(anchor, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) return SB_PATH_UNRESOLVED;
+  } else {
+    why = open_root(&dir, owners, flags, &open_dir);
+  }
   for (char *p = rest; !why;) {
     while (*p == '/') p++;
     if (!*p) break;
@@ -108,7 +114,7 @@ sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char c
       canon[clen] = 0;
     }
     if (S_ISLNK(st.st_mode)) {
-      if (open_dir || (sticky && st.st_uid != 0)) { /* others may change or replace it: never followed */
+      if (open_dir) { /* held by a directory others may write: never followed */
         close(fd);
         why = SB_PATH_OPEN_DIR;
         break;
@@ -132,7 +138,7 @@ sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char c
         close(dir);
         clen = 0;
         canon[0] = 0;
-        why = open_root(&dir, owners, flags, &open_dir, &sticky);
+        why = open_root(&dir, owners, flags, &open_dir);
       }
       continue;
     }
@@ -147,7 +153,7 @@ sb_path_fault sb_path_walk(const char *path, bool owners, unsigned flags, char c
       why = SB_PATH_NOT_REGULAR;
       break;
     }
-    why = vet_object(fd, owners, flags, is_dir, &sticky);
+    why = vet_object(fd, owners, flags, is_dir);
     if (why == SB_PATH_OPEN_DIR) open_dir = true, why = SB_PATH_OK;
     if (why) {
       close(fd);

@@ -1,15 +1,17 @@
 /* surgebox-spawner's file (spawner_main.c), found and vetted at a
  * runtime's start: every sandbox init is a copy of that process, root's
  * where the daemon is root, so it must be a regular executable file that
- * only root can change, reached through directories and links only root
- * can change (path_vet.c's walk from "/"). It lies beside our own binary's
- * tree: <prefix>/lib/surgebox/surgebox-spawner for <prefix>/bin/surgeboxd,
+ * only root can change. It lies beneath our own binary's prefix:
+ * <prefix>/lib/surgebox/surgebox-spawner for <prefix>/bin/surgeboxd,
  * installed or in the build tree (CMake puts it in build/lib/surgebox).
- * Only a binary that itself lies in the build tree (a test program in a
- * subdirectory) falls back to the one CMake built (SURGEBOX_SPAWNER_BUILT):
- * an installed daemon without its spawner is an error, never quietly the
- * build's. No environment variable names it: the daemon's environment is
- * not a place to choose what root runs. */
+ * The prefix is trusted as our binary is (whoever may change it may
+ * change the binary root chose to run); lib, lib/surgebox, the file and
+ * any link on the way are walked by path_vet.c and must be root's and
+ * writable by root only. Only a binary that itself lies in the build tree
+ * (a test program in a subdirectory) falls back to the build tree's
+ * (SURGEBOX_BUILD_TREE): an installed daemon without its spawner is an
+ * error, never quietly the build's. No environment variable names it: the
+ * daemon's environment is not a place to choose what root runs. */
 #include "internal.h"
 
 #include <errno.h>
@@ -23,13 +25,10 @@
 
 #include "runtime_paths.h"
 
-#ifndef SURGEBOX_SPAWNER_BUILT
-#define SURGEBOX_SPAWNER_BUILT "/usr/lib/surgebox/surgebox-spawner"
-#endif
 #ifndef SURGEBOX_BUILD_TREE
 #define SURGEBOX_BUILD_TREE "/nonexistent"
 #endif
-#define SPAWNER_BESIDE "/lib/surgebox/surgebox-spawner"
+#define SPAWNER_REL "lib/surgebox/surgebox-spawner" /* beneath the prefix, or the build tree */
 
 /* path_vet.c's faults, as the refusal says them (after the file's path) */
 static const char *const spawner_why[SB_PATH_N_FAULTS] = {
@@ -49,37 +48,41 @@ static const char *const spawner_why[SB_PATH_N_FAULTS] = {
     [SB_PATH_NOT_ENDING_DIR] = "is not a regular file",
 };
 
-/* Our own binary's prefix lies inside the build tree (both resolved). */
-static bool in_build_tree(const char *prefix) {
-  char tree[PATH_MAX], ours[PATH_MAX];
+/* Our own binary's prefix lies inside the build tree (tree: the build
+ * tree, resolved). */
+static bool in_build_tree(const char *prefix, char tree[PATH_MAX]) {
+  char ours[PATH_MAX];
   if (!realpath(SURGEBOX_BUILD_TREE, tree) || !realpath(prefix, ours)) return false;
   size_t n = strlen(tree);
   return strncmp(ours, tree, n) == 0 && (ours[n] == '/' || ours[n] == '\0');
 }
 
-/* Where to look: beside us; else, for a binary in the build tree, the
- * build's. false: nowhere (path says where it should have been). */
-static bool locate(char path[PATH_MAX]) {
-  char prefix[PATH_MAX];
-  if (!sbu_own_prefix(prefix, sizeof prefix)) {
-    snprintf(path, PATH_MAX, "<prefix>%s (our own binary's path cannot be read)", SPAWNER_BESIDE);
+/* Where to look (anchor: the directory the file lies beneath, as
+ * SPAWNER_REL; path: the whole path): beneath our own prefix; else, for a
+ * binary in the build tree, beneath the build tree. false: nowhere. */
+static bool locate(char anchor[PATH_MAX], char path[PATH_MAX]) {
+  if (!sbu_own_prefix(anchor, PATH_MAX)) {
+    snprintf(path, PATH_MAX, "<prefix>/%s (our own binary's path cannot be read)", SPAWNER_REL);
     return false;
   }
-  if (snprintf(path, PATH_MAX, "%s%s", prefix, SPAWNER_BESIDE) >= PATH_MAX) return false;
-  if (access(path, F_OK) == 0 || errno != ENOENT || !in_build_tree(prefix)) return true;
-  snprintf(path, PATH_MAX, "%s", SURGEBOX_SPAWNER_BUILT);
-  return true;
+  if (snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) >= PATH_MAX) return false;
+  char tree[PATH_MAX];
+  if (access(path, F_OK) == 0 || errno != ENOENT || !in_build_tree(anchor, tree)) return true;
+  memcpy(anchor, tree, PATH_MAX);
+  return snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) < PATH_MAX;
 }
 
-/* The vetted file opened for exec: the walk's O_PATH descriptor names the
- * inode vetted; the path it resolved to (no link, every directory root's)
- * is opened and must be that inode. */
-static int open_vetted(const char *path, bool owners, const char **why) {
+/* The vetted file opened for exec: SPAWNER_REL walked from anchor (our
+ * binary's own prefix, trusted as that binary is: root chose to run it);
+ * the walk's O_PATH descriptor names the inode vetted, and the path it
+ * resolved to (no link, every directory beneath the anchor root's) is
+ * opened and must be that inode. */
+static int open_vetted(const char *anchor, const char *path, bool owners, const char **why) {
   char canon[PATH_MAX];
   int pfd = -1;
   /* unprivileged (no owners), it runs with no power the user lacks: the
    * path as it is (a rootless container's root may well be FUSE) */
-  sb_path_fault f = owners ? sb_path_walk(path, owners, SB_PATH_STICKY_OK, canon, &pfd) : SB_PATH_OK;
+  sb_path_fault f = owners ? sb_path_walk(anchor, SPAWNER_REL, owners, 0, canon, &pfd) : SB_PATH_OK;
   if (!owners) {
     snprintf(canon, sizeof canon, "%s", path);
     if ((pfd = open(path, O_PATH | O_CLOEXEC)) < 0) f = SB_PATH_UNRESOLVED;
@@ -108,8 +111,8 @@ static int open_vetted(const char *path, bool owners, const char **why) {
 }
 
 int sb_spawner_exe_open(bool owners, char err[SB_ERR_MAX]) {
-  char path[PATH_MAX];
-  if (!locate(path)) {
+  char anchor[PATH_MAX], path[PATH_MAX];
+  if (!locate(anchor, path)) {
     sb_err(err, "spawner: %s: not found; run surgebox from its build tree or install it again", path);
     return -ENOENT;
   }
@@ -120,7 +123,7 @@ int sb_spawner_exe_open(bool owners, char err[SB_ERR_MAX]) {
     return -e;
   }
   const char *why = NULL;
-  int fd = open_vetted(path, owners, &why);
+  int fd = open_vetted(anchor, path, owners, &why);
   if (fd < 0)
     sb_err(err, "spawner: %s %s: refused (every sandbox starts as a copy of it); install surgebox again", path, why);
   return fd;

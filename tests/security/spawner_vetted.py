@@ -2,12 +2,13 @@
 """Every sandbox init is a copy of surgebox-spawner, so a root runtime runs
 it only when root alone can change it (runners/spawner_exe.c): a copy of
 surgebox-run beside a spawner that is group-writable, another user's, or
-in a directory others may write (its own or one further up the path) is
-refused at start with a line naming the file and what is wrong, and
-nothing runs; a copy outside the build tree with no spawner beside it is
-refused too (never quietly the build's spawner); beside a sound copy, in
-a sticky directory of root's like /tmp or not, the same binary runs a
-job, started from that copy. Root only (the rule is root's).
+in a directory others may write (lib/surgebox or lib) is refused at start
+with a line naming the file and what is wrong, and nothing runs; a copy
+outside the build tree with no spawner beside it is refused too (never
+quietly the build's spawner); beside a sound copy the same binary runs a
+job, started from that copy, also when the prefix itself is another
+user's (as open to change as the binary root chose to run: not the
+spawner's to refuse). Root only (the rule is root's).
 
     spawner_vetted.py BUILD_DIR"""
 import os
@@ -66,7 +67,7 @@ def main():
         check(sp in r.stderr and want in r.stderr and ("refused" in r.stderr or not kw.get("spawner", True)),
               f"{name}: the error names the file and why: {r.stderr!r}")
         shutil.rmtree(p)
-    for name, kw in (("a sound copy", {}), ("a sound copy in a sticky directory of root's", {"top_mode": 0o1777})):
+    for name, kw in (("a sound copy", {}), ("a sound copy in a prefix open to all", {"top_mode": 0o777})):
         p, sp = prefix(build, **kw)
         r = run(p)
         check(r.returncode == 0 and r.stdout == "ran\n", f"{name}: {r.returncode} {r.stdout!r} {r.stderr!r}")

@@ -4,9 +4,9 @@
  * directories, a target walked the same way, no /proc, no nosuid mount,
  * pyvenv.cfg beside the path as given and as resolved and in their parents,
  * the file's own faults, loops; and path_vet.c's walk as the spawner takes
- * it (spawner_exe.c): a root's sticky directory passed, but only root's
- * entries and links in it. Needs root (files of root's and another uid's);
- * else SKIPPED. */
+ * it (spawner_exe.c): from an anchor trusted as it is (another user's,
+ * open to all), everything beneath it, links' targets and ".." above it
+ * vetted. Needs root (files of root's and another uid's); else SKIPPED. */
 #include "check.h"
 #include "internal.h"
 
@@ -59,11 +59,12 @@ static void refused(const char *path, bool owners, const char *want) {
   if (!why || !strstr(why, want)) fprintf(stderr, "  %s: %s (want: %s)\n", path, why ? why : "fit", want);
 }
 
-/* sb_path_walk's fault for path with flags (owners), canon checked when OK */
-static void walks(const char *path, unsigned flags, sb_path_fault want, const char *canon_want) {
+/* sb_path_walk's fault for path (from anchor, when not NULL) with flags
+ * (owners), canon checked when OK */
+static void walks(const char *anchor, const char *path, unsigned flags, sb_path_fault want, const char *canon_want) {
   char canon[PATH_MAX];
   int fd = -1;
-  sb_path_fault got = sb_path_walk(path, true, flags, canon, &fd);
+  sb_path_fault got = sb_path_walk(anchor, path, true, flags, canon, &fd);
   CHECK(got == want);
   if (got != want) fprintf(stderr, "  %s (flags %u): fault %d, want %d\n", path, flags, (int)got, (int)want);
   if (got == SB_PATH_OK && want == SB_PATH_OK) {
@@ -110,13 +111,16 @@ int main(void) {
   link_("ok/bin/into-user", at("user/python3"), 0);
   dir("open", 0, 01777);
   file("open/python3", 0, 0755);
-  file("open/theirs", other, 0755);
-  link_("open/root-link", at("ok/bin/python3.11"), 0);
-  link_("open/their-link", at("ok/bin/python3.11"), other);
-  dir("open/udir", other, 0755);
-  file("open/udir/x", 0, 0755);
-  dir("usticky", other, 01777);
-  file("usticky/x", 0, 0755);
+  /* an anchor of another user's, open to all: trusted as it is */
+  dir("anchor", other, 0777);
+  dir("anchor/lib", 0, 0755);
+  file("anchor/lib/x", 0, 0755);
+  file("anchor/lib/grp", 0, 0775);
+  dir("anchor/open", 0, 0777);
+  file("anchor/open/x", 0, 0755);
+  link_("anchor/lib/up", "../open/x", 0);
+  link_("anchor/lib/abs", at("open/python3"), 0);
+  link_("anchor/lib/fine", at("ok/bin/python3.11"), 0);
   /* venvs: pyvenv.cfg beside the given path, in its parent, beside the resolved one */
   dir("ok/venv", 0, 0755);
   dir("ok/venv/bin", 0, 0755);
@@ -175,19 +179,20 @@ int main(void) {
   refused(at("ok/venv/bin/python3"), false, "pyvenv.cfg");
   refused(at("ok/bin/to-proc/bin/python3"), false, "/proc");
 
-  /* path_vet.c as the spawner walks it: a sticky directory of root's
-   * passed, its root's entries and links only; nosuid not refused */
-  walks(at("open/python3"), 0, SB_PATH_OPEN_DIR, NULL);
-  walks(at("open/python3"), SB_PATH_STICKY_OK, SB_PATH_OK, at("open/python3"));
-  walks(at("open/root-link"), SB_PATH_STICKY_OK, SB_PATH_OK, at("ok/bin/python3.11"));
-  walks(at("open/their-link"), SB_PATH_STICKY_OK, SB_PATH_OPEN_DIR, NULL);
-  walks(at("open/theirs"), SB_PATH_STICKY_OK, SB_PATH_NOT_ROOTS, NULL);
-  walks(at("open/udir/x"), SB_PATH_STICKY_OK, SB_PATH_OPEN_DIR, NULL);
-  walks(at("usticky/x"), SB_PATH_STICKY_OK, SB_PATH_OPEN_DIR, NULL);
-  walks(at("ok/ns/python3"), 0, SB_PATH_OK, at("ok/ns/python3"));
-  walks(at("ok/ns/python3"), SB_PATH_NO_NOSUID, SB_PATH_NOSUID, NULL);
-  walks(at("ok/bin"), SB_PATH_WANT_DIR, SB_PATH_OK, at("ok/bin"));
-  walks(at("ok/bin/python3"), SB_PATH_WANT_DIR, SB_PATH_NOT_DIR, NULL);
+  /* path_vet.c as the spawner walks it: from an anchor not vetted itself,
+   * beneath it everything vetted; nosuid refused only when asked */
+  walks(at("anchor"), "lib/x", 0, SB_PATH_OK, at("anchor/lib/x"));
+  walks(NULL, at("anchor/lib/x"), 0, SB_PATH_OPEN_DIR, NULL);
+  walks(at("anchor"), "lib/grp", 0, SB_PATH_NOT_ROOTS, NULL);
+  walks(at("anchor"), "open/x", 0, SB_PATH_OPEN_DIR, NULL);
+  walks(at("anchor"), "lib/up", 0, SB_PATH_OPEN_DIR, NULL);   /* ".." into an open directory */
+  walks(at("anchor"), "lib/abs", 0, SB_PATH_OPEN_DIR, NULL);  /* an absolute target: walked from "/" */
+  walks(at("anchor"), "lib/fine", 0, SB_PATH_OK, at("ok/bin/python3.11"));
+  walks(at("anchor"), at("anchor/lib/x"), 0, SB_PATH_NOT_ABSOLUTE, NULL); /* an anchor takes a relative path */
+  walks(NULL, at("ok/ns/python3"), 0, SB_PATH_OK, at("ok/ns/python3"));
+  walks(NULL, at("ok/ns/python3"), SB_PATH_NO_NOSUID, SB_PATH_NOSUID, NULL);
+  walks(NULL, at("ok/bin"), SB_PATH_WANT_DIR, SB_PATH_OK, at("ok/bin"));
+  walks(NULL, at("ok/bin/python3"), SB_PATH_WANT_DIR, SB_PATH_NOT_DIR, NULL);
 
   umount2(at("ok/ns"), MNT_DETACH);
   umount2(top, MNT_DETACH);
