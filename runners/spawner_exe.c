@@ -57,19 +57,23 @@ static bool in_build_tree(const char *prefix, char tree[PATH_MAX]) {
   return strncmp(ours, tree, n) == 0 && (ours[n] == '/' || ours[n] == '\0');
 }
 
-/* Where to look (anchor: the directory the file lies beneath, as
+/* Where it lies (anchor: the directory the file lies beneath, as
  * SPAWNER_REL; path: the whole path): beneath our own prefix; else, for a
- * binary in the build tree, beneath the build tree. false: nowhere. */
-static bool locate(char anchor[PATH_MAX], char path[PATH_MAX]) {
+ * binary in the build tree, beneath the build tree. 0, or -errno where it
+ * is not (path: where it was looked for). */
+static int locate(char anchor[PATH_MAX], char path[PATH_MAX]) {
   if (!sbu_own_prefix(anchor, PATH_MAX)) {
     snprintf(path, PATH_MAX, "<prefix>/%s (our own binary's path cannot be read)", SPAWNER_REL);
-    return false;
+    return -ENOENT;
   }
-  if (snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) >= PATH_MAX) return false;
+  if (snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) >= PATH_MAX) return -ENAMETOOLONG;
   char tree[PATH_MAX];
-  if (access(path, F_OK) == 0 || errno != ENOENT || !in_build_tree(anchor, tree)) return true;
+  if (access(path, F_OK) == 0) return 0;
+  int e = errno; /* (in_build_tree's realpath sets its own) */
+  if (e != ENOENT || !in_build_tree(anchor, tree)) return -e;
   memcpy(anchor, tree, PATH_MAX);
-  return snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) < PATH_MAX;
+  if (snprintf(path, PATH_MAX, "%s/%s", anchor, SPAWNER_REL) >= PATH_MAX) return -ENAMETOOLONG;
+  return access(path, F_OK) == 0 ? 0 : -errno;
 }
 
 /* The vetted file opened for exec: SPAWNER_REL walked from anchor (our
@@ -82,8 +86,10 @@ static int open_vetted(const char *anchor, const char *path, bool owners, const 
   int pfd = -1;
   /* unprivileged (no owners), it runs with no power the user lacks: the
    * path as it is (a rootless container's root may well be FUSE) */
-  sb_path_fault f = owners ? sb_path_walk(anchor, SPAWNER_REL, owners, 0, canon, &pfd) : SB_PATH_OK;
-  if (!owners) {
+  sb_path_fault f = SB_PATH_OK;
+  if (owners) {
+    f = sb_path_walk(anchor, SPAWNER_REL, owners, 0, canon, &pfd);
+  } else {
     snprintf(canon, sizeof canon, "%s", path);
     if ((pfd = open(path, O_PATH | O_CLOEXEC)) < 0) f = SB_PATH_UNRESOLVED;
   }
@@ -112,15 +118,11 @@ static int open_vetted(const char *anchor, const char *path, bool owners, const 
 
 int sb_spawner_exe_open(bool owners, char err[SB_ERR_MAX]) {
   char anchor[PATH_MAX], path[PATH_MAX];
-  if (!locate(anchor, path)) {
-    sb_err(err, "spawner: %s: not found; run surgebox from its build tree or install it again", path);
-    return -ENOENT;
-  }
-  if (access(path, F_OK) != 0) {
-    int e = errno;
+  int rc = locate(anchor, path);
+  if (rc < 0) {
     sb_err(err, "spawner: %s cannot be opened (%s): build surgebox (cmake --build) or install it again", path,
-           strerror(e));
-    return -e;
+           strerror(-rc));
+    return rc;
   }
   const char *why = NULL;
   int fd = open_vetted(anchor, path, owners, &why);
