@@ -16,6 +16,7 @@
 #include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/resource.h>
@@ -579,6 +580,9 @@ int sbwarm_class_changed(void);
 void sbwarm_exit(int status);
 int sbwarm_environ(const char *block, size_t len);
 void sbwarm_drop_bounding(void);
+int sbwarm_serve(int ctl, char *inbox, size_t inbox_len, int *fds, int *nfds, long *bytes);
+int sbwarm_old_set(const uintptr_t *words, size_t n, size_t mro, size_t dict, void *key);
+int sbwarm_old_changed(void);
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a

@@ -73,6 +73,7 @@ _Z_CHECK = [None]  # what _parse checks a request against: (me, start_env, seed 
 _Z_STATUS = [None]
 _Z_SHORT = [None]
 _Z_STDIO = []
+_Z_SERVE = [None]  # libsbwarm's sbwarm_serve and its out-arguments (_load_lib)
 _Z_SETENV = [None]  # libsbwarm's sbwarm_environ, when loaded (_environ)
 _Z_EXTRA = [None, ()]  # len(sys.modules) when counted, and what the zygote added to start-up's modules
 _Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
@@ -80,6 +81,7 @@ _Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit
 _Z_EXCEPTHOOK = sys.excepthook
 _Z_FILTERS = list(_warnings.filters)
 _Z_OLD = [None]  # the classes of the zygote's objects: (class, its __mro__, its __del__), _old_classes
+_Z_OLD_C = [None, None, ()]  # libsbwarm's set-up and check of them, the check once set up, the dicts it reads
 _Z_SCAN_MAX = 200000  # more young objects than this: finalise (as costly as the scan)
 _Z_QUIET = frozenset((sys.modules["io"].BytesIO, sys.modules["io"].StringIO))  # close() writes nowhere
 _Z_GEN = type((lambda: (yield))())
@@ -243,6 +245,14 @@ def _load_lib(path):
     lib.sbwarm_environ.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     _Z_SETENV[0] = lib.sbwarm_environ
     lib.sbwarm_drop_bounding()
+    # the zygote's loop (warm_serve.c), called with the GIL held: it forks
+    # as os.fork() does, the interpreter's fork hooks included
+    serve = ctypes.PyDLL(path).sbwarm_serve
+    serve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int),
+                      ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_long)]
+    _Z_SERVE[0] = (serve, (ctypes.c_int * 10)(), ctypes.c_int(), ctypes.c_long())
+    lib.sbwarm_old_set.argtypes = [ctypes.c_void_p] + [ctypes.c_size_t] * 3 + [ctypes.py_object]
+    _Z_OLD_C[:] = [(lib.sbwarm_old_set, ctypes.PyDLL(path).sbwarm_old_changed, ctypes), None, ()]
     if lib.sbwarm_audit_watch() == 0:
         lib.sbwarm_exit.argtypes = [ctypes.c_int]
         _Z_SHORT[0] = (lib.sbwarm_exit, lib.sbwarm_audit_hooked, lib.sbwarm_class_changed)
@@ -395,22 +405,45 @@ def _serve():
     _Z_CHECK[0] = (me, start_env, seed if seeded else None, added)
     inbox = _Z_INBOX[0] = mmap.mmap(-1, _Z_INBOX_MAX + 1, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     ctl = _socket.socket(fileno=fd)
+    serve = _Z_SERVE[0]
+    if serve:
+        ctypes = lib[1]
+        serve = serve + (ctypes.addressof(ctypes.c_char.from_buffer(inbox)),)
     if lib:
         ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
-        try:
-            n, anc, flags, _addr = ctl.recvmsg_into([inbox], _socket.CMSG_SPACE(10 * 4))
-        except InterruptedError:
-            continue
-        if not n:
-            os._exit(0)  # the spawner closed its end: no job, no finalisation
-        fds = []
-        for level, kind, data in anc:
-            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
-        filled = n
-        if n > _Z_INBOX_MAX or flags & _socket.MSG_TRUNC:
-            n = -1
+        if serve:  # libsbwarm's loop serves the daemon's jobs; returns for the rest
+            call, fdbuf, nfds, nbytes, addr = serve
+            _freeze()
+            r = call(fd, addr, len(inbox), fdbuf, nfds, nbytes)
+            if r == 3:  # a signal: its handler has run
+                continue
+            if r == 4:  # an interpreter without PyOS_BeforeFork (3.6): Python's loop
+                serve = None
+                continue
+            if r <= 0:
+                if r == 0:
+                    os._exit(0)  # the spawner closed its end: no job, no finalisation
+                raise OSError(-r, os.strerror(-r))
+            fds = fdbuf[:nfds.value]
+            if r == 2:  # the program's process
+                return _program(ctl, lib[0], lib[1], fds, fds[6:])
+            n = nbytes.value
+            filled = n if n >= 0 else len(inbox)
+        else:
+            try:
+                n, anc, flags, _addr = ctl.recvmsg_into([inbox], _socket.CMSG_SPACE(10 * 4))
+            except InterruptedError:
+                continue
+            if not n:
+                os._exit(0)  # the spawner closed its end: no job, no finalisation
+            fds = []
+            for level, kind, data in anc:
+                if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+                    fds += [int.from_bytes(data[i:i + 4], sys.byteorder) for i in range(0, len(data) - len(data) % 4, 4)]
+            filled = n
+            if n > _Z_INBOX_MAX or flags & _socket.MSG_TRUNC:
+                n = -1
         head = inbox[:4]  # (the only bytes of a request the zygote reads: no job's words)
         try:
             if head == b"SBX\0" and lib:
@@ -483,6 +516,7 @@ def _freeze():
     _count_extra()
     if _Z_OLD[0] is None:
         _Z_OLD[0] = _old_classes()
+        _old_in_c(_Z_OLD[0])
     if hasattr(gc, "freeze"):
         gc.freeze()
 
@@ -510,6 +544,36 @@ def _old_classes():
     return tuple(out)
 
 
+def _old_in_c(classes):
+    """Once, after _old_classes: the same check handed to libsbwarm
+    (warm_classes.c), which reads the words a type object keeps its tp_mro
+    and tp_dict in and looks __del__ up in that dict, writing nothing: the
+    Python walk touches each class, __mro__ and __del__ at the program's end,
+    a copied page each in a forked child. The two offsets are found on each
+    class's own words and must agree on all of them; else the walk stays."""
+    setup = _Z_OLD_C[0]
+    if not setup or not classes:
+        return
+    set_old, check, ctypes = setup
+    word = ctypes.sizeof(ctypes.c_void_p)
+    at_mro = at_dict = None
+    table, dicts = [], []
+    for c, mro, fin in classes:
+        real = gc.get_referents(_Z_TYPE_DICT(c))  # (a mappingproxy's one referent: the class's dict)
+        if len(real) != 1 or not isinstance(real[0], dict) or type(real[0]).get is not dict.get:
+            return  # (ctypes' classes keep a dict subclass of their own)
+        words = [ctypes.c_size_t.from_address(id(c) + i * word).value for i in range(48)]
+        m = [i for i, w in enumerate(words) if w == id(mro)]
+        d = [i for i, w in enumerate(words) if w == id(real[0])]
+        if len(m) != 1 or len(d) != 1 or at_mro not in (None, m[0]) or at_dict not in (None, d[0]):
+            return
+        at_mro, at_dict = m[0], d[0]
+        table += [id(c), id(mro), id(real[0]), 0 if fin is None else id(fin)]
+        dicts.append(real[0])  # (kept: no other object is ever at a dict's address)
+    if set_old((ctypes.c_size_t * len(table))(*table), len(classes), at_mro * word, at_dict * word, "__del__") == 0:
+        _Z_OLD_C[1:] = [check, tuple(dicts)]
+
+
 def _old_changed():
     """Whether the program may have given an object of the zygote's a
     finaliser: an old class's __del__ or bases changed (_old_classes), or an
@@ -518,6 +582,8 @@ def _old_changed():
     short = _Z_SHORT[0]
     if short is not None and short[2]():
         return True
+    if _Z_OLD_C[1] is not None:
+        return _Z_OLD_C[1]() != 0
     for c, mro, fin in _Z_OLD[0] or ():
         if _Z_TYPE_MRO(c) is not mro or _Z_TYPE_DICT(c).get("__del__") is not fin:
             return True
