@@ -23,6 +23,40 @@ def refused(z, argv, env=None, nfds=3):
         return None
 
 
+def malformed_daemon_requests(z):
+    """The daemon's requests ("SBX", served by libsbwarm's loop in C,
+    runners/warm_serve.c), malformed: nothing runs; the init's socket (the
+    fourth descriptor), where it came, hears FAIL then EXIT; one whose init
+    dies before its GO hears nothing; the zygote serves on (main's run)."""
+    fail = []
+    with tempfile.TemporaryFile() as f:
+        # no descriptor at all: nobody to tell
+        z.sock.sendmsg([b"SBX\0"])
+        for what, n in (("four descriptors", 4), ("six, the init gone before its GO", 6)):
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            fds = [f.fileno()] * 3 + [theirs.fileno()] + [f.fileno()] * (n - 4)
+            z.sock.sendmsg([b"SBX\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+            theirs.close()
+            if n == 6:
+                ours.shutdown(socket.SHUT_WR)  # the zygote's wait for GO ends: nothing to say
+            ours.settimeout(30)
+            heard = []
+            try:
+                while True:
+                    m = ours.recv(4096)
+                    if not m:
+                        break
+                    heard.append(m)
+            except socket.timeout:
+                fail.append("%s: the zygote neither answered nor closed the init's socket" % what)
+            ours.close()
+            want = 2 if n == 4 else 0  # FAIL, EXIT
+            print("%s %s: %d messages on the init's socket" % ("ok  " if len(heard) == want else "FAIL", what, len(heard)))
+            if len(heard) != want:
+                fail.append("%s: %d messages on the init's socket, not %d" % (what, len(heard), want))
+    return fail
+
+
 def main():
     if not os.path.exists(PY):
         print("SKIPPED: no /usr/bin/python3")
@@ -47,6 +81,8 @@ def main():
     r = z.sock.recv(4096)
     if not r.startswith(b"REFUSED "):
         fail.append("garbage: %r" % r)
+    if z.lib:
+        fail += malformed_daemon_requests(z)
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "main.py"), "w") as f:
             f.write("print('still serving')\n")
