@@ -562,7 +562,9 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
 int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]);
 void sb_warm_run_close(sb_warm_run *w);
 void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
-/* libsbwarm.so's entry points (warm_lib.c), called by the zygote's ctypes */
+/* libsbwarm.so's entry points (warm_lib.c, warm_serve.c, warm_classes.c,
+ * warm_hot.c), called by the zygote's ctypes: the library's only exports */
+#define SBWARM_API __attribute__((visibility("default")))
 int sbwarm_await_go(int job_fd);
 int sbwarm_enter(int job_fd, int init_pidfd, int plan_fd, int born_inside);
 int sbwarm_enter_pid(int job_fd, int init_pidfd, int plan_fd);
@@ -583,6 +585,12 @@ void sbwarm_drop_bounding(void);
 int sbwarm_serve(int ctl, char *inbox, size_t inbox_len, int *fds, int *nfds, long *bytes);
 int sbwarm_old_set(const uintptr_t *words, size_t n, size_t mro, size_t dict, void *key);
 int sbwarm_old_changed(void);
+int sbwarm_hot_report(int fd);
+int sbwarm_hot_set(const void *report, size_t len);
+int sbwarm_hot_ranges(uint64_t *out, int max);
+void sbwarm_hot_apply(void);
+void sb_warm_hot_apply(void);                        /* warm_hot.c: the program's process, in the job's cgroup */
+void sb_warm_join_early(const int *cg_fds, int n_cg); /* warm_lib.c: the job's cgroup, from warm_serve.c's child */
 
 /* ---- spawner.c (parent) / spawner_serve.c (the spawner process) ----
  * Sandbox inits are cloned by the spawner, a small process started as a

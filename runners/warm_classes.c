@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SBWARM_API __attribute__((visibility("default")))
-
 typedef struct {
   uintptr_t type, mro, dict, del; /* del 0: none in its dict */
 } old_class;

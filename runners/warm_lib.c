@@ -43,8 +43,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SBWARM_API __attribute__((visibility("default")))
-
 static void send_warm(int job_fd, const sb_warm_msg *m) {
   while (send(job_fd, m, sizeof *m, MSG_NOSIGNAL) < 0 && errno == EINTR) {
   }
@@ -126,14 +124,29 @@ SBWARM_API int sbwarm_leave_pid(void) {
   return setns(own_pidns, CLONE_NEWPID) == 0 ? 0 : -errno;
 }
 
-/* The job's cgroup: "0" (ourselves) into each cgroup.procs the daemon opened. */
+/* The job's cgroup: "0" (ourselves) into each cgroup.procs the daemon
+ * opened; then the pages a program writes, copied in one call (warm_hot.c:
+ * charged to the job, before its uid and filter). Once per process. */
+static bool joined;
 static int join_cgroups(const int *fds, int n, const char **what) {
+  if (joined) return 0;
   for (int i = 0; i < n; i++)
     if (pwrite(fds[i], "0", 1, 0) < 0) {
       *what = "cgroup.procs";
       return -errno;
     }
+  joined = true;
+  sb_warm_hot_apply();
   return 0;
+}
+
+/* In the program's process, as soon as it is in the job's namespaces
+ * (warm_serve.c): the job's cgroup joined, so that what the process does
+ * from there on is the job's (its copies of the zygote's pages above all);
+ * a failure is said by sbwarm_program, which tries again. */
+void sb_warm_join_early(const int *cg_fds, int n_cg) {
+  const char *what;
+  (void)join_cgroups(cg_fds, n_cg, &what);
 }
 
 /* The job's plan, in the program's process only (sbwarm_plan), mapped

@@ -30,8 +30,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SBWARM_API __attribute__((visibility("default")))
-
 enum { SERVE_EOF = 0, SERVE_PLAIN = 1, SERVE_PROGRAM = 2, SERVE_AGAIN = 3, SERVE_NO_HOOKS = 4 };
 enum { SERVE_MAX_FDS = 10 };
 
@@ -82,6 +80,7 @@ static int serve_twice(int jfd, int pidfd, int blob, const int *fds, int n) {
     }
     if (pid == 0) {
       close(pipefd[1]);
+      sb_warm_join_early(fds + 6, n - 6);
       return SERVE_PROGRAM;
     }
     char word[16];
@@ -128,6 +127,7 @@ static int serve_job(const int *fds, int n, long bytes) {
       pid_t pid = py_fork();
       if (pid == 0) {
         if (sbwarm_enter(jfd, pidfd, blob, 1) != 0) _exit(127);
+        sb_warm_join_early(fds + 6, n - 6);
         return SERVE_PROGRAM;
       }
       if (sbwarm_leave_pid() != 0) _exit(1); /* cannot happen (its own namespace): never serve again */

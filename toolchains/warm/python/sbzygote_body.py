@@ -77,6 +77,16 @@ _Z_SERVE = [None]  # libsbwarm's sbwarm_serve and its out-arguments (_load_lib)
 _Z_SETENV = [None]  # libsbwarm's sbwarm_environ, when loaded (_environ)
 _Z_EXTRA = [None, ()]  # len(sys.modules) when counted, and what the zygote added to start-up's modules
 _Z_INT_ARRAYS = []  # ctypes' c_int * n, made in the zygote (_load_lib)
+_Z_HOT = [None]  # libsbwarm's sbwarm_hot_apply (warm_hot.c), for the plain protocol's child
+_Z_REHEARSAL = [None]  # in the rehearsal's child only (_rehearse): libsbwarm's report and its pipe
+# what the rehearsal runs: a check as CRUXEval's (a function, a call, an
+# assert) and a print, so that it takes the paths most jobs take
+_Z_REHEARSAL_SOURCE = b"""def f(text, n):
+    words = [w.upper() for w in text.split() if len(w) > n]
+    return {w: len(w) for w in words}
+assert f("a bb ccc dddd", 1) == {"BB": 2, "CCC": 3, "DDDD": 4}
+print(sorted(f("x yy zzz", 0).items()))
+"""
 _Z_NOTE = [None]  # tests only (tests/warm/zygoterun.py): a file each short exit appends its pid to
 _Z_EXCEPTHOOK = sys.excepthook
 _Z_FILTERS = list(_warnings.filters)
@@ -162,6 +172,10 @@ def _short_exit():
                 f.flush()
     except BaseException:
         return  # finalisation does it again and says so, as cold
+    rehearsal = _Z_REHEARSAL[0]
+    if rehearsal is not None:  # the pages this end wrote are in the report too
+        rehearsal[0](rehearsal[1])
+        os._exit(0)
     if _Z_NOTE[0]:
         note = os.open(_Z_NOTE[0], os.O_WRONLY | os.O_APPEND)
         os.write(note, b"%d\n" % os.getpid())
@@ -244,6 +258,9 @@ def _load_lib(path):
     _Z_INT_ARRAYS[:] = [ctypes.c_int * n for n in range(17)]
     lib.sbwarm_environ.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     _Z_SETENV[0] = lib.sbwarm_environ
+    lib.sbwarm_hot_report.argtypes = [ctypes.c_int]
+    lib.sbwarm_hot_set.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    _Z_HOT[0] = lib.sbwarm_hot_apply
     lib.sbwarm_drop_bounding()
     # the zygote's loop (warm_serve.c), called with the GIL held: it forks
     # as os.fork() does, the interpreter's fork hooks included
@@ -385,6 +402,7 @@ def _serve():
     seeded = os.environ.pop("SURGEBOX_ZYGOTE_SEEDED", None) == "1"
     _Z_REHOME[0] = os.environ.pop("SURGEBOX_ZYGOTE_REHOME", None) == "1"
     _Z_NOTE[0] = os.environ.pop("SURGEBOX_ZYGOTE_NOTE", None)
+    rehearse = os.environ.pop("SURGEBOX_ZYGOTE_NO_HOT", None) != "1"  # tests only: no rehearsal, no set
     seed = os.environ.get("PYTHONHASHSEED", "random") or "random"
     with open("/proc/self/environ", "rb") as fh:
         given = dict(e.split("=", 1) for e in os.fsdecode(fh.read()).split("\0") if "=" in e)
@@ -392,6 +410,7 @@ def _serve():
     given.pop("SURGEBOX_ZYGOTE_SEEDED", None)
     given.pop("SURGEBOX_ZYGOTE_REHOME", None)
     given.pop("SURGEBOX_ZYGOTE_NOTE", None)
+    given.pop("SURGEBOX_ZYGOTE_NO_HOT", None)
     given.pop("SURGEBOX_ZYGOTE_LIB", None)
     if seeded:
         os.environ.pop("PYTHONHASHSEED", None)
@@ -410,6 +429,9 @@ def _serve():
         ctypes = lib[1]
         serve = serve + (ctypes.addressof(ctypes.c_char.from_buffer(inbox)),)
     if lib:
+        became = rehearse and _rehearse(ctl, lib, given)
+        if became:  # the rehearsal's child: its program runs
+            return became
         ctl.sendmsg([b"READY"])  # surgebox's daemon: start-up done, the library loaded
     while True:
         if serve:  # libsbwarm's loop serves the daemon's jobs; returns for the rest
@@ -461,6 +483,55 @@ def _serve():
                 return became
         finally:  # the request's pages dropped: the next child forks without them
             inbox.madvise(mmap.MADV_DONTNEED, 0, min(len(inbox), (filled | (mmap.PAGESIZE - 1)) + 1))
+
+
+def _rehearse(ctl, lib, given):
+    """Once, before READY: a child runs _Z_REHEARSAL_SOURCE through a plain
+    job's path (_check, _become, the program, its short exit) on /dev/null,
+    and at that exit reports the pages it wrote (libsbwarm's
+    sbwarm_hot_report); the zygote keeps them (sbwarm_hot_set), and each
+    job's process copies them in one call, not one fault each (warm_hot.c).
+    Nothing of any job takes part. No short exit (none here, or the end was
+    not quiet): no report, no set. [the child's (source, module dict)] in
+    the child, None here."""
+    lib = lib[0]
+    if _Z_SHORT[0] is None or not hasattr(os, "memfd_create"):
+        return None
+    src = os.memfd_create("sbrehearsal")
+    os.write(src, _Z_REHEARSAL_SOURCE)
+    fds = [os.open(os.devnull, os.O_RDWR) for _ in range(3)]
+    r, w = os.pipe()
+    _Z_REHEARSAL[0] = (lib.sbwarm_hot_report, w)
+    _freeze()
+    try:
+        pid = os.fork()
+    except OSError:
+        pid = -1
+    if pid == 0:
+        os.close(r)
+        env = [os.fsencode("%s=%s" % kv) for kv in given.items()]
+        why, job = _check(b"/", [os.fsencode(sys.executable), b"/proc/self/fd/%d" % src], env)
+        if why:
+            os._exit(1)
+        return _become(ctl, fds, *job)
+    _Z_REHEARSAL[0] = None
+    for f in fds + [w, src]:
+        os.close(f)
+    report = b""
+    while len(report) < (1 << 20):
+        try:
+            got = os.read(r, 1 << 16)
+        except InterruptedError:
+            continue
+        if not got:
+            break
+        report += got
+    os.close(r)
+    if pid > 0:
+        _wait(pid)
+        if report:
+            lib.sbwarm_hot_set(report, len(report))
+    return None
 
 
 def _plain(ctl, fds, n, seed):
@@ -653,6 +724,8 @@ def _become(ctl, fds, cwd, argv, env):
     environment, sys state and __main__, as `python3 main.py` has them
     (ctl None: sbwarm_program made the session, descriptors and directory)."""
     if ctl is not None:
+        if _Z_HOT[0] is not None:
+            _Z_HOT[0]()
         ctl.close()
         os.setsid()
         for i, f in enumerate(fds):
