@@ -210,7 +210,7 @@ const char *sbd_checker_case_end(sbd_checker *k, sbd_job *job, sb_result *r, jso
                                  size_t why_len);
 void sbd_checker_abandon(sbd_checker *k, sbd_job *job); /* a cancelled build: its cache waiters go on */
 void sbd_checker_free(sbd_checker *k, int slot);
-/* fn_harness.c: the function-call harness (Python source), its path in /app */
+/* the function-call harness (toolchains/harness/fn_harness.py, built in as fn_harness.c), its name in /app */
 extern const char sbd_fn_harness[];
 #define SBD_FN_HARNESS_NAME ".sb_fn_harness.py" /* a job ended between cases (cancelled while waiting for its slot) */
 

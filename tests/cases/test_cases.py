@@ -753,6 +753,33 @@ def case_fn_calls(d):
     check(t.get("type") == "error" and "fn_name" in str(t), "a bad fn_name refused: %s" % t)
 
 
+def case_fn_warm_same(d):
+    """Warm function-call cases against cold ones, case for case: verdict,
+    exit code, stdout and stderr byte for byte, tracebacks through the
+    harness included (a zygote runs the harness's code compiled once at its
+    start, sbzygote_body.py _precompile; its frames and lines must be the
+    ones a cold interpreter shows)."""
+    cases = {"add": [{"args": [1, 2], "expected": 3}, {"args": [1, 2], "expected": 4}],
+             "boom": [{"args": [], "expected": None}],
+             "noisy": [{"args": [7], "expected": 7}],
+             "aset": [{"args": [], "expected": [1, 2]}],
+             "Solution.twice": [{"args": [4], "expected": 8}],
+             "missing": [{"args": [], "expected": 1}]}
+    for fn, cs in cases.items():
+        got = {}
+        for warm in (False, True):
+            r = run(d, {"id": "fnw-%s-%s" % (fn, warm), "type": "exec", "warm": warm,
+                        "files": [{"path": "sol.py", "content": SOLUTION_PY}],
+                        "steps": [{"name": "run", "argv": ["python3", "sol.py"], "fn_name": fn, "cases": cs}]})
+            s = cases_step(r)
+            got[warm] = [(c.get("verdict"), c.get("exit_code"), c.get("stdout"), c.get("stderr")) for c in s.get("cases", [])]
+            starts = [c.get("start", "") for c in s.get("cases", [])]
+            check(len(starts) == len(cs) and all(x.startswith("warm" if warm else "cold") for x in starts),
+                  "%s %s: every case started %s: %s" % (fn, "warm" if warm else "cold", "warm" if warm else "cold", starts))
+        check(got[True] == got[False], "%s: warm cases as cold ones: %r / %r" % (fn, got[True], got[False]))
+    check(".sb_fn_harness.py" in str(got), "the tracebacks show the harness's frames: %r" % got)
+
+
 def case_bad_requests(d):
     def err(req):
         r = run(d, req)
@@ -792,6 +819,7 @@ CASES = {
     "cancel": (case_cancel, NO_TOOLCHAINS),
     "pyclient": (case_pyclient, NO_TOOLCHAINS),
     "fn_calls": (case_fn_calls, NO_TOOLCHAINS),
+    "fn_warm_same": (case_fn_warm_same, []),
     "turns": (case_turns, NO_TOOLCHAINS + ["--jobs", "1"]),
     "parallel_slots": (case_parallel_slots, NO_TOOLCHAINS + ["--jobs", "2"]),
     "parallel_order": (case_parallel_order, NO_TOOLCHAINS + ["--jobs", "2"]),

@@ -625,7 +625,7 @@ def case_install():
               "share/surgebox/profiles/surge-2025.json", "lib/sysusers.d/surgebox.conf",
               "share/surgebox/tracers/python/sbtrace.py", "share/surgebox/tracers/python/sbtrace_events.py",
               "share/surgebox/python/surgebox/trace_convert.py", "share/surgebox/warm/python/sbzygote.py",
-              "share/surgebox/warm/python/sbzygote_body.py", "lib/surgebox/libsbwarm.so",
+              "share/surgebox/warm/python/sbzygote_body.py", "share/surgebox/harness/fn_harness.py", "lib/surgebox/libsbwarm.so",
               "lib/surgebox/surgebox-spawner"):
         check(os.path.exists(os.path.join(P, f)), f"installed {f}")
     with open(os.path.join(P, "lib/systemd/system/surgeboxd.service")) as f:

@@ -29,7 +29,7 @@ _G = globals()
 _source, _g = _serve()
 del _serve
 try:
-    exec(compile(_source, _g["__file__"], "exec", dont_inherit=True), _g)
+    exec(_code_of(_source, _g["__file__"]), _g)
 except BaseException as _e:
     _Z_STATUS[0] = _exit_status(_e)
     _ended()
