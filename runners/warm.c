@@ -1,8 +1,8 @@
 /* Warm runs, parent side (issue 25; toolchains/warm/README.md): one Python
  * zygote per worker slot, started lazily by the spawner (its child, not
- * ours: SB_SPAWN_ZYGOTE), with the first warm job's interpreter and whole
- * environment, and a hash seed of its own; started again when it died, when
- * a job's interpreter or environment differs, and every
+ * ours: SB_SPAWN_ZYGOTE), with the first warm job's interpreter and
+ * start-up variables, and a hash seed of its own; started again when it died, when
+ * a job's interpreter or start-up variables (warm_start_var) differ, and every
  * SB_WARM_JOBS_PER_ZYGOTE jobs (its address-space layout is shared by its
  * children). A warm run's init is cloned exactly as a cold one's; the job
  * goes to the zygote with the init's pidfd, its stdio, its cgroup.procs
@@ -441,8 +441,10 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_wa
   }
   sb_zygote *z = &rt->zygotes[2 * slot], *next = z + 1;
   int *deaths;
-  uint64_t key = fnv(0xcbf29ce484222325ull, argv0);
-  for (const char *const *e = envp; e && *e; e++) key = fnv(key, *e);
+  /* what the zygote starts with: the interpreter and the start-up variables
+   * (zygote_start passes no other); the rest of a job's environment is its
+   * child's alone, so a job that differs only there keeps the zygote */
+  uint64_t key = start_key(lang, argv0, envp);
   if (next->sock >= 0 && next->key != key) zygote_close(next); /* of another interpreter or environment */
   if (z->sock >= 0 && (z->key != key || z->jobs >= SB_WARM_JOBS_PER_ZYGOTE || zygote_dead(z))) {
     if (zygote_dead(z)) zygote_buried(rt, z);
@@ -460,7 +462,7 @@ static sb_zygote *zygote_for(sb_runtime *rt, int slot, uid_t client, const sb_wa
   }
   /* counted per client and start-up: another client's deaths, or this
    * client's with another start-up, refuse nothing here */
-  uint64_t skey = start_key(lang, argv0, envp);
+  uint64_t skey = key;
   if (z->sock >= 0 && z->ready && (deaths = early_deaths_of(rt, z->client, z->start_key))) *deaths = 0;
   if ((deaths = early_deaths_of(rt, client, skey)) && *deaths >= SB_WARM_EARLY_DEATHS) {
     sb_err(err, "%d zygotes in a row died before they were ready (%s, this client's start-up)", SB_WARM_EARLY_DEATHS,
