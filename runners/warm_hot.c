@@ -202,10 +202,10 @@ void sb_warm_hot_apply(void) {
     populate_each(0);
     return;
   }
-  for (int i = 0; i < n_hot;) {
+  for (int i = 0, again = 0; i < n_hot;) {
     ssize_t done = syscall(SYS_process_madvise, pidfd, &hot[i], (size_t)(n_hot - i), MADV_POPULATE_WRITE, 0u);
     if (done < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
+      if ((errno == EINTR || errno == EAGAIN) && ++again < 8) continue;
       if (errno == EINVAL || errno == ENOSYS || errno == EPERM) { /* not on this kernel: each range alone */
         populate_each(i);
         break;
