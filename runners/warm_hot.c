@@ -53,52 +53,43 @@
 static struct iovec hot[HOT_MAX_RANGES];
 static int n_hot;
 
-/* /proc/self/maps whole (malloc'd, NUL-terminated), or NULL. */
-static char *read_maps(void) {
-  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  for (ssize_t got = 1; buf && got > 0;) {
-    if (len + 1 >= cap) {
-      char *b = cap < (1u << 24) ? realloc(buf, cap *= 2) : NULL;
-      if (!b) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = b;
-    }
-    got = read(fd, buf + len, cap - 1 - len);
-    if (got < 0 && errno == EINTR) got = 1;
-    else if (got > 0) len += (size_t)got;
-    else if (got < 0) {
-      free(buf);
-      buf = NULL;
-    }
-  }
-  close(fd);
-  if (buf) buf[len] = '\0';
-  return buf;
-}
+#define MAPS_MAX (1u << 20)   /* bytes of /proc/self/maps read: a zygote's are ~30 KB */
+#define SPANS_MAX 8192        /* private writable mappings kept */
 
-/* The next private writable mapping ("rw-p") of maps after *at: its
- * bounds; false at the end. */
-static bool next_private_writable(const char **at, uintptr_t *start, uintptr_t *end) {
-  for (const char *p = *at; p && *p;) {
-    const char *nl = strchr(p, '\n');
+typedef struct {
+  uintptr_t start, end;
+} span;
+
+/* The private writable mappings ("rw-p") of /proc/self/maps, in address
+ * order, into *out (malloc'd): how many, or -errno. Parsed once per call
+ * site, not once per range. */
+static int private_writable(span **out) {
+  *out = NULL;
+  char *maps = malloc(MAPS_MAX);
+  span *v = malloc(SPANS_MAX * sizeof *v);
+  int got = maps && v ? sb_read_file("/proc/self/maps", maps, MAPS_MAX) : -ENOMEM;
+  if (got < 0) {
+    free(maps);
+    free(v);
+    return got;
+  }
+  if ((size_t)got + 1 >= MAPS_MAX) { /* cut at the cap: a line cut short is no line */
+    char *nl = strrchr(maps, '\n');
+    if (nl) nl[1] = '\0';
+  }
+  int n = 0;
+  for (const char *p = maps; *p && n < SPANS_MAX;) {
     unsigned long a, b;
     char perms[5];
-    bool fits = sscanf(p, "%lx-%lx %4s", &a, &b, perms) == 3 && strcmp(perms, "rw-p") == 0;
-    p = nl ? nl + 1 : NULL;
-    if (fits) {
-      *at = p;
-      *start = a;
-      *end = b;
-      return true;
-    }
+    if (sscanf(p, "%lx-%lx %4s", &a, &b, perms) == 3 && strcmp(perms, "rw-p") == 0 && a < b)
+      v[n++] = (span){(uintptr_t)a, (uintptr_t)b};
+    const char *nl = strchr(p, '\n');
+    if (!nl) break;
+    p = nl + 1;
   }
-  return false;
+  free(maps);
+  *out = v;
+  return n;
 }
 
 static int append(uint64_t *out, int n, int max, uintptr_t page, size_t pg) {
@@ -117,16 +108,16 @@ static int append(uint64_t *out, int n, int max, uintptr_t page, size_t pg) {
  * written to fd (a pipe to the zygote). How many pairs, or -errno. */
 SBWARM_API int sbwarm_hot_report(int fd) {
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  char *maps = read_maps();
+  span *spans;
+  int n_spans = private_writable(&spans);
   int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   uint64_t *out = malloc(2 * HOT_MAX_RANGES * sizeof *out);
   int n = 0, rc = 0;
-  if (!maps || pm < 0 || !out) rc = -(errno ? errno : ENOMEM);
-  const char *at = maps;
-  uintptr_t start, end;
+  if (n_spans < 0) rc = n_spans;
+  else if (pm < 0 || !out) rc = -(errno ? errno : ENOMEM);
   uint64_t e[512];
-  while (!rc && next_private_writable(&at, &start, &end))
-    for (uintptr_t page = start; page < end;) {
+  for (int k = 0; !rc && k < n_spans; k++)
+    for (uintptr_t page = spans[k].start, end = spans[k].end; page < end;) {
       size_t want = (end - page) / pg < 512 ? (end - page) / pg : 512;
       ssize_t got = pread(pm, e, want * sizeof *e, (off_t)(page / pg * sizeof *e));
       if (got <= 0) break;
@@ -139,7 +130,7 @@ SBWARM_API int sbwarm_hot_report(int fd) {
     if (w > 0) off += (size_t)w;
   }
   if (pm >= 0) close(pm);
-  free(maps);
+  free(spans);
   free(out);
   return rc ? rc : n;
 }
@@ -149,28 +140,26 @@ SBWARM_API int sbwarm_hot_report(int fd) {
  * HOT_MAX_PAGES pages. How many ranges are kept, or -errno. */
 SBWARM_API int sbwarm_hot_set(const void *report, size_t len) {
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-  char *maps = read_maps();
-  if (!maps) return -ENOMEM;
+  span *spans;
+  int n_spans = private_writable(&spans);
+  if (n_spans < 0) return n_spans;
   const uint64_t *pairs = report;
   size_t n_pairs = len / (2 * sizeof *pairs), pages = 0;
   n_hot = 0;
-  for (size_t i = 0; i < n_pairs && n_hot < HOT_MAX_RANGES; i++) {
+  for (size_t i = 0; i < n_pairs && n_hot < HOT_MAX_RANGES && pages < HOT_MAX_PAGES; i++) {
     uint64_t a = pairs[2 * i], b = a + pairs[2 * i + 1];
     if (a % pg || b % pg || b <= a) continue;
-    const char *at = maps;
-    uintptr_t start, end;
-    while (next_private_writable(&at, &start, &end) && n_hot < HOT_MAX_RANGES) {
-      uint64_t lo = a > start ? a : start, hi = b < end ? b : end;
+    for (int k = 0; k < n_spans && n_hot < HOT_MAX_RANGES && pages < HOT_MAX_PAGES; k++) {
+      uint64_t lo = a > spans[k].start ? a : spans[k].start, hi = b < spans[k].end ? b : spans[k].end;
       if (lo >= hi) continue;
       if (pages + (hi - lo) / pg > HOT_MAX_PAGES) hi = lo + (HOT_MAX_PAGES - pages) * pg;
-      if (lo >= hi) break;
       hot[n_hot].iov_base = (void *)(uintptr_t)lo;
       hot[n_hot].iov_len = (size_t)(hi - lo);
       n_hot++;
       pages += (hi - lo) / pg;
     }
   }
-  free(maps);
+  free(spans);
   return n_hot;
 }
 

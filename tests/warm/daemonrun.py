@@ -99,6 +99,38 @@ def start(step):
     return (step.get("enforced") or {}).get("start", "")
 
 
+def seed_of(step):
+    """The hash seed of the zygote that ran a warm step, or None (cold)."""
+    s = start(step)  # "warm (zygote, hash seed N)"
+    return s.rsplit(" ", 1)[-1].rstrip(")") if s.startswith("warm (zygote, hash seed ") else None
+
+
+def cannot_run_warm_as_root():
+    """A test of a private root daemon's warm steps: why it cannot run here
+    (printed as SKIPPED), or None."""
+    if not os.path.exists(PY):
+        return "no /usr/bin/python3"
+    if os.geteuid() != 0:
+        return "not root (warm runs are refused in user-namespace mode)"
+    return None
+
+
+class Checks:
+    """check(ok, what) prints each; exit_code() the count and 0 or 1."""
+
+    def __init__(self):
+        self.fails = []
+
+    def __call__(self, ok, what):
+        print("%s %s" % ("ok  " if ok else "FAIL", what))
+        if not ok:
+            self.fails.append(what)
+
+    def exit_code(self):
+        print("%d failed" % len(self.fails))
+        return 1 if self.fails else 0
+
+
 class UserDaemon(PrivateDaemon):
     """surgeboxd as uid 4242 (as daemon.unprivileged_daemon starts it): the
     unprivileged, user-namespace mode; its toolchain directory empty."""

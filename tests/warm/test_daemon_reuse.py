@@ -12,26 +12,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import daemonrun  # noqa: E402
-from test_daemon_successor import seed_of  # noqa: E402
+from daemonrun import seed_of  # noqa: E402
 
 PROG = [{"path": "main.py", "content": "import os\nprint(os.environ.get('SB_REUSE'), os.environ.get('LC_ALL'))\n"}]
 
 
 def main():
     bin_dir, cache = sys.argv[1], sys.argv[2]
-    if not os.path.exists(daemonrun.PY):
-        print("SKIPPED: no /usr/bin/python3")
-        return daemonrun.SKIP
-    if os.geteuid() != 0:
-        print("SKIPPED: not root (the daemon tests run as root)")
+    why = daemonrun.cannot_run_warm_as_root()
+    if why:
+        print("SKIPPED: %s" % why)
         return daemonrun.SKIP
     d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1")
-    fails = []
-
-    def check(ok, what):
-        print("%s %s" % ("ok  " if ok else "FAIL", what))
-        if not ok:
-            fails.append(what)
+    check = daemonrun.Checks()
 
     try:
         c = daemonrun.Client(d.sock)
@@ -52,8 +45,7 @@ def main():
         c.close()
     finally:
         d.stop()
-    print("%d failed" % len(fails))
-    return 1 if fails else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import daemonrun  # noqa: E402
+from daemonrun import seed_of  # noqa: E402
 from test_daemon_isolation import zygote_pids  # noqa: E402
 
 PER_ZYGOTE = 100  # runners/internal.h SB_WARM_JOBS_PER_ZYGOTE
@@ -17,26 +18,14 @@ AHEAD = 10  # SB_WARM_SPARE_AHEAD
 PROG = [{"path": "main.py", "content": "import os\nprint(os.getpid())\n"}]
 
 
-def seed_of(step):
-    s = daemonrun.start(step)  # "warm (zygote, hash seed N)"
-    return s.rsplit(" ", 1)[-1].rstrip(")") if s.startswith("warm (zygote, hash seed ") else None
-
-
 def main():
     bin_dir, cache = sys.argv[1], sys.argv[2]
-    if not os.path.exists(daemonrun.PY):
-        print("SKIPPED: no /usr/bin/python3")
-        return daemonrun.SKIP
-    if os.geteuid() != 0:
-        print("SKIPPED: not root (warm runs are refused in user-namespace mode)")
+    why = daemonrun.cannot_run_warm_as_root()
+    if why:
+        print("SKIPPED: %s" % why)
         return daemonrun.SKIP
     d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1")
-    fails = []
-
-    def check(ok, what):
-        print("%s %s" % ("ok  " if ok else "FAIL", what))
-        if not ok:
-            fails.append(what)
+    check = daemonrun.Checks()
 
     try:
         c = daemonrun.Client(d.sock)
@@ -46,7 +35,7 @@ def main():
             r = run()
             if r.get("status") != "ok" or seed_of(r) is None:
                 check(False, "step %d ran warm: %s %s" % (i, r.get("status"), daemonrun.start(r)))
-                return finish(fails)
+                return check.exit_code()
             seeds.append(seed_of(r))
             pids_after[i] = zygote_pids()
             if i in (1, PER_ZYGOTE - AHEAD - 2, PER_ZYGOTE - AHEAD + 2):
@@ -75,12 +64,7 @@ def main():
               "a step with another environment runs warm from a new zygote: %s" % daemonrun.start(other))
     finally:
         d.stop()
-    return finish(fails)
-
-
-def finish(fails):
-    print("%d failures" % len(fails))
-    return 1 if fails else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":
