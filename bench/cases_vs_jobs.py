@@ -100,6 +100,7 @@ def stdin_cases_vs_jobs(c, n, label, src_path, src, compile_step, rounds=2, bare
               "per case / bound %.2f (target <= 1)" % (label, 1e3 * per_case, 1e3 * t_bare, 1e3 * bound,
                                                        per_case / bound))
     print("  load: %s" % load())
+    return {k: v / m for k, v in t.items()}
 
 
 def pyfn(c, n, rounds=2):
