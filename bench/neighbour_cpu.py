@@ -43,7 +43,8 @@ def starts(noop, n):
 
 
 def neighbour(kind, progs, cpu):
-    """A process on cpu that keeps it busy: a spinner or a fork+exec loop."""
+    """A process on cpu that keeps it busy: a spinner ("spin") or a
+    fork+exec loop ("fork+exec")."""
     if kind == "spin":
         argv = [os.path.join(progs, "burn_iter"), str(1 << 62)]
     else:  # a shell loop of our static no-op program
@@ -71,7 +72,7 @@ def main():
     got = {(w, c): [] for w in ("compute", "start") for c in conditions}
     for r in range(a.rounds):
         for c in (conditions if r % 2 == 0 else conditions[::-1]):
-            n = None if c == "alone" else neighbour("spin" if c == "spin" else "forkexec", a.progs, there)
+            n = None if c == "alone" else neighbour(c, a.progs, there)
             try:
                 time.sleep(0.2 if n else 0)
                 got[("compute", c)].append(cpu_of(compute))
@@ -81,12 +82,12 @@ def main():
                     n.kill()
                     n.wait()
     print("CPU %d measured, CPU %d the neighbour's; %d rounds, medians" % (here, there, a.rounds))
-    for w, unit, scale in (("compute", "ms", 1e3), ("start", "ms a start", 1e3)):
+    for w, unit in (("compute", "ms"), ("start", "ms a start")):
         base = statistics.median(got[(w, "alone")])
-        row = ["%s: alone %.3f %s" % (w, base * scale, unit)]
+        row = ["%s: alone %.3f %s" % (w, base * 1e3, unit)]
         for c in conditions[1:]:
             m = statistics.median(got[(w, c)])
-            row.append("beside %s %.3f (%.2fx)" % (c, m * scale, m / base))
+            row.append("beside %s %.3f (%.2fx)" % (c, m * 1e3, m / base))
         print("; ".join(row))
 
 
