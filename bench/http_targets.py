@@ -5,7 +5,7 @@ unshare wrapper, as root:
 
   unshare --mount --propagation private --pid --fork --mount-proc \\
     python3 bench/http_targets.py --bin build/bin [--jobs 2] [--concurrency 2,16]
-        [--rounds 2] [--limit N] [--cpp 100] [--blocks] [--near 20] [--data cruxeval.jsonl]
+        [--rounds 2] [--limit N] [--cpp 100] [--blocks] [--near 20] [--near-block 4] [--data cruxeval.jsonl]
 
 1. CRUXEval over /run_code against one fresh unsandboxed `python3 prog.py`
    per check at the same concurrency (target <= 0.6x), verdicts identical:
@@ -20,8 +20,12 @@ unshare wrapper, as root:
 3. `--near` CPU-bound programs whose run takes 40-90 % of their
    run_timeout on the idle daemon, sent alone (one at a time, nothing else
    running) and again with 4x as many clients as slots keeping the daemon
-   busy with other CPU-bound requests: the number of verdicts that changed
-   (target 0).
+   busy with other CPU-bound requests, in blocks of --near-block (alone and
+   busy within a minute of each other): the number of verdicts that changed
+   (target 0), each with its cause (its CPU time itself reached the limit,
+   or its wall did), the machine's speed drift over the run (a probe before
+   and after) and how many programs finished past their wall limit because
+   time spent waiting for a CPU was excused (runners/stall.c).
 
 Rounds alternate which side goes first so the machine's drift cancels.
 Prints figures; exits 1 only when a verdict differs where the target says
@@ -240,39 +244,74 @@ def target_oversubscribed(d, a):
         rr = x.get("run_result") or {}
         return (x["status"], rr.get("status"), rr.get("stdout"))
 
-    def times(x):  # the run's wall (execution_time) and CPU seconds
+    def times(x):  # the run's wall (execution_time), CPU and excused seconds
         rr, steps = x.get("run_result") or {}, (x.get("surgebox") or {}).get("steps") or [{}]
-        return rr.get("execution_time"), steps[-1].get("cpu_time_s")
+        return rr.get("execution_time"), steps[-1].get("cpu_time_s"), steps[-1].get("wall_excused_s")
 
-    alone_res = [call({}, p) for p in progs]
-    alone = [verdict(x) for x in alone_res]
-    stop = threading.Event()
+    def cause(failed, other):
+        """Why the run that failed did: its CPU time itself reached the limit (the core ran
+        slower, or the program's work grew: nothing a wall clock can excuse), or its wall did."""
+        wall, cpu, excused = times(failed)
+        if cpu is not None and cpu >= 0.95 * limit:
+            return "CPU time %.2f s, %.2fx the other run's: the core ran slower" % (cpu, cpu / max(times(other)[1] or 1e-9, 1e-9))
+        return "wall: waited %.2f s beyond its CPU, %.2f s of it excused" % (wall - (cpu or 0), excused or 0)
+
     filler = {"code": SPIN % int(rate * 0.5), "language": "python", "run_timeout": 10}
     load_done = [0]
-
-    def load():
-        st = {}
-        while not stop.is_set():
-            call(st, filler)
-            load_done[0] += 1
-        if "conn" in st:
-            st["conn"].close()
-
     clients = 4 * a.jobs
-    ts = [threading.Thread(target=load) for _ in range(clients)]
-    for t in ts:
-        t.start()
-    time.sleep(1)  # ordering only: the load is queued
-    _, busy_res = pool_run(progs, a.jobs, call)
+
+    def busy_run(block):
+        """block's programs, a.jobs at a time, while 4x as many clients as slots keep the daemon busy."""
+        stop = threading.Event()
+
+        def load():
+            st = {}
+            while not stop.is_set():
+                call(st, filler)
+                load_done[0] += 1
+            if "conn" in st:
+                st["conn"].close()
+        ts = [threading.Thread(target=load) for _ in range(clients)]
+        for t in ts:
+            t.start()
+        time.sleep(1)  # ordering only: the load is queued
+        _, res = pool_run(block, a.jobs, call)
+        stop.set()
+        for t in ts:
+            t.join()
+        return res
+
+    # In blocks of --near-block programs, alone then busy (busy first every other block), so the
+    # two sides of a program run within a minute of each other: this VM's speed moves by a third
+    # (or more) within minutes, which changes a CPU time near its limit on either side.
+    alone_res, busy_res = [], []
+    for b in range(0, len(progs), a.near_block):
+        block = progs[b:b + a.near_block]
+        if (b // a.near_block) % 2 == 0:
+            alone_res += [call({}, p) for p in block]
+            busy_res += busy_run(block)
+        else:
+            busy_res += busy_run(block)
+            alone_res += [call({}, p) for p in block]
+    alone = [verdict(x) for x in alone_res]
     busy = [verdict(x) for x in busy_res]
-    stop.set()
-    for t in ts:
-        t.join()
+    # the probe again on the idle daemon: how far this machine's speed moved meanwhile
+    probe2 = call({}, {"code": SPIN % 2000000, "language": "python", "run_timeout": 10})
     changed = sum(x != y for x, y in zip(alone, busy))
     for i, (x, y) in enumerate(zip(alone, busy)):
-        if x != y:  # what changed, and the run's wall and CPU seconds each time
-            print("   program %d (%.0f %% of run_timeout alone): alone %s %s, busy %s %s" % (
-                i, 100 * (0.4 + 0.5 * i / max(a.near - 1, 1)), x[:2], times(alone_res[i]), y[:2], times(busy_res[i])))
+        if x != y:  # what changed, the run's wall, CPU and excused seconds each time, and why
+            bad, good = (alone_res[i], busy_res[i]) if x[0] != "Success" else (busy_res[i], alone_res[i])
+            print("   program %d (%.0f %% of run_timeout at calibration): alone %s %s, busy %s %s; %s" % (
+                i, 100 * (0.4 + 0.5 * i / max(a.near - 1, 1)), x[:2], times(alone_res[i]), y[:2], times(busy_res[i]),
+                cause(bad, good)))
+    print("   the calibration probe's CPU: %.3f s before, %.3f s after (the machine's speed moved %.2fx)" % (
+        times(probe)[1], times(probe2)[1], times(probe2)[1] / max(times(probe)[1], 1e-9)))
+    # programs whose wall passed the limit and that still finished: excused for waiting (runners/stall.c);
+    # each would have been TimeLimitExceeded under a pure wall clock (--stall-grace 0)
+    for name, res in (("alone", alone_res), ("busy", busy_res)):
+        past = [times(x) for x in res if verdict(x)[0] == "Success" and (times(x)[0] or 0) > limit]
+        print("   %s: %d program(s) finished past %.1f s of wall, excused (most %.3f s)" % (
+            name, len(past), limit, max([t[2] or 0 for t in past] or [0])))
     print("3. %d CPU-bound programs at 40-90 %% of run_timeout %.1f s: alone %s; with %d load clients on %d slots "
           "(%d load requests served meanwhile): %d verdict(s) changed (target 0)" % (
               a.near, limit, ", ".join("%s %d" % (k, [v[0] for v in alone].count(k)) for k in sorted({v[0] for v in alone})),
@@ -289,6 +328,7 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="the first N CRUXEval programs (0: all)")
     ap.add_argument("--cpp", type=int, default=100)
     ap.add_argument("--near", type=int, default=20)
+    ap.add_argument("--near-block", type=int, default=4, help="near-limit programs per alone/busy block")
     ap.add_argument("--only", default="1,2,3")
     ap.add_argument("--blocks", action="store_true", help="2: time the requests and the binary's runs in blocks of --cpp")
     ap.add_argument("--data", default=DEFAULT_DATA)

@@ -56,6 +56,8 @@ static const sbo_opt run_opts[] = {
     {"open-files", 0, "N", "RLIMIT_NOFILE (default 256)", SBO_INT, LIMIT(open_files)},
     {"stdin", 0, "FILE", "feed FILE on standard input (default /dev/null)", SBO_STR, SBO_AT(run_args, stdin_path)},
     {"merge-output", 0, NULL, "stderr into the same pipe as stdout", SBO_FLAG, SBO_AT(run_args, spec.merge_output)},
+    {"stall-grace", 0, "S", "the wall limit excuses up to S seconds the program waited for a CPU other work held (default 5; 0: pure wall clock)",
+     SBO_NONNEG, SBO_AT(run_args, ro.stall_grace_s), .max = 1000000000},
     {"cgroup", 0, "auto|v2|v1|none", "backend (default auto)", SBO_CALL, .call = cgroup_kind},
     {"env", 0, "K=V", "set a variable (repeatable; replaces the default PATH/HOME set)", SBO_CALL, .call = add_env},
     {"cwd", 0, "PATH", "working directory inside (default /app)", SBO_STR, SBO_AT(run_args, spec.cwd)},

@@ -631,13 +631,15 @@ int sbc_fleet_next_line(sbc_fleet *f, int timeout_ms, json_object **resp, char *
   }
 }
 
-/* The longest a job may take by its own limits: per step, its wall limit
- * ("time_s", the default 30 s) + 1 s to set a sandbox up, times its cases;
- * twice that with a toolchain (its compile step). The margin covers the rest. */
+/* The longest a job may take by its own limits: per step, twice its wall
+ * limit ("time_s", the default 30 s: a daemon moves a deadline by at most
+ * the limit, for time the job waited for a CPU, runners/stall.c) + 1 s to
+ * set a sandbox up, times its cases; twice that with a toolchain (its
+ * compile step). The margin covers the rest. */
 static double step_seconds(json_object *step, json_object *cases) {
   json_object *lim = json_object_object_get(step, "limits"), *v;
   double wall = json_object_object_get_ex(lim, "time_s", &v) ? json_object_get_double(v) : 0;
-  double s = (wall > 0 ? wall : 30) + 1;
+  double s = 2 * (wall > 0 ? wall : 30) + 1;
   if (!cases) cases = json_object_object_get(step, "cases");
   size_t n = json_object_is_type(cases, json_type_array) ? json_object_array_length(cases) : 0;
   return s * (double)(n ? n : 1);

@@ -172,6 +172,8 @@ static const sbo_opt opts[] = {
     {"profiles-dir", 0, "DIR", "where profiles live", SBO_STR, AT(profiles_dir)},
     {"profile", 0, "NAME", "default root file system of jobs (default host; see surgebox profile)", SBO_STR, AT(profile)},
     {"uid-range", 0, "F-L", "as root, one uid per concurrent job from F-L (default 1879048192-1879052287)", SBO_CALL, .call = uid_range},
+    {"stall-grace", 0, "S", "a wall limit excuses up to S seconds (never more than the limit) that the program waited for a CPU other work held (default 5; 0: pure wall clock)",
+     SBO_NONNEG, SECONDS(runtime.stall_grace_s)},
     {"pool", 0, "N", "prepared sandbox roots kept per worker (default 8, or $SURGEBOX_POOL; 0: each job builds its own)",
      SBO_INT, AT(runtime.pool), .max = 1024},
     {"http", 0, "ADDR:PORT", "also serve HTTP (SandboxFusion's /run_code, /v1/jobs, /metrics) on ADDR:PORT (repeatable; off by default; a non-loopback ADDR needs --http-token-file)",

@@ -46,6 +46,7 @@ int sb_write_file(const char *path, const char *text);   /* 0 or -errno, no stdi
  * retried on EINTR: the bytes sent, or -1 with errno set */
 ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags);
 int sb_read_file(const char *path, char *buf, size_t cap); /* bytes read or -errno; NUL-terminated */
+bool sb_pid_ns_ino(pid_t pid, ino_t *ino); /* the inode of /proc/<pid>/ns/pid */
 
 /* ---- teardown.c (parent): closes and cleanings on a thread of its own ----
  * A service: it knows nothing of its users; what to run after a close is

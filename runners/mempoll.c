@@ -200,15 +200,6 @@ static void push_children(tree *t, pid_t pid, pid_t tid) {
   }
 }
 
-static bool pid_ns_ino(pid_t pid, ino_t *ino) {
-  char path[64];
-  struct stat st;
-  snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
-  if (stat(path, &st) < 0) return false;
-  *ino = st.st_ino;
-  return true;
-}
-
 /* A warm run's program: the zygote's child in the job's pid namespace. The
  * zygote (single-threaded, never counted) serves one job at a time, but
  * only those of its children inside this job's pid namespace are the
@@ -216,12 +207,12 @@ static bool pid_ns_ino(pid_t pid, ino_t *ino) {
  * previous job's program killed and not yet reaped (a zombie has none). */
 static void push_zygote_children(tree *t, pid_t zygote, pid_t init) {
   ino_t job_ns, ns;
-  if (!pid_ns_ino(init, &job_ns)) return;
+  if (!sb_pid_ns_ino(init, &job_ns)) return;
   size_t from = t->n;
   push_children(t, zygote, zygote);
   size_t kept = from;
   for (size_t i = from; i < t->n; i++)
-    if (pid_ns_ino(t->pid[i], &ns) && ns == job_ns) t->pid[kept++] = t->pid[i];
+    if (sb_pid_ns_ino(t->pid[i], &ns) && ns == job_ns) t->pid[kept++] = t->pid[i];
   t->n = kept;
 }
 
@@ -414,6 +405,7 @@ bool sb_mempoll_over(sb_proc *p, uint64_t now) {
       m->cpu_user_ns = user;
       m->cpu_sys_ns = sys;
     }
+    m->cpu_at_ns = now;
     m->cpu_valid = hz > 0;
   }
   fs += objects_bytes(&t);

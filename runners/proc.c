@@ -80,6 +80,7 @@ void sb_proc_free(sb_proc *p) {
   sbu_closep(&p->out_fd);
   sbu_closep(&p->err_fd);
   sbu_closep(&p->trace_fd);
+  sb_stall_close(p);
   sb_seccomp_free(&p->own_filter);
   sbu_strv_free(p->argv);
   sbu_strv_free(p->envp);
@@ -204,7 +205,8 @@ static sb_proc *proc_new(sb_runtime *rt, const sb_spec *spec) {
   if (!p) return NULL;
   p->rt = rt;
   p->limits = spec->limits;
-  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = -1;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = p->stall_fd = -1;
+  p->stall_init.fd = p->stall_zygote.fd = -1;
   p->cg.slot_index = -1;
   p->warm.pair[0] = p->warm.pair[1] = -1;
   p->t_start = sbu_now_ns();
@@ -473,6 +475,7 @@ static void go(sb_proc *p) {
   p->ipc_ns_fd = sb_ipc_job_ns(p->pidfd, p->pid);
   sb_mempoll_start(p); /* before GO: /app's baseline must not include the program's writes */
   sb_msg m = {.type = SB_MSG_GO};
+  sb_stall_go(p);
   p->t_go = sbu_now_ns(); /* before the send: the program may start at once */
   if (send(p->ctl_fd, &m, sizeof m, MSG_NOSIGNAL) < 0) {
     internal_error(p, "sandbox init vanished before GO");
@@ -558,6 +561,21 @@ void sb_proc_on_exit(sb_proc *p) {
   if (p->ctl_fd >= 0) sb_proc_on_control(p);
 }
 
+/* The wall deadline passed: move it by the time the program waited for a
+ * CPU (stall.c), if that is more than it was moved already. */
+static bool stall_excused(sb_proc *p, uint64_t now) {
+  uint64_t cpu = 0, at = now;
+  if (!sb_cg_job_cpu_ns(&p->rt->cg, &p->cg, &cpu)) {
+    if (!sb_mempoll_cpu_ns(p, &cpu)) return false;
+    at = p->mem.cpu_at_ns; /* the poll's figure: the wall up to that poll, not now */
+  }
+  uint64_t e = sb_stall_excuse_ns(p, at - p->t_go > cpu ? at - p->t_go - cpu : 0);
+  if (e <= p->wall_excused_ns) return false;
+  p->wall_excused_ns = e;
+  p->wall_deadline = p->t_go + (uint64_t)(p->limits.wall_time_s * 1e9) + e;
+  return p->wall_deadline > now;
+}
+
 int sb_proc_tick(sb_proc *p) {
   if (p->reaped) return -1;
   uint64_t now = sbu_now_ns();
@@ -569,12 +587,14 @@ int sb_proc_tick(sb_proc *p) {
     return (int)((p->setup_deadline - now) / 1000000) + 1;
   }
   if (p->killed) return 100; /* waiting for the kernel to finish the kill */
-  if (now >= p->wall_deadline) {
+  if (now >= p->wall_deadline && !stall_excused(p, now)) {
     sb_proc_kill(p, "wall_time");
     return 100;
   }
   if (now >= p->next_cpu_check) {
     uint64_t cpu;
+    /* not at GO's own check: the program is not born yet */
+    if (now - p->t_go >= (uint64_t)SB_TICK_MS * 1000000ull) sb_stall_find(p);
     if (sb_mempoll_over(p, now)) {
       sb_proc_kill(p, "memory");
       return 100;

@@ -21,7 +21,13 @@ typedef struct {
    * after 1.75 s of a 2 s limit). */
   bool cpu_active, cpu_valid;
   uint64_t cpu_ns, cpu_user_ns, cpu_sys_ns; /* the largest reading so far */
+  uint64_t cpu_at_ns;                       /* when it was taken (sbu_now_ns) */
 } sb_mempoll;
+
+typedef struct {
+  int fd;           /* /proc/<pid>/schedstat, -1: none */
+  uint64_t base_ns; /* its run_delay at GO */
+} sb_stall_starter;
 
 struct sb_proc {
   sb_runtime *rt;
@@ -65,9 +71,20 @@ struct sb_proc {
   bool output_base64;
   char etc_passwd[512], etc_group[256]; /* the sandbox's identity files (mounts.c) */
   sb_mempoll mem;
+  sb_stall_starter stall_init, stall_zygote; /* their schedstat and run_delay at GO (stall.c) */
+  int stall_fd;             /* the program's first process's schedstat, -1 until found (stall.c) */
+  bool stall_gone;          /* no schedstat to read: never excused */
+  uint64_t wall_excused_ns; /* how far the wall deadline moved for time spent waiting for a CPU */
 };
 
 void sb_proc_free(sb_proc *p);
+
+/* stall.c: the wall limit does not count waiting for a CPU other work held. */
+void sb_stall_go(sb_proc *p);    /* at GO: the starters' baselines */
+void sb_stall_find(sb_proc *p);  /* latch the program's first process, once */
+/* ns the deadline may move; job_idle_ns: the wall since GO the job's CPU did not fill */
+uint64_t sb_stall_excuse_ns(sb_proc *p, uint64_t job_idle_ns);
+void sb_stall_close(sb_proc *p);
 
 void sb_mempoll_start(sb_proc *p);             /* at GO: baselines, or inactive */
 bool sb_mempoll_over(sb_proc *p, uint64_t now); /* poll when due; true: kill */

@@ -28,6 +28,7 @@ void sb_runtime_options_default(sb_runtime_options *o) {
   o->uid_first = 1879048192;
   o->uid_count = 4096;
   o->pool = 8;
+  o->stall_grace_s = 5;
   const char *pool = getenv("SURGEBOX_POOL");
   char *end;
   long v = pool && *pool ? strtol(pool, &end, 10) : -1;

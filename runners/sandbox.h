@@ -51,6 +51,8 @@ typedef struct {
   const char *const *seccomp_extra_allow; /* names removed from the default deny list */
   int pool;                   /* prepared roots kept per worker slot (pool.c); 0: every run builds its own.
                                * Default 8, or $SURGEBOX_POOL when set (tests run both ways) */
+  double stall_grace_s;       /* a wall limit excuses at most this much time spent waiting for a CPU
+                               * other work held (stall.c); default 5, 0: pure wall clock */
 } sb_runtime_options;
 
 void sb_runtime_options_default(sb_runtime_options *o);
@@ -271,6 +273,7 @@ typedef struct {
   int signal;             /* 0 when none */
   sb_buf out, err;
   double cpu_time_s, user_time_s, sys_time_s, wall_time_s, setup_time_s;
+  double wall_excused_s;        /* the wall deadline moved by this: time the program waited for a CPU (stall.c) */
   uint64_t max_rss_kb;          /* largest single process (rusage) */
   uint64_t cgroup_peak_kb;      /* whole tree, 0 when the backend has no peak */
   const char *limit_hit;        /* "wall_time", "cpu_time", "memory", "output", "file_size" or NULL */

@@ -76,3 +76,12 @@ ssize_t sb_sendmsg_fds(int sock, const void *buf, size_t len, const int *fds, in
   }
   return n;
 }
+
+bool sb_pid_ns_ino(pid_t pid, ino_t *ino) {
+  char path[64];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/ns/pid", (int)pid);
+  if (stat(path, &st) < 0) return false;
+  *ino = st.st_ino;
+  return true;
+}

@@ -356,12 +356,12 @@ def case_deadline():
 
 
 def case_deadline_queue():
-    """a healthy daemon with a long queue is not taken for hung: 24 jobs with a 2 s limit (a
-    deadline of (2 + 1) x 2 + a 2 s margin = 8 s without a queue) sent at once to a daemon
-    running one at a time wait up to ~14 s in its queue; the probes read its p99 queue time
+    """a healthy daemon with a long queue is not taken for hung: 36 jobs with a 2 s limit (a
+    deadline of (2 x 2 + 1) x 2 + a 2 s margin = 12 s without a queue) sent at once to a daemon
+    running one at a time wait up to ~20 s in its queue; the probes read its p99 queue time
     and the deadlines grow with it"""
     d = daemon()
-    n = 24
+    n = 36
     jobs, out = write_jobs(n, 0.4, {"time_s": 2}), os.path.join(TMP, "out.jsonl")
     rc, _, err = batch([jobs, "--out", out, "--endpoints", d.sock, "--concurrency", str(n),
                         "--answer-margin", "2"])
@@ -369,7 +369,7 @@ def case_deadline_queue():
     lines = answers(out)
     check_once(lines, n, {d.sock})
     assert "taken out" not in err, err
-    assert max(a["queue_time_s"] for a in lines) > 8, "the queue was not long: %r" % lines
+    assert max(a["queue_time_s"] for a in lines) > 12, "the queue was not long: %r" % lines
     assert all(a["attempts"] == 1 for a in lines), lines
 
 
