@@ -10,9 +10,34 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+
+/* A "Key:\tHEX" mask of /proc/self/status, or all ones when it is not there. */
+static uint64_t status_mask(const char *status, const char *key) {
+  const char *p = strstr(status, key);
+  if (!p) return ~0ull;
+  char *end;
+  unsigned long long v = strtoull(p + strlen(key), &end, 16);
+  return end == p + strlen(key) ? ~0ull : (uint64_t)v;
+}
+
+/* Default signal dispositions (the spawner, whose copy we are, ignores
+ * SIGPIPE). exec resets a caught signal's handler but not an ignored one,
+ * and a warm child starts without an exec: /proc/self/status names both
+ * sets (SigIgn, SigCgt), so reset just those, not all 64 (a syscall each,
+ * on every job's path to its program); all of them when it cannot say. */
+static void default_signals(void) {
+  char status[4096];
+  uint64_t m = ~0ull;
+  if (sb_read_file("/proc/self/status", status, sizeof status) > 0)
+    m = status_mask(status, "\nSigIgn:\t") | status_mask(status, "\nSigCgt:\t");
+  for (int s = 1; s < NSIG && s <= 64; s++)
+    if (m >> (s - 1) & 1) signal(s, SIG_DFL);
+}
 
 int sb_program_setup(const sb_plan *a, int *err_fd, const char **what) {
   int rc = 0;
@@ -49,8 +74,7 @@ int sb_program_setup(const sb_plan *a, int *err_fd, const char **what) {
     rc = -errno;
   }
   if (!rc) {
-    /* Default signal dispositions; the parent may ignore SIGPIPE. */
-    for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+    default_signals();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

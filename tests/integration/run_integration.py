@@ -135,6 +135,14 @@ def c_signals(ctx):
         h.eq(r.get("exit_code"), None, "exit_code of a signaled program", r)
         h.eq(r.get("limit_hit"), None, "limit_hit", r)
         h.eq(r.stdout, "about to %s\n" % how, "stdout before the crash", r)
+    # Every disposition at its default and nothing blocked when the program starts: the
+    # spawner, whose copy the sandbox init is, ignores SIGPIPE, which exec keeps
+    # (runners/program.c resets what /proc/self/status names ignored or caught).
+    r = h.run(["/bin/cat", "/proc/self/status"], opts=["--time-limit", "10"])
+    ok_run(h, r)
+    masks = dict(line.split(":\t", 1) for line in r.stdout.splitlines() if line.startswith("Sig") and ":\t" in line)
+    for key in ("SigIgn", "SigCgt", "SigBlk"):
+        h.eq(masks.get(key, "").strip(), "0" * 16, "%s of a program at its start" % key, r)
 
 
 @case("stdin")
