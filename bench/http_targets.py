@@ -20,12 +20,15 @@ unshare wrapper, as root:
 3. `--near` CPU-bound programs whose run takes 40-90 % of their
    run_timeout on the idle daemon, sent alone (one at a time, nothing else
    running) and again with 4x as many clients as slots keeping the daemon
-   busy with other CPU-bound requests, in blocks of --near-block (alone and
-   busy within a minute of each other): the number of verdicts that changed
-   (target 0), each with its cause (its CPU time itself reached the limit,
-   or its wall did), the machine's speed drift over the run (a probe before
-   and after) and how many programs finished past their wall limit because
-   time spent waiting for a CPU was excused (runners/stall.c).
+   busy with other CPU-bound requests, in blocks of --near-block (alone,
+   busy, alone again, within a minute of each other): the number of
+   verdicts that changed (target 0), beside the number that changed between
+   the two idle runs (this machine's floor) and the number where busy
+   differs from two agreeing idle runs; each change with its cause (its
+   CPU time itself reached the limit, or its wall did), the machine's speed
+   drift over the run (a probe before and after) and how many programs
+   finished past their wall limit because time spent waiting for a CPU was
+   excused (runners/stall.c).
 
 Rounds alternate which side goes first so the machine's drift cancels.
 Prints figures; exits 1 only when a verdict differs where the target says
@@ -281,20 +284,19 @@ def target_oversubscribed(d, a):
             t.join()
         return res
 
-    # In blocks of --near-block programs, alone then busy (busy first every other block), so the
-    # two sides of a program run within a minute of each other: this VM's speed moves by a third
-    # (or more) within minutes, which changes a CPU time near its limit on either side.
-    alone_res, busy_res = [], []
+    # In blocks of --near-block programs: alone, busy, alone again, so the sides of a program run
+    # within a minute of each other (this VM's speed moves by a third or more within minutes,
+    # which changes a CPU time near its limit on either side), and the two idle runs show how
+    # many verdicts this machine changes with no load at all: the floor the target sits on.
+    alone_res, busy_res, again_res = [], [], []
     for b in range(0, len(progs), a.near_block):
         block = progs[b:b + a.near_block]
-        if (b // a.near_block) % 2 == 0:
-            alone_res += [call({}, p) for p in block]
-            busy_res += busy_run(block)
-        else:
-            busy_res += busy_run(block)
-            alone_res += [call({}, p) for p in block]
+        alone_res += [call({}, p) for p in block]
+        busy_res += busy_run(block)
+        again_res += [call({}, p) for p in block]
     alone = [verdict(x) for x in alone_res]
     busy = [verdict(x) for x in busy_res]
+    again = [verdict(x) for x in again_res]
     # the probe again on the idle daemon: how far this machine's speed moved meanwhile
     probe2 = call({}, {"code": SPIN % 2000000, "language": "python", "run_timeout": 10})
     changed = sum(x != y for x, y in zip(alone, busy))
@@ -308,14 +310,17 @@ def target_oversubscribed(d, a):
         times(probe)[1], times(probe2)[1], times(probe2)[1] / max(times(probe)[1], 1e-9)))
     # programs whose wall passed the limit and that still finished: excused for waiting (runners/stall.c);
     # each would have been TimeLimitExceeded under a pure wall clock (--stall-grace 0)
-    for name, res in (("alone", alone_res), ("busy", busy_res)):
+    for name, res in (("alone", alone_res), ("busy", busy_res), ("alone again", again_res)):
         past = [times(x) for x in res if verdict(x)[0] == "Success" and (times(x)[0] or 0) > limit]
         print("   %s: %d program(s) finished past %.1f s of wall, excused (most %.3f s)" % (
             name, len(past), limit, max([t[2] or 0 for t in past] or [0])))
+    idle_changed = sum(x != y for x, y in zip(alone, again))
+    load_only = sum(x == z and x != y for x, y, z in zip(alone, busy, again))
     print("3. %d CPU-bound programs at 40-90 %% of run_timeout %.1f s: alone %s; with %d load clients on %d slots "
-          "(%d load requests served meanwhile): %d verdict(s) changed (target 0)" % (
+          "(%d load requests served meanwhile): %d verdict(s) changed (target 0); between the two idle runs "
+          "(no load): %d; busy against both idle runs agreeing: %d" % (
               a.near, limit, ", ".join("%s %d" % (k, [v[0] for v in alone].count(k)) for k in sorted({v[0] for v in alone})),
-              clients, a.jobs, load_done[0], changed))
+              clients, a.jobs, load_done[0], changed, idle_changed, load_only))
     return changed == 0
 
 
