@@ -569,7 +569,7 @@ static bool stall_excused(sb_proc *p, uint64_t now) {
     if (!sb_mempoll_cpu_ns(p, &cpu)) return false;
     at = p->mem.cpu_at_ns; /* the poll's figure: the wall up to that poll, not now */
   }
-  uint64_t e = sb_stall_excuse_ns(p, at - p->t_go > cpu ? at - p->t_go - cpu : 0);
+  uint64_t e = sb_stall_excuse_ns(p, at > p->t_go + cpu ? at - p->t_go - cpu : 0);
   if (e <= p->wall_excused_ns) return false;
   p->wall_excused_ns = e;
   p->wall_deadline = p->t_go + (uint64_t)(p->limits.wall_time_s * 1e9) + e;

@@ -68,7 +68,8 @@ void sb_stall_find(sb_proc *p) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/schedstat", (int)prog);
   p->stall_fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (p->stall_fd < 0) p->stall_gone = true; /* no schedstat (CONFIG_SCHED_INFO off): never excused */
+  /* gone already, or no schedstat (CONFIG_SCHED_INFO off): its wait is never counted */
+  if (p->stall_fd < 0) p->stall_gone = true;
 }
 
 /* run_delay in ns, or false (the process is gone, or no figure). */
