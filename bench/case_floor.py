@@ -50,7 +50,7 @@ def main():
     with open(prog + ".cpp", "w") as f:
         f.write(cj.SRC_CPP)
     subprocess.run(["g++", "-O1", "-o", prog, prog + ".cpp"], check=True)
-    bare_py, bare_tmp = cj.build_bare(cj.SRC_CPP)
+    bare_py = prog  # the one binary for every unsandboxed run, Python's baseline and the C driver's
     d = cj.td.Daemon("--jobs", "1")
     c = cj.td.Client(d.sock)
     got = {"case": [], "job": [], "bare_py": [], "bare_c": [], "floor": [], "full": []}
@@ -79,7 +79,6 @@ def main():
         c.close()
         d.stop()
         shutil.rmtree(tmp)
-        shutil.rmtree(bare_tmp)
     ms = {k: 1e3 * sum(v) / len(v) for k, v in got.items()}
     bound = 1.3 * ms["bare_py"] + 1.0
     ns_only = ms["floor"] - ms["bare_c"]

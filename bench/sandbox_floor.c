@@ -80,6 +80,20 @@ static __attribute__((noreturn)) void exec_prog(void) {
   _exit(127);
 }
 
+/* What a run's exit status says (the _exit codes above), or the program's own. */
+static const char *why(int rc) {
+  switch (rc) {
+  case 121: return "joining the cgroups failed";
+  case 122: return "entering the network namespace or naming the host failed";
+  case 123: return "rlimits, the bounding set, uid 65534 or the filter failed";
+  case 124: return "the init could not fork";
+  case 125: return "mounting /tmp, /dev/shm or /proc failed: not root, or no private mount namespace";
+  case 126: return "stdin or stdout could not be set";
+  case 127: return "PROG could not be executed: missing, or not readable and executable by uid 65534";
+  default: return rc < 0 ? "the stdin memfd, /dev/null, the clone or the wait failed (not root?)" : "the program's own exit status";
+  }
+}
+
 static int reap(pid_t pid) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0)
@@ -184,25 +198,22 @@ int main(int argc, char **argv) {
   }
   static const char *const names[] = {"bare", "floor", "full"};
   double ms[3] = {0, 0, 0};
-  for (int r = 0; r < rounds; r++)
-    for (int k = 0; k < 3; k++) {
+  int rc = 0;
+  for (int r = 0; r < rounds && !rc; r++)
+    for (int k = 0; k < 3 && !rc; k++) {
       int way = r % 2 ? 2 - k : k; /* the order reversed every other round: drift cancels */
       double t0 = now_ms();
-      for (int i = 0; i < n; i++) {
-        int rc = one_run(way);
-        if (rc != 0) {
-          fprintf(stderr, "sandbox_floor: %s run %d ended %d (not root, or no private mount namespace?)\n",
-                  names[way], i, rc);
-          return 1;
-        }
-      }
+      for (int i = 0; i < n && !rc; i++)
+        if ((rc = one_run(way)) != 0)
+          fprintf(stderr, "sandbox_floor: %s run %d ended %d (%s)\n", names[way], i, rc, why(rc));
       ms[way] += now_ms() - t0;
     }
-  for (int i = 0; i < n_procs; i++) {
+  for (int i = 0; i < n_procs; i++) { /* on every path: no sb-floor-* left behind */
     close(procs_fd[i]);
     /* EBUSY while the last run's tasks finish leaving */
     for (int tries = 0; rmdir(cg_dirs[i]) < 0 && errno == EBUSY && tries < 1000; tries++) usleep(1000);
   }
+  if (rc) return 1;
   printf("{\"runs_per_way\": %d, \"bare_ms\": %.3f, \"floor_ms\": %.3f, \"full_ms\": %.3f, \"cgroups\": \"%s\"}\n",
          n * rounds, ms[0] / (n * rounds), ms[1] / (n * rounds), ms[2] / (n * rounds), cgroups);
   return 0;
