@@ -112,6 +112,18 @@ static int write_trace(const run_state *rs, size_t i, json_object *step) {
   return rc;
 }
 
+/* How a run ended beyond its status, where there is something to say: its
+ * signal, the limit that fired, surgebox's error (an ordinary run has none,
+ * and its record stays as it was). A crashed trace or a traced run unlike
+ * the untraced one is then told apart from the record alone. */
+static void add_why(json_object *rec, json_object *run) {
+  static const char *const keys[] = {"signal", "limit_hit", "error", NULL};
+  for (size_t k = 0; keys[k]; k++) {
+    const char *v = str_of(run, keys[k]);
+    if (v && *v) json_object_object_add(rec, keys[k], json_object_new_string(v));
+  }
+}
+
 static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *ctx) {
   run_state *rs = ctx;
   char why[512];
@@ -138,10 +150,12 @@ static bool on_response(size_t i, const sbc_result *r, json_object *resp, void *
     static const char *const keep[] = {"trace_sha256", "trace_truncated", "trace_bytes", "trace_check", NULL};
     for (size_t k = 0; keep[k]; k++)
       if (json_object_object_get_ex(step, keep[k], &v)) json_object_object_add(rec, keep[k], json_object_get(v));
+    add_why(rec, step);
     if (json_object_object_get_ex(step, "untraced", &v)) {
       json_object *u = json_object_new_object(), *x;
       if (json_object_object_get_ex(v, "status", &x)) json_object_object_add(u, "status", json_object_get(x));
       if (json_object_object_get_ex(v, "exit_code", &x)) json_object_object_add(u, "exit_code", json_object_get(x));
+      add_why(u, v);
       json_object_object_add(rec, "untraced", u);
     }
     if (write_trace(rs, i, step) < 0) {

@@ -94,10 +94,16 @@ def case_programs(bin_dir, tmp):
     check(s["no_trace"] == 1 and s["program_not_ok"] == 1 and s["check_differs"] == 0, "counts: %r" % s)
     check("1 truncated (1 by the events cap), 1 tampered, 1 crashed, 1 without a trace" in p.stderr, "said on stderr")
     check("1 items have no trace" in p.stderr and "rust_program" in p.stderr, "the item without a trace named")
+    # the first crashed trace named with how each run ended (a crash is told apart without the trace)
+    check("the first crashed trace (no end record: the tracer was killed, exited early or lost its descriptor): "
+          "exits (traced: ok; untraced: ok)" in p.stderr, "the crashed item named with how it ended: %s" % p.stderr[-600:])
     rec = {r["id"]: r for r in index(out)}
     check([r["id"] for r in index(out)] == [p["id"] for p in PROGRAMS], "index in input order")
     check(rec["loop"]["cap"] == "events" and rec["loop"]["events"] == 200, "loop: cut at 200 events")
     check(rec["raises"]["status"] == "runtime_error" and rec["raises"]["trace_status"] == "complete", "raises")
+    # signal, limit_hit and error are recorded only where there is one: an ordinary record is as it was
+    check(not {"signal", "limit_hit", "error"} & (set(rec["raises"]) | set(rec["raises"]["untraced"])),
+          "no empty how-it-ended fields: %r" % rec["raises"])
     check(rec["c_program"]["trace_status"] == "complete" and rec["c_program"]["exit_code"] == 0, "c_program: traced")
     check(rec["rust_program"]["trace_status"] is None and "no tracer" in rec["rust_program"]["error"], "rust_program: why")
     for r in rec.values():
