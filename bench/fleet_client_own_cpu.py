@@ -21,7 +21,6 @@ Prints figures; asserts nothing. Needs 2 CPUs.
         --fork --mount-proc python3 bench/fleet_client_own_cpu.py [N] [--delay 0.002] [--rounds 3]
 """
 import argparse
-import asyncio
 import heapq
 import json
 import os
@@ -31,14 +30,11 @@ import statistics
 import tempfile
 import time
 
+import fleet_client_cpu as fcc  # the same four clients, jobs and in-flight count
 import fleet_common as fc
 import surgebox
 
-CONC = 16
-
-
-def job(i):
-    return {"id": i, "steps": [{"argv": ["true"]}]}
+job, CONC = fcc.job, fcc.CONC
 
 
 def real_answer():
@@ -95,30 +91,6 @@ def stand_in(path, answer, delay):
                                           "queue_time": {"p99_s": 0.0}}).encode() + b"\n")
 
 
-def modes(socks, n):
-    def single_sync():
-        with surgebox.Client(socks[0], autostart=False) as c:
-            return list(c.run_many((job(i) for i in range(n)), concurrency=CONC))
-
-    def fleet_sync():
-        with surgebox.Client(endpoints=socks) as c:
-            return list(c.run_many((job(i) for i in range(n)), concurrency=CONC))
-
-    def single_async():
-        async def main():
-            async with surgebox.AsyncClient(socks[0], autostart=False) as c:
-                return [r async for r in c.run_many((job(i) for i in range(n)), concurrency=CONC)]
-        return asyncio.run(main())
-
-    def fleet_async():
-        async def main():
-            async with surgebox.AsyncClient(endpoints=socks) as c:
-                return [r async for r in c.run_many((job(i) for i in range(n)), concurrency=CONC)]
-        return asyncio.run(main())
-    return {"single_sync": single_sync, "single_async": single_async, "fleet_sync": fleet_sync,
-            "fleet_async": fleet_async}
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=2000)
@@ -146,14 +118,13 @@ def main():
         for path in socks:
             while not os.path.exists(path):
                 time.sleep(0.01)
-        ms = modes(socks, a.n)
-        for f in ms.values():  # warm-up
-            f()
-        per = {name: [] for name in ms}
+        for f in fcc.MODES.values():  # warm-up
+            f(socks, a.n)
+        per = {name: [] for name in fcc.MODES}
         for _ in range(a.rounds):
-            for name, f in ms.items():
+            for name, f in fcc.MODES.items():
                 c0 = time.process_time()
-                out = f()
+                out = f(socks, a.n)
                 dt = time.process_time() - c0
                 bad = [r for r in out if r.get("status") != "ok"]
                 if bad or len(out) != a.n:
