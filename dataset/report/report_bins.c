@@ -89,7 +89,7 @@ void sbrp_write_bins(const sbrp_report *r, FILE *f) {
         "here (the median of the repeats). Calibrated: divided by this machine's speed against SURGE's (the median "
         "ratio of our time to SURGE's over the items SURGE timed at least 0.1 s, each of them calibrated by the "
         "others). Agreement: the same bin as SURGE's, flagged (a bin edge lies within the spread of the repeats and "
-        "the calibration, so either side is a fair outcome) or different.</p>\n",
+        "of the calibration's single runs, so either side is a fair outcome) or different.</p>\n",
         f);
   int shown = 0;
   for (size_t k = 0; k < r->n; k++) {
@@ -104,7 +104,8 @@ void sbrp_write_bins(const sbrp_report *r, FILE *f) {
     fprintf(f, "<h3>%s: %zu items timed by SURGE and here (every column below counts these)</h3>\n", sn, b.n);
     if (b.calibrated)
       fprintf(f, "<p>Calibration: our time / SURGE's over the %zu items SURGE timed &gt;= %g s: median %.3f (quartiles "
-                 "%.3f-%.3f).</p>\n", b.cal.used, SBS_CALIBRATION_MIN_PUBLISHED, b.cal.factor, b.cal.lo, b.cal.hi);
+                 "%.3f-%.3f; single runs %.3f-%.3f).</p>\n", b.cal.used, SBS_CALIBRATION_MIN_PUBLISHED, b.cal.factor, b.cal.lo,
+              b.cal.hi, b.cal.run_lo, b.cal.run_hi);
     else
       fprintf(f, "<p class=\"warn\">Calibration not applied: %zu item(s) SURGE timed &gt;= %g s, %d needed; agreement is on "
                  "raw times.</p>\n", b.cal.used, SBS_CALIBRATION_MIN_PUBLISHED, SBS_CALIBRATION_MIN_ITEMS);

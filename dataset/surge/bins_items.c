@@ -52,7 +52,8 @@ int sbs_bins_compute(sbs_bins *b, json_object *items) {
   size_t n = json_object_array_length(items);
   b->items = calloc(n + 1, sizeof *b->items);
   SBU_AUTOFREE double *ours = calloc(n + 1, sizeof *ours), *published = calloc(n + 1, sizeof *published);
-  if (!b->items || !ours || !published) return -ENOMEM;
+  SBU_AUTOFREE double *run_lo = calloc(n + 1, sizeof *run_lo), *run_hi = calloc(n + 1, sizeof *run_hi);
+  if (!b->items || !ours || !published || !run_lo || !run_hi) return -ENOMEM;
   bool regen_output = sbe_regen_output(items);
   SBU_AUTOPUT json_object *why = json_object_new_object(); /* reason -> count, in first-seen order */
   b->set_both = false;
@@ -85,6 +86,8 @@ int sbs_bins_compute(sbs_bins *b, json_object *items) {
     x->published = published[b->n] = t[SBS_SRC_PUBLISHED];
     x->ours = ours[b->n] = o;
     spread_of(it, o, b->scale, &x->lo, &x->hi);
+    run_lo[b->n] = x->lo;
+    run_hi[b->n] = x->hi;
     b->n++;
   }
   size_t len = 0;
@@ -100,13 +103,13 @@ int sbs_bins_compute(sbs_bins *b, json_object *items) {
       b->have[s] = 0;
       memset(b->hist[s], 0, sizeof b->hist[s]);
     }
-  b->calibrated = sbs_calibrate(ours, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
+  b->calibrated = sbs_calibrate(ours, run_lo, run_hi, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, SIZE_MAX, &b->cal) == 0;
   b->raw_ratio = b->cal.factor;
   for (size_t i = 0; i < b->n; i++) {
     sbs_bin_item *x = &b->items[i];
     sbs_calibration own = b->cal; /* an item of the calibration set: by the others */
     if (b->calibrated && x->published >= SBS_CALIBRATION_MIN_PUBLISHED &&
-        sbs_calibrate(ours, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, i, &own) < 0)
+        sbs_calibrate(ours, run_lo, run_hi, published, b->n, SBS_CALIBRATION_MIN_PUBLISHED, i, &own) < 0)
       own = b->cal;
     x->published_bin = sbs_bin_of(x->published, b->edges, b->ne);
     x->raw_bin = sbs_bin_of(x->ours, b->edges, b->ne);

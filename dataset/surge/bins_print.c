@@ -59,6 +59,10 @@ void sbs_bins_print_json(const sbs_bins *b, FILE *f) {
   json_object_array_add(spread, number_or_null(b->cal.lo));
   json_object_array_add(spread, number_or_null(b->cal.hi));
   json_object_object_add(c, "spread", spread);
+  json_object *runs = json_object_new_array(); /* the fastest and slowest single run: the flags' band */
+  json_object_array_add(runs, number_or_null(b->cal.run_lo));
+  json_object_array_add(runs, number_or_null(b->cal.run_hi));
+  json_object_object_add(c, "runs", runs);
   json_object_object_add(c, "items", json_object_new_int((int)b->cal.used));
   json_object_object_add(c, "min_published_s", json_object_new_double(SBS_CALIBRATION_MIN_PUBLISHED));
   json_object_object_add(c, "applied", json_object_new_boolean(b->calibrated));
@@ -153,15 +157,16 @@ void sbs_bins_print_text(const sbs_bins *b, FILE *f) {
   if (b->scale != 1) fprintf(f, "times measured here multiplied by %g (--time-scale)\n", b->scale);
   if (!b->n) return;
   if (b->calibrated)
-    fprintf(f, "calibration: our time / SURGE's over the %zu items SURGE timed >= %g s: median %.3f (quartiles %.3f-%.3f)\n",
-            b->cal.used, SBS_CALIBRATION_MIN_PUBLISHED, b->cal.factor, b->cal.lo, b->cal.hi);
+    fprintf(f, "calibration: our time / SURGE's over the %zu items SURGE timed >= %g s: median %.3f (quartiles %.3f-%.3f; single runs %.3f-%.3f)\n",
+            b->cal.used, SBS_CALIBRATION_MIN_PUBLISHED, b->cal.factor, b->cal.lo, b->cal.hi, b->cal.run_lo,
+            b->cal.run_hi);
   else
     fprintf(f, "calibration: not applied: %zu item(s) SURGE timed >= %g s, %d needed; agreement below is on raw times\n",
             b->cal.used, SBS_CALIBRATION_MIN_PUBLISHED, SBS_CALIBRATION_MIN_ITEMS);
   fprintf(f, "agreement with SURGE's bins over %zu timed items%s: %zu same bin, %zu flagged, %zu different\n", b->n,
           b->calibrated ? ", calibrated" : "", count(b, true, SBS_BIN_SAME), count(b, true, SBS_BIN_FLAGGED),
           count(b, true, SBS_BIN_DIFFERENT));
-  print_list(f, "flagged (an edge within the spread of the repeats and the calibration):", b, true, SBS_BIN_FLAGGED);
+  print_list(f, "flagged (an edge within the spread of the repeats and the calibration's runs):", b, true, SBS_BIN_FLAGGED);
   print_list(f, "different:", b, true, SBS_BIN_DIFFERENT);
   if (b->calibrated)
     fprintf(f, "raw (uncalibrated) agreement: %zu same bin, %zu flagged, %zu different\n", count(b, false, SBS_BIN_SAME),

@@ -160,16 +160,18 @@ sbs_bin_agreement sbs_bin_agree(double published, double ours, double lo, double
 #define SBS_CALIBRATION_MIN_ITEMS 3
 typedef struct {
   double factor; /* median of our time / SURGE's: this machine's slowness against SURGE's */
-  double lo, hi; /* the ratios' quartiles: the calibration's spread */
+  double lo, hi; /* the ratios' quartiles: how closely the items agree */
+  double run_lo, run_hi; /* the fastest and slowest single run's ratio: how far this machine's timing wandered */
   size_t used;   /* items with SURGE's time >= the minimum */
 } sbs_calibration;
 /* From the items SURGE timed at least min_published, but item `skip`
  * (SIZE_MAX: none): 0, or -1 when fewer than SBS_CALIBRATION_MIN_ITEMS
- * were (out->used says how many). */
-int sbs_calibrate(const double *ours, const double *published, size_t n, double min_published, size_t skip,
-                  sbs_calibration *out);
+ * were (out->used says how many). ours[i] is item i's median run,
+ * run_lo[i] and run_hi[i] its fastest and slowest (NULL: ours). */
+int sbs_calibrate(const double *ours, const double *run_lo, const double *run_hi, const double *published, size_t n,
+                  double min_published, size_t skip, sbs_calibration *out);
 /* Our time (repeats lo..hi) on SURGE's machine: *t, and the range
- * [*tlo, *thi] the repeats and the calibration's spread allow. */
+ * [*tlo, *thi] the repeats and the calibration's runs allow. */
 void sbs_calibrated(const sbs_calibration *c, double ours, double lo, double hi, double *t, double *tlo, double *thi);
 
 /* ---- the regen and bins commands ---- */

@@ -158,6 +158,12 @@ def bins_case(bin_dir, data, out):
               f"x{scale}: calibrated over the 10-city items, {ag['items']} compared: {cal}")
         factors[scale] = cal["factor"]
         check(cal["spread"][0] <= cal["factor"] <= cal["spread"][1], f"x{scale}: factor within its spread {cal}")
+        # the flags' band: every single run of the 10-city items, never narrower than the medians' quartiles
+        runs = [x / float(it["custom_features"]["time"].split()[0]) * float(scale)
+                for it in items(out, "tc")[17:27] for x in it["exec"]["inproc_cpu_s_runs"]]
+        check(abs(cal["runs"][0] - min(runs)) < 1e-4 * min(runs) and abs(cal["runs"][1] - max(runs)) < 1e-4 * max(runs)
+              and cal["runs"][0] <= cal["spread"][0] and cal["spread"][1] <= cal["runs"][1],
+              f"x{scale}: the runs' range is the fastest and slowest run: {cal['runs']} against {min(runs)}-{max(runs)}")
         check(len(b["items"]) == len(TC_BINS_ONLY) and all(
             x["raw_s"] is not None and x["calibrated_s"] is not None and x["raw_bin"] is not None and
             x["calibrated_bin"] is not None for x in b["items"]), f"x{scale}: raw and calibrated time and bin per item")
