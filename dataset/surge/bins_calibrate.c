@@ -45,8 +45,8 @@ int sbs_calibrate(const double *ours, const double *run_lo, const double *run_hi
     if (i != skip && published[i] >= min_published && ours[i] > 0 && isfinite(ours[i])) {
       r[k++] = ours[i] / published[i];
       double a = (run_lo ? run_lo[i] : ours[i]) / published[i], b = (run_hi ? run_hi[i] : ours[i]) / published[i];
-      if (!(out->run_lo <= a)) out->run_lo = a; /* NaN at first */
-      if (!(out->run_hi >= b)) out->run_hi = b;
+      if (a > 0 && !(out->run_lo <= a)) out->run_lo = a; /* NaN at first; a run of 0 s is no speed */
+      if (isfinite(b) && !(out->run_hi >= b)) out->run_hi = b;
     }
   out->used = k;
   if (k < SBS_CALIBRATION_MIN_ITEMS) {
