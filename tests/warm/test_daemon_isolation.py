@@ -406,7 +406,9 @@ def checks(d, warm, cgroup, marker, user):
     by_cgroup = bomb["enforced"]["pids"].startswith("cgroup")
     check(daemonrun.start(bomb).startswith(mode) and (bomb["pids_limit_hit"] or not by_cgroup) and b"fork failed" in daemonrun.outcome(bomb)[3],
           "a fork bomb under pids 16 (%s) is stopped: %s" % (bomb["enforced"]["pids"], daemonrun.outcome(bomb)[3][-80:]))
-    spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1})
+    # CPU room beyond the wall limit: on a loaded machine the wall deadline moves by the time the
+    # spinner waited for a CPU, and with equal limits its CPU one could fire first
+    spin = c.python(py("while True:\n    pass\n"), warm=warm, limits={"time_s": 1, "cpu_time_s": 5})
     after_spin = c.python(py("print('after')"), warm=warm)
     check(spin["status"] == "timeout" and spin["limit_hit"] == "wall_time" and after_spin["status"] == "ok" and daemonrun.start(after_spin).startswith(mode),
           "a job killed at its wall limit (%s), the next runs %s (%s)" % (spin["status"], mode, after_spin["status"]))
