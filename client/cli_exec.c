@@ -90,6 +90,7 @@ static void print_plain(const sbc_result *r) {
   if (why) fprintf(stderr, ": %s", why);
   if (last && last->has_exit_code && last->exit_code != 0) fprintf(stderr, " (exit %d)", last->exit_code);
   if (last && last->signal) fprintf(stderr, " (%s)", last->signal);
+  if (last && last->wall_waiting) fprintf(stderr, "; at the wall limit %s", last->wall_waiting);
   fputc('\n', stderr);
 }
 

@@ -35,6 +35,29 @@ static double number(json_object *o, const char *key) {
              : -1;
 }
 
+/* A step's wall_waiting ({"process", "state", "wchan"}) as words: "the
+ * program was asleep (S) in hrtimer_nanosleep"; NULL when absent. */
+static char *waiting_text(json_object *w) {
+  char *process = str_dup(w, "process"), *state = str_dup(w, "state"), *wchan = str_dup(w, "wchan"), *s = NULL;
+  if (process && state) {
+    static const char *const hows[][2] = {{"R", "running"}, {"S", "asleep"}, {"D", "in uninterruptible I/O"},
+                                          {"T", "stopped"},   {"t", "stopped"}, {"Z", "exiting"}, {"X", "exiting"}};
+    const char *how = "in state";
+    for (size_t i = 0; i < sizeof hows / sizeof *hows; i++)
+      if (!strcmp(state, hows[i][0])) how = hows[i][1];
+    const char *who = !strcmp(process, "program") ? "the program was"
+                      : !strcmp(process, "zygote") ? "the program had not started: its warm zygote was"
+                                                   : "the program had not started: the sandbox's init was";
+    if (asprintf(&s, "%s %s (%.2s)%s%.64s", who,
+                 how, state, wchan ? " in " : "", wchan ? wchan : "") < 0)
+      s = NULL;
+  }
+  free(process);
+  free(state);
+  free(wchan);
+  return s;
+}
+
 static json_object *ref(json_object *o, const char *key) {
   json_object *v = field(o, key);
   return v ? json_object_get(v) : NULL;
@@ -103,6 +126,7 @@ static int read_step(json_object *o, sbc_step *s, char *err, size_t err_len) {
   s->max_rss_kb = rss && json_object_is_type(rss, json_type_int) ? (long long)json_object_get_int64(rss) : -1;
   s->cached = flag(o, "cached");
   s->pids_limit_hit = flag(o, "pids_limit_hit");
+  s->wall_waiting = waiting_text(field(o, "wall_waiting"));
   s->enforced = ref(o, "enforced");
   if (!s->name || !s->status) {
     snprintf(err, err_len, "out of memory");
@@ -164,6 +188,7 @@ void sbc_result_free(sbc_result *r) {
     free(s->signal);
     free(s->error);
     free(s->limit_hit);
+    free(s->wall_waiting);
     free(s->out.data);
     free(s->err.data);
     free(s->out.text);

@@ -38,6 +38,7 @@ typedef struct {
   char *limit_hit;     /* "wall_time", "cpu_time", "memory", "output", "file_size", or NULL */
   bool cached;         /* answered from the compile cache */
   bool pids_limit_hit; /* a fork or thread creation failed at the pids limit */
+  char *wall_waiting;  /* the wall limit fired: "the program was asleep (S) in WCHAN" and the like, else NULL */
   json_object *enforced; /* the step's "enforced" object (a reference we hold), or NULL */
 } sbc_step;
 

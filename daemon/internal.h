@@ -148,6 +148,7 @@ struct sbd_job {
   char cancel_why[128];    /* put in the killed step's "error" */
   uint64_t t_queued, t_started;
   double cpu_s, wall_s;
+  char wall_waiting[96];   /* "process:state:wchan" of a step the wall limit ended, for the log */
   json_object *untraced;   /* a checked traced step: its untraced run's summary, while the traced one runs */
   char warm_refused[SB_ERR_MAX]; /* the step's zygote ended before the program started: run again cold, saying why */
   struct sbd_cases_run *cases; /* the cases step running (cases.c), NULL otherwise */

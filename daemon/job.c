@@ -223,6 +223,13 @@ static void step_finished(sbd_job *job, json_object *doc, bool ok, double cpu_s,
   job->warm_refused[0] = '\0'; /* the next step may start warm */
   job->cpu_s += cpu_s;
   job->wall_s += wall_s;
+  json_object *w, *ww, *ws;
+  if (doc && json_object_object_get_ex(doc, "wall_waiting", &w) && json_object_object_get_ex(w, "process", &ww) &&
+      json_object_object_get_ex(w, "state", &ws)) { /* for the log: where the wall limit caught it */
+    json_object *wc = json_object_object_get(w, "wchan");
+    snprintf(job->wall_waiting, sizeof job->wall_waiting, "%s:%s:%s", json_object_get_string(ww),
+             json_object_get_string(ws), wc ? json_object_get_string(wc) : "-");
+  }
   /* what ran (a toolchain's compile and run steps included): the step as
    * planned, not the tracer's rewrite of it (issue 36) */
   char *const *argv = js->traced && js->plain_argv ? js->plain_argv : js->argv;

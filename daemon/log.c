@@ -63,12 +63,13 @@ void sbd_log_job(sbd_server *srv, const sbd_job *job, const char *status) {
     json_object_object_add(o, "steps", json_object_new_int64((int64_t)job->step));
     json_object_object_add(o, "wall_s", seconds_json(job->wall_s));
     json_object_object_add(o, "cpu_s", seconds_json(job->cpu_s));
+    if (job->wall_waiting[0]) json_object_object_add(o, "wall_waiting", json_object_new_string(job->wall_waiting));
     fprintf(stderr, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     json_object_put(o);
   } else {
-    fprintf(stderr, "%s surgeboxd info: job id=%s conn=%llu uid=%u toolchain=%s status=%s steps=%zu wall=%.3fs cpu=%.3fs\n",
+    fprintf(stderr, "%s surgeboxd info: job id=%s conn=%llu uid=%u toolchain=%s status=%s steps=%zu wall=%.3fs cpu=%.3fs%s%s\n",
             ts, job->req->id_key, (unsigned long long)job->conn->serial, (unsigned)job->conn->uid, tc, status,
-            job->step, job->wall_s, job->cpu_s);
+            job->step, job->wall_s, job->cpu_s, job->wall_waiting[0] ? " wall_waiting=" : "", job->wall_waiting);
   }
 }
 

@@ -104,7 +104,7 @@ json_object *sbh_run_result(const char *status, json_object *rc, json_object *na
 /* surgebox's own record of a step: what SandboxFusion's words leave out. */
 static json_object *step_record(json_object *step) {
   static const char *const keep[] = {"name",          "status",           "exit_code",        "signal",
-                                     "cpu_time_s",    "wall_time_s",      "wall_excused_s",   "setup_time_s",     "max_rss_kb",
+                                     "cpu_time_s",    "wall_time_s",      "wall_excused_s",   "wall_waiting",     "setup_time_s",     "max_rss_kb",
                                      "cgroup_peak_kb", "limit_hit",       "pids_limit_hit",   "stdout_truncated",
                                      "stderr_truncated", "stdout_lossy",  "stderr_lossy",     "stdout_sha256",
                                      "stderr_sha256", "cached",           "limits",           "enforced",

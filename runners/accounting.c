@@ -172,6 +172,7 @@ void sb_proc_finish(sb_proc *p, sb_result *r) {
     r->wall_time_s = (double)(end - p->t_go) / 1e9;
   r->setup_time_s = (double)((p->t_go ? p->t_go : end) - p->t_start) / 1e9;
   r->wall_excused_s = (double)p->wall_excused_ns / 1e9;
+  r->wall_waiting = p->wall_waiting;
   const struct rusage *ru = p->have_done ? &p->done.children : &p->init_ru;
   r->max_rss_kb = (uint64_t)ru->ru_maxrss;
   r->cgroup_peak_kb = cg.has_peak ? cg.mem_peak_bytes / 1024 : 0;

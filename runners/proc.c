@@ -205,7 +205,7 @@ static sb_proc *proc_new(sb_runtime *rt, const sb_spec *spec) {
   if (!p) return NULL;
   p->rt = rt;
   p->limits = spec->limits;
-  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = p->stall_fd = -1;
+  p->pidfd = p->ctl_fd = p->out_fd = p->err_fd = p->trace_fd = p->job_ns_fd = p->ipc_ns_fd = p->netns_slot = p->stall_fd = p->stall_dir = -1;
   p->stall_init.fd = p->stall_zygote.fd = -1;
   p->cg.slot_index = -1;
   p->warm.pair[0] = p->warm.pair[1] = -1;
@@ -588,6 +588,7 @@ int sb_proc_tick(sb_proc *p) {
   }
   if (p->killed) return 100; /* waiting for the kernel to finish the kill */
   if (now >= p->wall_deadline && !stall_excused(p, now)) {
+    sb_stall_waiting(p, &p->wall_waiting);
     sb_proc_kill(p, "wall_time");
     return 100;
   }

@@ -73,8 +73,10 @@ struct sb_proc {
   sb_mempoll mem;
   sb_stall_starter stall_init, stall_zygote; /* their schedstat and run_delay at GO (stall.c) */
   int stall_fd;             /* the program's first process's schedstat, -1 until found (stall.c) */
+  int stall_dir;            /* ... and its /proc directory (O_PATH): its wait channel at a wall kill */
   bool stall_gone;          /* no schedstat to read: never excused */
   uint64_t wall_excused_ns; /* how far the wall deadline moved for time spent waiting for a CPU */
+  sb_waiting wall_waiting;  /* read at the wall kill (stall.c) */
 };
 
 void sb_proc_free(sb_proc *p);
@@ -85,6 +87,9 @@ void sb_stall_find(sb_proc *p);  /* latch the program's first process, once */
 /* ns the deadline may move; job_idle_ns: the wall since GO the job's CPU did not fill */
 uint64_t sb_stall_excuse_ns(sb_proc *p, uint64_t job_idle_ns);
 void sb_stall_close(sb_proc *p);
+/* At a wall kill: what the program (else the init, no program found) was
+ * waiting in, into the result (sb_result.wall_waiting). */
+void sb_stall_waiting(sb_proc *p, sb_waiting *w);
 
 void sb_mempoll_start(sb_proc *p);             /* at GO: baselines, or inactive */
 bool sb_mempoll_over(sb_proc *p, uint64_t now); /* poll when due; true: kill */

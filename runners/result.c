@@ -114,6 +114,14 @@ json_object *sb_result_to_json(const sb_result *r, const sb_runtime *rt) {
   json_object_object_add(o, "sys_time_s", sbu_json_seconds_at(r->sys_time_s, cpu_digits));
   json_object_object_add(o, "wall_time_s", sbu_json_seconds(r->wall_time_s));
   json_object_object_add(o, "wall_excused_s", sbu_json_seconds(r->wall_excused_s));
+  if (r->wall_waiting.process) { /* only when the wall limit fired */
+    json_object *w = json_object_new_object();
+    char st[2] = {r->wall_waiting.state, '\0'};
+    json_object_object_add(w, "process", json_object_new_string(r->wall_waiting.process));
+    json_object_object_add(w, "state", json_object_new_string(st));
+    json_object_object_add(w, "wchan", r->wall_waiting.wchan[0] ? json_object_new_string(r->wall_waiting.wchan) : NULL);
+    json_object_object_add(o, "wall_waiting", w);
+  }
   json_object_object_add(o, "setup_time_s", sbu_json_seconds(r->setup_time_s));
   json_object_object_add(o, "max_rss_kb", json_object_new_int64((int64_t)r->max_rss_kb));
   json_object_object_add(o, "cgroup_peak_kb", r->cgroup_peak_kb ? json_object_new_int64((int64_t)r->cgroup_peak_kb) : NULL);

@@ -267,6 +267,16 @@ typedef struct {
   bool truncated;
 } sb_buf;
 
+/* Where a process waited when the wall limit fired (stall.c): which one
+ * ("program"; "init" or "zygote", its starter, when no program was found), its state letter
+ * (/proc/PID/stat: R, S, D, ...) and kernel wait channel (/proc/PID/wchan,
+ * "" when running, unreadable or not a symbol). process NULL: not read. */
+typedef struct {
+  const char *process;
+  char state;
+  char wchan[64];
+} sb_waiting;
+
 typedef struct {
   sb_status status;
   int exit_code;          /* -1 when signaled or not run */
@@ -274,6 +284,7 @@ typedef struct {
   sb_buf out, err;
   double cpu_time_s, user_time_s, sys_time_s, wall_time_s, setup_time_s;
   double wall_excused_s;        /* the wall deadline moved by this: time the program waited for a CPU (stall.c) */
+  sb_waiting wall_waiting;      /* limit_hit wall_time: what the program was waiting in when it fired */
   uint64_t max_rss_kb;          /* largest single process (rusage) */
   uint64_t cgroup_peak_kb;      /* whole tree, 0 when the backend has no peak */
   const char *limit_hit;        /* "wall_time", "cpu_time", "memory", "output", "file_size" or NULL */

@@ -30,7 +30,16 @@
  * first process sleeps while others wait. PSI's per-cgroup cpu "full" total
  * would be the job-wide figure, but jobs are in v1 cgroups on hybrid hosts
  * and in none at all elsewhere; one measure everywhere keeps verdicts
- * comparable across hosts. */
+ * comparable across hosts.
+ *
+ * When the wall limit fires all the same, the result says what the program
+ * was waiting in (sb_stall_waiting): its state and kernel wait channel,
+ * read through its /proc directory opened with its schedstat (no pid
+ * reuse: a process gone reads nothing). A program asleep in
+ * hrtimer_nanosleep or futex_wait_queue, or one that never got past its
+ * starter (no program found: the init's own, or a warm run's zygote's),
+ * tells a sleeper, a deadlock and a stuck start apart where CPU against
+ * wall cannot. */
 #include "proc_internal.h"
 
 #include <fcntl.h>
@@ -70,6 +79,48 @@ void sb_stall_find(sb_proc *p) {
   p->stall_fd = open(path, O_RDONLY | O_CLOEXEC);
   /* gone already, or no schedstat (CONFIG_SCHED_INFO off): its wait is never counted */
   if (p->stall_fd < 0) p->stall_gone = true;
+  snprintf(path, sizeof path, "/proc/%d", (int)prog);
+  p->stall_dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* dir's state letter and wait channel; false when it is gone. */
+static bool read_waiting(int dir, sb_waiting *w) {
+  char buf[512];
+  int fd = dir >= 0 ? openat(dir, "stat", O_RDONLY | O_CLOEXEC) : -1;
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+  if (fd >= 0) close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char *close_paren = strrchr(buf, ')'); /* the name may hold anything: the state follows its last ')' */
+  if (!close_paren || close_paren[1] != ' ' || !close_paren[2]) return false;
+  w->state = close_paren[2];
+  w->wchan[0] = '\0';
+  fd = openat(dir, "wchan", O_RDONLY | O_CLOEXEC); /* the kernel's symbol name; unreadable without ptrace access */
+  n = fd >= 0 ? read(fd, w->wchan, sizeof w->wchan - 1) : -1;
+  if (fd >= 0) close(fd);
+  w->wchan[n > 0 ? n : 0] = '\0';
+  if (!strcmp(w->wchan, "0")) w->wchan[0] = '\0'; /* running, or the kernel will not say */
+  for (char *c = w->wchan; *c; c++) /* a symbol name: anything else is not one */
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '.')) {
+      w->wchan[0] = '\0';
+      break;
+    }
+  return true;
+}
+
+void sb_stall_waiting(sb_proc *p, sb_waiting *w) {
+  *w = (sb_waiting){0};
+  sb_stall_find(p);
+  if (p->stall_dir >= 0 && read_waiting(p->stall_dir, w)) {
+    w->process = "program";
+    return;
+  }
+  if (p->stall_dir >= 0) return; /* the program is gone: the init is reaping it */
+  /* no program yet: what its starter (the init, a warm run's zygote) was doing */
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d", (int)(p->warm.on ? p->warm.zygote_pid : p->pid));
+  SBU_AUTOCLOSE int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (read_waiting(dir, w)) w->process = p->warm.on ? "zygote" : "init";
 }
 
 /* run_delay in ns, or false (the process is gone, or no figure). */
@@ -119,6 +170,7 @@ uint64_t sb_stall_excuse_ns(sb_proc *p, uint64_t job_idle_ns) {
 
 void sb_stall_close(sb_proc *p) {
   sbu_closep(&p->stall_fd);
+  sbu_closep(&p->stall_dir);
   sbu_closep(&p->stall_init.fd);
   sbu_closep(&p->stall_zygote.fd);
 }

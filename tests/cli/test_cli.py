@@ -342,6 +342,10 @@ def case_stdin_pipe(d):
     check(p.returncode == 0 and p.stdout == b"11\n", f"--stdin -: {p.returncode} {p.stdout!r} {p.stderr!r}")
     p = run(["exec", "--", "sh", "-c", "wc -c"], env=d.env, cwd=t)  # stdin /dev/null: not read, empty
     check(p.returncode == 0 and p.stdout.strip() == b"0", f"no input from /dev/null: {p.stdout!r} {p.stderr!r}")
+    # a program stuck reading a pipe nobody writes: the wall limit says where it waited
+    p = run(["exec", "--time-limit", "1", "--", "python3", "-c", "import os; r, w = os.pipe(); os.read(r, 1)"], env=d.env, cwd=t)
+    check(b"surgebox: timeout" in p.stderr and b"at the wall limit the program was asleep (S)" in p.stderr and
+          (os.geteuid() != 0 or b"pipe_read" in p.stderr), f"a blocked reader's timeout says where: {p.stderr!r}")
 
 
 def case_opt_forms(d):

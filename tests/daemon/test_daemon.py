@@ -234,6 +234,22 @@ def case_steps_and_files(d):
     # limits per step
     r = c.call(exec_req("slow", ["sleep", "5"], limits={"time_s": 0.5}))
     check(r["status"] == "timeout" and r["steps"][0]["limit_hit"] == "wall_time", f"timeout: {r['status']}")
+    # what the wall limit caught it doing: asleep in nanosleep, blocked in a pipe read, running
+    root = os.geteuid() == 0  # /proc/PID/wchan needs ptrace access to the job's uid
+    w = r["steps"][0].get("wall_waiting") or {}
+    check(w.get("process") == "program" and w.get("state") == "S" and
+          (not root or "nanosleep" in (w.get("wchan") or "")), f"a sleeper's wall_waiting: {w}")
+    r = c.call(exec_req("reader", ["python3", "-c", "import os; r, w = os.pipe(); os.read(r, 1)"], limits={"time_s": 1}))
+    w = r["steps"][0].get("wall_waiting") or {}
+    check(r["steps"][0]["limit_hit"] == "wall_time" and w.get("process") == "program" and w.get("state") == "S" and
+          (not root or "pipe_read" in (w.get("wchan") or "")), f"a blocked reader's wall_waiting: {w}")
+    r = c.call(exec_req("spin", ["sh", "-c", "while :; do :; done"], limits={"time_s": 0.5, "cpu_time_s": 20}))
+    w = r["steps"][0].get("wall_waiting") or {}
+    check(r["steps"][0]["limit_hit"] == "wall_time" and w.get("process") == "program" and w.get("wchan") is None,
+          f"a spinner's wall_waiting (running: no wait channel): {w} {r['steps'][0]['limit_hit']}")
+    r = c.call(exec_req("quick", ["true"]))
+    check("wall_waiting" not in r["steps"][0], f"no wall_waiting without the wall limit: {r['steps'][0].keys()}")
+    check("wall_waiting=program:S:" in d.logtext(), "the job's log line says where the wall limit caught it")
 
 
 def case_cancel(d):

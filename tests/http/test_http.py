@@ -103,6 +103,8 @@ def case_python(d):
     a = run(d, "python", "import time; time.sleep(5)", run_timeout=0.5)  # a float timeout
     expect(a, "Failed", run_="TimeLimitExceeded", rc=None)
     check(steps(a)["run"]["limit_hit"] == "wall_time", "limit_hit %r" % steps(a)["run"]["limit_hit"])
+    w = steps(a)["run"].get("wall_waiting") or {}
+    check(w.get("process") == "program" and w.get("state") == "S", "the record says the program slept: %r" % (w,))
     a = run(d, "python", MEM_PY, memory_limit_MB=128)
     expect(a, "Failed", run_="Finished", rc=lambda r: r is not None and r != 0)
     check(steps(a)["run"]["memory_killed"] is True, "memory_killed")
