@@ -562,6 +562,9 @@ void sb_warm_prepare(sb_runtime *rt, const sb_spec *spec, const sb_cg_job *cg, c
  * fork maps it, sbwarm_plan). 0, or -errno: internal error. */
 int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_ERR_MAX]);
 void sb_warm_run_close(sb_warm_run *w);
+/* The run's zygote, wedged (it never started the program): SIGKILL. Its
+ * slot starts a new one for the next job (zygote_dead). false: gone. */
+bool sb_warm_zygote_kill(const sb_warm_run *w);
 void sb_warm_fini(sb_runtime *rt); /* every zygote killed */
 /* libsbwarm.so's entry points (warm_lib.c, warm_serve.c, warm_classes.c,
  * warm_hot.c), called by the zygote's ctypes: the library's only exports */

@@ -500,7 +500,14 @@ void sb_proc_on_control(sb_proc *p) {
     if (m.type == SB_MSG_READY && p->phase == PHASE_SETUP && !p->killed) go(p);
     else if (m.type == SB_MSG_ERROR) {
       p->warm_lost = p->warm.on && m.warm_lost;
-      internal_error(p, m.text);
+      if (p->zygote_killed) { /* the init's word on what we did: say why first */
+        char why[SB_ERR_MAX];
+        snprintf(why, sizeof why, "the slot's zygote had not started the program at its wall limit (state %c%s%s) and was killed: %.200s",
+                 p->wall_waiting.state, p->wall_waiting.wchan[0] ? ", in " : "", p->wall_waiting.wchan, m.text);
+        internal_error(p, why);
+      } else {
+        internal_error(p, m.text);
+      }
     }
     else if (m.type == SB_MSG_DONE) {
       p->done = m;
@@ -561,6 +568,25 @@ void sb_proc_on_exit(sb_proc *p) {
   if (p->ctl_fd >= 0) sb_proc_on_control(p);
 }
 
+/* A warm run whose zygote has not started the program in the whole wall
+ * limit (no program in the job: wall_waiting names the zygote, just read):
+ * the zygote is wedged (stopped, stuck in the kernel), the program never
+ * ran. Killed, its slot starts a new one; the init then reports it gone
+ * with no process of the job ever born (child.c zygote_gone), so the
+ * daemon runs the step again, cold (warm_lost), instead of a timeout the
+ * program never had. Without that report within the grace, the wall kill
+ * goes ahead. Seen: a SIGSTOPped zygote held the job's pipes open and the
+ * job past its limit until the daemon stopped. */
+#define WEDGED_ZYGOTE_GRACE_NS (2 * 1000000000ull)
+static bool wedged_zygote(sb_proc *p, uint64_t now) {
+  if (!p->warm.on || p->zygote_killed || !p->wall_waiting.process || strcmp(p->wall_waiting.process, "zygote"))
+    return false;
+  p->zygote_killed = true;
+  if (!sb_warm_zygote_kill(&p->warm)) return false;
+  p->wall_deadline = now + WEDGED_ZYGOTE_GRACE_NS;
+  return true;
+}
+
 /* The wall deadline passed: move it by the time the program waited for a
  * CPU (stall.c), if that is more than it was moved already. */
 static bool stall_excused(sb_proc *p, uint64_t now) {
@@ -589,6 +615,7 @@ int sb_proc_tick(sb_proc *p) {
   if (p->killed) return 100; /* waiting for the kernel to finish the kill */
   if (now >= p->wall_deadline && !stall_excused(p, now)) {
     sb_stall_waiting(p, &p->wall_waiting);
+    if (wedged_zygote(p, now)) return (int)(WEDGED_ZYGOTE_GRACE_NS / 1000000);
     sb_proc_kill(p, "wall_time");
     return 100;
   }

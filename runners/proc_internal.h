@@ -77,6 +77,7 @@ struct sb_proc {
   bool stall_gone;          /* no schedstat to read: never excused */
   uint64_t wall_excused_ns; /* how far the wall deadline moved for time spent waiting for a CPU */
   sb_waiting wall_waiting;  /* read at the wall kill (stall.c) */
+  bool zygote_killed;       /* a warm run's zygote never started the program in its wall limit: killed */
 };
 
 void sb_proc_free(sb_proc *p);

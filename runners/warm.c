@@ -581,6 +581,13 @@ int sb_warm_send(sb_warm_run *w, const sb_plan *a, int init_pidfd, char err[SB_E
   return 0;
 }
 
+bool sb_warm_zygote_kill(const sb_warm_run *w) {
+  /* by pid: w->z points into rt->zygotes, which a later slot's start may move. The zygote is
+   * alive here (its /proc state was just read) and only the spawner, its parent, reaps it. */
+  SBU_AUTOCLOSE int fd = w->zygote_pid > 0 ? (int)syscall(SYS_pidfd_open, w->zygote_pid, 0) : -1;
+  return fd >= 0 && syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0;
+}
+
 void sb_warm_run_close(sb_warm_run *w) {
   for (int i = 0; i < 2; i++) sbu_closep(&w->pair[i]);
   for (int i = 0; i < w->n_cg; i++) sbu_closep(&w->cg[i]);

@@ -90,13 +90,15 @@ def share_of(res, share):
 
 
 def case_pair(sock, sock0, n, c):
-    """Each attempt's limit is pair_limit's, from the last pair's CPU and share."""
+    """Each attempt's limit is pair_limit's, from the last pair's CPU and share of the same
+    start (a warm program skips the interpreter's start-up: less CPU than a cold one)."""
     spin = [PY, "-c", SPIN % n]
     seen = seen_warm = False
-    est, share = c, 0.5
+    est, share = {False: c, True: c}, {False: 0.5, True: 0.5}
     for attempt in range(2 * ATTEMPTS):
-        limit = pair_limit(est, share)
-        if attempt % 2:  # the same program as a script, started by the slot's warm interpreter
+        warm = bool(attempt % 2)
+        limit = pair_limit(est[warm], share[warm])
+        if warm:  # the same program as a script, started by the slot's warm interpreter
             files = [{"path": "spin.py", "content": SPIN % n}]
             res = run_together(sock, [job(i, [PY, "spin.py"], limit, files, True) for i in (1, 2)])
             for s in res:
@@ -106,7 +108,7 @@ def case_pair(sock, sock0, n, c):
         else:
             res = run_together(sock, [job(1, spin, limit), job(2, spin, limit)])
             seen = seen or check_pair(res, limit, "cold")
-        est, share = finished_cpu(res, est), share_of(res, share)
+        est[warm], share[warm] = finished_cpu(res, est[warm]), share_of(res, share[warm])
         if seen and seen_warm:
             break
     td.check(seen, "in %d attempts, a program sharing the CPU ran past its wall limit, excused, and ended ok" % ATTEMPTS)
@@ -114,6 +116,7 @@ def case_pair(sock, sock0, n, c):
              % ATTEMPTS)
 
     killed = False
+    est, share = est[False], share[False]
     for attempt in range(ATTEMPTS):
         limit = pair_limit(est, share)
         res = run_together(sock0, [job(1, spin, limit), job(2, spin, limit)])

@@ -115,6 +115,16 @@ def cannot_run_warm_as_root():
     return None
 
 
+def one_slot_daemon(argv):
+    """The start of a test of one slot's zygote (argv: BIN_DIR CACHE_DIR): a private root
+    daemon with --jobs 1 and its Checks, or None after printing why it cannot run here."""
+    why = cannot_run_warm_as_root()
+    if why:
+        print("SKIPPED: %s" % why)
+        return None
+    return PrivateDaemon(argv[1], argv[2], "--jobs", "1"), Checks()
+
+
 class Checks:
     """check(ok, what) prints each; exit_code() the count and 0 or 1."""
 

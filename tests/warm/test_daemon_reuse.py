@@ -18,13 +18,10 @@ PROG = [{"path": "main.py", "content": "import os\nprint(os.environ.get('SB_REUS
 
 
 def main():
-    bin_dir, cache = sys.argv[1], sys.argv[2]
-    why = daemonrun.cannot_run_warm_as_root()
-    if why:
-        print("SKIPPED: %s" % why)
+    started = daemonrun.one_slot_daemon(sys.argv)
+    if started is None:
         return daemonrun.SKIP
-    d = daemonrun.PrivateDaemon(bin_dir, cache, "--jobs", "1")
-    check = daemonrun.Checks()
+    d, check = started
 
     try:
         c = daemonrun.Client(d.sock)
